@@ -2329,8 +2329,8 @@ ClosestPoint64NEON_done:
 	RET
 
 // func ContactsNEON(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
-TEXT ·ContactsNEON(SB), $720-64
-	// 27 of 27 vector registers for values, 14 spilled per group.
+TEXT ·ContactsNEON(SB), $704-64
+	// 27 of 27 vector registers for values, 13 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -2343,7 +2343,7 @@ TEXT ·ContactsNEON(SB), $720-64
 	// The margin in every lane, in its slot.
 	MOVWU margin+40(FP), R19
 	WORD $0x4e040e7b // dup v27.4s, w19
-	WORD $0x3d80a6bb // str q27, [x21, #656]
+	WORD $0x3d80a2bb // str q27, [x21, #640]
 
 ContactsNEON_loop:
 	SUB R11, R10, R13
@@ -2367,13 +2367,13 @@ ContactsNEON_loop:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d803aa0 // str q0, [x21, #224]
-	WORD $0x3d803ea1 // str q1, [x21, #240]
-	WORD $0x3d8042a2 // str q2, [x21, #256]
-	WORD $0x3d8052a3 // str q3, [x21, #320]
-	WORD $0x3d8046a4 // str q4, [x21, #272]
-	WORD $0x3d804aa5 // str q5, [x21, #288]
-	WORD $0x3d804ea6 // str q6, [x21, #304]
+	WORD $0x3d8036a0 // str q0, [x21, #208]
+	WORD $0x3d803aa1 // str q1, [x21, #224]
+	WORD $0x3d803ea2 // str q2, [x21, #240]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8042a4 // str q4, [x21, #256]
+	WORD $0x3d8046a5 // str q5, [x21, #272]
+	WORD $0x3d804aa6 // str q6, [x21, #288]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
@@ -2392,31 +2392,31 @@ ContactsNEON_loop:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8056a0 // str q0, [x21, #336]
-	WORD $0x3d805aa1 // str q1, [x21, #352]
-	WORD $0x3d805ea2 // str q2, [x21, #368]
-	WORD $0x3d806ea3 // str q3, [x21, #432]
-	WORD $0x3d8062a4 // str q4, [x21, #384]
-	WORD $0x3d8066a5 // str q5, [x21, #400]
-	WORD $0x3d806aa6 // str q6, [x21, #416]
+	WORD $0x3d8052a0 // str q0, [x21, #320]
+	WORD $0x3d8056a1 // str q1, [x21, #336]
+	WORD $0x3d805aa2 // str q2, [x21, #352]
+	WORD $0x3d806aa3 // str q3, [x21, #416]
+	WORD $0x3d805ea4 // str q4, [x21, #368]
+	WORD $0x3d8062a5 // str q5, [x21, #384]
+	WORD $0x3d8066a6 // str q6, [x21, #400]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc046a0 // ldr q0, [x21, #272]
-	WORD $0x3dc03aa1 // ldr q1, [x21, #224]
+	WORD $0x3dc042a0 // ldr q0, [x21, #256]
+	WORD $0x3dc036a1 // ldr q1, [x21, #208]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc04aa3 // ldr q3, [x21, #288]
-	WORD $0x3dc03ea4 // ldr q4, [x21, #240]
+	WORD $0x3dc046a3 // ldr q3, [x21, #272]
+	WORD $0x3dc03aa4 // ldr q4, [x21, #224]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x3dc03ea7 // ldr q7, [x21, #240]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc062a9 // ldr q9, [x21, #384]
-	WORD $0x3dc056aa // ldr q10, [x21, #336]
+	WORD $0x3dc05ea9 // ldr q9, [x21, #368]
+	WORD $0x3dc052aa // ldr q10, [x21, #320]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc066ac // ldr q12, [x21, #400]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc062ac // ldr q12, [x21, #384]
+	WORD $0x3dc056ad // ldr q13, [x21, #336]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc06aaf // ldr q15, [x21, #416]
-	WORD $0x3dc05eb0 // ldr q16, [x21, #368]
+	WORD $0x3dc066af // ldr q15, [x21, #400]
+	WORD $0x3dc05ab0 // ldr q16, [x21, #352]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -2564,20 +2564,20 @@ ContactsNEON_loop:
 	CBZW R17, ContactsNEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc03abc // ldr q28, [x21, #224]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x3dc052bc // ldr q28, [x21, #320]
+	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
 	WORD $0x3dc062bb // ldr q27, [x21, #384]
 	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
+	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
 	WORD $0x3dc066bb // ldr q27, [x21, #400]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
-	WORD $0x3dc06abb // ldr q27, [x21, #416]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
 	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
 	WORD $0x6ea1faea // fsqrt v10.4s, v23.4s
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
@@ -2620,30 +2620,29 @@ ContactsNEON_loop:
 	WORD $0x6e205b18 // mvn v24.16b, v24.16b
 	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
 	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
-	WORD $0x6e35dc53 // fmul v19.4s, v2.4s, v21.4s
-	WORD $0x6e2adcb8 // fmul v24.4s, v5.4s, v10.4s
-	WORD $0x4e38d673 // fadd v19.4s, v19.4s, v24.4s
-	WORD $0x6e30dcd8 // fmul v24.4s, v6.4s, v16.4s
-	WORD $0x4e38d673 // fadd v19.4s, v19.4s, v24.4s
-	WORD $0x6e33de78 // fmul v24.4s, v19.4s, v19.4s
+	WORD $0x6e35dc42 // fmul v2.4s, v2.4s, v21.4s
+	WORD $0x6e2adca5 // fmul v5.4s, v5.4s, v10.4s
+	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
+	WORD $0x6e30dcc5 // fmul v5.4s, v6.4s, v16.4s
+	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
+	WORD $0x6e22dc45 // fmul v5.4s, v2.4s, v2.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
-	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
-	WORD $0x6e21de52 // fmul v18.4s, v18.4s, v1.4s
-	WORD $0x6e32e712 // fcmge v18.4s, v24.4s, v18.4s
-	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x6e32df66 // fmul v6.4s, v27.4s, v18.4s
+	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
+	WORD $0x6e26e4a5 // fcmge v5.4s, v5.4s, v6.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6eb3e793 // fcmgt v19.4s, v28.4s, v19.4s
-	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
-	WORD $0x6ea0fab3 // fneg v19.4s, v21.4s
-	WORD $0x6ea0f958 // fneg v24.4s, v10.4s
-	WORD $0x3d801aa0 // str q0, [x21, #96]
-	WORD $0x6ea0fa00 // fneg v0.4s, v16.4s
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e75 // bit v21.16b, v19.16b, v30.16b
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f0a // bit v10.16b, v24.16b, v30.16b
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x6ea2e782 // fcmgt v2.4s, v28.4s, v2.4s
+	WORD $0x4e651c42 // bic v2.16b, v2.16b, v5.16b
+	WORD $0x6ea0faa5 // fneg v5.4s, v21.4s
+	WORD $0x6ea0f946 // fneg v6.4s, v10.4s
+	WORD $0x6ea0fa12 // fneg v18.4s, v16.4s
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1cb5 // bit v21.16b, v5.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1cca // bit v10.16b, v6.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1e50 // bit v16.16b, v18.16b, v30.16b
 	WORD $0x4eb11e3e // mov v30.16b, v17.16b
 	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
 	WORD $0x4eb11e3e // mov v30.16b, v17.16b
@@ -2658,9 +2657,8 @@ ContactsNEON_loop:
 	WORD $0x4ea11c2e // mov v14.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x3dc01abc // ldr q28, [x21, #96]
 	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
-	WORD $0x6ebe1f94 // bit v20.16b, v28.16b, v30.16b
+	WORD $0x6ebe1c14 // bit v20.16b, v0.16b, v30.16b
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
 	WORD $0x3dc016bc // ldr q28, [x21, #80]
 	WORD $0x3dc00abd // ldr q29, [x21, #32]
@@ -2674,58 +2672,58 @@ ContactsNEON_loop:
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
 	WORD $0x6e7d1f81 // bsl v1.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0fa8a // fneg v10.4s, v20.4s
+	WORD $0x6ea0fa82 // fneg v2.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5d0 // fcmge v16.4s, v14.4s, v28.4s
-	WORD $0x6e205a10 // mvn v16.16b, v16.16b
-	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
-	WORD $0x6e2add52 // fmul v18.4s, v10.4s, v10.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x6e3ce5c5 // fcmge v5.4s, v14.4s, v28.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e20dc06 // fmul v6.4s, v0.4s, v0.4s
+	WORD $0x6e22dc4a // fmul v10.4s, v2.4s, v2.4s
+	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf72 // fmul v18.4s, v27.4s, v28.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6b1c12 // bsl v18.16b, v0.16b, v11.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x6e3cdf6a // fmul v10.4s, v27.4s, v28.4s
+	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e6b1c0a // bsl v10.16b, v0.16b, v11.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1d82 // bif v2.16b, v12.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
-	WORD $0x6e6d1f93 // bsl v19.16b, v28.16b, v13.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
-	WORD $0x4eb21e4b // mov v11.16b, v18.16b
-	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
-	WORD $0x4eb31e6d // mov v13.16b, v19.16b
-	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1dc6 // bif v6.16b, v14.16b, v30.16b
+	WORD $0x4eaa1d4b // mov v11.16b, v10.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea61cce // mov v14.16b, v6.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ea0f800 // fneg v0.4s, v0.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5ca // fcmge v10.4s, v14.4s, v28.4s
-	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6e3ce5c2 // fcmge v2.4s, v14.4s, v28.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
-	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
-	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
+	WORD $0x6e3cdf65 // fmul v5.4s, v27.4s, v28.4s
+	WORD $0x6e21dc26 // fmul v6.4s, v1.4s, v1.4s
+	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
+	WORD $0x6e20dc06 // fmul v6.4s, v0.4s, v0.4s
+	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6b1f91 // bsl v17.16b, v28.16b, v11.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6efe1d81 // bif v1.16b, v12.16b, v30.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
-	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
-	WORD $0x4eb11e2b // mov v11.16b, v17.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6efe1dc5 // bif v5.16b, v14.16b, v30.16b
+	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x4ea11c2c // mov v12.16b, v1.16b
 	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4eb01e0e // mov v14.16b, v16.16b
+	WORD $0x4ea51cae // mov v14.16b, v5.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
 	WORD $0x6e3ce5c0 // fcmge v0.4s, v14.4s, v28.4s
@@ -2736,19 +2734,19 @@ ContactsNEON_loop:
 	WORD $0x6e6b1f81 // bsl v1.16b, v28.16b, v11.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fca // mov v10.16b, v30.16b
-	WORD $0x6e6c1f8a // bsl v10.16b, v28.16b, v12.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e6c1f82 // bsl v2.16b, v28.16b, v12.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x6e6d1f85 // bsl v5.16b, v28.16b, v13.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e6e1f80 // bsl v0.16b, v28.16b, v14.16b
 	WORD $0x4ea11c2b // mov v11.16b, v1.16b
-	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
-	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
 	WORD $0x4ea01c0e // mov v14.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	WORD $0x6ea1f9c0 // fsqrt v0.4s, v14.4s
@@ -2758,89 +2756,85 @@ ContactsNEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc00680 // ldr q0, [x20, #16]
 	WORD $0x6e2ffc01 // fdiv v1.4s, v0.4s, v15.4s
-	WORD $0x6e21dd6a // fmul v10.4s, v11.4s, v1.4s
-	WORD $0x6e21dd8b // fmul v11.4s, v12.4s, v1.4s
+	WORD $0x6e21dd62 // fmul v2.4s, v11.4s, v1.4s
+	WORD $0x6e21dd85 // fmul v5.4s, v12.4s, v1.4s
 	WORD $0x6e21dda1 // fmul v1.4s, v13.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc06ead // ldr q13, [x21, #432]
-	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
-	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
-	WORD $0x3dc0a6bc // ldr q28, [x21, #656]
-	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
-	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
-	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edd50 // fmul v16.4s, v10.4s, v14.4s
-	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
-	WORD $0x3dc02e90 // ldr q16, [x20, #176]
-	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
-	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x3dc056a7 // ldr q7, [x21, #336]
-	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
-	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
-	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
-	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x3dc05aa9 // ldr q9, [x21, #352]
-	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
-	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
-	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x3dc05ea6 // ldr q6, [x21, #368]
-	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
-	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
-	WORD $0x4ea21c52 // mov v18.16b, v2.16b
-	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc06aaa // ldr q10, [x21, #416]
+	WORD $0x4e2ad4cb // fadd v11.4s, v6.4s, v10.4s
+	WORD $0x4ea8d56c // fsub v12.4s, v11.4s, v8.4s
+	WORD $0x3dc0a2bc // ldr q28, [x21, #640]
+	WORD $0x4e3cd56b // fadd v11.4s, v11.4s, v28.4s
+	WORD $0x6e28e56b // fcmge v11.4s, v11.4s, v8.4s
+	// Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).
+	WORD $0x4ea6d54d // fsub v13.4s, v10.4s, v6.4s
+	WORD $0x4e2dd508 // fadd v8.4s, v8.4s, v13.4s
+	WORD $0x3dc02e8e // ldr q14, [x20, #176]
+	WORD $0x6e2edd08 // fmul v8.4s, v8.4s, v14.4s
+	WORD $0x3dc052af // ldr q15, [x21, #320]
+	WORD $0x4e27d5e7 // fadd v7.4s, v15.4s, v7.4s
+	WORD $0x6e28dc50 // fmul v16.4s, v2.4s, v8.4s
+	WORD $0x4e30d4e7 // fadd v7.4s, v7.4s, v16.4s
+	WORD $0x3dc056b0 // ldr q16, [x21, #336]
+	WORD $0x4e29d609 // fadd v9.4s, v16.4s, v9.4s
+	WORD $0x6e28dcb1 // fmul v17.4s, v5.4s, v8.4s
+	WORD $0x4e31d529 // fadd v9.4s, v9.4s, v17.4s
+	WORD $0x3dc05ab1 // ldr q17, [x21, #352]
+	WORD $0x4e24d624 // fadd v4.4s, v17.4s, v4.4s
+	WORD $0x6e28dc28 // fmul v8.4s, v1.4s, v8.4s
+	WORD $0x4e28d484 // fadd v4.4s, v4.4s, v8.4s
+	WORD $0x4eac1d88 // mov v8.16b, v12.16b
+	WORD $0x4ea71cf2 // mov v18.16b, v7.16b
+	WORD $0x4ea91d33 // mov v19.16b, v9.16b
 	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
+	WORD $0x4e231d63 // and v3.16b, v11.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
-	WORD $0x4ea81d1e // mov v30.16b, v8.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e751f8b // bsl v11.16b, v28.16b, v21.16b
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_single
 	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc036bc // ldr q28, [x21, #208]
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x3dc03abc // ldr q28, [x21, #224]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x4ebcd76e // fsub v14.4s, v27.4s, v28.4s
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4eafd766 // fsub v6.4s, v27.4s, v15.4s
 	WORD $0x3dc062bb // ldr q27, [x21, #384]
-	WORD $0x4ea7d76c // fsub v12.4s, v27.4s, v7.4s
+	WORD $0x4eb0d76a // fsub v10.4s, v27.4s, v16.4s
 	WORD $0x3dc066bb // ldr q27, [x21, #400]
-	WORD $0x4ea9d76d // fsub v13.4s, v27.4s, v9.4s
-	WORD $0x3dc06abb // ldr q27, [x21, #416]
-	WORD $0x4ea6d760 // fsub v0.4s, v27.4s, v6.4s
+	WORD $0x4eb1d760 // fsub v0.4s, v27.4s, v17.4s
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x4eafd771 // fsub v17.4s, v27.4s, v15.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x4ea7d766 // fsub v6.4s, v27.4s, v7.4s
+	WORD $0x4eb0d76f // fsub v15.4s, v27.4s, v16.4s
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
-	WORD $0x4ebcd769 // fsub v9.4s, v27.4s, v28.4s
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
 	WORD $0x4e3ad73a // fadd v26.4s, v25.4s, v26.4s
 	WORD $0x6eb9e75e // fcmgt v30.4s, v26.4s, v25.4s
-	WORD $0x3d801eb0 // str q16, [x21, #112]
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e7a1f30 // bsl v16.16b, v25.16b, v26.16b
+	WORD $0x3d801aae // str q14, [x21, #96]
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e7a1f2e // bsl v14.16b, v25.16b, v26.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eb0e77e // fcmgt v30.4s, v27.4s, v16.4s
-	WORD $0x6ebe1f70 // bit v16.16b, v27.16b, v30.16b
+	WORD $0x6eaee77e // fcmgt v30.4s, v27.4s, v14.4s
+	WORD $0x6ebe1f6e // bit v14.16b, v27.16b, v30.16b
 	WORD $0x6ebae73e // fcmgt v30.4s, v25.4s, v26.4s
 	WORD $0x6ebe1f3a // bit v26.16b, v25.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
 	WORD $0x6ebbe75e // fcmgt v30.4s, v26.4s, v27.4s
 	WORD $0x6ebe1f7a // bit v26.16b, v27.16b, v30.16b
-	WORD $0x6eb0e759 // fcmgt v25.4s, v26.4s, v16.4s
+	WORD $0x6eaee759 // fcmgt v25.4s, v26.4s, v14.4s
 	WORD $0x4e391c63 // and v3.16b, v3.16b, v25.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4e3ce6d6 // fcmeq v22.4s, v22.4s, v28.4s
@@ -2848,28 +2842,28 @@ ContactsNEON_group_normal:
 	WORD $0x3dc0369c // ldr q28, [x20, #208]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
-	WORD $0x6e681f96 // bsl v22.16b, v28.16b, v8.16b
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x6e6b1f96 // bsl v22.16b, v28.16b, v11.16b
+	WORD $0x4eb61ecb // mov v11.16b, v22.16b
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc06abc // ldr q28, [x21, #416]
 	WORD $0x4e3cd776 // fadd v22.4s, v27.4s, v28.4s
 	// Manifold point 1.
-	WORD $0x6e30dd99 // fmul v25.4s, v12.4s, v16.4s
-	WORD $0x3d8022ac // str q12, [x21, #128]
-	WORD $0x6e30ddac // fmul v12.4s, v13.4s, v16.4s
-	WORD $0x6e30dc10 // fmul v16.4s, v0.4s, v16.4s
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x4ea6d720 // fsub v0.4s, v25.4s, v6.4s
-	WORD $0x3d802aad // str q13, [x21, #160]
-	WORD $0x4ea7d58d // fsub v13.4s, v12.4s, v7.4s
-	WORD $0x3d802eba // str q26, [x21, #176]
-	WORD $0x4ea9d61a // fsub v26.4s, v16.4s, v9.4s
+	WORD $0x6e2edcd9 // fmul v25.4s, v6.4s, v14.4s
+	WORD $0x3d801ea6 // str q6, [x21, #112]
+	WORD $0x6e2edd46 // fmul v6.4s, v10.4s, v14.4s
+	WORD $0x6e2edc0e // fmul v14.4s, v0.4s, v14.4s
+	WORD $0x3d8022a0 // str q0, [x21, #128]
+	WORD $0x4eb1d720 // fsub v0.4s, v25.4s, v17.4s
+	WORD $0x3d8026aa // str q10, [x21, #144]
+	WORD $0x4eafd4ca // fsub v10.4s, v6.4s, v15.4s
+	WORD $0x3d802aba // str q26, [x21, #160]
+	WORD $0x4eb0d5da // fsub v26.4s, v14.4s, v16.4s
 	WORD $0x6e38dc00 // fmul v0.4s, v0.4s, v24.4s
-	WORD $0x6e35ddad // fmul v13.4s, v13.4s, v21.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cdf4d // fmul v13.4s, v26.4s, v28.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x6e35dd4a // fmul v10.4s, v10.4s, v21.4s
+	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e3cdf4a // fmul v10.4s, v26.4s, v28.4s
+	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
 	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
 	WORD $0x6e37fc00 // fdiv v0.4s, v0.4s, v23.4s
 	WORD $0x4e7e1c00 // bic v0.16b, v0.16b, v30.16b
@@ -2878,142 +2872,144 @@ ContactsNEON_group_normal:
 	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
 	WORD $0x4ea0cbc0 // fcmgt v0.4s, v30.4s, #0.0
 	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
-	WORD $0x6e20df0d // fmul v13.4s, v24.4s, v0.4s
-	WORD $0x4e2dd4cd // fadd v13.4s, v6.4s, v13.4s
-	WORD $0x4eb9d5ad // fsub v13.4s, v13.4s, v25.4s
+	WORD $0x6e20df0a // fmul v10.4s, v24.4s, v0.4s
+	WORD $0x4e2ad62a // fadd v10.4s, v17.4s, v10.4s
+	WORD $0x4eb9d54a // fsub v10.4s, v10.4s, v25.4s
 	WORD $0x6e20deba // fmul v26.4s, v21.4s, v0.4s
-	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
-	WORD $0x4eacd75a // fsub v26.4s, v26.4s, v12.4s
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x4e3ad5fa // fadd v26.4s, v15.4s, v26.4s
+	WORD $0x4ea6d75a // fsub v26.4s, v26.4s, v6.4s
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
 	WORD $0x6e20df60 // fmul v0.4s, v27.4s, v0.4s
-	WORD $0x4e20d520 // fadd v0.4s, v9.4s, v0.4s
-	WORD $0x4eb0d400 // fsub v0.4s, v0.4s, v16.4s
-	WORD $0x3d8032b5 // str q21, [x21, #192]
-	WORD $0x6e2addb5 // fmul v21.4s, v13.4s, v10.4s
-	WORD $0x3d8036b8 // str q24, [x21, #208]
-	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
+	WORD $0x4e20d600 // fadd v0.4s, v16.4s, v0.4s
+	WORD $0x4eaed400 // fsub v0.4s, v0.4s, v14.4s
+	WORD $0x3d802eb5 // str q21, [x21, #176]
+	WORD $0x6e22dd55 // fmul v21.4s, v10.4s, v2.4s
+	WORD $0x3d8032b8 // str q24, [x21, #192]
+	WORD $0x6e25df58 // fmul v24.4s, v26.4s, v5.4s
 	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
 	WORD $0x6e21dc18 // fmul v24.4s, v0.4s, v1.4s
 	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
 	WORD $0x4eb5d6d5 // fsub v21.4s, v22.4s, v21.4s
-	WORD $0x6e2edd58 // fmul v24.4s, v10.4s, v14.4s
-	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
+	WORD $0x6e2ddc58 // fmul v24.4s, v2.4s, v13.4s
+	WORD $0x4e38d54a // fadd v10.4s, v10.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
-	WORD $0x4e2dd72d // fadd v13.4s, v25.4s, v13.4s
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4e2dd76d // fadd v13.4s, v27.4s, v13.4s
-	WORD $0x6e2edd78 // fmul v24.4s, v11.4s, v14.4s
+	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
+	WORD $0x4e2ad72a // fadd v10.4s, v25.4s, v10.4s
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
+	WORD $0x6e2ddcb8 // fmul v24.4s, v5.4s, v13.4s
 	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
-	WORD $0x4e38d58c // fadd v12.4s, v12.4s, v24.4s
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
-	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
+	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x6e2ddc38 // fmul v24.4s, v1.4s, v13.4s
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
-	WORD $0x4e20d600 // fadd v0.4s, v16.4s, v0.4s
-	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e20d5c0 // fadd v0.4s, v14.4s, v0.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e35 // bif v21.16b, v17.16b, v30.16b
-	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x6efe1d15 // bif v21.16b, v8.16b, v30.16b
+	WORD $0x4eb51ea8 // mov v8.16b, v21.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
+	WORD $0x6efe1e4a // bif v10.16b, v18.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e6c // bif v12.16b, v19.16b, v30.16b
+	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
-	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4eac1d93 // mov v19.16b, v12.16b
+	WORD $0x4eaa1d52 // mov v18.16b, v10.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	// Manifold point 2.
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4ea6d410 // fsub v16.4s, v0.4s, v6.4s
-	WORD $0x4ea7d595 // fsub v21.4s, v12.4s, v7.4s
-	WORD $0x4ea9d5b8 // fsub v24.4s, v13.4s, v9.4s
-	WORD $0x3dc036bc // ldr q28, [x21, #208]
-	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
-	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
-	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cdf15 // fmul v21.4s, v24.4s, v28.4s
-	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
-	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
-	WORD $0x6e37fe10 // fdiv v16.4s, v16.4s, v23.4s
-	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb0e7fe // fcmgt v30.4s, v31.4s, v16.4s
-	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
-	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
-	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x6e30df75 // fmul v21.4s, v27.4s, v16.4s
-	WORD $0x4e35d4c6 // fadd v6.4s, v6.4s, v21.4s
-	WORD $0x4ea0d4c6 // fsub v6.4s, v6.4s, v0.4s
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x6e30df75 // fmul v21.4s, v27.4s, v16.4s
-	WORD $0x4e35d4e7 // fadd v7.4s, v7.4s, v21.4s
-	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e30df70 // fmul v16.4s, v27.4s, v16.4s
-	WORD $0x4e30d529 // fadd v9.4s, v9.4s, v16.4s
-	WORD $0x4eadd529 // fsub v9.4s, v9.4s, v13.4s
-	WORD $0x6e2adcd0 // fmul v16.4s, v6.4s, v10.4s
-	WORD $0x6e2bdcf5 // fmul v21.4s, v7.4s, v11.4s
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e3cdf66 // fmul v6.4s, v27.4s, v28.4s
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e3cdf6a // fmul v10.4s, v27.4s, v28.4s
+	WORD $0x4eb1d40e // fsub v14.4s, v0.4s, v17.4s
+	WORD $0x4eafd4d5 // fsub v21.4s, v6.4s, v15.4s
+	WORD $0x4eb0d558 // fsub v24.4s, v10.4s, v16.4s
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
+	WORD $0x6e3cddce // fmul v14.4s, v14.4s, v28.4s
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
+	WORD $0x4e35d5ce // fadd v14.4s, v14.4s, v21.4s
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e3cdf15 // fmul v21.4s, v24.4s, v28.4s
+	WORD $0x4e35d5ce // fadd v14.4s, v14.4s, v21.4s
+	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
+	WORD $0x6e37fdce // fdiv v14.4s, v14.4s, v23.4s
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eaee7fe // fcmgt v30.4s, v31.4s, v14.4s
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ea0cbce // fcmgt v14.4s, v30.4s, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x6e2edf75 // fmul v21.4s, v27.4s, v14.4s
+	WORD $0x4e35d631 // fadd v17.4s, v17.4s, v21.4s
+	WORD $0x4ea0d631 // fsub v17.4s, v17.4s, v0.4s
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x6e2edf75 // fmul v21.4s, v27.4s, v14.4s
+	WORD $0x4e35d5ef // fadd v15.4s, v15.4s, v21.4s
+	WORD $0x4ea6d5ef // fsub v15.4s, v15.4s, v6.4s
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x6e2edf6e // fmul v14.4s, v27.4s, v14.4s
+	WORD $0x4e2ed60e // fadd v14.4s, v16.4s, v14.4s
+	WORD $0x4eaad5ce // fsub v14.4s, v14.4s, v10.4s
+	WORD $0x6e22de30 // fmul v16.4s, v17.4s, v2.4s
+	WORD $0x6e25ddf5 // fmul v21.4s, v15.4s, v5.4s
 	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
-	WORD $0x6e21dd35 // fmul v21.4s, v9.4s, v1.4s
+	WORD $0x6e21ddd5 // fmul v21.4s, v14.4s, v1.4s
 	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
 	WORD $0x4eb0d6d0 // fsub v16.4s, v22.4s, v16.4s
-	WORD $0x6e2edd55 // fmul v21.4s, v10.4s, v14.4s
-	WORD $0x4e35d4c6 // fadd v6.4s, v6.4s, v21.4s
+	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
+	WORD $0x6e2ddc55 // fmul v21.4s, v2.4s, v13.4s
+	WORD $0x4e35d631 // fadd v17.4s, v17.4s, v21.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdcc6 // fmul v6.4s, v6.4s, v28.4s
-	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
+	WORD $0x4e31d400 // fadd v0.4s, v0.4s, v17.4s
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
-	WORD $0x6e2edd66 // fmul v6.4s, v11.4s, v14.4s
-	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
+	WORD $0x6e2ddcb1 // fmul v17.4s, v5.4s, v13.4s
+	WORD $0x4e31d5ef // fadd v15.4s, v15.4s, v17.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdcc6 // fmul v6.4s, v6.4s, v28.4s
-	WORD $0x4e26d586 // fadd v6.4s, v12.4s, v6.4s
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x6e3cddef // fmul v15.4s, v15.4s, v28.4s
+	WORD $0x4e2fd4c6 // fadd v6.4s, v6.4s, v15.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
-	WORD $0x6e2edc27 // fmul v7.4s, v1.4s, v14.4s
-	WORD $0x4e27d527 // fadd v7.4s, v9.4s, v7.4s
+	WORD $0x6e2ddc2f // fmul v15.4s, v1.4s, v13.4s
+	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
-	WORD $0x4e27d5a7 // fadd v7.4s, v13.4s, v7.4s
-	WORD $0x3dc05ebb // ldr q27, [x21, #368]
-	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
+	WORD $0x6e3cddce // fmul v14.4s, v14.4s, v28.4s
+	WORD $0x4e2ed54a // fadd v10.4s, v10.4s, v14.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
-	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x6efe1d90 // bif v16.16b, v12.16b, v30.16b
+	WORD $0x4eb01e0c // mov v12.16b, v16.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x6efe1ce0 // bif v0.16b, v7.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1ca6 // bif v6.16b, v5.16b, v30.16b
+	WORD $0x6efe1d26 // bif v6.16b, v9.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c87 // bif v7.16b, v4.16b, v30.16b
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
-	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
-	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
+	WORD $0x6efe1c8a // bif v10.16b, v4.16b, v30.16b
+	WORD $0x4ea01c07 // mov v7.16b, v0.16b
+	WORD $0x4ea61cc9 // mov v9.16b, v6.16b
+	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
 
 ContactsNEON_group_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	WORD $0x4e2fd620 // fadd v0.4s, v17.4s, v15.4s
-	WORD $0x4e2ed400 // fadd v0.4s, v0.4s, v14.4s
+	WORD $0x4e2cd500 // fadd v0.4s, v8.4s, v12.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
 	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
 	WORD $0x6e20e780 // fcmge v0.4s, v28.4s, v0.4s
@@ -3025,23 +3021,23 @@ ContactsNEON_group_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e711f83 // bsl v3.16b, v28.16b, v17.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
+	WORD $0x4ea31c68 // mov v8.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6f1f83 // bsl v3.16b, v28.16b, v15.16b
-	WORD $0x4ea31c6f // mov v15.16b, v3.16b
+	WORD $0x6e6c1f83 // bsl v3.16b, v28.16b, v12.16b
+	WORD $0x4ea31c6c // mov v12.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6a1f83 // bsl v3.16b, v28.16b, v10.16b
-	WORD $0x4ea31c6a // mov v10.16b, v3.16b
+	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
+	WORD $0x4ea31c62 // mov v2.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6b1f83 // bsl v3.16b, v28.16b, v11.16b
-	WORD $0x4ea31c6b // mov v11.16b, v3.16b
+	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
+	WORD $0x4ea31c65 // mov v5.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -3065,13 +3061,13 @@ ContactsNEON_group_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
-	WORD $0x4ea31c62 // mov v2.16b, v3.16b
+	WORD $0x6e671f83 // bsl v3.16b, v28.16b, v7.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
-	WORD $0x4ea31c65 // mov v5.16b, v3.16b
+	WORD $0x6e691f83 // bsl v3.16b, v28.16b, v9.16b
+	WORD $0x4ea31c69 // mov v9.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -3080,8 +3076,8 @@ ContactsNEON_group_single:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e681f80 // bsl v0.16b, v28.16b, v8.16b
-	WORD $0x4ea01c08 // mov v8.16b, v0.16b
+	WORD $0x6e6b1f80 // bsl v0.16b, v28.16b, v11.16b
+	WORD $0x4ea01c0b // mov v11.16b, v0.16b
 
 ContactsNEON_group_finite:
 	// Store one row per pair.
@@ -3093,19 +3089,19 @@ ContactsNEON_group_finite:
 	WORD $0x3d80027b // str q27, [x19, #0]
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800268 // str q8, [x19, #0]
+	WORD $0x3d80026b // str q11, [x19, #0]
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800271 // str q17, [x19, #0]
+	WORD $0x3d800268 // str q8, [x19, #0]
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d80026f // str q15, [x19, #0]
+	WORD $0x3d80026c // str q12, [x19, #0]
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d80026a // str q10, [x19, #0]
+	WORD $0x3d800262 // str q2, [x19, #0]
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d80026b // str q11, [x19, #0]
+	WORD $0x3d800265 // str q5, [x19, #0]
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0x3d800261 // str q1, [x19, #0]
@@ -3120,10 +3116,10 @@ ContactsNEON_group_finite:
 	WORD $0x3d800274 // str q20, [x19, #0]
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800262 // str q2, [x19, #0]
+	WORD $0x3d800267 // str q7, [x19, #0]
 	MOVD 88(R9), R19
 	ADD R11<<2, R19, R19
-	WORD $0x3d800265 // str q5, [x19, #0]
+	WORD $0x3d800269 // str q9, [x19, #0]
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0x3d800264 // str q4, [x19, #0]
@@ -3134,33 +3130,57 @@ ContactsNEON_tail:
 	// The n mod 4 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, ContactsNEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d80a6bb // str q27, [x21, #656]
 	WORD $0x3d80aabb // str q27, [x21, #672]
-	WORD $0x3d80aebb // str q27, [x21, #688]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 672(R21)
+	MOVW R22, 656(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 688(R21)
+	MOVW R22, 672(R21)
 	CMP $2, R13
 	BLT ContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 4(R19), R22
-	MOVW R22, 676(R21)
+	MOVW R22, 660(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 4(R19), R22
-	MOVW R22, 692(R21)
+	MOVW R22, 676(R21)
 	CMP $3, R13
 	BLT ContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 8(R19), R22
-	MOVW R22, 680(R21)
+	MOVW R22, 664(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 8(R19), R22
-	MOVW R22, 696(R21)
+	MOVW R22, 680(R21)
 
 ContactsNEON_tailin_end:
 	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 656(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 660(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 664(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 668(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8036a0 // str q0, [x21, #208]
+	WORD $0x3d803aa1 // str q1, [x21, #224]
+	WORD $0x3d803ea2 // str q2, [x21, #240]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8042a4 // str q4, [x21, #256]
+	WORD $0x3d8046a5 // str q5, [x21, #272]
+	WORD $0x3d804aa6 // str q6, [x21, #288]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	MOVWU 672(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
@@ -3177,55 +3197,31 @@ ContactsNEON_tailin_end:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d803aa0 // str q0, [x21, #224]
-	WORD $0x3d803ea1 // str q1, [x21, #240]
-	WORD $0x3d8042a2 // str q2, [x21, #256]
-	WORD $0x3d8052a3 // str q3, [x21, #320]
-	WORD $0x3d8046a4 // str q4, [x21, #272]
-	WORD $0x3d804aa5 // str q5, [x21, #288]
-	WORD $0x3d804ea6 // str q6, [x21, #304]
-	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 688(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
-	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
-	MOVWU 692(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
-	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
-	MOVWU 696(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
-	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
-	MOVWU 700(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
-	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8056a0 // str q0, [x21, #336]
-	WORD $0x3d805aa1 // str q1, [x21, #352]
-	WORD $0x3d805ea2 // str q2, [x21, #368]
-	WORD $0x3d806ea3 // str q3, [x21, #432]
-	WORD $0x3d8062a4 // str q4, [x21, #384]
-	WORD $0x3d8066a5 // str q5, [x21, #400]
-	WORD $0x3d806aa6 // str q6, [x21, #416]
+	WORD $0x3d8052a0 // str q0, [x21, #320]
+	WORD $0x3d8056a1 // str q1, [x21, #336]
+	WORD $0x3d805aa2 // str q2, [x21, #352]
+	WORD $0x3d806aa3 // str q3, [x21, #416]
+	WORD $0x3d805ea4 // str q4, [x21, #368]
+	WORD $0x3d8062a5 // str q5, [x21, #384]
+	WORD $0x3d8066a6 // str q6, [x21, #400]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc046a0 // ldr q0, [x21, #272]
-	WORD $0x3dc03aa1 // ldr q1, [x21, #224]
+	WORD $0x3dc042a0 // ldr q0, [x21, #256]
+	WORD $0x3dc036a1 // ldr q1, [x21, #208]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc04aa3 // ldr q3, [x21, #288]
-	WORD $0x3dc03ea4 // ldr q4, [x21, #240]
+	WORD $0x3dc046a3 // ldr q3, [x21, #272]
+	WORD $0x3dc03aa4 // ldr q4, [x21, #224]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x3dc03ea7 // ldr q7, [x21, #240]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc062a9 // ldr q9, [x21, #384]
-	WORD $0x3dc056aa // ldr q10, [x21, #336]
+	WORD $0x3dc05ea9 // ldr q9, [x21, #368]
+	WORD $0x3dc052aa // ldr q10, [x21, #320]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc066ac // ldr q12, [x21, #400]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc062ac // ldr q12, [x21, #384]
+	WORD $0x3dc056ad // ldr q13, [x21, #336]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc06aaf // ldr q15, [x21, #416]
-	WORD $0x3dc05eb0 // ldr q16, [x21, #368]
+	WORD $0x3dc066af // ldr q15, [x21, #400]
+	WORD $0x3dc05ab0 // ldr q16, [x21, #352]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -3373,20 +3369,20 @@ ContactsNEON_tailin_end:
 	CBZW R17, ContactsNEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc03abc // ldr q28, [x21, #224]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x3dc052bc // ldr q28, [x21, #320]
+	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
 	WORD $0x3dc062bb // ldr q27, [x21, #384]
 	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
+	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
 	WORD $0x3dc066bb // ldr q27, [x21, #400]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
-	WORD $0x3dc06abb // ldr q27, [x21, #416]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
 	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
 	WORD $0x6ea1faea // fsqrt v10.4s, v23.4s
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
@@ -3429,30 +3425,29 @@ ContactsNEON_tailin_end:
 	WORD $0x6e205b18 // mvn v24.16b, v24.16b
 	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
 	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
-	WORD $0x6e35dc53 // fmul v19.4s, v2.4s, v21.4s
-	WORD $0x6e2adcb8 // fmul v24.4s, v5.4s, v10.4s
-	WORD $0x4e38d673 // fadd v19.4s, v19.4s, v24.4s
-	WORD $0x6e30dcd8 // fmul v24.4s, v6.4s, v16.4s
-	WORD $0x4e38d673 // fadd v19.4s, v19.4s, v24.4s
-	WORD $0x6e33de78 // fmul v24.4s, v19.4s, v19.4s
+	WORD $0x6e35dc42 // fmul v2.4s, v2.4s, v21.4s
+	WORD $0x6e2adca5 // fmul v5.4s, v5.4s, v10.4s
+	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
+	WORD $0x6e30dcc5 // fmul v5.4s, v6.4s, v16.4s
+	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
+	WORD $0x6e22dc45 // fmul v5.4s, v2.4s, v2.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
-	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
-	WORD $0x6e21de52 // fmul v18.4s, v18.4s, v1.4s
-	WORD $0x6e32e712 // fcmge v18.4s, v24.4s, v18.4s
-	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x6e32df66 // fmul v6.4s, v27.4s, v18.4s
+	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
+	WORD $0x6e26e4a5 // fcmge v5.4s, v5.4s, v6.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6eb3e793 // fcmgt v19.4s, v28.4s, v19.4s
-	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
-	WORD $0x6ea0fab3 // fneg v19.4s, v21.4s
-	WORD $0x6ea0f958 // fneg v24.4s, v10.4s
-	WORD $0x3d801aa0 // str q0, [x21, #96]
-	WORD $0x6ea0fa00 // fneg v0.4s, v16.4s
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e75 // bit v21.16b, v19.16b, v30.16b
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f0a // bit v10.16b, v24.16b, v30.16b
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x6ea2e782 // fcmgt v2.4s, v28.4s, v2.4s
+	WORD $0x4e651c42 // bic v2.16b, v2.16b, v5.16b
+	WORD $0x6ea0faa5 // fneg v5.4s, v21.4s
+	WORD $0x6ea0f946 // fneg v6.4s, v10.4s
+	WORD $0x6ea0fa12 // fneg v18.4s, v16.4s
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1cb5 // bit v21.16b, v5.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1cca // bit v10.16b, v6.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1e50 // bit v16.16b, v18.16b, v30.16b
 	WORD $0x4eb11e3e // mov v30.16b, v17.16b
 	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
 	WORD $0x4eb11e3e // mov v30.16b, v17.16b
@@ -3467,9 +3462,8 @@ ContactsNEON_tailin_end:
 	WORD $0x4ea11c2e // mov v14.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x3dc01abc // ldr q28, [x21, #96]
 	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
-	WORD $0x6ebe1f94 // bit v20.16b, v28.16b, v30.16b
+	WORD $0x6ebe1c14 // bit v20.16b, v0.16b, v30.16b
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
 	WORD $0x3dc016bc // ldr q28, [x21, #80]
 	WORD $0x3dc00abd // ldr q29, [x21, #32]
@@ -3483,58 +3477,58 @@ ContactsNEON_tailin_end:
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
 	WORD $0x6e7d1f81 // bsl v1.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0fa8a // fneg v10.4s, v20.4s
+	WORD $0x6ea0fa82 // fneg v2.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5d0 // fcmge v16.4s, v14.4s, v28.4s
-	WORD $0x6e205a10 // mvn v16.16b, v16.16b
-	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
-	WORD $0x6e2add52 // fmul v18.4s, v10.4s, v10.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x6e3ce5c5 // fcmge v5.4s, v14.4s, v28.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e20dc06 // fmul v6.4s, v0.4s, v0.4s
+	WORD $0x6e22dc4a // fmul v10.4s, v2.4s, v2.4s
+	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf72 // fmul v18.4s, v27.4s, v28.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6b1c12 // bsl v18.16b, v0.16b, v11.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x6e3cdf6a // fmul v10.4s, v27.4s, v28.4s
+	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e6b1c0a // bsl v10.16b, v0.16b, v11.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1d82 // bif v2.16b, v12.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
-	WORD $0x6e6d1f93 // bsl v19.16b, v28.16b, v13.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
-	WORD $0x4eb21e4b // mov v11.16b, v18.16b
-	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
-	WORD $0x4eb31e6d // mov v13.16b, v19.16b
-	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1dc6 // bif v6.16b, v14.16b, v30.16b
+	WORD $0x4eaa1d4b // mov v11.16b, v10.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea61cce // mov v14.16b, v6.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ea0f800 // fneg v0.4s, v0.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5ca // fcmge v10.4s, v14.4s, v28.4s
-	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6e3ce5c2 // fcmge v2.4s, v14.4s, v28.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
-	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
-	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
+	WORD $0x6e3cdf65 // fmul v5.4s, v27.4s, v28.4s
+	WORD $0x6e21dc26 // fmul v6.4s, v1.4s, v1.4s
+	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
+	WORD $0x6e20dc06 // fmul v6.4s, v0.4s, v0.4s
+	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6b1f91 // bsl v17.16b, v28.16b, v11.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6efe1d81 // bif v1.16b, v12.16b, v30.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
-	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
-	WORD $0x4eb11e2b // mov v11.16b, v17.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6efe1dc5 // bif v5.16b, v14.16b, v30.16b
+	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x4ea11c2c // mov v12.16b, v1.16b
 	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4eb01e0e // mov v14.16b, v16.16b
+	WORD $0x4ea51cae // mov v14.16b, v5.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
 	WORD $0x6e3ce5c0 // fcmge v0.4s, v14.4s, v28.4s
@@ -3545,19 +3539,19 @@ ContactsNEON_tailin_end:
 	WORD $0x6e6b1f81 // bsl v1.16b, v28.16b, v11.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fca // mov v10.16b, v30.16b
-	WORD $0x6e6c1f8a // bsl v10.16b, v28.16b, v12.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e6c1f82 // bsl v2.16b, v28.16b, v12.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x6e6d1f85 // bsl v5.16b, v28.16b, v13.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e6e1f80 // bsl v0.16b, v28.16b, v14.16b
 	WORD $0x4ea11c2b // mov v11.16b, v1.16b
-	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
-	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
 	WORD $0x4ea01c0e // mov v14.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	WORD $0x6ea1f9c0 // fsqrt v0.4s, v14.4s
@@ -3567,89 +3561,85 @@ ContactsNEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc00680 // ldr q0, [x20, #16]
 	WORD $0x6e2ffc01 // fdiv v1.4s, v0.4s, v15.4s
-	WORD $0x6e21dd6a // fmul v10.4s, v11.4s, v1.4s
-	WORD $0x6e21dd8b // fmul v11.4s, v12.4s, v1.4s
+	WORD $0x6e21dd62 // fmul v2.4s, v11.4s, v1.4s
+	WORD $0x6e21dd85 // fmul v5.4s, v12.4s, v1.4s
 	WORD $0x6e21dda1 // fmul v1.4s, v13.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc06ead // ldr q13, [x21, #432]
-	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
-	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
-	WORD $0x3dc0a6bc // ldr q28, [x21, #656]
-	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
-	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
-	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edd50 // fmul v16.4s, v10.4s, v14.4s
-	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
-	WORD $0x3dc02e90 // ldr q16, [x20, #176]
-	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
-	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x3dc056a7 // ldr q7, [x21, #336]
-	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
-	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
-	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
-	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x3dc05aa9 // ldr q9, [x21, #352]
-	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
-	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
-	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x3dc05ea6 // ldr q6, [x21, #368]
-	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
-	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
-	WORD $0x4ea21c52 // mov v18.16b, v2.16b
-	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc06aaa // ldr q10, [x21, #416]
+	WORD $0x4e2ad4cb // fadd v11.4s, v6.4s, v10.4s
+	WORD $0x4ea8d56c // fsub v12.4s, v11.4s, v8.4s
+	WORD $0x3dc0a2bc // ldr q28, [x21, #640]
+	WORD $0x4e3cd56b // fadd v11.4s, v11.4s, v28.4s
+	WORD $0x6e28e56b // fcmge v11.4s, v11.4s, v8.4s
+	// Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).
+	WORD $0x4ea6d54d // fsub v13.4s, v10.4s, v6.4s
+	WORD $0x4e2dd508 // fadd v8.4s, v8.4s, v13.4s
+	WORD $0x3dc02e8e // ldr q14, [x20, #176]
+	WORD $0x6e2edd08 // fmul v8.4s, v8.4s, v14.4s
+	WORD $0x3dc052af // ldr q15, [x21, #320]
+	WORD $0x4e27d5e7 // fadd v7.4s, v15.4s, v7.4s
+	WORD $0x6e28dc50 // fmul v16.4s, v2.4s, v8.4s
+	WORD $0x4e30d4e7 // fadd v7.4s, v7.4s, v16.4s
+	WORD $0x3dc056b0 // ldr q16, [x21, #336]
+	WORD $0x4e29d609 // fadd v9.4s, v16.4s, v9.4s
+	WORD $0x6e28dcb1 // fmul v17.4s, v5.4s, v8.4s
+	WORD $0x4e31d529 // fadd v9.4s, v9.4s, v17.4s
+	WORD $0x3dc05ab1 // ldr q17, [x21, #352]
+	WORD $0x4e24d624 // fadd v4.4s, v17.4s, v4.4s
+	WORD $0x6e28dc28 // fmul v8.4s, v1.4s, v8.4s
+	WORD $0x4e28d484 // fadd v4.4s, v4.4s, v8.4s
+	WORD $0x4eac1d88 // mov v8.16b, v12.16b
+	WORD $0x4ea71cf2 // mov v18.16b, v7.16b
+	WORD $0x4ea91d33 // mov v19.16b, v9.16b
 	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
+	WORD $0x4e231d63 // and v3.16b, v11.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
-	WORD $0x4ea81d1e // mov v30.16b, v8.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e751f8b // bsl v11.16b, v28.16b, v21.16b
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_single
 	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc036bc // ldr q28, [x21, #208]
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x3dc03abc // ldr q28, [x21, #224]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x4ebcd76e // fsub v14.4s, v27.4s, v28.4s
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4eafd766 // fsub v6.4s, v27.4s, v15.4s
 	WORD $0x3dc062bb // ldr q27, [x21, #384]
-	WORD $0x4ea7d76c // fsub v12.4s, v27.4s, v7.4s
+	WORD $0x4eb0d76a // fsub v10.4s, v27.4s, v16.4s
 	WORD $0x3dc066bb // ldr q27, [x21, #400]
-	WORD $0x4ea9d76d // fsub v13.4s, v27.4s, v9.4s
-	WORD $0x3dc06abb // ldr q27, [x21, #416]
-	WORD $0x4ea6d760 // fsub v0.4s, v27.4s, v6.4s
+	WORD $0x4eb1d760 // fsub v0.4s, v27.4s, v17.4s
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x4eafd771 // fsub v17.4s, v27.4s, v15.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x4ea7d766 // fsub v6.4s, v27.4s, v7.4s
+	WORD $0x4eb0d76f // fsub v15.4s, v27.4s, v16.4s
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
-	WORD $0x4ebcd769 // fsub v9.4s, v27.4s, v28.4s
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
 	WORD $0x4e3ad73a // fadd v26.4s, v25.4s, v26.4s
 	WORD $0x6eb9e75e // fcmgt v30.4s, v26.4s, v25.4s
-	WORD $0x3d801eb0 // str q16, [x21, #112]
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e7a1f30 // bsl v16.16b, v25.16b, v26.16b
+	WORD $0x3d801aae // str q14, [x21, #96]
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e7a1f2e // bsl v14.16b, v25.16b, v26.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eb0e77e // fcmgt v30.4s, v27.4s, v16.4s
-	WORD $0x6ebe1f70 // bit v16.16b, v27.16b, v30.16b
+	WORD $0x6eaee77e // fcmgt v30.4s, v27.4s, v14.4s
+	WORD $0x6ebe1f6e // bit v14.16b, v27.16b, v30.16b
 	WORD $0x6ebae73e // fcmgt v30.4s, v25.4s, v26.4s
 	WORD $0x6ebe1f3a // bit v26.16b, v25.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
 	WORD $0x6ebbe75e // fcmgt v30.4s, v26.4s, v27.4s
 	WORD $0x6ebe1f7a // bit v26.16b, v27.16b, v30.16b
-	WORD $0x6eb0e759 // fcmgt v25.4s, v26.4s, v16.4s
+	WORD $0x6eaee759 // fcmgt v25.4s, v26.4s, v14.4s
 	WORD $0x4e391c63 // and v3.16b, v3.16b, v25.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4e3ce6d6 // fcmeq v22.4s, v22.4s, v28.4s
@@ -3657,28 +3647,28 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x3dc0369c // ldr q28, [x20, #208]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
-	WORD $0x6e681f96 // bsl v22.16b, v28.16b, v8.16b
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x6e6b1f96 // bsl v22.16b, v28.16b, v11.16b
+	WORD $0x4eb61ecb // mov v11.16b, v22.16b
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc06abc // ldr q28, [x21, #416]
 	WORD $0x4e3cd776 // fadd v22.4s, v27.4s, v28.4s
 	// Manifold point 1.
-	WORD $0x6e30dd99 // fmul v25.4s, v12.4s, v16.4s
-	WORD $0x3d8022ac // str q12, [x21, #128]
-	WORD $0x6e30ddac // fmul v12.4s, v13.4s, v16.4s
-	WORD $0x6e30dc10 // fmul v16.4s, v0.4s, v16.4s
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x4ea6d720 // fsub v0.4s, v25.4s, v6.4s
-	WORD $0x3d802aad // str q13, [x21, #160]
-	WORD $0x4ea7d58d // fsub v13.4s, v12.4s, v7.4s
-	WORD $0x3d802eba // str q26, [x21, #176]
-	WORD $0x4ea9d61a // fsub v26.4s, v16.4s, v9.4s
+	WORD $0x6e2edcd9 // fmul v25.4s, v6.4s, v14.4s
+	WORD $0x3d801ea6 // str q6, [x21, #112]
+	WORD $0x6e2edd46 // fmul v6.4s, v10.4s, v14.4s
+	WORD $0x6e2edc0e // fmul v14.4s, v0.4s, v14.4s
+	WORD $0x3d8022a0 // str q0, [x21, #128]
+	WORD $0x4eb1d720 // fsub v0.4s, v25.4s, v17.4s
+	WORD $0x3d8026aa // str q10, [x21, #144]
+	WORD $0x4eafd4ca // fsub v10.4s, v6.4s, v15.4s
+	WORD $0x3d802aba // str q26, [x21, #160]
+	WORD $0x4eb0d5da // fsub v26.4s, v14.4s, v16.4s
 	WORD $0x6e38dc00 // fmul v0.4s, v0.4s, v24.4s
-	WORD $0x6e35ddad // fmul v13.4s, v13.4s, v21.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cdf4d // fmul v13.4s, v26.4s, v28.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x6e35dd4a // fmul v10.4s, v10.4s, v21.4s
+	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e3cdf4a // fmul v10.4s, v26.4s, v28.4s
+	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
 	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
 	WORD $0x6e37fc00 // fdiv v0.4s, v0.4s, v23.4s
 	WORD $0x4e7e1c00 // bic v0.16b, v0.16b, v30.16b
@@ -3687,142 +3677,144 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
 	WORD $0x4ea0cbc0 // fcmgt v0.4s, v30.4s, #0.0
 	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
-	WORD $0x6e20df0d // fmul v13.4s, v24.4s, v0.4s
-	WORD $0x4e2dd4cd // fadd v13.4s, v6.4s, v13.4s
-	WORD $0x4eb9d5ad // fsub v13.4s, v13.4s, v25.4s
+	WORD $0x6e20df0a // fmul v10.4s, v24.4s, v0.4s
+	WORD $0x4e2ad62a // fadd v10.4s, v17.4s, v10.4s
+	WORD $0x4eb9d54a // fsub v10.4s, v10.4s, v25.4s
 	WORD $0x6e20deba // fmul v26.4s, v21.4s, v0.4s
-	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
-	WORD $0x4eacd75a // fsub v26.4s, v26.4s, v12.4s
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x4e3ad5fa // fadd v26.4s, v15.4s, v26.4s
+	WORD $0x4ea6d75a // fsub v26.4s, v26.4s, v6.4s
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
 	WORD $0x6e20df60 // fmul v0.4s, v27.4s, v0.4s
-	WORD $0x4e20d520 // fadd v0.4s, v9.4s, v0.4s
-	WORD $0x4eb0d400 // fsub v0.4s, v0.4s, v16.4s
-	WORD $0x3d8032b5 // str q21, [x21, #192]
-	WORD $0x6e2addb5 // fmul v21.4s, v13.4s, v10.4s
-	WORD $0x3d8036b8 // str q24, [x21, #208]
-	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
+	WORD $0x4e20d600 // fadd v0.4s, v16.4s, v0.4s
+	WORD $0x4eaed400 // fsub v0.4s, v0.4s, v14.4s
+	WORD $0x3d802eb5 // str q21, [x21, #176]
+	WORD $0x6e22dd55 // fmul v21.4s, v10.4s, v2.4s
+	WORD $0x3d8032b8 // str q24, [x21, #192]
+	WORD $0x6e25df58 // fmul v24.4s, v26.4s, v5.4s
 	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
 	WORD $0x6e21dc18 // fmul v24.4s, v0.4s, v1.4s
 	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
 	WORD $0x4eb5d6d5 // fsub v21.4s, v22.4s, v21.4s
-	WORD $0x6e2edd58 // fmul v24.4s, v10.4s, v14.4s
-	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
+	WORD $0x6e2ddc58 // fmul v24.4s, v2.4s, v13.4s
+	WORD $0x4e38d54a // fadd v10.4s, v10.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
-	WORD $0x4e2dd72d // fadd v13.4s, v25.4s, v13.4s
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4e2dd76d // fadd v13.4s, v27.4s, v13.4s
-	WORD $0x6e2edd78 // fmul v24.4s, v11.4s, v14.4s
+	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
+	WORD $0x4e2ad72a // fadd v10.4s, v25.4s, v10.4s
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
+	WORD $0x6e2ddcb8 // fmul v24.4s, v5.4s, v13.4s
 	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
-	WORD $0x4e38d58c // fadd v12.4s, v12.4s, v24.4s
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
-	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
+	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x6e2ddc38 // fmul v24.4s, v1.4s, v13.4s
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
-	WORD $0x4e20d600 // fadd v0.4s, v16.4s, v0.4s
-	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e20d5c0 // fadd v0.4s, v14.4s, v0.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e35 // bif v21.16b, v17.16b, v30.16b
-	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x6efe1d15 // bif v21.16b, v8.16b, v30.16b
+	WORD $0x4eb51ea8 // mov v8.16b, v21.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
+	WORD $0x6efe1e4a // bif v10.16b, v18.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e6c // bif v12.16b, v19.16b, v30.16b
+	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
-	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4eac1d93 // mov v19.16b, v12.16b
+	WORD $0x4eaa1d52 // mov v18.16b, v10.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	// Manifold point 2.
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4ea6d410 // fsub v16.4s, v0.4s, v6.4s
-	WORD $0x4ea7d595 // fsub v21.4s, v12.4s, v7.4s
-	WORD $0x4ea9d5b8 // fsub v24.4s, v13.4s, v9.4s
-	WORD $0x3dc036bc // ldr q28, [x21, #208]
-	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
-	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
-	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cdf15 // fmul v21.4s, v24.4s, v28.4s
-	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
-	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
-	WORD $0x6e37fe10 // fdiv v16.4s, v16.4s, v23.4s
-	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb0e7fe // fcmgt v30.4s, v31.4s, v16.4s
-	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
-	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
-	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x6e30df75 // fmul v21.4s, v27.4s, v16.4s
-	WORD $0x4e35d4c6 // fadd v6.4s, v6.4s, v21.4s
-	WORD $0x4ea0d4c6 // fsub v6.4s, v6.4s, v0.4s
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x6e30df75 // fmul v21.4s, v27.4s, v16.4s
-	WORD $0x4e35d4e7 // fadd v7.4s, v7.4s, v21.4s
-	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e30df70 // fmul v16.4s, v27.4s, v16.4s
-	WORD $0x4e30d529 // fadd v9.4s, v9.4s, v16.4s
-	WORD $0x4eadd529 // fsub v9.4s, v9.4s, v13.4s
-	WORD $0x6e2adcd0 // fmul v16.4s, v6.4s, v10.4s
-	WORD $0x6e2bdcf5 // fmul v21.4s, v7.4s, v11.4s
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e3cdf66 // fmul v6.4s, v27.4s, v28.4s
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e3cdf6a // fmul v10.4s, v27.4s, v28.4s
+	WORD $0x4eb1d40e // fsub v14.4s, v0.4s, v17.4s
+	WORD $0x4eafd4d5 // fsub v21.4s, v6.4s, v15.4s
+	WORD $0x4eb0d558 // fsub v24.4s, v10.4s, v16.4s
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
+	WORD $0x6e3cddce // fmul v14.4s, v14.4s, v28.4s
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
+	WORD $0x4e35d5ce // fadd v14.4s, v14.4s, v21.4s
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e3cdf15 // fmul v21.4s, v24.4s, v28.4s
+	WORD $0x4e35d5ce // fadd v14.4s, v14.4s, v21.4s
+	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
+	WORD $0x6e37fdce // fdiv v14.4s, v14.4s, v23.4s
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eaee7fe // fcmgt v30.4s, v31.4s, v14.4s
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ea0cbce // fcmgt v14.4s, v30.4s, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x6e2edf75 // fmul v21.4s, v27.4s, v14.4s
+	WORD $0x4e35d631 // fadd v17.4s, v17.4s, v21.4s
+	WORD $0x4ea0d631 // fsub v17.4s, v17.4s, v0.4s
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x6e2edf75 // fmul v21.4s, v27.4s, v14.4s
+	WORD $0x4e35d5ef // fadd v15.4s, v15.4s, v21.4s
+	WORD $0x4ea6d5ef // fsub v15.4s, v15.4s, v6.4s
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x6e2edf6e // fmul v14.4s, v27.4s, v14.4s
+	WORD $0x4e2ed60e // fadd v14.4s, v16.4s, v14.4s
+	WORD $0x4eaad5ce // fsub v14.4s, v14.4s, v10.4s
+	WORD $0x6e22de30 // fmul v16.4s, v17.4s, v2.4s
+	WORD $0x6e25ddf5 // fmul v21.4s, v15.4s, v5.4s
 	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
-	WORD $0x6e21dd35 // fmul v21.4s, v9.4s, v1.4s
+	WORD $0x6e21ddd5 // fmul v21.4s, v14.4s, v1.4s
 	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
 	WORD $0x4eb0d6d0 // fsub v16.4s, v22.4s, v16.4s
-	WORD $0x6e2edd55 // fmul v21.4s, v10.4s, v14.4s
-	WORD $0x4e35d4c6 // fadd v6.4s, v6.4s, v21.4s
+	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
+	WORD $0x6e2ddc55 // fmul v21.4s, v2.4s, v13.4s
+	WORD $0x4e35d631 // fadd v17.4s, v17.4s, v21.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdcc6 // fmul v6.4s, v6.4s, v28.4s
-	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
+	WORD $0x4e31d400 // fadd v0.4s, v0.4s, v17.4s
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
-	WORD $0x6e2edd66 // fmul v6.4s, v11.4s, v14.4s
-	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
+	WORD $0x6e2ddcb1 // fmul v17.4s, v5.4s, v13.4s
+	WORD $0x4e31d5ef // fadd v15.4s, v15.4s, v17.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdcc6 // fmul v6.4s, v6.4s, v28.4s
-	WORD $0x4e26d586 // fadd v6.4s, v12.4s, v6.4s
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x6e3cddef // fmul v15.4s, v15.4s, v28.4s
+	WORD $0x4e2fd4c6 // fadd v6.4s, v6.4s, v15.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
-	WORD $0x6e2edc27 // fmul v7.4s, v1.4s, v14.4s
-	WORD $0x4e27d527 // fadd v7.4s, v9.4s, v7.4s
+	WORD $0x6e2ddc2f // fmul v15.4s, v1.4s, v13.4s
+	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
-	WORD $0x4e27d5a7 // fadd v7.4s, v13.4s, v7.4s
-	WORD $0x3dc05ebb // ldr q27, [x21, #368]
-	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
+	WORD $0x6e3cddce // fmul v14.4s, v14.4s, v28.4s
+	WORD $0x4e2ed54a // fadd v10.4s, v10.4s, v14.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
-	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x6efe1d90 // bif v16.16b, v12.16b, v30.16b
+	WORD $0x4eb01e0c // mov v12.16b, v16.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x6efe1ce0 // bif v0.16b, v7.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1ca6 // bif v6.16b, v5.16b, v30.16b
+	WORD $0x6efe1d26 // bif v6.16b, v9.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c87 // bif v7.16b, v4.16b, v30.16b
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
-	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
-	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
+	WORD $0x6efe1c8a // bif v10.16b, v4.16b, v30.16b
+	WORD $0x4ea01c07 // mov v7.16b, v0.16b
+	WORD $0x4ea61cc9 // mov v9.16b, v6.16b
+	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
 
 ContactsNEON_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	WORD $0x4e2fd620 // fadd v0.4s, v17.4s, v15.4s
-	WORD $0x4e2ed400 // fadd v0.4s, v0.4s, v14.4s
+	WORD $0x4e2cd500 // fadd v0.4s, v8.4s, v12.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
 	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
 	WORD $0x6e20e780 // fcmge v0.4s, v28.4s, v0.4s
@@ -3834,23 +3826,23 @@ ContactsNEON_tailgroup_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e711f83 // bsl v3.16b, v28.16b, v17.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
+	WORD $0x4ea31c68 // mov v8.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6f1f83 // bsl v3.16b, v28.16b, v15.16b
-	WORD $0x4ea31c6f // mov v15.16b, v3.16b
+	WORD $0x6e6c1f83 // bsl v3.16b, v28.16b, v12.16b
+	WORD $0x4ea31c6c // mov v12.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6a1f83 // bsl v3.16b, v28.16b, v10.16b
-	WORD $0x4ea31c6a // mov v10.16b, v3.16b
+	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
+	WORD $0x4ea31c62 // mov v2.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6b1f83 // bsl v3.16b, v28.16b, v11.16b
-	WORD $0x4ea31c6b // mov v11.16b, v3.16b
+	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
+	WORD $0x4ea31c65 // mov v5.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -3874,13 +3866,13 @@ ContactsNEON_tailgroup_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
-	WORD $0x4ea31c62 // mov v2.16b, v3.16b
+	WORD $0x6e671f83 // bsl v3.16b, v28.16b, v7.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
-	WORD $0x4ea31c65 // mov v5.16b, v3.16b
+	WORD $0x6e691f83 // bsl v3.16b, v28.16b, v9.16b
+	WORD $0x4ea31c69 // mov v9.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -3889,183 +3881,183 @@ ContactsNEON_tailgroup_single:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e681f80 // bsl v0.16b, v28.16b, v8.16b
-	WORD $0x4ea01c08 // mov v8.16b, v0.16b
+	WORD $0x6e6b1f80 // bsl v0.16b, v28.16b, v11.16b
+	WORD $0x4ea01c0b // mov v11.16b, v0.16b
 
 ContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d8072bb // str q27, [x21, #448]
+	WORD $0x3d806ebb // str q27, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a8 // str q8, [x21, #464]
-	WORD $0x3d807ab1 // str q17, [x21, #480]
-	WORD $0x3d807eaf // str q15, [x21, #496]
-	WORD $0x3d8082aa // str q10, [x21, #512]
-	WORD $0x3d8086ab // str q11, [x21, #528]
-	WORD $0x3d808aa1 // str q1, [x21, #544]
-	WORD $0x3d808eb2 // str q18, [x21, #560]
-	WORD $0x3d8092b3 // str q19, [x21, #576]
-	WORD $0x3d8096b4 // str q20, [x21, #592]
-	WORD $0x3d809aa2 // str q2, [x21, #608]
-	WORD $0x3d809ea5 // str q5, [x21, #624]
-	WORD $0x3d80a2a4 // str q4, [x21, #640]
-	MOVWU 448(R21), R22
+	WORD $0x3d807aac // str q12, [x21, #480]
+	WORD $0x3d807ea2 // str q2, [x21, #496]
+	WORD $0x3d8082a5 // str q5, [x21, #512]
+	WORD $0x3d8086a1 // str q1, [x21, #528]
+	WORD $0x3d808ab2 // str q18, [x21, #544]
+	WORD $0x3d808eb3 // str q19, [x21, #560]
+	WORD $0x3d8092b4 // str q20, [x21, #576]
+	WORD $0x3d8096a7 // str q7, [x21, #592]
+	WORD $0x3d809aa9 // str q9, [x21, #608]
+	WORD $0x3d809ea4 // str q4, [x21, #624]
+	MOVWU 432(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 464(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 480(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 496(R21), R22
+	MOVWU 480(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 512(R21), R22
+	MOVWU 496(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 528(R21), R22
+	MOVWU 512(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 544(R21), R22
+	MOVWU 528(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 560(R21), R22
+	MOVWU 544(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 576(R21), R22
+	MOVWU 560(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 592(R21), R22
+	MOVWU 576(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 608(R21), R22
+	MOVWU 592(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 624(R21), R22
+	MOVWU 608(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 640(R21), R22
+	MOVWU 624(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
 	CMP $2, R13
 	BLT ContactsNEON_tailout_end
-	MOVWU 452(R21), R22
+	MOVWU 436(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 468(R21), R22
+	MOVWU 452(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 484(R21), R22
+	MOVWU 468(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 500(R21), R22
+	MOVWU 484(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 516(R21), R22
+	MOVWU 500(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 532(R21), R22
+	MOVWU 516(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 548(R21), R22
+	MOVWU 532(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 564(R21), R22
+	MOVWU 548(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 580(R21), R22
+	MOVWU 564(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 596(R21), R22
+	MOVWU 580(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 612(R21), R22
+	MOVWU 596(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 628(R21), R22
+	MOVWU 612(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
-	MOVWU 644(R21), R22
+	MOVWU 628(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 4(R19)
 	CMP $3, R13
 	BLT ContactsNEON_tailout_end
-	MOVWU 456(R21), R22
+	MOVWU 440(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 472(R21), R22
+	MOVWU 456(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 488(R21), R22
+	MOVWU 472(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 504(R21), R22
+	MOVWU 488(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 520(R21), R22
+	MOVWU 504(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 536(R21), R22
+	MOVWU 520(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 552(R21), R22
+	MOVWU 536(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 568(R21), R22
+	MOVWU 552(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 584(R21), R22
+	MOVWU 568(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 600(R21), R22
+	MOVWU 584(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 616(R21), R22
+	MOVWU 600(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 632(R21), R22
+	MOVWU 616(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
-	MOVWU 648(R21), R22
+	MOVWU 632(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 8(R19)
@@ -4078,8 +4070,8 @@ ContactsNEON_done:
 	RET
 
 // func CompactContactsNEON(caps *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
-TEXT ·CompactContactsNEON(SB), $720-64
-	// 27 of 27 vector registers for values, 14 spilled per group.
+TEXT ·CompactContactsNEON(SB), $704-64
+	// 27 of 27 vector registers for values, 13 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -4092,7 +4084,7 @@ TEXT ·CompactContactsNEON(SB), $720-64
 	// The margin in every lane, in its slot.
 	MOVWU margin+40(FP), R19
 	WORD $0x4e040e7b // dup v27.4s, w19
-	WORD $0x3d80a6bb // str q27, [x21, #656]
+	WORD $0x3d80a2bb // str q27, [x21, #640]
 
 CompactContactsNEON_loop:
 	SUB R11, R10, R13
@@ -4116,13 +4108,13 @@ CompactContactsNEON_loop:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d803aa0 // str q0, [x21, #224]
-	WORD $0x3d803ea1 // str q1, [x21, #240]
-	WORD $0x3d8042a2 // str q2, [x21, #256]
-	WORD $0x3d8052a3 // str q3, [x21, #320]
-	WORD $0x3d8046a4 // str q4, [x21, #272]
-	WORD $0x3d804aa5 // str q5, [x21, #288]
-	WORD $0x3d804ea6 // str q6, [x21, #304]
+	WORD $0x3d8036a0 // str q0, [x21, #208]
+	WORD $0x3d803aa1 // str q1, [x21, #224]
+	WORD $0x3d803ea2 // str q2, [x21, #240]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8042a4 // str q4, [x21, #256]
+	WORD $0x3d8046a5 // str q5, [x21, #272]
+	WORD $0x3d804aa6 // str q6, [x21, #288]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
@@ -4141,31 +4133,31 @@ CompactContactsNEON_loop:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8056a0 // str q0, [x21, #336]
-	WORD $0x3d805aa1 // str q1, [x21, #352]
-	WORD $0x3d805ea2 // str q2, [x21, #368]
-	WORD $0x3d806ea3 // str q3, [x21, #432]
-	WORD $0x3d8062a4 // str q4, [x21, #384]
-	WORD $0x3d8066a5 // str q5, [x21, #400]
-	WORD $0x3d806aa6 // str q6, [x21, #416]
+	WORD $0x3d8052a0 // str q0, [x21, #320]
+	WORD $0x3d8056a1 // str q1, [x21, #336]
+	WORD $0x3d805aa2 // str q2, [x21, #352]
+	WORD $0x3d806aa3 // str q3, [x21, #416]
+	WORD $0x3d805ea4 // str q4, [x21, #368]
+	WORD $0x3d8062a5 // str q5, [x21, #384]
+	WORD $0x3d8066a6 // str q6, [x21, #400]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc046a0 // ldr q0, [x21, #272]
-	WORD $0x3dc03aa1 // ldr q1, [x21, #224]
+	WORD $0x3dc042a0 // ldr q0, [x21, #256]
+	WORD $0x3dc036a1 // ldr q1, [x21, #208]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc04aa3 // ldr q3, [x21, #288]
-	WORD $0x3dc03ea4 // ldr q4, [x21, #240]
+	WORD $0x3dc046a3 // ldr q3, [x21, #272]
+	WORD $0x3dc03aa4 // ldr q4, [x21, #224]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x3dc03ea7 // ldr q7, [x21, #240]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc062a9 // ldr q9, [x21, #384]
-	WORD $0x3dc056aa // ldr q10, [x21, #336]
+	WORD $0x3dc05ea9 // ldr q9, [x21, #368]
+	WORD $0x3dc052aa // ldr q10, [x21, #320]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc066ac // ldr q12, [x21, #400]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc062ac // ldr q12, [x21, #384]
+	WORD $0x3dc056ad // ldr q13, [x21, #336]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc06aaf // ldr q15, [x21, #416]
-	WORD $0x3dc05eb0 // ldr q16, [x21, #368]
+	WORD $0x3dc066af // ldr q15, [x21, #400]
+	WORD $0x3dc05ab0 // ldr q16, [x21, #352]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -4313,20 +4305,20 @@ CompactContactsNEON_loop:
 	CBZW R17, CompactContactsNEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc03abc // ldr q28, [x21, #224]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x3dc052bc // ldr q28, [x21, #320]
+	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
 	WORD $0x3dc062bb // ldr q27, [x21, #384]
 	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
+	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
 	WORD $0x3dc066bb // ldr q27, [x21, #400]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
-	WORD $0x3dc06abb // ldr q27, [x21, #416]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
 	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
 	WORD $0x6ea1faea // fsqrt v10.4s, v23.4s
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
@@ -4369,30 +4361,29 @@ CompactContactsNEON_loop:
 	WORD $0x6e205b18 // mvn v24.16b, v24.16b
 	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
 	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
-	WORD $0x6e35dc53 // fmul v19.4s, v2.4s, v21.4s
-	WORD $0x6e2adcb8 // fmul v24.4s, v5.4s, v10.4s
-	WORD $0x4e38d673 // fadd v19.4s, v19.4s, v24.4s
-	WORD $0x6e30dcd8 // fmul v24.4s, v6.4s, v16.4s
-	WORD $0x4e38d673 // fadd v19.4s, v19.4s, v24.4s
-	WORD $0x6e33de78 // fmul v24.4s, v19.4s, v19.4s
+	WORD $0x6e35dc42 // fmul v2.4s, v2.4s, v21.4s
+	WORD $0x6e2adca5 // fmul v5.4s, v5.4s, v10.4s
+	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
+	WORD $0x6e30dcc5 // fmul v5.4s, v6.4s, v16.4s
+	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
+	WORD $0x6e22dc45 // fmul v5.4s, v2.4s, v2.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
-	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
-	WORD $0x6e21de52 // fmul v18.4s, v18.4s, v1.4s
-	WORD $0x6e32e712 // fcmge v18.4s, v24.4s, v18.4s
-	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x6e32df66 // fmul v6.4s, v27.4s, v18.4s
+	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
+	WORD $0x6e26e4a5 // fcmge v5.4s, v5.4s, v6.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6eb3e793 // fcmgt v19.4s, v28.4s, v19.4s
-	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
-	WORD $0x6ea0fab3 // fneg v19.4s, v21.4s
-	WORD $0x6ea0f958 // fneg v24.4s, v10.4s
-	WORD $0x3d801aa0 // str q0, [x21, #96]
-	WORD $0x6ea0fa00 // fneg v0.4s, v16.4s
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e75 // bit v21.16b, v19.16b, v30.16b
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f0a // bit v10.16b, v24.16b, v30.16b
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x6ea2e782 // fcmgt v2.4s, v28.4s, v2.4s
+	WORD $0x4e651c42 // bic v2.16b, v2.16b, v5.16b
+	WORD $0x6ea0faa5 // fneg v5.4s, v21.4s
+	WORD $0x6ea0f946 // fneg v6.4s, v10.4s
+	WORD $0x6ea0fa12 // fneg v18.4s, v16.4s
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1cb5 // bit v21.16b, v5.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1cca // bit v10.16b, v6.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1e50 // bit v16.16b, v18.16b, v30.16b
 	WORD $0x4eb11e3e // mov v30.16b, v17.16b
 	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
 	WORD $0x4eb11e3e // mov v30.16b, v17.16b
@@ -4407,9 +4398,8 @@ CompactContactsNEON_loop:
 	WORD $0x4ea11c2e // mov v14.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x3dc01abc // ldr q28, [x21, #96]
 	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
-	WORD $0x6ebe1f94 // bit v20.16b, v28.16b, v30.16b
+	WORD $0x6ebe1c14 // bit v20.16b, v0.16b, v30.16b
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
 	WORD $0x3dc016bc // ldr q28, [x21, #80]
 	WORD $0x3dc00abd // ldr q29, [x21, #32]
@@ -4423,58 +4413,58 @@ CompactContactsNEON_loop:
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
 	WORD $0x6e7d1f81 // bsl v1.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0fa8a // fneg v10.4s, v20.4s
+	WORD $0x6ea0fa82 // fneg v2.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5d0 // fcmge v16.4s, v14.4s, v28.4s
-	WORD $0x6e205a10 // mvn v16.16b, v16.16b
-	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
-	WORD $0x6e2add52 // fmul v18.4s, v10.4s, v10.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x6e3ce5c5 // fcmge v5.4s, v14.4s, v28.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e20dc06 // fmul v6.4s, v0.4s, v0.4s
+	WORD $0x6e22dc4a // fmul v10.4s, v2.4s, v2.4s
+	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf72 // fmul v18.4s, v27.4s, v28.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6b1c12 // bsl v18.16b, v0.16b, v11.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x6e3cdf6a // fmul v10.4s, v27.4s, v28.4s
+	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e6b1c0a // bsl v10.16b, v0.16b, v11.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1d82 // bif v2.16b, v12.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
-	WORD $0x6e6d1f93 // bsl v19.16b, v28.16b, v13.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
-	WORD $0x4eb21e4b // mov v11.16b, v18.16b
-	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
-	WORD $0x4eb31e6d // mov v13.16b, v19.16b
-	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1dc6 // bif v6.16b, v14.16b, v30.16b
+	WORD $0x4eaa1d4b // mov v11.16b, v10.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea61cce // mov v14.16b, v6.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ea0f800 // fneg v0.4s, v0.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5ca // fcmge v10.4s, v14.4s, v28.4s
-	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6e3ce5c2 // fcmge v2.4s, v14.4s, v28.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
-	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
-	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
+	WORD $0x6e3cdf65 // fmul v5.4s, v27.4s, v28.4s
+	WORD $0x6e21dc26 // fmul v6.4s, v1.4s, v1.4s
+	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
+	WORD $0x6e20dc06 // fmul v6.4s, v0.4s, v0.4s
+	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6b1f91 // bsl v17.16b, v28.16b, v11.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6efe1d81 // bif v1.16b, v12.16b, v30.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
-	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
-	WORD $0x4eb11e2b // mov v11.16b, v17.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6efe1dc5 // bif v5.16b, v14.16b, v30.16b
+	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x4ea11c2c // mov v12.16b, v1.16b
 	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4eb01e0e // mov v14.16b, v16.16b
+	WORD $0x4ea51cae // mov v14.16b, v5.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
 	WORD $0x6e3ce5c0 // fcmge v0.4s, v14.4s, v28.4s
@@ -4485,19 +4475,19 @@ CompactContactsNEON_loop:
 	WORD $0x6e6b1f81 // bsl v1.16b, v28.16b, v11.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fca // mov v10.16b, v30.16b
-	WORD $0x6e6c1f8a // bsl v10.16b, v28.16b, v12.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e6c1f82 // bsl v2.16b, v28.16b, v12.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x6e6d1f85 // bsl v5.16b, v28.16b, v13.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e6e1f80 // bsl v0.16b, v28.16b, v14.16b
 	WORD $0x4ea11c2b // mov v11.16b, v1.16b
-	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
-	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
 	WORD $0x4ea01c0e // mov v14.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	WORD $0x6ea1f9c0 // fsqrt v0.4s, v14.4s
@@ -4507,89 +4497,85 @@ CompactContactsNEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc00680 // ldr q0, [x20, #16]
 	WORD $0x6e2ffc01 // fdiv v1.4s, v0.4s, v15.4s
-	WORD $0x6e21dd6a // fmul v10.4s, v11.4s, v1.4s
-	WORD $0x6e21dd8b // fmul v11.4s, v12.4s, v1.4s
+	WORD $0x6e21dd62 // fmul v2.4s, v11.4s, v1.4s
+	WORD $0x6e21dd85 // fmul v5.4s, v12.4s, v1.4s
 	WORD $0x6e21dda1 // fmul v1.4s, v13.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc06ead // ldr q13, [x21, #432]
-	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
-	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
-	WORD $0x3dc0a6bc // ldr q28, [x21, #656]
-	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
-	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
-	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edd50 // fmul v16.4s, v10.4s, v14.4s
-	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
-	WORD $0x3dc02e90 // ldr q16, [x20, #176]
-	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
-	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x3dc056a7 // ldr q7, [x21, #336]
-	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
-	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
-	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
-	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x3dc05aa9 // ldr q9, [x21, #352]
-	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
-	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
-	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x3dc05ea6 // ldr q6, [x21, #368]
-	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
-	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
-	WORD $0x4ea21c52 // mov v18.16b, v2.16b
-	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc06aaa // ldr q10, [x21, #416]
+	WORD $0x4e2ad4cb // fadd v11.4s, v6.4s, v10.4s
+	WORD $0x4ea8d56c // fsub v12.4s, v11.4s, v8.4s
+	WORD $0x3dc0a2bc // ldr q28, [x21, #640]
+	WORD $0x4e3cd56b // fadd v11.4s, v11.4s, v28.4s
+	WORD $0x6e28e56b // fcmge v11.4s, v11.4s, v8.4s
+	// Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).
+	WORD $0x4ea6d54d // fsub v13.4s, v10.4s, v6.4s
+	WORD $0x4e2dd508 // fadd v8.4s, v8.4s, v13.4s
+	WORD $0x3dc02e8e // ldr q14, [x20, #176]
+	WORD $0x6e2edd08 // fmul v8.4s, v8.4s, v14.4s
+	WORD $0x3dc052af // ldr q15, [x21, #320]
+	WORD $0x4e27d5e7 // fadd v7.4s, v15.4s, v7.4s
+	WORD $0x6e28dc50 // fmul v16.4s, v2.4s, v8.4s
+	WORD $0x4e30d4e7 // fadd v7.4s, v7.4s, v16.4s
+	WORD $0x3dc056b0 // ldr q16, [x21, #336]
+	WORD $0x4e29d609 // fadd v9.4s, v16.4s, v9.4s
+	WORD $0x6e28dcb1 // fmul v17.4s, v5.4s, v8.4s
+	WORD $0x4e31d529 // fadd v9.4s, v9.4s, v17.4s
+	WORD $0x3dc05ab1 // ldr q17, [x21, #352]
+	WORD $0x4e24d624 // fadd v4.4s, v17.4s, v4.4s
+	WORD $0x6e28dc28 // fmul v8.4s, v1.4s, v8.4s
+	WORD $0x4e28d484 // fadd v4.4s, v4.4s, v8.4s
+	WORD $0x4eac1d88 // mov v8.16b, v12.16b
+	WORD $0x4ea71cf2 // mov v18.16b, v7.16b
+	WORD $0x4ea91d33 // mov v19.16b, v9.16b
 	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
+	WORD $0x4e231d63 // and v3.16b, v11.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
-	WORD $0x4ea81d1e // mov v30.16b, v8.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e751f8b // bsl v11.16b, v28.16b, v21.16b
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_single
 	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc036bc // ldr q28, [x21, #208]
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x3dc03abc // ldr q28, [x21, #224]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x4ebcd76e // fsub v14.4s, v27.4s, v28.4s
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4eafd766 // fsub v6.4s, v27.4s, v15.4s
 	WORD $0x3dc062bb // ldr q27, [x21, #384]
-	WORD $0x4ea7d76c // fsub v12.4s, v27.4s, v7.4s
+	WORD $0x4eb0d76a // fsub v10.4s, v27.4s, v16.4s
 	WORD $0x3dc066bb // ldr q27, [x21, #400]
-	WORD $0x4ea9d76d // fsub v13.4s, v27.4s, v9.4s
-	WORD $0x3dc06abb // ldr q27, [x21, #416]
-	WORD $0x4ea6d760 // fsub v0.4s, v27.4s, v6.4s
+	WORD $0x4eb1d760 // fsub v0.4s, v27.4s, v17.4s
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x4eafd771 // fsub v17.4s, v27.4s, v15.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x4ea7d766 // fsub v6.4s, v27.4s, v7.4s
+	WORD $0x4eb0d76f // fsub v15.4s, v27.4s, v16.4s
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
-	WORD $0x4ebcd769 // fsub v9.4s, v27.4s, v28.4s
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
 	WORD $0x4e3ad73a // fadd v26.4s, v25.4s, v26.4s
 	WORD $0x6eb9e75e // fcmgt v30.4s, v26.4s, v25.4s
-	WORD $0x3d801eb0 // str q16, [x21, #112]
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e7a1f30 // bsl v16.16b, v25.16b, v26.16b
+	WORD $0x3d801aae // str q14, [x21, #96]
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e7a1f2e // bsl v14.16b, v25.16b, v26.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eb0e77e // fcmgt v30.4s, v27.4s, v16.4s
-	WORD $0x6ebe1f70 // bit v16.16b, v27.16b, v30.16b
+	WORD $0x6eaee77e // fcmgt v30.4s, v27.4s, v14.4s
+	WORD $0x6ebe1f6e // bit v14.16b, v27.16b, v30.16b
 	WORD $0x6ebae73e // fcmgt v30.4s, v25.4s, v26.4s
 	WORD $0x6ebe1f3a // bit v26.16b, v25.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
 	WORD $0x6ebbe75e // fcmgt v30.4s, v26.4s, v27.4s
 	WORD $0x6ebe1f7a // bit v26.16b, v27.16b, v30.16b
-	WORD $0x6eb0e759 // fcmgt v25.4s, v26.4s, v16.4s
+	WORD $0x6eaee759 // fcmgt v25.4s, v26.4s, v14.4s
 	WORD $0x4e391c63 // and v3.16b, v3.16b, v25.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4e3ce6d6 // fcmeq v22.4s, v22.4s, v28.4s
@@ -4597,28 +4583,28 @@ CompactContactsNEON_group_normal:
 	WORD $0x3dc0369c // ldr q28, [x20, #208]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
-	WORD $0x6e681f96 // bsl v22.16b, v28.16b, v8.16b
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x6e6b1f96 // bsl v22.16b, v28.16b, v11.16b
+	WORD $0x4eb61ecb // mov v11.16b, v22.16b
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc06abc // ldr q28, [x21, #416]
 	WORD $0x4e3cd776 // fadd v22.4s, v27.4s, v28.4s
 	// Manifold point 1.
-	WORD $0x6e30dd99 // fmul v25.4s, v12.4s, v16.4s
-	WORD $0x3d8022ac // str q12, [x21, #128]
-	WORD $0x6e30ddac // fmul v12.4s, v13.4s, v16.4s
-	WORD $0x6e30dc10 // fmul v16.4s, v0.4s, v16.4s
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x4ea6d720 // fsub v0.4s, v25.4s, v6.4s
-	WORD $0x3d802aad // str q13, [x21, #160]
-	WORD $0x4ea7d58d // fsub v13.4s, v12.4s, v7.4s
-	WORD $0x3d802eba // str q26, [x21, #176]
-	WORD $0x4ea9d61a // fsub v26.4s, v16.4s, v9.4s
+	WORD $0x6e2edcd9 // fmul v25.4s, v6.4s, v14.4s
+	WORD $0x3d801ea6 // str q6, [x21, #112]
+	WORD $0x6e2edd46 // fmul v6.4s, v10.4s, v14.4s
+	WORD $0x6e2edc0e // fmul v14.4s, v0.4s, v14.4s
+	WORD $0x3d8022a0 // str q0, [x21, #128]
+	WORD $0x4eb1d720 // fsub v0.4s, v25.4s, v17.4s
+	WORD $0x3d8026aa // str q10, [x21, #144]
+	WORD $0x4eafd4ca // fsub v10.4s, v6.4s, v15.4s
+	WORD $0x3d802aba // str q26, [x21, #160]
+	WORD $0x4eb0d5da // fsub v26.4s, v14.4s, v16.4s
 	WORD $0x6e38dc00 // fmul v0.4s, v0.4s, v24.4s
-	WORD $0x6e35ddad // fmul v13.4s, v13.4s, v21.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cdf4d // fmul v13.4s, v26.4s, v28.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x6e35dd4a // fmul v10.4s, v10.4s, v21.4s
+	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e3cdf4a // fmul v10.4s, v26.4s, v28.4s
+	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
 	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
 	WORD $0x6e37fc00 // fdiv v0.4s, v0.4s, v23.4s
 	WORD $0x4e7e1c00 // bic v0.16b, v0.16b, v30.16b
@@ -4627,142 +4613,144 @@ CompactContactsNEON_group_normal:
 	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
 	WORD $0x4ea0cbc0 // fcmgt v0.4s, v30.4s, #0.0
 	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
-	WORD $0x6e20df0d // fmul v13.4s, v24.4s, v0.4s
-	WORD $0x4e2dd4cd // fadd v13.4s, v6.4s, v13.4s
-	WORD $0x4eb9d5ad // fsub v13.4s, v13.4s, v25.4s
+	WORD $0x6e20df0a // fmul v10.4s, v24.4s, v0.4s
+	WORD $0x4e2ad62a // fadd v10.4s, v17.4s, v10.4s
+	WORD $0x4eb9d54a // fsub v10.4s, v10.4s, v25.4s
 	WORD $0x6e20deba // fmul v26.4s, v21.4s, v0.4s
-	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
-	WORD $0x4eacd75a // fsub v26.4s, v26.4s, v12.4s
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x4e3ad5fa // fadd v26.4s, v15.4s, v26.4s
+	WORD $0x4ea6d75a // fsub v26.4s, v26.4s, v6.4s
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
 	WORD $0x6e20df60 // fmul v0.4s, v27.4s, v0.4s
-	WORD $0x4e20d520 // fadd v0.4s, v9.4s, v0.4s
-	WORD $0x4eb0d400 // fsub v0.4s, v0.4s, v16.4s
-	WORD $0x3d8032b5 // str q21, [x21, #192]
-	WORD $0x6e2addb5 // fmul v21.4s, v13.4s, v10.4s
-	WORD $0x3d8036b8 // str q24, [x21, #208]
-	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
+	WORD $0x4e20d600 // fadd v0.4s, v16.4s, v0.4s
+	WORD $0x4eaed400 // fsub v0.4s, v0.4s, v14.4s
+	WORD $0x3d802eb5 // str q21, [x21, #176]
+	WORD $0x6e22dd55 // fmul v21.4s, v10.4s, v2.4s
+	WORD $0x3d8032b8 // str q24, [x21, #192]
+	WORD $0x6e25df58 // fmul v24.4s, v26.4s, v5.4s
 	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
 	WORD $0x6e21dc18 // fmul v24.4s, v0.4s, v1.4s
 	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
 	WORD $0x4eb5d6d5 // fsub v21.4s, v22.4s, v21.4s
-	WORD $0x6e2edd58 // fmul v24.4s, v10.4s, v14.4s
-	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
+	WORD $0x6e2ddc58 // fmul v24.4s, v2.4s, v13.4s
+	WORD $0x4e38d54a // fadd v10.4s, v10.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
-	WORD $0x4e2dd72d // fadd v13.4s, v25.4s, v13.4s
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4e2dd76d // fadd v13.4s, v27.4s, v13.4s
-	WORD $0x6e2edd78 // fmul v24.4s, v11.4s, v14.4s
+	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
+	WORD $0x4e2ad72a // fadd v10.4s, v25.4s, v10.4s
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
+	WORD $0x6e2ddcb8 // fmul v24.4s, v5.4s, v13.4s
 	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
-	WORD $0x4e38d58c // fadd v12.4s, v12.4s, v24.4s
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
-	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
+	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x6e2ddc38 // fmul v24.4s, v1.4s, v13.4s
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
-	WORD $0x4e20d600 // fadd v0.4s, v16.4s, v0.4s
-	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e20d5c0 // fadd v0.4s, v14.4s, v0.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e35 // bif v21.16b, v17.16b, v30.16b
-	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x6efe1d15 // bif v21.16b, v8.16b, v30.16b
+	WORD $0x4eb51ea8 // mov v8.16b, v21.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
+	WORD $0x6efe1e4a // bif v10.16b, v18.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e6c // bif v12.16b, v19.16b, v30.16b
+	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
-	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4eac1d93 // mov v19.16b, v12.16b
+	WORD $0x4eaa1d52 // mov v18.16b, v10.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	// Manifold point 2.
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4ea6d410 // fsub v16.4s, v0.4s, v6.4s
-	WORD $0x4ea7d595 // fsub v21.4s, v12.4s, v7.4s
-	WORD $0x4ea9d5b8 // fsub v24.4s, v13.4s, v9.4s
-	WORD $0x3dc036bc // ldr q28, [x21, #208]
-	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
-	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
-	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cdf15 // fmul v21.4s, v24.4s, v28.4s
-	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
-	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
-	WORD $0x6e37fe10 // fdiv v16.4s, v16.4s, v23.4s
-	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb0e7fe // fcmgt v30.4s, v31.4s, v16.4s
-	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
-	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
-	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x6e30df75 // fmul v21.4s, v27.4s, v16.4s
-	WORD $0x4e35d4c6 // fadd v6.4s, v6.4s, v21.4s
-	WORD $0x4ea0d4c6 // fsub v6.4s, v6.4s, v0.4s
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x6e30df75 // fmul v21.4s, v27.4s, v16.4s
-	WORD $0x4e35d4e7 // fadd v7.4s, v7.4s, v21.4s
-	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e30df70 // fmul v16.4s, v27.4s, v16.4s
-	WORD $0x4e30d529 // fadd v9.4s, v9.4s, v16.4s
-	WORD $0x4eadd529 // fsub v9.4s, v9.4s, v13.4s
-	WORD $0x6e2adcd0 // fmul v16.4s, v6.4s, v10.4s
-	WORD $0x6e2bdcf5 // fmul v21.4s, v7.4s, v11.4s
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e3cdf66 // fmul v6.4s, v27.4s, v28.4s
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e3cdf6a // fmul v10.4s, v27.4s, v28.4s
+	WORD $0x4eb1d40e // fsub v14.4s, v0.4s, v17.4s
+	WORD $0x4eafd4d5 // fsub v21.4s, v6.4s, v15.4s
+	WORD $0x4eb0d558 // fsub v24.4s, v10.4s, v16.4s
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
+	WORD $0x6e3cddce // fmul v14.4s, v14.4s, v28.4s
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
+	WORD $0x4e35d5ce // fadd v14.4s, v14.4s, v21.4s
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e3cdf15 // fmul v21.4s, v24.4s, v28.4s
+	WORD $0x4e35d5ce // fadd v14.4s, v14.4s, v21.4s
+	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
+	WORD $0x6e37fdce // fdiv v14.4s, v14.4s, v23.4s
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eaee7fe // fcmgt v30.4s, v31.4s, v14.4s
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ea0cbce // fcmgt v14.4s, v30.4s, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x6e2edf75 // fmul v21.4s, v27.4s, v14.4s
+	WORD $0x4e35d631 // fadd v17.4s, v17.4s, v21.4s
+	WORD $0x4ea0d631 // fsub v17.4s, v17.4s, v0.4s
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x6e2edf75 // fmul v21.4s, v27.4s, v14.4s
+	WORD $0x4e35d5ef // fadd v15.4s, v15.4s, v21.4s
+	WORD $0x4ea6d5ef // fsub v15.4s, v15.4s, v6.4s
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x6e2edf6e // fmul v14.4s, v27.4s, v14.4s
+	WORD $0x4e2ed60e // fadd v14.4s, v16.4s, v14.4s
+	WORD $0x4eaad5ce // fsub v14.4s, v14.4s, v10.4s
+	WORD $0x6e22de30 // fmul v16.4s, v17.4s, v2.4s
+	WORD $0x6e25ddf5 // fmul v21.4s, v15.4s, v5.4s
 	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
-	WORD $0x6e21dd35 // fmul v21.4s, v9.4s, v1.4s
+	WORD $0x6e21ddd5 // fmul v21.4s, v14.4s, v1.4s
 	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
 	WORD $0x4eb0d6d0 // fsub v16.4s, v22.4s, v16.4s
-	WORD $0x6e2edd55 // fmul v21.4s, v10.4s, v14.4s
-	WORD $0x4e35d4c6 // fadd v6.4s, v6.4s, v21.4s
+	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
+	WORD $0x6e2ddc55 // fmul v21.4s, v2.4s, v13.4s
+	WORD $0x4e35d631 // fadd v17.4s, v17.4s, v21.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdcc6 // fmul v6.4s, v6.4s, v28.4s
-	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
+	WORD $0x4e31d400 // fadd v0.4s, v0.4s, v17.4s
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
-	WORD $0x6e2edd66 // fmul v6.4s, v11.4s, v14.4s
-	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
+	WORD $0x6e2ddcb1 // fmul v17.4s, v5.4s, v13.4s
+	WORD $0x4e31d5ef // fadd v15.4s, v15.4s, v17.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdcc6 // fmul v6.4s, v6.4s, v28.4s
-	WORD $0x4e26d586 // fadd v6.4s, v12.4s, v6.4s
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x6e3cddef // fmul v15.4s, v15.4s, v28.4s
+	WORD $0x4e2fd4c6 // fadd v6.4s, v6.4s, v15.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
-	WORD $0x6e2edc27 // fmul v7.4s, v1.4s, v14.4s
-	WORD $0x4e27d527 // fadd v7.4s, v9.4s, v7.4s
+	WORD $0x6e2ddc2f // fmul v15.4s, v1.4s, v13.4s
+	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
-	WORD $0x4e27d5a7 // fadd v7.4s, v13.4s, v7.4s
-	WORD $0x3dc05ebb // ldr q27, [x21, #368]
-	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
+	WORD $0x6e3cddce // fmul v14.4s, v14.4s, v28.4s
+	WORD $0x4e2ed54a // fadd v10.4s, v10.4s, v14.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
-	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x6efe1d90 // bif v16.16b, v12.16b, v30.16b
+	WORD $0x4eb01e0c // mov v12.16b, v16.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x6efe1ce0 // bif v0.16b, v7.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1ca6 // bif v6.16b, v5.16b, v30.16b
+	WORD $0x6efe1d26 // bif v6.16b, v9.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c87 // bif v7.16b, v4.16b, v30.16b
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
-	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
-	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
+	WORD $0x6efe1c8a // bif v10.16b, v4.16b, v30.16b
+	WORD $0x4ea01c07 // mov v7.16b, v0.16b
+	WORD $0x4ea61cc9 // mov v9.16b, v6.16b
+	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
 
 CompactContactsNEON_group_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	WORD $0x4e2fd620 // fadd v0.4s, v17.4s, v15.4s
-	WORD $0x4e2ed400 // fadd v0.4s, v0.4s, v14.4s
+	WORD $0x4e2cd500 // fadd v0.4s, v8.4s, v12.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
 	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
 	WORD $0x6e20e780 // fcmge v0.4s, v28.4s, v0.4s
@@ -4774,23 +4762,23 @@ CompactContactsNEON_group_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e711f83 // bsl v3.16b, v28.16b, v17.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
+	WORD $0x4ea31c68 // mov v8.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6f1f83 // bsl v3.16b, v28.16b, v15.16b
-	WORD $0x4ea31c6f // mov v15.16b, v3.16b
+	WORD $0x6e6c1f83 // bsl v3.16b, v28.16b, v12.16b
+	WORD $0x4ea31c6c // mov v12.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6a1f83 // bsl v3.16b, v28.16b, v10.16b
-	WORD $0x4ea31c6a // mov v10.16b, v3.16b
+	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
+	WORD $0x4ea31c62 // mov v2.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6b1f83 // bsl v3.16b, v28.16b, v11.16b
-	WORD $0x4ea31c6b // mov v11.16b, v3.16b
+	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
+	WORD $0x4ea31c65 // mov v5.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -4814,13 +4802,13 @@ CompactContactsNEON_group_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
-	WORD $0x4ea31c62 // mov v2.16b, v3.16b
+	WORD $0x6e671f83 // bsl v3.16b, v28.16b, v7.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
-	WORD $0x4ea31c65 // mov v5.16b, v3.16b
+	WORD $0x6e691f83 // bsl v3.16b, v28.16b, v9.16b
+	WORD $0x4ea31c69 // mov v9.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -4829,201 +4817,201 @@ CompactContactsNEON_group_single:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e681f80 // bsl v0.16b, v28.16b, v8.16b
-	WORD $0x4ea01c08 // mov v8.16b, v0.16b
+	WORD $0x6e6b1f80 // bsl v0.16b, v28.16b, v11.16b
+	WORD $0x4ea01c0b // mov v11.16b, v0.16b
 
 CompactContactsNEON_group_finite:
 	// Compaction: the touching lanes' rows, in pair order; nothing for a group without one.
-	WORD $0x6eb0a91e // umaxv s30, v8.4s
+	WORD $0x6eb0a97e // umaxv s30, v11.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_none
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d8072bb // str q27, [x21, #448]
+	WORD $0x3d806ebb // str q27, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a8 // str q8, [x21, #464]
-	WORD $0x3d807ab1 // str q17, [x21, #480]
-	WORD $0x3d807eaf // str q15, [x21, #496]
-	WORD $0x3d8082aa // str q10, [x21, #512]
-	WORD $0x3d8086ab // str q11, [x21, #528]
-	WORD $0x3d808aa1 // str q1, [x21, #544]
-	WORD $0x3d808eb2 // str q18, [x21, #560]
-	WORD $0x3d8092b3 // str q19, [x21, #576]
-	WORD $0x3d8096b4 // str q20, [x21, #592]
-	WORD $0x3d809aa2 // str q2, [x21, #608]
-	WORD $0x3d809ea5 // str q5, [x21, #624]
-	WORD $0x3d80a2a4 // str q4, [x21, #640]
-	MOVWU 464(R21), R19
+	WORD $0x3d807aac // str q12, [x21, #480]
+	WORD $0x3d807ea2 // str q2, [x21, #496]
+	WORD $0x3d8082a5 // str q5, [x21, #512]
+	WORD $0x3d8086a1 // str q1, [x21, #528]
+	WORD $0x3d808ab2 // str q18, [x21, #544]
+	WORD $0x3d808eb3 // str q19, [x21, #560]
+	WORD $0x3d8092b4 // str q20, [x21, #576]
+	WORD $0x3d8096a7 // str q7, [x21, #592]
+	WORD $0x3d809aa9 // str q9, [x21, #608]
+	WORD $0x3d809ea4 // str q4, [x21, #624]
+	MOVWU 448(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip0
-	MOVWU 448(R21), R22
+	MOVWU 432(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 464(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 480(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 496(R21), R22
+	MOVWU 480(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 512(R21), R22
+	MOVWU 496(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 528(R21), R22
+	MOVWU 512(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 544(R21), R22
+	MOVWU 528(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 560(R21), R22
+	MOVWU 544(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 576(R21), R22
+	MOVWU 560(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 592(R21), R22
+	MOVWU 576(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 608(R21), R22
+	MOVWU 592(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 624(R21), R22
+	MOVWU 608(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 640(R21), R22
+	MOVWU 624(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
 
 CompactContactsNEON_group_skip0:
-	MOVWU 468(R21), R19
+	MOVWU 452(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip1
-	MOVWU 452(R21), R22
+	MOVWU 436(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 468(R21), R22
+	MOVWU 452(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 484(R21), R22
+	MOVWU 468(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 500(R21), R22
+	MOVWU 484(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 516(R21), R22
+	MOVWU 500(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 532(R21), R22
+	MOVWU 516(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 548(R21), R22
+	MOVWU 532(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 564(R21), R22
+	MOVWU 548(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 580(R21), R22
+	MOVWU 564(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 596(R21), R22
+	MOVWU 580(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 612(R21), R22
+	MOVWU 596(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 628(R21), R22
+	MOVWU 612(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 644(R21), R22
+	MOVWU 628(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
 
 CompactContactsNEON_group_skip1:
-	MOVWU 472(R21), R19
+	MOVWU 456(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip2
-	MOVWU 456(R21), R22
+	MOVWU 440(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 472(R21), R22
+	MOVWU 456(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 488(R21), R22
+	MOVWU 472(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 504(R21), R22
+	MOVWU 488(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 520(R21), R22
+	MOVWU 504(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 536(R21), R22
+	MOVWU 520(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 552(R21), R22
+	MOVWU 536(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 568(R21), R22
+	MOVWU 552(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 584(R21), R22
+	MOVWU 568(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 600(R21), R22
+	MOVWU 584(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 616(R21), R22
+	MOVWU 600(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 632(R21), R22
+	MOVWU 616(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 648(R21), R22
+	MOVWU 632(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
 
 CompactContactsNEON_group_skip2:
-	MOVWU 476(R21), R19
+	MOVWU 460(R21), R19
 	CBZW R19, CompactContactsNEON_group_skip3
-	MOVWU 460(R21), R22
+	MOVWU 444(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 476(R21), R22
+	MOVWU 460(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 492(R21), R22
+	MOVWU 476(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 508(R21), R22
+	MOVWU 492(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 524(R21), R22
+	MOVWU 508(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 540(R21), R22
+	MOVWU 524(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 556(R21), R22
+	MOVWU 540(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 572(R21), R22
+	MOVWU 556(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 588(R21), R22
+	MOVWU 572(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 604(R21), R22
+	MOVWU 588(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 620(R21), R22
+	MOVWU 604(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 636(R21), R22
+	MOVWU 620(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 652(R21), R22
+	MOVWU 636(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -5038,33 +5026,57 @@ CompactContactsNEON_tail:
 	// The n mod 4 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, CompactContactsNEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d80a6bb // str q27, [x21, #656]
 	WORD $0x3d80aabb // str q27, [x21, #672]
-	WORD $0x3d80aebb // str q27, [x21, #688]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 672(R21)
+	MOVW R22, 656(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 688(R21)
+	MOVW R22, 672(R21)
 	CMP $2, R13
 	BLT CompactContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 4(R19), R22
-	MOVW R22, 676(R21)
+	MOVW R22, 660(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 4(R19), R22
-	MOVW R22, 692(R21)
+	MOVW R22, 676(R21)
 	CMP $3, R13
 	BLT CompactContactsNEON_tailin_end
 	ADD R11<<2, R7, R19
 	MOVWU 8(R19), R22
-	MOVW R22, 680(R21)
+	MOVW R22, 664(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 8(R19), R22
-	MOVW R22, 696(R21)
+	MOVW R22, 680(R21)
 
 CompactContactsNEON_tailin_end:
 	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 656(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 660(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 664(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 668(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8036a0 // str q0, [x21, #208]
+	WORD $0x3d803aa1 // str q1, [x21, #224]
+	WORD $0x3d803ea2 // str q2, [x21, #240]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8042a4 // str q4, [x21, #256]
+	WORD $0x3d8046a5 // str q5, [x21, #272]
+	WORD $0x3d804aa6 // str q6, [x21, #288]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	MOVWU 672(R21), R22
 	ADD R22<<5, R0, R23
 	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
@@ -5081,55 +5093,31 @@ CompactContactsNEON_tailin_end:
 	ADD R22<<5, R0, R23
 	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
 	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d803aa0 // str q0, [x21, #224]
-	WORD $0x3d803ea1 // str q1, [x21, #240]
-	WORD $0x3d8042a2 // str q2, [x21, #256]
-	WORD $0x3d8052a3 // str q3, [x21, #320]
-	WORD $0x3d8046a4 // str q4, [x21, #272]
-	WORD $0x3d804aa5 // str q5, [x21, #288]
-	WORD $0x3d804ea6 // str q6, [x21, #304]
-	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 688(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
-	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
-	MOVWU 692(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
-	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
-	MOVWU 696(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
-	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
-	MOVWU 700(R21), R22
-	ADD R22<<5, R0, R23
-	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
-	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
-	WORD $0x3d8056a0 // str q0, [x21, #336]
-	WORD $0x3d805aa1 // str q1, [x21, #352]
-	WORD $0x3d805ea2 // str q2, [x21, #368]
-	WORD $0x3d806ea3 // str q3, [x21, #432]
-	WORD $0x3d8062a4 // str q4, [x21, #384]
-	WORD $0x3d8066a5 // str q5, [x21, #400]
-	WORD $0x3d806aa6 // str q6, [x21, #416]
+	WORD $0x3d8052a0 // str q0, [x21, #320]
+	WORD $0x3d8056a1 // str q1, [x21, #336]
+	WORD $0x3d805aa2 // str q2, [x21, #352]
+	WORD $0x3d806aa3 // str q3, [x21, #416]
+	WORD $0x3d805ea4 // str q4, [x21, #368]
+	WORD $0x3d8062a5 // str q5, [x21, #384]
+	WORD $0x3d8066a6 // str q6, [x21, #400]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc046a0 // ldr q0, [x21, #272]
-	WORD $0x3dc03aa1 // ldr q1, [x21, #224]
+	WORD $0x3dc042a0 // ldr q0, [x21, #256]
+	WORD $0x3dc036a1 // ldr q1, [x21, #208]
 	WORD $0x4ea1d402 // fsub v2.4s, v0.4s, v1.4s
-	WORD $0x3dc04aa3 // ldr q3, [x21, #288]
-	WORD $0x3dc03ea4 // ldr q4, [x21, #240]
+	WORD $0x3dc046a3 // ldr q3, [x21, #272]
+	WORD $0x3dc03aa4 // ldr q4, [x21, #224]
 	WORD $0x4ea4d465 // fsub v5.4s, v3.4s, v4.4s
-	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x3dc03ea7 // ldr q7, [x21, #240]
 	WORD $0x4ea7d4c8 // fsub v8.4s, v6.4s, v7.4s
-	WORD $0x3dc062a9 // ldr q9, [x21, #384]
-	WORD $0x3dc056aa // ldr q10, [x21, #336]
+	WORD $0x3dc05ea9 // ldr q9, [x21, #368]
+	WORD $0x3dc052aa // ldr q10, [x21, #320]
 	WORD $0x4eaad52b // fsub v11.4s, v9.4s, v10.4s
-	WORD $0x3dc066ac // ldr q12, [x21, #400]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc062ac // ldr q12, [x21, #384]
+	WORD $0x3dc056ad // ldr q13, [x21, #336]
 	WORD $0x4eadd58e // fsub v14.4s, v12.4s, v13.4s
-	WORD $0x3dc06aaf // ldr q15, [x21, #416]
-	WORD $0x3dc05eb0 // ldr q16, [x21, #368]
+	WORD $0x3dc066af // ldr q15, [x21, #400]
+	WORD $0x3dc05ab0 // ldr q16, [x21, #352]
 	WORD $0x4eb0d5f1 // fsub v17.4s, v15.4s, v16.4s
 	WORD $0x4eaad432 // fsub v18.4s, v1.4s, v10.4s
 	WORD $0x4eadd493 // fsub v19.4s, v4.4s, v13.4s
@@ -5277,20 +5265,20 @@ CompactContactsNEON_tailin_end:
 	CBZW R17, CompactContactsNEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ea1d414 // fsub v20.4s, v0.4s, v1.4s
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc03abc // ldr q28, [x21, #224]
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x3dc052bc // ldr q28, [x21, #320]
+	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
 	WORD $0x3dc062bb // ldr q27, [x21, #384]
 	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
+	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
 	WORD $0x3dc066bb // ldr q27, [x21, #400]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4ebcd761 // fsub v1.4s, v27.4s, v28.4s
-	WORD $0x3dc06abb // ldr q27, [x21, #416]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
 	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
 	WORD $0x6ea1faea // fsqrt v10.4s, v23.4s
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
@@ -5333,30 +5321,29 @@ CompactContactsNEON_tailin_end:
 	WORD $0x6e205b18 // mvn v24.16b, v24.16b
 	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
 	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
-	WORD $0x6e35dc53 // fmul v19.4s, v2.4s, v21.4s
-	WORD $0x6e2adcb8 // fmul v24.4s, v5.4s, v10.4s
-	WORD $0x4e38d673 // fadd v19.4s, v19.4s, v24.4s
-	WORD $0x6e30dcd8 // fmul v24.4s, v6.4s, v16.4s
-	WORD $0x4e38d673 // fadd v19.4s, v19.4s, v24.4s
-	WORD $0x6e33de78 // fmul v24.4s, v19.4s, v19.4s
+	WORD $0x6e35dc42 // fmul v2.4s, v2.4s, v21.4s
+	WORD $0x6e2adca5 // fmul v5.4s, v5.4s, v10.4s
+	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
+	WORD $0x6e30dcc5 // fmul v5.4s, v6.4s, v16.4s
+	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
+	WORD $0x6e22dc45 // fmul v5.4s, v2.4s, v2.4s
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
-	WORD $0x6e32df72 // fmul v18.4s, v27.4s, v18.4s
-	WORD $0x6e21de52 // fmul v18.4s, v18.4s, v1.4s
-	WORD $0x6e32e712 // fcmge v18.4s, v24.4s, v18.4s
-	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x6e32df66 // fmul v6.4s, v27.4s, v18.4s
+	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
+	WORD $0x6e26e4a5 // fcmge v5.4s, v5.4s, v6.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6eb3e793 // fcmgt v19.4s, v28.4s, v19.4s
-	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
-	WORD $0x6ea0fab3 // fneg v19.4s, v21.4s
-	WORD $0x6ea0f958 // fneg v24.4s, v10.4s
-	WORD $0x3d801aa0 // str q0, [x21, #96]
-	WORD $0x6ea0fa00 // fneg v0.4s, v16.4s
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e75 // bit v21.16b, v19.16b, v30.16b
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f0a // bit v10.16b, v24.16b, v30.16b
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x6ea2e782 // fcmgt v2.4s, v28.4s, v2.4s
+	WORD $0x4e651c42 // bic v2.16b, v2.16b, v5.16b
+	WORD $0x6ea0faa5 // fneg v5.4s, v21.4s
+	WORD $0x6ea0f946 // fneg v6.4s, v10.4s
+	WORD $0x6ea0fa12 // fneg v18.4s, v16.4s
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1cb5 // bit v21.16b, v5.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1cca // bit v10.16b, v6.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1e50 // bit v16.16b, v18.16b, v30.16b
 	WORD $0x4eb11e3e // mov v30.16b, v17.16b
 	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
 	WORD $0x4eb11e3e // mov v30.16b, v17.16b
@@ -5371,9 +5358,8 @@ CompactContactsNEON_tailin_end:
 	WORD $0x4ea11c2e // mov v14.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x3dc01abc // ldr q28, [x21, #96]
 	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
-	WORD $0x6ebe1f94 // bit v20.16b, v28.16b, v30.16b
+	WORD $0x6ebe1c14 // bit v20.16b, v0.16b, v30.16b
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
 	WORD $0x3dc016bc // ldr q28, [x21, #80]
 	WORD $0x3dc00abd // ldr q29, [x21, #32]
@@ -5387,58 +5373,58 @@ CompactContactsNEON_tailin_end:
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
 	WORD $0x6e7d1f81 // bsl v1.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ea0fa8a // fneg v10.4s, v20.4s
+	WORD $0x6ea0fa82 // fneg v2.4s, v20.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5d0 // fcmge v16.4s, v14.4s, v28.4s
-	WORD $0x6e205a10 // mvn v16.16b, v16.16b
-	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
-	WORD $0x6e2add52 // fmul v18.4s, v10.4s, v10.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
+	WORD $0x6e3ce5c5 // fcmge v5.4s, v14.4s, v28.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e20dc06 // fmul v6.4s, v0.4s, v0.4s
+	WORD $0x6e22dc4a // fmul v10.4s, v2.4s, v2.4s
+	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf72 // fmul v18.4s, v27.4s, v28.4s
-	WORD $0x4e32d631 // fadd v17.4s, v17.4s, v18.4s
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6b1c12 // bsl v18.16b, v0.16b, v11.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x6e3cdf6a // fmul v10.4s, v27.4s, v28.4s
+	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e6b1c0a // bsl v10.16b, v0.16b, v11.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1d82 // bif v2.16b, v12.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
-	WORD $0x6e6d1f93 // bsl v19.16b, v28.16b, v13.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
-	WORD $0x4eb21e4b // mov v11.16b, v18.16b
-	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
-	WORD $0x4eb31e6d // mov v13.16b, v19.16b
-	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1dc6 // bif v6.16b, v14.16b, v30.16b
+	WORD $0x4eaa1d4b // mov v11.16b, v10.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea61cce // mov v14.16b, v6.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ea0f800 // fneg v0.4s, v0.4s
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce5ca // fcmge v10.4s, v14.4s, v28.4s
-	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6e3ce5c2 // fcmge v2.4s, v14.4s, v28.4s
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e3cdf70 // fmul v16.4s, v27.4s, v28.4s
-	WORD $0x6e21dc31 // fmul v17.4s, v1.4s, v1.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
-	WORD $0x6e20dc11 // fmul v17.4s, v0.4s, v0.4s
-	WORD $0x4e31d610 // fadd v16.4s, v16.4s, v17.4s
+	WORD $0x6e3cdf65 // fmul v5.4s, v27.4s, v28.4s
+	WORD $0x6e21dc26 // fmul v6.4s, v1.4s, v1.4s
+	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
+	WORD $0x6e20dc06 // fmul v6.4s, v0.4s, v0.4s
+	WORD $0x4e26d4a5 // fadd v5.4s, v5.4s, v6.4s
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6b1f91 // bsl v17.16b, v28.16b, v11.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6efe1d81 // bif v1.16b, v12.16b, v30.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
-	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
-	WORD $0x4eb11e2b // mov v11.16b, v17.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6efe1dc5 // bif v5.16b, v14.16b, v30.16b
+	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x4ea11c2c // mov v12.16b, v1.16b
 	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4eb01e0e // mov v14.16b, v16.16b
+	WORD $0x4ea51cae // mov v14.16b, v5.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0029c // ldr q28, [x20, #0]
 	WORD $0x6e3ce5c0 // fcmge v0.4s, v14.4s, v28.4s
@@ -5449,19 +5435,19 @@ CompactContactsNEON_tailin_end:
 	WORD $0x6e6b1f81 // bsl v1.16b, v28.16b, v11.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fca // mov v10.16b, v30.16b
-	WORD $0x6e6c1f8a // bsl v10.16b, v28.16b, v12.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e6c1f82 // bsl v2.16b, v28.16b, v12.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x6e6d1f85 // bsl v5.16b, v28.16b, v13.16b
 	WORD $0x3dc0069c // ldr q28, [x20, #16]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e6e1f80 // bsl v0.16b, v28.16b, v14.16b
 	WORD $0x4ea11c2b // mov v11.16b, v1.16b
-	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
-	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
 	WORD $0x4ea01c0e // mov v14.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	WORD $0x6ea1f9c0 // fsqrt v0.4s, v14.4s
@@ -5471,89 +5457,85 @@ CompactContactsNEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc00680 // ldr q0, [x20, #16]
 	WORD $0x6e2ffc01 // fdiv v1.4s, v0.4s, v15.4s
-	WORD $0x6e21dd6a // fmul v10.4s, v11.4s, v1.4s
-	WORD $0x6e21dd8b // fmul v11.4s, v12.4s, v1.4s
+	WORD $0x6e21dd62 // fmul v2.4s, v11.4s, v1.4s
+	WORD $0x6e21dd85 // fmul v5.4s, v12.4s, v1.4s
 	WORD $0x6e21dda1 // fmul v1.4s, v13.4s, v1.4s
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc06ead // ldr q13, [x21, #432]
-	WORD $0x4e2dd58e // fadd v14.4s, v12.4s, v13.4s
-	WORD $0x4ea8d5cf // fsub v15.4s, v14.4s, v8.4s
-	WORD $0x3dc0a6bc // ldr q28, [x21, #656]
-	WORD $0x4e3cd5ce // fadd v14.4s, v14.4s, v28.4s
-	WORD $0x6e28e5c8 // fcmge v8.4s, v14.4s, v8.4s
-	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	WORD $0x4eacd5ae // fsub v14.4s, v13.4s, v12.4s
-	WORD $0x6e2edd50 // fmul v16.4s, v10.4s, v14.4s
-	WORD $0x4e30d442 // fadd v2.4s, v2.4s, v16.4s
-	WORD $0x3dc02e90 // ldr q16, [x20, #176]
-	WORD $0x6e30dc42 // fmul v2.4s, v2.4s, v16.4s
-	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x3dc056a7 // ldr q7, [x21, #336]
-	WORD $0x4e22d4e2 // fadd v2.4s, v7.4s, v2.4s
-	WORD $0x6e2edd71 // fmul v17.4s, v11.4s, v14.4s
-	WORD $0x4e31d4a5 // fadd v5.4s, v5.4s, v17.4s
-	WORD $0x6e30dca5 // fmul v5.4s, v5.4s, v16.4s
-	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x3dc05aa9 // ldr q9, [x21, #352]
-	WORD $0x4e25d525 // fadd v5.4s, v9.4s, v5.4s
-	WORD $0x6e2edc31 // fmul v17.4s, v1.4s, v14.4s
-	WORD $0x4e31d4c6 // fadd v6.4s, v6.4s, v17.4s
-	WORD $0x6e30dcc6 // fmul v6.4s, v6.4s, v16.4s
-	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
-	WORD $0x3dc05ea6 // ldr q6, [x21, #368]
-	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
-	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
-	WORD $0x4ea21c52 // mov v18.16b, v2.16b
-	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc06aaa // ldr q10, [x21, #416]
+	WORD $0x4e2ad4cb // fadd v11.4s, v6.4s, v10.4s
+	WORD $0x4ea8d56c // fsub v12.4s, v11.4s, v8.4s
+	WORD $0x3dc0a2bc // ldr q28, [x21, #640]
+	WORD $0x4e3cd56b // fadd v11.4s, v11.4s, v28.4s
+	WORD $0x6e28e56b // fcmge v11.4s, v11.4s, v8.4s
+	// Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).
+	WORD $0x4ea6d54d // fsub v13.4s, v10.4s, v6.4s
+	WORD $0x4e2dd508 // fadd v8.4s, v8.4s, v13.4s
+	WORD $0x3dc02e8e // ldr q14, [x20, #176]
+	WORD $0x6e2edd08 // fmul v8.4s, v8.4s, v14.4s
+	WORD $0x3dc052af // ldr q15, [x21, #320]
+	WORD $0x4e27d5e7 // fadd v7.4s, v15.4s, v7.4s
+	WORD $0x6e28dc50 // fmul v16.4s, v2.4s, v8.4s
+	WORD $0x4e30d4e7 // fadd v7.4s, v7.4s, v16.4s
+	WORD $0x3dc056b0 // ldr q16, [x21, #336]
+	WORD $0x4e29d609 // fadd v9.4s, v16.4s, v9.4s
+	WORD $0x6e28dcb1 // fmul v17.4s, v5.4s, v8.4s
+	WORD $0x4e31d529 // fadd v9.4s, v9.4s, v17.4s
+	WORD $0x3dc05ab1 // ldr q17, [x21, #352]
+	WORD $0x4e24d624 // fadd v4.4s, v17.4s, v4.4s
+	WORD $0x6e28dc28 // fmul v8.4s, v1.4s, v8.4s
+	WORD $0x4e28d484 // fadd v4.4s, v4.4s, v8.4s
+	WORD $0x4eac1d88 // mov v8.16b, v12.16b
+	WORD $0x4ea71cf2 // mov v18.16b, v7.16b
+	WORD $0x4ea91d33 // mov v19.16b, v9.16b
 	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
+	WORD $0x4e231d63 // and v3.16b, v11.16b, v3.16b
 	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
-	WORD $0x4ea81d1e // mov v30.16b, v8.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e751f8b // bsl v11.16b, v28.16b, v21.16b
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_single
 	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc036bc // ldr q28, [x21, #208]
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x3dc03abc // ldr q28, [x21, #224]
-	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4ebcd775 // fsub v21.4s, v27.4s, v28.4s
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x4ebcd76e // fsub v14.4s, v27.4s, v28.4s
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4eafd766 // fsub v6.4s, v27.4s, v15.4s
 	WORD $0x3dc062bb // ldr q27, [x21, #384]
-	WORD $0x4ea7d76c // fsub v12.4s, v27.4s, v7.4s
+	WORD $0x4eb0d76a // fsub v10.4s, v27.4s, v16.4s
 	WORD $0x3dc066bb // ldr q27, [x21, #400]
-	WORD $0x4ea9d76d // fsub v13.4s, v27.4s, v9.4s
-	WORD $0x3dc06abb // ldr q27, [x21, #416]
-	WORD $0x4ea6d760 // fsub v0.4s, v27.4s, v6.4s
+	WORD $0x4eb1d760 // fsub v0.4s, v27.4s, v17.4s
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x4eafd771 // fsub v17.4s, v27.4s, v15.4s
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x4ea7d766 // fsub v6.4s, v27.4s, v7.4s
+	WORD $0x4eb0d76f // fsub v15.4s, v27.4s, v16.4s
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4ea9d767 // fsub v7.4s, v27.4s, v9.4s
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
-	WORD $0x4ebcd769 // fsub v9.4s, v27.4s, v28.4s
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
 	WORD $0x4e3ad73a // fadd v26.4s, v25.4s, v26.4s
 	WORD $0x6eb9e75e // fcmgt v30.4s, v26.4s, v25.4s
-	WORD $0x3d801eb0 // str q16, [x21, #112]
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e7a1f30 // bsl v16.16b, v25.16b, v26.16b
+	WORD $0x3d801aae // str q14, [x21, #96]
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e7a1f2e // bsl v14.16b, v25.16b, v26.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6eb0e77e // fcmgt v30.4s, v27.4s, v16.4s
-	WORD $0x6ebe1f70 // bit v16.16b, v27.16b, v30.16b
+	WORD $0x6eaee77e // fcmgt v30.4s, v27.4s, v14.4s
+	WORD $0x6ebe1f6e // bit v14.16b, v27.16b, v30.16b
 	WORD $0x6ebae73e // fcmgt v30.4s, v25.4s, v26.4s
 	WORD $0x6ebe1f3a // bit v26.16b, v25.16b, v30.16b
 	WORD $0x3dc0069b // ldr q27, [x20, #16]
 	WORD $0x6ebbe75e // fcmgt v30.4s, v26.4s, v27.4s
 	WORD $0x6ebe1f7a // bit v26.16b, v27.16b, v30.16b
-	WORD $0x6eb0e759 // fcmgt v25.4s, v26.4s, v16.4s
+	WORD $0x6eaee759 // fcmgt v25.4s, v26.4s, v14.4s
 	WORD $0x4e391c63 // and v3.16b, v3.16b, v25.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4e3ce6d6 // fcmeq v22.4s, v22.4s, v28.4s
@@ -5561,28 +5543,28 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x3dc0369c // ldr q28, [x20, #208]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
-	WORD $0x6e681f96 // bsl v22.16b, v28.16b, v8.16b
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x6e6b1f96 // bsl v22.16b, v28.16b, v11.16b
+	WORD $0x4eb61ecb // mov v11.16b, v22.16b
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc06abc // ldr q28, [x21, #416]
 	WORD $0x4e3cd776 // fadd v22.4s, v27.4s, v28.4s
 	// Manifold point 1.
-	WORD $0x6e30dd99 // fmul v25.4s, v12.4s, v16.4s
-	WORD $0x3d8022ac // str q12, [x21, #128]
-	WORD $0x6e30ddac // fmul v12.4s, v13.4s, v16.4s
-	WORD $0x6e30dc10 // fmul v16.4s, v0.4s, v16.4s
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x4ea6d720 // fsub v0.4s, v25.4s, v6.4s
-	WORD $0x3d802aad // str q13, [x21, #160]
-	WORD $0x4ea7d58d // fsub v13.4s, v12.4s, v7.4s
-	WORD $0x3d802eba // str q26, [x21, #176]
-	WORD $0x4ea9d61a // fsub v26.4s, v16.4s, v9.4s
+	WORD $0x6e2edcd9 // fmul v25.4s, v6.4s, v14.4s
+	WORD $0x3d801ea6 // str q6, [x21, #112]
+	WORD $0x6e2edd46 // fmul v6.4s, v10.4s, v14.4s
+	WORD $0x6e2edc0e // fmul v14.4s, v0.4s, v14.4s
+	WORD $0x3d8022a0 // str q0, [x21, #128]
+	WORD $0x4eb1d720 // fsub v0.4s, v25.4s, v17.4s
+	WORD $0x3d8026aa // str q10, [x21, #144]
+	WORD $0x4eafd4ca // fsub v10.4s, v6.4s, v15.4s
+	WORD $0x3d802aba // str q26, [x21, #160]
+	WORD $0x4eb0d5da // fsub v26.4s, v14.4s, v16.4s
 	WORD $0x6e38dc00 // fmul v0.4s, v0.4s, v24.4s
-	WORD $0x6e35ddad // fmul v13.4s, v13.4s, v21.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cdf4d // fmul v13.4s, v26.4s, v28.4s
-	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
+	WORD $0x6e35dd4a // fmul v10.4s, v10.4s, v21.4s
+	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e3cdf4a // fmul v10.4s, v26.4s, v28.4s
+	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
 	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
 	WORD $0x6e37fc00 // fdiv v0.4s, v0.4s, v23.4s
 	WORD $0x4e7e1c00 // bic v0.16b, v0.16b, v30.16b
@@ -5591,142 +5573,144 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
 	WORD $0x4ea0cbc0 // fcmgt v0.4s, v30.4s, #0.0
 	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
-	WORD $0x6e20df0d // fmul v13.4s, v24.4s, v0.4s
-	WORD $0x4e2dd4cd // fadd v13.4s, v6.4s, v13.4s
-	WORD $0x4eb9d5ad // fsub v13.4s, v13.4s, v25.4s
+	WORD $0x6e20df0a // fmul v10.4s, v24.4s, v0.4s
+	WORD $0x4e2ad62a // fadd v10.4s, v17.4s, v10.4s
+	WORD $0x4eb9d54a // fsub v10.4s, v10.4s, v25.4s
 	WORD $0x6e20deba // fmul v26.4s, v21.4s, v0.4s
-	WORD $0x4e3ad4fa // fadd v26.4s, v7.4s, v26.4s
-	WORD $0x4eacd75a // fsub v26.4s, v26.4s, v12.4s
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x4e3ad5fa // fadd v26.4s, v15.4s, v26.4s
+	WORD $0x4ea6d75a // fsub v26.4s, v26.4s, v6.4s
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
 	WORD $0x6e20df60 // fmul v0.4s, v27.4s, v0.4s
-	WORD $0x4e20d520 // fadd v0.4s, v9.4s, v0.4s
-	WORD $0x4eb0d400 // fsub v0.4s, v0.4s, v16.4s
-	WORD $0x3d8032b5 // str q21, [x21, #192]
-	WORD $0x6e2addb5 // fmul v21.4s, v13.4s, v10.4s
-	WORD $0x3d8036b8 // str q24, [x21, #208]
-	WORD $0x6e2bdf58 // fmul v24.4s, v26.4s, v11.4s
+	WORD $0x4e20d600 // fadd v0.4s, v16.4s, v0.4s
+	WORD $0x4eaed400 // fsub v0.4s, v0.4s, v14.4s
+	WORD $0x3d802eb5 // str q21, [x21, #176]
+	WORD $0x6e22dd55 // fmul v21.4s, v10.4s, v2.4s
+	WORD $0x3d8032b8 // str q24, [x21, #192]
+	WORD $0x6e25df58 // fmul v24.4s, v26.4s, v5.4s
 	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
 	WORD $0x6e21dc18 // fmul v24.4s, v0.4s, v1.4s
 	WORD $0x4e38d6b5 // fadd v21.4s, v21.4s, v24.4s
 	WORD $0x4eb5d6d5 // fsub v21.4s, v22.4s, v21.4s
-	WORD $0x6e2edd58 // fmul v24.4s, v10.4s, v14.4s
-	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
+	WORD $0x6e2ddc58 // fmul v24.4s, v2.4s, v13.4s
+	WORD $0x4e38d54a // fadd v10.4s, v10.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cddad // fmul v13.4s, v13.4s, v28.4s
-	WORD $0x4e2dd72d // fadd v13.4s, v25.4s, v13.4s
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4e2dd76d // fadd v13.4s, v27.4s, v13.4s
-	WORD $0x6e2edd78 // fmul v24.4s, v11.4s, v14.4s
+	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
+	WORD $0x4e2ad72a // fadd v10.4s, v25.4s, v10.4s
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
+	WORD $0x6e2ddcb8 // fmul v24.4s, v5.4s, v13.4s
 	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
-	WORD $0x4e38d58c // fadd v12.4s, v12.4s, v24.4s
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
-	WORD $0x6e2edc38 // fmul v24.4s, v1.4s, v14.4s
+	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x6e2ddc38 // fmul v24.4s, v1.4s, v13.4s
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
 	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
-	WORD $0x4e20d600 // fadd v0.4s, v16.4s, v0.4s
-	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e20d5c0 // fadd v0.4s, v14.4s, v0.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e35 // bif v21.16b, v17.16b, v30.16b
-	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x6efe1d15 // bif v21.16b, v8.16b, v30.16b
+	WORD $0x4eb51ea8 // mov v8.16b, v21.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
+	WORD $0x6efe1e4a // bif v10.16b, v18.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e6c // bif v12.16b, v19.16b, v30.16b
+	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
-	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4eac1d93 // mov v19.16b, v12.16b
+	WORD $0x4eaa1d52 // mov v18.16b, v10.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	// Manifold point 2.
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e3cdf6c // fmul v12.4s, v27.4s, v28.4s
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e3cdf6d // fmul v13.4s, v27.4s, v28.4s
-	WORD $0x4ea6d410 // fsub v16.4s, v0.4s, v6.4s
-	WORD $0x4ea7d595 // fsub v21.4s, v12.4s, v7.4s
-	WORD $0x4ea9d5b8 // fsub v24.4s, v13.4s, v9.4s
-	WORD $0x3dc036bc // ldr q28, [x21, #208]
-	WORD $0x6e3cde10 // fmul v16.4s, v16.4s, v28.4s
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
-	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
-	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e3cdf15 // fmul v21.4s, v24.4s, v28.4s
-	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
-	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
-	WORD $0x6e37fe10 // fdiv v16.4s, v16.4s, v23.4s
-	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
-	WORD $0x3dc0069f // ldr q31, [x20, #16]
-	WORD $0x6eb0e7fe // fcmgt v30.4s, v31.4s, v16.4s
-	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
-	WORD $0x4ea0cbd0 // fcmgt v16.4s, v30.4s, #0.0
-	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x6e30df75 // fmul v21.4s, v27.4s, v16.4s
-	WORD $0x4e35d4c6 // fadd v6.4s, v6.4s, v21.4s
-	WORD $0x4ea0d4c6 // fsub v6.4s, v6.4s, v0.4s
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x6e30df75 // fmul v21.4s, v27.4s, v16.4s
-	WORD $0x4e35d4e7 // fadd v7.4s, v7.4s, v21.4s
-	WORD $0x4eacd4e7 // fsub v7.4s, v7.4s, v12.4s
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e30df70 // fmul v16.4s, v27.4s, v16.4s
-	WORD $0x4e30d529 // fadd v9.4s, v9.4s, v16.4s
-	WORD $0x4eadd529 // fsub v9.4s, v9.4s, v13.4s
-	WORD $0x6e2adcd0 // fmul v16.4s, v6.4s, v10.4s
-	WORD $0x6e2bdcf5 // fmul v21.4s, v7.4s, v11.4s
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e3cdf60 // fmul v0.4s, v27.4s, v28.4s
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e3cdf66 // fmul v6.4s, v27.4s, v28.4s
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e3cdf6a // fmul v10.4s, v27.4s, v28.4s
+	WORD $0x4eb1d40e // fsub v14.4s, v0.4s, v17.4s
+	WORD $0x4eafd4d5 // fsub v21.4s, v6.4s, v15.4s
+	WORD $0x4eb0d558 // fsub v24.4s, v10.4s, v16.4s
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
+	WORD $0x6e3cddce // fmul v14.4s, v14.4s, v28.4s
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e3cdeb5 // fmul v21.4s, v21.4s, v28.4s
+	WORD $0x4e35d5ce // fadd v14.4s, v14.4s, v21.4s
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e3cdf15 // fmul v21.4s, v24.4s, v28.4s
+	WORD $0x4e35d5ce // fadd v14.4s, v14.4s, v21.4s
+	WORD $0x4ea0dafe // fcmeq v30.4s, v23.4s, #0.0
+	WORD $0x6e37fdce // fdiv v14.4s, v14.4s, v23.4s
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eaee7fe // fcmgt v30.4s, v31.4s, v14.4s
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ea0cbce // fcmgt v14.4s, v30.4s, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x6e2edf75 // fmul v21.4s, v27.4s, v14.4s
+	WORD $0x4e35d631 // fadd v17.4s, v17.4s, v21.4s
+	WORD $0x4ea0d631 // fsub v17.4s, v17.4s, v0.4s
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x6e2edf75 // fmul v21.4s, v27.4s, v14.4s
+	WORD $0x4e35d5ef // fadd v15.4s, v15.4s, v21.4s
+	WORD $0x4ea6d5ef // fsub v15.4s, v15.4s, v6.4s
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x6e2edf6e // fmul v14.4s, v27.4s, v14.4s
+	WORD $0x4e2ed60e // fadd v14.4s, v16.4s, v14.4s
+	WORD $0x4eaad5ce // fsub v14.4s, v14.4s, v10.4s
+	WORD $0x6e22de30 // fmul v16.4s, v17.4s, v2.4s
+	WORD $0x6e25ddf5 // fmul v21.4s, v15.4s, v5.4s
 	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
-	WORD $0x6e21dd35 // fmul v21.4s, v9.4s, v1.4s
+	WORD $0x6e21ddd5 // fmul v21.4s, v14.4s, v1.4s
 	WORD $0x4e35d610 // fadd v16.4s, v16.4s, v21.4s
 	WORD $0x4eb0d6d0 // fsub v16.4s, v22.4s, v16.4s
-	WORD $0x6e2edd55 // fmul v21.4s, v10.4s, v14.4s
-	WORD $0x4e35d4c6 // fadd v6.4s, v6.4s, v21.4s
+	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
+	WORD $0x6e2ddc55 // fmul v21.4s, v2.4s, v13.4s
+	WORD $0x4e35d631 // fadd v17.4s, v17.4s, v21.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdcc6 // fmul v6.4s, v6.4s, v28.4s
-	WORD $0x4e26d400 // fadd v0.4s, v0.4s, v6.4s
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
+	WORD $0x4e31d400 // fadd v0.4s, v0.4s, v17.4s
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
-	WORD $0x6e2edd66 // fmul v6.4s, v11.4s, v14.4s
-	WORD $0x4e26d4e6 // fadd v6.4s, v7.4s, v6.4s
+	WORD $0x6e2ddcb1 // fmul v17.4s, v5.4s, v13.4s
+	WORD $0x4e31d5ef // fadd v15.4s, v15.4s, v17.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdcc6 // fmul v6.4s, v6.4s, v28.4s
-	WORD $0x4e26d586 // fadd v6.4s, v12.4s, v6.4s
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x6e3cddef // fmul v15.4s, v15.4s, v28.4s
+	WORD $0x4e2fd4c6 // fadd v6.4s, v6.4s, v15.4s
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
-	WORD $0x6e2edc27 // fmul v7.4s, v1.4s, v14.4s
-	WORD $0x4e27d527 // fadd v7.4s, v9.4s, v7.4s
+	WORD $0x6e2ddc2f // fmul v15.4s, v1.4s, v13.4s
+	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
 	WORD $0x3dc02e9c // ldr q28, [x20, #176]
-	WORD $0x6e3cdce7 // fmul v7.4s, v7.4s, v28.4s
-	WORD $0x4e27d5a7 // fadd v7.4s, v13.4s, v7.4s
-	WORD $0x3dc05ebb // ldr q27, [x21, #368]
-	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
+	WORD $0x6e3cddce // fmul v14.4s, v14.4s, v28.4s
+	WORD $0x4e2ed54a // fadd v10.4s, v10.4s, v14.4s
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
-	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x6efe1d90 // bif v16.16b, v12.16b, v30.16b
+	WORD $0x4eb01e0c // mov v12.16b, v16.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x6efe1ce0 // bif v0.16b, v7.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1ca6 // bif v6.16b, v5.16b, v30.16b
+	WORD $0x6efe1d26 // bif v6.16b, v9.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c87 // bif v7.16b, v4.16b, v30.16b
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
-	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
-	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
+	WORD $0x6efe1c8a // bif v10.16b, v4.16b, v30.16b
+	WORD $0x4ea01c07 // mov v7.16b, v0.16b
+	WORD $0x4ea61cc9 // mov v9.16b, v6.16b
+	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
 
 CompactContactsNEON_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	WORD $0x4e2fd620 // fadd v0.4s, v17.4s, v15.4s
-	WORD $0x4e2ed400 // fadd v0.4s, v0.4s, v14.4s
+	WORD $0x4e2cd500 // fadd v0.4s, v8.4s, v12.4s
+	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
 	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
 	WORD $0x6e20e780 // fcmge v0.4s, v28.4s, v0.4s
@@ -5738,23 +5722,23 @@ CompactContactsNEON_tailgroup_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e711f83 // bsl v3.16b, v28.16b, v17.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
+	WORD $0x4ea31c68 // mov v8.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6f1f83 // bsl v3.16b, v28.16b, v15.16b
-	WORD $0x4ea31c6f // mov v15.16b, v3.16b
+	WORD $0x6e6c1f83 // bsl v3.16b, v28.16b, v12.16b
+	WORD $0x4ea31c6c // mov v12.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6a1f83 // bsl v3.16b, v28.16b, v10.16b
-	WORD $0x4ea31c6a // mov v10.16b, v3.16b
+	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
+	WORD $0x4ea31c62 // mov v2.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6b1f83 // bsl v3.16b, v28.16b, v11.16b
-	WORD $0x4ea31c6b // mov v11.16b, v3.16b
+	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
+	WORD $0x4ea31c65 // mov v5.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -5778,13 +5762,13 @@ CompactContactsNEON_tailgroup_single:
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
-	WORD $0x4ea31c62 // mov v2.16b, v3.16b
+	WORD $0x6e671f83 // bsl v3.16b, v28.16b, v7.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
-	WORD $0x4ea31c65 // mov v5.16b, v3.16b
+	WORD $0x6e691f83 // bsl v3.16b, v28.16b, v9.16b
+	WORD $0x4ea31c69 // mov v9.16b, v3.16b
 	WORD $0x3dc00e9c // ldr q28, [x20, #48]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -5793,65 +5777,65 @@ CompactContactsNEON_tailgroup_single:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e681f80 // bsl v0.16b, v28.16b, v8.16b
-	WORD $0x4ea01c08 // mov v8.16b, v0.16b
+	WORD $0x6e6b1f80 // bsl v0.16b, v28.16b, v11.16b
+	WORD $0x4ea01c0b // mov v11.16b, v0.16b
 
 CompactContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d8072bb // str q27, [x21, #448]
+	WORD $0x3d806ebb // str q27, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a8 // str q8, [x21, #464]
-	WORD $0x3d807ab1 // str q17, [x21, #480]
-	WORD $0x3d807eaf // str q15, [x21, #496]
-	WORD $0x3d8082aa // str q10, [x21, #512]
-	WORD $0x3d8086ab // str q11, [x21, #528]
-	WORD $0x3d808aa1 // str q1, [x21, #544]
-	WORD $0x3d808eb2 // str q18, [x21, #560]
-	WORD $0x3d8092b3 // str q19, [x21, #576]
-	WORD $0x3d8096b4 // str q20, [x21, #592]
-	WORD $0x3d809aa2 // str q2, [x21, #608]
-	WORD $0x3d809ea5 // str q5, [x21, #624]
-	WORD $0x3d80a2a4 // str q4, [x21, #640]
-	MOVWU 464(R21), R19
+	WORD $0x3d807aac // str q12, [x21, #480]
+	WORD $0x3d807ea2 // str q2, [x21, #496]
+	WORD $0x3d8082a5 // str q5, [x21, #512]
+	WORD $0x3d8086a1 // str q1, [x21, #528]
+	WORD $0x3d808ab2 // str q18, [x21, #544]
+	WORD $0x3d808eb3 // str q19, [x21, #560]
+	WORD $0x3d8092b4 // str q20, [x21, #576]
+	WORD $0x3d8096a7 // str q7, [x21, #592]
+	WORD $0x3d809aa9 // str q9, [x21, #608]
+	WORD $0x3d809ea4 // str q4, [x21, #624]
+	MOVWU 448(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip0
-	MOVWU 448(R21), R22
+	MOVWU 432(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 464(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 480(R21), R22
+	MOVWU 464(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 496(R21), R22
+	MOVWU 480(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 512(R21), R22
+	MOVWU 496(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 528(R21), R22
+	MOVWU 512(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 544(R21), R22
+	MOVWU 528(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 560(R21), R22
+	MOVWU 544(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 576(R21), R22
+	MOVWU 560(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 592(R21), R22
+	MOVWU 576(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 608(R21), R22
+	MOVWU 592(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 624(R21), R22
+	MOVWU 608(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 640(R21), R22
+	MOVWU 624(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -5859,45 +5843,45 @@ CompactContactsNEON_tailgroup_finite:
 CompactContactsNEON_tailrow_skip0:
 	CMP $2, R13
 	BLT CompactContactsNEON_tailout_end
-	MOVWU 468(R21), R19
+	MOVWU 452(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip1
-	MOVWU 452(R21), R22
+	MOVWU 436(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 468(R21), R22
+	MOVWU 452(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 484(R21), R22
+	MOVWU 468(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 500(R21), R22
+	MOVWU 484(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 516(R21), R22
+	MOVWU 500(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 532(R21), R22
+	MOVWU 516(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 548(R21), R22
+	MOVWU 532(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 564(R21), R22
+	MOVWU 548(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 580(R21), R22
+	MOVWU 564(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 596(R21), R22
+	MOVWU 580(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 612(R21), R22
+	MOVWU 596(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 628(R21), R22
+	MOVWU 612(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 644(R21), R22
+	MOVWU 628(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -5905,45 +5889,45 @@ CompactContactsNEON_tailrow_skip0:
 CompactContactsNEON_tailrow_skip1:
 	CMP $3, R13
 	BLT CompactContactsNEON_tailout_end
-	MOVWU 472(R21), R19
+	MOVWU 456(R21), R19
 	CBZW R19, CompactContactsNEON_tailrow_skip2
-	MOVWU 456(R21), R22
+	MOVWU 440(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 472(R21), R22
+	MOVWU 456(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 488(R21), R22
+	MOVWU 472(R21), R22
 	MOVD 16(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 504(R21), R22
+	MOVWU 488(R21), R22
 	MOVD 24(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 520(R21), R22
+	MOVWU 504(R21), R22
 	MOVD 32(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 536(R21), R22
+	MOVWU 520(R21), R22
 	MOVD 40(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 552(R21), R22
+	MOVWU 536(R21), R22
 	MOVD 48(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 568(R21), R22
+	MOVWU 552(R21), R22
 	MOVD 56(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 584(R21), R22
+	MOVWU 568(R21), R22
 	MOVD 64(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 600(R21), R22
+	MOVWU 584(R21), R22
 	MOVD 72(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 616(R21), R22
+	MOVWU 600(R21), R22
 	MOVD 80(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 632(R21), R22
+	MOVWU 616(R21), R22
 	MOVD 88(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 648(R21), R22
+	MOVWU 632(R21), R22
 	MOVD 96(R9), R19
 	MOVW R22, (R19)(R12<<2)
 	ADD $1, R12
@@ -5958,8 +5942,8 @@ CompactContactsNEON_done:
 	RET
 
 // func Contacts64NEON(caps *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
-TEXT ·Contacts64NEON(SB), $720-64
-	// 27 of 27 vector registers for values, 14 spilled per group.
+TEXT ·Contacts64NEON(SB), $704-64
+	// 27 of 27 vector registers for values, 13 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -5972,7 +5956,7 @@ TEXT ·Contacts64NEON(SB), $720-64
 	// The margin in every lane, in its slot.
 	MOVD margin+40(FP), R19
 	WORD $0x4e080e7b // dup v27.2d, x19
-	WORD $0x3d80a6bb // str q27, [x21, #656]
+	WORD $0x3d80a2bb // str q27, [x21, #640]
 
 Contacts64NEON_loop:
 	SUB R11, R10, R13
@@ -5988,13 +5972,13 @@ Contacts64NEON_loop:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d803aa0 // str q0, [x21, #224]
-	WORD $0x3d803ea1 // str q1, [x21, #240]
-	WORD $0x3d8042a2 // str q2, [x21, #256]
-	WORD $0x3d8052a3 // str q3, [x21, #320]
-	WORD $0x3d8046a4 // str q4, [x21, #272]
-	WORD $0x3d804aa5 // str q5, [x21, #288]
-	WORD $0x3d804ea6 // str q6, [x21, #304]
+	WORD $0x3d8036a0 // str q0, [x21, #208]
+	WORD $0x3d803aa1 // str q1, [x21, #224]
+	WORD $0x3d803ea2 // str q2, [x21, #240]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8042a4 // str q4, [x21, #256]
+	WORD $0x3d8046a5 // str q5, [x21, #272]
+	WORD $0x3d804aa6 // str q6, [x21, #288]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
@@ -6005,31 +5989,31 @@ Contacts64NEON_loop:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8056a0 // str q0, [x21, #336]
-	WORD $0x3d805aa1 // str q1, [x21, #352]
-	WORD $0x3d805ea2 // str q2, [x21, #368]
-	WORD $0x3d806ea3 // str q3, [x21, #432]
-	WORD $0x3d8062a4 // str q4, [x21, #384]
-	WORD $0x3d8066a5 // str q5, [x21, #400]
-	WORD $0x3d806aa6 // str q6, [x21, #416]
+	WORD $0x3d8052a0 // str q0, [x21, #320]
+	WORD $0x3d8056a1 // str q1, [x21, #336]
+	WORD $0x3d805aa2 // str q2, [x21, #352]
+	WORD $0x3d806aa3 // str q3, [x21, #416]
+	WORD $0x3d805ea4 // str q4, [x21, #368]
+	WORD $0x3d8062a5 // str q5, [x21, #384]
+	WORD $0x3d8066a6 // str q6, [x21, #400]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc046a0 // ldr q0, [x21, #272]
-	WORD $0x3dc03aa1 // ldr q1, [x21, #224]
+	WORD $0x3dc042a0 // ldr q0, [x21, #256]
+	WORD $0x3dc036a1 // ldr q1, [x21, #208]
 	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
-	WORD $0x3dc04aa3 // ldr q3, [x21, #288]
-	WORD $0x3dc03ea4 // ldr q4, [x21, #240]
+	WORD $0x3dc046a3 // ldr q3, [x21, #272]
+	WORD $0x3dc03aa4 // ldr q4, [x21, #224]
 	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
-	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x3dc03ea7 // ldr q7, [x21, #240]
 	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
-	WORD $0x3dc062a9 // ldr q9, [x21, #384]
-	WORD $0x3dc056aa // ldr q10, [x21, #336]
+	WORD $0x3dc05ea9 // ldr q9, [x21, #368]
+	WORD $0x3dc052aa // ldr q10, [x21, #320]
 	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
-	WORD $0x3dc066ac // ldr q12, [x21, #400]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc062ac // ldr q12, [x21, #384]
+	WORD $0x3dc056ad // ldr q13, [x21, #336]
 	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
-	WORD $0x3dc06aaf // ldr q15, [x21, #416]
-	WORD $0x3dc05eb0 // ldr q16, [x21, #368]
+	WORD $0x3dc066af // ldr q15, [x21, #400]
+	WORD $0x3dc05ab0 // ldr q16, [x21, #352]
 	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
 	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
 	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
@@ -6177,20 +6161,20 @@ Contacts64NEON_loop:
 	CBZW R17, Contacts64NEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc03abc // ldr q28, [x21, #224]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x3dc052bc // ldr q28, [x21, #320]
+	WORD $0x4efcd760 // fsub v0.2d, v27.2d, v28.2d
 	WORD $0x3dc062bb // ldr q27, [x21, #384]
 	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4efcd760 // fsub v0.2d, v27.2d, v28.2d
+	WORD $0x4efcd761 // fsub v1.2d, v27.2d, v28.2d
 	WORD $0x3dc066bb // ldr q27, [x21, #400]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4efcd761 // fsub v1.2d, v27.2d, v28.2d
-	WORD $0x3dc06abb // ldr q27, [x21, #416]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
 	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
 	WORD $0x6ee1faea // fsqrt v10.2d, v23.2d
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
@@ -6233,30 +6217,29 @@ Contacts64NEON_loop:
 	WORD $0x6e205b18 // mvn v24.16b, v24.16b
 	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
 	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
-	WORD $0x6e75dc53 // fmul v19.2d, v2.2d, v21.2d
-	WORD $0x6e6adcb8 // fmul v24.2d, v5.2d, v10.2d
-	WORD $0x4e78d673 // fadd v19.2d, v19.2d, v24.2d
-	WORD $0x6e70dcd8 // fmul v24.2d, v6.2d, v16.2d
-	WORD $0x4e78d673 // fadd v19.2d, v19.2d, v24.2d
-	WORD $0x6e73de78 // fmul v24.2d, v19.2d, v19.2d
+	WORD $0x6e75dc42 // fmul v2.2d, v2.2d, v21.2d
+	WORD $0x6e6adca5 // fmul v5.2d, v5.2d, v10.2d
+	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
+	WORD $0x6e70dcc5 // fmul v5.2d, v6.2d, v16.2d
+	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
+	WORD $0x6e62dc45 // fmul v5.2d, v2.2d, v2.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
-	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
-	WORD $0x6e61de52 // fmul v18.2d, v18.2d, v1.2d
-	WORD $0x6e72e712 // fcmge v18.2d, v24.2d, v18.2d
-	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x6e72df66 // fmul v6.2d, v27.2d, v18.2d
+	WORD $0x6e61dcc6 // fmul v6.2d, v6.2d, v1.2d
+	WORD $0x6e66e4a5 // fcmge v5.2d, v5.2d, v6.2d
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6ef3e793 // fcmgt v19.2d, v28.2d, v19.2d
-	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
-	WORD $0x6ee0fab3 // fneg v19.2d, v21.2d
-	WORD $0x6ee0f958 // fneg v24.2d, v10.2d
-	WORD $0x3d801aa0 // str q0, [x21, #96]
-	WORD $0x6ee0fa00 // fneg v0.2d, v16.2d
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e75 // bit v21.16b, v19.16b, v30.16b
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f0a // bit v10.16b, v24.16b, v30.16b
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x6ee2e782 // fcmgt v2.2d, v28.2d, v2.2d
+	WORD $0x4e651c42 // bic v2.16b, v2.16b, v5.16b
+	WORD $0x6ee0faa5 // fneg v5.2d, v21.2d
+	WORD $0x6ee0f946 // fneg v6.2d, v10.2d
+	WORD $0x6ee0fa12 // fneg v18.2d, v16.2d
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1cb5 // bit v21.16b, v5.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1cca // bit v10.16b, v6.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1e50 // bit v16.16b, v18.16b, v30.16b
 	WORD $0x4eb11e3e // mov v30.16b, v17.16b
 	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
 	WORD $0x4eb11e3e // mov v30.16b, v17.16b
@@ -6271,9 +6254,8 @@ Contacts64NEON_loop:
 	WORD $0x4ea11c2e // mov v14.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x3dc01abc // ldr q28, [x21, #96]
 	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
-	WORD $0x6ebe1f94 // bit v20.16b, v28.16b, v30.16b
+	WORD $0x6ebe1c14 // bit v20.16b, v0.16b, v30.16b
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
 	WORD $0x3dc016bc // ldr q28, [x21, #80]
 	WORD $0x3dc00abd // ldr q29, [x21, #32]
@@ -6287,58 +6269,58 @@ Contacts64NEON_loop:
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
 	WORD $0x6e7d1f81 // bsl v1.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ee0fa8a // fneg v10.2d, v20.2d
+	WORD $0x6ee0fa82 // fneg v2.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5d0 // fcmge v16.2d, v14.2d, v28.2d
-	WORD $0x6e205a10 // mvn v16.16b, v16.16b
-	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
-	WORD $0x6e6add52 // fmul v18.2d, v10.2d, v10.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x6e7ce5c5 // fcmge v5.2d, v14.2d, v28.2d
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e60dc06 // fmul v6.2d, v0.2d, v0.2d
+	WORD $0x6e62dc4a // fmul v10.2d, v2.2d, v2.2d
+	WORD $0x4e6ad4c6 // fadd v6.2d, v6.2d, v10.2d
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf72 // fmul v18.2d, v27.2d, v28.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6b1c12 // bsl v18.16b, v0.16b, v11.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x6e7cdf6a // fmul v10.2d, v27.2d, v28.2d
+	WORD $0x4e6ad4c6 // fadd v6.2d, v6.2d, v10.2d
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e6b1c0a // bsl v10.16b, v0.16b, v11.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1d82 // bif v2.16b, v12.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
-	WORD $0x6e6d1f93 // bsl v19.16b, v28.16b, v13.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
-	WORD $0x4eb21e4b // mov v11.16b, v18.16b
-	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
-	WORD $0x4eb31e6d // mov v13.16b, v19.16b
-	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1dc6 // bif v6.16b, v14.16b, v30.16b
+	WORD $0x4eaa1d4b // mov v11.16b, v10.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea61cce // mov v14.16b, v6.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ee0f800 // fneg v0.2d, v0.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5ca // fcmge v10.2d, v14.2d, v28.2d
-	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6e7ce5c2 // fcmge v2.2d, v14.2d, v28.2d
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
-	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d610 // fadd v16.2d, v16.2d, v17.2d
-	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
-	WORD $0x4e71d610 // fadd v16.2d, v16.2d, v17.2d
+	WORD $0x6e7cdf65 // fmul v5.2d, v27.2d, v28.2d
+	WORD $0x6e61dc26 // fmul v6.2d, v1.2d, v1.2d
+	WORD $0x4e66d4a5 // fadd v5.2d, v5.2d, v6.2d
+	WORD $0x6e60dc06 // fmul v6.2d, v0.2d, v0.2d
+	WORD $0x4e66d4a5 // fadd v5.2d, v5.2d, v6.2d
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6b1f91 // bsl v17.16b, v28.16b, v11.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6efe1d81 // bif v1.16b, v12.16b, v30.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
-	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
-	WORD $0x4eb11e2b // mov v11.16b, v17.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6efe1dc5 // bif v5.16b, v14.16b, v30.16b
+	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x4ea11c2c // mov v12.16b, v1.16b
 	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4eb01e0e // mov v14.16b, v16.16b
+	WORD $0x4ea51cae // mov v14.16b, v5.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
 	WORD $0x6e7ce5c0 // fcmge v0.2d, v14.2d, v28.2d
@@ -6349,19 +6331,19 @@ Contacts64NEON_loop:
 	WORD $0x6e6b1f81 // bsl v1.16b, v28.16b, v11.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fca // mov v10.16b, v30.16b
-	WORD $0x6e6c1f8a // bsl v10.16b, v28.16b, v12.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e6c1f82 // bsl v2.16b, v28.16b, v12.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x6e6d1f85 // bsl v5.16b, v28.16b, v13.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e6e1f80 // bsl v0.16b, v28.16b, v14.16b
 	WORD $0x4ea11c2b // mov v11.16b, v1.16b
-	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
-	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
 	WORD $0x4ea01c0e // mov v14.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	WORD $0x6ee1f9c0 // fsqrt v0.2d, v14.2d
@@ -6371,89 +6353,85 @@ Contacts64NEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc01680 // ldr q0, [x20, #80]
 	WORD $0x6e6ffc01 // fdiv v1.2d, v0.2d, v15.2d
-	WORD $0x6e61dd6a // fmul v10.2d, v11.2d, v1.2d
-	WORD $0x6e61dd8b // fmul v11.2d, v12.2d, v1.2d
+	WORD $0x6e61dd62 // fmul v2.2d, v11.2d, v1.2d
+	WORD $0x6e61dd85 // fmul v5.2d, v12.2d, v1.2d
 	WORD $0x6e61dda1 // fmul v1.2d, v13.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc06ead // ldr q13, [x21, #432]
-	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
-	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
-	WORD $0x3dc0a6bc // ldr q28, [x21, #656]
-	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
-	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
-	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
-	WORD $0x6e6edd50 // fmul v16.2d, v10.2d, v14.2d
-	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
-	WORD $0x3dc04a90 // ldr q16, [x20, #288]
-	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
-	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x3dc056a7 // ldr q7, [x21, #336]
-	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
-	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
-	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
-	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x3dc05aa9 // ldr q9, [x21, #352]
-	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
-	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
-	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
-	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x3dc05ea6 // ldr q6, [x21, #368]
-	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
-	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
-	WORD $0x4ea21c52 // mov v18.16b, v2.16b
-	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc06aaa // ldr q10, [x21, #416]
+	WORD $0x4e6ad4cb // fadd v11.2d, v6.2d, v10.2d
+	WORD $0x4ee8d56c // fsub v12.2d, v11.2d, v8.2d
+	WORD $0x3dc0a2bc // ldr q28, [x21, #640]
+	WORD $0x4e7cd56b // fadd v11.2d, v11.2d, v28.2d
+	WORD $0x6e68e56b // fcmge v11.2d, v11.2d, v8.2d
+	// Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).
+	WORD $0x4ee6d54d // fsub v13.2d, v10.2d, v6.2d
+	WORD $0x4e6dd508 // fadd v8.2d, v8.2d, v13.2d
+	WORD $0x3dc04a8e // ldr q14, [x20, #288]
+	WORD $0x6e6edd08 // fmul v8.2d, v8.2d, v14.2d
+	WORD $0x3dc052af // ldr q15, [x21, #320]
+	WORD $0x4e67d5e7 // fadd v7.2d, v15.2d, v7.2d
+	WORD $0x6e68dc50 // fmul v16.2d, v2.2d, v8.2d
+	WORD $0x4e70d4e7 // fadd v7.2d, v7.2d, v16.2d
+	WORD $0x3dc056b0 // ldr q16, [x21, #336]
+	WORD $0x4e69d609 // fadd v9.2d, v16.2d, v9.2d
+	WORD $0x6e68dcb1 // fmul v17.2d, v5.2d, v8.2d
+	WORD $0x4e71d529 // fadd v9.2d, v9.2d, v17.2d
+	WORD $0x3dc05ab1 // ldr q17, [x21, #352]
+	WORD $0x4e64d624 // fadd v4.2d, v17.2d, v4.2d
+	WORD $0x6e68dc28 // fmul v8.2d, v1.2d, v8.2d
+	WORD $0x4e68d484 // fadd v4.2d, v4.2d, v8.2d
+	WORD $0x4eac1d88 // mov v8.16b, v12.16b
+	WORD $0x4ea71cf2 // mov v18.16b, v7.16b
+	WORD $0x4ea91d33 // mov v19.16b, v9.16b
 	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
+	WORD $0x4e231d63 // and v3.16b, v11.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
-	WORD $0x4ea81d1e // mov v30.16b, v8.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e751f8b // bsl v11.16b, v28.16b, v21.16b
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_group_single
 	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc036bc // ldr q28, [x21, #208]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x3dc03abc // ldr q28, [x21, #224]
-	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
+	WORD $0x4efcd76e // fsub v14.2d, v27.2d, v28.2d
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4eefd766 // fsub v6.2d, v27.2d, v15.2d
 	WORD $0x3dc062bb // ldr q27, [x21, #384]
-	WORD $0x4ee7d76c // fsub v12.2d, v27.2d, v7.2d
+	WORD $0x4ef0d76a // fsub v10.2d, v27.2d, v16.2d
 	WORD $0x3dc066bb // ldr q27, [x21, #400]
-	WORD $0x4ee9d76d // fsub v13.2d, v27.2d, v9.2d
-	WORD $0x3dc06abb // ldr q27, [x21, #416]
-	WORD $0x4ee6d760 // fsub v0.2d, v27.2d, v6.2d
+	WORD $0x4ef1d760 // fsub v0.2d, v27.2d, v17.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x4eefd771 // fsub v17.2d, v27.2d, v15.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x4ee7d766 // fsub v6.2d, v27.2d, v7.2d
+	WORD $0x4ef0d76f // fsub v15.2d, v27.2d, v16.2d
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
-	WORD $0x4efcd769 // fsub v9.2d, v27.2d, v28.2d
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
 	WORD $0x4e7ad73a // fadd v26.2d, v25.2d, v26.2d
 	WORD $0x6ef9e75e // fcmgt v30.2d, v26.2d, v25.2d
-	WORD $0x3d801eb0 // str q16, [x21, #112]
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e7a1f30 // bsl v16.16b, v25.16b, v26.16b
+	WORD $0x3d801aae // str q14, [x21, #96]
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e7a1f2e // bsl v14.16b, v25.16b, v26.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6ef0e77e // fcmgt v30.2d, v27.2d, v16.2d
-	WORD $0x6ebe1f70 // bit v16.16b, v27.16b, v30.16b
+	WORD $0x6eeee77e // fcmgt v30.2d, v27.2d, v14.2d
+	WORD $0x6ebe1f6e // bit v14.16b, v27.16b, v30.16b
 	WORD $0x6efae73e // fcmgt v30.2d, v25.2d, v26.2d
 	WORD $0x6ebe1f3a // bit v26.16b, v25.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
 	WORD $0x6efbe75e // fcmgt v30.2d, v26.2d, v27.2d
 	WORD $0x6ebe1f7a // bit v26.16b, v27.16b, v30.16b
-	WORD $0x6ef0e759 // fcmgt v25.2d, v26.2d, v16.2d
+	WORD $0x6eeee759 // fcmgt v25.2d, v26.2d, v14.2d
 	WORD $0x4e391c63 // and v3.16b, v3.16b, v25.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4e7ce6d6 // fcmeq v22.2d, v22.2d, v28.2d
@@ -6461,28 +6439,28 @@ Contacts64NEON_group_normal:
 	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
-	WORD $0x6e681f96 // bsl v22.16b, v28.16b, v8.16b
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x6e6b1f96 // bsl v22.16b, v28.16b, v11.16b
+	WORD $0x4eb61ecb // mov v11.16b, v22.16b
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc06abc // ldr q28, [x21, #416]
 	WORD $0x4e7cd776 // fadd v22.2d, v27.2d, v28.2d
 	// Manifold point 1.
-	WORD $0x6e70dd99 // fmul v25.2d, v12.2d, v16.2d
-	WORD $0x3d8022ac // str q12, [x21, #128]
-	WORD $0x6e70ddac // fmul v12.2d, v13.2d, v16.2d
-	WORD $0x6e70dc10 // fmul v16.2d, v0.2d, v16.2d
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x4ee6d720 // fsub v0.2d, v25.2d, v6.2d
-	WORD $0x3d802aad // str q13, [x21, #160]
-	WORD $0x4ee7d58d // fsub v13.2d, v12.2d, v7.2d
-	WORD $0x3d802eba // str q26, [x21, #176]
-	WORD $0x4ee9d61a // fsub v26.2d, v16.2d, v9.2d
+	WORD $0x6e6edcd9 // fmul v25.2d, v6.2d, v14.2d
+	WORD $0x3d801ea6 // str q6, [x21, #112]
+	WORD $0x6e6edd46 // fmul v6.2d, v10.2d, v14.2d
+	WORD $0x6e6edc0e // fmul v14.2d, v0.2d, v14.2d
+	WORD $0x3d8022a0 // str q0, [x21, #128]
+	WORD $0x4ef1d720 // fsub v0.2d, v25.2d, v17.2d
+	WORD $0x3d8026aa // str q10, [x21, #144]
+	WORD $0x4eefd4ca // fsub v10.2d, v6.2d, v15.2d
+	WORD $0x3d802aba // str q26, [x21, #160]
+	WORD $0x4ef0d5da // fsub v26.2d, v14.2d, v16.2d
 	WORD $0x6e78dc00 // fmul v0.2d, v0.2d, v24.2d
-	WORD $0x6e75ddad // fmul v13.2d, v13.2d, v21.2d
-	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e7cdf4d // fmul v13.2d, v26.2d, v28.2d
-	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x6e75dd4a // fmul v10.2d, v10.2d, v21.2d
+	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e7cdf4a // fmul v10.2d, v26.2d, v28.2d
+	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
 	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
 	WORD $0x6e77fc00 // fdiv v0.2d, v0.2d, v23.2d
 	WORD $0x4e7e1c00 // bic v0.16b, v0.16b, v30.16b
@@ -6491,142 +6469,144 @@ Contacts64NEON_group_normal:
 	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
 	WORD $0x4ee0cbc0 // fcmgt v0.2d, v30.2d, #0.0
 	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
-	WORD $0x6e60df0d // fmul v13.2d, v24.2d, v0.2d
-	WORD $0x4e6dd4cd // fadd v13.2d, v6.2d, v13.2d
-	WORD $0x4ef9d5ad // fsub v13.2d, v13.2d, v25.2d
+	WORD $0x6e60df0a // fmul v10.2d, v24.2d, v0.2d
+	WORD $0x4e6ad62a // fadd v10.2d, v17.2d, v10.2d
+	WORD $0x4ef9d54a // fsub v10.2d, v10.2d, v25.2d
 	WORD $0x6e60deba // fmul v26.2d, v21.2d, v0.2d
-	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
-	WORD $0x4eecd75a // fsub v26.2d, v26.2d, v12.2d
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x4e7ad5fa // fadd v26.2d, v15.2d, v26.2d
+	WORD $0x4ee6d75a // fsub v26.2d, v26.2d, v6.2d
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
 	WORD $0x6e60df60 // fmul v0.2d, v27.2d, v0.2d
-	WORD $0x4e60d520 // fadd v0.2d, v9.2d, v0.2d
-	WORD $0x4ef0d400 // fsub v0.2d, v0.2d, v16.2d
-	WORD $0x3d8032b5 // str q21, [x21, #192]
-	WORD $0x6e6addb5 // fmul v21.2d, v13.2d, v10.2d
-	WORD $0x3d8036b8 // str q24, [x21, #208]
-	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
+	WORD $0x4e60d600 // fadd v0.2d, v16.2d, v0.2d
+	WORD $0x4eeed400 // fsub v0.2d, v0.2d, v14.2d
+	WORD $0x3d802eb5 // str q21, [x21, #176]
+	WORD $0x6e62dd55 // fmul v21.2d, v10.2d, v2.2d
+	WORD $0x3d8032b8 // str q24, [x21, #192]
+	WORD $0x6e65df58 // fmul v24.2d, v26.2d, v5.2d
 	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
 	WORD $0x6e61dc18 // fmul v24.2d, v0.2d, v1.2d
 	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
 	WORD $0x4ef5d6d5 // fsub v21.2d, v22.2d, v21.2d
-	WORD $0x6e6edd58 // fmul v24.2d, v10.2d, v14.2d
-	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
+	WORD $0x6e6ddc58 // fmul v24.2d, v2.2d, v13.2d
+	WORD $0x4e78d54a // fadd v10.2d, v10.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
-	WORD $0x4e6dd72d // fadd v13.2d, v25.2d, v13.2d
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4e6dd76d // fadd v13.2d, v27.2d, v13.2d
-	WORD $0x6e6edd78 // fmul v24.2d, v11.2d, v14.2d
+	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
+	WORD $0x4e6ad72a // fadd v10.2d, v25.2d, v10.2d
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
+	WORD $0x6e6ddcb8 // fmul v24.2d, v5.2d, v13.2d
 	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
-	WORD $0x4e78d58c // fadd v12.2d, v12.2d, v24.2d
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
-	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
+	WORD $0x4e78d4c6 // fadd v6.2d, v6.2d, v24.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x6e6ddc38 // fmul v24.2d, v1.2d, v13.2d
 	WORD $0x4e78d400 // fadd v0.2d, v0.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdc00 // fmul v0.2d, v0.2d, v28.2d
-	WORD $0x4e60d600 // fadd v0.2d, v16.2d, v0.2d
-	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e60d5c0 // fadd v0.2d, v14.2d, v0.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e35 // bif v21.16b, v17.16b, v30.16b
-	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x6efe1d15 // bif v21.16b, v8.16b, v30.16b
+	WORD $0x4eb51ea8 // mov v8.16b, v21.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
+	WORD $0x6efe1e4a // bif v10.16b, v18.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e6c // bif v12.16b, v19.16b, v30.16b
+	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
-	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4eac1d93 // mov v19.16b, v12.16b
+	WORD $0x4eaa1d52 // mov v18.16b, v10.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	// Manifold point 2.
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
-	WORD $0x4ee6d410 // fsub v16.2d, v0.2d, v6.2d
-	WORD $0x4ee7d595 // fsub v21.2d, v12.2d, v7.2d
-	WORD $0x4ee9d5b8 // fsub v24.2d, v13.2d, v9.2d
-	WORD $0x3dc036bc // ldr q28, [x21, #208]
-	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
-	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
-	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e7cdf15 // fmul v21.2d, v24.2d, v28.2d
-	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
-	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
-	WORD $0x6e77fe10 // fdiv v16.2d, v16.2d, v23.2d
-	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef0e7fe // fcmgt v30.2d, v31.2d, v16.2d
-	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
-	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
-	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x6e70df75 // fmul v21.2d, v27.2d, v16.2d
-	WORD $0x4e75d4c6 // fadd v6.2d, v6.2d, v21.2d
-	WORD $0x4ee0d4c6 // fsub v6.2d, v6.2d, v0.2d
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x6e70df75 // fmul v21.2d, v27.2d, v16.2d
-	WORD $0x4e75d4e7 // fadd v7.2d, v7.2d, v21.2d
-	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e70df70 // fmul v16.2d, v27.2d, v16.2d
-	WORD $0x4e70d529 // fadd v9.2d, v9.2d, v16.2d
-	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
-	WORD $0x6e6adcd0 // fmul v16.2d, v6.2d, v10.2d
-	WORD $0x6e6bdcf5 // fmul v21.2d, v7.2d, v11.2d
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e7cdf66 // fmul v6.2d, v27.2d, v28.2d
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e7cdf6a // fmul v10.2d, v27.2d, v28.2d
+	WORD $0x4ef1d40e // fsub v14.2d, v0.2d, v17.2d
+	WORD $0x4eefd4d5 // fsub v21.2d, v6.2d, v15.2d
+	WORD $0x4ef0d558 // fsub v24.2d, v10.2d, v16.2d
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
+	WORD $0x6e7cddce // fmul v14.2d, v14.2d, v28.2d
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
+	WORD $0x4e75d5ce // fadd v14.2d, v14.2d, v21.2d
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e7cdf15 // fmul v21.2d, v24.2d, v28.2d
+	WORD $0x4e75d5ce // fadd v14.2d, v14.2d, v21.2d
+	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
+	WORD $0x6e77fdce // fdiv v14.2d, v14.2d, v23.2d
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6eeee7fe // fcmgt v30.2d, v31.2d, v14.2d
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ee0cbce // fcmgt v14.2d, v30.2d, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x6e6edf75 // fmul v21.2d, v27.2d, v14.2d
+	WORD $0x4e75d631 // fadd v17.2d, v17.2d, v21.2d
+	WORD $0x4ee0d631 // fsub v17.2d, v17.2d, v0.2d
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x6e6edf75 // fmul v21.2d, v27.2d, v14.2d
+	WORD $0x4e75d5ef // fadd v15.2d, v15.2d, v21.2d
+	WORD $0x4ee6d5ef // fsub v15.2d, v15.2d, v6.2d
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x6e6edf6e // fmul v14.2d, v27.2d, v14.2d
+	WORD $0x4e6ed60e // fadd v14.2d, v16.2d, v14.2d
+	WORD $0x4eead5ce // fsub v14.2d, v14.2d, v10.2d
+	WORD $0x6e62de30 // fmul v16.2d, v17.2d, v2.2d
+	WORD $0x6e65ddf5 // fmul v21.2d, v15.2d, v5.2d
 	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
-	WORD $0x6e61dd35 // fmul v21.2d, v9.2d, v1.2d
+	WORD $0x6e61ddd5 // fmul v21.2d, v14.2d, v1.2d
 	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
 	WORD $0x4ef0d6d0 // fsub v16.2d, v22.2d, v16.2d
-	WORD $0x6e6edd55 // fmul v21.2d, v10.2d, v14.2d
-	WORD $0x4e75d4c6 // fadd v6.2d, v6.2d, v21.2d
+	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
+	WORD $0x6e6ddc55 // fmul v21.2d, v2.2d, v13.2d
+	WORD $0x4e75d631 // fadd v17.2d, v17.2d, v21.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdcc6 // fmul v6.2d, v6.2d, v28.2d
-	WORD $0x4e66d400 // fadd v0.2d, v0.2d, v6.2d
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x6e7cde31 // fmul v17.2d, v17.2d, v28.2d
+	WORD $0x4e71d400 // fadd v0.2d, v0.2d, v17.2d
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
-	WORD $0x6e6edd66 // fmul v6.2d, v11.2d, v14.2d
-	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
+	WORD $0x6e6ddcb1 // fmul v17.2d, v5.2d, v13.2d
+	WORD $0x4e71d5ef // fadd v15.2d, v15.2d, v17.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdcc6 // fmul v6.2d, v6.2d, v28.2d
-	WORD $0x4e66d586 // fadd v6.2d, v12.2d, v6.2d
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x6e7cddef // fmul v15.2d, v15.2d, v28.2d
+	WORD $0x4e6fd4c6 // fadd v6.2d, v6.2d, v15.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
-	WORD $0x6e6edc27 // fmul v7.2d, v1.2d, v14.2d
-	WORD $0x4e67d527 // fadd v7.2d, v9.2d, v7.2d
+	WORD $0x6e6ddc2f // fmul v15.2d, v1.2d, v13.2d
+	WORD $0x4e6fd5ce // fadd v14.2d, v14.2d, v15.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
-	WORD $0x4e67d5a7 // fadd v7.2d, v13.2d, v7.2d
-	WORD $0x3dc05ebb // ldr q27, [x21, #368]
-	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
+	WORD $0x6e7cddce // fmul v14.2d, v14.2d, v28.2d
+	WORD $0x4e6ed54a // fadd v10.2d, v10.2d, v14.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
-	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x6efe1d90 // bif v16.16b, v12.16b, v30.16b
+	WORD $0x4eb01e0c // mov v12.16b, v16.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x6efe1ce0 // bif v0.16b, v7.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1ca6 // bif v6.16b, v5.16b, v30.16b
+	WORD $0x6efe1d26 // bif v6.16b, v9.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c87 // bif v7.16b, v4.16b, v30.16b
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
-	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
-	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
+	WORD $0x6efe1c8a // bif v10.16b, v4.16b, v30.16b
+	WORD $0x4ea01c07 // mov v7.16b, v0.16b
+	WORD $0x4ea61cc9 // mov v9.16b, v6.16b
+	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
 
 Contacts64NEON_group_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	WORD $0x4e6fd620 // fadd v0.2d, v17.2d, v15.2d
-	WORD $0x4e6ed400 // fadd v0.2d, v0.2d, v14.2d
+	WORD $0x4e6cd500 // fadd v0.2d, v8.2d, v12.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
 	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
 	WORD $0x6e60e780 // fcmge v0.2d, v28.2d, v0.2d
@@ -6638,23 +6618,23 @@ Contacts64NEON_group_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e711f83 // bsl v3.16b, v28.16b, v17.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
+	WORD $0x4ea31c68 // mov v8.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6f1f83 // bsl v3.16b, v28.16b, v15.16b
-	WORD $0x4ea31c6f // mov v15.16b, v3.16b
+	WORD $0x6e6c1f83 // bsl v3.16b, v28.16b, v12.16b
+	WORD $0x4ea31c6c // mov v12.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6a1f83 // bsl v3.16b, v28.16b, v10.16b
-	WORD $0x4ea31c6a // mov v10.16b, v3.16b
+	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
+	WORD $0x4ea31c62 // mov v2.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6b1f83 // bsl v3.16b, v28.16b, v11.16b
-	WORD $0x4ea31c6b // mov v11.16b, v3.16b
+	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
+	WORD $0x4ea31c65 // mov v5.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -6678,13 +6658,13 @@ Contacts64NEON_group_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
-	WORD $0x4ea31c62 // mov v2.16b, v3.16b
+	WORD $0x6e671f83 // bsl v3.16b, v28.16b, v7.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
-	WORD $0x4ea31c65 // mov v5.16b, v3.16b
+	WORD $0x6e691f83 // bsl v3.16b, v28.16b, v9.16b
+	WORD $0x4ea31c69 // mov v9.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -6693,8 +6673,8 @@ Contacts64NEON_group_single:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e681f80 // bsl v0.16b, v28.16b, v8.16b
-	WORD $0x4ea01c08 // mov v8.16b, v0.16b
+	WORD $0x6e6b1f80 // bsl v0.16b, v28.16b, v11.16b
+	WORD $0x4ea01c0b // mov v11.16b, v0.16b
 
 Contacts64NEON_group_finite:
 	// Store one row per pair: Pair and the narrowed Count as two uint32 (8 bytes), the floats whole.
@@ -6704,22 +6684,22 @@ Contacts64NEON_group_finite:
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0xfd00027b // str d27, [x19, #0]
-	WORD $0x0ea1291b // xtn v27.2s, v8.2d
+	WORD $0x0ea1297b // xtn v27.2s, v11.2d
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	WORD $0xfd00027b // str d27, [x19, #0]
 	MOVD 16(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d800271 // str q17, [x19, #0]
+	WORD $0x3d800268 // str q8, [x19, #0]
 	MOVD 24(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d80026f // str q15, [x19, #0]
+	WORD $0x3d80026c // str q12, [x19, #0]
 	MOVD 32(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d80026a // str q10, [x19, #0]
+	WORD $0x3d800262 // str q2, [x19, #0]
 	MOVD 40(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d80026b // str q11, [x19, #0]
+	WORD $0x3d800265 // str q5, [x19, #0]
 	MOVD 48(R9), R19
 	ADD R11<<3, R19, R19
 	WORD $0x3d800261 // str q1, [x19, #0]
@@ -6734,10 +6714,10 @@ Contacts64NEON_group_finite:
 	WORD $0x3d800274 // str q20, [x19, #0]
 	MOVD 80(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d800262 // str q2, [x19, #0]
+	WORD $0x3d800267 // str q7, [x19, #0]
 	MOVD 88(R9), R19
 	ADD R11<<3, R19, R19
-	WORD $0x3d800265 // str q5, [x19, #0]
+	WORD $0x3d800269 // str q9, [x19, #0]
 	MOVD 96(R9), R19
 	ADD R11<<3, R19, R19
 	WORD $0x3d800264 // str q4, [x19, #0]
@@ -6748,17 +6728,33 @@ Contacts64NEON_tail:
 	// The n mod 2 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, Contacts64NEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d80a6bb // str q27, [x21, #656]
 	WORD $0x3d80aabb // str q27, [x21, #672]
-	WORD $0x3d80aebb // str q27, [x21, #688]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 672(R21)
+	MOVW R22, 656(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 688(R21)
+	MOVW R22, 672(R21)
 
 Contacts64NEON_tailin_end:
 	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 656(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 660(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8036a0 // str q0, [x21, #208]
+	WORD $0x3d803aa1 // str q1, [x21, #224]
+	WORD $0x3d803ea2 // str q2, [x21, #240]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8042a4 // str q4, [x21, #256]
+	WORD $0x3d8046a5 // str q5, [x21, #272]
+	WORD $0x3d804aa6 // str q6, [x21, #288]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	MOVWU 672(R21), R22
 	ADD R22<<6, R0, R23
 	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
@@ -6767,47 +6763,31 @@ Contacts64NEON_tailin_end:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d803aa0 // str q0, [x21, #224]
-	WORD $0x3d803ea1 // str q1, [x21, #240]
-	WORD $0x3d8042a2 // str q2, [x21, #256]
-	WORD $0x3d8052a3 // str q3, [x21, #320]
-	WORD $0x3d8046a4 // str q4, [x21, #272]
-	WORD $0x3d804aa5 // str q5, [x21, #288]
-	WORD $0x3d804ea6 // str q6, [x21, #304]
-	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 688(R21), R22
-	ADD R22<<6, R0, R23
-	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
-	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
-	MOVWU 692(R21), R22
-	ADD R22<<6, R0, R23
-	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
-	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8056a0 // str q0, [x21, #336]
-	WORD $0x3d805aa1 // str q1, [x21, #352]
-	WORD $0x3d805ea2 // str q2, [x21, #368]
-	WORD $0x3d806ea3 // str q3, [x21, #432]
-	WORD $0x3d8062a4 // str q4, [x21, #384]
-	WORD $0x3d8066a5 // str q5, [x21, #400]
-	WORD $0x3d806aa6 // str q6, [x21, #416]
+	WORD $0x3d8052a0 // str q0, [x21, #320]
+	WORD $0x3d8056a1 // str q1, [x21, #336]
+	WORD $0x3d805aa2 // str q2, [x21, #352]
+	WORD $0x3d806aa3 // str q3, [x21, #416]
+	WORD $0x3d805ea4 // str q4, [x21, #368]
+	WORD $0x3d8062a5 // str q5, [x21, #384]
+	WORD $0x3d8066a6 // str q6, [x21, #400]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc046a0 // ldr q0, [x21, #272]
-	WORD $0x3dc03aa1 // ldr q1, [x21, #224]
+	WORD $0x3dc042a0 // ldr q0, [x21, #256]
+	WORD $0x3dc036a1 // ldr q1, [x21, #208]
 	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
-	WORD $0x3dc04aa3 // ldr q3, [x21, #288]
-	WORD $0x3dc03ea4 // ldr q4, [x21, #240]
+	WORD $0x3dc046a3 // ldr q3, [x21, #272]
+	WORD $0x3dc03aa4 // ldr q4, [x21, #224]
 	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
-	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x3dc03ea7 // ldr q7, [x21, #240]
 	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
-	WORD $0x3dc062a9 // ldr q9, [x21, #384]
-	WORD $0x3dc056aa // ldr q10, [x21, #336]
+	WORD $0x3dc05ea9 // ldr q9, [x21, #368]
+	WORD $0x3dc052aa // ldr q10, [x21, #320]
 	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
-	WORD $0x3dc066ac // ldr q12, [x21, #400]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc062ac // ldr q12, [x21, #384]
+	WORD $0x3dc056ad // ldr q13, [x21, #336]
 	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
-	WORD $0x3dc06aaf // ldr q15, [x21, #416]
-	WORD $0x3dc05eb0 // ldr q16, [x21, #368]
+	WORD $0x3dc066af // ldr q15, [x21, #400]
+	WORD $0x3dc05ab0 // ldr q16, [x21, #352]
 	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
 	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
 	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
@@ -6955,20 +6935,20 @@ Contacts64NEON_tailin_end:
 	CBZW R17, Contacts64NEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc03abc // ldr q28, [x21, #224]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x3dc052bc // ldr q28, [x21, #320]
+	WORD $0x4efcd760 // fsub v0.2d, v27.2d, v28.2d
 	WORD $0x3dc062bb // ldr q27, [x21, #384]
 	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4efcd760 // fsub v0.2d, v27.2d, v28.2d
+	WORD $0x4efcd761 // fsub v1.2d, v27.2d, v28.2d
 	WORD $0x3dc066bb // ldr q27, [x21, #400]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4efcd761 // fsub v1.2d, v27.2d, v28.2d
-	WORD $0x3dc06abb // ldr q27, [x21, #416]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
 	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
 	WORD $0x6ee1faea // fsqrt v10.2d, v23.2d
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
@@ -7011,30 +6991,29 @@ Contacts64NEON_tailin_end:
 	WORD $0x6e205b18 // mvn v24.16b, v24.16b
 	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
 	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
-	WORD $0x6e75dc53 // fmul v19.2d, v2.2d, v21.2d
-	WORD $0x6e6adcb8 // fmul v24.2d, v5.2d, v10.2d
-	WORD $0x4e78d673 // fadd v19.2d, v19.2d, v24.2d
-	WORD $0x6e70dcd8 // fmul v24.2d, v6.2d, v16.2d
-	WORD $0x4e78d673 // fadd v19.2d, v19.2d, v24.2d
-	WORD $0x6e73de78 // fmul v24.2d, v19.2d, v19.2d
+	WORD $0x6e75dc42 // fmul v2.2d, v2.2d, v21.2d
+	WORD $0x6e6adca5 // fmul v5.2d, v5.2d, v10.2d
+	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
+	WORD $0x6e70dcc5 // fmul v5.2d, v6.2d, v16.2d
+	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
+	WORD $0x6e62dc45 // fmul v5.2d, v2.2d, v2.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
-	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
-	WORD $0x6e61de52 // fmul v18.2d, v18.2d, v1.2d
-	WORD $0x6e72e712 // fcmge v18.2d, v24.2d, v18.2d
-	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x6e72df66 // fmul v6.2d, v27.2d, v18.2d
+	WORD $0x6e61dcc6 // fmul v6.2d, v6.2d, v1.2d
+	WORD $0x6e66e4a5 // fcmge v5.2d, v5.2d, v6.2d
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6ef3e793 // fcmgt v19.2d, v28.2d, v19.2d
-	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
-	WORD $0x6ee0fab3 // fneg v19.2d, v21.2d
-	WORD $0x6ee0f958 // fneg v24.2d, v10.2d
-	WORD $0x3d801aa0 // str q0, [x21, #96]
-	WORD $0x6ee0fa00 // fneg v0.2d, v16.2d
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e75 // bit v21.16b, v19.16b, v30.16b
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f0a // bit v10.16b, v24.16b, v30.16b
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x6ee2e782 // fcmgt v2.2d, v28.2d, v2.2d
+	WORD $0x4e651c42 // bic v2.16b, v2.16b, v5.16b
+	WORD $0x6ee0faa5 // fneg v5.2d, v21.2d
+	WORD $0x6ee0f946 // fneg v6.2d, v10.2d
+	WORD $0x6ee0fa12 // fneg v18.2d, v16.2d
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1cb5 // bit v21.16b, v5.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1cca // bit v10.16b, v6.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1e50 // bit v16.16b, v18.16b, v30.16b
 	WORD $0x4eb11e3e // mov v30.16b, v17.16b
 	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
 	WORD $0x4eb11e3e // mov v30.16b, v17.16b
@@ -7049,9 +7028,8 @@ Contacts64NEON_tailin_end:
 	WORD $0x4ea11c2e // mov v14.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x3dc01abc // ldr q28, [x21, #96]
 	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
-	WORD $0x6ebe1f94 // bit v20.16b, v28.16b, v30.16b
+	WORD $0x6ebe1c14 // bit v20.16b, v0.16b, v30.16b
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
 	WORD $0x3dc016bc // ldr q28, [x21, #80]
 	WORD $0x3dc00abd // ldr q29, [x21, #32]
@@ -7065,58 +7043,58 @@ Contacts64NEON_tailin_end:
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
 	WORD $0x6e7d1f81 // bsl v1.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ee0fa8a // fneg v10.2d, v20.2d
+	WORD $0x6ee0fa82 // fneg v2.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5d0 // fcmge v16.2d, v14.2d, v28.2d
-	WORD $0x6e205a10 // mvn v16.16b, v16.16b
-	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
-	WORD $0x6e6add52 // fmul v18.2d, v10.2d, v10.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x6e7ce5c5 // fcmge v5.2d, v14.2d, v28.2d
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e60dc06 // fmul v6.2d, v0.2d, v0.2d
+	WORD $0x6e62dc4a // fmul v10.2d, v2.2d, v2.2d
+	WORD $0x4e6ad4c6 // fadd v6.2d, v6.2d, v10.2d
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf72 // fmul v18.2d, v27.2d, v28.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6b1c12 // bsl v18.16b, v0.16b, v11.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x6e7cdf6a // fmul v10.2d, v27.2d, v28.2d
+	WORD $0x4e6ad4c6 // fadd v6.2d, v6.2d, v10.2d
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e6b1c0a // bsl v10.16b, v0.16b, v11.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1d82 // bif v2.16b, v12.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
-	WORD $0x6e6d1f93 // bsl v19.16b, v28.16b, v13.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
-	WORD $0x4eb21e4b // mov v11.16b, v18.16b
-	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
-	WORD $0x4eb31e6d // mov v13.16b, v19.16b
-	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1dc6 // bif v6.16b, v14.16b, v30.16b
+	WORD $0x4eaa1d4b // mov v11.16b, v10.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea61cce // mov v14.16b, v6.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ee0f800 // fneg v0.2d, v0.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5ca // fcmge v10.2d, v14.2d, v28.2d
-	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6e7ce5c2 // fcmge v2.2d, v14.2d, v28.2d
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
-	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d610 // fadd v16.2d, v16.2d, v17.2d
-	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
-	WORD $0x4e71d610 // fadd v16.2d, v16.2d, v17.2d
+	WORD $0x6e7cdf65 // fmul v5.2d, v27.2d, v28.2d
+	WORD $0x6e61dc26 // fmul v6.2d, v1.2d, v1.2d
+	WORD $0x4e66d4a5 // fadd v5.2d, v5.2d, v6.2d
+	WORD $0x6e60dc06 // fmul v6.2d, v0.2d, v0.2d
+	WORD $0x4e66d4a5 // fadd v5.2d, v5.2d, v6.2d
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6b1f91 // bsl v17.16b, v28.16b, v11.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6efe1d81 // bif v1.16b, v12.16b, v30.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
-	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
-	WORD $0x4eb11e2b // mov v11.16b, v17.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6efe1dc5 // bif v5.16b, v14.16b, v30.16b
+	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x4ea11c2c // mov v12.16b, v1.16b
 	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4eb01e0e // mov v14.16b, v16.16b
+	WORD $0x4ea51cae // mov v14.16b, v5.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
 	WORD $0x6e7ce5c0 // fcmge v0.2d, v14.2d, v28.2d
@@ -7127,19 +7105,19 @@ Contacts64NEON_tailin_end:
 	WORD $0x6e6b1f81 // bsl v1.16b, v28.16b, v11.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fca // mov v10.16b, v30.16b
-	WORD $0x6e6c1f8a // bsl v10.16b, v28.16b, v12.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e6c1f82 // bsl v2.16b, v28.16b, v12.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x6e6d1f85 // bsl v5.16b, v28.16b, v13.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e6e1f80 // bsl v0.16b, v28.16b, v14.16b
 	WORD $0x4ea11c2b // mov v11.16b, v1.16b
-	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
-	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
 	WORD $0x4ea01c0e // mov v14.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	WORD $0x6ee1f9c0 // fsqrt v0.2d, v14.2d
@@ -7149,89 +7127,85 @@ Contacts64NEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc01680 // ldr q0, [x20, #80]
 	WORD $0x6e6ffc01 // fdiv v1.2d, v0.2d, v15.2d
-	WORD $0x6e61dd6a // fmul v10.2d, v11.2d, v1.2d
-	WORD $0x6e61dd8b // fmul v11.2d, v12.2d, v1.2d
+	WORD $0x6e61dd62 // fmul v2.2d, v11.2d, v1.2d
+	WORD $0x6e61dd85 // fmul v5.2d, v12.2d, v1.2d
 	WORD $0x6e61dda1 // fmul v1.2d, v13.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc06ead // ldr q13, [x21, #432]
-	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
-	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
-	WORD $0x3dc0a6bc // ldr q28, [x21, #656]
-	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
-	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
-	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
-	WORD $0x6e6edd50 // fmul v16.2d, v10.2d, v14.2d
-	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
-	WORD $0x3dc04a90 // ldr q16, [x20, #288]
-	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
-	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x3dc056a7 // ldr q7, [x21, #336]
-	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
-	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
-	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
-	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x3dc05aa9 // ldr q9, [x21, #352]
-	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
-	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
-	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
-	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x3dc05ea6 // ldr q6, [x21, #368]
-	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
-	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
-	WORD $0x4ea21c52 // mov v18.16b, v2.16b
-	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc06aaa // ldr q10, [x21, #416]
+	WORD $0x4e6ad4cb // fadd v11.2d, v6.2d, v10.2d
+	WORD $0x4ee8d56c // fsub v12.2d, v11.2d, v8.2d
+	WORD $0x3dc0a2bc // ldr q28, [x21, #640]
+	WORD $0x4e7cd56b // fadd v11.2d, v11.2d, v28.2d
+	WORD $0x6e68e56b // fcmge v11.2d, v11.2d, v8.2d
+	// Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).
+	WORD $0x4ee6d54d // fsub v13.2d, v10.2d, v6.2d
+	WORD $0x4e6dd508 // fadd v8.2d, v8.2d, v13.2d
+	WORD $0x3dc04a8e // ldr q14, [x20, #288]
+	WORD $0x6e6edd08 // fmul v8.2d, v8.2d, v14.2d
+	WORD $0x3dc052af // ldr q15, [x21, #320]
+	WORD $0x4e67d5e7 // fadd v7.2d, v15.2d, v7.2d
+	WORD $0x6e68dc50 // fmul v16.2d, v2.2d, v8.2d
+	WORD $0x4e70d4e7 // fadd v7.2d, v7.2d, v16.2d
+	WORD $0x3dc056b0 // ldr q16, [x21, #336]
+	WORD $0x4e69d609 // fadd v9.2d, v16.2d, v9.2d
+	WORD $0x6e68dcb1 // fmul v17.2d, v5.2d, v8.2d
+	WORD $0x4e71d529 // fadd v9.2d, v9.2d, v17.2d
+	WORD $0x3dc05ab1 // ldr q17, [x21, #352]
+	WORD $0x4e64d624 // fadd v4.2d, v17.2d, v4.2d
+	WORD $0x6e68dc28 // fmul v8.2d, v1.2d, v8.2d
+	WORD $0x4e68d484 // fadd v4.2d, v4.2d, v8.2d
+	WORD $0x4eac1d88 // mov v8.16b, v12.16b
+	WORD $0x4ea71cf2 // mov v18.16b, v7.16b
+	WORD $0x4ea91d33 // mov v19.16b, v9.16b
 	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
+	WORD $0x4e231d63 // and v3.16b, v11.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
-	WORD $0x4ea81d1e // mov v30.16b, v8.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e751f8b // bsl v11.16b, v28.16b, v21.16b
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_tailgroup_single
 	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc036bc // ldr q28, [x21, #208]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x3dc03abc // ldr q28, [x21, #224]
-	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
+	WORD $0x4efcd76e // fsub v14.2d, v27.2d, v28.2d
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4eefd766 // fsub v6.2d, v27.2d, v15.2d
 	WORD $0x3dc062bb // ldr q27, [x21, #384]
-	WORD $0x4ee7d76c // fsub v12.2d, v27.2d, v7.2d
+	WORD $0x4ef0d76a // fsub v10.2d, v27.2d, v16.2d
 	WORD $0x3dc066bb // ldr q27, [x21, #400]
-	WORD $0x4ee9d76d // fsub v13.2d, v27.2d, v9.2d
-	WORD $0x3dc06abb // ldr q27, [x21, #416]
-	WORD $0x4ee6d760 // fsub v0.2d, v27.2d, v6.2d
+	WORD $0x4ef1d760 // fsub v0.2d, v27.2d, v17.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x4eefd771 // fsub v17.2d, v27.2d, v15.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x4ee7d766 // fsub v6.2d, v27.2d, v7.2d
+	WORD $0x4ef0d76f // fsub v15.2d, v27.2d, v16.2d
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
-	WORD $0x4efcd769 // fsub v9.2d, v27.2d, v28.2d
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
 	WORD $0x4e7ad73a // fadd v26.2d, v25.2d, v26.2d
 	WORD $0x6ef9e75e // fcmgt v30.2d, v26.2d, v25.2d
-	WORD $0x3d801eb0 // str q16, [x21, #112]
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e7a1f30 // bsl v16.16b, v25.16b, v26.16b
+	WORD $0x3d801aae // str q14, [x21, #96]
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e7a1f2e // bsl v14.16b, v25.16b, v26.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6ef0e77e // fcmgt v30.2d, v27.2d, v16.2d
-	WORD $0x6ebe1f70 // bit v16.16b, v27.16b, v30.16b
+	WORD $0x6eeee77e // fcmgt v30.2d, v27.2d, v14.2d
+	WORD $0x6ebe1f6e // bit v14.16b, v27.16b, v30.16b
 	WORD $0x6efae73e // fcmgt v30.2d, v25.2d, v26.2d
 	WORD $0x6ebe1f3a // bit v26.16b, v25.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
 	WORD $0x6efbe75e // fcmgt v30.2d, v26.2d, v27.2d
 	WORD $0x6ebe1f7a // bit v26.16b, v27.16b, v30.16b
-	WORD $0x6ef0e759 // fcmgt v25.2d, v26.2d, v16.2d
+	WORD $0x6eeee759 // fcmgt v25.2d, v26.2d, v14.2d
 	WORD $0x4e391c63 // and v3.16b, v3.16b, v25.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4e7ce6d6 // fcmeq v22.2d, v22.2d, v28.2d
@@ -7239,28 +7213,28 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
-	WORD $0x6e681f96 // bsl v22.16b, v28.16b, v8.16b
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x6e6b1f96 // bsl v22.16b, v28.16b, v11.16b
+	WORD $0x4eb61ecb // mov v11.16b, v22.16b
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc06abc // ldr q28, [x21, #416]
 	WORD $0x4e7cd776 // fadd v22.2d, v27.2d, v28.2d
 	// Manifold point 1.
-	WORD $0x6e70dd99 // fmul v25.2d, v12.2d, v16.2d
-	WORD $0x3d8022ac // str q12, [x21, #128]
-	WORD $0x6e70ddac // fmul v12.2d, v13.2d, v16.2d
-	WORD $0x6e70dc10 // fmul v16.2d, v0.2d, v16.2d
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x4ee6d720 // fsub v0.2d, v25.2d, v6.2d
-	WORD $0x3d802aad // str q13, [x21, #160]
-	WORD $0x4ee7d58d // fsub v13.2d, v12.2d, v7.2d
-	WORD $0x3d802eba // str q26, [x21, #176]
-	WORD $0x4ee9d61a // fsub v26.2d, v16.2d, v9.2d
+	WORD $0x6e6edcd9 // fmul v25.2d, v6.2d, v14.2d
+	WORD $0x3d801ea6 // str q6, [x21, #112]
+	WORD $0x6e6edd46 // fmul v6.2d, v10.2d, v14.2d
+	WORD $0x6e6edc0e // fmul v14.2d, v0.2d, v14.2d
+	WORD $0x3d8022a0 // str q0, [x21, #128]
+	WORD $0x4ef1d720 // fsub v0.2d, v25.2d, v17.2d
+	WORD $0x3d8026aa // str q10, [x21, #144]
+	WORD $0x4eefd4ca // fsub v10.2d, v6.2d, v15.2d
+	WORD $0x3d802aba // str q26, [x21, #160]
+	WORD $0x4ef0d5da // fsub v26.2d, v14.2d, v16.2d
 	WORD $0x6e78dc00 // fmul v0.2d, v0.2d, v24.2d
-	WORD $0x6e75ddad // fmul v13.2d, v13.2d, v21.2d
-	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e7cdf4d // fmul v13.2d, v26.2d, v28.2d
-	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x6e75dd4a // fmul v10.2d, v10.2d, v21.2d
+	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e7cdf4a // fmul v10.2d, v26.2d, v28.2d
+	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
 	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
 	WORD $0x6e77fc00 // fdiv v0.2d, v0.2d, v23.2d
 	WORD $0x4e7e1c00 // bic v0.16b, v0.16b, v30.16b
@@ -7269,142 +7243,144 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
 	WORD $0x4ee0cbc0 // fcmgt v0.2d, v30.2d, #0.0
 	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
-	WORD $0x6e60df0d // fmul v13.2d, v24.2d, v0.2d
-	WORD $0x4e6dd4cd // fadd v13.2d, v6.2d, v13.2d
-	WORD $0x4ef9d5ad // fsub v13.2d, v13.2d, v25.2d
+	WORD $0x6e60df0a // fmul v10.2d, v24.2d, v0.2d
+	WORD $0x4e6ad62a // fadd v10.2d, v17.2d, v10.2d
+	WORD $0x4ef9d54a // fsub v10.2d, v10.2d, v25.2d
 	WORD $0x6e60deba // fmul v26.2d, v21.2d, v0.2d
-	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
-	WORD $0x4eecd75a // fsub v26.2d, v26.2d, v12.2d
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x4e7ad5fa // fadd v26.2d, v15.2d, v26.2d
+	WORD $0x4ee6d75a // fsub v26.2d, v26.2d, v6.2d
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
 	WORD $0x6e60df60 // fmul v0.2d, v27.2d, v0.2d
-	WORD $0x4e60d520 // fadd v0.2d, v9.2d, v0.2d
-	WORD $0x4ef0d400 // fsub v0.2d, v0.2d, v16.2d
-	WORD $0x3d8032b5 // str q21, [x21, #192]
-	WORD $0x6e6addb5 // fmul v21.2d, v13.2d, v10.2d
-	WORD $0x3d8036b8 // str q24, [x21, #208]
-	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
+	WORD $0x4e60d600 // fadd v0.2d, v16.2d, v0.2d
+	WORD $0x4eeed400 // fsub v0.2d, v0.2d, v14.2d
+	WORD $0x3d802eb5 // str q21, [x21, #176]
+	WORD $0x6e62dd55 // fmul v21.2d, v10.2d, v2.2d
+	WORD $0x3d8032b8 // str q24, [x21, #192]
+	WORD $0x6e65df58 // fmul v24.2d, v26.2d, v5.2d
 	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
 	WORD $0x6e61dc18 // fmul v24.2d, v0.2d, v1.2d
 	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
 	WORD $0x4ef5d6d5 // fsub v21.2d, v22.2d, v21.2d
-	WORD $0x6e6edd58 // fmul v24.2d, v10.2d, v14.2d
-	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
+	WORD $0x6e6ddc58 // fmul v24.2d, v2.2d, v13.2d
+	WORD $0x4e78d54a // fadd v10.2d, v10.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
-	WORD $0x4e6dd72d // fadd v13.2d, v25.2d, v13.2d
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4e6dd76d // fadd v13.2d, v27.2d, v13.2d
-	WORD $0x6e6edd78 // fmul v24.2d, v11.2d, v14.2d
+	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
+	WORD $0x4e6ad72a // fadd v10.2d, v25.2d, v10.2d
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
+	WORD $0x6e6ddcb8 // fmul v24.2d, v5.2d, v13.2d
 	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
-	WORD $0x4e78d58c // fadd v12.2d, v12.2d, v24.2d
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
-	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
+	WORD $0x4e78d4c6 // fadd v6.2d, v6.2d, v24.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x6e6ddc38 // fmul v24.2d, v1.2d, v13.2d
 	WORD $0x4e78d400 // fadd v0.2d, v0.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdc00 // fmul v0.2d, v0.2d, v28.2d
-	WORD $0x4e60d600 // fadd v0.2d, v16.2d, v0.2d
-	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e60d5c0 // fadd v0.2d, v14.2d, v0.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e35 // bif v21.16b, v17.16b, v30.16b
-	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x6efe1d15 // bif v21.16b, v8.16b, v30.16b
+	WORD $0x4eb51ea8 // mov v8.16b, v21.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
+	WORD $0x6efe1e4a // bif v10.16b, v18.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e6c // bif v12.16b, v19.16b, v30.16b
+	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
-	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4eac1d93 // mov v19.16b, v12.16b
+	WORD $0x4eaa1d52 // mov v18.16b, v10.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	// Manifold point 2.
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
-	WORD $0x4ee6d410 // fsub v16.2d, v0.2d, v6.2d
-	WORD $0x4ee7d595 // fsub v21.2d, v12.2d, v7.2d
-	WORD $0x4ee9d5b8 // fsub v24.2d, v13.2d, v9.2d
-	WORD $0x3dc036bc // ldr q28, [x21, #208]
-	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
-	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
-	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e7cdf15 // fmul v21.2d, v24.2d, v28.2d
-	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
-	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
-	WORD $0x6e77fe10 // fdiv v16.2d, v16.2d, v23.2d
-	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef0e7fe // fcmgt v30.2d, v31.2d, v16.2d
-	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
-	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
-	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x6e70df75 // fmul v21.2d, v27.2d, v16.2d
-	WORD $0x4e75d4c6 // fadd v6.2d, v6.2d, v21.2d
-	WORD $0x4ee0d4c6 // fsub v6.2d, v6.2d, v0.2d
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x6e70df75 // fmul v21.2d, v27.2d, v16.2d
-	WORD $0x4e75d4e7 // fadd v7.2d, v7.2d, v21.2d
-	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e70df70 // fmul v16.2d, v27.2d, v16.2d
-	WORD $0x4e70d529 // fadd v9.2d, v9.2d, v16.2d
-	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
-	WORD $0x6e6adcd0 // fmul v16.2d, v6.2d, v10.2d
-	WORD $0x6e6bdcf5 // fmul v21.2d, v7.2d, v11.2d
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e7cdf66 // fmul v6.2d, v27.2d, v28.2d
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e7cdf6a // fmul v10.2d, v27.2d, v28.2d
+	WORD $0x4ef1d40e // fsub v14.2d, v0.2d, v17.2d
+	WORD $0x4eefd4d5 // fsub v21.2d, v6.2d, v15.2d
+	WORD $0x4ef0d558 // fsub v24.2d, v10.2d, v16.2d
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
+	WORD $0x6e7cddce // fmul v14.2d, v14.2d, v28.2d
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
+	WORD $0x4e75d5ce // fadd v14.2d, v14.2d, v21.2d
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e7cdf15 // fmul v21.2d, v24.2d, v28.2d
+	WORD $0x4e75d5ce // fadd v14.2d, v14.2d, v21.2d
+	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
+	WORD $0x6e77fdce // fdiv v14.2d, v14.2d, v23.2d
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6eeee7fe // fcmgt v30.2d, v31.2d, v14.2d
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ee0cbce // fcmgt v14.2d, v30.2d, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x6e6edf75 // fmul v21.2d, v27.2d, v14.2d
+	WORD $0x4e75d631 // fadd v17.2d, v17.2d, v21.2d
+	WORD $0x4ee0d631 // fsub v17.2d, v17.2d, v0.2d
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x6e6edf75 // fmul v21.2d, v27.2d, v14.2d
+	WORD $0x4e75d5ef // fadd v15.2d, v15.2d, v21.2d
+	WORD $0x4ee6d5ef // fsub v15.2d, v15.2d, v6.2d
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x6e6edf6e // fmul v14.2d, v27.2d, v14.2d
+	WORD $0x4e6ed60e // fadd v14.2d, v16.2d, v14.2d
+	WORD $0x4eead5ce // fsub v14.2d, v14.2d, v10.2d
+	WORD $0x6e62de30 // fmul v16.2d, v17.2d, v2.2d
+	WORD $0x6e65ddf5 // fmul v21.2d, v15.2d, v5.2d
 	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
-	WORD $0x6e61dd35 // fmul v21.2d, v9.2d, v1.2d
+	WORD $0x6e61ddd5 // fmul v21.2d, v14.2d, v1.2d
 	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
 	WORD $0x4ef0d6d0 // fsub v16.2d, v22.2d, v16.2d
-	WORD $0x6e6edd55 // fmul v21.2d, v10.2d, v14.2d
-	WORD $0x4e75d4c6 // fadd v6.2d, v6.2d, v21.2d
+	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
+	WORD $0x6e6ddc55 // fmul v21.2d, v2.2d, v13.2d
+	WORD $0x4e75d631 // fadd v17.2d, v17.2d, v21.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdcc6 // fmul v6.2d, v6.2d, v28.2d
-	WORD $0x4e66d400 // fadd v0.2d, v0.2d, v6.2d
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x6e7cde31 // fmul v17.2d, v17.2d, v28.2d
+	WORD $0x4e71d400 // fadd v0.2d, v0.2d, v17.2d
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
-	WORD $0x6e6edd66 // fmul v6.2d, v11.2d, v14.2d
-	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
+	WORD $0x6e6ddcb1 // fmul v17.2d, v5.2d, v13.2d
+	WORD $0x4e71d5ef // fadd v15.2d, v15.2d, v17.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdcc6 // fmul v6.2d, v6.2d, v28.2d
-	WORD $0x4e66d586 // fadd v6.2d, v12.2d, v6.2d
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x6e7cddef // fmul v15.2d, v15.2d, v28.2d
+	WORD $0x4e6fd4c6 // fadd v6.2d, v6.2d, v15.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
-	WORD $0x6e6edc27 // fmul v7.2d, v1.2d, v14.2d
-	WORD $0x4e67d527 // fadd v7.2d, v9.2d, v7.2d
+	WORD $0x6e6ddc2f // fmul v15.2d, v1.2d, v13.2d
+	WORD $0x4e6fd5ce // fadd v14.2d, v14.2d, v15.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
-	WORD $0x4e67d5a7 // fadd v7.2d, v13.2d, v7.2d
-	WORD $0x3dc05ebb // ldr q27, [x21, #368]
-	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
+	WORD $0x6e7cddce // fmul v14.2d, v14.2d, v28.2d
+	WORD $0x4e6ed54a // fadd v10.2d, v10.2d, v14.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
-	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x6efe1d90 // bif v16.16b, v12.16b, v30.16b
+	WORD $0x4eb01e0c // mov v12.16b, v16.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x6efe1ce0 // bif v0.16b, v7.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1ca6 // bif v6.16b, v5.16b, v30.16b
+	WORD $0x6efe1d26 // bif v6.16b, v9.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c87 // bif v7.16b, v4.16b, v30.16b
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
-	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
-	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
+	WORD $0x6efe1c8a // bif v10.16b, v4.16b, v30.16b
+	WORD $0x4ea01c07 // mov v7.16b, v0.16b
+	WORD $0x4ea61cc9 // mov v9.16b, v6.16b
+	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
 
 Contacts64NEON_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	WORD $0x4e6fd620 // fadd v0.2d, v17.2d, v15.2d
-	WORD $0x4e6ed400 // fadd v0.2d, v0.2d, v14.2d
+	WORD $0x4e6cd500 // fadd v0.2d, v8.2d, v12.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
 	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
 	WORD $0x6e60e780 // fcmge v0.2d, v28.2d, v0.2d
@@ -7416,23 +7392,23 @@ Contacts64NEON_tailgroup_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e711f83 // bsl v3.16b, v28.16b, v17.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
+	WORD $0x4ea31c68 // mov v8.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6f1f83 // bsl v3.16b, v28.16b, v15.16b
-	WORD $0x4ea31c6f // mov v15.16b, v3.16b
+	WORD $0x6e6c1f83 // bsl v3.16b, v28.16b, v12.16b
+	WORD $0x4ea31c6c // mov v12.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6a1f83 // bsl v3.16b, v28.16b, v10.16b
-	WORD $0x4ea31c6a // mov v10.16b, v3.16b
+	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
+	WORD $0x4ea31c62 // mov v2.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6b1f83 // bsl v3.16b, v28.16b, v11.16b
-	WORD $0x4ea31c6b // mov v11.16b, v3.16b
+	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
+	WORD $0x4ea31c65 // mov v5.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -7456,13 +7432,13 @@ Contacts64NEON_tailgroup_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
-	WORD $0x4ea31c62 // mov v2.16b, v3.16b
+	WORD $0x6e671f83 // bsl v3.16b, v28.16b, v7.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
-	WORD $0x4ea31c65 // mov v5.16b, v3.16b
+	WORD $0x6e691f83 // bsl v3.16b, v28.16b, v9.16b
+	WORD $0x4ea31c69 // mov v9.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -7471,75 +7447,75 @@ Contacts64NEON_tailgroup_single:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e681f80 // bsl v0.16b, v28.16b, v8.16b
-	WORD $0x4ea01c08 // mov v8.16b, v0.16b
+	WORD $0x6e6b1f80 // bsl v0.16b, v28.16b, v11.16b
+	WORD $0x4ea01c0b // mov v11.16b, v0.16b
 
 Contacts64NEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d8072bb // str q27, [x21, #448]
+	WORD $0x3d806ebb // str q27, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a8 // str q8, [x21, #464]
-	WORD $0x3d807ab1 // str q17, [x21, #480]
-	WORD $0x3d807eaf // str q15, [x21, #496]
-	WORD $0x3d8082aa // str q10, [x21, #512]
-	WORD $0x3d8086ab // str q11, [x21, #528]
-	WORD $0x3d808aa1 // str q1, [x21, #544]
-	WORD $0x3d808eb2 // str q18, [x21, #560]
-	WORD $0x3d8092b3 // str q19, [x21, #576]
-	WORD $0x3d8096b4 // str q20, [x21, #592]
-	WORD $0x3d809aa2 // str q2, [x21, #608]
-	WORD $0x3d809ea5 // str q5, [x21, #624]
-	WORD $0x3d80a2a4 // str q4, [x21, #640]
-	MOVWU 448(R21), R22
+	WORD $0x3d807aac // str q12, [x21, #480]
+	WORD $0x3d807ea2 // str q2, [x21, #496]
+	WORD $0x3d8082a5 // str q5, [x21, #512]
+	WORD $0x3d8086a1 // str q1, [x21, #528]
+	WORD $0x3d808ab2 // str q18, [x21, #544]
+	WORD $0x3d808eb3 // str q19, [x21, #560]
+	WORD $0x3d8092b4 // str q20, [x21, #576]
+	WORD $0x3d8096a7 // str q7, [x21, #592]
+	WORD $0x3d809aa9 // str q9, [x21, #608]
+	WORD $0x3d809ea4 // str q4, [x21, #624]
+	MOVWU 432(R21), R22
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVWU 464(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 8(R9), R19
 	ADD R11<<2, R19, R19
 	MOVW R22, 0(R19)
-	MOVD 480(R21), R22
+	MOVD 464(R21), R22
 	MOVD 16(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 496(R21), R22
+	MOVD 480(R21), R22
 	MOVD 24(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 512(R21), R22
+	MOVD 496(R21), R22
 	MOVD 32(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 528(R21), R22
+	MOVD 512(R21), R22
 	MOVD 40(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 544(R21), R22
+	MOVD 528(R21), R22
 	MOVD 48(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 560(R21), R22
+	MOVD 544(R21), R22
 	MOVD 56(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 576(R21), R22
+	MOVD 560(R21), R22
 	MOVD 64(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 592(R21), R22
+	MOVD 576(R21), R22
 	MOVD 72(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 608(R21), R22
+	MOVD 592(R21), R22
 	MOVD 80(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 624(R21), R22
+	MOVD 608(R21), R22
 	MOVD 88(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
-	MOVD 640(R21), R22
+	MOVD 624(R21), R22
 	MOVD 96(R9), R19
 	ADD R11<<3, R19, R19
 	MOVD R22, 0(R19)
@@ -7552,8 +7528,8 @@ Contacts64NEON_done:
 	RET
 
 // func CompactContacts64NEON(caps *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
-TEXT ·CompactContacts64NEON(SB), $720-64
-	// 27 of 27 vector registers for values, 14 spilled per group.
+TEXT ·CompactContacts64NEON(SB), $704-64
+	// 27 of 27 vector registers for values, 13 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD pi+8(FP), R7
 	MOVD pj+16(FP), R8
@@ -7566,7 +7542,7 @@ TEXT ·CompactContacts64NEON(SB), $720-64
 	// The margin in every lane, in its slot.
 	MOVD margin+40(FP), R19
 	WORD $0x4e080e7b // dup v27.2d, x19
-	WORD $0x3d80a6bb // str q27, [x21, #656]
+	WORD $0x3d80a2bb // str q27, [x21, #640]
 
 CompactContacts64NEON_loop:
 	SUB R11, R10, R13
@@ -7582,13 +7558,13 @@ CompactContacts64NEON_loop:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d803aa0 // str q0, [x21, #224]
-	WORD $0x3d803ea1 // str q1, [x21, #240]
-	WORD $0x3d8042a2 // str q2, [x21, #256]
-	WORD $0x3d8052a3 // str q3, [x21, #320]
-	WORD $0x3d8046a4 // str q4, [x21, #272]
-	WORD $0x3d804aa5 // str q5, [x21, #288]
-	WORD $0x3d804ea6 // str q6, [x21, #304]
+	WORD $0x3d8036a0 // str q0, [x21, #208]
+	WORD $0x3d803aa1 // str q1, [x21, #224]
+	WORD $0x3d803ea2 // str q2, [x21, #240]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8042a4 // str q4, [x21, #256]
+	WORD $0x3d8046a5 // str q5, [x21, #272]
+	WORD $0x3d804aa6 // str q6, [x21, #288]
 	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
@@ -7599,31 +7575,31 @@ CompactContacts64NEON_loop:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8056a0 // str q0, [x21, #336]
-	WORD $0x3d805aa1 // str q1, [x21, #352]
-	WORD $0x3d805ea2 // str q2, [x21, #368]
-	WORD $0x3d806ea3 // str q3, [x21, #432]
-	WORD $0x3d8062a4 // str q4, [x21, #384]
-	WORD $0x3d8066a5 // str q5, [x21, #400]
-	WORD $0x3d806aa6 // str q6, [x21, #416]
+	WORD $0x3d8052a0 // str q0, [x21, #320]
+	WORD $0x3d8056a1 // str q1, [x21, #336]
+	WORD $0x3d805aa2 // str q2, [x21, #352]
+	WORD $0x3d806aa3 // str q3, [x21, #416]
+	WORD $0x3d805ea4 // str q4, [x21, #368]
+	WORD $0x3d8062a5 // str q5, [x21, #384]
+	WORD $0x3d8066a6 // str q6, [x21, #400]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc046a0 // ldr q0, [x21, #272]
-	WORD $0x3dc03aa1 // ldr q1, [x21, #224]
+	WORD $0x3dc042a0 // ldr q0, [x21, #256]
+	WORD $0x3dc036a1 // ldr q1, [x21, #208]
 	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
-	WORD $0x3dc04aa3 // ldr q3, [x21, #288]
-	WORD $0x3dc03ea4 // ldr q4, [x21, #240]
+	WORD $0x3dc046a3 // ldr q3, [x21, #272]
+	WORD $0x3dc03aa4 // ldr q4, [x21, #224]
 	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
-	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x3dc03ea7 // ldr q7, [x21, #240]
 	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
-	WORD $0x3dc062a9 // ldr q9, [x21, #384]
-	WORD $0x3dc056aa // ldr q10, [x21, #336]
+	WORD $0x3dc05ea9 // ldr q9, [x21, #368]
+	WORD $0x3dc052aa // ldr q10, [x21, #320]
 	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
-	WORD $0x3dc066ac // ldr q12, [x21, #400]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc062ac // ldr q12, [x21, #384]
+	WORD $0x3dc056ad // ldr q13, [x21, #336]
 	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
-	WORD $0x3dc06aaf // ldr q15, [x21, #416]
-	WORD $0x3dc05eb0 // ldr q16, [x21, #368]
+	WORD $0x3dc066af // ldr q15, [x21, #400]
+	WORD $0x3dc05ab0 // ldr q16, [x21, #352]
 	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
 	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
 	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
@@ -7771,20 +7747,20 @@ CompactContacts64NEON_loop:
 	CBZW R17, CompactContacts64NEON_group_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc03abc // ldr q28, [x21, #224]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x3dc052bc // ldr q28, [x21, #320]
+	WORD $0x4efcd760 // fsub v0.2d, v27.2d, v28.2d
 	WORD $0x3dc062bb // ldr q27, [x21, #384]
 	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4efcd760 // fsub v0.2d, v27.2d, v28.2d
+	WORD $0x4efcd761 // fsub v1.2d, v27.2d, v28.2d
 	WORD $0x3dc066bb // ldr q27, [x21, #400]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4efcd761 // fsub v1.2d, v27.2d, v28.2d
-	WORD $0x3dc06abb // ldr q27, [x21, #416]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
 	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
 	WORD $0x6ee1faea // fsqrt v10.2d, v23.2d
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
@@ -7827,30 +7803,29 @@ CompactContacts64NEON_loop:
 	WORD $0x6e205b18 // mvn v24.16b, v24.16b
 	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
 	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
-	WORD $0x6e75dc53 // fmul v19.2d, v2.2d, v21.2d
-	WORD $0x6e6adcb8 // fmul v24.2d, v5.2d, v10.2d
-	WORD $0x4e78d673 // fadd v19.2d, v19.2d, v24.2d
-	WORD $0x6e70dcd8 // fmul v24.2d, v6.2d, v16.2d
-	WORD $0x4e78d673 // fadd v19.2d, v19.2d, v24.2d
-	WORD $0x6e73de78 // fmul v24.2d, v19.2d, v19.2d
+	WORD $0x6e75dc42 // fmul v2.2d, v2.2d, v21.2d
+	WORD $0x6e6adca5 // fmul v5.2d, v5.2d, v10.2d
+	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
+	WORD $0x6e70dcc5 // fmul v5.2d, v6.2d, v16.2d
+	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
+	WORD $0x6e62dc45 // fmul v5.2d, v2.2d, v2.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
-	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
-	WORD $0x6e61de52 // fmul v18.2d, v18.2d, v1.2d
-	WORD $0x6e72e712 // fcmge v18.2d, v24.2d, v18.2d
-	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x6e72df66 // fmul v6.2d, v27.2d, v18.2d
+	WORD $0x6e61dcc6 // fmul v6.2d, v6.2d, v1.2d
+	WORD $0x6e66e4a5 // fcmge v5.2d, v5.2d, v6.2d
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6ef3e793 // fcmgt v19.2d, v28.2d, v19.2d
-	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
-	WORD $0x6ee0fab3 // fneg v19.2d, v21.2d
-	WORD $0x6ee0f958 // fneg v24.2d, v10.2d
-	WORD $0x3d801aa0 // str q0, [x21, #96]
-	WORD $0x6ee0fa00 // fneg v0.2d, v16.2d
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e75 // bit v21.16b, v19.16b, v30.16b
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f0a // bit v10.16b, v24.16b, v30.16b
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x6ee2e782 // fcmgt v2.2d, v28.2d, v2.2d
+	WORD $0x4e651c42 // bic v2.16b, v2.16b, v5.16b
+	WORD $0x6ee0faa5 // fneg v5.2d, v21.2d
+	WORD $0x6ee0f946 // fneg v6.2d, v10.2d
+	WORD $0x6ee0fa12 // fneg v18.2d, v16.2d
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1cb5 // bit v21.16b, v5.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1cca // bit v10.16b, v6.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1e50 // bit v16.16b, v18.16b, v30.16b
 	WORD $0x4eb11e3e // mov v30.16b, v17.16b
 	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
 	WORD $0x4eb11e3e // mov v30.16b, v17.16b
@@ -7865,9 +7840,8 @@ CompactContacts64NEON_loop:
 	WORD $0x4ea11c2e // mov v14.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x3dc01abc // ldr q28, [x21, #96]
 	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
-	WORD $0x6ebe1f94 // bit v20.16b, v28.16b, v30.16b
+	WORD $0x6ebe1c14 // bit v20.16b, v0.16b, v30.16b
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
 	WORD $0x3dc016bc // ldr q28, [x21, #80]
 	WORD $0x3dc00abd // ldr q29, [x21, #32]
@@ -7881,58 +7855,58 @@ CompactContacts64NEON_loop:
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
 	WORD $0x6e7d1f81 // bsl v1.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ee0fa8a // fneg v10.2d, v20.2d
+	WORD $0x6ee0fa82 // fneg v2.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5d0 // fcmge v16.2d, v14.2d, v28.2d
-	WORD $0x6e205a10 // mvn v16.16b, v16.16b
-	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
-	WORD $0x6e6add52 // fmul v18.2d, v10.2d, v10.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x6e7ce5c5 // fcmge v5.2d, v14.2d, v28.2d
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e60dc06 // fmul v6.2d, v0.2d, v0.2d
+	WORD $0x6e62dc4a // fmul v10.2d, v2.2d, v2.2d
+	WORD $0x4e6ad4c6 // fadd v6.2d, v6.2d, v10.2d
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf72 // fmul v18.2d, v27.2d, v28.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6b1c12 // bsl v18.16b, v0.16b, v11.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x6e7cdf6a // fmul v10.2d, v27.2d, v28.2d
+	WORD $0x4e6ad4c6 // fadd v6.2d, v6.2d, v10.2d
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e6b1c0a // bsl v10.16b, v0.16b, v11.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1d82 // bif v2.16b, v12.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
-	WORD $0x6e6d1f93 // bsl v19.16b, v28.16b, v13.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
-	WORD $0x4eb21e4b // mov v11.16b, v18.16b
-	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
-	WORD $0x4eb31e6d // mov v13.16b, v19.16b
-	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1dc6 // bif v6.16b, v14.16b, v30.16b
+	WORD $0x4eaa1d4b // mov v11.16b, v10.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea61cce // mov v14.16b, v6.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ee0f800 // fneg v0.2d, v0.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5ca // fcmge v10.2d, v14.2d, v28.2d
-	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6e7ce5c2 // fcmge v2.2d, v14.2d, v28.2d
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
-	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d610 // fadd v16.2d, v16.2d, v17.2d
-	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
-	WORD $0x4e71d610 // fadd v16.2d, v16.2d, v17.2d
+	WORD $0x6e7cdf65 // fmul v5.2d, v27.2d, v28.2d
+	WORD $0x6e61dc26 // fmul v6.2d, v1.2d, v1.2d
+	WORD $0x4e66d4a5 // fadd v5.2d, v5.2d, v6.2d
+	WORD $0x6e60dc06 // fmul v6.2d, v0.2d, v0.2d
+	WORD $0x4e66d4a5 // fadd v5.2d, v5.2d, v6.2d
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6b1f91 // bsl v17.16b, v28.16b, v11.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6efe1d81 // bif v1.16b, v12.16b, v30.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
-	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
-	WORD $0x4eb11e2b // mov v11.16b, v17.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6efe1dc5 // bif v5.16b, v14.16b, v30.16b
+	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x4ea11c2c // mov v12.16b, v1.16b
 	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4eb01e0e // mov v14.16b, v16.16b
+	WORD $0x4ea51cae // mov v14.16b, v5.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
 	WORD $0x6e7ce5c0 // fcmge v0.2d, v14.2d, v28.2d
@@ -7943,19 +7917,19 @@ CompactContacts64NEON_loop:
 	WORD $0x6e6b1f81 // bsl v1.16b, v28.16b, v11.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fca // mov v10.16b, v30.16b
-	WORD $0x6e6c1f8a // bsl v10.16b, v28.16b, v12.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e6c1f82 // bsl v2.16b, v28.16b, v12.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x6e6d1f85 // bsl v5.16b, v28.16b, v13.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e6e1f80 // bsl v0.16b, v28.16b, v14.16b
 	WORD $0x4ea11c2b // mov v11.16b, v1.16b
-	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
-	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
 	WORD $0x4ea01c0e // mov v14.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	WORD $0x6ee1f9c0 // fsqrt v0.2d, v14.2d
@@ -7965,89 +7939,85 @@ CompactContacts64NEON_group_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc01680 // ldr q0, [x20, #80]
 	WORD $0x6e6ffc01 // fdiv v1.2d, v0.2d, v15.2d
-	WORD $0x6e61dd6a // fmul v10.2d, v11.2d, v1.2d
-	WORD $0x6e61dd8b // fmul v11.2d, v12.2d, v1.2d
+	WORD $0x6e61dd62 // fmul v2.2d, v11.2d, v1.2d
+	WORD $0x6e61dd85 // fmul v5.2d, v12.2d, v1.2d
 	WORD $0x6e61dda1 // fmul v1.2d, v13.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc06ead // ldr q13, [x21, #432]
-	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
-	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
-	WORD $0x3dc0a6bc // ldr q28, [x21, #656]
-	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
-	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
-	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
-	WORD $0x6e6edd50 // fmul v16.2d, v10.2d, v14.2d
-	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
-	WORD $0x3dc04a90 // ldr q16, [x20, #288]
-	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
-	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x3dc056a7 // ldr q7, [x21, #336]
-	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
-	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
-	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
-	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x3dc05aa9 // ldr q9, [x21, #352]
-	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
-	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
-	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
-	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x3dc05ea6 // ldr q6, [x21, #368]
-	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
-	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
-	WORD $0x4ea21c52 // mov v18.16b, v2.16b
-	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc06aaa // ldr q10, [x21, #416]
+	WORD $0x4e6ad4cb // fadd v11.2d, v6.2d, v10.2d
+	WORD $0x4ee8d56c // fsub v12.2d, v11.2d, v8.2d
+	WORD $0x3dc0a2bc // ldr q28, [x21, #640]
+	WORD $0x4e7cd56b // fadd v11.2d, v11.2d, v28.2d
+	WORD $0x6e68e56b // fcmge v11.2d, v11.2d, v8.2d
+	// Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).
+	WORD $0x4ee6d54d // fsub v13.2d, v10.2d, v6.2d
+	WORD $0x4e6dd508 // fadd v8.2d, v8.2d, v13.2d
+	WORD $0x3dc04a8e // ldr q14, [x20, #288]
+	WORD $0x6e6edd08 // fmul v8.2d, v8.2d, v14.2d
+	WORD $0x3dc052af // ldr q15, [x21, #320]
+	WORD $0x4e67d5e7 // fadd v7.2d, v15.2d, v7.2d
+	WORD $0x6e68dc50 // fmul v16.2d, v2.2d, v8.2d
+	WORD $0x4e70d4e7 // fadd v7.2d, v7.2d, v16.2d
+	WORD $0x3dc056b0 // ldr q16, [x21, #336]
+	WORD $0x4e69d609 // fadd v9.2d, v16.2d, v9.2d
+	WORD $0x6e68dcb1 // fmul v17.2d, v5.2d, v8.2d
+	WORD $0x4e71d529 // fadd v9.2d, v9.2d, v17.2d
+	WORD $0x3dc05ab1 // ldr q17, [x21, #352]
+	WORD $0x4e64d624 // fadd v4.2d, v17.2d, v4.2d
+	WORD $0x6e68dc28 // fmul v8.2d, v1.2d, v8.2d
+	WORD $0x4e68d484 // fadd v4.2d, v4.2d, v8.2d
+	WORD $0x4eac1d88 // mov v8.16b, v12.16b
+	WORD $0x4ea71cf2 // mov v18.16b, v7.16b
+	WORD $0x4ea91d33 // mov v19.16b, v9.16b
 	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
+	WORD $0x4e231d63 // and v3.16b, v11.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
-	WORD $0x4ea81d1e // mov v30.16b, v8.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e751f8b // bsl v11.16b, v28.16b, v21.16b
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_group_single
 	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc036bc // ldr q28, [x21, #208]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x3dc03abc // ldr q28, [x21, #224]
-	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
+	WORD $0x4efcd76e // fsub v14.2d, v27.2d, v28.2d
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4eefd766 // fsub v6.2d, v27.2d, v15.2d
 	WORD $0x3dc062bb // ldr q27, [x21, #384]
-	WORD $0x4ee7d76c // fsub v12.2d, v27.2d, v7.2d
+	WORD $0x4ef0d76a // fsub v10.2d, v27.2d, v16.2d
 	WORD $0x3dc066bb // ldr q27, [x21, #400]
-	WORD $0x4ee9d76d // fsub v13.2d, v27.2d, v9.2d
-	WORD $0x3dc06abb // ldr q27, [x21, #416]
-	WORD $0x4ee6d760 // fsub v0.2d, v27.2d, v6.2d
+	WORD $0x4ef1d760 // fsub v0.2d, v27.2d, v17.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x4eefd771 // fsub v17.2d, v27.2d, v15.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x4ee7d766 // fsub v6.2d, v27.2d, v7.2d
+	WORD $0x4ef0d76f // fsub v15.2d, v27.2d, v16.2d
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
-	WORD $0x4efcd769 // fsub v9.2d, v27.2d, v28.2d
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
 	WORD $0x4e7ad73a // fadd v26.2d, v25.2d, v26.2d
 	WORD $0x6ef9e75e // fcmgt v30.2d, v26.2d, v25.2d
-	WORD $0x3d801eb0 // str q16, [x21, #112]
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e7a1f30 // bsl v16.16b, v25.16b, v26.16b
+	WORD $0x3d801aae // str q14, [x21, #96]
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e7a1f2e // bsl v14.16b, v25.16b, v26.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6ef0e77e // fcmgt v30.2d, v27.2d, v16.2d
-	WORD $0x6ebe1f70 // bit v16.16b, v27.16b, v30.16b
+	WORD $0x6eeee77e // fcmgt v30.2d, v27.2d, v14.2d
+	WORD $0x6ebe1f6e // bit v14.16b, v27.16b, v30.16b
 	WORD $0x6efae73e // fcmgt v30.2d, v25.2d, v26.2d
 	WORD $0x6ebe1f3a // bit v26.16b, v25.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
 	WORD $0x6efbe75e // fcmgt v30.2d, v26.2d, v27.2d
 	WORD $0x6ebe1f7a // bit v26.16b, v27.16b, v30.16b
-	WORD $0x6ef0e759 // fcmgt v25.2d, v26.2d, v16.2d
+	WORD $0x6eeee759 // fcmgt v25.2d, v26.2d, v14.2d
 	WORD $0x4e391c63 // and v3.16b, v3.16b, v25.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4e7ce6d6 // fcmeq v22.2d, v22.2d, v28.2d
@@ -8055,28 +8025,28 @@ CompactContacts64NEON_group_normal:
 	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
-	WORD $0x6e681f96 // bsl v22.16b, v28.16b, v8.16b
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x6e6b1f96 // bsl v22.16b, v28.16b, v11.16b
+	WORD $0x4eb61ecb // mov v11.16b, v22.16b
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc06abc // ldr q28, [x21, #416]
 	WORD $0x4e7cd776 // fadd v22.2d, v27.2d, v28.2d
 	// Manifold point 1.
-	WORD $0x6e70dd99 // fmul v25.2d, v12.2d, v16.2d
-	WORD $0x3d8022ac // str q12, [x21, #128]
-	WORD $0x6e70ddac // fmul v12.2d, v13.2d, v16.2d
-	WORD $0x6e70dc10 // fmul v16.2d, v0.2d, v16.2d
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x4ee6d720 // fsub v0.2d, v25.2d, v6.2d
-	WORD $0x3d802aad // str q13, [x21, #160]
-	WORD $0x4ee7d58d // fsub v13.2d, v12.2d, v7.2d
-	WORD $0x3d802eba // str q26, [x21, #176]
-	WORD $0x4ee9d61a // fsub v26.2d, v16.2d, v9.2d
+	WORD $0x6e6edcd9 // fmul v25.2d, v6.2d, v14.2d
+	WORD $0x3d801ea6 // str q6, [x21, #112]
+	WORD $0x6e6edd46 // fmul v6.2d, v10.2d, v14.2d
+	WORD $0x6e6edc0e // fmul v14.2d, v0.2d, v14.2d
+	WORD $0x3d8022a0 // str q0, [x21, #128]
+	WORD $0x4ef1d720 // fsub v0.2d, v25.2d, v17.2d
+	WORD $0x3d8026aa // str q10, [x21, #144]
+	WORD $0x4eefd4ca // fsub v10.2d, v6.2d, v15.2d
+	WORD $0x3d802aba // str q26, [x21, #160]
+	WORD $0x4ef0d5da // fsub v26.2d, v14.2d, v16.2d
 	WORD $0x6e78dc00 // fmul v0.2d, v0.2d, v24.2d
-	WORD $0x6e75ddad // fmul v13.2d, v13.2d, v21.2d
-	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e7cdf4d // fmul v13.2d, v26.2d, v28.2d
-	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x6e75dd4a // fmul v10.2d, v10.2d, v21.2d
+	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e7cdf4a // fmul v10.2d, v26.2d, v28.2d
+	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
 	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
 	WORD $0x6e77fc00 // fdiv v0.2d, v0.2d, v23.2d
 	WORD $0x4e7e1c00 // bic v0.16b, v0.16b, v30.16b
@@ -8085,142 +8055,144 @@ CompactContacts64NEON_group_normal:
 	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
 	WORD $0x4ee0cbc0 // fcmgt v0.2d, v30.2d, #0.0
 	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
-	WORD $0x6e60df0d // fmul v13.2d, v24.2d, v0.2d
-	WORD $0x4e6dd4cd // fadd v13.2d, v6.2d, v13.2d
-	WORD $0x4ef9d5ad // fsub v13.2d, v13.2d, v25.2d
+	WORD $0x6e60df0a // fmul v10.2d, v24.2d, v0.2d
+	WORD $0x4e6ad62a // fadd v10.2d, v17.2d, v10.2d
+	WORD $0x4ef9d54a // fsub v10.2d, v10.2d, v25.2d
 	WORD $0x6e60deba // fmul v26.2d, v21.2d, v0.2d
-	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
-	WORD $0x4eecd75a // fsub v26.2d, v26.2d, v12.2d
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x4e7ad5fa // fadd v26.2d, v15.2d, v26.2d
+	WORD $0x4ee6d75a // fsub v26.2d, v26.2d, v6.2d
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
 	WORD $0x6e60df60 // fmul v0.2d, v27.2d, v0.2d
-	WORD $0x4e60d520 // fadd v0.2d, v9.2d, v0.2d
-	WORD $0x4ef0d400 // fsub v0.2d, v0.2d, v16.2d
-	WORD $0x3d8032b5 // str q21, [x21, #192]
-	WORD $0x6e6addb5 // fmul v21.2d, v13.2d, v10.2d
-	WORD $0x3d8036b8 // str q24, [x21, #208]
-	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
+	WORD $0x4e60d600 // fadd v0.2d, v16.2d, v0.2d
+	WORD $0x4eeed400 // fsub v0.2d, v0.2d, v14.2d
+	WORD $0x3d802eb5 // str q21, [x21, #176]
+	WORD $0x6e62dd55 // fmul v21.2d, v10.2d, v2.2d
+	WORD $0x3d8032b8 // str q24, [x21, #192]
+	WORD $0x6e65df58 // fmul v24.2d, v26.2d, v5.2d
 	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
 	WORD $0x6e61dc18 // fmul v24.2d, v0.2d, v1.2d
 	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
 	WORD $0x4ef5d6d5 // fsub v21.2d, v22.2d, v21.2d
-	WORD $0x6e6edd58 // fmul v24.2d, v10.2d, v14.2d
-	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
+	WORD $0x6e6ddc58 // fmul v24.2d, v2.2d, v13.2d
+	WORD $0x4e78d54a // fadd v10.2d, v10.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
-	WORD $0x4e6dd72d // fadd v13.2d, v25.2d, v13.2d
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4e6dd76d // fadd v13.2d, v27.2d, v13.2d
-	WORD $0x6e6edd78 // fmul v24.2d, v11.2d, v14.2d
+	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
+	WORD $0x4e6ad72a // fadd v10.2d, v25.2d, v10.2d
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
+	WORD $0x6e6ddcb8 // fmul v24.2d, v5.2d, v13.2d
 	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
-	WORD $0x4e78d58c // fadd v12.2d, v12.2d, v24.2d
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
-	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
+	WORD $0x4e78d4c6 // fadd v6.2d, v6.2d, v24.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x6e6ddc38 // fmul v24.2d, v1.2d, v13.2d
 	WORD $0x4e78d400 // fadd v0.2d, v0.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdc00 // fmul v0.2d, v0.2d, v28.2d
-	WORD $0x4e60d600 // fadd v0.2d, v16.2d, v0.2d
-	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e60d5c0 // fadd v0.2d, v14.2d, v0.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e35 // bif v21.16b, v17.16b, v30.16b
-	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x6efe1d15 // bif v21.16b, v8.16b, v30.16b
+	WORD $0x4eb51ea8 // mov v8.16b, v21.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
+	WORD $0x6efe1e4a // bif v10.16b, v18.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e6c // bif v12.16b, v19.16b, v30.16b
+	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
-	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4eac1d93 // mov v19.16b, v12.16b
+	WORD $0x4eaa1d52 // mov v18.16b, v10.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	// Manifold point 2.
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
-	WORD $0x4ee6d410 // fsub v16.2d, v0.2d, v6.2d
-	WORD $0x4ee7d595 // fsub v21.2d, v12.2d, v7.2d
-	WORD $0x4ee9d5b8 // fsub v24.2d, v13.2d, v9.2d
-	WORD $0x3dc036bc // ldr q28, [x21, #208]
-	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
-	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
-	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e7cdf15 // fmul v21.2d, v24.2d, v28.2d
-	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
-	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
-	WORD $0x6e77fe10 // fdiv v16.2d, v16.2d, v23.2d
-	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef0e7fe // fcmgt v30.2d, v31.2d, v16.2d
-	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
-	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
-	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x6e70df75 // fmul v21.2d, v27.2d, v16.2d
-	WORD $0x4e75d4c6 // fadd v6.2d, v6.2d, v21.2d
-	WORD $0x4ee0d4c6 // fsub v6.2d, v6.2d, v0.2d
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x6e70df75 // fmul v21.2d, v27.2d, v16.2d
-	WORD $0x4e75d4e7 // fadd v7.2d, v7.2d, v21.2d
-	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e70df70 // fmul v16.2d, v27.2d, v16.2d
-	WORD $0x4e70d529 // fadd v9.2d, v9.2d, v16.2d
-	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
-	WORD $0x6e6adcd0 // fmul v16.2d, v6.2d, v10.2d
-	WORD $0x6e6bdcf5 // fmul v21.2d, v7.2d, v11.2d
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e7cdf66 // fmul v6.2d, v27.2d, v28.2d
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e7cdf6a // fmul v10.2d, v27.2d, v28.2d
+	WORD $0x4ef1d40e // fsub v14.2d, v0.2d, v17.2d
+	WORD $0x4eefd4d5 // fsub v21.2d, v6.2d, v15.2d
+	WORD $0x4ef0d558 // fsub v24.2d, v10.2d, v16.2d
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
+	WORD $0x6e7cddce // fmul v14.2d, v14.2d, v28.2d
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
+	WORD $0x4e75d5ce // fadd v14.2d, v14.2d, v21.2d
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e7cdf15 // fmul v21.2d, v24.2d, v28.2d
+	WORD $0x4e75d5ce // fadd v14.2d, v14.2d, v21.2d
+	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
+	WORD $0x6e77fdce // fdiv v14.2d, v14.2d, v23.2d
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6eeee7fe // fcmgt v30.2d, v31.2d, v14.2d
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ee0cbce // fcmgt v14.2d, v30.2d, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x6e6edf75 // fmul v21.2d, v27.2d, v14.2d
+	WORD $0x4e75d631 // fadd v17.2d, v17.2d, v21.2d
+	WORD $0x4ee0d631 // fsub v17.2d, v17.2d, v0.2d
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x6e6edf75 // fmul v21.2d, v27.2d, v14.2d
+	WORD $0x4e75d5ef // fadd v15.2d, v15.2d, v21.2d
+	WORD $0x4ee6d5ef // fsub v15.2d, v15.2d, v6.2d
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x6e6edf6e // fmul v14.2d, v27.2d, v14.2d
+	WORD $0x4e6ed60e // fadd v14.2d, v16.2d, v14.2d
+	WORD $0x4eead5ce // fsub v14.2d, v14.2d, v10.2d
+	WORD $0x6e62de30 // fmul v16.2d, v17.2d, v2.2d
+	WORD $0x6e65ddf5 // fmul v21.2d, v15.2d, v5.2d
 	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
-	WORD $0x6e61dd35 // fmul v21.2d, v9.2d, v1.2d
+	WORD $0x6e61ddd5 // fmul v21.2d, v14.2d, v1.2d
 	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
 	WORD $0x4ef0d6d0 // fsub v16.2d, v22.2d, v16.2d
-	WORD $0x6e6edd55 // fmul v21.2d, v10.2d, v14.2d
-	WORD $0x4e75d4c6 // fadd v6.2d, v6.2d, v21.2d
+	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
+	WORD $0x6e6ddc55 // fmul v21.2d, v2.2d, v13.2d
+	WORD $0x4e75d631 // fadd v17.2d, v17.2d, v21.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdcc6 // fmul v6.2d, v6.2d, v28.2d
-	WORD $0x4e66d400 // fadd v0.2d, v0.2d, v6.2d
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x6e7cde31 // fmul v17.2d, v17.2d, v28.2d
+	WORD $0x4e71d400 // fadd v0.2d, v0.2d, v17.2d
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
-	WORD $0x6e6edd66 // fmul v6.2d, v11.2d, v14.2d
-	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
+	WORD $0x6e6ddcb1 // fmul v17.2d, v5.2d, v13.2d
+	WORD $0x4e71d5ef // fadd v15.2d, v15.2d, v17.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdcc6 // fmul v6.2d, v6.2d, v28.2d
-	WORD $0x4e66d586 // fadd v6.2d, v12.2d, v6.2d
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x6e7cddef // fmul v15.2d, v15.2d, v28.2d
+	WORD $0x4e6fd4c6 // fadd v6.2d, v6.2d, v15.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
-	WORD $0x6e6edc27 // fmul v7.2d, v1.2d, v14.2d
-	WORD $0x4e67d527 // fadd v7.2d, v9.2d, v7.2d
+	WORD $0x6e6ddc2f // fmul v15.2d, v1.2d, v13.2d
+	WORD $0x4e6fd5ce // fadd v14.2d, v14.2d, v15.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
-	WORD $0x4e67d5a7 // fadd v7.2d, v13.2d, v7.2d
-	WORD $0x3dc05ebb // ldr q27, [x21, #368]
-	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
+	WORD $0x6e7cddce // fmul v14.2d, v14.2d, v28.2d
+	WORD $0x4e6ed54a // fadd v10.2d, v10.2d, v14.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
-	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x6efe1d90 // bif v16.16b, v12.16b, v30.16b
+	WORD $0x4eb01e0c // mov v12.16b, v16.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x6efe1ce0 // bif v0.16b, v7.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1ca6 // bif v6.16b, v5.16b, v30.16b
+	WORD $0x6efe1d26 // bif v6.16b, v9.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c87 // bif v7.16b, v4.16b, v30.16b
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
-	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
-	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
+	WORD $0x6efe1c8a // bif v10.16b, v4.16b, v30.16b
+	WORD $0x4ea01c07 // mov v7.16b, v0.16b
+	WORD $0x4ea61cc9 // mov v9.16b, v6.16b
+	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
 
 CompactContacts64NEON_group_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	WORD $0x4e6fd620 // fadd v0.2d, v17.2d, v15.2d
-	WORD $0x4e6ed400 // fadd v0.2d, v0.2d, v14.2d
+	WORD $0x4e6cd500 // fadd v0.2d, v8.2d, v12.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
 	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
 	WORD $0x6e60e780 // fcmge v0.2d, v28.2d, v0.2d
@@ -8232,23 +8204,23 @@ CompactContacts64NEON_group_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e711f83 // bsl v3.16b, v28.16b, v17.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
+	WORD $0x4ea31c68 // mov v8.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6f1f83 // bsl v3.16b, v28.16b, v15.16b
-	WORD $0x4ea31c6f // mov v15.16b, v3.16b
+	WORD $0x6e6c1f83 // bsl v3.16b, v28.16b, v12.16b
+	WORD $0x4ea31c6c // mov v12.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6a1f83 // bsl v3.16b, v28.16b, v10.16b
-	WORD $0x4ea31c6a // mov v10.16b, v3.16b
+	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
+	WORD $0x4ea31c62 // mov v2.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6b1f83 // bsl v3.16b, v28.16b, v11.16b
-	WORD $0x4ea31c6b // mov v11.16b, v3.16b
+	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
+	WORD $0x4ea31c65 // mov v5.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -8272,13 +8244,13 @@ CompactContacts64NEON_group_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
-	WORD $0x4ea31c62 // mov v2.16b, v3.16b
+	WORD $0x6e671f83 // bsl v3.16b, v28.16b, v7.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
-	WORD $0x4ea31c65 // mov v5.16b, v3.16b
+	WORD $0x6e691f83 // bsl v3.16b, v28.16b, v9.16b
+	WORD $0x4ea31c69 // mov v9.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -8287,113 +8259,113 @@ CompactContacts64NEON_group_single:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e681f80 // bsl v0.16b, v28.16b, v8.16b
-	WORD $0x4ea01c08 // mov v8.16b, v0.16b
+	WORD $0x6e6b1f80 // bsl v0.16b, v28.16b, v11.16b
+	WORD $0x4ea01c0b // mov v11.16b, v0.16b
 
 CompactContacts64NEON_group_finite:
 	// Compaction: the touching lanes' rows, in pair order; nothing for a group without one.
-	WORD $0x6eb0a91e // umaxv s30, v8.4s
+	WORD $0x6eb0a97e // umaxv s30, v11.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_none
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d8072bb // str q27, [x21, #448]
+	WORD $0x3d806ebb // str q27, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a8 // str q8, [x21, #464]
-	WORD $0x3d807ab1 // str q17, [x21, #480]
-	WORD $0x3d807eaf // str q15, [x21, #496]
-	WORD $0x3d8082aa // str q10, [x21, #512]
-	WORD $0x3d8086ab // str q11, [x21, #528]
-	WORD $0x3d808aa1 // str q1, [x21, #544]
-	WORD $0x3d808eb2 // str q18, [x21, #560]
-	WORD $0x3d8092b3 // str q19, [x21, #576]
-	WORD $0x3d8096b4 // str q20, [x21, #592]
-	WORD $0x3d809aa2 // str q2, [x21, #608]
-	WORD $0x3d809ea5 // str q5, [x21, #624]
-	WORD $0x3d80a2a4 // str q4, [x21, #640]
-	MOVWU 464(R21), R19
+	WORD $0x3d807aac // str q12, [x21, #480]
+	WORD $0x3d807ea2 // str q2, [x21, #496]
+	WORD $0x3d8082a5 // str q5, [x21, #512]
+	WORD $0x3d8086a1 // str q1, [x21, #528]
+	WORD $0x3d808ab2 // str q18, [x21, #544]
+	WORD $0x3d808eb3 // str q19, [x21, #560]
+	WORD $0x3d8092b4 // str q20, [x21, #576]
+	WORD $0x3d8096a7 // str q7, [x21, #592]
+	WORD $0x3d809aa9 // str q9, [x21, #608]
+	WORD $0x3d809ea4 // str q4, [x21, #624]
+	MOVWU 448(R21), R19
 	CBZW R19, CompactContacts64NEON_group_skip0
-	MOVWU 448(R21), R22
+	MOVWU 432(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 464(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVD 480(R21), R22
+	MOVD 464(R21), R22
 	MOVD 16(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 496(R21), R22
+	MOVD 480(R21), R22
 	MOVD 24(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 512(R21), R22
+	MOVD 496(R21), R22
 	MOVD 32(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 528(R21), R22
+	MOVD 512(R21), R22
 	MOVD 40(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 544(R21), R22
+	MOVD 528(R21), R22
 	MOVD 48(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 560(R21), R22
+	MOVD 544(R21), R22
 	MOVD 56(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 576(R21), R22
+	MOVD 560(R21), R22
 	MOVD 64(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 592(R21), R22
+	MOVD 576(R21), R22
 	MOVD 72(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 608(R21), R22
+	MOVD 592(R21), R22
 	MOVD 80(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 624(R21), R22
+	MOVD 608(R21), R22
 	MOVD 88(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 640(R21), R22
+	MOVD 624(R21), R22
 	MOVD 96(R9), R19
 	MOVD R22, (R19)(R12<<3)
 	ADD $1, R12
 
 CompactContacts64NEON_group_skip0:
-	MOVWU 472(R21), R19
+	MOVWU 456(R21), R19
 	CBZW R19, CompactContacts64NEON_group_skip1
-	MOVWU 452(R21), R22
+	MOVWU 436(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 472(R21), R22
+	MOVWU 456(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVD 488(R21), R22
+	MOVD 472(R21), R22
 	MOVD 16(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 504(R21), R22
+	MOVD 488(R21), R22
 	MOVD 24(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 520(R21), R22
+	MOVD 504(R21), R22
 	MOVD 32(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 536(R21), R22
+	MOVD 520(R21), R22
 	MOVD 40(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 552(R21), R22
+	MOVD 536(R21), R22
 	MOVD 48(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 568(R21), R22
+	MOVD 552(R21), R22
 	MOVD 56(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 584(R21), R22
+	MOVD 568(R21), R22
 	MOVD 64(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 600(R21), R22
+	MOVD 584(R21), R22
 	MOVD 72(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 616(R21), R22
+	MOVD 600(R21), R22
 	MOVD 80(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 632(R21), R22
+	MOVD 616(R21), R22
 	MOVD 88(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 648(R21), R22
+	MOVD 632(R21), R22
 	MOVD 96(R9), R19
 	MOVD R22, (R19)(R12<<3)
 	ADD $1, R12
@@ -8408,17 +8380,33 @@ CompactContacts64NEON_tail:
 	// The n mod 2 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
 	CBZ R13, CompactContacts64NEON_done
 	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d80a6bb // str q27, [x21, #656]
 	WORD $0x3d80aabb // str q27, [x21, #672]
-	WORD $0x3d80aebb // str q27, [x21, #688]
 	ADD R11<<2, R7, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 672(R21)
+	MOVW R22, 656(R21)
 	ADD R11<<2, R8, R19
 	MOVWU 0(R19), R22
-	MOVW R22, 688(R21)
+	MOVW R22, 672(R21)
 
 CompactContacts64NEON_tailin_end:
 	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 656(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 660(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8036a0 // str q0, [x21, #208]
+	WORD $0x3d803aa1 // str q1, [x21, #224]
+	WORD $0x3d803ea2 // str q2, [x21, #240]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8042a4 // str q4, [x21, #256]
+	WORD $0x3d8046a5 // str q5, [x21, #272]
+	WORD $0x3d804aa6 // str q6, [x21, #288]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
 	MOVWU 672(R21), R22
 	ADD R22<<6, R0, R23
 	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
@@ -8427,47 +8415,31 @@ CompactContacts64NEON_tailin_end:
 	ADD R22<<6, R0, R23
 	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
 	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d803aa0 // str q0, [x21, #224]
-	WORD $0x3d803ea1 // str q1, [x21, #240]
-	WORD $0x3d8042a2 // str q2, [x21, #256]
-	WORD $0x3d8052a3 // str q3, [x21, #320]
-	WORD $0x3d8046a4 // str q4, [x21, #272]
-	WORD $0x3d804aa5 // str q5, [x21, #288]
-	WORD $0x3d804ea6 // str q6, [x21, #304]
-	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
-	MOVWU 688(R21), R22
-	ADD R22<<6, R0, R23
-	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
-	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
-	MOVWU 692(R21), R22
-	ADD R22<<6, R0, R23
-	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
-	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
-	WORD $0x3d8056a0 // str q0, [x21, #336]
-	WORD $0x3d805aa1 // str q1, [x21, #352]
-	WORD $0x3d805ea2 // str q2, [x21, #368]
-	WORD $0x3d806ea3 // str q3, [x21, #432]
-	WORD $0x3d8062a4 // str q4, [x21, #384]
-	WORD $0x3d8066a5 // str q5, [x21, #400]
-	WORD $0x3d806aa6 // str q6, [x21, #416]
+	WORD $0x3d8052a0 // str q0, [x21, #320]
+	WORD $0x3d8056a1 // str q1, [x21, #336]
+	WORD $0x3d805aa2 // str q2, [x21, #352]
+	WORD $0x3d806aa3 // str q3, [x21, #416]
+	WORD $0x3d805ea4 // str q4, [x21, #368]
+	WORD $0x3d8062a5 // str q5, [x21, #384]
+	WORD $0x3d8066a6 // str q6, [x21, #400]
 	// M0 = B-A, u = D-C, E = A-C.
-	WORD $0x3dc046a0 // ldr q0, [x21, #272]
-	WORD $0x3dc03aa1 // ldr q1, [x21, #224]
+	WORD $0x3dc042a0 // ldr q0, [x21, #256]
+	WORD $0x3dc036a1 // ldr q1, [x21, #208]
 	WORD $0x4ee1d402 // fsub v2.2d, v0.2d, v1.2d
-	WORD $0x3dc04aa3 // ldr q3, [x21, #288]
-	WORD $0x3dc03ea4 // ldr q4, [x21, #240]
+	WORD $0x3dc046a3 // ldr q3, [x21, #272]
+	WORD $0x3dc03aa4 // ldr q4, [x21, #224]
 	WORD $0x4ee4d465 // fsub v5.2d, v3.2d, v4.2d
-	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
-	WORD $0x3dc042a7 // ldr q7, [x21, #256]
+	WORD $0x3dc04aa6 // ldr q6, [x21, #288]
+	WORD $0x3dc03ea7 // ldr q7, [x21, #240]
 	WORD $0x4ee7d4c8 // fsub v8.2d, v6.2d, v7.2d
-	WORD $0x3dc062a9 // ldr q9, [x21, #384]
-	WORD $0x3dc056aa // ldr q10, [x21, #336]
+	WORD $0x3dc05ea9 // ldr q9, [x21, #368]
+	WORD $0x3dc052aa // ldr q10, [x21, #320]
 	WORD $0x4eead52b // fsub v11.2d, v9.2d, v10.2d
-	WORD $0x3dc066ac // ldr q12, [x21, #400]
-	WORD $0x3dc05aad // ldr q13, [x21, #352]
+	WORD $0x3dc062ac // ldr q12, [x21, #384]
+	WORD $0x3dc056ad // ldr q13, [x21, #336]
 	WORD $0x4eedd58e // fsub v14.2d, v12.2d, v13.2d
-	WORD $0x3dc06aaf // ldr q15, [x21, #416]
-	WORD $0x3dc05eb0 // ldr q16, [x21, #368]
+	WORD $0x3dc066af // ldr q15, [x21, #400]
+	WORD $0x3dc05ab0 // ldr q16, [x21, #352]
 	WORD $0x4ef0d5f1 // fsub v17.2d, v15.2d, v16.2d
 	WORD $0x4eead432 // fsub v18.2d, v1.2d, v10.2d
 	WORD $0x4eedd493 // fsub v19.2d, v4.2d, v13.2d
@@ -8615,20 +8587,20 @@ CompactContacts64NEON_tailin_end:
 	CBZW R17, CompactContacts64NEON_tailgroup_normal
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	WORD $0x4ee1d414 // fsub v20.2d, v0.2d, v1.2d
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3dc03abc // ldr q28, [x21, #224]
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
 	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x3dc052bc // ldr q28, [x21, #320]
+	WORD $0x4efcd760 // fsub v0.2d, v27.2d, v28.2d
 	WORD $0x3dc062bb // ldr q27, [x21, #384]
 	WORD $0x3dc056bc // ldr q28, [x21, #336]
-	WORD $0x4efcd760 // fsub v0.2d, v27.2d, v28.2d
+	WORD $0x4efcd761 // fsub v1.2d, v27.2d, v28.2d
 	WORD $0x3dc066bb // ldr q27, [x21, #400]
 	WORD $0x3dc05abc // ldr q28, [x21, #352]
-	WORD $0x4efcd761 // fsub v1.2d, v27.2d, v28.2d
-	WORD $0x3dc06abb // ldr q27, [x21, #416]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
 	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
 	WORD $0x6ee1faea // fsqrt v10.2d, v23.2d
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
@@ -8671,30 +8643,29 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x6e205b18 // mvn v24.16b, v24.16b
 	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
 	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
-	WORD $0x6e75dc53 // fmul v19.2d, v2.2d, v21.2d
-	WORD $0x6e6adcb8 // fmul v24.2d, v5.2d, v10.2d
-	WORD $0x4e78d673 // fadd v19.2d, v19.2d, v24.2d
-	WORD $0x6e70dcd8 // fmul v24.2d, v6.2d, v16.2d
-	WORD $0x4e78d673 // fadd v19.2d, v19.2d, v24.2d
-	WORD $0x6e73de78 // fmul v24.2d, v19.2d, v19.2d
+	WORD $0x6e75dc42 // fmul v2.2d, v2.2d, v21.2d
+	WORD $0x6e6adca5 // fmul v5.2d, v5.2d, v10.2d
+	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
+	WORD $0x6e70dcc5 // fmul v5.2d, v6.2d, v16.2d
+	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
+	WORD $0x6e62dc45 // fmul v5.2d, v2.2d, v2.2d
 	WORD $0x3dc0469b // ldr q27, [x20, #272]
-	WORD $0x6e72df72 // fmul v18.2d, v27.2d, v18.2d
-	WORD $0x6e61de52 // fmul v18.2d, v18.2d, v1.2d
-	WORD $0x6e72e712 // fcmge v18.2d, v24.2d, v18.2d
-	WORD $0x6e205a52 // mvn v18.16b, v18.16b
+	WORD $0x6e72df66 // fmul v6.2d, v27.2d, v18.2d
+	WORD $0x6e61dcc6 // fmul v6.2d, v6.2d, v1.2d
+	WORD $0x6e66e4a5 // fcmge v5.2d, v5.2d, v6.2d
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6ef3e793 // fcmgt v19.2d, v28.2d, v19.2d
-	WORD $0x4e721e72 // bic v18.16b, v19.16b, v18.16b
-	WORD $0x6ee0fab3 // fneg v19.2d, v21.2d
-	WORD $0x6ee0f958 // fneg v24.2d, v10.2d
-	WORD $0x3d801aa0 // str q0, [x21, #96]
-	WORD $0x6ee0fa00 // fneg v0.2d, v16.2d
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1e75 // bit v21.16b, v19.16b, v30.16b
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1f0a // bit v10.16b, v24.16b, v30.16b
-	WORD $0x4eb21e5e // mov v30.16b, v18.16b
-	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x6ee2e782 // fcmgt v2.2d, v28.2d, v2.2d
+	WORD $0x4e651c42 // bic v2.16b, v2.16b, v5.16b
+	WORD $0x6ee0faa5 // fneg v5.2d, v21.2d
+	WORD $0x6ee0f946 // fneg v6.2d, v10.2d
+	WORD $0x6ee0fa12 // fneg v18.2d, v16.2d
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1cb5 // bit v21.16b, v5.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1cca // bit v10.16b, v6.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1e50 // bit v16.16b, v18.16b, v30.16b
 	WORD $0x4eb11e3e // mov v30.16b, v17.16b
 	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
 	WORD $0x4eb11e3e // mov v30.16b, v17.16b
@@ -8709,9 +8680,8 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x4ea11c2e // mov v14.16b, v1.16b
 	// v = unit axis 1, or unit axis 2 when A = B.
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
-	WORD $0x3dc01abc // ldr q28, [x21, #96]
 	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
-	WORD $0x6ebe1f94 // bit v20.16b, v28.16b, v30.16b
+	WORD $0x6ebe1c14 // bit v20.16b, v0.16b, v30.16b
 	WORD $0x3dc006bb // ldr q27, [x21, #16]
 	WORD $0x3dc016bc // ldr q28, [x21, #80]
 	WORD $0x3dc00abd // ldr q29, [x21, #32]
@@ -8725,58 +8695,58 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
 	WORD $0x6e7d1f81 // bsl v1.16b, v28.16b, v29.16b
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	WORD $0x6ee0fa8a // fneg v10.2d, v20.2d
+	WORD $0x6ee0fa82 // fneg v2.2d, v20.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5d0 // fcmge v16.2d, v14.2d, v28.2d
-	WORD $0x6e205a10 // mvn v16.16b, v16.16b
-	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
-	WORD $0x6e6add52 // fmul v18.2d, v10.2d, v10.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
+	WORD $0x6e7ce5c5 // fcmge v5.2d, v14.2d, v28.2d
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e60dc06 // fmul v6.2d, v0.2d, v0.2d
+	WORD $0x6e62dc4a // fmul v10.2d, v2.2d, v2.2d
+	WORD $0x4e6ad4c6 // fadd v6.2d, v6.2d, v10.2d
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf72 // fmul v18.2d, v27.2d, v28.2d
-	WORD $0x4e72d631 // fadd v17.2d, v17.2d, v18.2d
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4ebe1fd2 // mov v18.16b, v30.16b
-	WORD $0x6e6b1c12 // bsl v18.16b, v0.16b, v11.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
+	WORD $0x6e7cdf6a // fmul v10.2d, v27.2d, v28.2d
+	WORD $0x4e6ad4c6 // fadd v6.2d, v6.2d, v10.2d
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e6b1c0a // bsl v10.16b, v0.16b, v11.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1d82 // bif v2.16b, v12.16b, v30.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
-	WORD $0x6e6d1f93 // bsl v19.16b, v28.16b, v13.16b
-	WORD $0x4eb01e1e // mov v30.16b, v16.16b
-	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
-	WORD $0x4eb21e4b // mov v11.16b, v18.16b
-	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
-	WORD $0x4eb31e6d // mov v13.16b, v19.16b
-	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
+	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1dc6 // bif v6.16b, v14.16b, v30.16b
+	WORD $0x4eaa1d4b // mov v11.16b, v10.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea61cce // mov v14.16b, v6.16b
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	WORD $0x6ee0f800 // fneg v0.2d, v0.2d
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce5ca // fcmge v10.2d, v14.2d, v28.2d
-	WORD $0x6e20594a // mvn v10.16b, v10.16b
+	WORD $0x6e7ce5c2 // fcmge v2.2d, v14.2d, v28.2d
+	WORD $0x6e205842 // mvn v2.16b, v2.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x6e7cdf70 // fmul v16.2d, v27.2d, v28.2d
-	WORD $0x6e61dc31 // fmul v17.2d, v1.2d, v1.2d
-	WORD $0x4e71d610 // fadd v16.2d, v16.2d, v17.2d
-	WORD $0x6e60dc11 // fmul v17.2d, v0.2d, v0.2d
-	WORD $0x4e71d610 // fadd v16.2d, v16.2d, v17.2d
+	WORD $0x6e7cdf65 // fmul v5.2d, v27.2d, v28.2d
+	WORD $0x6e61dc26 // fmul v6.2d, v1.2d, v1.2d
+	WORD $0x4e66d4a5 // fadd v5.2d, v5.2d, v6.2d
+	WORD $0x6e60dc06 // fmul v6.2d, v0.2d, v0.2d
+	WORD $0x4e66d4a5 // fadd v5.2d, v5.2d, v6.2d
 	WORD $0x6f00e41c // movi v28.2d, #0x0
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
-	WORD $0x4ebe1fd1 // mov v17.16b, v30.16b
-	WORD $0x6e6b1f91 // bsl v17.16b, v28.16b, v11.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x4ebe1fc6 // mov v6.16b, v30.16b
+	WORD $0x6e6b1f86 // bsl v6.16b, v28.16b, v11.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6efe1d81 // bif v1.16b, v12.16b, v30.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6efe1da0 // bif v0.16b, v13.16b, v30.16b
-	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
-	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
-	WORD $0x4eb11e2b // mov v11.16b, v17.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6efe1dc5 // bif v5.16b, v14.16b, v30.16b
+	WORD $0x4ea61ccb // mov v11.16b, v6.16b
 	WORD $0x4ea11c2c // mov v12.16b, v1.16b
 	WORD $0x4ea01c0d // mov v13.16b, v0.16b
-	WORD $0x4eb01e0e // mov v14.16b, v16.16b
+	WORD $0x4ea51cae // mov v14.16b, v5.16b
 	// Fallback 4: (0,0,1).
 	WORD $0x3dc0129c // ldr q28, [x20, #64]
 	WORD $0x6e7ce5c0 // fcmge v0.2d, v14.2d, v28.2d
@@ -8787,19 +8757,19 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x6e6b1f81 // bsl v1.16b, v28.16b, v11.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fca // mov v10.16b, v30.16b
-	WORD $0x6e6c1f8a // bsl v10.16b, v28.16b, v12.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e6c1f82 // bsl v2.16b, v28.16b, v12.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e6d1f90 // bsl v16.16b, v28.16b, v13.16b
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x6e6d1f85 // bsl v5.16b, v28.16b, v13.16b
 	WORD $0x3dc0169c // ldr q28, [x20, #80]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
 	WORD $0x6e6e1f80 // bsl v0.16b, v28.16b, v14.16b
 	WORD $0x4ea11c2b // mov v11.16b, v1.16b
-	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
-	WORD $0x4eb01e0d // mov v13.16b, v16.16b
+	WORD $0x4ea21c4c // mov v12.16b, v2.16b
+	WORD $0x4ea51cad // mov v13.16b, v5.16b
 	WORD $0x4ea01c0e // mov v14.16b, v0.16b
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
 	WORD $0x6ee1f9c0 // fsqrt v0.2d, v14.2d
@@ -8809,89 +8779,85 @@ CompactContacts64NEON_tailgroup_normal:
 	// n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).
 	WORD $0x3dc01680 // ldr q0, [x20, #80]
 	WORD $0x6e6ffc01 // fdiv v1.2d, v0.2d, v15.2d
-	WORD $0x6e61dd6a // fmul v10.2d, v11.2d, v1.2d
-	WORD $0x6e61dd8b // fmul v11.2d, v12.2d, v1.2d
+	WORD $0x6e61dd62 // fmul v2.2d, v11.2d, v1.2d
+	WORD $0x6e61dd85 // fmul v5.2d, v12.2d, v1.2d
 	WORD $0x6e61dda1 // fmul v1.2d, v13.2d, v1.2d
 	// Depth and touching (dist <= r1 + r2 + margin).
-	WORD $0x3dc052ac // ldr q12, [x21, #320]
-	WORD $0x3dc06ead // ldr q13, [x21, #432]
-	WORD $0x4e6dd58e // fadd v14.2d, v12.2d, v13.2d
-	WORD $0x4ee8d5cf // fsub v15.2d, v14.2d, v8.2d
-	WORD $0x3dc0a6bc // ldr q28, [x21, #656]
-	WORD $0x4e7cd5ce // fadd v14.2d, v14.2d, v28.2d
-	WORD $0x6e68e5c8 // fcmge v8.2d, v14.2d, v8.2d
-	// Point 1: C + (Q-C + (r + n (r2-r1)) / 2).
-	WORD $0x4eecd5ae // fsub v14.2d, v13.2d, v12.2d
-	WORD $0x6e6edd50 // fmul v16.2d, v10.2d, v14.2d
-	WORD $0x4e70d442 // fadd v2.2d, v2.2d, v16.2d
-	WORD $0x3dc04a90 // ldr q16, [x20, #288]
-	WORD $0x6e70dc42 // fmul v2.2d, v2.2d, v16.2d
-	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x3dc056a7 // ldr q7, [x21, #336]
-	WORD $0x4e62d4e2 // fadd v2.2d, v7.2d, v2.2d
-	WORD $0x6e6edd71 // fmul v17.2d, v11.2d, v14.2d
-	WORD $0x4e71d4a5 // fadd v5.2d, v5.2d, v17.2d
-	WORD $0x6e70dca5 // fmul v5.2d, v5.2d, v16.2d
-	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x3dc05aa9 // ldr q9, [x21, #352]
-	WORD $0x4e65d525 // fadd v5.2d, v9.2d, v5.2d
-	WORD $0x6e6edc31 // fmul v17.2d, v1.2d, v14.2d
-	WORD $0x4e71d4c6 // fadd v6.2d, v6.2d, v17.2d
-	WORD $0x6e70dcc6 // fmul v6.2d, v6.2d, v16.2d
-	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
-	WORD $0x3dc05ea6 // ldr q6, [x21, #368]
-	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
-	WORD $0x4eaf1df1 // mov v17.16b, v15.16b
-	WORD $0x4ea21c52 // mov v18.16b, v2.16b
-	WORD $0x4ea51cb3 // mov v19.16b, v5.16b
+	WORD $0x3dc04ea6 // ldr q6, [x21, #304]
+	WORD $0x3dc06aaa // ldr q10, [x21, #416]
+	WORD $0x4e6ad4cb // fadd v11.2d, v6.2d, v10.2d
+	WORD $0x4ee8d56c // fsub v12.2d, v11.2d, v8.2d
+	WORD $0x3dc0a2bc // ldr q28, [x21, #640]
+	WORD $0x4e7cd56b // fadd v11.2d, v11.2d, v28.2d
+	WORD $0x6e68e56b // fcmge v11.2d, v11.2d, v8.2d
+	// Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).
+	WORD $0x4ee6d54d // fsub v13.2d, v10.2d, v6.2d
+	WORD $0x4e6dd508 // fadd v8.2d, v8.2d, v13.2d
+	WORD $0x3dc04a8e // ldr q14, [x20, #288]
+	WORD $0x6e6edd08 // fmul v8.2d, v8.2d, v14.2d
+	WORD $0x3dc052af // ldr q15, [x21, #320]
+	WORD $0x4e67d5e7 // fadd v7.2d, v15.2d, v7.2d
+	WORD $0x6e68dc50 // fmul v16.2d, v2.2d, v8.2d
+	WORD $0x4e70d4e7 // fadd v7.2d, v7.2d, v16.2d
+	WORD $0x3dc056b0 // ldr q16, [x21, #336]
+	WORD $0x4e69d609 // fadd v9.2d, v16.2d, v9.2d
+	WORD $0x6e68dcb1 // fmul v17.2d, v5.2d, v8.2d
+	WORD $0x4e71d529 // fadd v9.2d, v9.2d, v17.2d
+	WORD $0x3dc05ab1 // ldr q17, [x21, #352]
+	WORD $0x4e64d624 // fadd v4.2d, v17.2d, v4.2d
+	WORD $0x6e68dc28 // fmul v8.2d, v1.2d, v8.2d
+	WORD $0x4e68d484 // fadd v4.2d, v4.2d, v8.2d
+	WORD $0x4eac1d88 // mov v8.16b, v12.16b
+	WORD $0x4ea71cf2 // mov v18.16b, v7.16b
+	WORD $0x4ea91d33 // mov v19.16b, v9.16b
 	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
-	WORD $0x4e231d03 // and v3.16b, v8.16b, v3.16b
+	WORD $0x4e231d63 // and v3.16b, v11.16b, v3.16b
 	WORD $0x3dc04e9c // ldr q28, [x20, #304]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
-	WORD $0x4ea81d1e // mov v30.16b, v8.16b
-	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
-	WORD $0x6e751f88 // bsl v8.16b, v28.16b, v21.16b
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
+	WORD $0x6e751f8b // bsl v11.16b, v28.16b, v21.16b
 	WORD $0x6eb0a87e // umaxv s30, v3.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_tailgroup_single
 	// Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends of the overlap along axis 2. ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3dc036bc // ldr q28, [x21, #208]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
 	WORD $0x3dc046bb // ldr q27, [x21, #272]
 	WORD $0x3dc03abc // ldr q28, [x21, #224]
-	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
 	WORD $0x3dc04abb // ldr q27, [x21, #288]
 	WORD $0x3dc03ebc // ldr q28, [x21, #240]
-	WORD $0x4efcd775 // fsub v21.2d, v27.2d, v28.2d
-	WORD $0x3dc04ebb // ldr q27, [x21, #304]
-	WORD $0x3dc042bc // ldr q28, [x21, #256]
-	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
+	WORD $0x4efcd76e // fsub v14.2d, v27.2d, v28.2d
+	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4eefd766 // fsub v6.2d, v27.2d, v15.2d
 	WORD $0x3dc062bb // ldr q27, [x21, #384]
-	WORD $0x4ee7d76c // fsub v12.2d, v27.2d, v7.2d
+	WORD $0x4ef0d76a // fsub v10.2d, v27.2d, v16.2d
 	WORD $0x3dc066bb // ldr q27, [x21, #400]
-	WORD $0x4ee9d76d // fsub v13.2d, v27.2d, v9.2d
-	WORD $0x3dc06abb // ldr q27, [x21, #416]
-	WORD $0x4ee6d760 // fsub v0.2d, v27.2d, v6.2d
+	WORD $0x4ef1d760 // fsub v0.2d, v27.2d, v17.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x4eefd771 // fsub v17.2d, v27.2d, v15.2d
 	WORD $0x3dc03abb // ldr q27, [x21, #224]
-	WORD $0x4ee7d766 // fsub v6.2d, v27.2d, v7.2d
+	WORD $0x4ef0d76f // fsub v15.2d, v27.2d, v16.2d
 	WORD $0x3dc03ebb // ldr q27, [x21, #240]
-	WORD $0x4ee9d767 // fsub v7.2d, v27.2d, v9.2d
-	WORD $0x3dc042bb // ldr q27, [x21, #256]
-	WORD $0x3dc05ebc // ldr q28, [x21, #368]
-	WORD $0x4efcd769 // fsub v9.2d, v27.2d, v28.2d
+	WORD $0x3dc05abc // ldr q28, [x21, #352]
+	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
 	WORD $0x4e7ad73a // fadd v26.2d, v25.2d, v26.2d
 	WORD $0x6ef9e75e // fcmgt v30.2d, v26.2d, v25.2d
-	WORD $0x3d801eb0 // str q16, [x21, #112]
-	WORD $0x4ebe1fd0 // mov v16.16b, v30.16b
-	WORD $0x6e7a1f30 // bsl v16.16b, v25.16b, v26.16b
+	WORD $0x3d801aae // str q14, [x21, #96]
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e7a1f2e // bsl v14.16b, v25.16b, v26.16b
 	WORD $0x6f00e41b // movi v27.2d, #0x0
-	WORD $0x6ef0e77e // fcmgt v30.2d, v27.2d, v16.2d
-	WORD $0x6ebe1f70 // bit v16.16b, v27.16b, v30.16b
+	WORD $0x6eeee77e // fcmgt v30.2d, v27.2d, v14.2d
+	WORD $0x6ebe1f6e // bit v14.16b, v27.16b, v30.16b
 	WORD $0x6efae73e // fcmgt v30.2d, v25.2d, v26.2d
 	WORD $0x6ebe1f3a // bit v26.16b, v25.16b, v30.16b
 	WORD $0x3dc0169b // ldr q27, [x20, #80]
 	WORD $0x6efbe75e // fcmgt v30.2d, v26.2d, v27.2d
 	WORD $0x6ebe1f7a // bit v26.16b, v27.16b, v30.16b
-	WORD $0x6ef0e759 // fcmgt v25.2d, v26.2d, v16.2d
+	WORD $0x6eeee759 // fcmgt v25.2d, v26.2d, v14.2d
 	WORD $0x4e391c63 // and v3.16b, v3.16b, v25.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4e7ce6d6 // fcmeq v22.2d, v22.2d, v28.2d
@@ -8899,28 +8865,28 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
-	WORD $0x6e681f96 // bsl v22.16b, v28.16b, v8.16b
-	WORD $0x4eb61ec8 // mov v8.16b, v22.16b
-	WORD $0x3dc052bb // ldr q27, [x21, #320]
-	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x6e6b1f96 // bsl v22.16b, v28.16b, v11.16b
+	WORD $0x4eb61ecb // mov v11.16b, v22.16b
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc06abc // ldr q28, [x21, #416]
 	WORD $0x4e7cd776 // fadd v22.2d, v27.2d, v28.2d
 	// Manifold point 1.
-	WORD $0x6e70dd99 // fmul v25.2d, v12.2d, v16.2d
-	WORD $0x3d8022ac // str q12, [x21, #128]
-	WORD $0x6e70ddac // fmul v12.2d, v13.2d, v16.2d
-	WORD $0x6e70dc10 // fmul v16.2d, v0.2d, v16.2d
-	WORD $0x3d8026a0 // str q0, [x21, #144]
-	WORD $0x4ee6d720 // fsub v0.2d, v25.2d, v6.2d
-	WORD $0x3d802aad // str q13, [x21, #160]
-	WORD $0x4ee7d58d // fsub v13.2d, v12.2d, v7.2d
-	WORD $0x3d802eba // str q26, [x21, #176]
-	WORD $0x4ee9d61a // fsub v26.2d, v16.2d, v9.2d
+	WORD $0x6e6edcd9 // fmul v25.2d, v6.2d, v14.2d
+	WORD $0x3d801ea6 // str q6, [x21, #112]
+	WORD $0x6e6edd46 // fmul v6.2d, v10.2d, v14.2d
+	WORD $0x6e6edc0e // fmul v14.2d, v0.2d, v14.2d
+	WORD $0x3d8022a0 // str q0, [x21, #128]
+	WORD $0x4ef1d720 // fsub v0.2d, v25.2d, v17.2d
+	WORD $0x3d8026aa // str q10, [x21, #144]
+	WORD $0x4eefd4ca // fsub v10.2d, v6.2d, v15.2d
+	WORD $0x3d802aba // str q26, [x21, #160]
+	WORD $0x4ef0d5da // fsub v26.2d, v14.2d, v16.2d
 	WORD $0x6e78dc00 // fmul v0.2d, v0.2d, v24.2d
-	WORD $0x6e75ddad // fmul v13.2d, v13.2d, v21.2d
-	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e7cdf4d // fmul v13.2d, v26.2d, v28.2d
-	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
+	WORD $0x6e75dd4a // fmul v10.2d, v10.2d, v21.2d
+	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e7cdf4a // fmul v10.2d, v26.2d, v28.2d
+	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
 	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
 	WORD $0x6e77fc00 // fdiv v0.2d, v0.2d, v23.2d
 	WORD $0x4e7e1c00 // bic v0.16b, v0.16b, v30.16b
@@ -8929,142 +8895,144 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
 	WORD $0x4ee0cbc0 // fcmgt v0.2d, v30.2d, #0.0
 	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
-	WORD $0x6e60df0d // fmul v13.2d, v24.2d, v0.2d
-	WORD $0x4e6dd4cd // fadd v13.2d, v6.2d, v13.2d
-	WORD $0x4ef9d5ad // fsub v13.2d, v13.2d, v25.2d
+	WORD $0x6e60df0a // fmul v10.2d, v24.2d, v0.2d
+	WORD $0x4e6ad62a // fadd v10.2d, v17.2d, v10.2d
+	WORD $0x4ef9d54a // fsub v10.2d, v10.2d, v25.2d
 	WORD $0x6e60deba // fmul v26.2d, v21.2d, v0.2d
-	WORD $0x4e7ad4fa // fadd v26.2d, v7.2d, v26.2d
-	WORD $0x4eecd75a // fsub v26.2d, v26.2d, v12.2d
-	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x4e7ad5fa // fadd v26.2d, v15.2d, v26.2d
+	WORD $0x4ee6d75a // fsub v26.2d, v26.2d, v6.2d
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
 	WORD $0x6e60df60 // fmul v0.2d, v27.2d, v0.2d
-	WORD $0x4e60d520 // fadd v0.2d, v9.2d, v0.2d
-	WORD $0x4ef0d400 // fsub v0.2d, v0.2d, v16.2d
-	WORD $0x3d8032b5 // str q21, [x21, #192]
-	WORD $0x6e6addb5 // fmul v21.2d, v13.2d, v10.2d
-	WORD $0x3d8036b8 // str q24, [x21, #208]
-	WORD $0x6e6bdf58 // fmul v24.2d, v26.2d, v11.2d
+	WORD $0x4e60d600 // fadd v0.2d, v16.2d, v0.2d
+	WORD $0x4eeed400 // fsub v0.2d, v0.2d, v14.2d
+	WORD $0x3d802eb5 // str q21, [x21, #176]
+	WORD $0x6e62dd55 // fmul v21.2d, v10.2d, v2.2d
+	WORD $0x3d8032b8 // str q24, [x21, #192]
+	WORD $0x6e65df58 // fmul v24.2d, v26.2d, v5.2d
 	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
 	WORD $0x6e61dc18 // fmul v24.2d, v0.2d, v1.2d
 	WORD $0x4e78d6b5 // fadd v21.2d, v21.2d, v24.2d
 	WORD $0x4ef5d6d5 // fsub v21.2d, v22.2d, v21.2d
-	WORD $0x6e6edd58 // fmul v24.2d, v10.2d, v14.2d
-	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
+	WORD $0x6e6ddc58 // fmul v24.2d, v2.2d, v13.2d
+	WORD $0x4e78d54a // fadd v10.2d, v10.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cddad // fmul v13.2d, v13.2d, v28.2d
-	WORD $0x4e6dd72d // fadd v13.2d, v25.2d, v13.2d
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
-	WORD $0x4e6dd76d // fadd v13.2d, v27.2d, v13.2d
-	WORD $0x6e6edd78 // fmul v24.2d, v11.2d, v14.2d
+	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
+	WORD $0x4e6ad72a // fadd v10.2d, v25.2d, v10.2d
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
+	WORD $0x6e6ddcb8 // fmul v24.2d, v5.2d, v13.2d
 	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
-	WORD $0x4e78d58c // fadd v12.2d, v12.2d, v24.2d
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
-	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
-	WORD $0x6e6edc38 // fmul v24.2d, v1.2d, v14.2d
+	WORD $0x4e78d4c6 // fadd v6.2d, v6.2d, v24.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x6e6ddc38 // fmul v24.2d, v1.2d, v13.2d
 	WORD $0x4e78d400 // fadd v0.2d, v0.2d, v24.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
 	WORD $0x6e7cdc00 // fmul v0.2d, v0.2d, v28.2d
-	WORD $0x4e60d600 // fadd v0.2d, v16.2d, v0.2d
-	WORD $0x3dc05ebb // ldr q27, [x21, #368]
+	WORD $0x4e60d5c0 // fadd v0.2d, v14.2d, v0.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
 	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e35 // bif v21.16b, v17.16b, v30.16b
-	WORD $0x4eb51eb1 // mov v17.16b, v21.16b
+	WORD $0x6efe1d15 // bif v21.16b, v8.16b, v30.16b
+	WORD $0x4eb51ea8 // mov v8.16b, v21.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e4d // bif v13.16b, v18.16b, v30.16b
+	WORD $0x6efe1e4a // bif v10.16b, v18.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1e6c // bif v12.16b, v19.16b, v30.16b
+	WORD $0x6efe1e66 // bif v6.16b, v19.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x6efe1e80 // bif v0.16b, v20.16b, v30.16b
-	WORD $0x4ead1db2 // mov v18.16b, v13.16b
-	WORD $0x4eac1d93 // mov v19.16b, v12.16b
+	WORD $0x4eaa1d52 // mov v18.16b, v10.16b
+	WORD $0x4ea61cd3 // mov v19.16b, v6.16b
 	WORD $0x4ea01c14 // mov v20.16b, v0.16b
 	// Manifold point 2.
-	WORD $0x3dc022bb // ldr q27, [x21, #128]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
-	WORD $0x3dc02abb // ldr q27, [x21, #160]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e7cdf6c // fmul v12.2d, v27.2d, v28.2d
-	WORD $0x3dc026bb // ldr q27, [x21, #144]
-	WORD $0x3dc02ebc // ldr q28, [x21, #176]
-	WORD $0x6e7cdf6d // fmul v13.2d, v27.2d, v28.2d
-	WORD $0x4ee6d410 // fsub v16.2d, v0.2d, v6.2d
-	WORD $0x4ee7d595 // fsub v21.2d, v12.2d, v7.2d
-	WORD $0x4ee9d5b8 // fsub v24.2d, v13.2d, v9.2d
-	WORD $0x3dc036bc // ldr q28, [x21, #208]
-	WORD $0x6e7cde10 // fmul v16.2d, v16.2d, v28.2d
-	WORD $0x3dc032bc // ldr q28, [x21, #192]
-	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
-	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
-	WORD $0x3dc01ebc // ldr q28, [x21, #112]
-	WORD $0x6e7cdf15 // fmul v21.2d, v24.2d, v28.2d
-	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
-	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
-	WORD $0x6e77fe10 // fdiv v16.2d, v16.2d, v23.2d
-	WORD $0x4e7e1e10 // bic v16.16b, v16.16b, v30.16b
-	WORD $0x3dc0169f // ldr q31, [x20, #80]
-	WORD $0x6ef0e7fe // fcmgt v30.2d, v31.2d, v16.2d
-	WORD $0x6e7f1e1e // bsl v30.16b, v16.16b, v31.16b
-	WORD $0x4ee0cbd0 // fcmgt v16.2d, v30.2d, #0.0
-	WORD $0x4e3e1e10 // and v16.16b, v16.16b, v30.16b
-	WORD $0x3dc036bb // ldr q27, [x21, #208]
-	WORD $0x6e70df75 // fmul v21.2d, v27.2d, v16.2d
-	WORD $0x4e75d4c6 // fadd v6.2d, v6.2d, v21.2d
-	WORD $0x4ee0d4c6 // fsub v6.2d, v6.2d, v0.2d
-	WORD $0x3dc032bb // ldr q27, [x21, #192]
-	WORD $0x6e70df75 // fmul v21.2d, v27.2d, v16.2d
-	WORD $0x4e75d4e7 // fadd v7.2d, v7.2d, v21.2d
-	WORD $0x4eecd4e7 // fsub v7.2d, v7.2d, v12.2d
 	WORD $0x3dc01ebb // ldr q27, [x21, #112]
-	WORD $0x6e70df70 // fmul v16.2d, v27.2d, v16.2d
-	WORD $0x4e70d529 // fadd v9.2d, v9.2d, v16.2d
-	WORD $0x4eedd529 // fsub v9.2d, v9.2d, v13.2d
-	WORD $0x6e6adcd0 // fmul v16.2d, v6.2d, v10.2d
-	WORD $0x6e6bdcf5 // fmul v21.2d, v7.2d, v11.2d
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e7cdf60 // fmul v0.2d, v27.2d, v28.2d
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e7cdf66 // fmul v6.2d, v27.2d, v28.2d
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x3dc02abc // ldr q28, [x21, #160]
+	WORD $0x6e7cdf6a // fmul v10.2d, v27.2d, v28.2d
+	WORD $0x4ef1d40e // fsub v14.2d, v0.2d, v17.2d
+	WORD $0x4eefd4d5 // fsub v21.2d, v6.2d, v15.2d
+	WORD $0x4ef0d558 // fsub v24.2d, v10.2d, v16.2d
+	WORD $0x3dc032bc // ldr q28, [x21, #192]
+	WORD $0x6e7cddce // fmul v14.2d, v14.2d, v28.2d
+	WORD $0x3dc02ebc // ldr q28, [x21, #176]
+	WORD $0x6e7cdeb5 // fmul v21.2d, v21.2d, v28.2d
+	WORD $0x4e75d5ce // fadd v14.2d, v14.2d, v21.2d
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e7cdf15 // fmul v21.2d, v24.2d, v28.2d
+	WORD $0x4e75d5ce // fadd v14.2d, v14.2d, v21.2d
+	WORD $0x4ee0dafe // fcmeq v30.2d, v23.2d, #0.0
+	WORD $0x6e77fdce // fdiv v14.2d, v14.2d, v23.2d
+	WORD $0x4e7e1dce // bic v14.16b, v14.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6eeee7fe // fcmgt v30.2d, v31.2d, v14.2d
+	WORD $0x6e7f1dde // bsl v30.16b, v14.16b, v31.16b
+	WORD $0x4ee0cbce // fcmgt v14.2d, v30.2d, #0.0
+	WORD $0x4e3e1dce // and v14.16b, v14.16b, v30.16b
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x6e6edf75 // fmul v21.2d, v27.2d, v14.2d
+	WORD $0x4e75d631 // fadd v17.2d, v17.2d, v21.2d
+	WORD $0x4ee0d631 // fsub v17.2d, v17.2d, v0.2d
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x6e6edf75 // fmul v21.2d, v27.2d, v14.2d
+	WORD $0x4e75d5ef // fadd v15.2d, v15.2d, v21.2d
+	WORD $0x4ee6d5ef // fsub v15.2d, v15.2d, v6.2d
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x6e6edf6e // fmul v14.2d, v27.2d, v14.2d
+	WORD $0x4e6ed60e // fadd v14.2d, v16.2d, v14.2d
+	WORD $0x4eead5ce // fsub v14.2d, v14.2d, v10.2d
+	WORD $0x6e62de30 // fmul v16.2d, v17.2d, v2.2d
+	WORD $0x6e65ddf5 // fmul v21.2d, v15.2d, v5.2d
 	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
-	WORD $0x6e61dd35 // fmul v21.2d, v9.2d, v1.2d
+	WORD $0x6e61ddd5 // fmul v21.2d, v14.2d, v1.2d
 	WORD $0x4e75d610 // fadd v16.2d, v16.2d, v21.2d
 	WORD $0x4ef0d6d0 // fsub v16.2d, v22.2d, v16.2d
-	WORD $0x6e6edd55 // fmul v21.2d, v10.2d, v14.2d
-	WORD $0x4e75d4c6 // fadd v6.2d, v6.2d, v21.2d
+	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
+	WORD $0x6e6ddc55 // fmul v21.2d, v2.2d, v13.2d
+	WORD $0x4e75d631 // fadd v17.2d, v17.2d, v21.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdcc6 // fmul v6.2d, v6.2d, v28.2d
-	WORD $0x4e66d400 // fadd v0.2d, v0.2d, v6.2d
-	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x6e7cde31 // fmul v17.2d, v17.2d, v28.2d
+	WORD $0x4e71d400 // fadd v0.2d, v0.2d, v17.2d
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
-	WORD $0x6e6edd66 // fmul v6.2d, v11.2d, v14.2d
-	WORD $0x4e66d4e6 // fadd v6.2d, v7.2d, v6.2d
+	WORD $0x6e6ddcb1 // fmul v17.2d, v5.2d, v13.2d
+	WORD $0x4e71d5ef // fadd v15.2d, v15.2d, v17.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdcc6 // fmul v6.2d, v6.2d, v28.2d
-	WORD $0x4e66d586 // fadd v6.2d, v12.2d, v6.2d
-	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x6e7cddef // fmul v15.2d, v15.2d, v28.2d
+	WORD $0x4e6fd4c6 // fadd v6.2d, v6.2d, v15.2d
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
-	WORD $0x6e6edc27 // fmul v7.2d, v1.2d, v14.2d
-	WORD $0x4e67d527 // fadd v7.2d, v9.2d, v7.2d
+	WORD $0x6e6ddc2f // fmul v15.2d, v1.2d, v13.2d
+	WORD $0x4e6fd5ce // fadd v14.2d, v14.2d, v15.2d
 	WORD $0x3dc04a9c // ldr q28, [x20, #288]
-	WORD $0x6e7cdce7 // fmul v7.2d, v7.2d, v28.2d
-	WORD $0x4e67d5a7 // fadd v7.2d, v13.2d, v7.2d
-	WORD $0x3dc05ebb // ldr q27, [x21, #368]
-	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
+	WORD $0x6e7cddce // fmul v14.2d, v14.2d, v28.2d
+	WORD $0x4e6ed54a // fadd v10.2d, v10.2d, v14.2d
+	WORD $0x3dc05abb // ldr q27, [x21, #352]
+	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1df0 // bif v16.16b, v15.16b, v30.16b
-	WORD $0x4eb01e0f // mov v15.16b, v16.16b
+	WORD $0x6efe1d90 // bif v16.16b, v12.16b, v30.16b
+	WORD $0x4eb01e0c // mov v12.16b, v16.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c40 // bif v0.16b, v2.16b, v30.16b
+	WORD $0x6efe1ce0 // bif v0.16b, v7.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1ca6 // bif v6.16b, v5.16b, v30.16b
+	WORD $0x6efe1d26 // bif v6.16b, v9.16b, v30.16b
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
-	WORD $0x6efe1c87 // bif v7.16b, v4.16b, v30.16b
-	WORD $0x4ea01c02 // mov v2.16b, v0.16b
-	WORD $0x4ea61cc5 // mov v5.16b, v6.16b
-	WORD $0x4ea71ce4 // mov v4.16b, v7.16b
+	WORD $0x6efe1c8a // bif v10.16b, v4.16b, v30.16b
+	WORD $0x4ea01c07 // mov v7.16b, v0.16b
+	WORD $0x4ea61cc9 // mov v9.16b, v6.16b
+	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
 
 CompactContacts64NEON_tailgroup_single:
 	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
-	WORD $0x4e6fd620 // fadd v0.2d, v17.2d, v15.2d
-	WORD $0x4e6ed400 // fadd v0.2d, v0.2d, v14.2d
+	WORD $0x4e6cd500 // fadd v0.2d, v8.2d, v12.2d
+	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
 	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
 	WORD $0x6e60e780 // fcmge v0.2d, v28.2d, v0.2d
@@ -9076,23 +9044,23 @@ CompactContacts64NEON_tailgroup_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e711f83 // bsl v3.16b, v28.16b, v17.16b
-	WORD $0x4ea31c71 // mov v17.16b, v3.16b
+	WORD $0x6e681f83 // bsl v3.16b, v28.16b, v8.16b
+	WORD $0x4ea31c68 // mov v8.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6f1f83 // bsl v3.16b, v28.16b, v15.16b
-	WORD $0x4ea31c6f // mov v15.16b, v3.16b
+	WORD $0x6e6c1f83 // bsl v3.16b, v28.16b, v12.16b
+	WORD $0x4ea31c6c // mov v12.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6a1f83 // bsl v3.16b, v28.16b, v10.16b
-	WORD $0x4ea31c6a // mov v10.16b, v3.16b
+	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
+	WORD $0x4ea31c62 // mov v2.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e6b1f83 // bsl v3.16b, v28.16b, v11.16b
-	WORD $0x4ea31c6b // mov v11.16b, v3.16b
+	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
+	WORD $0x4ea31c65 // mov v5.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -9116,13 +9084,13 @@ CompactContacts64NEON_tailgroup_single:
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e621f83 // bsl v3.16b, v28.16b, v2.16b
-	WORD $0x4ea31c62 // mov v2.16b, v3.16b
+	WORD $0x6e671f83 // bsl v3.16b, v28.16b, v7.16b
+	WORD $0x4ea31c67 // mov v7.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
-	WORD $0x6e651f83 // bsl v3.16b, v28.16b, v5.16b
-	WORD $0x4ea31c65 // mov v5.16b, v3.16b
+	WORD $0x6e691f83 // bsl v3.16b, v28.16b, v9.16b
+	WORD $0x4ea31c69 // mov v9.16b, v3.16b
 	WORD $0x3dc01e9c // ldr q28, [x20, #112]
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
@@ -9131,65 +9099,65 @@ CompactContacts64NEON_tailgroup_single:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4ea01c1e // mov v30.16b, v0.16b
 	WORD $0x4ebe1fc0 // mov v0.16b, v30.16b
-	WORD $0x6e681f80 // bsl v0.16b, v28.16b, v8.16b
-	WORD $0x4ea01c08 // mov v8.16b, v0.16b
+	WORD $0x6e6b1f80 // bsl v0.16b, v28.16b, v11.16b
+	WORD $0x4ea01c0b // mov v11.16b, v0.16b
 
 CompactContacts64NEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
 	WORD $0x3dc03a9f // ldr q31, [x20, #224]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
-	WORD $0x3d8072bb // str q27, [x21, #448]
+	WORD $0x3d806ebb // str q27, [x21, #432]
+	WORD $0x3d8072ab // str q11, [x21, #448]
 	WORD $0x3d8076a8 // str q8, [x21, #464]
-	WORD $0x3d807ab1 // str q17, [x21, #480]
-	WORD $0x3d807eaf // str q15, [x21, #496]
-	WORD $0x3d8082aa // str q10, [x21, #512]
-	WORD $0x3d8086ab // str q11, [x21, #528]
-	WORD $0x3d808aa1 // str q1, [x21, #544]
-	WORD $0x3d808eb2 // str q18, [x21, #560]
-	WORD $0x3d8092b3 // str q19, [x21, #576]
-	WORD $0x3d8096b4 // str q20, [x21, #592]
-	WORD $0x3d809aa2 // str q2, [x21, #608]
-	WORD $0x3d809ea5 // str q5, [x21, #624]
-	WORD $0x3d80a2a4 // str q4, [x21, #640]
-	MOVWU 464(R21), R19
+	WORD $0x3d807aac // str q12, [x21, #480]
+	WORD $0x3d807ea2 // str q2, [x21, #496]
+	WORD $0x3d8082a5 // str q5, [x21, #512]
+	WORD $0x3d8086a1 // str q1, [x21, #528]
+	WORD $0x3d808ab2 // str q18, [x21, #544]
+	WORD $0x3d808eb3 // str q19, [x21, #560]
+	WORD $0x3d8092b4 // str q20, [x21, #576]
+	WORD $0x3d8096a7 // str q7, [x21, #592]
+	WORD $0x3d809aa9 // str q9, [x21, #608]
+	WORD $0x3d809ea4 // str q4, [x21, #624]
+	MOVWU 448(R21), R19
 	CBZW R19, CompactContacts64NEON_tailrow_skip0
-	MOVWU 448(R21), R22
+	MOVWU 432(R21), R22
 	MOVD 0(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVWU 464(R21), R22
+	MOVWU 448(R21), R22
 	MOVD 8(R9), R19
 	MOVW R22, (R19)(R12<<2)
-	MOVD 480(R21), R22
+	MOVD 464(R21), R22
 	MOVD 16(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 496(R21), R22
+	MOVD 480(R21), R22
 	MOVD 24(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 512(R21), R22
+	MOVD 496(R21), R22
 	MOVD 32(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 528(R21), R22
+	MOVD 512(R21), R22
 	MOVD 40(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 544(R21), R22
+	MOVD 528(R21), R22
 	MOVD 48(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 560(R21), R22
+	MOVD 544(R21), R22
 	MOVD 56(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 576(R21), R22
+	MOVD 560(R21), R22
 	MOVD 64(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 592(R21), R22
+	MOVD 576(R21), R22
 	MOVD 72(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 608(R21), R22
+	MOVD 592(R21), R22
 	MOVD 80(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 624(R21), R22
+	MOVD 608(R21), R22
 	MOVD 88(R9), R19
 	MOVD R22, (R19)(R12<<3)
-	MOVD 640(R21), R22
+	MOVD 624(R21), R22
 	MOVD 96(R9), R19
 	MOVD R22, (R19)(R12<<3)
 	ADD $1, R12

@@ -90,8 +90,10 @@ type ContactOf[F Float] struct {
 	// coincident sphere centres, (0,0,1).
 	Normal [3]F
 	// Point holds the contact points, midway between the two surfaces
-	// along Normal. With Count 1 it is the point between P and Q. With
-	// Count 2 (axes within the parallel tolerance whose projections
+	// along Normal. With Count 1 it is Q + Normal (|P-Q| + r2 - r1)/2: on
+	// the normal line through Q, midway between Q + r2 Normal (the surface
+	// of capsule 2) and Q + (|P-Q| - r1) Normal (that of capsule 1, P -
+	// r1 Normal when Normal is along P-Q). With Count 2 (axes within the parallel tolerance whose projections
 	// overlap) the two points are the ends of the overlap taken along axis
 	// 2: Q_k = C + t_k (D-C) for t_1 = lo, t_2 = hi, the overlap [lo, hi]
 	// of axis 1's projection with [0, 1], each matched to its closest point
@@ -192,18 +194,17 @@ func contactLane[F Float](ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2
 		c.Count = 1
 	}
 
-	// The contact point midway between the surfaces, relative to C:
-	// Q-C + (r + n (r2-r1)) / 2, where r = P-Q.
+	// The contact point midway between the surfaces along n: Q + n w,
+	// w = (|r| + r2-r1)/2, Q = C + t u. Q and w are known before n, so
+	// only a product and a sum follow the normal.
 	hr := r2 - r1
-	point := func(qx, qy, qz, rx, ry, rz F) [3]F {
-		return [3]F{
-			cx + (qx + F((rx+F(nx*hr))*0.5)),
-			cy + (qy + F((ry+F(ny*hr))*0.5)),
-			cz + (qz + F((rz+F(nz*hr))*0.5)),
-		}
-	}
+	w := (dist + hr) * 0.5
 	c.Depth[0] = depth
-	c.Point[0] = point(p.tux, p.tuy, p.tuz, p.rx, p.ry, p.rz)
+	c.Point[0] = [3]F{
+		(cx + p.tux) + F(nx*w),
+		(cy + p.tuy) + F(ny*w),
+		(cz + p.tuz) + F(nz*w),
+	}
 	c.Depth[1], c.Point[1] = c.Depth[0], c.Point[0]
 
 	// Two-point manifold: nearly parallel axes (|B'-A'|^2 = |M0|^2 sin^2
@@ -215,7 +216,7 @@ func contactLane[F Float](ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2
 	hi := minps(1, maxps(ta, tb))
 	if c.Count != 0 && p.a != 0 && p.invL != 0 && p.den1 <= F(parTol[F]()*p.a) && lo < hi {
 		c.Count = 2
-		c.manifold(&p, lo, hi, rsum, nx, ny, nz, point)
+		c.manifold(&p, lo, hi, rsum, hr, cx, cy, cz, nx, ny, nz)
 	}
 
 	// Non-finite lanes: Depth[0] + Depth[1] + (r2-r1) is not finite (NaN
@@ -251,8 +252,11 @@ func parTol[F Float]() F {
 }
 
 // manifold replaces both points of c by the ends lo, hi of the overlap of
-// two parallel axes along axis 2, each with its own depth along n.
-func (c *ContactOf[F]) manifold(p *projection[F], lo, hi, rsum, nx, ny, nz F, point func(qx, qy, qz, rx, ry, rz F) [3]F) {
+// two parallel axes along axis 2, each with its own depth along n and its
+// point midway between P_k - r1 n and Q_k + r2 n: C + (Q_k-C + (r_k + n
+// (r2-r1))/2). (r_k is not along n there, so the single point's Q + n w
+// would not be midway.)
+func (c *ContactOf[F]) manifold(p *projection[F], lo, hi, rsum, hr, cx, cy, cz, nx, ny, nz F) {
 	for k, tk := range [2]F{lo, hi} {
 		// Q_k - C = tk u; s_k = clamp01((Q_k-A).M0 / |M0|^2); r_k = P_k - Q_k.
 		qx, qy, qz := F(p.ux*tk), F(p.uy*tk), F(p.uz*tk)
@@ -261,7 +265,11 @@ func (c *ContactOf[F]) manifold(p *projection[F], lo, hi, rsum, nx, ny, nz F, po
 		ry := (p.ey + F(p.m0y*sk)) - qy
 		rz := (p.ez + F(p.m0z*sk)) - qz
 		c.Depth[k] = rsum - dot(rx, ry, rz, nx, ny, nz)
-		c.Point[k] = point(qx, qy, qz, rx, ry, rz)
+		c.Point[k] = [3]F{
+			cx + (qx + F((rx+F(nx*hr))*0.5)),
+			cy + (qy + F((ry+F(ny*hr))*0.5)),
+			cz + (qz + F((rz+F(nz*hr))*0.5)),
+		}
 	}
 }
 

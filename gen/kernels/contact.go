@@ -82,16 +82,15 @@ func contact(b *ir.Builder) []ir.Value {
 	depth := b.Park(ir.LongLived, b.Sub(rsum, dist))
 	touch := b.Cmp(ir.LE, dist, b.Add(rsum, margin))
 
-	b.Comment("Point 1: C + (Q-C + (r + n (r2-r1)) / 2).")
+	b.Comment("Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).")
 	hr := b.Park(ir.LongLived, b.Sub(r2, r1))
 	half := b.Const("half", 0x3F000000)
-	point := func(q, r ir.Vec3) (pt ir.Vec3) {
-		for j := range pt {
-			pt[j] = b.Add(c[j], b.Add(q[j], b.Mul(b.Add(r[j], b.Mul(n[j], hr)), half)))
-		}
-		return pt
+	w := b.Mul(b.Add(dist, hr), half)
+	var p1 ir.Vec3
+	for j := range p1 {
+		p1[j] = b.Add(b.Add(c[j], p.tu[j]), b.Mul(n[j], w))
 	}
-	p1 := b.Park3(ir.LongLived, point(p.tu, p.r))
+	p1 = b.Park3(ir.LongLived, p1)
 	// The outputs the manifold may replace, copies of point 1's.
 	depth1, depth2 := b.ParkedVar(ir.LongLived, depth), b.ParkedVar(ir.LongLived, depth)
 	pt1, pt2 := b.ParkedVar3(ir.LongLived, p1), b.ParkedVar3(ir.LongLived, p1)
@@ -124,7 +123,11 @@ func contact(b *ir.Builder) []ir.Value {
 				rk[j] = b.Sub(b.Add(e[j], b.Mul(m0[j], sk)), q[j])
 			}
 			dk := b.Sub(rsum, b.Dot(rk, n))
-			pk := point(q, rk)
+			b.Comment("C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.")
+			var pk ir.Vec3
+			for j := range pk {
+				pk[j] = b.Add(c[j], b.Add(q[j], b.Mul(b.Add(rk[j], b.Mul(n[j], hr)), half)))
+			}
 			dst, pt := depth1, pt1
 			if k == 1 {
 				dst, pt = depth2, pt2

@@ -26,8 +26,9 @@ const (
 	// three rounded squares and two rounded sums.
 	NormalLenTol = 4
 	// SurfaceTol bounds how far a contact point is from midway between the
-	// surfaces: |dist(p, axis i) - r_i + depth/2|. The point is C + (tu +
-	// (r + n(r2-r1))/2): about six roundings of values below 2 x scale
+	// surfaces: |dist(p, axis i) - r_i + depth/2|. The point is (C + tu) +
+	// n(|r| + r2-r1)/2, a manifold point C + (t_k u + (r_k +
+	// n(r2-r1))/2): about six roundings of values below 2 x scale
 	// (2^-24 x 2 each: 0.5 eps each, 3 in all), half the distance error
 	// (8/2 = 4, it enters halved), and the optimality error of the
 	// closest points (up to 8: when Q is not exactly the foot of P the
