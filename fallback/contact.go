@@ -93,12 +93,13 @@ type ContactOf[F Float] struct {
 	// along Normal. With Count 1 it is Q + Normal (|P-Q| + r2 - r1)/2: on
 	// the normal line through Q, midway between Q + r2 Normal (the surface
 	// of capsule 2) and Q + (|P-Q| - r1) Normal (that of capsule 1, P -
-	// r1 Normal when Normal is along P-Q). With Count 2 (axes within the parallel tolerance whose projections
-	// overlap) the two points are the ends of the overlap taken along axis
-	// 2: Q_k = C + t_k (D-C) for t_1 = lo, t_2 = hi, the overlap [lo, hi]
-	// of axis 1's projection with [0, 1], each matched to its closest point
-	// P_k of axis 1; Depth[k] is r1 + r2 minus the separation (P_k-Q_k)
-	// along Normal, and Point[k] is midway between the surfaces there.
+	// r1 Normal when Normal is along P-Q). With Count 2 (axes within the
+	// parallel tolerance whose projections overlap) the two points are
+	// the ends of the overlap taken along axis 2: Q_k = C + t_k (D-C) for
+	// t_1 = lo, t_2 = hi, the overlap [lo, hi] of axis 1's projection
+	// with [0, 1], each matched to its closest point P_k of axis 1;
+	// Depth[k] is r1 + r2 minus the separation (P_k-Q_k) along Normal,
+	// and Point[k] is midway between P_k - r1 Normal and Q_k + r2 Normal.
 	Point [2][3]F
 }
 
