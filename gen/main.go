@@ -14,6 +14,7 @@ import (
 	"os"
 
 	. "github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/pass"
 
 	"github.com/segdist/segdist/gen/amd64"
 )
@@ -110,5 +111,6 @@ func main() {
 	generateNEON()
 	ConstraintExpr("amd64,gc,!purego")
 	amd64.Declare()
+	pass.Compile = amd64.Compile // errors name their function
 	Generate()
 }
