@@ -10,9 +10,8 @@ import (
 	"github.com/mmcloughlin/avo/reg"
 )
 
-// compileOne builds a function that keeps live vector registers of ZMM
-// values live at once and runs Compile on it, returning avo's status and
-// diagnostics.
+// compileOne builds a function that keeps live ZMM values alive at once
+// and runs Compile on it, returning avo's status and diagnostics.
 func compileOne(name string, live int) (int, string) {
 	ctx := build.NewContext()
 	ctx.Function(name)
