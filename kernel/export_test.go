@@ -13,3 +13,10 @@ func ForceRecordPrefetch(on bool) (restore func()) {
 	indexedPrefetchMin = recordPrefetchMin
 	return func() { recordPrefetchMin, indexedPrefetchMin = old, oldIndexed }
 }
+
+// HoldParallel makes p's workers busy with a call of another goroutine,
+// as far as p can tell, until release: the tests of concurrent misuse.
+func HoldParallel(p *Parallel) (release func()) {
+	p.begin(opCheck)
+	return p.end
+}

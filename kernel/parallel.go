@@ -17,7 +17,10 @@ import (
 // CompactContacts' rows and their Pair indices. The workers are started
 // once and reused: after the first call of a given size nothing is
 // allocated. Batches below MinParallel pairs run on the calling goroutine
-// alone. A Parallel is for one caller at a time; Close stops its workers.
+// alone. A Parallel is for one caller at a time: a call that needs the
+// workers while another goroutine's call holds them panics, rather than
+// mixing the two calls' batches. Close stops the workers; any call after
+// Close panics.
 //
 // More cores help only as far as memory does: batches that fit in the
 // caches scale with the cores; a million pairs stream from memory, which
@@ -32,8 +35,10 @@ type Parallel struct {
 	// core (measured default: see NewParallel).
 	MinParallel int
 
-	start chan struct{} // one token per helper per call
-	stop  sync.Once
+	start  chan struct{} // one token per helper per call
+	stop   sync.Once
+	closed atomic.Bool // Close was called
+	inCall atomic.Bool // a call holds the workers and the fields of the call below
 
 	// The counters every worker writes, each on a cache line of its own
 	// (sharing a line with the fields below slowed every worker's reads).
@@ -167,8 +172,13 @@ func (p *Parallel) helper(w int) {
 	}
 }
 
-// Close stops the workers. The Parallel must not be used afterwards.
-func (p *Parallel) Close() { p.stop.Do(func() { close(p.start) }) }
+// Close stops the workers. Any later call panics.
+func (p *Parallel) Close() {
+	p.stop.Do(func() {
+		p.closed.Store(true)
+		close(p.start)
+	})
+}
 
 // Workers returns the number of workers, the calling goroutine included.
 func (p *Parallel) Workers() int { return p.workers }
@@ -199,14 +209,41 @@ func (p *Parallel) chunkFor(n int) int {
 	return min(limit, (even+63)&^63)
 }
 
-// parallel reports whether a batch of n pairs runs on the workers.
-func (p *Parallel) parallel(n int) bool { return p.workers > 1 && n >= p.MinParallel && n > 64 }
+// parallel reports whether a batch of n pairs runs on the workers. Every
+// entry point asks it first, so it is where a closed p panics, whatever
+// the size of the batch.
+func (p *Parallel) parallel(n int) bool {
+	if p.closed.Load() {
+		panic("segdist/kernel: Parallel used after Close")
+	}
+	return p.workers > 1 && n >= p.MinParallel && n > 64
+}
 
-// run computes n pairs of the prepared operation on every worker, in
-// chunks of chunkFor(n) pairs, then drops the call's references to the
-// caller's batches.
+// begin takes the workers for a call of operation op, before the call
+// writes any field the workers read; end releases them. A second
+// goroutine calling while a call holds them panics here, before it can
+// overwrite the batches the workers are reading.
+func (p *Parallel) begin(op parallelOp) {
+	if !p.inCall.CompareAndSwap(false, true) {
+		panic("segdist/kernel: Parallel called from two goroutines at once (a Parallel is for one caller at a time)")
+	}
+	p.op = op
+}
+
+// end drops the finished call's references to the caller's batches, so
+// that a Parallel does not keep them alive, and releases the workers.
+func (p *Parallel) end() {
+	p.closeR, p.closeP, p.pointR, p.pointS = nil, nil, nil, nil
+	p.closeR64, p.closeP64, p.pointR64, p.pointS64 = nil, nil, nil, nil
+	p.rows64, p.caps64 = nil, nil
+	p.rows, p.caps, p.pairs = nil, nil, nil
+	p.checkI, p.checkJ = nil, nil
+	p.inCall.Store(false)
+}
+
+// run computes n pairs of the prepared operation (begin, then the call's
+// fields) on every worker, in chunks of chunkFor(n) pairs.
 func (p *Parallel) run(n int) {
-	defer p.forget()
 	p.n, p.cur = n, p.chunkFor(n)
 	p.next.Store(0)
 	helpers := min(p.workers-1, (n+p.cur-1)/p.cur-1)
@@ -226,16 +263,6 @@ func (p *Parallel) run(n int) {
 		// and this call places every chunk.
 		p.placeRows()
 	}
-}
-
-// forget drops the references of the finished call to the caller's
-// batches, so that a Parallel does not keep them alive.
-func (p *Parallel) forget() {
-	p.closeR, p.closeP, p.pointR, p.pointS = nil, nil, nil, nil
-	p.closeR64, p.closeP64, p.pointR64, p.pointS64 = nil, nil, nil, nil
-	p.rows64, p.caps64 = nil, nil
-	p.rows, p.caps, p.pairs = nil, nil, nil
-	p.checkI, p.checkJ = nil, nil
 }
 
 // work computes chunks until none is left.
@@ -322,7 +349,9 @@ func (p *Parallel) indicesBelow(a, b []uint32, n int) bool {
 	if p == nil || len(a) < parallelCheckFrom || !p.parallel(len(a)) {
 		return indicesBelow(a, b, n)
 	}
-	p.op, p.checkI, p.checkJ, p.checkN = opCheck, a, b[:len(a)], n
+	p.begin(opCheck)
+	defer p.end()
+	p.checkI, p.checkJ, p.checkN = a, b[:len(a)], n
 	p.outOfRange.Store(false)
 	p.run(len(a))
 	return !p.outOfRange.Load()
@@ -337,7 +366,9 @@ func (p *Parallel) BatchClosest(dst *soa.Results, src *soa.Pairs) {
 		}
 		return
 	}
-	p.op, p.closeR, p.closeP = opClosest, dst, src
+	p.begin(opClosest)
+	defer p.end()
+	p.closeR, p.closeP = dst, src
 	p.run(n)
 }
 
@@ -351,7 +382,9 @@ func (p *Parallel) StreamOnly(dst *soa.Results, src *soa.Pairs) {
 		}
 		return
 	}
-	p.op, p.closeR, p.closeP = opStream, dst, src
+	p.begin(opStream)
+	defer p.end()
+	p.closeR, p.closeP = dst, src
 	p.run(n)
 }
 
@@ -364,7 +397,9 @@ func (p *Parallel) BatchClosest64(dst *soa.Results64, src *soa.Pairs64) {
 		}
 		return
 	}
-	p.op, p.closeR64, p.closeP64 = opClosest64, dst, src
+	p.begin(opClosest64)
+	defer p.end()
+	p.closeR64, p.closeP64 = dst, src
 	p.run(n)
 }
 
@@ -377,7 +412,9 @@ func (p *Parallel) BatchClosestPoint64(dst *soa.PointResults64, src *soa.PointSe
 		}
 		return
 	}
-	p.op, p.pointR64, p.pointS64 = opPoint64, dst, src
+	p.begin(opPoint64)
+	defer p.end()
+	p.pointR64, p.pointS64 = dst, src
 	p.run(n)
 }
 
@@ -410,7 +447,9 @@ func (p *Parallel) BatchClosestPoint(dst *soa.PointResults, src *soa.PointSegmen
 		}
 		return
 	}
-	p.op, p.pointR, p.pointS = opPoint, dst, src
+	p.begin(opPoint)
+	defer p.end()
+	p.pointR, p.pointS = dst, src
 	p.run(n)
 }
 
@@ -438,7 +477,9 @@ func (p *Parallel) BatchClosestIndexed(dst *soa.Results, caps soa.Capsules, pair
 		}
 		return
 	}
-	p.op, p.closeR, p.caps, p.pairs = opIndexed, dst, caps, pairs
+	p.begin(opIndexed)
+	defer p.end()
+	p.closeR, p.caps, p.pairs = dst, caps, pairs
 	p.run(m)
 }
 
@@ -451,7 +492,9 @@ func (p *Parallel) BatchClosestIndexed64(dst *soa.Results64, caps soa.Capsules64
 		}
 		return
 	}
-	p.op, p.closeR64, p.caps64, p.pairs = opIndexed64, dst, caps, pairs
+	p.begin(opIndexed64)
+	defer p.end()
+	p.closeR64, p.caps64, p.pairs = dst, caps, pairs
 	p.run(m)
 }
 
@@ -464,7 +507,9 @@ func (p *Parallel) BatchContacts(dst *soa.Contacts, caps soa.Capsules, pairs *so
 		}
 		return
 	}
-	p.op, p.rows, p.caps, p.pairs, p.margin = opContacts, dst, caps, pairs, margin
+	p.begin(opContacts)
+	defer p.end()
+	p.rows, p.caps, p.pairs, p.margin = dst, caps, pairs, margin
 	p.run(m)
 }
 
@@ -479,7 +524,9 @@ func (p *Parallel) CompactContacts(dst *soa.Contacts, caps soa.Capsules, pairs *
 		}
 		return p.k.f32.compact(m, dst, caps, pairs, margin)
 	}
-	p.op, p.rows, p.caps, p.pairs, p.margin = opCompact, dst, caps, pairs, margin
+	p.begin(opCompact)
+	defer p.end()
+	p.rows, p.caps, p.pairs, p.margin = dst, caps, pairs, margin
 	p.prepareCounts(m)
 	p.run(m)
 	return p.rowsPlaced
@@ -494,7 +541,9 @@ func (p *Parallel) BatchContacts64(dst *soa.Contacts64, caps soa.Capsules64, pai
 		}
 		return
 	}
-	p.op, p.rows64, p.caps64, p.pairs, p.margin64 = opContacts64, dst, caps, pairs, margin
+	p.begin(opContacts64)
+	defer p.end()
+	p.rows64, p.caps64, p.pairs, p.margin64 = dst, caps, pairs, margin
 	p.run(m)
 }
 
@@ -508,7 +557,9 @@ func (p *Parallel) CompactContacts64(dst *soa.Contacts64, caps soa.Capsules64, p
 		}
 		return p.k.f64.compact(m, dst, caps, pairs, margin)
 	}
-	p.op, p.rows64, p.caps64, p.pairs, p.margin64 = opCompact64, dst, caps, pairs, margin
+	p.begin(opCompact64)
+	defer p.end()
+	p.rows64, p.caps64, p.pairs, p.margin64 = dst, caps, pairs, margin
 	p.prepareCounts(m)
 	p.run(m)
 	return p.rowsPlaced

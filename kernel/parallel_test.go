@@ -1,10 +1,12 @@
 package kernel_test
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -256,6 +258,147 @@ func TestParallelNoGoroutineLeak(t *testing.T) {
 	}
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines after Close, %d before", n, before)
+	}
+}
+
+// parallelCalls returns a call of every entry point of p on batches of n
+// pairs (n index pairs over 1,000 capsules for the index-taking ones).
+func parallelCalls(p *kernel.Parallel, n int) map[string]func() {
+	r := verify.NewRand(47, 1)
+	src := soa.FromPairs(pool(47, n)[:n])
+	src64 := soa.FromPairs64(pool64(47, n)[:n])
+	seg, seg64 := soa.NewPointSegments(n), soa.NewPointSegments64(n)
+	caps := verify.RandomCapsules(r, 1000)
+	caps64 := verify.WidenCapsules(caps)
+	pairs := verify.RandomIndexPairs(r, caps.Len(), n)
+	res, res64 := soa.NewResults(n), soa.NewResults64(n)
+	pres, pres64 := soa.NewPointResults(n), soa.NewPointResults64(n)
+	rows, rows64 := soa.NewContacts(n), soa.NewContacts64(n)
+	return map[string]func(){
+		"BatchClosest":          func() { p.BatchClosest(res, src) },
+		"StreamOnly":            func() { p.StreamOnly(res, src) },
+		"BatchClosest64":        func() { p.BatchClosest64(res64, src64) },
+		"BatchClosestPoint":     func() { p.BatchClosestPoint(pres, seg) },
+		"BatchClosestPoint64":   func() { p.BatchClosestPoint64(pres64, seg64) },
+		"BatchClosestIndexed":   func() { p.BatchClosestIndexed(res, caps, pairs) },
+		"BatchClosestIndexed64": func() { p.BatchClosestIndexed64(res64, caps64, pairs) },
+		"BatchContacts":         func() { p.BatchContacts(rows, caps, pairs, 0.01) },
+		"CompactContacts":       func() { p.CompactContacts(rows, caps, pairs, 0.01) },
+		"BatchContacts64":       func() { p.BatchContacts64(rows64, caps64, pairs, 0.01) },
+		"CompactContacts64":     func() { p.CompactContacts64(rows64, caps64, pairs, 0.01) },
+	}
+}
+
+// panicOf returns the message call panics with, or "" if it returns.
+func panicOf(call func()) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprint(r)
+			if msg == "" {
+				msg = "(empty panic)"
+			}
+		}
+	}()
+	call()
+	return ""
+}
+
+// A call that needs the workers while another call holds them panics,
+// naming the misuse, and leaves the holder's call alone; a batch small
+// enough for the calling goroutine alone runs. After the holder returns,
+// every call runs.
+func TestParallelOneCallerAtATime(t *testing.T) {
+	p := kernel.NewParallel(lookup(t, kernel.ISA()), 2)
+	defer p.Close()
+	big := parallelCalls(p, 5000) // above DefaultMinParallel
+	small := parallelCalls(p, 100)
+	release := kernel.HoldParallel(p)
+	for name, call := range big {
+		if msg := panicOf(call); !strings.Contains(msg, "two goroutines at once") {
+			t.Errorf("%s while another call holds the workers: panic %q", name, msg)
+		}
+	}
+	for name, call := range small {
+		if msg := panicOf(call); msg != "" {
+			t.Errorf("%s of 100 pairs while another call holds the workers: panic %q", name, msg)
+		}
+	}
+	release()
+	for name, call := range big {
+		if msg := panicOf(call); msg != "" {
+			t.Errorf("%s after the other call: panic %q", name, msg)
+		}
+	}
+}
+
+// Two goroutines sharing one Parallel without synchronisation: every
+// call either panics with the misuse message or returns exactly the
+// single-core results, never a mix of the two calls' batches. A call
+// that panics is quick, so each goroutine tries until it has made its
+// calls (or a hundred times as many attempts).
+func TestParallelConcurrentMisuse(t *testing.T) {
+	k := lookup(t, kernel.ISA())
+	p := kernel.NewParallel(k, 2)
+	defer p.Close()
+	p.MinParallel = 0
+	const n = 3000
+	var srcs [2]*soa.Pairs
+	var wants [2]*soa.Results
+	for g := range srcs {
+		srcs[g] = soa.FromPairs(pool(uint64(48+g), n)[:n])
+		wants[g] = soa.NewResults(n)
+		k.BatchClosest(wants[g], srcs[g])
+	}
+	calls := 300
+	if testing.Short() {
+		calls = 50
+	}
+	var wg sync.WaitGroup
+	var panics, done [2]int
+	for g := range srcs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got := soa.NewResults(n)
+			for range 100 * calls {
+				if done[g] == calls {
+					return
+				}
+				if msg := panicOf(func() { p.BatchClosest(got, srcs[g]) }); msg != "" {
+					if !strings.Contains(msg, "two goroutines at once") {
+						t.Errorf("goroutine %d: panic %q", g, msg)
+						return
+					}
+					panics[g]++
+					continue
+				}
+				for i := range n {
+					if math.Float32bits(got.Dist2[i]) != math.Float32bits(wants[g].Dist2[i]) ||
+						math.Float32bits(got.S[i]) != math.Float32bits(wants[g].S[i]) ||
+						math.Float32bits(got.T[i]) != math.Float32bits(wants[g].T[i]) {
+						t.Errorf("goroutine %d: lane %d differs from the single-core call", g, i)
+						return
+					}
+				}
+				done[g]++
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("calls made: %d and %d; calls that found the workers held: %d and %d", done[0], done[1], panics[0], panics[1])
+}
+
+// Every call after Close panics, whatever the size of its batch, rather
+// than running on stopped workers.
+func TestParallelAfterClose(t *testing.T) {
+	p := kernel.NewParallel(lookup(t, kernel.ISA()), 2)
+	p.Close()
+	for _, n := range []int{100, 5000} {
+		for name, call := range parallelCalls(p, n) {
+			if msg := panicOf(call); !strings.Contains(msg, "after Close") {
+				t.Errorf("%s of %d pairs after Close: panic %q", name, n, msg)
+			}
+		}
 	}
 }
 
