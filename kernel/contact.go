@@ -65,6 +65,7 @@ func checkIndexedArgs[F soa.Float](dst *soa.ResultsOf[F], caps soa.CapsulesOf[F]
 	checkLen("dst.S", len(dst.S), m, "len(pairs.I)")
 	checkLen("dst.T", len(dst.T), m, "len(pairs.I)")
 	checkLen("dst.Dist2", len(dst.Dist2), m, "len(pairs.I)")
+	checkIndexedApart(dst, caps, pairs, m)
 	if !on.indicesBelow(pairs.I, pairs.J, len(caps)) {
 		checkIndices("pairs.I", pairs.I, len(caps))
 		checkIndices("pairs.J", pairs.J, len(caps))
@@ -127,6 +128,7 @@ func checkPointLengths[F soa.Float](dst *soa.PointResultsOf[F], src *soa.PointSe
 		{"src.DX", src.DX}, {"src.DY", src.DY}, {"src.DZ", src.DZ}, {"dst.T", dst.T}, {"dst.Dist2", dst.Dist2}} {
 		checkLen(s.name, len(s.v), n, "len(src.PX)")
 	}
+	checkPointResultsApart(dst, src, n)
 	return n
 }
 
@@ -206,6 +208,9 @@ func checkContactArgs[F soa.Float](dst *soa.ContactsOf[F], caps soa.CapsulesOf[F
 	if short < m || exact && long != m {
 		checkContactRows(dst, m, exact)
 	}
+	// The rows a call may write: m of each stream (CompactContacts writes
+	// fewer, and dst may be longer).
+	checkContactsApart(dst, caps, pairs, m)
 	if !on.indicesBelow(pairs.I, pairs.J, n) {
 		checkIndices("pairs.I", pairs.I, n)
 		checkIndices("pairs.J", pairs.J, n)
