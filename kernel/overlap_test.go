@@ -27,7 +27,7 @@ func TestOutputsMustNotOverlap(t *testing.T) {
 		par.MinParallel = 0
 
 		// expect runs call and checks that it panics naming both streams,
-		// or (want == "") that it does not panic.
+		// or, given no names, that it does not panic.
 		expect := func(what string, call func(), want ...string) {
 			t.Helper()
 			msg := panicOf(call)
@@ -55,9 +55,8 @@ func TestOutputsMustNotOverlap(t *testing.T) {
 		k.BatchClosest(want, src)
 		for _, call := range []struct {
 			name string
-			f    func(dst *soa.Results)
-		}{{"BatchClosest", func(d *soa.Results) { k.BatchClosest(d, src) }},
-			{"Parallel.BatchClosest", func(d *soa.Results) { par.BatchClosest(d, src) }}} {
+			f    func(dst *soa.Results, src *soa.Pairs)
+		}{{"BatchClosest", k.BatchClosest}, {"Parallel.BatchClosest", par.BatchClosest}} {
 			before := slices.Clone(src.AX)
 			big := make([]float32, 2*n)
 			copy(big[n/2:], src.AX)
@@ -65,24 +64,16 @@ func TestOutputsMustNotOverlap(t *testing.T) {
 			alias.AX = big[n/2 : n/2+n]
 			dst := soa.NewResults(n)
 			dst.S = big[:n] // meets alias.AX in its second half
-			expect(call.name+", dst.S over src.AX", func() {
-				// the aliasing source
-				switch call.name {
-				case "BatchClosest":
-					k.BatchClosest(dst, &alias)
-				default:
-					par.BatchClosest(dst, &alias)
-				}
-			}, "dst.S", "src.AX")
+			expect(call.name+", dst.S over src.AX", func() { call.f(dst, &alias) }, "dst.S", "src.AX")
 			if !slices.Equal(big[n/2:n/2+n], before) {
 				t.Errorf("%s: src.AX written before the panic", call.name)
 			}
 			dst = soa.NewResults(n)
 			dst.T = dst.S
-			expect(call.name+", dst.T = dst.S", func() { call.f(dst) }, "dst.S", "dst.T")
+			expect(call.name+", dst.T = dst.S", func() { call.f(dst, src) }, "dst.S", "dst.T")
 			dst = &soa.Results{S: make([]float32, n), T: make([]float32, n), Dist2: make([]float32, n)}
 			dst.S, dst.Dist2 = dst.Dist2, dst.S // apart, in any order
-			expect(call.name+", separate streams", func() { call.f(dst) })
+			expect(call.name+", separate streams", func() { call.f(dst, src) })
 			if !slices.Equal(dst.Dist2, want.Dist2) || !slices.Equal(dst.S, want.S) {
 				t.Errorf("%s, separate streams: results differ from soa's batch", call.name)
 			}
