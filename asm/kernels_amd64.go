@@ -146,15 +146,21 @@ func ClosestPointAVX2(px *float32, py *float32, pz *float32, cx *float32, cy *fl
 // ClosestAVX512 computes the closest points of n segment pairs with AVX512,
 // 16 float32 lanes per vector, bit-identical to fallback.ClosestLane.
 // All fifteen pointers must address at least n float32s; n must be > 0.
+// The bits hold once the caller has stored the canonical NaN in every output
+// of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
+// bad is not 0 (DeferOverrides in gen/amd64).
 //
 //go:noescape
-func ClosestAVX512(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int)
+func ClosestAVX512(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int) (bad int)
 
 // ClosestWideAVX512 is ClosestAVX512 with the loop of several groups and its stack frame, for any n;
 // ClosestAVX512 jumps here from 64 lanes on.
+// The bits hold once the caller has stored the canonical NaN in every output
+// of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
+// bad is not 0 (DeferOverrides in gen/amd64).
 //
 //go:noescape
-func ClosestWideAVX512(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int)
+func ClosestWideAVX512(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int) (bad int)
 
 // StreamAVX512 is the memory-bound baseline with AVX512: it reads the twelve
 // input streams and writes s = ax+bx+cx+dx, t and dist2 likewise for
@@ -166,9 +172,12 @@ func StreamAVX512(ax *float32, ay *float32, az *float32, bx *float32, by *float3
 // ClosestPointAVX512 computes the closest point of n segments to n points with AVX512,
 // bit-identical to fallback.ClosestPointLane. All eleven pointers must
 // address at least n float32s; n must be > 0.
+// The bits hold once the caller has stored the canonical NaN in every output
+// of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
+// bad is not 0 (DeferOverrides in gen/amd64).
 //
 //go:noescape
-func ClosestPointAVX512(px *float32, py *float32, pz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, t *float32, dist2 *float32, n int)
+func ClosestPointAVX512(px *float32, py *float32, pz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, t *float32, dist2 *float32, n int) (bad int)
 
 // Closest64AVX2 computes the closest points of n segment pairs with AVX2,
 // 4 float64 lanes per vector, bit-identical to fallback.ClosestLane64.
@@ -194,15 +203,21 @@ func ClosestPoint64AVX2(px *float64, py *float64, pz *float64, cx *float64, cy *
 // Closest64AVX512 computes the closest points of n segment pairs with AVX512,
 // 8 float64 lanes per vector, bit-identical to fallback.ClosestLane64.
 // All fifteen pointers must address at least n float64s; n must be > 0.
+// The bits hold once the caller has stored the canonical NaN in every output
+// of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
+// bad is not 0 (DeferOverrides in gen/amd64).
 //
 //go:noescape
-func Closest64AVX512(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
+func Closest64AVX512(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int) (bad int)
 
 // Closest64WideAVX512 is Closest64AVX512 with the loop of several groups and its stack frame, for any n;
 // Closest64AVX512 jumps here from 64 lanes on.
+// The bits hold once the caller has stored the canonical NaN in every output
+// of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
+// bad is not 0 (DeferOverrides in gen/amd64).
 //
 //go:noescape
-func Closest64WideAVX512(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
+func Closest64WideAVX512(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int) (bad int)
 
 // Stream64AVX512 is the memory-bound baseline with AVX512: it reads the twelve
 // input streams and writes s = ax+bx+cx+dx, t and dist2 likewise for
@@ -214,6 +229,9 @@ func Stream64AVX512(ax *float64, ay *float64, az *float64, bx *float64, by *floa
 // ClosestPoint64AVX512 computes the closest point of n segments to n points with AVX512,
 // bit-identical to fallback.ClosestPointLane64. All eleven pointers must
 // address at least n float64s; n must be > 0.
+// The bits hold once the caller has stored the canonical NaN in every output
+// of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
+// bad is not 0 (DeferOverrides in gen/amd64).
 //
 //go:noescape
-func ClosestPoint64AVX512(px *float64, py *float64, pz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, t *float64, dist2 *float64, n int)
+func ClosestPoint64AVX512(px *float64, py *float64, pz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, t *float64, dist2 *float64, n int) (bad int)

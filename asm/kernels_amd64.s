@@ -47617,9 +47617,9 @@ ClosestPointAVX2_done:
 	VZEROUPPER
 	RET
 
-// func ClosestAVX512(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int)
+// func ClosestAVX512(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int) (bad int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
-TEXT ·ClosestAVX512(SB), NOSPLIT, $0-128
+TEXT ·ClosestAVX512(SB), NOSPLIT, $0-136
 	// From 64 lanes on: ClosestWideAVX512 (a tail call; this function has no frame).
 	MOVQ n+120(FP), R14
 	CMPQ R14, $0x00000040
@@ -47642,6 +47642,9 @@ ClosestAVX512_short:
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
 
+	// No overridden lane yet (DeferOverrides).
+	KXORW K1, K1, K1
+
 	// Loop over 1 group(s) at a time while at least 16 lanes remain.
 	CMPQ R14, $0x00000010
 	JB   ClosestAVX512_loop_end
@@ -47662,8 +47665,8 @@ ClosestAVX512_loop:
 	VADDPS      Z6, Z5, Z5
 	VMULPS      Z3, Z3, Z6
 	VADDPS      Z6, Z5, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K2
+	VDIVPS.Z    Z5, Z1, K2, Z5
 	VMOVUPS     (DX)(R13*4), Z6
 	VSUBPS      (AX)(R13*4), Z6, Z6
 	VMOVUPS     (SI)(R13*4), Z7
@@ -47710,8 +47713,8 @@ ClosestAVX512_loop:
 	VMULPS      Z19, Z18, Z15
 	VADDPS      Z17, Z16, Z16
 	VADDPS      Z15, Z14, Z14
-	VCMPPS      $0x04, Z16, Z0, K1
-	VDIVPS.Z    Z16, Z14, K1, Z14
+	VCMPPS      $0x04, Z16, Z0, K2
+	VDIVPS.Z    Z16, Z14, K2, Z14
 	VMINPS      Z1, Z14, Z14
 	VMAXPS      Z0, Z14, Z14
 	VMULPS      Z6, Z6, Z15
@@ -47721,8 +47724,8 @@ ClosestAVX512_loop:
 	VMULPS      Z5, Z14, Z5
 	VADDPS      Z16, Z15, Z14
 	VADDPS      Z5, Z12, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K1
-	VDIVPS.Z    Z14, Z1, K1, Z12
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
+	VDIVPS.Z    Z14, Z1, K2, Z12
 	VMULPS      Z6, Z8, Z14
 	VMULPS      Z7, Z9, Z15
 	VMINPS      Z1, Z5, Z5
@@ -47752,7 +47755,7 @@ ClosestAVX512_loop:
 	VADDPS      Z2, Z4, Z2
 	VMULPS      Z3, Z3, Z3
 	VADDPS      Z3, Z2, Z2
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K1
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K2
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
@@ -47762,41 +47765,36 @@ ClosestAVX512_loop:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, (R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPS      Z2, K1, (R12)(R13*4)
-	MOVQ         t+104(FP), R12
-	VMOVUPS      Z2, K1, (R12)(R13*4)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPS      Z2, K1, (R12)(R13*4)
-	ADDQ         $0x00000010, R13
-	SUBQ         $0x00000010, R14
-	CMPQ         R14, $0x00000010
-	JAE          ClosestAVX512_loop
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000010, R13
+	SUBQ $0x00000010, R14
+	CMPQ R14, $0x00000010
+	JAE  ClosestAVX512_loop
 
 ClosestAVX512_loop_end:
 	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
 	TESTQ R14, R14
 	JZ    ClosestAVX512_done
 	BZHIL R14, low16<>+0(SB), R14
-	KMOVW R14, K1
+	KMOVW R14, K2
 
 	// Masked loads: lanes past n read as zero.
-	VMOVUPS.Z (AX)(R13*4), K1, Z2
-	VMOVUPS.Z (BX)(R13*4), K1, Z3
-	VMOVUPS.Z (CX)(R13*4), K1, Z4
-	VMOVUPS.Z (DX)(R13*4), K1, Z5
-	VMOVUPS.Z (SI)(R13*4), K1, Z6
-	VMOVUPS.Z (DI)(R13*4), K1, Z7
-	VMOVUPS.Z (R8)(R13*4), K1, Z8
-	VMOVUPS.Z (R9)(R13*4), K1, Z9
-	VMOVUPS.Z (R10)(R13*4), K1, Z10
-	VMOVUPS.Z (R11)(R13*4), K1, Z11
+	VMOVUPS.Z (AX)(R13*4), K2, Z2
+	VMOVUPS.Z (BX)(R13*4), K2, Z3
+	VMOVUPS.Z (CX)(R13*4), K2, Z4
+	VMOVUPS.Z (DX)(R13*4), K2, Z5
+	VMOVUPS.Z (SI)(R13*4), K2, Z6
+	VMOVUPS.Z (DI)(R13*4), K2, Z7
+	VMOVUPS.Z (R8)(R13*4), K2, Z8
+	VMOVUPS.Z (R9)(R13*4), K2, Z9
+	VMOVUPS.Z (R10)(R13*4), K2, Z10
+	VMOVUPS.Z (R11)(R13*4), K2, Z11
 	MOVQ      dy+80(FP), R12
-	VMOVUPS.Z (R12)(R13*4), K1, Z12
+	VMOVUPS.Z (R12)(R13*4), K2, Z12
 	MOVQ      dz+88(FP), R12
-	VMOVUPS.Z (R12)(R13*4), K1, Z13
+	VMOVUPS.Z (R12)(R13*4), K2, Z13
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VSUBPS      Z8, Z11, Z11
@@ -47807,8 +47805,8 @@ ClosestAVX512_loop_end:
 	VADDPS      Z15, Z14, Z14
 	VMULPS      Z13, Z13, Z15
 	VADDPS      Z15, Z14, Z14
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
-	VDIVPS.Z    Z14, Z1, K2, Z14
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K3
+	VDIVPS.Z    Z14, Z1, K3, Z14
 	VSUBPS      Z2, Z5, Z5
 	VSUBPS      Z3, Z6, Z6
 	VSUBPS      Z8, Z2, Z2
@@ -47849,8 +47847,8 @@ ClosestAVX512_loop_end:
 	VMULPS      Z19, Z18, Z15
 	VADDPS      Z17, Z16, Z16
 	VADDPS      Z15, Z14, Z14
-	VCMPPS      $0x04, Z16, Z0, K2
-	VDIVPS.Z    Z16, Z14, K2, Z14
+	VCMPPS      $0x04, Z16, Z0, K3
+	VDIVPS.Z    Z16, Z14, K3, Z14
 	VMINPS      Z1, Z14, Z14
 	VMAXPS      Z0, Z14, Z14
 	VMULPS      Z5, Z5, Z15
@@ -47860,8 +47858,8 @@ ClosestAVX512_loop_end:
 	VMULPS      Z10, Z14, Z10
 	VADDPS      Z16, Z15, Z14
 	VADDPS      Z10, Z8, Z8
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
-	VDIVPS.Z    Z14, Z1, K2, Z10
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K3
+	VDIVPS.Z    Z14, Z1, K3, Z10
 	VMULPS      Z5, Z2, Z14
 	VMULPS      Z6, Z3, Z15
 	VMINPS      Z1, Z8, Z8
@@ -47891,35 +47889,31 @@ ClosestAVX512_loop_end:
 	VADDPS      Z2, Z1, Z1
 	VMULPS      Z3, Z3, Z2
 	VADDPS      Z2, Z1, Z1
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K3
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z0, K1, (R12)(R13*4)
+	VMOVUPS Z0, K2, (R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z8, K1, (R12)(R13*4)
+	VMOVUPS Z8, K2, (R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z1, K1, (R12)(R13*4)
+	VMOVUPS Z1, K2, (R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	KANDW        K1, K2, K3
-	VBROADCASTSS canonicalnan<>+0(SB), Z0
-	MOVQ         s+96(FP), R12
-	VMOVUPS      Z0, K3, (R12)(R13*4)
-	KANDW        K1, K2, K3
-	MOVQ         t+104(FP), R12
-	VMOVUPS      Z0, K3, (R12)(R13*4)
-	KANDW        K1, K2, K1
-	MOVQ         dist2+112(FP), R12
-	VMOVUPS      Z0, K1, (R12)(R13*4)
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KANDW K2, K3, K2
+	KORW  K2, K1, K1
 
 ClosestAVX512_done:
+	// The overridden lanes' mask, ORed over every group: bad (DeferOverrides).
+	KMOVW K1, R14
+	MOVQ  R14, bad+128(FP)
 	VZEROUPPER
 	RET
 
-// func ClosestWideAVX512(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int)
+// func ClosestWideAVX512(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int) (bad int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·ClosestWideAVX512(SB), $2112-128
+TEXT ·ClosestWideAVX512(SB), $2112-136
 	LEAQ         (SP), R11
 	ADDQ         $0x3f, R11
 	ANDQ         $-64, R11
@@ -47936,6 +47930,9 @@ TEXT ·ClosestWideAVX512(SB), $2112-128
 	MOVQ         n+120(FP), R14
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
+
+	// No overridden lane yet (DeferOverrides).
+	KXORW K1, K1, K1
 
 	// At least 262144 lanes and 64-byte-aligned outputs: non-temporal stores
 	// (no read-for-ownership of the output lines), then SFENCE.
@@ -48041,8 +48038,8 @@ ClosestWideAVX512_nt:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ        dx+72(FP), R12
 	VMOVUPS     64(R12)(R13*4), Z6
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K2
+	VDIVPS.Z    Z5, Z1, K2, Z5
 	MOVQ        dy+80(FP), R12
 	VMOVUPS     64(R12)(R13*4), Z7
 	MOVQ        dz+88(FP), R12
@@ -48078,8 +48075,8 @@ ClosestWideAVX512_nt:
 	MOVQ        dx+72(FP), R12
 	VMOVUPS     128(R12)(R13*4), Z20
 	VADDPS      Z19, Z17, Z17
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
-	VDIVPS.Z    Z13, Z1, K1, Z13
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K2
+	VDIVPS.Z    Z13, Z1, K2, Z13
 	MOVQ        dy+80(FP), R12
 	VMOVUPS     128(R12)(R13*4), Z19
 	VMULPS      Z14, Z4, Z21
@@ -48128,424 +48125,418 @@ ClosestWideAVX512_nt:
 	VMOVUPS     Z12, 320(R11)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPS         Z5, Z4, Z12
-	VMOVUPS        Z4, 384(R11)
-	VADDPS         Z15, Z31, Z4
-	VSUBPS         Z30, Z9, Z15
-	VMULPS         Z2, Z8, Z30
-	MOVQ           dx+72(FP), R12
-	VMOVUPS        192(R12)(R13*4), Z31
-	VMOVUPS        Z11, 448(R11)
-	VSUBPS         Z29, Z10, Z11
-	VADDPS         Z27, Z24, Z24
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z3, K1
-	VDIVPS.Z       Z3, Z1, K1, Z3
-	MOVQ           dy+80(FP), R12
-	VMOVUPS        192(R12)(R13*4), Z27
-	VSUBPS         Z16, Z17, Z17
-	VMULPS         Z28, Z8, Z29
-	VMOVUPS        Z16, 512(R11)
-	VSUBPS         Z12, Z14, Z12
-	VADDPS         Z30, Z4, Z4
-	MOVQ           dz+88(FP), R12
-	VMOVUPS        192(R12)(R13*4), Z16
-	VMULPS         Z15, Z15, Z30
-	VMOVUPS        Z3, 576(R11)
-	VADDPS         Z29, Z24, Z3
-	VMOVUPS        128(DX)(R13*4), Z24
-	VSUBPS         128(AX)(R13*4), Z24, Z24
-	VSUBPS         192(R8)(R13*4), Z31, Z29
-	VMULPS         Z11, Z11, Z31
-	VMOVUPS        Z5, 640(R11)
-	VMULPS         Z13, Z4, Z4
-	VMOVUPS        Z14, 704(R11)
-	VMOVUPS        128(SI)(R13*4), Z5
-	VSUBPS         128(BX)(R13*4), Z5, Z5
-	VSUBPS         192(R9)(R13*4), Z27, Z14
-	VMULPS         Z15, Z18, Z15
-	VMULPS         Z13, Z3, Z13
-	VMOVUPS        128(AX)(R13*4), Z18
-	VSUBPS         128(R8)(R13*4), Z18, Z18
-	VSUBPS         192(R10)(R13*4), Z16, Z16
-	VMULPS         Z11, Z26, Z11
-	VMULPS         Z4, Z6, Z26
-	VMOVUPS        Z3, 768(R11)
-	VMOVUPS        128(BX)(R13*4), Z3
-	VSUBPS         128(R9)(R13*4), Z3, Z3
-	VMULPS         Z29, Z29, Z27
-	VMOVUPS        Z29, 832(R11)
-	VADDPS         Z31, Z30, Z29
-	VMULPS         Z4, Z7, Z30
-	VMOVUPS        Z28, 896(R11)
-	VMOVUPS        128(DI)(R13*4), Z28
-	VSUBPS         128(CX)(R13*4), Z28, Z28
-	VMULPS         Z14, Z14, Z31
-	VMOVUPS        Z14, 960(R11)
-	VMULPS         Z12, Z12, Z14
-	VMOVUPS        Z28, 1024(R11)
-	VMULPS         Z13, Z6, Z28
-	VMOVUPS        Z6, 1088(R11)
-	VMOVUPS        Z2, 1152(R11)
-	VMOVUPS        128(CX)(R13*4), Z2
-	VSUBPS         128(R10)(R13*4), Z2, Z2
-	VADDPS         Z31, Z27, Z6
-	VADDPS         Z11, Z15, Z11
-	VMULPS         Z13, Z7, Z15
-	VMULPS         Z18, Z20, Z27
-	VMULPS         Z16, Z16, Z31
-	VMOVUPS        Z7, 1216(R11)
-	VMULPS         Z12, Z17, Z7
-	VMULPS         Z4, Z8, Z12
-	VMULPS         Z3, Z19, Z17
-	VMOVUPS        Z4, 1280(R11)
-	VADDPS         Z31, Z6, Z4
-	VADDPS         Z14, Z29, Z6
-	VSUBPS         Z23, Z26, Z14
-	VMULPS         Z24, Z20, Z26
-	VADDPS         Z7, Z11, Z7
-	VSUBPS         Z25, Z30, Z11
-	VMULPS         Z5, Z19, Z29
-	VCMPPS         $0x04, Z6, Z0, K1
-	VDIVPS.Z       Z6, Z7, K1, Z6
-	VMULPS         Z13, Z8, Z7
-	VADDPS         Z17, Z27, Z17
-	VMINPS         Z1, Z6, Z6
-	VMAXPS         Z0, Z6, Z6
-	VSUBPS         Z28, Z21, Z27
-	VMULPS         256(R11), Z2, Z28
-	VMULPS         Z9, Z9, Z30
-	VSUBPS         Z15, Z22, Z15
-	VADDPS         Z29, Z26, Z26
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z4, K1
-	VDIVPS.Z       Z4, Z1, K1, Z4
-	VMULPS         Z10, Z10, Z29
-	VSUBPS         1152(R11), Z12, Z12
-	VMOVUPS        Z8, 1344(R11)
-	VMOVUPS        256(R11), Z8
-	VMULPS         1024(R11), Z8, Z8
-	VADDPS         Z29, Z30, Z29
-	VMOVUPS        896(R11), Z30
-	VSUBPS         Z7, Z30, Z7
-	VADDPS         Z28, Z17, Z17
-	VMOVUPS        704(R11), Z28
-	VMULPS         704(R11), Z28, Z28
-	VMULPS         Z27, Z27, Z30
-	VADDPS         Z8, Z26, Z8
-	VMOVUPS        192(DX)(R13*4), Z26
-	VSUBPS         192(AX)(R13*4), Z26, Z26
-	VMULPS         640(R11), Z6, Z6
-	VMULPS         Z15, Z15, Z31
-	VMOVUPS        Z25, 640(R11)
-	VMULPS         576(R11), Z17, Z17
-	VMOVUPS        Z23, 1408(R11)
-	VMOVUPS        192(SI)(R13*4), Z23
-	VSUBPS         192(BX)(R13*4), Z23, Z23
-	VADDPS         Z28, Z29, Z25
-	VMULPS         Z27, Z14, Z14
-	VMULPS         576(R11), Z8, Z27
-	VMOVUPS        192(AX)(R13*4), Z28
-	VSUBPS         192(R8)(R13*4), Z28, Z28
-	VADDPS         192(R11), Z6, Z6
-	VMULPS         Z15, Z11, Z11
-	VMULPS         Z17, Z20, Z15
-	VMOVUPS        Z8, 192(R11)
-	VMOVUPS        192(BX)(R13*4), Z8
-	VSUBPS         192(R9)(R13*4), Z8, Z8
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z25, K1
-	VDIVPS.Z       Z25, Z1, K1, Z25
-	VADDPS         Z31, Z30, Z29
-	VMULPS         Z17, Z19, Z30
-	VMOVUPS        Z4, 576(R11)
-	VMOVUPS        192(DI)(R13*4), Z4
-	VSUBPS         192(CX)(R13*4), Z4, Z4
-	VMULPS         448(R11), Z9, Z31
-	VMOVUPS        Z13, 1472(R11)
-	VMULPS         Z7, Z7, Z13
-	VMOVUPS        Z9, 1536(R11)
-	VMULPS         Z27, Z20, Z9
-	VMOVUPS        Z20, 1600(R11)
-	VMOVUPS        Z4, 1664(R11)
-	VMOVUPS        192(CX)(R13*4), Z4
-	VSUBPS         192(R10)(R13*4), Z4, Z4
-	VMULPS         320(R11), Z10, Z20
-	VMOVUPS        Z10, 1728(R11)
-	VADDPS         Z11, Z14, Z10
-	VMULPS         Z27, Z19, Z11
-	VMULPS         832(R11), Z28, Z14
-	VMOVUPS        Z19, 1792(R11)
-	VMINPS         Z1, Z6, Z6
-	VMAXPS         Z0, Z6, Z6
-	VMULPS         Z7, Z12, Z7
-	VMULPS         256(R11), Z17, Z12
-	VMULPS         960(R11), Z8, Z19
-	VMOVUPS        Z17, 1856(R11)
-	VADDPS         Z20, Z31, Z17
-	VADDPS         Z13, Z29, Z13
-	VSUBPS         Z18, Z15, Z15
-	VMULPS         832(R11), Z26, Z20
-	VMOVUPS        512(R11), Z29
-	VMULPS         704(R11), Z29, Z29
-	VADDPS         Z7, Z10, Z7
-	VSUBPS         Z3, Z30, Z10
-	VMULPS         960(R11), Z23, Z30
-	VADDPS         Z29, Z17, Z17
-	VCMPPS         $0x04, Z13, Z0, K1
-	VDIVPS.Z       Z13, Z7, K1, Z7
-	VMULPS         256(R11), Z27, Z13
-	VADDPS         Z19, Z14, Z14
-	VMULPS         128(R11), Z6, Z19
-	VMINPS         Z1, Z7, Z7
-	VMAXPS         Z0, Z7, Z7
-	VSUBPS         Z9, Z24, Z9
-	VMULPS         Z4, Z16, Z29
-	VSUBPS         Z17, Z19, Z17
-	VMULPS         Z21, Z21, Z19
-	VSUBPS         Z11, Z5, Z11
-	VADDPS         Z30, Z20, Z20
-	VMULPS         Z25, Z17, Z17
-	VMULPS         Z22, Z22, Z25
-	VSUBPS         Z2, Z12, Z12
-	VMULPS         1664(R11), Z16, Z30
-	VMINPS         Z1, Z17, Z17
-	VMAXPS         Z0, Z17, Z17
-	VADDPS         Z25, Z19, Z19
-	VMOVUPS        1024(R11), Z25
-	VSUBPS         Z13, Z25, Z13
-	VADDPS         Z29, Z14, Z14
-	VMULPS         1536(R11), Z17, Z25
-	VMOVUPS        896(R11), Z29
-	VMULPS         896(R11), Z29, Z29
-	VMULPS         Z9, Z9, Z31
-	VMOVUPS        Z2, 128(R11)
-	VADDPS         Z30, Z20, Z2
-	VMULPS         1728(R11), Z17, Z20
-	VMULPS         1472(R11), Z7, Z7
-	VMULPS         Z11, Z11, Z30
-	VMOVUPS        Z3, 1472(R11)
-	VMULPS         576(R11), Z14, Z3
-	VMULPS         (R11), Z6, Z14
-	VMOVUPS        Z18, (R11)
-	VADDPS         Z29, Z19, Z18
-	VMULPS         Z9, Z15, Z9
-	VMULPS         576(R11), Z2, Z15
-	VMULPS         64(R11), Z6, Z19
-	VADDPS         1280(R11), Z7, Z7
-	VMULPS         Z11, Z10, Z10
-	VMULPS         832(R11), Z3, Z11
-	VADDPS         448(R11), Z25, Z25
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z18, K1
-	VDIVPS.Z       Z18, Z1, K1, Z18
-	VADDPS         Z30, Z31, Z29
-	VMULPS         960(R11), Z3, Z30
-	VADDPS         320(R11), Z20, Z20
-	VMULPS         1408(R11), Z21, Z31
-	VMOVUPS        Z2, 64(R11)
-	VMULPS         Z13, Z13, Z2
-	VMOVUPS        Z27, 320(R11)
-	VMULPS         832(R11), Z15, Z27
-	VMOVUPS        Z21, 448(R11)
-	VMULPS         704(R11), Z17, Z21
-	VMOVUPS        Z17, 576(R11)
-	VMULPS         640(R11), Z22, Z17
-	VMOVUPS        Z22, 704(R11)
-	VADDPS         Z10, Z9, Z9
-	VMULPS         960(R11), Z15, Z10
-	VMULPS         384(R11), Z6, Z22
-	VMOVUPS        Z6, 384(R11)
-	VMINPS         Z1, Z7, Z6
-	VMAXPS         Z0, Z6, Z6
-	VMULPS         Z13, Z12, Z7
-	VMULPS         Z3, Z16, Z12
-	VSUBPS         Z14, Z25, Z13
-	VADDPS         Z17, Z31, Z14
-	VADDPS         Z2, Z29, Z2
-	VSUBPS         Z28, Z11, Z11
-	VSUBPS         Z19, Z20, Z17
-	VMOVUPS        1152(R11), Z19
-	VMULPS         896(R11), Z19, Z19
-	VADDPS         Z7, Z9, Z7
-	VSUBPS         Z8, Z30, Z9
-	VADDPS         512(R11), Z21, Z20
-	VADDPS         Z19, Z14, Z14
-	VCMPPS         $0x04, Z2, Z0, K1
-	VDIVPS.Z       Z2, Z7, K1, Z2
-	VMULPS         Z15, Z16, Z7
-	VSUBPS         Z22, Z20, Z19
-	VMULPS         768(R11), Z6, Z20
-	VMINPS         Z1, Z2, Z2
-	VMAXPS         Z0, Z2, Z2
-	VSUBPS         Z27, Z26, Z21
-	VMULPS         Z13, Z13, Z13
-	VSUBPS         Z14, Z20, Z14
-	VMULPS         Z24, Z24, Z20
-	VSUBPS         Z10, Z23, Z10
-	VMULPS         Z17, Z17, Z17
-	VMULPS         Z18, Z14, Z14
-	VMULPS         Z5, Z5, Z18
-	VSUBPS         Z4, Z12, Z12
-	VADDPS         Z17, Z13, Z13
-	VMINPS         Z1, Z14, Z14
-	VMAXPS         Z0, Z14, Z14
-	VADDPS         Z18, Z20, Z17
-	VMOVUPS        1664(R11), Z18
-	VSUBPS         Z7, Z18, Z7
-	VMULPS         Z19, Z19, Z18
-	VMULPS         448(R11), Z14, Z19
-	VMOVUPS        1024(R11), Z20
-	VMULPS         1024(R11), Z20, Z20
-	VMULPS         Z21, Z21, Z22
-	VMULPS         704(R11), Z14, Z25
-	VMULPS         320(R11), Z2, Z2
-	VMULPS         Z10, Z10, Z27
-	VADDPS         Z18, Z13, Z13
-	VMULPS         1088(R11), Z6, Z18
-	VADDPS         Z20, Z17, Z17
-	VMULPS         Z21, Z11, Z11
-	VMULPS         1216(R11), Z6, Z20
-	VADDPS         1856(R11), Z2, Z2
-	VMULPS         Z10, Z9, Z9
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z13, K1
-	VADDPS         1408(R11), Z19, Z10
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z17, K2
-	VDIVPS.Z       Z17, Z1, K2, Z17
-	VADDPS         Z27, Z22, Z19
-	VXORPS         Z21, Z21, Z21
-	VMOVUPS        576(R11), Z22
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z22, K1, Z21
-	VADDPS         640(R11), Z25, Z22
-	VMULPS         (R11), Z24, Z25
-	VMULPS         Z7, Z7, Z27
-	VMOVUPS        Z16, 320(R11)
-	VMOVUPS        Z4, 448(R11)
-	VXORPS         Z4, Z4, Z4
-	VMOVUPS        384(R11), Z16
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z16, K1, Z4
-	VMULPS         896(R11), Z14, Z16
-	VMULPS         1472(R11), Z5, Z29
-	VADDPS         Z9, Z11, Z9
-	VMOVUPS        Z8, 384(R11)
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z13
+	VMULPS      Z5, Z4, Z12
+	VMOVUPS     Z4, 384(R11)
+	VADDPS      Z15, Z31, Z4
+	VSUBPS      Z30, Z9, Z15
+	VMULPS      Z2, Z8, Z30
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     192(R12)(R13*4), Z31
+	VMOVUPS     Z11, 448(R11)
+	VSUBPS      Z29, Z10, Z11
+	VADDPS      Z27, Z24, Z24
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z3, K2
+	VDIVPS.Z    Z3, Z1, K2, Z3
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     192(R12)(R13*4), Z27
+	VSUBPS      Z16, Z17, Z17
+	VMULPS      Z28, Z8, Z29
+	VMOVUPS     Z16, 512(R11)
+	VSUBPS      Z12, Z14, Z12
+	VADDPS      Z30, Z4, Z4
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     192(R12)(R13*4), Z16
+	VMULPS      Z15, Z15, Z30
+	VMOVUPS     Z3, 576(R11)
+	VADDPS      Z29, Z24, Z3
+	VMOVUPS     128(DX)(R13*4), Z24
+	VSUBPS      128(AX)(R13*4), Z24, Z24
+	VSUBPS      192(R8)(R13*4), Z31, Z29
+	VMULPS      Z11, Z11, Z31
+	VMOVUPS     Z5, 640(R11)
+	VMULPS      Z13, Z4, Z4
+	VMOVUPS     Z14, 704(R11)
+	VMOVUPS     128(SI)(R13*4), Z5
+	VSUBPS      128(BX)(R13*4), Z5, Z5
+	VSUBPS      192(R9)(R13*4), Z27, Z14
+	VMULPS      Z15, Z18, Z15
+	VMULPS      Z13, Z3, Z13
+	VMOVUPS     128(AX)(R13*4), Z18
+	VSUBPS      128(R8)(R13*4), Z18, Z18
+	VSUBPS      192(R10)(R13*4), Z16, Z16
+	VMULPS      Z11, Z26, Z11
+	VMULPS      Z4, Z6, Z26
+	VMOVUPS     Z3, 768(R11)
+	VMOVUPS     128(BX)(R13*4), Z3
+	VSUBPS      128(R9)(R13*4), Z3, Z3
+	VMULPS      Z29, Z29, Z27
+	VMOVUPS     Z29, 832(R11)
+	VADDPS      Z31, Z30, Z29
+	VMULPS      Z4, Z7, Z30
+	VMOVUPS     Z28, 896(R11)
+	VMOVUPS     128(DI)(R13*4), Z28
+	VSUBPS      128(CX)(R13*4), Z28, Z28
+	VMULPS      Z14, Z14, Z31
+	VMOVUPS     Z14, 960(R11)
+	VMULPS      Z12, Z12, Z14
+	VMOVUPS     Z28, 1024(R11)
+	VMULPS      Z13, Z6, Z28
+	VMOVUPS     Z6, 1088(R11)
+	VMOVUPS     Z2, 1152(R11)
+	VMOVUPS     128(CX)(R13*4), Z2
+	VSUBPS      128(R10)(R13*4), Z2, Z2
+	VADDPS      Z31, Z27, Z6
+	VADDPS      Z11, Z15, Z11
+	VMULPS      Z13, Z7, Z15
+	VMULPS      Z18, Z20, Z27
+	VMULPS      Z16, Z16, Z31
+	VMOVUPS     Z7, 1216(R11)
+	VMULPS      Z12, Z17, Z7
+	VMULPS      Z4, Z8, Z12
+	VMULPS      Z3, Z19, Z17
+	VMOVUPS     Z4, 1280(R11)
+	VADDPS      Z31, Z6, Z4
+	VADDPS      Z14, Z29, Z6
+	VSUBPS      Z23, Z26, Z14
+	VMULPS      Z24, Z20, Z26
+	VADDPS      Z7, Z11, Z7
+	VSUBPS      Z25, Z30, Z11
+	VMULPS      Z5, Z19, Z29
+	VCMPPS      $0x04, Z6, Z0, K2
+	VDIVPS.Z    Z6, Z7, K2, Z6
+	VMULPS      Z13, Z8, Z7
+	VADDPS      Z17, Z27, Z17
+	VMINPS      Z1, Z6, Z6
+	VMAXPS      Z0, Z6, Z6
+	VSUBPS      Z28, Z21, Z27
+	VMULPS      256(R11), Z2, Z28
+	VMULPS      Z9, Z9, Z30
+	VSUBPS      Z15, Z22, Z15
+	VADDPS      Z29, Z26, Z26
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z4, K2
+	VDIVPS.Z    Z4, Z1, K2, Z4
+	VMULPS      Z10, Z10, Z29
+	VSUBPS      1152(R11), Z12, Z12
+	VMOVUPS     Z8, 1344(R11)
+	VMOVUPS     256(R11), Z8
+	VMULPS      1024(R11), Z8, Z8
+	VADDPS      Z29, Z30, Z29
+	VMOVUPS     896(R11), Z30
+	VSUBPS      Z7, Z30, Z7
+	VADDPS      Z28, Z17, Z17
+	VMOVUPS     704(R11), Z28
+	VMULPS      704(R11), Z28, Z28
+	VMULPS      Z27, Z27, Z30
+	VADDPS      Z8, Z26, Z8
+	VMOVUPS     192(DX)(R13*4), Z26
+	VSUBPS      192(AX)(R13*4), Z26, Z26
+	VMULPS      640(R11), Z6, Z6
+	VMULPS      Z15, Z15, Z31
+	VMOVUPS     Z25, 640(R11)
+	VMULPS      576(R11), Z17, Z17
+	VMOVUPS     Z23, 1408(R11)
+	VMOVUPS     192(SI)(R13*4), Z23
+	VSUBPS      192(BX)(R13*4), Z23, Z23
+	VADDPS      Z28, Z29, Z25
+	VMULPS      Z27, Z14, Z14
+	VMULPS      576(R11), Z8, Z27
+	VMOVUPS     192(AX)(R13*4), Z28
+	VSUBPS      192(R8)(R13*4), Z28, Z28
+	VADDPS      192(R11), Z6, Z6
+	VMULPS      Z15, Z11, Z11
+	VMULPS      Z17, Z20, Z15
+	VMOVUPS     Z8, 192(R11)
+	VMOVUPS     192(BX)(R13*4), Z8
+	VSUBPS      192(R9)(R13*4), Z8, Z8
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z25, K2
+	VDIVPS.Z    Z25, Z1, K2, Z25
+	VADDPS      Z31, Z30, Z29
+	VMULPS      Z17, Z19, Z30
+	VMOVUPS     Z4, 576(R11)
+	VMOVUPS     192(DI)(R13*4), Z4
+	VSUBPS      192(CX)(R13*4), Z4, Z4
+	VMULPS      448(R11), Z9, Z31
+	VMOVUPS     Z13, 1472(R11)
+	VMULPS      Z7, Z7, Z13
+	VMOVUPS     Z9, 1536(R11)
+	VMULPS      Z27, Z20, Z9
+	VMOVUPS     Z20, 1600(R11)
+	VMOVUPS     Z4, 1664(R11)
+	VMOVUPS     192(CX)(R13*4), Z4
+	VSUBPS      192(R10)(R13*4), Z4, Z4
+	VMULPS      320(R11), Z10, Z20
+	VMOVUPS     Z10, 1728(R11)
+	VADDPS      Z11, Z14, Z10
+	VMULPS      Z27, Z19, Z11
+	VMULPS      832(R11), Z28, Z14
+	VMOVUPS     Z19, 1792(R11)
+	VMINPS      Z1, Z6, Z6
+	VMAXPS      Z0, Z6, Z6
+	VMULPS      Z7, Z12, Z7
+	VMULPS      256(R11), Z17, Z12
+	VMULPS      960(R11), Z8, Z19
+	VMOVUPS     Z17, 1856(R11)
+	VADDPS      Z20, Z31, Z17
+	VADDPS      Z13, Z29, Z13
+	VSUBPS      Z18, Z15, Z15
+	VMULPS      832(R11), Z26, Z20
+	VMOVUPS     512(R11), Z29
+	VMULPS      704(R11), Z29, Z29
+	VADDPS      Z7, Z10, Z7
+	VSUBPS      Z3, Z30, Z10
+	VMULPS      960(R11), Z23, Z30
+	VADDPS      Z29, Z17, Z17
+	VCMPPS      $0x04, Z13, Z0, K2
+	VDIVPS.Z    Z13, Z7, K2, Z7
+	VMULPS      256(R11), Z27, Z13
+	VADDPS      Z19, Z14, Z14
+	VMULPS      128(R11), Z6, Z19
+	VMINPS      Z1, Z7, Z7
+	VMAXPS      Z0, Z7, Z7
+	VSUBPS      Z9, Z24, Z9
+	VMULPS      Z4, Z16, Z29
+	VSUBPS      Z17, Z19, Z17
+	VMULPS      Z21, Z21, Z19
+	VSUBPS      Z11, Z5, Z11
+	VADDPS      Z30, Z20, Z20
+	VMULPS      Z25, Z17, Z17
+	VMULPS      Z22, Z22, Z25
+	VSUBPS      Z2, Z12, Z12
+	VMULPS      1664(R11), Z16, Z30
+	VMINPS      Z1, Z17, Z17
+	VMAXPS      Z0, Z17, Z17
+	VADDPS      Z25, Z19, Z19
+	VMOVUPS     1024(R11), Z25
+	VSUBPS      Z13, Z25, Z13
+	VADDPS      Z29, Z14, Z14
+	VMULPS      1536(R11), Z17, Z25
+	VMOVUPS     896(R11), Z29
+	VMULPS      896(R11), Z29, Z29
+	VMULPS      Z9, Z9, Z31
+	VMOVUPS     Z2, 128(R11)
+	VADDPS      Z30, Z20, Z2
+	VMULPS      1728(R11), Z17, Z20
+	VMULPS      1472(R11), Z7, Z7
+	VMULPS      Z11, Z11, Z30
+	VMOVUPS     Z3, 1472(R11)
+	VMULPS      576(R11), Z14, Z3
+	VMULPS      (R11), Z6, Z14
+	VMOVUPS     Z18, (R11)
+	VADDPS      Z29, Z19, Z18
+	VMULPS      Z9, Z15, Z9
+	VMULPS      576(R11), Z2, Z15
+	VMULPS      64(R11), Z6, Z19
+	VADDPS      1280(R11), Z7, Z7
+	VMULPS      Z11, Z10, Z10
+	VMULPS      832(R11), Z3, Z11
+	VADDPS      448(R11), Z25, Z25
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z18, K2
+	VDIVPS.Z    Z18, Z1, K2, Z18
+	VADDPS      Z30, Z31, Z29
+	VMULPS      960(R11), Z3, Z30
+	VADDPS      320(R11), Z20, Z20
+	VMULPS      1408(R11), Z21, Z31
+	VMOVUPS     Z2, 64(R11)
+	VMULPS      Z13, Z13, Z2
+	VMOVUPS     Z27, 320(R11)
+	VMULPS      832(R11), Z15, Z27
+	VMOVUPS     Z21, 448(R11)
+	VMULPS      704(R11), Z17, Z21
+	VMOVUPS     Z17, 576(R11)
+	VMULPS      640(R11), Z22, Z17
+	VMOVUPS     Z22, 704(R11)
+	VADDPS      Z10, Z9, Z9
+	VMULPS      960(R11), Z15, Z10
+	VMULPS      384(R11), Z6, Z22
+	VMOVUPS     Z6, 384(R11)
+	VMINPS      Z1, Z7, Z6
+	VMAXPS      Z0, Z6, Z6
+	VMULPS      Z13, Z12, Z7
+	VMULPS      Z3, Z16, Z12
+	VSUBPS      Z14, Z25, Z13
+	VADDPS      Z17, Z31, Z14
+	VADDPS      Z2, Z29, Z2
+	VSUBPS      Z28, Z11, Z11
+	VSUBPS      Z19, Z20, Z17
+	VMOVUPS     1152(R11), Z19
+	VMULPS      896(R11), Z19, Z19
+	VADDPS      Z7, Z9, Z7
+	VSUBPS      Z8, Z30, Z9
+	VADDPS      512(R11), Z21, Z20
+	VADDPS      Z19, Z14, Z14
+	VCMPPS      $0x04, Z2, Z0, K2
+	VDIVPS.Z    Z2, Z7, K2, Z2
+	VMULPS      Z15, Z16, Z7
+	VSUBPS      Z22, Z20, Z19
+	VMULPS      768(R11), Z6, Z20
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VSUBPS      Z27, Z26, Z21
+	VMULPS      Z13, Z13, Z13
+	VSUBPS      Z14, Z20, Z14
+	VMULPS      Z24, Z24, Z20
+	VSUBPS      Z10, Z23, Z10
+	VMULPS      Z17, Z17, Z17
+	VMULPS      Z18, Z14, Z14
+	VMULPS      Z5, Z5, Z18
+	VSUBPS      Z4, Z12, Z12
+	VADDPS      Z17, Z13, Z13
+	VMINPS      Z1, Z14, Z14
+	VMAXPS      Z0, Z14, Z14
+	VADDPS      Z18, Z20, Z17
+	VMOVUPS     1664(R11), Z18
+	VSUBPS      Z7, Z18, Z7
+	VMULPS      Z19, Z19, Z18
+	VMULPS      448(R11), Z14, Z19
+	VMOVUPS     1024(R11), Z20
+	VMULPS      1024(R11), Z20, Z20
+	VMULPS      Z21, Z21, Z22
+	VMULPS      704(R11), Z14, Z25
+	VMULPS      320(R11), Z2, Z2
+	VMULPS      Z10, Z10, Z27
+	VADDPS      Z18, Z13, Z13
+	VMULPS      1088(R11), Z6, Z18
+	VADDPS      Z20, Z17, Z17
+	VMULPS      Z21, Z11, Z11
+	VMULPS      1216(R11), Z6, Z20
+	VADDPS      1856(R11), Z2, Z2
+	VMULPS      Z10, Z9, Z9
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z13, K2
 
 	// Store the results of group 0.
-	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z21, (R12)(R13*4)
-	MOVQ           t+104(FP), R12
-	VMOVNTPS       Z4, (R12)(R13*4)
-	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z13, (R12)(R13*4)
-	VMULPS         1344(R11), Z6, Z4
-	VMINPS         Z1, Z2, Z2
-	VMAXPS         Z0, Z2, Z2
-	VMULPS         Z7, Z12, Z7
-	VSUBPS         Z18, Z10, Z8
-	VADDPS         Z29, Z25, Z10
-	VADDPS         Z27, Z19, Z11
-	VSUBPS         Z20, Z22, Z12
-	VMOVUPS        128(R11), Z13
-	VMULPS         1024(R11), Z13, Z13
-	VADDPS         Z7, Z9, Z7
-	VADDPS         1152(R11), Z16, Z9
-	VADDPS         Z13, Z10, Z10
-	VCMPPS         $0x04, Z11, Z0, K1
-	VDIVPS.Z       Z11, Z7, K1, Z7
-	VSUBPS         Z4, Z9, Z4
-	VMULPS         192(R11), Z2, Z9
-	VMINPS         Z1, Z7, Z7
-	VMAXPS         Z0, Z7, Z7
-	VMULPS         Z8, Z8, Z8
-	VSUBPS         Z10, Z9, Z9
-	VMULPS         Z26, Z26, Z10
-	VMULPS         Z12, Z12, Z11
-	VMULPS         Z17, Z9, Z9
-	VMULPS         Z23, Z23, Z12
-	VADDPS         Z11, Z8, Z8
-	VMINPS         Z1, Z9, Z9
-	VMAXPS         Z0, Z9, Z9
-	VADDPS         Z12, Z10, Z10
-	VMULPS         Z4, Z4, Z4
-	VMULPS         Z9, Z24, Z11
-	VMOVUPS        1664(R11), Z12
-	VMULPS         1664(R11), Z12, Z12
-	VMULPS         Z9, Z5, Z5
-	VMULPS         Z15, Z7, Z7
-	VADDPS         Z4, Z8, Z4
-	VMULPS         1600(R11), Z2, Z8
-	VADDPS         Z12, Z10, Z10
-	VMULPS         1792(R11), Z2, Z12
-	VADDPS         Z7, Z3, Z3
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
-	VADDPS         (R11), Z11, Z7
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z10, K2
-	VDIVPS.Z       Z10, Z1, K2, Z10
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z14
-	VADDPS         1472(R11), Z5, Z5
-	VMULPS         Z26, Z28, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
-	VMULPS         1024(R11), Z9, Z13
-	VMULPS         384(R11), Z23, Z15
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+	VMOVUPS  576(R11), Z10
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z10, (R12)(R13*4)
+	VMOVUPS  384(R11), Z10
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z10, (R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z13, (R12)(R13*4)
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPS      1408(R11), Z19, Z10
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z17, K2
+	VDIVPS.Z    Z17, Z1, K2, Z13
+	VADDPS      Z27, Z22, Z17
+	VADDPS      640(R11), Z25, Z19
+	VMULPS      (R11), Z24, Z21
+	VMULPS      Z7, Z7, Z22
+	VMULPS      896(R11), Z14, Z25
+	VMULPS      1472(R11), Z5, Z27
+	VADDPS      Z9, Z11, Z9
+	VMULPS      1344(R11), Z6, Z11
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VMULPS      Z7, Z12, Z7
+	VSUBPS      Z18, Z10, Z10
+	VADDPS      Z27, Z21, Z12
+	VADDPS      Z22, Z17, Z17
+	VSUBPS      Z20, Z19, Z18
+	VMOVUPS     128(R11), Z19
+	VMULPS      1024(R11), Z19, Z19
+	VADDPS      Z7, Z9, Z7
+	VADDPS      1152(R11), Z25, Z9
+	VADDPS      Z19, Z12, Z12
+	VCMPPS      $0x04, Z17, Z0, K2
+	VDIVPS.Z    Z17, Z7, K2, Z7
+	VSUBPS      Z11, Z9, Z9
+	VMULPS      192(R11), Z2, Z11
+	VMINPS      Z1, Z7, Z7
+	VMAXPS      Z0, Z7, Z7
+	VMULPS      Z10, Z10, Z10
+	VSUBPS      Z12, Z11, Z11
+	VMULPS      Z26, Z26, Z12
+	VMULPS      Z18, Z18, Z17
+	VMULPS      Z13, Z11, Z11
+	VMULPS      Z23, Z23, Z13
+	VADDPS      Z17, Z10, Z10
+	VMINPS      Z1, Z11, Z11
+	VMAXPS      Z0, Z11, Z11
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z9, Z9, Z9
+	VMULPS      Z11, Z24, Z13
+	VMOVUPS     1664(R11), Z17
+	VMULPS      1664(R11), Z17, Z17
+	VMULPS      Z11, Z5, Z5
+	VMULPS      Z15, Z7, Z7
+	VADDPS      Z9, Z10, Z9
+	VMULPS      1600(R11), Z2, Z10
+	VADDPS      Z17, Z12, Z12
+	VMULPS      1792(R11), Z2, Z15
+	VADDPS      Z7, Z3, Z3
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z9, K2
 
 	// Store the results of group 1.
-	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z14, 64(R12)(R13*4)
-	MOVQ           t+104(FP), R12
-	VMOVNTPS       Z6, 64(R12)(R13*4)
-	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z4, 64(R12)(R13*4)
-	VMULPS         256(R11), Z2, Z4
-	VMINPS         Z1, Z3, Z3
-	VMAXPS         Z0, Z3, Z3
-	VSUBPS         Z8, Z7, Z6
-	VADDPS         Z15, Z11, Z7
-	VSUBPS         Z12, Z5, Z5
-	VMOVUPS        448(R11), Z8
-	VMULPS         1664(R11), Z8, Z8
-	VADDPS         128(R11), Z13, Z11
-	VADDPS         Z8, Z7, Z7
-	VSUBPS         Z4, Z11, Z4
-	VMULPS         64(R11), Z3, Z8
-	VMULPS         Z6, Z6, Z6
-	VSUBPS         Z7, Z8, Z7
-	VMULPS         Z5, Z5, Z5
-	VMULPS         Z10, Z7, Z7
-	VADDPS         Z5, Z6, Z5
-	VMINPS         Z1, Z7, Z6
-	VMAXPS         Z0, Z6, Z6
-	VMULPS         Z4, Z4, Z4
-	VMULPS         Z6, Z26, Z7
-	VMULPS         Z6, Z23, Z8
-	VADDPS         Z4, Z5, Z4
-	VMULPS         832(R11), Z3, Z5
-	VMULPS         960(R11), Z3, Z10
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
-	VADDPS         Z7, Z28, Z7
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z9
-	VADDPS         384(R11), Z8, Z8
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VMULPS         1664(R11), Z6, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z14, 64(R12)(R13*4)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z6, 64(R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z9, 64(R12)(R13*4)
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPS      (R11), Z13, Z6
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z12, K2
+	VDIVPS.Z    Z12, Z1, K2, Z7
+	VADDPS      1472(R11), Z5, Z5
+	VMULPS      Z26, Z28, Z9
+	VMULPS      1024(R11), Z11, Z12
+	VMULPS      Z23, Z8, Z13
+	VMULPS      256(R11), Z2, Z14
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VSUBPS      Z10, Z6, Z6
+	VADDPS      Z13, Z9, Z9
+	VSUBPS      Z15, Z5, Z5
+	VMULPS      1664(R11), Z4, Z10
+	VADDPS      128(R11), Z12, Z12
+	VADDPS      Z10, Z9, Z9
+	VSUBPS      Z14, Z12, Z10
+	VMULPS      64(R11), Z3, Z12
+	VMULPS      Z6, Z6, Z6
+	VSUBPS      Z9, Z12, Z9
+	VMULPS      Z5, Z5, Z5
+	VMULPS      Z7, Z9, Z7
+	VADDPS      Z5, Z6, Z5
+	VMINPS      Z1, Z7, Z6
+	VMAXPS      Z0, Z6, Z6
+	VMULPS      Z10, Z10, Z7
+	VMULPS      Z6, Z26, Z9
+	VMULPS      Z6, Z23, Z10
+	VADDPS      Z7, Z5, Z5
+	VMULPS      832(R11), Z3, Z7
+	VMULPS      960(R11), Z3, Z12
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z5, K2
 
 	// Store the results of group 2.
-	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z9, 128(R12)(R13*4)
-	MOVQ           t+104(FP), R12
-	VMOVNTPS       Z2, 128(R12)(R13*4)
-	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z4, 128(R12)(R13*4)
-	VMULPS         320(R11), Z3, Z2
-	VSUBPS         Z5, Z7, Z4
-	VSUBPS         Z10, Z8, Z5
-	VADDPS         448(R11), Z11, Z7
-	VSUBPS         Z2, Z7, Z2
-	VMULPS         Z4, Z4, Z4
-	VMULPS         Z5, Z5, Z5
-	VADDPS         Z5, Z4, Z4
-	VMULPS         Z2, Z2, Z2
-	VADDPS         Z2, Z4, Z2
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z11, 128(R12)(R13*4)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z2, 128(R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z5, 128(R12)(R13*4)
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPS      Z9, Z28, Z2
+	VADDPS      Z10, Z8, Z5
+	VMULPS      1664(R11), Z6, Z8
+	VMULPS      Z3, Z16, Z9
+	VSUBPS      Z7, Z2, Z2
+	VSUBPS      Z12, Z5, Z5
+	VADDPS      Z8, Z4, Z4
+	VSUBPS      Z9, Z4, Z4
+	VMULPS      Z2, Z2, Z2
+	VMULPS      Z5, Z5, Z5
+	VADDPS      Z5, Z2, Z2
+	VMULPS      Z4, Z4, Z4
+	VADDPS      Z4, Z2, Z2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K2
 
 	// Store the results of group 3.
 	MOVQ     s+96(FP), R12
@@ -48554,10 +48545,14 @@ ClosestWideAVX512_nt:
 	VMOVNTPS Z3, 192(R12)(R13*4)
 	MOVQ     dist2+112(FP), R12
 	VMOVNTPS Z2, 192(R12)(R13*4)
-	ADDQ     $0x00000040, R13
-	SUBQ     $0x00000040, R14
-	CMPQ     R14, $0x00004000
-	JAE      ClosestWideAVX512_nt
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000040, R13
+	SUBQ $0x00000040, R14
+	CMPQ R14, $0x00004000
+	JAE  ClosestWideAVX512_nt
 
 ClosestWideAVX512_nt_end:
 	JMP ClosestWideAVX512_nt_fence
@@ -48587,8 +48582,8 @@ ClosestWideAVX512_ntplain:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ        dx+72(FP), R12
 	VMOVUPS     64(R12)(R13*4), Z6
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K2
+	VDIVPS.Z    Z5, Z1, K2, Z5
 	MOVQ        dy+80(FP), R12
 	VMOVUPS     64(R12)(R13*4), Z7
 	MOVQ        dz+88(FP), R12
@@ -48624,8 +48619,8 @@ ClosestWideAVX512_ntplain:
 	MOVQ        dx+72(FP), R12
 	VMOVUPS     128(R12)(R13*4), Z20
 	VADDPS      Z19, Z17, Z17
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
-	VDIVPS.Z    Z13, Z1, K1, Z13
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K2
+	VDIVPS.Z    Z13, Z1, K2, Z13
 	MOVQ        dy+80(FP), R12
 	VMOVUPS     128(R12)(R13*4), Z19
 	VMULPS      Z14, Z4, Z21
@@ -48674,424 +48669,418 @@ ClosestWideAVX512_ntplain:
 	VMOVUPS     Z12, 320(R11)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPS         Z5, Z4, Z12
-	VMOVUPS        Z4, 384(R11)
-	VADDPS         Z15, Z31, Z4
-	VSUBPS         Z30, Z9, Z15
-	VMULPS         Z2, Z8, Z30
-	MOVQ           dx+72(FP), R12
-	VMOVUPS        192(R12)(R13*4), Z31
-	VMOVUPS        Z11, 448(R11)
-	VSUBPS         Z29, Z10, Z11
-	VADDPS         Z27, Z24, Z24
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z3, K1
-	VDIVPS.Z       Z3, Z1, K1, Z3
-	MOVQ           dy+80(FP), R12
-	VMOVUPS        192(R12)(R13*4), Z27
-	VSUBPS         Z16, Z17, Z17
-	VMULPS         Z28, Z8, Z29
-	VMOVUPS        Z16, 512(R11)
-	VSUBPS         Z12, Z14, Z12
-	VADDPS         Z30, Z4, Z4
-	MOVQ           dz+88(FP), R12
-	VMOVUPS        192(R12)(R13*4), Z16
-	VMULPS         Z15, Z15, Z30
-	VMOVUPS        Z3, 576(R11)
-	VADDPS         Z29, Z24, Z3
-	VMOVUPS        128(DX)(R13*4), Z24
-	VSUBPS         128(AX)(R13*4), Z24, Z24
-	VSUBPS         192(R8)(R13*4), Z31, Z29
-	VMULPS         Z11, Z11, Z31
-	VMOVUPS        Z5, 640(R11)
-	VMULPS         Z13, Z4, Z4
-	VMOVUPS        Z14, 704(R11)
-	VMOVUPS        128(SI)(R13*4), Z5
-	VSUBPS         128(BX)(R13*4), Z5, Z5
-	VSUBPS         192(R9)(R13*4), Z27, Z14
-	VMULPS         Z15, Z18, Z15
-	VMULPS         Z13, Z3, Z13
-	VMOVUPS        128(AX)(R13*4), Z18
-	VSUBPS         128(R8)(R13*4), Z18, Z18
-	VSUBPS         192(R10)(R13*4), Z16, Z16
-	VMULPS         Z11, Z26, Z11
-	VMULPS         Z4, Z6, Z26
-	VMOVUPS        Z3, 768(R11)
-	VMOVUPS        128(BX)(R13*4), Z3
-	VSUBPS         128(R9)(R13*4), Z3, Z3
-	VMULPS         Z29, Z29, Z27
-	VMOVUPS        Z29, 832(R11)
-	VADDPS         Z31, Z30, Z29
-	VMULPS         Z4, Z7, Z30
-	VMOVUPS        Z28, 896(R11)
-	VMOVUPS        128(DI)(R13*4), Z28
-	VSUBPS         128(CX)(R13*4), Z28, Z28
-	VMULPS         Z14, Z14, Z31
-	VMOVUPS        Z14, 960(R11)
-	VMULPS         Z12, Z12, Z14
-	VMOVUPS        Z28, 1024(R11)
-	VMULPS         Z13, Z6, Z28
-	VMOVUPS        Z6, 1088(R11)
-	VMOVUPS        Z2, 1152(R11)
-	VMOVUPS        128(CX)(R13*4), Z2
-	VSUBPS         128(R10)(R13*4), Z2, Z2
-	VADDPS         Z31, Z27, Z6
-	VADDPS         Z11, Z15, Z11
-	VMULPS         Z13, Z7, Z15
-	VMULPS         Z18, Z20, Z27
-	VMULPS         Z16, Z16, Z31
-	VMOVUPS        Z7, 1216(R11)
-	VMULPS         Z12, Z17, Z7
-	VMULPS         Z4, Z8, Z12
-	VMULPS         Z3, Z19, Z17
-	VMOVUPS        Z4, 1280(R11)
-	VADDPS         Z31, Z6, Z4
-	VADDPS         Z14, Z29, Z6
-	VSUBPS         Z23, Z26, Z14
-	VMULPS         Z24, Z20, Z26
-	VADDPS         Z7, Z11, Z7
-	VSUBPS         Z25, Z30, Z11
-	VMULPS         Z5, Z19, Z29
-	VCMPPS         $0x04, Z6, Z0, K1
-	VDIVPS.Z       Z6, Z7, K1, Z6
-	VMULPS         Z13, Z8, Z7
-	VADDPS         Z17, Z27, Z17
-	VMINPS         Z1, Z6, Z6
-	VMAXPS         Z0, Z6, Z6
-	VSUBPS         Z28, Z21, Z27
-	VMULPS         256(R11), Z2, Z28
-	VMULPS         Z9, Z9, Z30
-	VSUBPS         Z15, Z22, Z15
-	VADDPS         Z29, Z26, Z26
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z4, K1
-	VDIVPS.Z       Z4, Z1, K1, Z4
-	VMULPS         Z10, Z10, Z29
-	VSUBPS         1152(R11), Z12, Z12
-	VMOVUPS        Z8, 1344(R11)
-	VMOVUPS        256(R11), Z8
-	VMULPS         1024(R11), Z8, Z8
-	VADDPS         Z29, Z30, Z29
-	VMOVUPS        896(R11), Z30
-	VSUBPS         Z7, Z30, Z7
-	VADDPS         Z28, Z17, Z17
-	VMOVUPS        704(R11), Z28
-	VMULPS         704(R11), Z28, Z28
-	VMULPS         Z27, Z27, Z30
-	VADDPS         Z8, Z26, Z8
-	VMOVUPS        192(DX)(R13*4), Z26
-	VSUBPS         192(AX)(R13*4), Z26, Z26
-	VMULPS         640(R11), Z6, Z6
-	VMULPS         Z15, Z15, Z31
-	VMOVUPS        Z25, 640(R11)
-	VMULPS         576(R11), Z17, Z17
-	VMOVUPS        Z23, 1408(R11)
-	VMOVUPS        192(SI)(R13*4), Z23
-	VSUBPS         192(BX)(R13*4), Z23, Z23
-	VADDPS         Z28, Z29, Z25
-	VMULPS         Z27, Z14, Z14
-	VMULPS         576(R11), Z8, Z27
-	VMOVUPS        192(AX)(R13*4), Z28
-	VSUBPS         192(R8)(R13*4), Z28, Z28
-	VADDPS         192(R11), Z6, Z6
-	VMULPS         Z15, Z11, Z11
-	VMULPS         Z17, Z20, Z15
-	VMOVUPS        Z8, 192(R11)
-	VMOVUPS        192(BX)(R13*4), Z8
-	VSUBPS         192(R9)(R13*4), Z8, Z8
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z25, K1
-	VDIVPS.Z       Z25, Z1, K1, Z25
-	VADDPS         Z31, Z30, Z29
-	VMULPS         Z17, Z19, Z30
-	VMOVUPS        Z4, 576(R11)
-	VMOVUPS        192(DI)(R13*4), Z4
-	VSUBPS         192(CX)(R13*4), Z4, Z4
-	VMULPS         448(R11), Z9, Z31
-	VMOVUPS        Z13, 1472(R11)
-	VMULPS         Z7, Z7, Z13
-	VMOVUPS        Z9, 1536(R11)
-	VMULPS         Z27, Z20, Z9
-	VMOVUPS        Z20, 1600(R11)
-	VMOVUPS        Z4, 1664(R11)
-	VMOVUPS        192(CX)(R13*4), Z4
-	VSUBPS         192(R10)(R13*4), Z4, Z4
-	VMULPS         320(R11), Z10, Z20
-	VMOVUPS        Z10, 1728(R11)
-	VADDPS         Z11, Z14, Z10
-	VMULPS         Z27, Z19, Z11
-	VMULPS         832(R11), Z28, Z14
-	VMOVUPS        Z19, 1792(R11)
-	VMINPS         Z1, Z6, Z6
-	VMAXPS         Z0, Z6, Z6
-	VMULPS         Z7, Z12, Z7
-	VMULPS         256(R11), Z17, Z12
-	VMULPS         960(R11), Z8, Z19
-	VMOVUPS        Z17, 1856(R11)
-	VADDPS         Z20, Z31, Z17
-	VADDPS         Z13, Z29, Z13
-	VSUBPS         Z18, Z15, Z15
-	VMULPS         832(R11), Z26, Z20
-	VMOVUPS        512(R11), Z29
-	VMULPS         704(R11), Z29, Z29
-	VADDPS         Z7, Z10, Z7
-	VSUBPS         Z3, Z30, Z10
-	VMULPS         960(R11), Z23, Z30
-	VADDPS         Z29, Z17, Z17
-	VCMPPS         $0x04, Z13, Z0, K1
-	VDIVPS.Z       Z13, Z7, K1, Z7
-	VMULPS         256(R11), Z27, Z13
-	VADDPS         Z19, Z14, Z14
-	VMULPS         128(R11), Z6, Z19
-	VMINPS         Z1, Z7, Z7
-	VMAXPS         Z0, Z7, Z7
-	VSUBPS         Z9, Z24, Z9
-	VMULPS         Z4, Z16, Z29
-	VSUBPS         Z17, Z19, Z17
-	VMULPS         Z21, Z21, Z19
-	VSUBPS         Z11, Z5, Z11
-	VADDPS         Z30, Z20, Z20
-	VMULPS         Z25, Z17, Z17
-	VMULPS         Z22, Z22, Z25
-	VSUBPS         Z2, Z12, Z12
-	VMULPS         1664(R11), Z16, Z30
-	VMINPS         Z1, Z17, Z17
-	VMAXPS         Z0, Z17, Z17
-	VADDPS         Z25, Z19, Z19
-	VMOVUPS        1024(R11), Z25
-	VSUBPS         Z13, Z25, Z13
-	VADDPS         Z29, Z14, Z14
-	VMULPS         1536(R11), Z17, Z25
-	VMOVUPS        896(R11), Z29
-	VMULPS         896(R11), Z29, Z29
-	VMULPS         Z9, Z9, Z31
-	VMOVUPS        Z2, 128(R11)
-	VADDPS         Z30, Z20, Z2
-	VMULPS         1728(R11), Z17, Z20
-	VMULPS         1472(R11), Z7, Z7
-	VMULPS         Z11, Z11, Z30
-	VMOVUPS        Z3, 1472(R11)
-	VMULPS         576(R11), Z14, Z3
-	VMULPS         (R11), Z6, Z14
-	VMOVUPS        Z18, (R11)
-	VADDPS         Z29, Z19, Z18
-	VMULPS         Z9, Z15, Z9
-	VMULPS         576(R11), Z2, Z15
-	VMULPS         64(R11), Z6, Z19
-	VADDPS         1280(R11), Z7, Z7
-	VMULPS         Z11, Z10, Z10
-	VMULPS         832(R11), Z3, Z11
-	VADDPS         448(R11), Z25, Z25
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z18, K1
-	VDIVPS.Z       Z18, Z1, K1, Z18
-	VADDPS         Z30, Z31, Z29
-	VMULPS         960(R11), Z3, Z30
-	VADDPS         320(R11), Z20, Z20
-	VMULPS         1408(R11), Z21, Z31
-	VMOVUPS        Z2, 64(R11)
-	VMULPS         Z13, Z13, Z2
-	VMOVUPS        Z27, 320(R11)
-	VMULPS         832(R11), Z15, Z27
-	VMOVUPS        Z21, 448(R11)
-	VMULPS         704(R11), Z17, Z21
-	VMOVUPS        Z17, 576(R11)
-	VMULPS         640(R11), Z22, Z17
-	VMOVUPS        Z22, 704(R11)
-	VADDPS         Z10, Z9, Z9
-	VMULPS         960(R11), Z15, Z10
-	VMULPS         384(R11), Z6, Z22
-	VMOVUPS        Z6, 384(R11)
-	VMINPS         Z1, Z7, Z6
-	VMAXPS         Z0, Z6, Z6
-	VMULPS         Z13, Z12, Z7
-	VMULPS         Z3, Z16, Z12
-	VSUBPS         Z14, Z25, Z13
-	VADDPS         Z17, Z31, Z14
-	VADDPS         Z2, Z29, Z2
-	VSUBPS         Z28, Z11, Z11
-	VSUBPS         Z19, Z20, Z17
-	VMOVUPS        1152(R11), Z19
-	VMULPS         896(R11), Z19, Z19
-	VADDPS         Z7, Z9, Z7
-	VSUBPS         Z8, Z30, Z9
-	VADDPS         512(R11), Z21, Z20
-	VADDPS         Z19, Z14, Z14
-	VCMPPS         $0x04, Z2, Z0, K1
-	VDIVPS.Z       Z2, Z7, K1, Z2
-	VMULPS         Z15, Z16, Z7
-	VSUBPS         Z22, Z20, Z19
-	VMULPS         768(R11), Z6, Z20
-	VMINPS         Z1, Z2, Z2
-	VMAXPS         Z0, Z2, Z2
-	VSUBPS         Z27, Z26, Z21
-	VMULPS         Z13, Z13, Z13
-	VSUBPS         Z14, Z20, Z14
-	VMULPS         Z24, Z24, Z20
-	VSUBPS         Z10, Z23, Z10
-	VMULPS         Z17, Z17, Z17
-	VMULPS         Z18, Z14, Z14
-	VMULPS         Z5, Z5, Z18
-	VSUBPS         Z4, Z12, Z12
-	VADDPS         Z17, Z13, Z13
-	VMINPS         Z1, Z14, Z14
-	VMAXPS         Z0, Z14, Z14
-	VADDPS         Z18, Z20, Z17
-	VMOVUPS        1664(R11), Z18
-	VSUBPS         Z7, Z18, Z7
-	VMULPS         Z19, Z19, Z18
-	VMULPS         448(R11), Z14, Z19
-	VMOVUPS        1024(R11), Z20
-	VMULPS         1024(R11), Z20, Z20
-	VMULPS         Z21, Z21, Z22
-	VMULPS         704(R11), Z14, Z25
-	VMULPS         320(R11), Z2, Z2
-	VMULPS         Z10, Z10, Z27
-	VADDPS         Z18, Z13, Z13
-	VMULPS         1088(R11), Z6, Z18
-	VADDPS         Z20, Z17, Z17
-	VMULPS         Z21, Z11, Z11
-	VMULPS         1216(R11), Z6, Z20
-	VADDPS         1856(R11), Z2, Z2
-	VMULPS         Z10, Z9, Z9
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z13, K1
-	VADDPS         1408(R11), Z19, Z10
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z17, K2
-	VDIVPS.Z       Z17, Z1, K2, Z17
-	VADDPS         Z27, Z22, Z19
-	VXORPS         Z21, Z21, Z21
-	VMOVUPS        576(R11), Z22
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z22, K1, Z21
-	VADDPS         640(R11), Z25, Z22
-	VMULPS         (R11), Z24, Z25
-	VMULPS         Z7, Z7, Z27
-	VMOVUPS        Z16, 320(R11)
-	VMOVUPS        Z4, 448(R11)
-	VXORPS         Z4, Z4, Z4
-	VMOVUPS        384(R11), Z16
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z16, K1, Z4
-	VMULPS         896(R11), Z14, Z16
-	VMULPS         1472(R11), Z5, Z29
-	VADDPS         Z9, Z11, Z9
-	VMOVUPS        Z8, 384(R11)
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z13
+	VMULPS      Z5, Z4, Z12
+	VMOVUPS     Z4, 384(R11)
+	VADDPS      Z15, Z31, Z4
+	VSUBPS      Z30, Z9, Z15
+	VMULPS      Z2, Z8, Z30
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     192(R12)(R13*4), Z31
+	VMOVUPS     Z11, 448(R11)
+	VSUBPS      Z29, Z10, Z11
+	VADDPS      Z27, Z24, Z24
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z3, K2
+	VDIVPS.Z    Z3, Z1, K2, Z3
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     192(R12)(R13*4), Z27
+	VSUBPS      Z16, Z17, Z17
+	VMULPS      Z28, Z8, Z29
+	VMOVUPS     Z16, 512(R11)
+	VSUBPS      Z12, Z14, Z12
+	VADDPS      Z30, Z4, Z4
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     192(R12)(R13*4), Z16
+	VMULPS      Z15, Z15, Z30
+	VMOVUPS     Z3, 576(R11)
+	VADDPS      Z29, Z24, Z3
+	VMOVUPS     128(DX)(R13*4), Z24
+	VSUBPS      128(AX)(R13*4), Z24, Z24
+	VSUBPS      192(R8)(R13*4), Z31, Z29
+	VMULPS      Z11, Z11, Z31
+	VMOVUPS     Z5, 640(R11)
+	VMULPS      Z13, Z4, Z4
+	VMOVUPS     Z14, 704(R11)
+	VMOVUPS     128(SI)(R13*4), Z5
+	VSUBPS      128(BX)(R13*4), Z5, Z5
+	VSUBPS      192(R9)(R13*4), Z27, Z14
+	VMULPS      Z15, Z18, Z15
+	VMULPS      Z13, Z3, Z13
+	VMOVUPS     128(AX)(R13*4), Z18
+	VSUBPS      128(R8)(R13*4), Z18, Z18
+	VSUBPS      192(R10)(R13*4), Z16, Z16
+	VMULPS      Z11, Z26, Z11
+	VMULPS      Z4, Z6, Z26
+	VMOVUPS     Z3, 768(R11)
+	VMOVUPS     128(BX)(R13*4), Z3
+	VSUBPS      128(R9)(R13*4), Z3, Z3
+	VMULPS      Z29, Z29, Z27
+	VMOVUPS     Z29, 832(R11)
+	VADDPS      Z31, Z30, Z29
+	VMULPS      Z4, Z7, Z30
+	VMOVUPS     Z28, 896(R11)
+	VMOVUPS     128(DI)(R13*4), Z28
+	VSUBPS      128(CX)(R13*4), Z28, Z28
+	VMULPS      Z14, Z14, Z31
+	VMOVUPS     Z14, 960(R11)
+	VMULPS      Z12, Z12, Z14
+	VMOVUPS     Z28, 1024(R11)
+	VMULPS      Z13, Z6, Z28
+	VMOVUPS     Z6, 1088(R11)
+	VMOVUPS     Z2, 1152(R11)
+	VMOVUPS     128(CX)(R13*4), Z2
+	VSUBPS      128(R10)(R13*4), Z2, Z2
+	VADDPS      Z31, Z27, Z6
+	VADDPS      Z11, Z15, Z11
+	VMULPS      Z13, Z7, Z15
+	VMULPS      Z18, Z20, Z27
+	VMULPS      Z16, Z16, Z31
+	VMOVUPS     Z7, 1216(R11)
+	VMULPS      Z12, Z17, Z7
+	VMULPS      Z4, Z8, Z12
+	VMULPS      Z3, Z19, Z17
+	VMOVUPS     Z4, 1280(R11)
+	VADDPS      Z31, Z6, Z4
+	VADDPS      Z14, Z29, Z6
+	VSUBPS      Z23, Z26, Z14
+	VMULPS      Z24, Z20, Z26
+	VADDPS      Z7, Z11, Z7
+	VSUBPS      Z25, Z30, Z11
+	VMULPS      Z5, Z19, Z29
+	VCMPPS      $0x04, Z6, Z0, K2
+	VDIVPS.Z    Z6, Z7, K2, Z6
+	VMULPS      Z13, Z8, Z7
+	VADDPS      Z17, Z27, Z17
+	VMINPS      Z1, Z6, Z6
+	VMAXPS      Z0, Z6, Z6
+	VSUBPS      Z28, Z21, Z27
+	VMULPS      256(R11), Z2, Z28
+	VMULPS      Z9, Z9, Z30
+	VSUBPS      Z15, Z22, Z15
+	VADDPS      Z29, Z26, Z26
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z4, K2
+	VDIVPS.Z    Z4, Z1, K2, Z4
+	VMULPS      Z10, Z10, Z29
+	VSUBPS      1152(R11), Z12, Z12
+	VMOVUPS     Z8, 1344(R11)
+	VMOVUPS     256(R11), Z8
+	VMULPS      1024(R11), Z8, Z8
+	VADDPS      Z29, Z30, Z29
+	VMOVUPS     896(R11), Z30
+	VSUBPS      Z7, Z30, Z7
+	VADDPS      Z28, Z17, Z17
+	VMOVUPS     704(R11), Z28
+	VMULPS      704(R11), Z28, Z28
+	VMULPS      Z27, Z27, Z30
+	VADDPS      Z8, Z26, Z8
+	VMOVUPS     192(DX)(R13*4), Z26
+	VSUBPS      192(AX)(R13*4), Z26, Z26
+	VMULPS      640(R11), Z6, Z6
+	VMULPS      Z15, Z15, Z31
+	VMOVUPS     Z25, 640(R11)
+	VMULPS      576(R11), Z17, Z17
+	VMOVUPS     Z23, 1408(R11)
+	VMOVUPS     192(SI)(R13*4), Z23
+	VSUBPS      192(BX)(R13*4), Z23, Z23
+	VADDPS      Z28, Z29, Z25
+	VMULPS      Z27, Z14, Z14
+	VMULPS      576(R11), Z8, Z27
+	VMOVUPS     192(AX)(R13*4), Z28
+	VSUBPS      192(R8)(R13*4), Z28, Z28
+	VADDPS      192(R11), Z6, Z6
+	VMULPS      Z15, Z11, Z11
+	VMULPS      Z17, Z20, Z15
+	VMOVUPS     Z8, 192(R11)
+	VMOVUPS     192(BX)(R13*4), Z8
+	VSUBPS      192(R9)(R13*4), Z8, Z8
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z25, K2
+	VDIVPS.Z    Z25, Z1, K2, Z25
+	VADDPS      Z31, Z30, Z29
+	VMULPS      Z17, Z19, Z30
+	VMOVUPS     Z4, 576(R11)
+	VMOVUPS     192(DI)(R13*4), Z4
+	VSUBPS      192(CX)(R13*4), Z4, Z4
+	VMULPS      448(R11), Z9, Z31
+	VMOVUPS     Z13, 1472(R11)
+	VMULPS      Z7, Z7, Z13
+	VMOVUPS     Z9, 1536(R11)
+	VMULPS      Z27, Z20, Z9
+	VMOVUPS     Z20, 1600(R11)
+	VMOVUPS     Z4, 1664(R11)
+	VMOVUPS     192(CX)(R13*4), Z4
+	VSUBPS      192(R10)(R13*4), Z4, Z4
+	VMULPS      320(R11), Z10, Z20
+	VMOVUPS     Z10, 1728(R11)
+	VADDPS      Z11, Z14, Z10
+	VMULPS      Z27, Z19, Z11
+	VMULPS      832(R11), Z28, Z14
+	VMOVUPS     Z19, 1792(R11)
+	VMINPS      Z1, Z6, Z6
+	VMAXPS      Z0, Z6, Z6
+	VMULPS      Z7, Z12, Z7
+	VMULPS      256(R11), Z17, Z12
+	VMULPS      960(R11), Z8, Z19
+	VMOVUPS     Z17, 1856(R11)
+	VADDPS      Z20, Z31, Z17
+	VADDPS      Z13, Z29, Z13
+	VSUBPS      Z18, Z15, Z15
+	VMULPS      832(R11), Z26, Z20
+	VMOVUPS     512(R11), Z29
+	VMULPS      704(R11), Z29, Z29
+	VADDPS      Z7, Z10, Z7
+	VSUBPS      Z3, Z30, Z10
+	VMULPS      960(R11), Z23, Z30
+	VADDPS      Z29, Z17, Z17
+	VCMPPS      $0x04, Z13, Z0, K2
+	VDIVPS.Z    Z13, Z7, K2, Z7
+	VMULPS      256(R11), Z27, Z13
+	VADDPS      Z19, Z14, Z14
+	VMULPS      128(R11), Z6, Z19
+	VMINPS      Z1, Z7, Z7
+	VMAXPS      Z0, Z7, Z7
+	VSUBPS      Z9, Z24, Z9
+	VMULPS      Z4, Z16, Z29
+	VSUBPS      Z17, Z19, Z17
+	VMULPS      Z21, Z21, Z19
+	VSUBPS      Z11, Z5, Z11
+	VADDPS      Z30, Z20, Z20
+	VMULPS      Z25, Z17, Z17
+	VMULPS      Z22, Z22, Z25
+	VSUBPS      Z2, Z12, Z12
+	VMULPS      1664(R11), Z16, Z30
+	VMINPS      Z1, Z17, Z17
+	VMAXPS      Z0, Z17, Z17
+	VADDPS      Z25, Z19, Z19
+	VMOVUPS     1024(R11), Z25
+	VSUBPS      Z13, Z25, Z13
+	VADDPS      Z29, Z14, Z14
+	VMULPS      1536(R11), Z17, Z25
+	VMOVUPS     896(R11), Z29
+	VMULPS      896(R11), Z29, Z29
+	VMULPS      Z9, Z9, Z31
+	VMOVUPS     Z2, 128(R11)
+	VADDPS      Z30, Z20, Z2
+	VMULPS      1728(R11), Z17, Z20
+	VMULPS      1472(R11), Z7, Z7
+	VMULPS      Z11, Z11, Z30
+	VMOVUPS     Z3, 1472(R11)
+	VMULPS      576(R11), Z14, Z3
+	VMULPS      (R11), Z6, Z14
+	VMOVUPS     Z18, (R11)
+	VADDPS      Z29, Z19, Z18
+	VMULPS      Z9, Z15, Z9
+	VMULPS      576(R11), Z2, Z15
+	VMULPS      64(R11), Z6, Z19
+	VADDPS      1280(R11), Z7, Z7
+	VMULPS      Z11, Z10, Z10
+	VMULPS      832(R11), Z3, Z11
+	VADDPS      448(R11), Z25, Z25
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z18, K2
+	VDIVPS.Z    Z18, Z1, K2, Z18
+	VADDPS      Z30, Z31, Z29
+	VMULPS      960(R11), Z3, Z30
+	VADDPS      320(R11), Z20, Z20
+	VMULPS      1408(R11), Z21, Z31
+	VMOVUPS     Z2, 64(R11)
+	VMULPS      Z13, Z13, Z2
+	VMOVUPS     Z27, 320(R11)
+	VMULPS      832(R11), Z15, Z27
+	VMOVUPS     Z21, 448(R11)
+	VMULPS      704(R11), Z17, Z21
+	VMOVUPS     Z17, 576(R11)
+	VMULPS      640(R11), Z22, Z17
+	VMOVUPS     Z22, 704(R11)
+	VADDPS      Z10, Z9, Z9
+	VMULPS      960(R11), Z15, Z10
+	VMULPS      384(R11), Z6, Z22
+	VMOVUPS     Z6, 384(R11)
+	VMINPS      Z1, Z7, Z6
+	VMAXPS      Z0, Z6, Z6
+	VMULPS      Z13, Z12, Z7
+	VMULPS      Z3, Z16, Z12
+	VSUBPS      Z14, Z25, Z13
+	VADDPS      Z17, Z31, Z14
+	VADDPS      Z2, Z29, Z2
+	VSUBPS      Z28, Z11, Z11
+	VSUBPS      Z19, Z20, Z17
+	VMOVUPS     1152(R11), Z19
+	VMULPS      896(R11), Z19, Z19
+	VADDPS      Z7, Z9, Z7
+	VSUBPS      Z8, Z30, Z9
+	VADDPS      512(R11), Z21, Z20
+	VADDPS      Z19, Z14, Z14
+	VCMPPS      $0x04, Z2, Z0, K2
+	VDIVPS.Z    Z2, Z7, K2, Z2
+	VMULPS      Z15, Z16, Z7
+	VSUBPS      Z22, Z20, Z19
+	VMULPS      768(R11), Z6, Z20
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VSUBPS      Z27, Z26, Z21
+	VMULPS      Z13, Z13, Z13
+	VSUBPS      Z14, Z20, Z14
+	VMULPS      Z24, Z24, Z20
+	VSUBPS      Z10, Z23, Z10
+	VMULPS      Z17, Z17, Z17
+	VMULPS      Z18, Z14, Z14
+	VMULPS      Z5, Z5, Z18
+	VSUBPS      Z4, Z12, Z12
+	VADDPS      Z17, Z13, Z13
+	VMINPS      Z1, Z14, Z14
+	VMAXPS      Z0, Z14, Z14
+	VADDPS      Z18, Z20, Z17
+	VMOVUPS     1664(R11), Z18
+	VSUBPS      Z7, Z18, Z7
+	VMULPS      Z19, Z19, Z18
+	VMULPS      448(R11), Z14, Z19
+	VMOVUPS     1024(R11), Z20
+	VMULPS      1024(R11), Z20, Z20
+	VMULPS      Z21, Z21, Z22
+	VMULPS      704(R11), Z14, Z25
+	VMULPS      320(R11), Z2, Z2
+	VMULPS      Z10, Z10, Z27
+	VADDPS      Z18, Z13, Z13
+	VMULPS      1088(R11), Z6, Z18
+	VADDPS      Z20, Z17, Z17
+	VMULPS      Z21, Z11, Z11
+	VMULPS      1216(R11), Z6, Z20
+	VADDPS      1856(R11), Z2, Z2
+	VMULPS      Z10, Z9, Z9
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z13, K2
 
 	// Store the results of group 0.
-	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z21, (R12)(R13*4)
-	MOVQ           t+104(FP), R12
-	VMOVNTPS       Z4, (R12)(R13*4)
-	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z13, (R12)(R13*4)
-	VMULPS         1344(R11), Z6, Z4
-	VMINPS         Z1, Z2, Z2
-	VMAXPS         Z0, Z2, Z2
-	VMULPS         Z7, Z12, Z7
-	VSUBPS         Z18, Z10, Z8
-	VADDPS         Z29, Z25, Z10
-	VADDPS         Z27, Z19, Z11
-	VSUBPS         Z20, Z22, Z12
-	VMOVUPS        128(R11), Z13
-	VMULPS         1024(R11), Z13, Z13
-	VADDPS         Z7, Z9, Z7
-	VADDPS         1152(R11), Z16, Z9
-	VADDPS         Z13, Z10, Z10
-	VCMPPS         $0x04, Z11, Z0, K1
-	VDIVPS.Z       Z11, Z7, K1, Z7
-	VSUBPS         Z4, Z9, Z4
-	VMULPS         192(R11), Z2, Z9
-	VMINPS         Z1, Z7, Z7
-	VMAXPS         Z0, Z7, Z7
-	VMULPS         Z8, Z8, Z8
-	VSUBPS         Z10, Z9, Z9
-	VMULPS         Z26, Z26, Z10
-	VMULPS         Z12, Z12, Z11
-	VMULPS         Z17, Z9, Z9
-	VMULPS         Z23, Z23, Z12
-	VADDPS         Z11, Z8, Z8
-	VMINPS         Z1, Z9, Z9
-	VMAXPS         Z0, Z9, Z9
-	VADDPS         Z12, Z10, Z10
-	VMULPS         Z4, Z4, Z4
-	VMULPS         Z9, Z24, Z11
-	VMOVUPS        1664(R11), Z12
-	VMULPS         1664(R11), Z12, Z12
-	VMULPS         Z9, Z5, Z5
-	VMULPS         Z15, Z7, Z7
-	VADDPS         Z4, Z8, Z4
-	VMULPS         1600(R11), Z2, Z8
-	VADDPS         Z12, Z10, Z10
-	VMULPS         1792(R11), Z2, Z12
-	VADDPS         Z7, Z3, Z3
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
-	VADDPS         (R11), Z11, Z7
-	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z10, K2
-	VDIVPS.Z       Z10, Z1, K2, Z10
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z14
-	VADDPS         1472(R11), Z5, Z5
-	VMULPS         Z26, Z28, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
-	VMULPS         1024(R11), Z9, Z13
-	VMULPS         384(R11), Z23, Z15
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+	VMOVUPS  576(R11), Z10
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z10, (R12)(R13*4)
+	VMOVUPS  384(R11), Z10
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z10, (R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z13, (R12)(R13*4)
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPS      1408(R11), Z19, Z10
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z17, K2
+	VDIVPS.Z    Z17, Z1, K2, Z13
+	VADDPS      Z27, Z22, Z17
+	VADDPS      640(R11), Z25, Z19
+	VMULPS      (R11), Z24, Z21
+	VMULPS      Z7, Z7, Z22
+	VMULPS      896(R11), Z14, Z25
+	VMULPS      1472(R11), Z5, Z27
+	VADDPS      Z9, Z11, Z9
+	VMULPS      1344(R11), Z6, Z11
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VMULPS      Z7, Z12, Z7
+	VSUBPS      Z18, Z10, Z10
+	VADDPS      Z27, Z21, Z12
+	VADDPS      Z22, Z17, Z17
+	VSUBPS      Z20, Z19, Z18
+	VMOVUPS     128(R11), Z19
+	VMULPS      1024(R11), Z19, Z19
+	VADDPS      Z7, Z9, Z7
+	VADDPS      1152(R11), Z25, Z9
+	VADDPS      Z19, Z12, Z12
+	VCMPPS      $0x04, Z17, Z0, K2
+	VDIVPS.Z    Z17, Z7, K2, Z7
+	VSUBPS      Z11, Z9, Z9
+	VMULPS      192(R11), Z2, Z11
+	VMINPS      Z1, Z7, Z7
+	VMAXPS      Z0, Z7, Z7
+	VMULPS      Z10, Z10, Z10
+	VSUBPS      Z12, Z11, Z11
+	VMULPS      Z26, Z26, Z12
+	VMULPS      Z18, Z18, Z17
+	VMULPS      Z13, Z11, Z11
+	VMULPS      Z23, Z23, Z13
+	VADDPS      Z17, Z10, Z10
+	VMINPS      Z1, Z11, Z11
+	VMAXPS      Z0, Z11, Z11
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z9, Z9, Z9
+	VMULPS      Z11, Z24, Z13
+	VMOVUPS     1664(R11), Z17
+	VMULPS      1664(R11), Z17, Z17
+	VMULPS      Z11, Z5, Z5
+	VMULPS      Z15, Z7, Z7
+	VADDPS      Z9, Z10, Z9
+	VMULPS      1600(R11), Z2, Z10
+	VADDPS      Z17, Z12, Z12
+	VMULPS      1792(R11), Z2, Z15
+	VADDPS      Z7, Z3, Z3
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z9, K2
 
 	// Store the results of group 1.
-	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z14, 64(R12)(R13*4)
-	MOVQ           t+104(FP), R12
-	VMOVNTPS       Z6, 64(R12)(R13*4)
-	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z4, 64(R12)(R13*4)
-	VMULPS         256(R11), Z2, Z4
-	VMINPS         Z1, Z3, Z3
-	VMAXPS         Z0, Z3, Z3
-	VSUBPS         Z8, Z7, Z6
-	VADDPS         Z15, Z11, Z7
-	VSUBPS         Z12, Z5, Z5
-	VMOVUPS        448(R11), Z8
-	VMULPS         1664(R11), Z8, Z8
-	VADDPS         128(R11), Z13, Z11
-	VADDPS         Z8, Z7, Z7
-	VSUBPS         Z4, Z11, Z4
-	VMULPS         64(R11), Z3, Z8
-	VMULPS         Z6, Z6, Z6
-	VSUBPS         Z7, Z8, Z7
-	VMULPS         Z5, Z5, Z5
-	VMULPS         Z10, Z7, Z7
-	VADDPS         Z5, Z6, Z5
-	VMINPS         Z1, Z7, Z6
-	VMAXPS         Z0, Z6, Z6
-	VMULPS         Z4, Z4, Z4
-	VMULPS         Z6, Z26, Z7
-	VMULPS         Z6, Z23, Z8
-	VADDPS         Z4, Z5, Z4
-	VMULPS         832(R11), Z3, Z5
-	VMULPS         960(R11), Z3, Z10
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z4, K1
-	VADDPS         Z7, Z28, Z7
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z9
-	VADDPS         384(R11), Z8, Z8
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
-	VMULPS         1664(R11), Z6, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z14, 64(R12)(R13*4)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z6, 64(R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z9, 64(R12)(R13*4)
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPS      (R11), Z13, Z6
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z12, K2
+	VDIVPS.Z    Z12, Z1, K2, Z7
+	VADDPS      1472(R11), Z5, Z5
+	VMULPS      Z26, Z28, Z9
+	VMULPS      1024(R11), Z11, Z12
+	VMULPS      Z23, Z8, Z13
+	VMULPS      256(R11), Z2, Z14
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VSUBPS      Z10, Z6, Z6
+	VADDPS      Z13, Z9, Z9
+	VSUBPS      Z15, Z5, Z5
+	VMULPS      1664(R11), Z4, Z10
+	VADDPS      128(R11), Z12, Z12
+	VADDPS      Z10, Z9, Z9
+	VSUBPS      Z14, Z12, Z10
+	VMULPS      64(R11), Z3, Z12
+	VMULPS      Z6, Z6, Z6
+	VSUBPS      Z9, Z12, Z9
+	VMULPS      Z5, Z5, Z5
+	VMULPS      Z7, Z9, Z7
+	VADDPS      Z5, Z6, Z5
+	VMINPS      Z1, Z7, Z6
+	VMAXPS      Z0, Z6, Z6
+	VMULPS      Z10, Z10, Z7
+	VMULPS      Z6, Z26, Z9
+	VMULPS      Z6, Z23, Z10
+	VADDPS      Z7, Z5, Z5
+	VMULPS      832(R11), Z3, Z7
+	VMULPS      960(R11), Z3, Z12
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z5, K2
 
 	// Store the results of group 2.
-	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z9, 128(R12)(R13*4)
-	MOVQ           t+104(FP), R12
-	VMOVNTPS       Z2, 128(R12)(R13*4)
-	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z4, 128(R12)(R13*4)
-	VMULPS         320(R11), Z3, Z2
-	VSUBPS         Z5, Z7, Z4
-	VSUBPS         Z10, Z8, Z5
-	VADDPS         448(R11), Z11, Z7
-	VSUBPS         Z2, Z7, Z2
-	VMULPS         Z4, Z4, Z4
-	VMULPS         Z5, Z5, Z5
-	VADDPS         Z5, Z4, Z4
-	VMULPS         Z2, Z2, Z2
-	VADDPS         Z2, Z4, Z2
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z11, 128(R12)(R13*4)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z2, 128(R12)(R13*4)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z5, 128(R12)(R13*4)
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPS      Z9, Z28, Z2
+	VADDPS      Z10, Z8, Z5
+	VMULPS      1664(R11), Z6, Z8
+	VMULPS      Z3, Z16, Z9
+	VSUBPS      Z7, Z2, Z2
+	VSUBPS      Z12, Z5, Z5
+	VADDPS      Z8, Z4, Z4
+	VSUBPS      Z9, Z4, Z4
+	VMULPS      Z2, Z2, Z2
+	VMULPS      Z5, Z5, Z5
+	VADDPS      Z5, Z2, Z2
+	VMULPS      Z4, Z4, Z4
+	VADDPS      Z4, Z2, Z2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K2
 
 	// Store the results of group 3.
 	MOVQ     s+96(FP), R12
@@ -49100,10 +49089,14 @@ ClosestWideAVX512_ntplain:
 	VMOVNTPS Z3, 192(R12)(R13*4)
 	MOVQ     dist2+112(FP), R12
 	VMOVNTPS Z2, 192(R12)(R13*4)
-	ADDQ     $0x00000040, R13
-	SUBQ     $0x00000040, R14
-	CMPQ     R14, $0x00004000
-	JAE      ClosestWideAVX512_ntplain
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000040, R13
+	SUBQ $0x00000040, R14
+	CMPQ R14, $0x00004000
+	JAE  ClosestWideAVX512_ntplain
 
 ClosestWideAVX512_ntplain_end:
 ClosestWideAVX512_nt_fence:
@@ -49201,8 +49194,8 @@ ClosestWideAVX512_prefetch:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ        dx+72(FP), R12
 	VMOVUPS     64(R12)(R13*4), Z6
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K2
+	VDIVPS.Z    Z5, Z1, K2, Z5
 	MOVQ        dy+80(FP), R12
 	VMOVUPS     64(R12)(R13*4), Z7
 	MOVQ        dz+88(FP), R12
@@ -49238,8 +49231,8 @@ ClosestWideAVX512_prefetch:
 	MOVQ        dx+72(FP), R12
 	VMOVUPS     128(R12)(R13*4), Z20
 	VADDPS      Z19, Z17, Z17
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
-	VDIVPS.Z    Z13, Z1, K1, Z13
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K2
+	VDIVPS.Z    Z13, Z1, K2, Z13
 	MOVQ        dy+80(FP), R12
 	VMOVUPS     128(R12)(R13*4), Z19
 	VMULPS      Z14, Z4, Z21
@@ -49298,8 +49291,8 @@ ClosestWideAVX512_prefetch:
 	VMOVUPS     Z11, 448(R11)
 	VSUBPS      Z29, Z10, Z11
 	VADDPS      Z27, Z24, Z24
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z3, K1
-	VDIVPS.Z    Z3, Z1, K1, Z3
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z3, K2
+	VDIVPS.Z    Z3, Z1, K2, Z3
 	MOVQ        dy+80(FP), R12
 	VMOVUPS     192(R12)(R13*4), Z27
 	VSUBPS      Z16, Z17, Z17
@@ -49365,8 +49358,8 @@ ClosestWideAVX512_prefetch:
 	VADDPS      Z7, Z11, Z7
 	VSUBPS      Z25, Z30, Z11
 	VMULPS      Z5, Z19, Z29
-	VCMPPS      $0x04, Z6, Z0, K1
-	VDIVPS.Z    Z6, Z7, K1, Z6
+	VCMPPS      $0x04, Z6, Z0, K2
+	VDIVPS.Z    Z6, Z7, K2, Z6
 	VMULPS      Z13, Z8, Z7
 	VADDPS      Z17, Z27, Z17
 	VMINPS      Z1, Z6, Z6
@@ -49376,8 +49369,8 @@ ClosestWideAVX512_prefetch:
 	VMULPS      Z9, Z9, Z30
 	VSUBPS      Z15, Z22, Z15
 	VADDPS      Z29, Z26, Z26
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z4, K1
-	VDIVPS.Z    Z4, Z1, K1, Z4
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z4, K2
+	VDIVPS.Z    Z4, Z1, K2, Z4
 	VMULPS      Z10, Z10, Z29
 	VSUBPS      1152(R11), Z12, Z12
 	VMOVUPS     Z8, 1344(R11)
@@ -49411,8 +49404,8 @@ ClosestWideAVX512_prefetch:
 	VMOVUPS     Z8, 192(R11)
 	VMOVUPS     192(BX)(R13*4), Z8
 	VSUBPS      192(R9)(R13*4), Z8, Z8
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z25, K1
-	VDIVPS.Z    Z25, Z1, K1, Z25
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z25, K2
+	VDIVPS.Z    Z25, Z1, K2, Z25
 	VADDPS      Z31, Z30, Z29
 	VMULPS      Z17, Z19, Z30
 	VMOVUPS     Z4, 576(R11)
@@ -49449,8 +49442,8 @@ ClosestWideAVX512_prefetch:
 	VSUBPS      Z3, Z30, Z10
 	VMULPS      960(R11), Z23, Z30
 	VADDPS      Z29, Z17, Z17
-	VCMPPS      $0x04, Z13, Z0, K1
-	VDIVPS.Z    Z13, Z7, K1, Z7
+	VCMPPS      $0x04, Z13, Z0, K2
+	VDIVPS.Z    Z13, Z7, K2, Z7
 	VMULPS      256(R11), Z27, Z13
 	VADDPS      Z19, Z14, Z14
 	VMULPS      128(R11), Z6, Z19
@@ -49493,8 +49486,8 @@ ClosestWideAVX512_prefetch:
 	VMULPS      Z11, Z10, Z10
 	VMULPS      832(R11), Z3, Z11
 	VADDPS      448(R11), Z25, Z25
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z18, K1
-	VDIVPS.Z    Z18, Z1, K1, Z18
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z18, K2
+	VDIVPS.Z    Z18, Z1, K2, Z18
 	VADDPS      Z30, Z31, Z29
 	VMULPS      960(R11), Z3, Z30
 	VADDPS      320(R11), Z20, Z20
@@ -49527,8 +49520,8 @@ ClosestWideAVX512_prefetch:
 	VSUBPS      Z8, Z30, Z9
 	VADDPS      512(R11), Z21, Z20
 	VADDPS      Z19, Z14, Z14
-	VCMPPS      $0x04, Z2, Z0, K1
-	VDIVPS.Z    Z2, Z7, K1, Z2
+	VCMPPS      $0x04, Z2, Z0, K2
+	VDIVPS.Z    Z2, Z7, K2, Z2
 	VMULPS      Z15, Z16, Z7
 	VSUBPS      Z22, Z20, Z19
 	VMULPS      768(R11), Z6, Z20
@@ -49564,7 +49557,7 @@ ClosestWideAVX512_prefetch:
 	VMULPS      1216(R11), Z6, Z20
 	VADDPS      1856(R11), Z2, Z2
 	VMULPS      Z10, Z9, Z9
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z13, K1
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z13, K2
 
 	// Store the results of group 0.
 	VMOVUPS 576(R11), Z10
@@ -49576,65 +49569,60 @@ ClosestWideAVX512_prefetch:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z13, (R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z10
-	MOVQ         s+96(FP), R12
-	VMOVUPS      Z10, K1, (R12)(R13*4)
-	MOVQ         t+104(FP), R12
-	VMOVUPS      Z10, K1, (R12)(R13*4)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPS      Z10, K1, (R12)(R13*4)
-	VADDPS       1408(R11), Z19, Z10
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z17, K1
-	VDIVPS.Z     Z17, Z1, K1, Z13
-	VADDPS       Z27, Z22, Z17
-	VADDPS       640(R11), Z25, Z19
-	VMULPS       (R11), Z24, Z21
-	VMULPS       Z7, Z7, Z22
-	VMULPS       896(R11), Z14, Z25
-	VMULPS       1472(R11), Z5, Z27
-	VADDPS       Z9, Z11, Z9
-	VMULPS       1344(R11), Z6, Z11
-	VMINPS       Z1, Z2, Z2
-	VMAXPS       Z0, Z2, Z2
-	VMULPS       Z7, Z12, Z7
-	VSUBPS       Z18, Z10, Z10
-	VADDPS       Z27, Z21, Z12
-	VADDPS       Z22, Z17, Z17
-	VSUBPS       Z20, Z19, Z18
-	VMOVUPS      128(R11), Z19
-	VMULPS       1024(R11), Z19, Z19
-	VADDPS       Z7, Z9, Z7
-	VADDPS       1152(R11), Z25, Z9
-	VADDPS       Z19, Z12, Z12
-	VCMPPS       $0x04, Z17, Z0, K1
-	VDIVPS.Z     Z17, Z7, K1, Z7
-	VSUBPS       Z11, Z9, Z9
-	VMULPS       192(R11), Z2, Z11
-	VMINPS       Z1, Z7, Z7
-	VMAXPS       Z0, Z7, Z7
-	VMULPS       Z10, Z10, Z10
-	VSUBPS       Z12, Z11, Z11
-	VMULPS       Z26, Z26, Z12
-	VMULPS       Z18, Z18, Z17
-	VMULPS       Z13, Z11, Z11
-	VMULPS       Z23, Z23, Z13
-	VADDPS       Z17, Z10, Z10
-	VMINPS       Z1, Z11, Z11
-	VMAXPS       Z0, Z11, Z11
-	VADDPS       Z13, Z12, Z12
-	VMULPS       Z9, Z9, Z9
-	VMULPS       Z11, Z24, Z13
-	VMOVUPS      1664(R11), Z17
-	VMULPS       1664(R11), Z17, Z17
-	VMULPS       Z11, Z5, Z5
-	VMULPS       Z15, Z7, Z7
-	VADDPS       Z9, Z10, Z9
-	VMULPS       1600(R11), Z2, Z10
-	VADDPS       Z17, Z12, Z12
-	VMULPS       1792(R11), Z2, Z15
-	VADDPS       Z7, Z3, Z3
-	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z9, K1
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPS      1408(R11), Z19, Z10
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z17, K2
+	VDIVPS.Z    Z17, Z1, K2, Z13
+	VADDPS      Z27, Z22, Z17
+	VADDPS      640(R11), Z25, Z19
+	VMULPS      (R11), Z24, Z21
+	VMULPS      Z7, Z7, Z22
+	VMULPS      896(R11), Z14, Z25
+	VMULPS      1472(R11), Z5, Z27
+	VADDPS      Z9, Z11, Z9
+	VMULPS      1344(R11), Z6, Z11
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VMULPS      Z7, Z12, Z7
+	VSUBPS      Z18, Z10, Z10
+	VADDPS      Z27, Z21, Z12
+	VADDPS      Z22, Z17, Z17
+	VSUBPS      Z20, Z19, Z18
+	VMOVUPS     128(R11), Z19
+	VMULPS      1024(R11), Z19, Z19
+	VADDPS      Z7, Z9, Z7
+	VADDPS      1152(R11), Z25, Z9
+	VADDPS      Z19, Z12, Z12
+	VCMPPS      $0x04, Z17, Z0, K2
+	VDIVPS.Z    Z17, Z7, K2, Z7
+	VSUBPS      Z11, Z9, Z9
+	VMULPS      192(R11), Z2, Z11
+	VMINPS      Z1, Z7, Z7
+	VMAXPS      Z0, Z7, Z7
+	VMULPS      Z10, Z10, Z10
+	VSUBPS      Z12, Z11, Z11
+	VMULPS      Z26, Z26, Z12
+	VMULPS      Z18, Z18, Z17
+	VMULPS      Z13, Z11, Z11
+	VMULPS      Z23, Z23, Z13
+	VADDPS      Z17, Z10, Z10
+	VMINPS      Z1, Z11, Z11
+	VMAXPS      Z0, Z11, Z11
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z9, Z9, Z9
+	VMULPS      Z11, Z24, Z13
+	VMOVUPS     1664(R11), Z17
+	VMULPS      1664(R11), Z17, Z17
+	VMULPS      Z11, Z5, Z5
+	VMULPS      Z15, Z7, Z7
+	VADDPS      Z9, Z10, Z9
+	VMULPS      1600(R11), Z2, Z10
+	VADDPS      Z17, Z12, Z12
+	VMULPS      1792(R11), Z2, Z15
+	VADDPS      Z7, Z3, Z3
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z9, K2
 
 	// Store the results of group 1.
 	MOVQ    s+96(FP), R12
@@ -49644,46 +49632,41 @@ ClosestWideAVX512_prefetch:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z9, 64(R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z6
-	MOVQ         s+96(FP), R12
-	VMOVUPS      Z6, K1, 64(R12)(R13*4)
-	MOVQ         t+104(FP), R12
-	VMOVUPS      Z6, K1, 64(R12)(R13*4)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPS      Z6, K1, 64(R12)(R13*4)
-	VADDPS       (R11), Z13, Z6
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z12, K1
-	VDIVPS.Z     Z12, Z1, K1, Z7
-	VADDPS       1472(R11), Z5, Z5
-	VMULPS       Z26, Z28, Z9
-	VMULPS       1024(R11), Z11, Z12
-	VMULPS       Z23, Z8, Z13
-	VMULPS       256(R11), Z2, Z14
-	VMINPS       Z1, Z3, Z3
-	VMAXPS       Z0, Z3, Z3
-	VSUBPS       Z10, Z6, Z6
-	VADDPS       Z13, Z9, Z9
-	VSUBPS       Z15, Z5, Z5
-	VMULPS       1664(R11), Z4, Z10
-	VADDPS       128(R11), Z12, Z12
-	VADDPS       Z10, Z9, Z9
-	VSUBPS       Z14, Z12, Z10
-	VMULPS       64(R11), Z3, Z12
-	VMULPS       Z6, Z6, Z6
-	VSUBPS       Z9, Z12, Z9
-	VMULPS       Z5, Z5, Z5
-	VMULPS       Z7, Z9, Z7
-	VADDPS       Z5, Z6, Z5
-	VMINPS       Z1, Z7, Z6
-	VMAXPS       Z0, Z6, Z6
-	VMULPS       Z10, Z10, Z7
-	VMULPS       Z6, Z26, Z9
-	VMULPS       Z6, Z23, Z10
-	VADDPS       Z7, Z5, Z5
-	VMULPS       832(R11), Z3, Z7
-	VMULPS       960(R11), Z3, Z12
-	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z5, K1
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPS      (R11), Z13, Z6
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z12, K2
+	VDIVPS.Z    Z12, Z1, K2, Z7
+	VADDPS      1472(R11), Z5, Z5
+	VMULPS      Z26, Z28, Z9
+	VMULPS      1024(R11), Z11, Z12
+	VMULPS      Z23, Z8, Z13
+	VMULPS      256(R11), Z2, Z14
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VSUBPS      Z10, Z6, Z6
+	VADDPS      Z13, Z9, Z9
+	VSUBPS      Z15, Z5, Z5
+	VMULPS      1664(R11), Z4, Z10
+	VADDPS      128(R11), Z12, Z12
+	VADDPS      Z10, Z9, Z9
+	VSUBPS      Z14, Z12, Z10
+	VMULPS      64(R11), Z3, Z12
+	VMULPS      Z6, Z6, Z6
+	VSUBPS      Z9, Z12, Z9
+	VMULPS      Z5, Z5, Z5
+	VMULPS      Z7, Z9, Z7
+	VADDPS      Z5, Z6, Z5
+	VMINPS      Z1, Z7, Z6
+	VMAXPS      Z0, Z6, Z6
+	VMULPS      Z10, Z10, Z7
+	VMULPS      Z6, Z26, Z9
+	VMULPS      Z6, Z23, Z10
+	VADDPS      Z7, Z5, Z5
+	VMULPS      832(R11), Z3, Z7
+	VMULPS      960(R11), Z3, Z12
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z5, K2
 
 	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
@@ -49693,28 +49676,23 @@ ClosestWideAVX512_prefetch:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z5, 128(R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPS      Z2, K1, 128(R12)(R13*4)
-	MOVQ         t+104(FP), R12
-	VMOVUPS      Z2, K1, 128(R12)(R13*4)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPS      Z2, K1, 128(R12)(R13*4)
-	VADDPS       Z9, Z28, Z2
-	VADDPS       Z10, Z8, Z5
-	VMULPS       1664(R11), Z6, Z8
-	VMULPS       Z3, Z16, Z9
-	VSUBPS       Z7, Z2, Z2
-	VSUBPS       Z12, Z5, Z5
-	VADDPS       Z8, Z4, Z4
-	VSUBPS       Z9, Z4, Z4
-	VMULPS       Z2, Z2, Z2
-	VMULPS       Z5, Z5, Z5
-	VADDPS       Z5, Z2, Z2
-	VMULPS       Z4, Z4, Z4
-	VADDPS       Z4, Z2, Z2
-	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z2, K1
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPS      Z9, Z28, Z2
+	VADDPS      Z10, Z8, Z5
+	VMULPS      1664(R11), Z6, Z8
+	VMULPS      Z3, Z16, Z9
+	VSUBPS      Z7, Z2, Z2
+	VSUBPS      Z12, Z5, Z5
+	VADDPS      Z8, Z4, Z4
+	VSUBPS      Z9, Z4, Z4
+	VMULPS      Z2, Z2, Z2
+	VMULPS      Z5, Z5, Z5
+	VADDPS      Z5, Z2, Z2
+	VMULPS      Z4, Z4, Z4
+	VADDPS      Z4, Z2, Z2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K2
 
 	// Store the results of group 3.
 	MOVQ    s+96(FP), R12
@@ -49724,18 +49702,13 @@ ClosestWideAVX512_prefetch:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, 192(R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPS      Z2, K1, 192(R12)(R13*4)
-	MOVQ         t+104(FP), R12
-	VMOVUPS      Z2, K1, 192(R12)(R13*4)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPS      Z2, K1, 192(R12)(R13*4)
-	ADDQ         $0x00000040, R13
-	SUBQ         $0x00000040, R14
-	CMPQ         R14, $0x00004000
-	JAE          ClosestWideAVX512_prefetch
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000040, R13
+	SUBQ $0x00000040, R14
+	CMPQ R14, $0x00004000
+	JAE  ClosestWideAVX512_prefetch
 
 ClosestWideAVX512_prefetch_end:
 	// Loop over 4 group(s) at a time while at least 64 lanes remain.
@@ -49762,8 +49735,8 @@ ClosestWideAVX512_groups:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ        dx+72(FP), R12
 	VMOVUPS     64(R12)(R13*4), Z6
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K2
+	VDIVPS.Z    Z5, Z1, K2, Z5
 	MOVQ        dy+80(FP), R12
 	VMOVUPS     64(R12)(R13*4), Z7
 	MOVQ        dz+88(FP), R12
@@ -49799,8 +49772,8 @@ ClosestWideAVX512_groups:
 	MOVQ        dx+72(FP), R12
 	VMOVUPS     128(R12)(R13*4), Z20
 	VADDPS      Z19, Z17, Z17
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K1
-	VDIVPS.Z    Z13, Z1, K1, Z13
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z13, K2
+	VDIVPS.Z    Z13, Z1, K2, Z13
 	MOVQ        dy+80(FP), R12
 	VMOVUPS     128(R12)(R13*4), Z19
 	VMULPS      Z14, Z4, Z21
@@ -49859,8 +49832,8 @@ ClosestWideAVX512_groups:
 	VMOVUPS     Z11, 448(R11)
 	VSUBPS      Z29, Z10, Z11
 	VADDPS      Z27, Z24, Z24
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z3, K1
-	VDIVPS.Z    Z3, Z1, K1, Z3
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z3, K2
+	VDIVPS.Z    Z3, Z1, K2, Z3
 	MOVQ        dy+80(FP), R12
 	VMOVUPS     192(R12)(R13*4), Z27
 	VSUBPS      Z16, Z17, Z17
@@ -49926,8 +49899,8 @@ ClosestWideAVX512_groups:
 	VADDPS      Z7, Z11, Z7
 	VSUBPS      Z25, Z30, Z11
 	VMULPS      Z5, Z19, Z29
-	VCMPPS      $0x04, Z6, Z0, K1
-	VDIVPS.Z    Z6, Z7, K1, Z6
+	VCMPPS      $0x04, Z6, Z0, K2
+	VDIVPS.Z    Z6, Z7, K2, Z6
 	VMULPS      Z13, Z8, Z7
 	VADDPS      Z17, Z27, Z17
 	VMINPS      Z1, Z6, Z6
@@ -49937,8 +49910,8 @@ ClosestWideAVX512_groups:
 	VMULPS      Z9, Z9, Z30
 	VSUBPS      Z15, Z22, Z15
 	VADDPS      Z29, Z26, Z26
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z4, K1
-	VDIVPS.Z    Z4, Z1, K1, Z4
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z4, K2
+	VDIVPS.Z    Z4, Z1, K2, Z4
 	VMULPS      Z10, Z10, Z29
 	VSUBPS      1152(R11), Z12, Z12
 	VMOVUPS     Z8, 1344(R11)
@@ -49972,8 +49945,8 @@ ClosestWideAVX512_groups:
 	VMOVUPS     Z8, 192(R11)
 	VMOVUPS     192(BX)(R13*4), Z8
 	VSUBPS      192(R9)(R13*4), Z8, Z8
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z25, K1
-	VDIVPS.Z    Z25, Z1, K1, Z25
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z25, K2
+	VDIVPS.Z    Z25, Z1, K2, Z25
 	VADDPS      Z31, Z30, Z29
 	VMULPS      Z17, Z19, Z30
 	VMOVUPS     Z4, 576(R11)
@@ -50010,8 +49983,8 @@ ClosestWideAVX512_groups:
 	VSUBPS      Z3, Z30, Z10
 	VMULPS      960(R11), Z23, Z30
 	VADDPS      Z29, Z17, Z17
-	VCMPPS      $0x04, Z13, Z0, K1
-	VDIVPS.Z    Z13, Z7, K1, Z7
+	VCMPPS      $0x04, Z13, Z0, K2
+	VDIVPS.Z    Z13, Z7, K2, Z7
 	VMULPS      256(R11), Z27, Z13
 	VADDPS      Z19, Z14, Z14
 	VMULPS      128(R11), Z6, Z19
@@ -50054,8 +50027,8 @@ ClosestWideAVX512_groups:
 	VMULPS      Z11, Z10, Z10
 	VMULPS      832(R11), Z3, Z11
 	VADDPS      448(R11), Z25, Z25
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z18, K1
-	VDIVPS.Z    Z18, Z1, K1, Z18
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z18, K2
+	VDIVPS.Z    Z18, Z1, K2, Z18
 	VADDPS      Z30, Z31, Z29
 	VMULPS      960(R11), Z3, Z30
 	VADDPS      320(R11), Z20, Z20
@@ -50088,8 +50061,8 @@ ClosestWideAVX512_groups:
 	VSUBPS      Z8, Z30, Z9
 	VADDPS      512(R11), Z21, Z20
 	VADDPS      Z19, Z14, Z14
-	VCMPPS      $0x04, Z2, Z0, K1
-	VDIVPS.Z    Z2, Z7, K1, Z2
+	VCMPPS      $0x04, Z2, Z0, K2
+	VDIVPS.Z    Z2, Z7, K2, Z2
 	VMULPS      Z15, Z16, Z7
 	VSUBPS      Z22, Z20, Z19
 	VMULPS      768(R11), Z6, Z20
@@ -50125,7 +50098,7 @@ ClosestWideAVX512_groups:
 	VMULPS      1216(R11), Z6, Z20
 	VADDPS      1856(R11), Z2, Z2
 	VMULPS      Z10, Z9, Z9
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z13, K1
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z13, K2
 
 	// Store the results of group 0.
 	VMOVUPS 576(R11), Z10
@@ -50137,65 +50110,60 @@ ClosestWideAVX512_groups:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z13, (R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z10
-	MOVQ         s+96(FP), R12
-	VMOVUPS      Z10, K1, (R12)(R13*4)
-	MOVQ         t+104(FP), R12
-	VMOVUPS      Z10, K1, (R12)(R13*4)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPS      Z10, K1, (R12)(R13*4)
-	VADDPS       1408(R11), Z19, Z10
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z17, K1
-	VDIVPS.Z     Z17, Z1, K1, Z13
-	VADDPS       Z27, Z22, Z17
-	VADDPS       640(R11), Z25, Z19
-	VMULPS       (R11), Z24, Z21
-	VMULPS       Z7, Z7, Z22
-	VMULPS       896(R11), Z14, Z25
-	VMULPS       1472(R11), Z5, Z27
-	VADDPS       Z9, Z11, Z9
-	VMULPS       1344(R11), Z6, Z11
-	VMINPS       Z1, Z2, Z2
-	VMAXPS       Z0, Z2, Z2
-	VMULPS       Z7, Z12, Z7
-	VSUBPS       Z18, Z10, Z10
-	VADDPS       Z27, Z21, Z12
-	VADDPS       Z22, Z17, Z17
-	VSUBPS       Z20, Z19, Z18
-	VMOVUPS      128(R11), Z19
-	VMULPS       1024(R11), Z19, Z19
-	VADDPS       Z7, Z9, Z7
-	VADDPS       1152(R11), Z25, Z9
-	VADDPS       Z19, Z12, Z12
-	VCMPPS       $0x04, Z17, Z0, K1
-	VDIVPS.Z     Z17, Z7, K1, Z7
-	VSUBPS       Z11, Z9, Z9
-	VMULPS       192(R11), Z2, Z11
-	VMINPS       Z1, Z7, Z7
-	VMAXPS       Z0, Z7, Z7
-	VMULPS       Z10, Z10, Z10
-	VSUBPS       Z12, Z11, Z11
-	VMULPS       Z26, Z26, Z12
-	VMULPS       Z18, Z18, Z17
-	VMULPS       Z13, Z11, Z11
-	VMULPS       Z23, Z23, Z13
-	VADDPS       Z17, Z10, Z10
-	VMINPS       Z1, Z11, Z11
-	VMAXPS       Z0, Z11, Z11
-	VADDPS       Z13, Z12, Z12
-	VMULPS       Z9, Z9, Z9
-	VMULPS       Z11, Z24, Z13
-	VMOVUPS      1664(R11), Z17
-	VMULPS       1664(R11), Z17, Z17
-	VMULPS       Z11, Z5, Z5
-	VMULPS       Z15, Z7, Z7
-	VADDPS       Z9, Z10, Z9
-	VMULPS       1600(R11), Z2, Z10
-	VADDPS       Z17, Z12, Z12
-	VMULPS       1792(R11), Z2, Z15
-	VADDPS       Z7, Z3, Z3
-	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z9, K1
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPS      1408(R11), Z19, Z10
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z17, K2
+	VDIVPS.Z    Z17, Z1, K2, Z13
+	VADDPS      Z27, Z22, Z17
+	VADDPS      640(R11), Z25, Z19
+	VMULPS      (R11), Z24, Z21
+	VMULPS      Z7, Z7, Z22
+	VMULPS      896(R11), Z14, Z25
+	VMULPS      1472(R11), Z5, Z27
+	VADDPS      Z9, Z11, Z9
+	VMULPS      1344(R11), Z6, Z11
+	VMINPS      Z1, Z2, Z2
+	VMAXPS      Z0, Z2, Z2
+	VMULPS      Z7, Z12, Z7
+	VSUBPS      Z18, Z10, Z10
+	VADDPS      Z27, Z21, Z12
+	VADDPS      Z22, Z17, Z17
+	VSUBPS      Z20, Z19, Z18
+	VMOVUPS     128(R11), Z19
+	VMULPS      1024(R11), Z19, Z19
+	VADDPS      Z7, Z9, Z7
+	VADDPS      1152(R11), Z25, Z9
+	VADDPS      Z19, Z12, Z12
+	VCMPPS      $0x04, Z17, Z0, K2
+	VDIVPS.Z    Z17, Z7, K2, Z7
+	VSUBPS      Z11, Z9, Z9
+	VMULPS      192(R11), Z2, Z11
+	VMINPS      Z1, Z7, Z7
+	VMAXPS      Z0, Z7, Z7
+	VMULPS      Z10, Z10, Z10
+	VSUBPS      Z12, Z11, Z11
+	VMULPS      Z26, Z26, Z12
+	VMULPS      Z18, Z18, Z17
+	VMULPS      Z13, Z11, Z11
+	VMULPS      Z23, Z23, Z13
+	VADDPS      Z17, Z10, Z10
+	VMINPS      Z1, Z11, Z11
+	VMAXPS      Z0, Z11, Z11
+	VADDPS      Z13, Z12, Z12
+	VMULPS      Z9, Z9, Z9
+	VMULPS      Z11, Z24, Z13
+	VMOVUPS     1664(R11), Z17
+	VMULPS      1664(R11), Z17, Z17
+	VMULPS      Z11, Z5, Z5
+	VMULPS      Z15, Z7, Z7
+	VADDPS      Z9, Z10, Z9
+	VMULPS      1600(R11), Z2, Z10
+	VADDPS      Z17, Z12, Z12
+	VMULPS      1792(R11), Z2, Z15
+	VADDPS      Z7, Z3, Z3
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z9, K2
 
 	// Store the results of group 1.
 	MOVQ    s+96(FP), R12
@@ -50205,46 +50173,41 @@ ClosestWideAVX512_groups:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z9, 64(R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z6
-	MOVQ         s+96(FP), R12
-	VMOVUPS      Z6, K1, 64(R12)(R13*4)
-	MOVQ         t+104(FP), R12
-	VMOVUPS      Z6, K1, 64(R12)(R13*4)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPS      Z6, K1, 64(R12)(R13*4)
-	VADDPS       (R11), Z13, Z6
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z12, K1
-	VDIVPS.Z     Z12, Z1, K1, Z7
-	VADDPS       1472(R11), Z5, Z5
-	VMULPS       Z26, Z28, Z9
-	VMULPS       1024(R11), Z11, Z12
-	VMULPS       Z23, Z8, Z13
-	VMULPS       256(R11), Z2, Z14
-	VMINPS       Z1, Z3, Z3
-	VMAXPS       Z0, Z3, Z3
-	VSUBPS       Z10, Z6, Z6
-	VADDPS       Z13, Z9, Z9
-	VSUBPS       Z15, Z5, Z5
-	VMULPS       1664(R11), Z4, Z10
-	VADDPS       128(R11), Z12, Z12
-	VADDPS       Z10, Z9, Z9
-	VSUBPS       Z14, Z12, Z10
-	VMULPS       64(R11), Z3, Z12
-	VMULPS       Z6, Z6, Z6
-	VSUBPS       Z9, Z12, Z9
-	VMULPS       Z5, Z5, Z5
-	VMULPS       Z7, Z9, Z7
-	VADDPS       Z5, Z6, Z5
-	VMINPS       Z1, Z7, Z6
-	VMAXPS       Z0, Z6, Z6
-	VMULPS       Z10, Z10, Z7
-	VMULPS       Z6, Z26, Z9
-	VMULPS       Z6, Z23, Z10
-	VADDPS       Z7, Z5, Z5
-	VMULPS       832(R11), Z3, Z7
-	VMULPS       960(R11), Z3, Z12
-	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z5, K1
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPS      (R11), Z13, Z6
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z12, K2
+	VDIVPS.Z    Z12, Z1, K2, Z7
+	VADDPS      1472(R11), Z5, Z5
+	VMULPS      Z26, Z28, Z9
+	VMULPS      1024(R11), Z11, Z12
+	VMULPS      Z23, Z8, Z13
+	VMULPS      256(R11), Z2, Z14
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VSUBPS      Z10, Z6, Z6
+	VADDPS      Z13, Z9, Z9
+	VSUBPS      Z15, Z5, Z5
+	VMULPS      1664(R11), Z4, Z10
+	VADDPS      128(R11), Z12, Z12
+	VADDPS      Z10, Z9, Z9
+	VSUBPS      Z14, Z12, Z10
+	VMULPS      64(R11), Z3, Z12
+	VMULPS      Z6, Z6, Z6
+	VSUBPS      Z9, Z12, Z9
+	VMULPS      Z5, Z5, Z5
+	VMULPS      Z7, Z9, Z7
+	VADDPS      Z5, Z6, Z5
+	VMINPS      Z1, Z7, Z6
+	VMAXPS      Z0, Z6, Z6
+	VMULPS      Z10, Z10, Z7
+	VMULPS      Z6, Z26, Z9
+	VMULPS      Z6, Z23, Z10
+	VADDPS      Z7, Z5, Z5
+	VMULPS      832(R11), Z3, Z7
+	VMULPS      960(R11), Z3, Z12
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z5, K2
 
 	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
@@ -50254,28 +50217,23 @@ ClosestWideAVX512_groups:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z5, 128(R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPS      Z2, K1, 128(R12)(R13*4)
-	MOVQ         t+104(FP), R12
-	VMOVUPS      Z2, K1, 128(R12)(R13*4)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPS      Z2, K1, 128(R12)(R13*4)
-	VADDPS       Z9, Z28, Z2
-	VADDPS       Z10, Z8, Z5
-	VMULPS       1664(R11), Z6, Z8
-	VMULPS       Z3, Z16, Z9
-	VSUBPS       Z7, Z2, Z2
-	VSUBPS       Z12, Z5, Z5
-	VADDPS       Z8, Z4, Z4
-	VSUBPS       Z9, Z4, Z4
-	VMULPS       Z2, Z2, Z2
-	VMULPS       Z5, Z5, Z5
-	VADDPS       Z5, Z2, Z2
-	VMULPS       Z4, Z4, Z4
-	VADDPS       Z4, Z2, Z2
-	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z2, K1
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPS      Z9, Z28, Z2
+	VADDPS      Z10, Z8, Z5
+	VMULPS      1664(R11), Z6, Z8
+	VMULPS      Z3, Z16, Z9
+	VSUBPS      Z7, Z2, Z2
+	VSUBPS      Z12, Z5, Z5
+	VADDPS      Z8, Z4, Z4
+	VSUBPS      Z9, Z4, Z4
+	VMULPS      Z2, Z2, Z2
+	VMULPS      Z5, Z5, Z5
+	VADDPS      Z5, Z2, Z2
+	VMULPS      Z4, Z4, Z4
+	VADDPS      Z4, Z2, Z2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K2
 
 	// Store the results of group 3.
 	MOVQ    s+96(FP), R12
@@ -50285,18 +50243,13 @@ ClosestWideAVX512_groups:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, 192(R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPS      Z2, K1, 192(R12)(R13*4)
-	MOVQ         t+104(FP), R12
-	VMOVUPS      Z2, K1, 192(R12)(R13*4)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPS      Z2, K1, 192(R12)(R13*4)
-	ADDQ         $0x00000040, R13
-	SUBQ         $0x00000040, R14
-	CMPQ         R14, $0x00000040
-	JAE          ClosestWideAVX512_groups
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000040, R13
+	SUBQ $0x00000040, R14
+	CMPQ R14, $0x00000040
+	JAE  ClosestWideAVX512_groups
 
 ClosestWideAVX512_groups_end:
 	// Loop over 1 group(s) at a time while at least 16 lanes remain.
@@ -50319,8 +50272,8 @@ ClosestWideAVX512_loop:
 	VADDPS      Z6, Z5, Z5
 	VMULPS      Z4, Z4, Z6
 	VADDPS      Z6, Z5, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K1
-	VDIVPS.Z    Z5, Z1, K1, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K2
+	VDIVPS.Z    Z5, Z1, K2, Z5
 	VMOVUPS     (DX)(R13*4), Z6
 	VSUBPS      (AX)(R13*4), Z6, Z6
 	VMOVUPS     (SI)(R13*4), Z7
@@ -50367,8 +50320,8 @@ ClosestWideAVX512_loop:
 	VMULPS      Z19, Z18, Z15
 	VADDPS      Z17, Z16, Z16
 	VADDPS      Z15, Z14, Z14
-	VCMPPS      $0x04, Z16, Z0, K1
-	VDIVPS.Z    Z16, Z14, K1, Z14
+	VCMPPS      $0x04, Z16, Z0, K2
+	VDIVPS.Z    Z16, Z14, K2, Z14
 	VMINPS      Z1, Z14, Z14
 	VMAXPS      Z0, Z14, Z14
 	VMULPS      Z6, Z6, Z15
@@ -50378,8 +50331,8 @@ ClosestWideAVX512_loop:
 	VMULPS      Z5, Z14, Z5
 	VADDPS      Z16, Z15, Z14
 	VADDPS      Z5, Z12, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K1
-	VDIVPS.Z    Z14, Z1, K1, Z12
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
+	VDIVPS.Z    Z14, Z1, K2, Z12
 	VMULPS      Z6, Z8, Z14
 	VMULPS      Z7, Z9, Z15
 	VMINPS      Z1, Z5, Z5
@@ -50409,7 +50362,7 @@ ClosestWideAVX512_loop:
 	VADDPS      Z3, Z2, Z2
 	VMULPS      Z4, Z4, Z3
 	VADDPS      Z3, Z2, Z2
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K1
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K2
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
@@ -50419,37 +50372,32 @@ ClosestWideAVX512_loop:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, (R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPS      Z2, K1, (R12)(R13*4)
-	MOVQ         t+104(FP), R12
-	VMOVUPS      Z2, K1, (R12)(R13*4)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPS      Z2, K1, (R12)(R13*4)
-	ADDQ         $0x00000010, R13
-	SUBQ         $0x00000010, R14
-	CMPQ         R14, $0x00000010
-	JAE          ClosestWideAVX512_loop
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000010, R13
+	SUBQ $0x00000010, R14
+	CMPQ R14, $0x00000010
+	JAE  ClosestWideAVX512_loop
 
 ClosestWideAVX512_loop_end:
 	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
 	TESTQ R14, R14
 	JZ    ClosestWideAVX512_done
 	BZHIL R14, low16<>+0(SB), R14
-	KMOVW R14, K1
+	KMOVW R14, K2
 
 	// Masked loads: lanes past n read as zero.
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS.Z   (R8)(R13*4), K1, Z2
-	VMOVUPS.Z   (R9)(R13*4), K1, Z3
+	VMOVUPS.Z   (R8)(R13*4), K2, Z2
+	VMOVUPS.Z   (R9)(R13*4), K2, Z3
 	MOVQ        dx+72(FP), R12
-	VMOVUPS.Z   (R12)(R13*4), K1, Z4
+	VMOVUPS.Z   (R12)(R13*4), K2, Z4
 	MOVQ        dy+80(FP), R12
-	VMOVUPS.Z   (R12)(R13*4), K1, Z5
-	VMOVUPS.Z   (R10)(R13*4), K1, Z6
+	VMOVUPS.Z   (R12)(R13*4), K2, Z5
+	VMOVUPS.Z   (R10)(R13*4), K2, Z6
 	MOVQ        dz+88(FP), R12
-	VMOVUPS.Z   (R12)(R13*4), K1, Z7
+	VMOVUPS.Z   (R12)(R13*4), K2, Z7
 	VSUBPS      Z2, Z4, Z4
 	VSUBPS      Z3, Z5, Z5
 	VSUBPS      Z6, Z7, Z7
@@ -50458,14 +50406,14 @@ ClosestWideAVX512_loop_end:
 	VADDPS      Z9, Z8, Z8
 	VMULPS      Z7, Z7, Z9
 	VADDPS      Z9, Z8, Z8
-	VMOVUPS.Z   (AX)(R13*4), K1, Z9
-	VMOVUPS.Z   (BX)(R13*4), K1, Z10
-	VMOVUPS.Z   (DX)(R13*4), K1, Z11
-	VMOVUPS.Z   (SI)(R13*4), K1, Z12
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z8, K2
-	VDIVPS.Z    Z8, Z1, K2, Z8
-	VMOVUPS.Z   (CX)(R13*4), K1, Z13
-	VMOVUPS.Z   (DI)(R13*4), K1, Z14
+	VMOVUPS.Z   (AX)(R13*4), K2, Z9
+	VMOVUPS.Z   (BX)(R13*4), K2, Z10
+	VMOVUPS.Z   (DX)(R13*4), K2, Z11
+	VMOVUPS.Z   (SI)(R13*4), K2, Z12
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z8, K3
+	VDIVPS.Z    Z8, Z1, K3, Z8
+	VMOVUPS.Z   (CX)(R13*4), K2, Z13
+	VMOVUPS.Z   (DI)(R13*4), K2, Z14
 	VSUBPS      Z9, Z11, Z11
 	VSUBPS      Z10, Z12, Z12
 	VSUBPS      Z2, Z9, Z2
@@ -50506,8 +50454,8 @@ ClosestWideAVX512_loop_end:
 	VMULPS      Z19, Z18, Z15
 	VADDPS      Z17, Z16, Z16
 	VADDPS      Z15, Z14, Z14
-	VCMPPS      $0x04, Z16, Z0, K2
-	VDIVPS.Z    Z16, Z14, K2, Z14
+	VCMPPS      $0x04, Z16, Z0, K3
+	VDIVPS.Z    Z16, Z14, K3, Z14
 	VMINPS      Z1, Z14, Z14
 	VMAXPS      Z0, Z14, Z14
 	VMULPS      Z11, Z11, Z15
@@ -50517,8 +50465,8 @@ ClosestWideAVX512_loop_end:
 	VMULPS      Z8, Z14, Z8
 	VADDPS      Z16, Z15, Z14
 	VADDPS      Z8, Z10, Z8
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
-	VDIVPS.Z    Z14, Z1, K2, Z10
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K3
+	VDIVPS.Z    Z14, Z1, K3, Z10
 	VMULPS      Z11, Z2, Z14
 	VMULPS      Z12, Z3, Z15
 	VMINPS      Z1, Z8, Z8
@@ -50548,29 +50496,25 @@ ClosestWideAVX512_loop_end:
 	VADDPS      Z2, Z1, Z1
 	VMULPS      Z3, Z3, Z2
 	VADDPS      Z2, Z1, Z1
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K3
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
-	VMOVUPS Z0, K1, (R12)(R13*4)
+	VMOVUPS Z0, K2, (R12)(R13*4)
 	MOVQ    t+104(FP), R12
-	VMOVUPS Z8, K1, (R12)(R13*4)
+	VMOVUPS Z8, K2, (R12)(R13*4)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPS Z1, K1, (R12)(R13*4)
+	VMOVUPS Z1, K2, (R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	KANDW        K1, K2, K3
-	VBROADCASTSS canonicalnan<>+0(SB), Z0
-	MOVQ         s+96(FP), R12
-	VMOVUPS      Z0, K3, (R12)(R13*4)
-	KANDW        K1, K2, K3
-	MOVQ         t+104(FP), R12
-	VMOVUPS      Z0, K3, (R12)(R13*4)
-	KANDW        K1, K2, K1
-	MOVQ         dist2+112(FP), R12
-	VMOVUPS      Z0, K1, (R12)(R13*4)
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KANDW K2, K3, K2
+	KORW  K2, K1, K1
 
 ClosestWideAVX512_done:
+	// The overridden lanes' mask, ORed over every group: bad (DeferOverrides).
+	KMOVW K1, R14
+	MOVQ  R14, bad+128(FP)
 	VZEROUPPER
 	RET
 
@@ -50674,9 +50618,9 @@ StreamAVX512_done:
 	VZEROUPPER
 	RET
 
-// func ClosestPointAVX512(px *float32, py *float32, pz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, t *float32, dist2 *float32, n int)
+// func ClosestPointAVX512(px *float32, py *float32, pz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, t *float32, dist2 *float32, n int) (bad int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·ClosestPointAVX512(SB), NOSPLIT, $0-96
+TEXT ·ClosestPointAVX512(SB), NOSPLIT, $0-104
 	MOVQ         px+0(FP), AX
 	MOVQ         py+8(FP), BX
 	MOVQ         pz+16(FP), CX
@@ -50690,6 +50634,9 @@ TEXT ·ClosestPointAVX512(SB), NOSPLIT, $0-96
 	MOVQ         n+88(FP), R14
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSS one<>+0(SB), Z1
+
+	// No overridden lane yet (DeferOverrides).
+	KXORW K1, K1, K1
 
 	// At least 262144 lanes and 64-byte-aligned outputs: non-temporal stores
 	// (no read-for-ownership of the output lines), then SFENCE.
@@ -50724,56 +50671,58 @@ ClosestPointAVX512_nt:
 	PREFETCHT1 1024(R10)(R13*4)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS        (R8)(R13*4), Z2
-	VSUBPS         (DX)(R13*4), Z2, Z2
-	VMOVUPS        (R9)(R13*4), Z3
-	VSUBPS         (SI)(R13*4), Z3, Z3
-	VMOVUPS        (AX)(R13*4), Z4
-	VSUBPS         (DX)(R13*4), Z4, Z4
-	VMOVUPS        (BX)(R13*4), Z5
-	VSUBPS         (SI)(R13*4), Z5, Z5
-	VMOVUPS        (R10)(R13*4), Z6
-	VSUBPS         (DI)(R13*4), Z6, Z6
-	VMOVUPS        (CX)(R13*4), Z7
-	VSUBPS         (DI)(R13*4), Z7, Z7
-	VMULPS         Z2, Z4, Z8
-	VMULPS         Z3, Z5, Z9
-	VMULPS         Z2, Z2, Z10
-	VMULPS         Z3, Z3, Z11
-	VADDPS         Z9, Z8, Z8
-	VMULPS         Z6, Z7, Z9
-	VADDPS         Z11, Z10, Z10
-	VMULPS         Z6, Z6, Z11
-	VADDPS         Z9, Z8, Z8
-	VADDPS         Z11, Z10, Z9
-	VCMPPS         $0x04, Z9, Z0, K1
-	VDIVPS.Z       Z9, Z8, K1, Z8
-	VMINPS         Z1, Z8, Z8
-	VMAXPS         Z0, Z8, Z8
-	VMULPS         Z8, Z2, Z2
-	VMULPS         Z8, Z3, Z3
-	VMULPS         Z8, Z6, Z6
-	VSUBPS         Z4, Z2, Z2
-	VSUBPS         Z5, Z3, Z3
-	VSUBPS         Z7, Z6, Z4
-	VMULPS         Z2, Z2, Z2
-	VMULPS         Z3, Z3, Z3
-	VADDPS         Z3, Z2, Z2
-	VMULPS         Z4, Z4, Z3
-	VADDPS         Z3, Z2, Z2
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VMOVUPS     (R8)(R13*4), Z2
+	VSUBPS      (DX)(R13*4), Z2, Z2
+	VMOVUPS     (R9)(R13*4), Z3
+	VSUBPS      (SI)(R13*4), Z3, Z3
+	VMOVUPS     (AX)(R13*4), Z4
+	VSUBPS      (DX)(R13*4), Z4, Z4
+	VMOVUPS     (BX)(R13*4), Z5
+	VSUBPS      (SI)(R13*4), Z5, Z5
+	VMOVUPS     (R10)(R13*4), Z6
+	VSUBPS      (DI)(R13*4), Z6, Z6
+	VMOVUPS     (CX)(R13*4), Z7
+	VSUBPS      (DI)(R13*4), Z7, Z7
+	VMULPS      Z2, Z4, Z8
+	VMULPS      Z3, Z5, Z9
+	VMULPS      Z2, Z2, Z10
+	VMULPS      Z3, Z3, Z11
+	VADDPS      Z9, Z8, Z8
+	VMULPS      Z6, Z7, Z9
+	VADDPS      Z11, Z10, Z10
+	VMULPS      Z6, Z6, Z11
+	VADDPS      Z9, Z8, Z8
+	VADDPS      Z11, Z10, Z9
+	VCMPPS      $0x04, Z9, Z0, K2
+	VDIVPS.Z    Z9, Z8, K2, Z8
+	VMINPS      Z1, Z8, Z8
+	VMAXPS      Z0, Z8, Z8
+	VMULPS      Z8, Z2, Z2
+	VMULPS      Z8, Z3, Z3
+	VMULPS      Z8, Z6, Z6
+	VSUBPS      Z4, Z2, Z2
+	VSUBPS      Z5, Z3, Z3
+	VSUBPS      Z7, Z6, Z4
+	VMULPS      Z2, Z2, Z2
+	VMULPS      Z3, Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMULPS      Z4, Z4, Z3
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K2
 
 	// Store the results of group 0.
 	MOVQ     t+72(FP), R12
 	VMOVNTPS Z8, (R12)(R13*4)
 	MOVQ     dist2+80(FP), R12
 	VMOVNTPS Z2, (R12)(R13*4)
-	ADDQ     $0x00000010, R13
-	SUBQ     $0x00000010, R14
-	CMPQ     R14, $0x00004000
-	JAE      ClosestPointAVX512_nt
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000010, R13
+	SUBQ $0x00000010, R14
+	CMPQ R14, $0x00004000
+	JAE  ClosestPointAVX512_nt
 
 ClosestPointAVX512_nt_end:
 	JMP ClosestPointAVX512_nt_fence
@@ -50785,56 +50734,58 @@ ClosestPointAVX512_nt_noprefetch:
 
 ClosestPointAVX512_ntplain:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS        (R8)(R13*4), Z2
-	VSUBPS         (DX)(R13*4), Z2, Z2
-	VMOVUPS        (R9)(R13*4), Z3
-	VSUBPS         (SI)(R13*4), Z3, Z3
-	VMOVUPS        (AX)(R13*4), Z4
-	VSUBPS         (DX)(R13*4), Z4, Z4
-	VMOVUPS        (BX)(R13*4), Z5
-	VSUBPS         (SI)(R13*4), Z5, Z5
-	VMOVUPS        (R10)(R13*4), Z6
-	VSUBPS         (DI)(R13*4), Z6, Z6
-	VMOVUPS        (CX)(R13*4), Z7
-	VSUBPS         (DI)(R13*4), Z7, Z7
-	VMULPS         Z2, Z4, Z8
-	VMULPS         Z3, Z5, Z9
-	VMULPS         Z2, Z2, Z10
-	VMULPS         Z3, Z3, Z11
-	VADDPS         Z9, Z8, Z8
-	VMULPS         Z6, Z7, Z9
-	VADDPS         Z11, Z10, Z10
-	VMULPS         Z6, Z6, Z11
-	VADDPS         Z9, Z8, Z8
-	VADDPS         Z11, Z10, Z9
-	VCMPPS         $0x04, Z9, Z0, K1
-	VDIVPS.Z       Z9, Z8, K1, Z8
-	VMINPS         Z1, Z8, Z8
-	VMAXPS         Z0, Z8, Z8
-	VMULPS         Z8, Z2, Z2
-	VMULPS         Z8, Z3, Z3
-	VMULPS         Z8, Z6, Z6
-	VSUBPS         Z4, Z2, Z2
-	VSUBPS         Z5, Z3, Z3
-	VSUBPS         Z7, Z6, Z4
-	VMULPS         Z2, Z2, Z2
-	VMULPS         Z3, Z3, Z3
-	VADDPS         Z3, Z2, Z2
-	VMULPS         Z4, Z4, Z3
-	VADDPS         Z3, Z2, Z2
-	VCMPPS.BCST    $0x16, maxfinite<>+0(SB), Z2, K1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z2
+	VMOVUPS     (R8)(R13*4), Z2
+	VSUBPS      (DX)(R13*4), Z2, Z2
+	VMOVUPS     (R9)(R13*4), Z3
+	VSUBPS      (SI)(R13*4), Z3, Z3
+	VMOVUPS     (AX)(R13*4), Z4
+	VSUBPS      (DX)(R13*4), Z4, Z4
+	VMOVUPS     (BX)(R13*4), Z5
+	VSUBPS      (SI)(R13*4), Z5, Z5
+	VMOVUPS     (R10)(R13*4), Z6
+	VSUBPS      (DI)(R13*4), Z6, Z6
+	VMOVUPS     (CX)(R13*4), Z7
+	VSUBPS      (DI)(R13*4), Z7, Z7
+	VMULPS      Z2, Z4, Z8
+	VMULPS      Z3, Z5, Z9
+	VMULPS      Z2, Z2, Z10
+	VMULPS      Z3, Z3, Z11
+	VADDPS      Z9, Z8, Z8
+	VMULPS      Z6, Z7, Z9
+	VADDPS      Z11, Z10, Z10
+	VMULPS      Z6, Z6, Z11
+	VADDPS      Z9, Z8, Z8
+	VADDPS      Z11, Z10, Z9
+	VCMPPS      $0x04, Z9, Z0, K2
+	VDIVPS.Z    Z9, Z8, K2, Z8
+	VMINPS      Z1, Z8, Z8
+	VMAXPS      Z0, Z8, Z8
+	VMULPS      Z8, Z2, Z2
+	VMULPS      Z8, Z3, Z3
+	VMULPS      Z8, Z6, Z6
+	VSUBPS      Z4, Z2, Z2
+	VSUBPS      Z5, Z3, Z3
+	VSUBPS      Z7, Z6, Z4
+	VMULPS      Z2, Z2, Z2
+	VMULPS      Z3, Z3, Z3
+	VADDPS      Z3, Z2, Z2
+	VMULPS      Z4, Z4, Z3
+	VADDPS      Z3, Z2, Z2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K2
 
 	// Store the results of group 0.
 	MOVQ     t+72(FP), R12
 	VMOVNTPS Z8, (R12)(R13*4)
 	MOVQ     dist2+80(FP), R12
 	VMOVNTPS Z2, (R12)(R13*4)
-	ADDQ     $0x00000010, R13
-	SUBQ     $0x00000010, R14
-	CMPQ     R14, $0x00004000
-	JAE      ClosestPointAVX512_ntplain
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000010, R13
+	SUBQ $0x00000010, R14
+	CMPQ R14, $0x00004000
+	JAE  ClosestPointAVX512_ntplain
 
 ClosestPointAVX512_ntplain_end:
 ClosestPointAVX512_nt_fence:
@@ -50885,8 +50836,8 @@ ClosestPointAVX512_prefetch:
 	VMULPS      Z6, Z6, Z11
 	VADDPS      Z9, Z8, Z8
 	VADDPS      Z11, Z10, Z9
-	VCMPPS      $0x04, Z9, Z0, K1
-	VDIVPS.Z    Z9, Z8, K1, Z8
+	VCMPPS      $0x04, Z9, Z0, K2
+	VDIVPS.Z    Z9, Z8, K2, Z8
 	VMINPS      Z1, Z8, Z8
 	VMAXPS      Z0, Z8, Z8
 	VMULPS      Z8, Z2, Z2
@@ -50900,7 +50851,7 @@ ClosestPointAVX512_prefetch:
 	VADDPS      Z3, Z2, Z2
 	VMULPS      Z4, Z4, Z3
 	VADDPS      Z3, Z2, Z2
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K1
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K2
 
 	// Store the results of group 0.
 	MOVQ    t+72(FP), R12
@@ -50908,16 +50859,13 @@ ClosestPointAVX512_prefetch:
 	MOVQ    dist2+80(FP), R12
 	VMOVUPS Z2, (R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z2
-	MOVQ         t+72(FP), R12
-	VMOVUPS      Z2, K1, (R12)(R13*4)
-	MOVQ         dist2+80(FP), R12
-	VMOVUPS      Z2, K1, (R12)(R13*4)
-	ADDQ         $0x00000010, R13
-	SUBQ         $0x00000010, R14
-	CMPQ         R14, $0x00004000
-	JAE          ClosestPointAVX512_prefetch
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000010, R13
+	SUBQ $0x00000010, R14
+	CMPQ R14, $0x00004000
+	JAE  ClosestPointAVX512_prefetch
 
 ClosestPointAVX512_prefetch_end:
 	// Loop over 1 group(s) at a time while at least 16 lanes remain.
@@ -50948,8 +50896,8 @@ ClosestPointAVX512_loop:
 	VMULPS      Z6, Z6, Z11
 	VADDPS      Z9, Z8, Z8
 	VADDPS      Z11, Z10, Z9
-	VCMPPS      $0x04, Z9, Z0, K1
-	VDIVPS.Z    Z9, Z8, K1, Z8
+	VCMPPS      $0x04, Z9, Z0, K2
+	VDIVPS.Z    Z9, Z8, K2, Z8
 	VMINPS      Z1, Z8, Z8
 	VMAXPS      Z0, Z8, Z8
 	VMULPS      Z8, Z2, Z2
@@ -50963,7 +50911,7 @@ ClosestPointAVX512_loop:
 	VADDPS      Z3, Z2, Z2
 	VMULPS      Z4, Z4, Z3
 	VADDPS      Z3, Z2, Z2
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K1
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z2, K2
 
 	// Store the results of group 0.
 	MOVQ    t+72(FP), R12
@@ -50971,34 +50919,31 @@ ClosestPointAVX512_loop:
 	MOVQ    dist2+80(FP), R12
 	VMOVUPS Z2, (R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z2
-	MOVQ         t+72(FP), R12
-	VMOVUPS      Z2, K1, (R12)(R13*4)
-	MOVQ         dist2+80(FP), R12
-	VMOVUPS      Z2, K1, (R12)(R13*4)
-	ADDQ         $0x00000010, R13
-	SUBQ         $0x00000010, R14
-	CMPQ         R14, $0x00000010
-	JAE          ClosestPointAVX512_loop
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000010, R13
+	SUBQ $0x00000010, R14
+	CMPQ R14, $0x00000010
+	JAE  ClosestPointAVX512_loop
 
 ClosestPointAVX512_loop_end:
 	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
 	TESTQ R14, R14
 	JZ    ClosestPointAVX512_done
 	BZHIL R14, low16<>+0(SB), R14
-	KMOVW R14, K1
+	KMOVW R14, K2
 
 	// Masked loads: lanes past n read as zero.
-	VMOVUPS.Z (AX)(R13*4), K1, Z2
-	VMOVUPS.Z (BX)(R13*4), K1, Z3
-	VMOVUPS.Z (CX)(R13*4), K1, Z4
-	VMOVUPS.Z (DX)(R13*4), K1, Z5
-	VMOVUPS.Z (SI)(R13*4), K1, Z6
-	VMOVUPS.Z (DI)(R13*4), K1, Z7
-	VMOVUPS.Z (R8)(R13*4), K1, Z8
-	VMOVUPS.Z (R9)(R13*4), K1, Z9
-	VMOVUPS.Z (R10)(R13*4), K1, Z10
+	VMOVUPS.Z (AX)(R13*4), K2, Z2
+	VMOVUPS.Z (BX)(R13*4), K2, Z3
+	VMOVUPS.Z (CX)(R13*4), K2, Z4
+	VMOVUPS.Z (DX)(R13*4), K2, Z5
+	VMOVUPS.Z (SI)(R13*4), K2, Z6
+	VMOVUPS.Z (DI)(R13*4), K2, Z7
+	VMOVUPS.Z (R8)(R13*4), K2, Z8
+	VMOVUPS.Z (R9)(R13*4), K2, Z9
+	VMOVUPS.Z (R10)(R13*4), K2, Z10
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VSUBPS      Z5, Z8, Z8
@@ -51017,8 +50962,8 @@ ClosestPointAVX512_loop_end:
 	VMULPS      Z5, Z5, Z11
 	VADDPS      Z7, Z6, Z6
 	VADDPS      Z11, Z10, Z7
-	VCMPPS      $0x04, Z7, Z0, K2
-	VDIVPS.Z    Z7, Z6, K2, Z6
+	VCMPPS      $0x04, Z7, Z0, K3
+	VDIVPS.Z    Z7, Z6, K3, Z6
 	VMINPS      Z1, Z6, Z1
 	VMAXPS      Z0, Z1, Z0
 	VMULPS      Z0, Z8, Z1
@@ -51032,24 +50977,23 @@ ClosestPointAVX512_loop_end:
 	VADDPS      Z2, Z1, Z1
 	VMULPS      Z3, Z3, Z2
 	VADDPS      Z2, Z1, Z1
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K3
 
 	// Store the results of group 0.
 	MOVQ    t+72(FP), R12
-	VMOVUPS Z0, K1, (R12)(R13*4)
+	VMOVUPS Z0, K2, (R12)(R13*4)
 	MOVQ    dist2+80(FP), R12
-	VMOVUPS Z1, K1, (R12)(R13*4)
+	VMOVUPS Z1, K2, (R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	KANDW        K1, K2, K3
-	VBROADCASTSS canonicalnan<>+0(SB), Z0
-	MOVQ         t+72(FP), R12
-	VMOVUPS      Z0, K3, (R12)(R13*4)
-	KANDW        K1, K2, K1
-	MOVQ         dist2+80(FP), R12
-	VMOVUPS      Z0, K1, (R12)(R13*4)
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KANDW K2, K3, K2
+	KORW  K2, K1, K1
 
 ClosestPointAVX512_done:
+	// The overridden lanes' mask, ORed over every group: bad (DeferOverrides).
+	KMOVW K1, R14
+	MOVQ  R14, bad+96(FP)
 	VZEROUPPER
 	RET
 
@@ -53789,9 +53733,9 @@ ClosestPoint64AVX2_done:
 	VZEROUPPER
 	RET
 
-// func Closest64AVX512(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
+// func Closest64AVX512(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int) (bad int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
-TEXT ·Closest64AVX512(SB), NOSPLIT, $0-128
+TEXT ·Closest64AVX512(SB), NOSPLIT, $0-136
 	// From 64 lanes on: Closest64WideAVX512 (a tail call; this function has no frame).
 	MOVQ n+120(FP), R14
 	CMPQ R14, $0x00000040
@@ -53814,6 +53758,9 @@ Closest64AVX512_short:
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSD one64<>+0(SB), Z1
 
+	// No overridden lane yet (DeferOverrides).
+	KXORW K1, K1, K1
+
 	// Loop over 1 group(s) at a time while at least 8 lanes remain.
 	CMPQ R14, $0x00000008
 	JB   Closest64AVX512_loop_end
@@ -53834,8 +53781,8 @@ Closest64AVX512_loop:
 	VADDPD      Z6, Z5, Z5
 	VMULPD      Z3, Z3, Z6
 	VADDPD      Z6, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z    Z5, Z1, K1, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K2
+	VDIVPD.Z    Z5, Z1, K2, Z5
 	VMOVUPS     (DX)(R13*8), Z6
 	VSUBPD      (AX)(R13*8), Z6, Z6
 	VMOVUPS     (SI)(R13*8), Z7
@@ -53882,8 +53829,8 @@ Closest64AVX512_loop:
 	VMULPD      Z19, Z18, Z15
 	VADDPD      Z17, Z16, Z16
 	VADDPD      Z15, Z14, Z14
-	VCMPPD      $0x04, Z16, Z0, K1
-	VDIVPD.Z    Z16, Z14, K1, Z14
+	VCMPPD      $0x04, Z16, Z0, K2
+	VDIVPD.Z    Z16, Z14, K2, Z14
 	VMULPD      Z6, Z6, Z15
 	VMULPD      Z7, Z7, Z16
 	VMINPD      Z1, Z14, Z14
@@ -53892,8 +53839,8 @@ Closest64AVX512_loop:
 	VMULPD      Z10, Z10, Z16
 	VADDPD      Z16, Z15, Z15
 	VMULPD      Z5, Z14, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
-	VDIVPD.Z    Z15, Z1, K1, Z14
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K2
+	VDIVPD.Z    Z15, Z1, K2, Z14
 	VADDPD      Z5, Z12, Z5
 	VMULPD      Z6, Z8, Z12
 	VMULPD      Z7, Z9, Z15
@@ -53924,7 +53871,7 @@ Closest64AVX512_loop:
 	VADDPD      Z2, Z4, Z2
 	VMULPD      Z3, Z3, Z3
 	VADDPD      Z3, Z2, Z2
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K1
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K2
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
@@ -53934,41 +53881,36 @@ Closest64AVX512_loop:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, (R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	MOVQ         t+104(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	ADDQ         $0x00000008, R13
-	SUBQ         $0x00000008, R14
-	CMPQ         R14, $0x00000008
-	JAE          Closest64AVX512_loop
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000008, R13
+	SUBQ $0x00000008, R14
+	CMPQ R14, $0x00000008
+	JAE  Closest64AVX512_loop
 
 Closest64AVX512_loop_end:
 	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
 	TESTQ R14, R14
 	JZ    Closest64AVX512_done
 	BZHIL R14, low16<>+0(SB), R14
-	KMOVW R14, K1
+	KMOVW R14, K2
 
 	// Masked loads: lanes past n read as zero.
-	VMOVUPD.Z (AX)(R13*8), K1, Z2
-	VMOVUPD.Z (BX)(R13*8), K1, Z3
-	VMOVUPD.Z (CX)(R13*8), K1, Z4
-	VMOVUPD.Z (DX)(R13*8), K1, Z5
-	VMOVUPD.Z (SI)(R13*8), K1, Z6
-	VMOVUPD.Z (DI)(R13*8), K1, Z7
-	VMOVUPD.Z (R8)(R13*8), K1, Z8
-	VMOVUPD.Z (R9)(R13*8), K1, Z9
-	VMOVUPD.Z (R10)(R13*8), K1, Z10
-	VMOVUPD.Z (R11)(R13*8), K1, Z11
+	VMOVUPD.Z (AX)(R13*8), K2, Z2
+	VMOVUPD.Z (BX)(R13*8), K2, Z3
+	VMOVUPD.Z (CX)(R13*8), K2, Z4
+	VMOVUPD.Z (DX)(R13*8), K2, Z5
+	VMOVUPD.Z (SI)(R13*8), K2, Z6
+	VMOVUPD.Z (DI)(R13*8), K2, Z7
+	VMOVUPD.Z (R8)(R13*8), K2, Z8
+	VMOVUPD.Z (R9)(R13*8), K2, Z9
+	VMOVUPD.Z (R10)(R13*8), K2, Z10
+	VMOVUPD.Z (R11)(R13*8), K2, Z11
 	MOVQ      dy+80(FP), R12
-	VMOVUPD.Z (R12)(R13*8), K1, Z12
+	VMOVUPD.Z (R12)(R13*8), K2, Z12
 	MOVQ      dz+88(FP), R12
-	VMOVUPD.Z (R12)(R13*8), K1, Z13
+	VMOVUPD.Z (R12)(R13*8), K2, Z13
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VSUBPD      Z8, Z11, Z11
@@ -53979,8 +53921,8 @@ Closest64AVX512_loop_end:
 	VADDPD      Z15, Z14, Z14
 	VMULPD      Z13, Z13, Z15
 	VADDPD      Z15, Z14, Z14
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z14, K2
-	VDIVPD.Z    Z14, Z1, K2, Z14
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z14, K3
+	VDIVPD.Z    Z14, Z1, K3, Z14
 	VSUBPD      Z2, Z5, Z5
 	VSUBPD      Z3, Z6, Z6
 	VSUBPD      Z8, Z2, Z2
@@ -54021,8 +53963,8 @@ Closest64AVX512_loop_end:
 	VMULPD      Z19, Z18, Z15
 	VADDPD      Z17, Z16, Z16
 	VADDPD      Z15, Z14, Z14
-	VCMPPD      $0x04, Z16, Z0, K2
-	VDIVPD.Z    Z16, Z14, K2, Z14
+	VCMPPD      $0x04, Z16, Z0, K3
+	VDIVPD.Z    Z16, Z14, K3, Z14
 	VMULPD      Z5, Z5, Z15
 	VMULPD      Z6, Z6, Z16
 	VMINPD      Z1, Z14, Z14
@@ -54031,8 +53973,8 @@ Closest64AVX512_loop_end:
 	VMULPD      Z7, Z7, Z16
 	VADDPD      Z16, Z15, Z15
 	VMULPD      Z10, Z14, Z10
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K2
-	VDIVPD.Z    Z15, Z1, K2, Z14
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K3
+	VDIVPD.Z    Z15, Z1, K3, Z14
 	VADDPD      Z10, Z8, Z8
 	VMULPD      Z5, Z2, Z10
 	VMULPD      Z6, Z3, Z15
@@ -54063,35 +54005,31 @@ Closest64AVX512_loop_end:
 	VADDPD      Z2, Z1, Z1
 	VMULPD      Z3, Z3, Z2
 	VADDPD      Z2, Z1, Z1
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K2
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K3
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
-	VMOVUPD Z0, K1, (R12)(R13*8)
+	VMOVUPD Z0, K2, (R12)(R13*8)
 	MOVQ    t+104(FP), R12
-	VMOVUPD Z8, K1, (R12)(R13*8)
+	VMOVUPD Z8, K2, (R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPD Z1, K1, (R12)(R13*8)
+	VMOVUPD Z1, K2, (R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	KANDW        K1, K2, K3
-	VBROADCASTSD canonicalnan64<>+0(SB), Z0
-	MOVQ         s+96(FP), R12
-	VMOVUPD      Z0, K3, (R12)(R13*8)
-	KANDW        K1, K2, K3
-	MOVQ         t+104(FP), R12
-	VMOVUPD      Z0, K3, (R12)(R13*8)
-	KANDW        K1, K2, K1
-	MOVQ         dist2+112(FP), R12
-	VMOVUPD      Z0, K1, (R12)(R13*8)
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KANDW K2, K3, K2
+	KORW  K2, K1, K1
 
 Closest64AVX512_done:
+	// The overridden lanes' mask, ORed over every group: bad (DeferOverrides).
+	KMOVW K1, R14
+	MOVQ  R14, bad+128(FP)
 	VZEROUPPER
 	RET
 
-// func Closest64WideAVX512(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
+// func Closest64WideAVX512(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int) (bad int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·Closest64WideAVX512(SB), $2112-128
+TEXT ·Closest64WideAVX512(SB), $2112-136
 	LEAQ         (SP), R11
 	ADDQ         $0x3f, R11
 	ANDQ         $-64, R11
@@ -54108,6 +54046,9 @@ TEXT ·Closest64WideAVX512(SB), $2112-128
 	MOVQ         n+120(FP), R14
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSD one64<>+0(SB), Z1
+
+	// No overridden lane yet (DeferOverrides).
+	KXORW K1, K1, K1
 
 	// At least 262144 lanes and 64-byte-aligned outputs: non-temporal stores
 	// (no read-for-ownership of the output lines), then SFENCE.
@@ -54209,8 +54150,8 @@ Closest64WideAVX512_nt:
 	VADDPD      Z6, Z5, Z5
 	VMULPD      Z4, Z4, Z6
 	VADDPD      Z6, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z    Z5, Z1, K1, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K2
+	VDIVPD.Z    Z5, Z1, K2, Z5
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ        dx+72(FP), R12
@@ -54242,8 +54183,8 @@ Closest64WideAVX512_nt:
 	VMULPD      Z12, Z3, Z18
 	VADDPD      Z17, Z13, Z13
 	VMULPD      Z9, Z2, Z17
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K1
-	VDIVPD.Z    Z13, Z1, K1, Z13
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K2
+	VDIVPD.Z    Z13, Z1, K2, Z13
 	VMULPD      Z10, Z3, Z19
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
@@ -54295,441 +54236,439 @@ Closest64WideAVX512_nt:
 	VADDPD      Z3, Z26, Z3
 	VSUBPD      Z11, Z24, Z18
 	VMULPD      Z21, Z6, Z24
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z    Z3, Z1, K1, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K2
+	VDIVPD.Z    Z3, Z1, K2, Z3
 	VSUBPD      Z12, Z27, Z26
 	VMULPD      Z22, Z7, Z27
 	VMOVUPS     Z12, 320(R11)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPD         Z5, Z4, Z12
-	VMOVUPS        Z4, 384(R11)
-	VADDPD         Z15, Z31, Z4
-	VSUBPD         Z30, Z9, Z15
-	VMULPD         Z2, Z8, Z30
-	MOVQ           dx+72(FP), R12
-	VMOVUPS        192(R12)(R13*8), Z31
-	VMOVUPS        Z11, 448(R11)
-	VSUBPD         Z29, Z10, Z11
-	VADDPD         Z27, Z24, Z24
-	MOVQ           dy+80(FP), R12
-	VMOVUPS        192(R12)(R13*8), Z27
-	VSUBPD         Z16, Z17, Z17
-	VMULPD         Z28, Z8, Z29
-	VMOVUPS        Z16, 512(R11)
-	VSUBPD         Z12, Z14, Z12
-	VADDPD         Z30, Z4, Z4
-	MOVQ           dz+88(FP), R12
-	VMOVUPS        192(R12)(R13*8), Z16
-	VMULPD         Z15, Z15, Z30
-	VMOVUPS        Z5, 576(R11)
-	VADDPD         Z29, Z24, Z5
-	VMOVUPS        128(DX)(R13*8), Z24
-	VSUBPD         128(AX)(R13*8), Z24, Z24
-	VSUBPD         192(R8)(R13*8), Z31, Z29
-	VMULPD         Z11, Z11, Z31
-	VMOVUPS        Z3, 640(R11)
-	VMULPD         Z13, Z4, Z3
-	VMOVUPS        Z14, 704(R11)
-	VMOVUPS        128(SI)(R13*8), Z4
-	VSUBPD         128(BX)(R13*8), Z4, Z4
-	VSUBPD         192(R9)(R13*8), Z27, Z14
-	VMULPD         Z15, Z18, Z15
-	VMULPD         Z13, Z5, Z13
-	VMOVUPS        128(AX)(R13*8), Z18
-	VSUBPD         128(R8)(R13*8), Z18, Z18
-	VSUBPD         192(R10)(R13*8), Z16, Z16
-	VMULPD         Z11, Z26, Z11
-	VMULPD         Z3, Z6, Z26
-	VMOVUPS        Z5, 768(R11)
-	VMOVUPS        128(BX)(R13*8), Z5
-	VSUBPD         128(R9)(R13*8), Z5, Z5
-	VMULPD         Z29, Z29, Z27
-	VMOVUPS        Z29, 832(R11)
-	VADDPD         Z31, Z30, Z29
-	VMULPD         Z3, Z7, Z30
-	VMOVUPS        Z28, 896(R11)
-	VMOVUPS        128(DI)(R13*8), Z28
-	VSUBPD         128(CX)(R13*8), Z28, Z28
-	VMULPD         Z14, Z14, Z31
-	VMOVUPS        Z14, 960(R11)
-	VMULPD         Z12, Z12, Z14
-	VMOVUPS        Z28, 1024(R11)
-	VMULPD         Z13, Z6, Z28
-	VMOVUPS        Z6, 1088(R11)
-	VMOVUPS        Z2, 1152(R11)
-	VMOVUPS        128(CX)(R13*8), Z2
-	VSUBPD         128(R10)(R13*8), Z2, Z2
-	VADDPD         Z31, Z27, Z6
-	VADDPD         Z11, Z15, Z11
-	VMULPD         Z13, Z7, Z15
-	VMULPD         Z18, Z20, Z27
-	VMULPD         Z16, Z16, Z31
-	VMOVUPS        Z7, 1216(R11)
-	VMULPD         Z12, Z17, Z7
-	VMULPD         Z3, Z8, Z12
-	VMULPD         Z5, Z19, Z17
-	VMOVUPS        Z3, 1280(R11)
-	VADDPD         Z31, Z6, Z3
-	VADDPD         Z14, Z29, Z6
-	VSUBPD         Z23, Z26, Z14
-	VMULPD         Z24, Z20, Z26
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z       Z3, Z1, K1, Z3
-	VADDPD         Z7, Z11, Z7
-	VSUBPD         Z25, Z30, Z11
-	VMULPD         Z4, Z19, Z29
-	VCMPPD         $0x04, Z6, Z0, K1
-	VDIVPD.Z       Z6, Z7, K1, Z6
-	VMULPD         Z13, Z8, Z7
-	VADDPD         Z17, Z27, Z17
-	VMULPD         Z9, Z9, Z27
-	VSUBPD         Z28, Z21, Z28
-	VMULPD         256(R11), Z2, Z30
-	VMULPD         Z10, Z10, Z31
-	VMOVUPS        Z8, 1344(R11)
-	VSUBPD         Z15, Z22, Z8
-	VADDPD         Z29, Z26, Z15
-	VMINPD         Z1, Z6, Z6
-	VMAXPD         Z0, Z6, Z6
-	VSUBPD         1152(R11), Z12, Z12
-	VMOVUPS        256(R11), Z26
-	VMULPD         1024(R11), Z26, Z26
-	VADDPD         Z31, Z27, Z27
-	VMOVUPS        896(R11), Z29
-	VSUBPD         Z7, Z29, Z7
-	VADDPD         Z30, Z17, Z17
-	VMOVUPS        704(R11), Z29
-	VMULPD         704(R11), Z29, Z29
-	VMULPD         Z28, Z28, Z30
-	VADDPD         Z26, Z15, Z15
-	VMOVUPS        192(DX)(R13*8), Z26
-	VSUBPD         192(AX)(R13*8), Z26, Z26
-	VADDPD         Z29, Z27, Z27
-	VMULPD         Z8, Z8, Z29
-	VMULPD         640(R11), Z17, Z17
-	VMOVUPS        Z25, 1408(R11)
-	VMOVUPS        192(SI)(R13*8), Z25
-	VSUBPD         192(BX)(R13*8), Z25, Z25
-	VMULPD         576(R11), Z6, Z6
-	VMULPD         Z28, Z14, Z14
-	VMULPD         640(R11), Z15, Z28
-	VMOVUPS        Z15, 576(R11)
-	VMOVUPS        192(AX)(R13*8), Z15
-	VSUBPD         192(R8)(R13*8), Z15, Z15
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z27, K1
-	VDIVPD.Z       Z27, Z1, K1, Z27
-	VMULPD         Z8, Z11, Z8
-	VMULPD         Z17, Z20, Z11
-	VMOVUPS        Z23, 640(R11)
-	VMOVUPS        192(BX)(R13*8), Z23
-	VSUBPD         192(R9)(R13*8), Z23, Z23
-	VADDPD         192(R11), Z6, Z6
-	VADDPD         Z29, Z30, Z29
-	VMULPD         Z17, Z19, Z30
-	VMOVUPS        Z13, 192(R11)
-	VMOVUPS        192(DI)(R13*8), Z13
-	VSUBPD         192(CX)(R13*8), Z13, Z13
-	VMULPD         448(R11), Z9, Z31
-	VMOVUPS        Z3, 1472(R11)
-	VMULPD         Z7, Z7, Z3
-	VMOVUPS        Z9, 1536(R11)
-	VMULPD         Z28, Z20, Z9
-	VMOVUPS        Z20, 1600(R11)
-	VMOVUPS        Z13, 1664(R11)
-	VMOVUPS        192(CX)(R13*8), Z13
-	VSUBPD         192(R10)(R13*8), Z13, Z13
-	VMULPD         320(R11), Z10, Z20
-	VMOVUPS        Z10, 1728(R11)
-	VADDPD         Z8, Z14, Z8
-	VMULPD         Z28, Z19, Z10
-	VMULPD         832(R11), Z15, Z14
-	VMOVUPS        Z19, 1792(R11)
-	VMINPD         Z1, Z6, Z6
-	VMAXPD         Z0, Z6, Z6
-	VMULPD         Z7, Z12, Z7
-	VMULPD         256(R11), Z17, Z12
-	VMULPD         960(R11), Z23, Z19
-	VMOVUPS        Z17, 1856(R11)
-	VADDPD         Z20, Z31, Z17
-	VADDPD         Z3, Z29, Z3
-	VSUBPD         Z18, Z11, Z11
-	VMULPD         832(R11), Z26, Z20
-	VMOVUPS        512(R11), Z29
-	VMULPD         704(R11), Z29, Z29
-	VADDPD         Z7, Z8, Z7
-	VSUBPD         Z5, Z30, Z8
-	VMULPD         960(R11), Z25, Z30
-	VADDPD         Z29, Z17, Z17
-	VCMPPD         $0x04, Z3, Z0, K1
-	VDIVPD.Z       Z3, Z7, K1, Z3
-	VMULPD         256(R11), Z28, Z7
-	VADDPD         Z19, Z14, Z14
-	VMULPD         128(R11), Z6, Z19
-	VMULPD         Z21, Z21, Z29
-	VSUBPD         Z9, Z24, Z9
-	VMULPD         Z13, Z16, Z31
-	VMOVUPS        Z5, 128(R11)
-	VSUBPD         Z17, Z19, Z5
-	VMULPD         Z22, Z22, Z17
-	VSUBPD         Z10, Z4, Z10
-	VADDPD         Z30, Z20, Z19
-	VMULPD         Z27, Z5, Z5
-	VMINPD         Z1, Z3, Z3
-	VMAXPD         Z0, Z3, Z3
-	VSUBPD         Z2, Z12, Z12
-	VMULPD         1664(R11), Z16, Z20
-	VMINPD         Z1, Z5, Z5
-	VMAXPD         Z0, Z5, Z5
-	VADDPD         Z17, Z29, Z17
-	VMOVUPS        1024(R11), Z27
-	VSUBPD         Z7, Z27, Z7
-	VADDPD         Z31, Z14, Z14
-	VMULPD         1536(R11), Z5, Z27
-	VMOVUPS        896(R11), Z29
-	VMULPD         896(R11), Z29, Z29
-	VMULPD         Z9, Z9, Z30
-	VADDPD         Z20, Z19, Z19
-	VMULPD         1728(R11), Z5, Z20
-	VADDPD         Z29, Z17, Z17
-	VMULPD         Z10, Z10, Z29
-	VMULPD         1472(R11), Z14, Z14
-	VMULPD         (R11), Z6, Z31
-	VMOVUPS        Z2, (R11)
-	VMULPD         192(R11), Z3, Z2
-	VMULPD         Z9, Z11, Z3
-	VMULPD         1472(R11), Z19, Z9
-	VMULPD         64(R11), Z6, Z11
-	VMOVUPS        Z19, 64(R11)
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z17, K1
-	VDIVPD.Z       Z17, Z1, K1, Z17
-	VMULPD         Z10, Z8, Z8
-	VMULPD         832(R11), Z14, Z10
-	VADDPD         448(R11), Z27, Z19
-	VADDPD         1280(R11), Z2, Z2
-	VADDPD         Z29, Z30, Z27
-	VMULPD         960(R11), Z14, Z29
-	VADDPD         320(R11), Z20, Z20
-	VMULPD         640(R11), Z21, Z30
-	VMOVUPS        Z18, 192(R11)
-	VMULPD         Z7, Z7, Z18
-	VMOVUPS        Z28, 320(R11)
-	VMULPD         832(R11), Z9, Z28
-	VMOVUPS        Z21, 448(R11)
-	VMULPD         704(R11), Z5, Z21
-	VMOVUPS        Z5, 704(R11)
-	VMULPD         1408(R11), Z22, Z5
-	VMOVUPS        Z22, 1280(R11)
-	VADDPD         Z8, Z3, Z3
-	VMULPD         960(R11), Z9, Z8
-	VMULPD         384(R11), Z6, Z22
-	VMOVUPS        Z6, 384(R11)
-	VMINPD         Z1, Z2, Z2
-	VMAXPD         Z0, Z2, Z2
-	VMULPD         Z7, Z12, Z6
-	VMULPD         Z14, Z16, Z7
-	VSUBPD         Z31, Z19, Z12
-	VADDPD         Z5, Z30, Z5
-	VADDPD         Z18, Z27, Z18
-	VSUBPD         Z15, Z10, Z10
-	VSUBPD         Z11, Z20, Z11
-	VMOVUPS        1152(R11), Z19
-	VMULPD         896(R11), Z19, Z19
-	VADDPD         Z6, Z3, Z3
-	VSUBPD         Z23, Z29, Z6
-	VADDPD         512(R11), Z21, Z20
-	VADDPD         Z19, Z5, Z5
-	VCMPPD         $0x04, Z18, Z0, K1
-	VDIVPD.Z       Z18, Z3, K1, Z3
-	VMULPD         Z9, Z16, Z18
-	VSUBPD         Z22, Z20, Z19
-	VMULPD         768(R11), Z2, Z20
-	VMULPD         Z24, Z24, Z21
-	VSUBPD         Z28, Z26, Z22
-	VMULPD         Z12, Z12, Z12
-	VSUBPD         Z5, Z20, Z5
-	VMULPD         Z4, Z4, Z20
-	VSUBPD         Z8, Z25, Z8
-	VMULPD         Z11, Z11, Z11
-	VMULPD         Z17, Z5, Z5
-	VMINPD         Z1, Z3, Z3
-	VMAXPD         Z0, Z3, Z3
-	VSUBPD         Z13, Z7, Z7
-	VADDPD         Z11, Z12, Z11
-	VMINPD         Z1, Z5, Z5
-	VMAXPD         Z0, Z5, Z5
-	VADDPD         Z20, Z21, Z12
-	VMOVUPS        1664(R11), Z17
-	VSUBPD         Z18, Z17, Z17
-	VMULPD         Z19, Z19, Z18
-	VMULPD         448(R11), Z5, Z19
-	VMOVUPS        1024(R11), Z20
-	VMULPD         1024(R11), Z20, Z20
-	VMULPD         Z22, Z22, Z21
-	VMULPD         1280(R11), Z5, Z27
-	VADDPD         Z20, Z12, Z12
-	VMULPD         Z8, Z8, Z20
-	VADDPD         Z18, Z11, Z11
-	VMULPD         1088(R11), Z2, Z18
-	VMULPD         320(R11), Z3, Z3
-	VMULPD         Z22, Z10, Z10
-	VMULPD         1216(R11), Z2, Z22
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z12, K1
-	VDIVPD.Z       Z12, Z1, K1, Z12
-	VMULPD         Z8, Z6, Z6
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z11, K1
-	VADDPD         640(R11), Z19, Z8
-	VADDPD         1856(R11), Z3, Z3
-	VADDPD         Z20, Z21, Z19
-	VXORPS         Z20, Z20, Z20
-	VMOVUPS        704(R11), Z21
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z21, K1, Z20
-	VADDPD         1408(R11), Z27, Z21
-	VMULPD         192(R11), Z24, Z27
-	VMULPD         Z17, Z17, Z28
-	VMOVUPS        Z16, 320(R11)
-	VMOVUPS        Z13, 448(R11)
-	VXORPS         Z13, Z13, Z13
-	VMOVUPS        384(R11), Z16
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z13
-	VMULPD         896(R11), Z5, Z16
-	VMULPD         128(R11), Z4, Z29
-	VADDPD         Z6, Z10, Z6
-	VMOVUPS        Z23, 384(R11)
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z11
+	VMULPD      Z5, Z4, Z12
+	VMOVUPS     Z4, 384(R11)
+	VADDPD      Z15, Z31, Z4
+	VSUBPD      Z30, Z9, Z15
+	VMULPD      Z2, Z8, Z30
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     192(R12)(R13*8), Z31
+	VMOVUPS     Z11, 448(R11)
+	VSUBPD      Z29, Z10, Z11
+	VADDPD      Z27, Z24, Z24
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     192(R12)(R13*8), Z27
+	VSUBPD      Z16, Z17, Z17
+	VMULPD      Z28, Z8, Z29
+	VMOVUPS     Z16, 512(R11)
+	VSUBPD      Z12, Z14, Z12
+	VADDPD      Z30, Z4, Z4
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     192(R12)(R13*8), Z16
+	VMULPD      Z15, Z15, Z30
+	VMOVUPS     Z5, 576(R11)
+	VADDPD      Z29, Z24, Z5
+	VMOVUPS     128(DX)(R13*8), Z24
+	VSUBPD      128(AX)(R13*8), Z24, Z24
+	VSUBPD      192(R8)(R13*8), Z31, Z29
+	VMULPD      Z11, Z11, Z31
+	VMOVUPS     Z3, 640(R11)
+	VMULPD      Z13, Z4, Z3
+	VMOVUPS     Z14, 704(R11)
+	VMOVUPS     128(SI)(R13*8), Z4
+	VSUBPD      128(BX)(R13*8), Z4, Z4
+	VSUBPD      192(R9)(R13*8), Z27, Z14
+	VMULPD      Z15, Z18, Z15
+	VMULPD      Z13, Z5, Z13
+	VMOVUPS     128(AX)(R13*8), Z18
+	VSUBPD      128(R8)(R13*8), Z18, Z18
+	VSUBPD      192(R10)(R13*8), Z16, Z16
+	VMULPD      Z11, Z26, Z11
+	VMULPD      Z3, Z6, Z26
+	VMOVUPS     Z5, 768(R11)
+	VMOVUPS     128(BX)(R13*8), Z5
+	VSUBPD      128(R9)(R13*8), Z5, Z5
+	VMULPD      Z29, Z29, Z27
+	VMOVUPS     Z29, 832(R11)
+	VADDPD      Z31, Z30, Z29
+	VMULPD      Z3, Z7, Z30
+	VMOVUPS     Z28, 896(R11)
+	VMOVUPS     128(DI)(R13*8), Z28
+	VSUBPD      128(CX)(R13*8), Z28, Z28
+	VMULPD      Z14, Z14, Z31
+	VMOVUPS     Z14, 960(R11)
+	VMULPD      Z12, Z12, Z14
+	VMOVUPS     Z28, 1024(R11)
+	VMULPD      Z13, Z6, Z28
+	VMOVUPS     Z6, 1088(R11)
+	VMOVUPS     Z2, 1152(R11)
+	VMOVUPS     128(CX)(R13*8), Z2
+	VSUBPD      128(R10)(R13*8), Z2, Z2
+	VADDPD      Z31, Z27, Z6
+	VADDPD      Z11, Z15, Z11
+	VMULPD      Z13, Z7, Z15
+	VMULPD      Z18, Z20, Z27
+	VMULPD      Z16, Z16, Z31
+	VMOVUPS     Z7, 1216(R11)
+	VMULPD      Z12, Z17, Z7
+	VMULPD      Z3, Z8, Z12
+	VMULPD      Z5, Z19, Z17
+	VMOVUPS     Z3, 1280(R11)
+	VADDPD      Z31, Z6, Z3
+	VADDPD      Z14, Z29, Z6
+	VSUBPD      Z23, Z26, Z14
+	VMULPD      Z24, Z20, Z26
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K2
+	VDIVPD.Z    Z3, Z1, K2, Z3
+	VADDPD      Z7, Z11, Z7
+	VSUBPD      Z25, Z30, Z11
+	VMULPD      Z4, Z19, Z29
+	VCMPPD      $0x04, Z6, Z0, K2
+	VDIVPD.Z    Z6, Z7, K2, Z6
+	VMULPD      Z13, Z8, Z7
+	VADDPD      Z17, Z27, Z17
+	VMULPD      Z9, Z9, Z27
+	VSUBPD      Z28, Z21, Z28
+	VMULPD      256(R11), Z2, Z30
+	VMULPD      Z10, Z10, Z31
+	VMOVUPS     Z8, 1344(R11)
+	VSUBPD      Z15, Z22, Z8
+	VADDPD      Z29, Z26, Z15
+	VMINPD      Z1, Z6, Z6
+	VMAXPD      Z0, Z6, Z6
+	VSUBPD      1152(R11), Z12, Z12
+	VMOVUPS     256(R11), Z26
+	VMULPD      1024(R11), Z26, Z26
+	VADDPD      Z31, Z27, Z27
+	VMOVUPS     896(R11), Z29
+	VSUBPD      Z7, Z29, Z7
+	VADDPD      Z30, Z17, Z17
+	VMOVUPS     704(R11), Z29
+	VMULPD      704(R11), Z29, Z29
+	VMULPD      Z28, Z28, Z30
+	VADDPD      Z26, Z15, Z15
+	VMOVUPS     192(DX)(R13*8), Z26
+	VSUBPD      192(AX)(R13*8), Z26, Z26
+	VADDPD      Z29, Z27, Z27
+	VMULPD      Z8, Z8, Z29
+	VMULPD      640(R11), Z17, Z17
+	VMOVUPS     Z25, 1408(R11)
+	VMOVUPS     192(SI)(R13*8), Z25
+	VSUBPD      192(BX)(R13*8), Z25, Z25
+	VMULPD      576(R11), Z6, Z6
+	VMULPD      Z28, Z14, Z14
+	VMULPD      640(R11), Z15, Z28
+	VMOVUPS     Z15, 576(R11)
+	VMOVUPS     192(AX)(R13*8), Z15
+	VSUBPD      192(R8)(R13*8), Z15, Z15
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z27, K2
+	VDIVPD.Z    Z27, Z1, K2, Z27
+	VMULPD      Z8, Z11, Z8
+	VMULPD      Z17, Z20, Z11
+	VMOVUPS     Z23, 640(R11)
+	VMOVUPS     192(BX)(R13*8), Z23
+	VSUBPD      192(R9)(R13*8), Z23, Z23
+	VADDPD      192(R11), Z6, Z6
+	VADDPD      Z29, Z30, Z29
+	VMULPD      Z17, Z19, Z30
+	VMOVUPS     Z13, 192(R11)
+	VMOVUPS     192(DI)(R13*8), Z13
+	VSUBPD      192(CX)(R13*8), Z13, Z13
+	VMULPD      448(R11), Z9, Z31
+	VMOVUPS     Z3, 1472(R11)
+	VMULPD      Z7, Z7, Z3
+	VMOVUPS     Z9, 1536(R11)
+	VMULPD      Z28, Z20, Z9
+	VMOVUPS     Z20, 1600(R11)
+	VMOVUPS     Z13, 1664(R11)
+	VMOVUPS     192(CX)(R13*8), Z13
+	VSUBPD      192(R10)(R13*8), Z13, Z13
+	VMULPD      320(R11), Z10, Z20
+	VMOVUPS     Z10, 1728(R11)
+	VADDPD      Z8, Z14, Z8
+	VMULPD      Z28, Z19, Z10
+	VMULPD      832(R11), Z15, Z14
+	VMOVUPS     Z19, 1792(R11)
+	VMINPD      Z1, Z6, Z6
+	VMAXPD      Z0, Z6, Z6
+	VMULPD      Z7, Z12, Z7
+	VMULPD      256(R11), Z17, Z12
+	VMULPD      960(R11), Z23, Z19
+	VMOVUPS     Z17, 1856(R11)
+	VADDPD      Z20, Z31, Z17
+	VADDPD      Z3, Z29, Z3
+	VSUBPD      Z18, Z11, Z11
+	VMULPD      832(R11), Z26, Z20
+	VMOVUPS     512(R11), Z29
+	VMULPD      704(R11), Z29, Z29
+	VADDPD      Z7, Z8, Z7
+	VSUBPD      Z5, Z30, Z8
+	VMULPD      960(R11), Z25, Z30
+	VADDPD      Z29, Z17, Z17
+	VCMPPD      $0x04, Z3, Z0, K2
+	VDIVPD.Z    Z3, Z7, K2, Z3
+	VMULPD      256(R11), Z28, Z7
+	VADDPD      Z19, Z14, Z14
+	VMULPD      128(R11), Z6, Z19
+	VMULPD      Z21, Z21, Z29
+	VSUBPD      Z9, Z24, Z9
+	VMULPD      Z13, Z16, Z31
+	VMOVUPS     Z5, 128(R11)
+	VSUBPD      Z17, Z19, Z5
+	VMULPD      Z22, Z22, Z17
+	VSUBPD      Z10, Z4, Z10
+	VADDPD      Z30, Z20, Z19
+	VMULPD      Z27, Z5, Z5
+	VMINPD      Z1, Z3, Z3
+	VMAXPD      Z0, Z3, Z3
+	VSUBPD      Z2, Z12, Z12
+	VMULPD      1664(R11), Z16, Z20
+	VMINPD      Z1, Z5, Z5
+	VMAXPD      Z0, Z5, Z5
+	VADDPD      Z17, Z29, Z17
+	VMOVUPS     1024(R11), Z27
+	VSUBPD      Z7, Z27, Z7
+	VADDPD      Z31, Z14, Z14
+	VMULPD      1536(R11), Z5, Z27
+	VMOVUPS     896(R11), Z29
+	VMULPD      896(R11), Z29, Z29
+	VMULPD      Z9, Z9, Z30
+	VADDPD      Z20, Z19, Z19
+	VMULPD      1728(R11), Z5, Z20
+	VADDPD      Z29, Z17, Z17
+	VMULPD      Z10, Z10, Z29
+	VMULPD      1472(R11), Z14, Z14
+	VMULPD      (R11), Z6, Z31
+	VMOVUPS     Z2, (R11)
+	VMULPD      192(R11), Z3, Z2
+	VMULPD      Z9, Z11, Z3
+	VMULPD      1472(R11), Z19, Z9
+	VMULPD      64(R11), Z6, Z11
+	VMOVUPS     Z19, 64(R11)
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z17, K2
+	VDIVPD.Z    Z17, Z1, K2, Z17
+	VMULPD      Z10, Z8, Z8
+	VMULPD      832(R11), Z14, Z10
+	VADDPD      448(R11), Z27, Z19
+	VADDPD      1280(R11), Z2, Z2
+	VADDPD      Z29, Z30, Z27
+	VMULPD      960(R11), Z14, Z29
+	VADDPD      320(R11), Z20, Z20
+	VMULPD      640(R11), Z21, Z30
+	VMOVUPS     Z18, 192(R11)
+	VMULPD      Z7, Z7, Z18
+	VMOVUPS     Z28, 320(R11)
+	VMULPD      832(R11), Z9, Z28
+	VMOVUPS     Z21, 448(R11)
+	VMULPD      704(R11), Z5, Z21
+	VMOVUPS     Z5, 704(R11)
+	VMULPD      1408(R11), Z22, Z5
+	VMOVUPS     Z22, 1280(R11)
+	VADDPD      Z8, Z3, Z3
+	VMULPD      960(R11), Z9, Z8
+	VMULPD      384(R11), Z6, Z22
+	VMOVUPS     Z6, 384(R11)
+	VMINPD      Z1, Z2, Z2
+	VMAXPD      Z0, Z2, Z2
+	VMULPD      Z7, Z12, Z6
+	VMULPD      Z14, Z16, Z7
+	VSUBPD      Z31, Z19, Z12
+	VADDPD      Z5, Z30, Z5
+	VADDPD      Z18, Z27, Z18
+	VSUBPD      Z15, Z10, Z10
+	VSUBPD      Z11, Z20, Z11
+	VMOVUPS     1152(R11), Z19
+	VMULPD      896(R11), Z19, Z19
+	VADDPD      Z6, Z3, Z3
+	VSUBPD      Z23, Z29, Z6
+	VADDPD      512(R11), Z21, Z20
+	VADDPD      Z19, Z5, Z5
+	VCMPPD      $0x04, Z18, Z0, K2
+	VDIVPD.Z    Z18, Z3, K2, Z3
+	VMULPD      Z9, Z16, Z18
+	VSUBPD      Z22, Z20, Z19
+	VMULPD      768(R11), Z2, Z20
+	VMULPD      Z24, Z24, Z21
+	VSUBPD      Z28, Z26, Z22
+	VMULPD      Z12, Z12, Z12
+	VSUBPD      Z5, Z20, Z5
+	VMULPD      Z4, Z4, Z20
+	VSUBPD      Z8, Z25, Z8
+	VMULPD      Z11, Z11, Z11
+	VMULPD      Z17, Z5, Z5
+	VMINPD      Z1, Z3, Z3
+	VMAXPD      Z0, Z3, Z3
+	VSUBPD      Z13, Z7, Z7
+	VADDPD      Z11, Z12, Z11
+	VMINPD      Z1, Z5, Z5
+	VMAXPD      Z0, Z5, Z5
+	VADDPD      Z20, Z21, Z12
+	VMOVUPS     1664(R11), Z17
+	VSUBPD      Z18, Z17, Z17
+	VMULPD      Z19, Z19, Z18
+	VMULPD      448(R11), Z5, Z19
+	VMOVUPS     1024(R11), Z20
+	VMULPD      1024(R11), Z20, Z20
+	VMULPD      Z22, Z22, Z21
+	VMULPD      1280(R11), Z5, Z27
+	VADDPD      Z20, Z12, Z12
+	VMULPD      Z8, Z8, Z20
+	VADDPD      Z18, Z11, Z11
+	VMULPD      1088(R11), Z2, Z18
+	VMULPD      320(R11), Z3, Z3
+	VMULPD      Z22, Z10, Z10
+	VMULPD      1216(R11), Z2, Z22
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K2
+	VDIVPD.Z    Z12, Z1, K2, Z12
+	VMULPD      Z8, Z6, Z6
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K2
 
 	// Store the results of group 0.
-	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z20, (R12)(R13*8)
-	MOVQ           t+104(FP), R12
-	VMOVNTPS       Z13, (R12)(R13*8)
-	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z11, (R12)(R13*8)
-	VMULPD         1344(R11), Z2, Z10
-	VMINPD         Z1, Z3, Z3
-	VMAXPD         Z0, Z3, Z3
-	VMULPD         Z17, Z7, Z7
-	VSUBPD         Z18, Z8, Z8
-	VADDPD         Z29, Z27, Z11
-	VADDPD         Z28, Z19, Z13
-	VSUBPD         Z22, Z21, Z17
-	VMOVUPS        (R11), Z18
-	VMULPD         1024(R11), Z18, Z18
-	VADDPD         Z7, Z6, Z6
-	VADDPD         1152(R11), Z16, Z7
-	VADDPD         Z18, Z11, Z11
-	VCMPPD         $0x04, Z13, Z0, K1
-	VDIVPD.Z       Z13, Z6, K1, Z6
-	VSUBPD         Z10, Z7, Z7
-	VMULPD         576(R11), Z3, Z10
-	VMULPD         Z26, Z26, Z13
-	VMULPD         Z8, Z8, Z8
-	VSUBPD         Z11, Z10, Z10
-	VMULPD         Z25, Z25, Z11
-	VMULPD         Z17, Z17, Z16
-	VMULPD         Z12, Z10, Z10
-	VMINPD         Z1, Z6, Z6
-	VMAXPD         Z0, Z6, Z6
-	VADDPD         Z16, Z8, Z8
-	VMINPD         Z1, Z10, Z10
-	VMAXPD         Z0, Z10, Z10
-	VADDPD         Z11, Z13, Z11
-	VMULPD         Z7, Z7, Z7
-	VMULPD         Z10, Z24, Z12
-	VMOVUPS        1664(R11), Z13
-	VMULPD         1664(R11), Z13, Z13
-	VMULPD         Z10, Z4, Z4
-	VADDPD         Z13, Z11, Z11
-	VADDPD         Z7, Z8, Z7
-	VMULPD         1600(R11), Z3, Z8
-	VMULPD         Z9, Z6, Z6
-	VMULPD         1792(R11), Z3, Z9
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z11, K1
-	VDIVPD.Z       Z11, Z1, K1, Z11
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z7, K1
-	VADDPD         192(R11), Z12, Z12
-	VADDPD         Z6, Z14, Z6
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
-	VADDPD         128(R11), Z4, Z4
-	VMULPD         Z26, Z15, Z13
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
-	VMULPD         1024(R11), Z10, Z14
-	VMULPD         384(R11), Z25, Z16
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z7
+	VMOVUPS  704(R11), Z8
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z8, (R12)(R13*8)
+	VMOVUPS  384(R11), Z8
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z8, (R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z11, (R12)(R13*8)
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPD      640(R11), Z19, Z8
+	VADDPD      1856(R11), Z3, Z3
+	VADDPD      Z20, Z21, Z11
+	VADDPD      1408(R11), Z27, Z19
+	VMULPD      192(R11), Z24, Z20
+	VMULPD      Z17, Z17, Z21
+	VMULPD      896(R11), Z5, Z27
+	VMULPD      128(R11), Z4, Z28
+	VADDPD      Z6, Z10, Z6
+	VMULPD      1344(R11), Z2, Z10
+	VMINPD      Z1, Z3, Z3
+	VMAXPD      Z0, Z3, Z3
+	VMULPD      Z17, Z7, Z7
+	VSUBPD      Z18, Z8, Z8
+	VADDPD      Z28, Z20, Z17
+	VADDPD      Z21, Z11, Z11
+	VSUBPD      Z22, Z19, Z18
+	VMOVUPS     (R11), Z19
+	VMULPD      1024(R11), Z19, Z19
+	VADDPD      Z7, Z6, Z6
+	VADDPD      1152(R11), Z27, Z7
+	VADDPD      Z19, Z17, Z17
+	VCMPPD      $0x04, Z11, Z0, K2
+	VDIVPD.Z    Z11, Z6, K2, Z6
+	VSUBPD      Z10, Z7, Z7
+	VMULPD      576(R11), Z3, Z10
+	VMULPD      Z26, Z26, Z11
+	VMULPD      Z8, Z8, Z8
+	VSUBPD      Z17, Z10, Z10
+	VMULPD      Z25, Z25, Z17
+	VMULPD      Z18, Z18, Z18
+	VMULPD      Z12, Z10, Z10
+	VMINPD      Z1, Z6, Z6
+	VMAXPD      Z0, Z6, Z6
+	VADDPD      Z18, Z8, Z8
+	VMINPD      Z1, Z10, Z10
+	VMAXPD      Z0, Z10, Z10
+	VADDPD      Z17, Z11, Z11
+	VMULPD      Z7, Z7, Z7
+	VMULPD      Z10, Z24, Z12
+	VMOVUPS     1664(R11), Z17
+	VMULPD      1664(R11), Z17, Z17
+	VMULPD      Z10, Z4, Z4
+	VADDPD      Z17, Z11, Z11
+	VADDPD      Z7, Z8, Z7
+	VMULPD      1600(R11), Z3, Z8
+	VMULPD      Z9, Z6, Z6
+	VMULPD      1792(R11), Z3, Z9
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K2
+	VDIVPD.Z    Z11, Z1, K2, Z11
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z7, K2
 
 	// Store the results of group 1.
-	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z5, 64(R12)(R13*8)
-	MOVQ           t+104(FP), R12
-	VMOVNTPS       Z2, 64(R12)(R13*8)
-	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z7, 64(R12)(R13*8)
-	VMULPD         256(R11), Z3, Z2
-	VMINPD         Z1, Z6, Z5
-	VMAXPD         Z0, Z5, Z5
-	VSUBPD         Z8, Z12, Z6
-	VADDPD         Z16, Z13, Z7
-	VSUBPD         Z9, Z4, Z4
-	VMOVUPS        448(R11), Z8
-	VMULPD         1664(R11), Z8, Z8
-	VADDPD         (R11), Z14, Z9
-	VADDPD         Z8, Z7, Z7
-	VSUBPD         Z2, Z9, Z2
-	VMULPD         64(R11), Z5, Z8
-	VMULPD         Z6, Z6, Z6
-	VSUBPD         Z7, Z8, Z7
-	VMULPD         Z4, Z4, Z4
-	VMULPD         Z11, Z7, Z7
-	VADDPD         Z4, Z6, Z4
-	VMINPD         Z1, Z7, Z6
-	VMAXPD         Z0, Z6, Z6
-	VMULPD         Z2, Z2, Z2
-	VMULPD         Z6, Z26, Z7
-	VMULPD         Z6, Z25, Z8
-	VADDPD         Z2, Z4, Z2
-	VMULPD         832(R11), Z5, Z4
-	VMULPD         960(R11), Z5, Z9
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
-	VADDPD         Z7, Z15, Z7
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z10
-	VADDPD         384(R11), Z8, Z8
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
-	VMULPD         1664(R11), Z6, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z5, 64(R12)(R13*8)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z2, 64(R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z7, 64(R12)(R13*8)
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPD      192(R11), Z12, Z2
+	VADDPD      Z6, Z14, Z5
+	VADDPD      128(R11), Z4, Z4
+	VMULPD      Z26, Z15, Z6
+	VMULPD      1024(R11), Z10, Z7
+	VMULPD      Z25, Z23, Z12
+	VMULPD      256(R11), Z3, Z14
+	VMINPD      Z1, Z5, Z5
+	VMAXPD      Z0, Z5, Z5
+	VSUBPD      Z8, Z2, Z2
+	VADDPD      Z12, Z6, Z6
+	VSUBPD      Z9, Z4, Z4
+	VMULPD      1664(R11), Z13, Z8
+	VADDPD      (R11), Z7, Z7
+	VADDPD      Z8, Z6, Z6
+	VSUBPD      Z14, Z7, Z7
+	VMULPD      64(R11), Z5, Z8
+	VMULPD      Z2, Z2, Z2
+	VSUBPD      Z6, Z8, Z6
+	VMULPD      Z4, Z4, Z4
+	VMULPD      Z11, Z6, Z6
+	VADDPD      Z4, Z2, Z2
+	VMINPD      Z1, Z6, Z4
+	VMAXPD      Z0, Z4, Z4
+	VMULPD      Z7, Z7, Z6
+	VMULPD      Z4, Z26, Z7
+	VMULPD      Z4, Z25, Z8
+	VADDPD      Z6, Z2, Z2
+	VMULPD      832(R11), Z5, Z6
+	VMULPD      960(R11), Z5, Z9
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K2
 
 	// Store the results of group 2.
-	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z10, 128(R12)(R13*8)
-	MOVQ           t+104(FP), R12
-	VMOVNTPS       Z3, 128(R12)(R13*8)
-	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z2, 128(R12)(R13*8)
-	VMULPD         320(R11), Z5, Z2
-	VSUBPD         Z4, Z7, Z3
-	VSUBPD         Z9, Z8, Z4
-	VADDPD         448(R11), Z11, Z7
-	VSUBPD         Z2, Z7, Z2
-	VMULPD         Z3, Z3, Z3
-	VMULPD         Z4, Z4, Z4
-	VADDPD         Z4, Z3, Z3
-	VMULPD         Z2, Z2, Z2
-	VADDPD         Z2, Z3, Z2
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z6
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z10, 128(R12)(R13*8)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z3, 128(R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z2, 128(R12)(R13*8)
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPD      Z7, Z15, Z2
+	VADDPD      Z8, Z23, Z3
+	VMULPD      1664(R11), Z4, Z7
+	VMULPD      Z5, Z16, Z8
+	VSUBPD      Z6, Z2, Z2
+	VSUBPD      Z9, Z3, Z3
+	VADDPD      Z7, Z13, Z6
+	VSUBPD      Z8, Z6, Z6
+	VMULPD      Z2, Z2, Z2
+	VMULPD      Z3, Z3, Z3
+	VADDPD      Z3, Z2, Z2
+	VMULPD      Z6, Z6, Z3
+	VADDPD      Z3, Z2, Z2
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K2
 
 	// Store the results of group 3.
 	MOVQ     s+96(FP), R12
-	VMOVNTPS Z6, 192(R12)(R13*8)
+	VMOVNTPS Z4, 192(R12)(R13*8)
 	MOVQ     t+104(FP), R12
 	VMOVNTPS Z5, 192(R12)(R13*8)
 	MOVQ     dist2+112(FP), R12
 	VMOVNTPS Z2, 192(R12)(R13*8)
-	ADDQ     $0x00000020, R13
-	SUBQ     $0x00000020, R14
-	CMPQ     R14, $0x00004000
-	JAE      Closest64WideAVX512_nt
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000020, R13
+	SUBQ $0x00000020, R14
+	CMPQ R14, $0x00004000
+	JAE  Closest64WideAVX512_nt
 
 Closest64WideAVX512_nt_end:
 	JMP Closest64WideAVX512_nt_fence
@@ -54755,8 +54694,8 @@ Closest64WideAVX512_ntplain:
 	VADDPD      Z6, Z5, Z5
 	VMULPD      Z4, Z4, Z6
 	VADDPD      Z6, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z    Z5, Z1, K1, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K2
+	VDIVPD.Z    Z5, Z1, K2, Z5
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ        dx+72(FP), R12
@@ -54788,8 +54727,8 @@ Closest64WideAVX512_ntplain:
 	VMULPD      Z12, Z3, Z18
 	VADDPD      Z17, Z13, Z13
 	VMULPD      Z9, Z2, Z17
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K1
-	VDIVPD.Z    Z13, Z1, K1, Z13
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K2
+	VDIVPD.Z    Z13, Z1, K2, Z13
 	VMULPD      Z10, Z3, Z19
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
@@ -54841,441 +54780,439 @@ Closest64WideAVX512_ntplain:
 	VADDPD      Z3, Z26, Z3
 	VSUBPD      Z11, Z24, Z18
 	VMULPD      Z21, Z6, Z24
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z    Z3, Z1, K1, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K2
+	VDIVPD.Z    Z3, Z1, K2, Z3
 	VSUBPD      Z12, Z27, Z26
 	VMULPD      Z22, Z7, Z27
 	VMOVUPS     Z12, 320(R11)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMULPD         Z5, Z4, Z12
-	VMOVUPS        Z4, 384(R11)
-	VADDPD         Z15, Z31, Z4
-	VSUBPD         Z30, Z9, Z15
-	VMULPD         Z2, Z8, Z30
-	MOVQ           dx+72(FP), R12
-	VMOVUPS        192(R12)(R13*8), Z31
-	VMOVUPS        Z11, 448(R11)
-	VSUBPD         Z29, Z10, Z11
-	VADDPD         Z27, Z24, Z24
-	MOVQ           dy+80(FP), R12
-	VMOVUPS        192(R12)(R13*8), Z27
-	VSUBPD         Z16, Z17, Z17
-	VMULPD         Z28, Z8, Z29
-	VMOVUPS        Z16, 512(R11)
-	VSUBPD         Z12, Z14, Z12
-	VADDPD         Z30, Z4, Z4
-	MOVQ           dz+88(FP), R12
-	VMOVUPS        192(R12)(R13*8), Z16
-	VMULPD         Z15, Z15, Z30
-	VMOVUPS        Z5, 576(R11)
-	VADDPD         Z29, Z24, Z5
-	VMOVUPS        128(DX)(R13*8), Z24
-	VSUBPD         128(AX)(R13*8), Z24, Z24
-	VSUBPD         192(R8)(R13*8), Z31, Z29
-	VMULPD         Z11, Z11, Z31
-	VMOVUPS        Z3, 640(R11)
-	VMULPD         Z13, Z4, Z3
-	VMOVUPS        Z14, 704(R11)
-	VMOVUPS        128(SI)(R13*8), Z4
-	VSUBPD         128(BX)(R13*8), Z4, Z4
-	VSUBPD         192(R9)(R13*8), Z27, Z14
-	VMULPD         Z15, Z18, Z15
-	VMULPD         Z13, Z5, Z13
-	VMOVUPS        128(AX)(R13*8), Z18
-	VSUBPD         128(R8)(R13*8), Z18, Z18
-	VSUBPD         192(R10)(R13*8), Z16, Z16
-	VMULPD         Z11, Z26, Z11
-	VMULPD         Z3, Z6, Z26
-	VMOVUPS        Z5, 768(R11)
-	VMOVUPS        128(BX)(R13*8), Z5
-	VSUBPD         128(R9)(R13*8), Z5, Z5
-	VMULPD         Z29, Z29, Z27
-	VMOVUPS        Z29, 832(R11)
-	VADDPD         Z31, Z30, Z29
-	VMULPD         Z3, Z7, Z30
-	VMOVUPS        Z28, 896(R11)
-	VMOVUPS        128(DI)(R13*8), Z28
-	VSUBPD         128(CX)(R13*8), Z28, Z28
-	VMULPD         Z14, Z14, Z31
-	VMOVUPS        Z14, 960(R11)
-	VMULPD         Z12, Z12, Z14
-	VMOVUPS        Z28, 1024(R11)
-	VMULPD         Z13, Z6, Z28
-	VMOVUPS        Z6, 1088(R11)
-	VMOVUPS        Z2, 1152(R11)
-	VMOVUPS        128(CX)(R13*8), Z2
-	VSUBPD         128(R10)(R13*8), Z2, Z2
-	VADDPD         Z31, Z27, Z6
-	VADDPD         Z11, Z15, Z11
-	VMULPD         Z13, Z7, Z15
-	VMULPD         Z18, Z20, Z27
-	VMULPD         Z16, Z16, Z31
-	VMOVUPS        Z7, 1216(R11)
-	VMULPD         Z12, Z17, Z7
-	VMULPD         Z3, Z8, Z12
-	VMULPD         Z5, Z19, Z17
-	VMOVUPS        Z3, 1280(R11)
-	VADDPD         Z31, Z6, Z3
-	VADDPD         Z14, Z29, Z6
-	VSUBPD         Z23, Z26, Z14
-	VMULPD         Z24, Z20, Z26
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z       Z3, Z1, K1, Z3
-	VADDPD         Z7, Z11, Z7
-	VSUBPD         Z25, Z30, Z11
-	VMULPD         Z4, Z19, Z29
-	VCMPPD         $0x04, Z6, Z0, K1
-	VDIVPD.Z       Z6, Z7, K1, Z6
-	VMULPD         Z13, Z8, Z7
-	VADDPD         Z17, Z27, Z17
-	VMULPD         Z9, Z9, Z27
-	VSUBPD         Z28, Z21, Z28
-	VMULPD         256(R11), Z2, Z30
-	VMULPD         Z10, Z10, Z31
-	VMOVUPS        Z8, 1344(R11)
-	VSUBPD         Z15, Z22, Z8
-	VADDPD         Z29, Z26, Z15
-	VMINPD         Z1, Z6, Z6
-	VMAXPD         Z0, Z6, Z6
-	VSUBPD         1152(R11), Z12, Z12
-	VMOVUPS        256(R11), Z26
-	VMULPD         1024(R11), Z26, Z26
-	VADDPD         Z31, Z27, Z27
-	VMOVUPS        896(R11), Z29
-	VSUBPD         Z7, Z29, Z7
-	VADDPD         Z30, Z17, Z17
-	VMOVUPS        704(R11), Z29
-	VMULPD         704(R11), Z29, Z29
-	VMULPD         Z28, Z28, Z30
-	VADDPD         Z26, Z15, Z15
-	VMOVUPS        192(DX)(R13*8), Z26
-	VSUBPD         192(AX)(R13*8), Z26, Z26
-	VADDPD         Z29, Z27, Z27
-	VMULPD         Z8, Z8, Z29
-	VMULPD         640(R11), Z17, Z17
-	VMOVUPS        Z25, 1408(R11)
-	VMOVUPS        192(SI)(R13*8), Z25
-	VSUBPD         192(BX)(R13*8), Z25, Z25
-	VMULPD         576(R11), Z6, Z6
-	VMULPD         Z28, Z14, Z14
-	VMULPD         640(R11), Z15, Z28
-	VMOVUPS        Z15, 576(R11)
-	VMOVUPS        192(AX)(R13*8), Z15
-	VSUBPD         192(R8)(R13*8), Z15, Z15
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z27, K1
-	VDIVPD.Z       Z27, Z1, K1, Z27
-	VMULPD         Z8, Z11, Z8
-	VMULPD         Z17, Z20, Z11
-	VMOVUPS        Z23, 640(R11)
-	VMOVUPS        192(BX)(R13*8), Z23
-	VSUBPD         192(R9)(R13*8), Z23, Z23
-	VADDPD         192(R11), Z6, Z6
-	VADDPD         Z29, Z30, Z29
-	VMULPD         Z17, Z19, Z30
-	VMOVUPS        Z13, 192(R11)
-	VMOVUPS        192(DI)(R13*8), Z13
-	VSUBPD         192(CX)(R13*8), Z13, Z13
-	VMULPD         448(R11), Z9, Z31
-	VMOVUPS        Z3, 1472(R11)
-	VMULPD         Z7, Z7, Z3
-	VMOVUPS        Z9, 1536(R11)
-	VMULPD         Z28, Z20, Z9
-	VMOVUPS        Z20, 1600(R11)
-	VMOVUPS        Z13, 1664(R11)
-	VMOVUPS        192(CX)(R13*8), Z13
-	VSUBPD         192(R10)(R13*8), Z13, Z13
-	VMULPD         320(R11), Z10, Z20
-	VMOVUPS        Z10, 1728(R11)
-	VADDPD         Z8, Z14, Z8
-	VMULPD         Z28, Z19, Z10
-	VMULPD         832(R11), Z15, Z14
-	VMOVUPS        Z19, 1792(R11)
-	VMINPD         Z1, Z6, Z6
-	VMAXPD         Z0, Z6, Z6
-	VMULPD         Z7, Z12, Z7
-	VMULPD         256(R11), Z17, Z12
-	VMULPD         960(R11), Z23, Z19
-	VMOVUPS        Z17, 1856(R11)
-	VADDPD         Z20, Z31, Z17
-	VADDPD         Z3, Z29, Z3
-	VSUBPD         Z18, Z11, Z11
-	VMULPD         832(R11), Z26, Z20
-	VMOVUPS        512(R11), Z29
-	VMULPD         704(R11), Z29, Z29
-	VADDPD         Z7, Z8, Z7
-	VSUBPD         Z5, Z30, Z8
-	VMULPD         960(R11), Z25, Z30
-	VADDPD         Z29, Z17, Z17
-	VCMPPD         $0x04, Z3, Z0, K1
-	VDIVPD.Z       Z3, Z7, K1, Z3
-	VMULPD         256(R11), Z28, Z7
-	VADDPD         Z19, Z14, Z14
-	VMULPD         128(R11), Z6, Z19
-	VMULPD         Z21, Z21, Z29
-	VSUBPD         Z9, Z24, Z9
-	VMULPD         Z13, Z16, Z31
-	VMOVUPS        Z5, 128(R11)
-	VSUBPD         Z17, Z19, Z5
-	VMULPD         Z22, Z22, Z17
-	VSUBPD         Z10, Z4, Z10
-	VADDPD         Z30, Z20, Z19
-	VMULPD         Z27, Z5, Z5
-	VMINPD         Z1, Z3, Z3
-	VMAXPD         Z0, Z3, Z3
-	VSUBPD         Z2, Z12, Z12
-	VMULPD         1664(R11), Z16, Z20
-	VMINPD         Z1, Z5, Z5
-	VMAXPD         Z0, Z5, Z5
-	VADDPD         Z17, Z29, Z17
-	VMOVUPS        1024(R11), Z27
-	VSUBPD         Z7, Z27, Z7
-	VADDPD         Z31, Z14, Z14
-	VMULPD         1536(R11), Z5, Z27
-	VMOVUPS        896(R11), Z29
-	VMULPD         896(R11), Z29, Z29
-	VMULPD         Z9, Z9, Z30
-	VADDPD         Z20, Z19, Z19
-	VMULPD         1728(R11), Z5, Z20
-	VADDPD         Z29, Z17, Z17
-	VMULPD         Z10, Z10, Z29
-	VMULPD         1472(R11), Z14, Z14
-	VMULPD         (R11), Z6, Z31
-	VMOVUPS        Z2, (R11)
-	VMULPD         192(R11), Z3, Z2
-	VMULPD         Z9, Z11, Z3
-	VMULPD         1472(R11), Z19, Z9
-	VMULPD         64(R11), Z6, Z11
-	VMOVUPS        Z19, 64(R11)
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z17, K1
-	VDIVPD.Z       Z17, Z1, K1, Z17
-	VMULPD         Z10, Z8, Z8
-	VMULPD         832(R11), Z14, Z10
-	VADDPD         448(R11), Z27, Z19
-	VADDPD         1280(R11), Z2, Z2
-	VADDPD         Z29, Z30, Z27
-	VMULPD         960(R11), Z14, Z29
-	VADDPD         320(R11), Z20, Z20
-	VMULPD         640(R11), Z21, Z30
-	VMOVUPS        Z18, 192(R11)
-	VMULPD         Z7, Z7, Z18
-	VMOVUPS        Z28, 320(R11)
-	VMULPD         832(R11), Z9, Z28
-	VMOVUPS        Z21, 448(R11)
-	VMULPD         704(R11), Z5, Z21
-	VMOVUPS        Z5, 704(R11)
-	VMULPD         1408(R11), Z22, Z5
-	VMOVUPS        Z22, 1280(R11)
-	VADDPD         Z8, Z3, Z3
-	VMULPD         960(R11), Z9, Z8
-	VMULPD         384(R11), Z6, Z22
-	VMOVUPS        Z6, 384(R11)
-	VMINPD         Z1, Z2, Z2
-	VMAXPD         Z0, Z2, Z2
-	VMULPD         Z7, Z12, Z6
-	VMULPD         Z14, Z16, Z7
-	VSUBPD         Z31, Z19, Z12
-	VADDPD         Z5, Z30, Z5
-	VADDPD         Z18, Z27, Z18
-	VSUBPD         Z15, Z10, Z10
-	VSUBPD         Z11, Z20, Z11
-	VMOVUPS        1152(R11), Z19
-	VMULPD         896(R11), Z19, Z19
-	VADDPD         Z6, Z3, Z3
-	VSUBPD         Z23, Z29, Z6
-	VADDPD         512(R11), Z21, Z20
-	VADDPD         Z19, Z5, Z5
-	VCMPPD         $0x04, Z18, Z0, K1
-	VDIVPD.Z       Z18, Z3, K1, Z3
-	VMULPD         Z9, Z16, Z18
-	VSUBPD         Z22, Z20, Z19
-	VMULPD         768(R11), Z2, Z20
-	VMULPD         Z24, Z24, Z21
-	VSUBPD         Z28, Z26, Z22
-	VMULPD         Z12, Z12, Z12
-	VSUBPD         Z5, Z20, Z5
-	VMULPD         Z4, Z4, Z20
-	VSUBPD         Z8, Z25, Z8
-	VMULPD         Z11, Z11, Z11
-	VMULPD         Z17, Z5, Z5
-	VMINPD         Z1, Z3, Z3
-	VMAXPD         Z0, Z3, Z3
-	VSUBPD         Z13, Z7, Z7
-	VADDPD         Z11, Z12, Z11
-	VMINPD         Z1, Z5, Z5
-	VMAXPD         Z0, Z5, Z5
-	VADDPD         Z20, Z21, Z12
-	VMOVUPS        1664(R11), Z17
-	VSUBPD         Z18, Z17, Z17
-	VMULPD         Z19, Z19, Z18
-	VMULPD         448(R11), Z5, Z19
-	VMOVUPS        1024(R11), Z20
-	VMULPD         1024(R11), Z20, Z20
-	VMULPD         Z22, Z22, Z21
-	VMULPD         1280(R11), Z5, Z27
-	VADDPD         Z20, Z12, Z12
-	VMULPD         Z8, Z8, Z20
-	VADDPD         Z18, Z11, Z11
-	VMULPD         1088(R11), Z2, Z18
-	VMULPD         320(R11), Z3, Z3
-	VMULPD         Z22, Z10, Z10
-	VMULPD         1216(R11), Z2, Z22
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z12, K1
-	VDIVPD.Z       Z12, Z1, K1, Z12
-	VMULPD         Z8, Z6, Z6
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z11, K1
-	VADDPD         640(R11), Z19, Z8
-	VADDPD         1856(R11), Z3, Z3
-	VADDPD         Z20, Z21, Z19
-	VXORPS         Z20, Z20, Z20
-	VMOVUPS        704(R11), Z21
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z21, K1, Z20
-	VADDPD         1408(R11), Z27, Z21
-	VMULPD         192(R11), Z24, Z27
-	VMULPD         Z17, Z17, Z28
-	VMOVUPS        Z16, 320(R11)
-	VMOVUPS        Z13, 448(R11)
-	VXORPS         Z13, Z13, Z13
-	VMOVUPS        384(R11), Z16
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z13
-	VMULPD         896(R11), Z5, Z16
-	VMULPD         128(R11), Z4, Z29
-	VADDPD         Z6, Z10, Z6
-	VMOVUPS        Z23, 384(R11)
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z11
+	VMULPD      Z5, Z4, Z12
+	VMOVUPS     Z4, 384(R11)
+	VADDPD      Z15, Z31, Z4
+	VSUBPD      Z30, Z9, Z15
+	VMULPD      Z2, Z8, Z30
+	MOVQ        dx+72(FP), R12
+	VMOVUPS     192(R12)(R13*8), Z31
+	VMOVUPS     Z11, 448(R11)
+	VSUBPD      Z29, Z10, Z11
+	VADDPD      Z27, Z24, Z24
+	MOVQ        dy+80(FP), R12
+	VMOVUPS     192(R12)(R13*8), Z27
+	VSUBPD      Z16, Z17, Z17
+	VMULPD      Z28, Z8, Z29
+	VMOVUPS     Z16, 512(R11)
+	VSUBPD      Z12, Z14, Z12
+	VADDPD      Z30, Z4, Z4
+	MOVQ        dz+88(FP), R12
+	VMOVUPS     192(R12)(R13*8), Z16
+	VMULPD      Z15, Z15, Z30
+	VMOVUPS     Z5, 576(R11)
+	VADDPD      Z29, Z24, Z5
+	VMOVUPS     128(DX)(R13*8), Z24
+	VSUBPD      128(AX)(R13*8), Z24, Z24
+	VSUBPD      192(R8)(R13*8), Z31, Z29
+	VMULPD      Z11, Z11, Z31
+	VMOVUPS     Z3, 640(R11)
+	VMULPD      Z13, Z4, Z3
+	VMOVUPS     Z14, 704(R11)
+	VMOVUPS     128(SI)(R13*8), Z4
+	VSUBPD      128(BX)(R13*8), Z4, Z4
+	VSUBPD      192(R9)(R13*8), Z27, Z14
+	VMULPD      Z15, Z18, Z15
+	VMULPD      Z13, Z5, Z13
+	VMOVUPS     128(AX)(R13*8), Z18
+	VSUBPD      128(R8)(R13*8), Z18, Z18
+	VSUBPD      192(R10)(R13*8), Z16, Z16
+	VMULPD      Z11, Z26, Z11
+	VMULPD      Z3, Z6, Z26
+	VMOVUPS     Z5, 768(R11)
+	VMOVUPS     128(BX)(R13*8), Z5
+	VSUBPD      128(R9)(R13*8), Z5, Z5
+	VMULPD      Z29, Z29, Z27
+	VMOVUPS     Z29, 832(R11)
+	VADDPD      Z31, Z30, Z29
+	VMULPD      Z3, Z7, Z30
+	VMOVUPS     Z28, 896(R11)
+	VMOVUPS     128(DI)(R13*8), Z28
+	VSUBPD      128(CX)(R13*8), Z28, Z28
+	VMULPD      Z14, Z14, Z31
+	VMOVUPS     Z14, 960(R11)
+	VMULPD      Z12, Z12, Z14
+	VMOVUPS     Z28, 1024(R11)
+	VMULPD      Z13, Z6, Z28
+	VMOVUPS     Z6, 1088(R11)
+	VMOVUPS     Z2, 1152(R11)
+	VMOVUPS     128(CX)(R13*8), Z2
+	VSUBPD      128(R10)(R13*8), Z2, Z2
+	VADDPD      Z31, Z27, Z6
+	VADDPD      Z11, Z15, Z11
+	VMULPD      Z13, Z7, Z15
+	VMULPD      Z18, Z20, Z27
+	VMULPD      Z16, Z16, Z31
+	VMOVUPS     Z7, 1216(R11)
+	VMULPD      Z12, Z17, Z7
+	VMULPD      Z3, Z8, Z12
+	VMULPD      Z5, Z19, Z17
+	VMOVUPS     Z3, 1280(R11)
+	VADDPD      Z31, Z6, Z3
+	VADDPD      Z14, Z29, Z6
+	VSUBPD      Z23, Z26, Z14
+	VMULPD      Z24, Z20, Z26
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K2
+	VDIVPD.Z    Z3, Z1, K2, Z3
+	VADDPD      Z7, Z11, Z7
+	VSUBPD      Z25, Z30, Z11
+	VMULPD      Z4, Z19, Z29
+	VCMPPD      $0x04, Z6, Z0, K2
+	VDIVPD.Z    Z6, Z7, K2, Z6
+	VMULPD      Z13, Z8, Z7
+	VADDPD      Z17, Z27, Z17
+	VMULPD      Z9, Z9, Z27
+	VSUBPD      Z28, Z21, Z28
+	VMULPD      256(R11), Z2, Z30
+	VMULPD      Z10, Z10, Z31
+	VMOVUPS     Z8, 1344(R11)
+	VSUBPD      Z15, Z22, Z8
+	VADDPD      Z29, Z26, Z15
+	VMINPD      Z1, Z6, Z6
+	VMAXPD      Z0, Z6, Z6
+	VSUBPD      1152(R11), Z12, Z12
+	VMOVUPS     256(R11), Z26
+	VMULPD      1024(R11), Z26, Z26
+	VADDPD      Z31, Z27, Z27
+	VMOVUPS     896(R11), Z29
+	VSUBPD      Z7, Z29, Z7
+	VADDPD      Z30, Z17, Z17
+	VMOVUPS     704(R11), Z29
+	VMULPD      704(R11), Z29, Z29
+	VMULPD      Z28, Z28, Z30
+	VADDPD      Z26, Z15, Z15
+	VMOVUPS     192(DX)(R13*8), Z26
+	VSUBPD      192(AX)(R13*8), Z26, Z26
+	VADDPD      Z29, Z27, Z27
+	VMULPD      Z8, Z8, Z29
+	VMULPD      640(R11), Z17, Z17
+	VMOVUPS     Z25, 1408(R11)
+	VMOVUPS     192(SI)(R13*8), Z25
+	VSUBPD      192(BX)(R13*8), Z25, Z25
+	VMULPD      576(R11), Z6, Z6
+	VMULPD      Z28, Z14, Z14
+	VMULPD      640(R11), Z15, Z28
+	VMOVUPS     Z15, 576(R11)
+	VMOVUPS     192(AX)(R13*8), Z15
+	VSUBPD      192(R8)(R13*8), Z15, Z15
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z27, K2
+	VDIVPD.Z    Z27, Z1, K2, Z27
+	VMULPD      Z8, Z11, Z8
+	VMULPD      Z17, Z20, Z11
+	VMOVUPS     Z23, 640(R11)
+	VMOVUPS     192(BX)(R13*8), Z23
+	VSUBPD      192(R9)(R13*8), Z23, Z23
+	VADDPD      192(R11), Z6, Z6
+	VADDPD      Z29, Z30, Z29
+	VMULPD      Z17, Z19, Z30
+	VMOVUPS     Z13, 192(R11)
+	VMOVUPS     192(DI)(R13*8), Z13
+	VSUBPD      192(CX)(R13*8), Z13, Z13
+	VMULPD      448(R11), Z9, Z31
+	VMOVUPS     Z3, 1472(R11)
+	VMULPD      Z7, Z7, Z3
+	VMOVUPS     Z9, 1536(R11)
+	VMULPD      Z28, Z20, Z9
+	VMOVUPS     Z20, 1600(R11)
+	VMOVUPS     Z13, 1664(R11)
+	VMOVUPS     192(CX)(R13*8), Z13
+	VSUBPD      192(R10)(R13*8), Z13, Z13
+	VMULPD      320(R11), Z10, Z20
+	VMOVUPS     Z10, 1728(R11)
+	VADDPD      Z8, Z14, Z8
+	VMULPD      Z28, Z19, Z10
+	VMULPD      832(R11), Z15, Z14
+	VMOVUPS     Z19, 1792(R11)
+	VMINPD      Z1, Z6, Z6
+	VMAXPD      Z0, Z6, Z6
+	VMULPD      Z7, Z12, Z7
+	VMULPD      256(R11), Z17, Z12
+	VMULPD      960(R11), Z23, Z19
+	VMOVUPS     Z17, 1856(R11)
+	VADDPD      Z20, Z31, Z17
+	VADDPD      Z3, Z29, Z3
+	VSUBPD      Z18, Z11, Z11
+	VMULPD      832(R11), Z26, Z20
+	VMOVUPS     512(R11), Z29
+	VMULPD      704(R11), Z29, Z29
+	VADDPD      Z7, Z8, Z7
+	VSUBPD      Z5, Z30, Z8
+	VMULPD      960(R11), Z25, Z30
+	VADDPD      Z29, Z17, Z17
+	VCMPPD      $0x04, Z3, Z0, K2
+	VDIVPD.Z    Z3, Z7, K2, Z3
+	VMULPD      256(R11), Z28, Z7
+	VADDPD      Z19, Z14, Z14
+	VMULPD      128(R11), Z6, Z19
+	VMULPD      Z21, Z21, Z29
+	VSUBPD      Z9, Z24, Z9
+	VMULPD      Z13, Z16, Z31
+	VMOVUPS     Z5, 128(R11)
+	VSUBPD      Z17, Z19, Z5
+	VMULPD      Z22, Z22, Z17
+	VSUBPD      Z10, Z4, Z10
+	VADDPD      Z30, Z20, Z19
+	VMULPD      Z27, Z5, Z5
+	VMINPD      Z1, Z3, Z3
+	VMAXPD      Z0, Z3, Z3
+	VSUBPD      Z2, Z12, Z12
+	VMULPD      1664(R11), Z16, Z20
+	VMINPD      Z1, Z5, Z5
+	VMAXPD      Z0, Z5, Z5
+	VADDPD      Z17, Z29, Z17
+	VMOVUPS     1024(R11), Z27
+	VSUBPD      Z7, Z27, Z7
+	VADDPD      Z31, Z14, Z14
+	VMULPD      1536(R11), Z5, Z27
+	VMOVUPS     896(R11), Z29
+	VMULPD      896(R11), Z29, Z29
+	VMULPD      Z9, Z9, Z30
+	VADDPD      Z20, Z19, Z19
+	VMULPD      1728(R11), Z5, Z20
+	VADDPD      Z29, Z17, Z17
+	VMULPD      Z10, Z10, Z29
+	VMULPD      1472(R11), Z14, Z14
+	VMULPD      (R11), Z6, Z31
+	VMOVUPS     Z2, (R11)
+	VMULPD      192(R11), Z3, Z2
+	VMULPD      Z9, Z11, Z3
+	VMULPD      1472(R11), Z19, Z9
+	VMULPD      64(R11), Z6, Z11
+	VMOVUPS     Z19, 64(R11)
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z17, K2
+	VDIVPD.Z    Z17, Z1, K2, Z17
+	VMULPD      Z10, Z8, Z8
+	VMULPD      832(R11), Z14, Z10
+	VADDPD      448(R11), Z27, Z19
+	VADDPD      1280(R11), Z2, Z2
+	VADDPD      Z29, Z30, Z27
+	VMULPD      960(R11), Z14, Z29
+	VADDPD      320(R11), Z20, Z20
+	VMULPD      640(R11), Z21, Z30
+	VMOVUPS     Z18, 192(R11)
+	VMULPD      Z7, Z7, Z18
+	VMOVUPS     Z28, 320(R11)
+	VMULPD      832(R11), Z9, Z28
+	VMOVUPS     Z21, 448(R11)
+	VMULPD      704(R11), Z5, Z21
+	VMOVUPS     Z5, 704(R11)
+	VMULPD      1408(R11), Z22, Z5
+	VMOVUPS     Z22, 1280(R11)
+	VADDPD      Z8, Z3, Z3
+	VMULPD      960(R11), Z9, Z8
+	VMULPD      384(R11), Z6, Z22
+	VMOVUPS     Z6, 384(R11)
+	VMINPD      Z1, Z2, Z2
+	VMAXPD      Z0, Z2, Z2
+	VMULPD      Z7, Z12, Z6
+	VMULPD      Z14, Z16, Z7
+	VSUBPD      Z31, Z19, Z12
+	VADDPD      Z5, Z30, Z5
+	VADDPD      Z18, Z27, Z18
+	VSUBPD      Z15, Z10, Z10
+	VSUBPD      Z11, Z20, Z11
+	VMOVUPS     1152(R11), Z19
+	VMULPD      896(R11), Z19, Z19
+	VADDPD      Z6, Z3, Z3
+	VSUBPD      Z23, Z29, Z6
+	VADDPD      512(R11), Z21, Z20
+	VADDPD      Z19, Z5, Z5
+	VCMPPD      $0x04, Z18, Z0, K2
+	VDIVPD.Z    Z18, Z3, K2, Z3
+	VMULPD      Z9, Z16, Z18
+	VSUBPD      Z22, Z20, Z19
+	VMULPD      768(R11), Z2, Z20
+	VMULPD      Z24, Z24, Z21
+	VSUBPD      Z28, Z26, Z22
+	VMULPD      Z12, Z12, Z12
+	VSUBPD      Z5, Z20, Z5
+	VMULPD      Z4, Z4, Z20
+	VSUBPD      Z8, Z25, Z8
+	VMULPD      Z11, Z11, Z11
+	VMULPD      Z17, Z5, Z5
+	VMINPD      Z1, Z3, Z3
+	VMAXPD      Z0, Z3, Z3
+	VSUBPD      Z13, Z7, Z7
+	VADDPD      Z11, Z12, Z11
+	VMINPD      Z1, Z5, Z5
+	VMAXPD      Z0, Z5, Z5
+	VADDPD      Z20, Z21, Z12
+	VMOVUPS     1664(R11), Z17
+	VSUBPD      Z18, Z17, Z17
+	VMULPD      Z19, Z19, Z18
+	VMULPD      448(R11), Z5, Z19
+	VMOVUPS     1024(R11), Z20
+	VMULPD      1024(R11), Z20, Z20
+	VMULPD      Z22, Z22, Z21
+	VMULPD      1280(R11), Z5, Z27
+	VADDPD      Z20, Z12, Z12
+	VMULPD      Z8, Z8, Z20
+	VADDPD      Z18, Z11, Z11
+	VMULPD      1088(R11), Z2, Z18
+	VMULPD      320(R11), Z3, Z3
+	VMULPD      Z22, Z10, Z10
+	VMULPD      1216(R11), Z2, Z22
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K2
+	VDIVPD.Z    Z12, Z1, K2, Z12
+	VMULPD      Z8, Z6, Z6
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K2
 
 	// Store the results of group 0.
-	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z20, (R12)(R13*8)
-	MOVQ           t+104(FP), R12
-	VMOVNTPS       Z13, (R12)(R13*8)
-	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z11, (R12)(R13*8)
-	VMULPD         1344(R11), Z2, Z10
-	VMINPD         Z1, Z3, Z3
-	VMAXPD         Z0, Z3, Z3
-	VMULPD         Z17, Z7, Z7
-	VSUBPD         Z18, Z8, Z8
-	VADDPD         Z29, Z27, Z11
-	VADDPD         Z28, Z19, Z13
-	VSUBPD         Z22, Z21, Z17
-	VMOVUPS        (R11), Z18
-	VMULPD         1024(R11), Z18, Z18
-	VADDPD         Z7, Z6, Z6
-	VADDPD         1152(R11), Z16, Z7
-	VADDPD         Z18, Z11, Z11
-	VCMPPD         $0x04, Z13, Z0, K1
-	VDIVPD.Z       Z13, Z6, K1, Z6
-	VSUBPD         Z10, Z7, Z7
-	VMULPD         576(R11), Z3, Z10
-	VMULPD         Z26, Z26, Z13
-	VMULPD         Z8, Z8, Z8
-	VSUBPD         Z11, Z10, Z10
-	VMULPD         Z25, Z25, Z11
-	VMULPD         Z17, Z17, Z16
-	VMULPD         Z12, Z10, Z10
-	VMINPD         Z1, Z6, Z6
-	VMAXPD         Z0, Z6, Z6
-	VADDPD         Z16, Z8, Z8
-	VMINPD         Z1, Z10, Z10
-	VMAXPD         Z0, Z10, Z10
-	VADDPD         Z11, Z13, Z11
-	VMULPD         Z7, Z7, Z7
-	VMULPD         Z10, Z24, Z12
-	VMOVUPS        1664(R11), Z13
-	VMULPD         1664(R11), Z13, Z13
-	VMULPD         Z10, Z4, Z4
-	VADDPD         Z13, Z11, Z11
-	VADDPD         Z7, Z8, Z7
-	VMULPD         1600(R11), Z3, Z8
-	VMULPD         Z9, Z6, Z6
-	VMULPD         1792(R11), Z3, Z9
-	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z11, K1
-	VDIVPD.Z       Z11, Z1, K1, Z11
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z7, K1
-	VADDPD         192(R11), Z12, Z12
-	VADDPD         Z6, Z14, Z6
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
-	VADDPD         128(R11), Z4, Z4
-	VMULPD         Z26, Z15, Z13
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
-	VMULPD         1024(R11), Z10, Z14
-	VMULPD         384(R11), Z25, Z16
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z7
+	VMOVUPS  704(R11), Z8
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z8, (R12)(R13*8)
+	VMOVUPS  384(R11), Z8
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z8, (R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z11, (R12)(R13*8)
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPD      640(R11), Z19, Z8
+	VADDPD      1856(R11), Z3, Z3
+	VADDPD      Z20, Z21, Z11
+	VADDPD      1408(R11), Z27, Z19
+	VMULPD      192(R11), Z24, Z20
+	VMULPD      Z17, Z17, Z21
+	VMULPD      896(R11), Z5, Z27
+	VMULPD      128(R11), Z4, Z28
+	VADDPD      Z6, Z10, Z6
+	VMULPD      1344(R11), Z2, Z10
+	VMINPD      Z1, Z3, Z3
+	VMAXPD      Z0, Z3, Z3
+	VMULPD      Z17, Z7, Z7
+	VSUBPD      Z18, Z8, Z8
+	VADDPD      Z28, Z20, Z17
+	VADDPD      Z21, Z11, Z11
+	VSUBPD      Z22, Z19, Z18
+	VMOVUPS     (R11), Z19
+	VMULPD      1024(R11), Z19, Z19
+	VADDPD      Z7, Z6, Z6
+	VADDPD      1152(R11), Z27, Z7
+	VADDPD      Z19, Z17, Z17
+	VCMPPD      $0x04, Z11, Z0, K2
+	VDIVPD.Z    Z11, Z6, K2, Z6
+	VSUBPD      Z10, Z7, Z7
+	VMULPD      576(R11), Z3, Z10
+	VMULPD      Z26, Z26, Z11
+	VMULPD      Z8, Z8, Z8
+	VSUBPD      Z17, Z10, Z10
+	VMULPD      Z25, Z25, Z17
+	VMULPD      Z18, Z18, Z18
+	VMULPD      Z12, Z10, Z10
+	VMINPD      Z1, Z6, Z6
+	VMAXPD      Z0, Z6, Z6
+	VADDPD      Z18, Z8, Z8
+	VMINPD      Z1, Z10, Z10
+	VMAXPD      Z0, Z10, Z10
+	VADDPD      Z17, Z11, Z11
+	VMULPD      Z7, Z7, Z7
+	VMULPD      Z10, Z24, Z12
+	VMOVUPS     1664(R11), Z17
+	VMULPD      1664(R11), Z17, Z17
+	VMULPD      Z10, Z4, Z4
+	VADDPD      Z17, Z11, Z11
+	VADDPD      Z7, Z8, Z7
+	VMULPD      1600(R11), Z3, Z8
+	VMULPD      Z9, Z6, Z6
+	VMULPD      1792(R11), Z3, Z9
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K2
+	VDIVPD.Z    Z11, Z1, K2, Z11
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z7, K2
 
 	// Store the results of group 1.
-	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z5, 64(R12)(R13*8)
-	MOVQ           t+104(FP), R12
-	VMOVNTPS       Z2, 64(R12)(R13*8)
-	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z7, 64(R12)(R13*8)
-	VMULPD         256(R11), Z3, Z2
-	VMINPD         Z1, Z6, Z5
-	VMAXPD         Z0, Z5, Z5
-	VSUBPD         Z8, Z12, Z6
-	VADDPD         Z16, Z13, Z7
-	VSUBPD         Z9, Z4, Z4
-	VMOVUPS        448(R11), Z8
-	VMULPD         1664(R11), Z8, Z8
-	VADDPD         (R11), Z14, Z9
-	VADDPD         Z8, Z7, Z7
-	VSUBPD         Z2, Z9, Z2
-	VMULPD         64(R11), Z5, Z8
-	VMULPD         Z6, Z6, Z6
-	VSUBPD         Z7, Z8, Z7
-	VMULPD         Z4, Z4, Z4
-	VMULPD         Z11, Z7, Z7
-	VADDPD         Z4, Z6, Z4
-	VMINPD         Z1, Z7, Z6
-	VMAXPD         Z0, Z6, Z6
-	VMULPD         Z2, Z2, Z2
-	VMULPD         Z6, Z26, Z7
-	VMULPD         Z6, Z25, Z8
-	VADDPD         Z2, Z4, Z2
-	VMULPD         832(R11), Z5, Z4
-	VMULPD         960(R11), Z5, Z9
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
-	VADDPD         Z7, Z15, Z7
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z10
-	VADDPD         384(R11), Z8, Z8
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
-	VMULPD         1664(R11), Z6, Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z5, 64(R12)(R13*8)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z2, 64(R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z7, 64(R12)(R13*8)
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPD      192(R11), Z12, Z2
+	VADDPD      Z6, Z14, Z5
+	VADDPD      128(R11), Z4, Z4
+	VMULPD      Z26, Z15, Z6
+	VMULPD      1024(R11), Z10, Z7
+	VMULPD      Z25, Z23, Z12
+	VMULPD      256(R11), Z3, Z14
+	VMINPD      Z1, Z5, Z5
+	VMAXPD      Z0, Z5, Z5
+	VSUBPD      Z8, Z2, Z2
+	VADDPD      Z12, Z6, Z6
+	VSUBPD      Z9, Z4, Z4
+	VMULPD      1664(R11), Z13, Z8
+	VADDPD      (R11), Z7, Z7
+	VADDPD      Z8, Z6, Z6
+	VSUBPD      Z14, Z7, Z7
+	VMULPD      64(R11), Z5, Z8
+	VMULPD      Z2, Z2, Z2
+	VSUBPD      Z6, Z8, Z6
+	VMULPD      Z4, Z4, Z4
+	VMULPD      Z11, Z6, Z6
+	VADDPD      Z4, Z2, Z2
+	VMINPD      Z1, Z6, Z4
+	VMAXPD      Z0, Z4, Z4
+	VMULPD      Z7, Z7, Z6
+	VMULPD      Z4, Z26, Z7
+	VMULPD      Z4, Z25, Z8
+	VADDPD      Z6, Z2, Z2
+	VMULPD      832(R11), Z5, Z6
+	VMULPD      960(R11), Z5, Z9
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K2
 
 	// Store the results of group 2.
-	MOVQ           s+96(FP), R12
-	VMOVNTPS       Z10, 128(R12)(R13*8)
-	MOVQ           t+104(FP), R12
-	VMOVNTPS       Z3, 128(R12)(R13*8)
-	MOVQ           dist2+112(FP), R12
-	VMOVNTPS       Z2, 128(R12)(R13*8)
-	VMULPD         320(R11), Z5, Z2
-	VSUBPD         Z4, Z7, Z3
-	VSUBPD         Z9, Z8, Z4
-	VADDPD         448(R11), Z11, Z7
-	VSUBPD         Z2, Z7, Z2
-	VMULPD         Z3, Z3, Z3
-	VMULPD         Z4, Z4, Z4
-	VADDPD         Z4, Z3, Z3
-	VMULPD         Z2, Z2, Z2
-	VADDPD         Z2, Z3, Z2
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z6
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	MOVQ     s+96(FP), R12
+	VMOVNTPS Z10, 128(R12)(R13*8)
+	MOVQ     t+104(FP), R12
+	VMOVNTPS Z3, 128(R12)(R13*8)
+	MOVQ     dist2+112(FP), R12
+	VMOVNTPS Z2, 128(R12)(R13*8)
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPD      Z7, Z15, Z2
+	VADDPD      Z8, Z23, Z3
+	VMULPD      1664(R11), Z4, Z7
+	VMULPD      Z5, Z16, Z8
+	VSUBPD      Z6, Z2, Z2
+	VSUBPD      Z9, Z3, Z3
+	VADDPD      Z7, Z13, Z6
+	VSUBPD      Z8, Z6, Z6
+	VMULPD      Z2, Z2, Z2
+	VMULPD      Z3, Z3, Z3
+	VADDPD      Z3, Z2, Z2
+	VMULPD      Z6, Z6, Z3
+	VADDPD      Z3, Z2, Z2
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K2
 
 	// Store the results of group 3.
 	MOVQ     s+96(FP), R12
-	VMOVNTPS Z6, 192(R12)(R13*8)
+	VMOVNTPS Z4, 192(R12)(R13*8)
 	MOVQ     t+104(FP), R12
 	VMOVNTPS Z5, 192(R12)(R13*8)
 	MOVQ     dist2+112(FP), R12
 	VMOVNTPS Z2, 192(R12)(R13*8)
-	ADDQ     $0x00000020, R13
-	SUBQ     $0x00000020, R14
-	CMPQ     R14, $0x00004000
-	JAE      Closest64WideAVX512_ntplain
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000020, R13
+	SUBQ $0x00000020, R14
+	CMPQ R14, $0x00004000
+	JAE  Closest64WideAVX512_ntplain
 
 Closest64WideAVX512_ntplain_end:
 Closest64WideAVX512_nt_fence:
@@ -55369,8 +55306,8 @@ Closest64WideAVX512_prefetch:
 	VADDPD      Z6, Z5, Z5
 	VMULPD      Z4, Z4, Z6
 	VADDPD      Z6, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z    Z5, Z1, K1, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K2
+	VDIVPD.Z    Z5, Z1, K2, Z5
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ        dx+72(FP), R12
@@ -55402,8 +55339,8 @@ Closest64WideAVX512_prefetch:
 	VMULPD      Z12, Z3, Z18
 	VADDPD      Z17, Z13, Z13
 	VMULPD      Z9, Z2, Z17
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K1
-	VDIVPD.Z    Z13, Z1, K1, Z13
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K2
+	VDIVPD.Z    Z13, Z1, K2, Z13
 	VMULPD      Z10, Z3, Z19
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
@@ -55455,8 +55392,8 @@ Closest64WideAVX512_prefetch:
 	VADDPD      Z3, Z26, Z3
 	VSUBPD      Z11, Z24, Z18
 	VMULPD      Z21, Z6, Z24
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z    Z3, Z1, K1, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K2
+	VDIVPD.Z    Z3, Z1, K2, Z3
 	VSUBPD      Z12, Z27, Z26
 	VMULPD      Z22, Z7, Z27
 	VMOVUPS     Z12, 320(R11)
@@ -55534,13 +55471,13 @@ Closest64WideAVX512_prefetch:
 	VADDPD      Z14, Z29, Z6
 	VSUBPD      Z23, Z26, Z14
 	VMULPD      Z24, Z20, Z26
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z    Z3, Z1, K1, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K2
+	VDIVPD.Z    Z3, Z1, K2, Z3
 	VADDPD      Z7, Z11, Z7
 	VSUBPD      Z25, Z30, Z11
 	VMULPD      Z4, Z19, Z29
-	VCMPPD      $0x04, Z6, Z0, K1
-	VDIVPD.Z    Z6, Z7, K1, Z6
+	VCMPPD      $0x04, Z6, Z0, K2
+	VDIVPD.Z    Z6, Z7, K2, Z6
 	VMULPD      Z13, Z8, Z7
 	VADDPD      Z17, Z27, Z17
 	VMULPD      Z9, Z9, Z27
@@ -55577,8 +55514,8 @@ Closest64WideAVX512_prefetch:
 	VMOVUPS     Z15, 576(R11)
 	VMOVUPS     192(AX)(R13*8), Z15
 	VSUBPD      192(R8)(R13*8), Z15, Z15
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z27, K1
-	VDIVPD.Z    Z27, Z1, K1, Z27
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z27, K2
+	VDIVPD.Z    Z27, Z1, K2, Z27
 	VMULPD      Z8, Z11, Z8
 	VMULPD      Z17, Z20, Z11
 	VMOVUPS     Z23, 640(R11)
@@ -55621,8 +55558,8 @@ Closest64WideAVX512_prefetch:
 	VSUBPD      Z5, Z30, Z8
 	VMULPD      960(R11), Z25, Z30
 	VADDPD      Z29, Z17, Z17
-	VCMPPD      $0x04, Z3, Z0, K1
-	VDIVPD.Z    Z3, Z7, K1, Z3
+	VCMPPD      $0x04, Z3, Z0, K2
+	VDIVPD.Z    Z3, Z7, K2, Z3
 	VMULPD      256(R11), Z28, Z7
 	VADDPD      Z19, Z14, Z14
 	VMULPD      128(R11), Z6, Z19
@@ -55661,8 +55598,8 @@ Closest64WideAVX512_prefetch:
 	VMULPD      1472(R11), Z19, Z9
 	VMULPD      64(R11), Z6, Z11
 	VMOVUPS     Z19, 64(R11)
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z17, K1
-	VDIVPD.Z    Z17, Z1, K1, Z17
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z17, K2
+	VDIVPD.Z    Z17, Z1, K2, Z17
 	VMULPD      Z10, Z8, Z8
 	VMULPD      832(R11), Z14, Z10
 	VADDPD      448(R11), Z27, Z19
@@ -55699,8 +55636,8 @@ Closest64WideAVX512_prefetch:
 	VSUBPD      Z23, Z29, Z6
 	VADDPD      512(R11), Z21, Z20
 	VADDPD      Z19, Z5, Z5
-	VCMPPD      $0x04, Z18, Z0, K1
-	VDIVPD.Z    Z18, Z3, K1, Z3
+	VCMPPD      $0x04, Z18, Z0, K2
+	VDIVPD.Z    Z18, Z3, K2, Z3
 	VMULPD      Z9, Z16, Z18
 	VSUBPD      Z22, Z20, Z19
 	VMULPD      768(R11), Z2, Z20
@@ -55734,10 +55671,10 @@ Closest64WideAVX512_prefetch:
 	VMULPD      320(R11), Z3, Z3
 	VMULPD      Z22, Z10, Z10
 	VMULPD      1216(R11), Z2, Z22
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K1
-	VDIVPD.Z    Z12, Z1, K1, Z12
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K2
+	VDIVPD.Z    Z12, Z1, K2, Z12
 	VMULPD      Z8, Z6, Z6
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K2
 
 	// Store the results of group 0.
 	VMOVUPS 704(R11), Z8
@@ -55749,65 +55686,60 @@ Closest64WideAVX512_prefetch:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z11, (R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z8
-	MOVQ         s+96(FP), R12
-	VMOVUPD      Z8, K1, (R12)(R13*8)
-	MOVQ         t+104(FP), R12
-	VMOVUPD      Z8, K1, (R12)(R13*8)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPD      Z8, K1, (R12)(R13*8)
-	VADDPD       640(R11), Z19, Z8
-	VADDPD       1856(R11), Z3, Z3
-	VADDPD       Z20, Z21, Z11
-	VADDPD       1408(R11), Z27, Z19
-	VMULPD       192(R11), Z24, Z20
-	VMULPD       Z17, Z17, Z21
-	VMULPD       896(R11), Z5, Z27
-	VMULPD       128(R11), Z4, Z28
-	VADDPD       Z6, Z10, Z6
-	VMULPD       1344(R11), Z2, Z10
-	VMINPD       Z1, Z3, Z3
-	VMAXPD       Z0, Z3, Z3
-	VMULPD       Z17, Z7, Z7
-	VSUBPD       Z18, Z8, Z8
-	VADDPD       Z28, Z20, Z17
-	VADDPD       Z21, Z11, Z11
-	VSUBPD       Z22, Z19, Z18
-	VMOVUPS      (R11), Z19
-	VMULPD       1024(R11), Z19, Z19
-	VADDPD       Z7, Z6, Z6
-	VADDPD       1152(R11), Z27, Z7
-	VADDPD       Z19, Z17, Z17
-	VCMPPD       $0x04, Z11, Z0, K1
-	VDIVPD.Z     Z11, Z6, K1, Z6
-	VSUBPD       Z10, Z7, Z7
-	VMULPD       576(R11), Z3, Z10
-	VMULPD       Z26, Z26, Z11
-	VMULPD       Z8, Z8, Z8
-	VSUBPD       Z17, Z10, Z10
-	VMULPD       Z25, Z25, Z17
-	VMULPD       Z18, Z18, Z18
-	VMULPD       Z12, Z10, Z10
-	VMINPD       Z1, Z6, Z6
-	VMAXPD       Z0, Z6, Z6
-	VADDPD       Z18, Z8, Z8
-	VMINPD       Z1, Z10, Z10
-	VMAXPD       Z0, Z10, Z10
-	VADDPD       Z17, Z11, Z11
-	VMULPD       Z7, Z7, Z7
-	VMULPD       Z10, Z24, Z12
-	VMOVUPS      1664(R11), Z17
-	VMULPD       1664(R11), Z17, Z17
-	VMULPD       Z10, Z4, Z4
-	VADDPD       Z17, Z11, Z11
-	VADDPD       Z7, Z8, Z7
-	VMULPD       1600(R11), Z3, Z8
-	VMULPD       Z9, Z6, Z6
-	VMULPD       1792(R11), Z3, Z9
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z11, K1
-	VDIVPD.Z     Z11, Z1, K1, Z11
-	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z7, K1
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPD      640(R11), Z19, Z8
+	VADDPD      1856(R11), Z3, Z3
+	VADDPD      Z20, Z21, Z11
+	VADDPD      1408(R11), Z27, Z19
+	VMULPD      192(R11), Z24, Z20
+	VMULPD      Z17, Z17, Z21
+	VMULPD      896(R11), Z5, Z27
+	VMULPD      128(R11), Z4, Z28
+	VADDPD      Z6, Z10, Z6
+	VMULPD      1344(R11), Z2, Z10
+	VMINPD      Z1, Z3, Z3
+	VMAXPD      Z0, Z3, Z3
+	VMULPD      Z17, Z7, Z7
+	VSUBPD      Z18, Z8, Z8
+	VADDPD      Z28, Z20, Z17
+	VADDPD      Z21, Z11, Z11
+	VSUBPD      Z22, Z19, Z18
+	VMOVUPS     (R11), Z19
+	VMULPD      1024(R11), Z19, Z19
+	VADDPD      Z7, Z6, Z6
+	VADDPD      1152(R11), Z27, Z7
+	VADDPD      Z19, Z17, Z17
+	VCMPPD      $0x04, Z11, Z0, K2
+	VDIVPD.Z    Z11, Z6, K2, Z6
+	VSUBPD      Z10, Z7, Z7
+	VMULPD      576(R11), Z3, Z10
+	VMULPD      Z26, Z26, Z11
+	VMULPD      Z8, Z8, Z8
+	VSUBPD      Z17, Z10, Z10
+	VMULPD      Z25, Z25, Z17
+	VMULPD      Z18, Z18, Z18
+	VMULPD      Z12, Z10, Z10
+	VMINPD      Z1, Z6, Z6
+	VMAXPD      Z0, Z6, Z6
+	VADDPD      Z18, Z8, Z8
+	VMINPD      Z1, Z10, Z10
+	VMAXPD      Z0, Z10, Z10
+	VADDPD      Z17, Z11, Z11
+	VMULPD      Z7, Z7, Z7
+	VMULPD      Z10, Z24, Z12
+	VMOVUPS     1664(R11), Z17
+	VMULPD      1664(R11), Z17, Z17
+	VMULPD      Z10, Z4, Z4
+	VADDPD      Z17, Z11, Z11
+	VADDPD      Z7, Z8, Z7
+	VMULPD      1600(R11), Z3, Z8
+	VMULPD      Z9, Z6, Z6
+	VMULPD      1792(R11), Z3, Z9
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K2
+	VDIVPD.Z    Z11, Z1, K2, Z11
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z7, K2
 
 	// Store the results of group 1.
 	MOVQ    s+96(FP), R12
@@ -55817,45 +55749,40 @@ Closest64WideAVX512_prefetch:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z7, 64(R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPD      Z2, K1, 64(R12)(R13*8)
-	MOVQ         t+104(FP), R12
-	VMOVUPD      Z2, K1, 64(R12)(R13*8)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPD      Z2, K1, 64(R12)(R13*8)
-	VADDPD       192(R11), Z12, Z2
-	VADDPD       Z6, Z14, Z5
-	VADDPD       128(R11), Z4, Z4
-	VMULPD       Z26, Z15, Z6
-	VMULPD       1024(R11), Z10, Z7
-	VMULPD       Z25, Z23, Z12
-	VMULPD       256(R11), Z3, Z14
-	VMINPD       Z1, Z5, Z5
-	VMAXPD       Z0, Z5, Z5
-	VSUBPD       Z8, Z2, Z2
-	VADDPD       Z12, Z6, Z6
-	VSUBPD       Z9, Z4, Z4
-	VMULPD       1664(R11), Z13, Z8
-	VADDPD       (R11), Z7, Z7
-	VADDPD       Z8, Z6, Z6
-	VSUBPD       Z14, Z7, Z7
-	VMULPD       64(R11), Z5, Z8
-	VMULPD       Z2, Z2, Z2
-	VSUBPD       Z6, Z8, Z6
-	VMULPD       Z4, Z4, Z4
-	VMULPD       Z11, Z6, Z6
-	VADDPD       Z4, Z2, Z2
-	VMINPD       Z1, Z6, Z4
-	VMAXPD       Z0, Z4, Z4
-	VMULPD       Z7, Z7, Z6
-	VMULPD       Z4, Z26, Z7
-	VMULPD       Z4, Z25, Z8
-	VADDPD       Z6, Z2, Z2
-	VMULPD       832(R11), Z5, Z6
-	VMULPD       960(R11), Z5, Z9
-	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z2, K1
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPD      192(R11), Z12, Z2
+	VADDPD      Z6, Z14, Z5
+	VADDPD      128(R11), Z4, Z4
+	VMULPD      Z26, Z15, Z6
+	VMULPD      1024(R11), Z10, Z7
+	VMULPD      Z25, Z23, Z12
+	VMULPD      256(R11), Z3, Z14
+	VMINPD      Z1, Z5, Z5
+	VMAXPD      Z0, Z5, Z5
+	VSUBPD      Z8, Z2, Z2
+	VADDPD      Z12, Z6, Z6
+	VSUBPD      Z9, Z4, Z4
+	VMULPD      1664(R11), Z13, Z8
+	VADDPD      (R11), Z7, Z7
+	VADDPD      Z8, Z6, Z6
+	VSUBPD      Z14, Z7, Z7
+	VMULPD      64(R11), Z5, Z8
+	VMULPD      Z2, Z2, Z2
+	VSUBPD      Z6, Z8, Z6
+	VMULPD      Z4, Z4, Z4
+	VMULPD      Z11, Z6, Z6
+	VADDPD      Z4, Z2, Z2
+	VMINPD      Z1, Z6, Z4
+	VMAXPD      Z0, Z4, Z4
+	VMULPD      Z7, Z7, Z6
+	VMULPD      Z4, Z26, Z7
+	VMULPD      Z4, Z25, Z8
+	VADDPD      Z6, Z2, Z2
+	VMULPD      832(R11), Z5, Z6
+	VMULPD      960(R11), Z5, Z9
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K2
 
 	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
@@ -55865,28 +55792,23 @@ Closest64WideAVX512_prefetch:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, 128(R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPD      Z2, K1, 128(R12)(R13*8)
-	MOVQ         t+104(FP), R12
-	VMOVUPD      Z2, K1, 128(R12)(R13*8)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPD      Z2, K1, 128(R12)(R13*8)
-	VADDPD       Z7, Z15, Z2
-	VADDPD       Z8, Z23, Z3
-	VMULPD       1664(R11), Z4, Z7
-	VMULPD       Z5, Z16, Z8
-	VSUBPD       Z6, Z2, Z2
-	VSUBPD       Z9, Z3, Z3
-	VADDPD       Z7, Z13, Z6
-	VSUBPD       Z8, Z6, Z6
-	VMULPD       Z2, Z2, Z2
-	VMULPD       Z3, Z3, Z3
-	VADDPD       Z3, Z2, Z2
-	VMULPD       Z6, Z6, Z3
-	VADDPD       Z3, Z2, Z2
-	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z2, K1
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPD      Z7, Z15, Z2
+	VADDPD      Z8, Z23, Z3
+	VMULPD      1664(R11), Z4, Z7
+	VMULPD      Z5, Z16, Z8
+	VSUBPD      Z6, Z2, Z2
+	VSUBPD      Z9, Z3, Z3
+	VADDPD      Z7, Z13, Z6
+	VSUBPD      Z8, Z6, Z6
+	VMULPD      Z2, Z2, Z2
+	VMULPD      Z3, Z3, Z3
+	VADDPD      Z3, Z2, Z2
+	VMULPD      Z6, Z6, Z3
+	VADDPD      Z3, Z2, Z2
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K2
 
 	// Store the results of group 3.
 	MOVQ    s+96(FP), R12
@@ -55896,18 +55818,13 @@ Closest64WideAVX512_prefetch:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, 192(R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPD      Z2, K1, 192(R12)(R13*8)
-	MOVQ         t+104(FP), R12
-	VMOVUPD      Z2, K1, 192(R12)(R13*8)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPD      Z2, K1, 192(R12)(R13*8)
-	ADDQ         $0x00000020, R13
-	SUBQ         $0x00000020, R14
-	CMPQ         R14, $0x00004000
-	JAE          Closest64WideAVX512_prefetch
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000020, R13
+	SUBQ $0x00000020, R14
+	CMPQ R14, $0x00004000
+	JAE  Closest64WideAVX512_prefetch
 
 Closest64WideAVX512_prefetch_end:
 	// Loop over 4 group(s) at a time while at least 32 lanes remain.
@@ -55930,8 +55847,8 @@ Closest64WideAVX512_groups:
 	VADDPD      Z6, Z5, Z5
 	VMULPD      Z4, Z4, Z6
 	VADDPD      Z6, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z    Z5, Z1, K1, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K2
+	VDIVPD.Z    Z5, Z1, K2, Z5
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	MOVQ        dx+72(FP), R12
@@ -55963,8 +55880,8 @@ Closest64WideAVX512_groups:
 	VMULPD      Z12, Z3, Z18
 	VADDPD      Z17, Z13, Z13
 	VMULPD      Z9, Z2, Z17
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K1
-	VDIVPD.Z    Z13, Z1, K1, Z13
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z13, K2
+	VDIVPD.Z    Z13, Z1, K2, Z13
 	VMULPD      Z10, Z3, Z19
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
@@ -56016,8 +55933,8 @@ Closest64WideAVX512_groups:
 	VADDPD      Z3, Z26, Z3
 	VSUBPD      Z11, Z24, Z18
 	VMULPD      Z21, Z6, Z24
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z    Z3, Z1, K1, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K2
+	VDIVPD.Z    Z3, Z1, K2, Z3
 	VSUBPD      Z12, Z27, Z26
 	VMULPD      Z22, Z7, Z27
 	VMOVUPS     Z12, 320(R11)
@@ -56095,13 +56012,13 @@ Closest64WideAVX512_groups:
 	VADDPD      Z14, Z29, Z6
 	VSUBPD      Z23, Z26, Z14
 	VMULPD      Z24, Z20, Z26
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K1
-	VDIVPD.Z    Z3, Z1, K1, Z3
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z3, K2
+	VDIVPD.Z    Z3, Z1, K2, Z3
 	VADDPD      Z7, Z11, Z7
 	VSUBPD      Z25, Z30, Z11
 	VMULPD      Z4, Z19, Z29
-	VCMPPD      $0x04, Z6, Z0, K1
-	VDIVPD.Z    Z6, Z7, K1, Z6
+	VCMPPD      $0x04, Z6, Z0, K2
+	VDIVPD.Z    Z6, Z7, K2, Z6
 	VMULPD      Z13, Z8, Z7
 	VADDPD      Z17, Z27, Z17
 	VMULPD      Z9, Z9, Z27
@@ -56138,8 +56055,8 @@ Closest64WideAVX512_groups:
 	VMOVUPS     Z15, 576(R11)
 	VMOVUPS     192(AX)(R13*8), Z15
 	VSUBPD      192(R8)(R13*8), Z15, Z15
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z27, K1
-	VDIVPD.Z    Z27, Z1, K1, Z27
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z27, K2
+	VDIVPD.Z    Z27, Z1, K2, Z27
 	VMULPD      Z8, Z11, Z8
 	VMULPD      Z17, Z20, Z11
 	VMOVUPS     Z23, 640(R11)
@@ -56182,8 +56099,8 @@ Closest64WideAVX512_groups:
 	VSUBPD      Z5, Z30, Z8
 	VMULPD      960(R11), Z25, Z30
 	VADDPD      Z29, Z17, Z17
-	VCMPPD      $0x04, Z3, Z0, K1
-	VDIVPD.Z    Z3, Z7, K1, Z3
+	VCMPPD      $0x04, Z3, Z0, K2
+	VDIVPD.Z    Z3, Z7, K2, Z3
 	VMULPD      256(R11), Z28, Z7
 	VADDPD      Z19, Z14, Z14
 	VMULPD      128(R11), Z6, Z19
@@ -56222,8 +56139,8 @@ Closest64WideAVX512_groups:
 	VMULPD      1472(R11), Z19, Z9
 	VMULPD      64(R11), Z6, Z11
 	VMOVUPS     Z19, 64(R11)
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z17, K1
-	VDIVPD.Z    Z17, Z1, K1, Z17
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z17, K2
+	VDIVPD.Z    Z17, Z1, K2, Z17
 	VMULPD      Z10, Z8, Z8
 	VMULPD      832(R11), Z14, Z10
 	VADDPD      448(R11), Z27, Z19
@@ -56260,8 +56177,8 @@ Closest64WideAVX512_groups:
 	VSUBPD      Z23, Z29, Z6
 	VADDPD      512(R11), Z21, Z20
 	VADDPD      Z19, Z5, Z5
-	VCMPPD      $0x04, Z18, Z0, K1
-	VDIVPD.Z    Z18, Z3, K1, Z3
+	VCMPPD      $0x04, Z18, Z0, K2
+	VDIVPD.Z    Z18, Z3, K2, Z3
 	VMULPD      Z9, Z16, Z18
 	VSUBPD      Z22, Z20, Z19
 	VMULPD      768(R11), Z2, Z20
@@ -56295,10 +56212,10 @@ Closest64WideAVX512_groups:
 	VMULPD      320(R11), Z3, Z3
 	VMULPD      Z22, Z10, Z10
 	VMULPD      1216(R11), Z2, Z22
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K1
-	VDIVPD.Z    Z12, Z1, K1, Z12
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z12, K2
+	VDIVPD.Z    Z12, Z1, K2, Z12
 	VMULPD      Z8, Z6, Z6
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K2
 
 	// Store the results of group 0.
 	VMOVUPS 704(R11), Z8
@@ -56310,65 +56227,60 @@ Closest64WideAVX512_groups:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z11, (R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z8
-	MOVQ         s+96(FP), R12
-	VMOVUPD      Z8, K1, (R12)(R13*8)
-	MOVQ         t+104(FP), R12
-	VMOVUPD      Z8, K1, (R12)(R13*8)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPD      Z8, K1, (R12)(R13*8)
-	VADDPD       640(R11), Z19, Z8
-	VADDPD       1856(R11), Z3, Z3
-	VADDPD       Z20, Z21, Z11
-	VADDPD       1408(R11), Z27, Z19
-	VMULPD       192(R11), Z24, Z20
-	VMULPD       Z17, Z17, Z21
-	VMULPD       896(R11), Z5, Z27
-	VMULPD       128(R11), Z4, Z28
-	VADDPD       Z6, Z10, Z6
-	VMULPD       1344(R11), Z2, Z10
-	VMINPD       Z1, Z3, Z3
-	VMAXPD       Z0, Z3, Z3
-	VMULPD       Z17, Z7, Z7
-	VSUBPD       Z18, Z8, Z8
-	VADDPD       Z28, Z20, Z17
-	VADDPD       Z21, Z11, Z11
-	VSUBPD       Z22, Z19, Z18
-	VMOVUPS      (R11), Z19
-	VMULPD       1024(R11), Z19, Z19
-	VADDPD       Z7, Z6, Z6
-	VADDPD       1152(R11), Z27, Z7
-	VADDPD       Z19, Z17, Z17
-	VCMPPD       $0x04, Z11, Z0, K1
-	VDIVPD.Z     Z11, Z6, K1, Z6
-	VSUBPD       Z10, Z7, Z7
-	VMULPD       576(R11), Z3, Z10
-	VMULPD       Z26, Z26, Z11
-	VMULPD       Z8, Z8, Z8
-	VSUBPD       Z17, Z10, Z10
-	VMULPD       Z25, Z25, Z17
-	VMULPD       Z18, Z18, Z18
-	VMULPD       Z12, Z10, Z10
-	VMINPD       Z1, Z6, Z6
-	VMAXPD       Z0, Z6, Z6
-	VADDPD       Z18, Z8, Z8
-	VMINPD       Z1, Z10, Z10
-	VMAXPD       Z0, Z10, Z10
-	VADDPD       Z17, Z11, Z11
-	VMULPD       Z7, Z7, Z7
-	VMULPD       Z10, Z24, Z12
-	VMOVUPS      1664(R11), Z17
-	VMULPD       1664(R11), Z17, Z17
-	VMULPD       Z10, Z4, Z4
-	VADDPD       Z17, Z11, Z11
-	VADDPD       Z7, Z8, Z7
-	VMULPD       1600(R11), Z3, Z8
-	VMULPD       Z9, Z6, Z6
-	VMULPD       1792(R11), Z3, Z9
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z11, K1
-	VDIVPD.Z     Z11, Z1, K1, Z11
-	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z7, K1
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPD      640(R11), Z19, Z8
+	VADDPD      1856(R11), Z3, Z3
+	VADDPD      Z20, Z21, Z11
+	VADDPD      1408(R11), Z27, Z19
+	VMULPD      192(R11), Z24, Z20
+	VMULPD      Z17, Z17, Z21
+	VMULPD      896(R11), Z5, Z27
+	VMULPD      128(R11), Z4, Z28
+	VADDPD      Z6, Z10, Z6
+	VMULPD      1344(R11), Z2, Z10
+	VMINPD      Z1, Z3, Z3
+	VMAXPD      Z0, Z3, Z3
+	VMULPD      Z17, Z7, Z7
+	VSUBPD      Z18, Z8, Z8
+	VADDPD      Z28, Z20, Z17
+	VADDPD      Z21, Z11, Z11
+	VSUBPD      Z22, Z19, Z18
+	VMOVUPS     (R11), Z19
+	VMULPD      1024(R11), Z19, Z19
+	VADDPD      Z7, Z6, Z6
+	VADDPD      1152(R11), Z27, Z7
+	VADDPD      Z19, Z17, Z17
+	VCMPPD      $0x04, Z11, Z0, K2
+	VDIVPD.Z    Z11, Z6, K2, Z6
+	VSUBPD      Z10, Z7, Z7
+	VMULPD      576(R11), Z3, Z10
+	VMULPD      Z26, Z26, Z11
+	VMULPD      Z8, Z8, Z8
+	VSUBPD      Z17, Z10, Z10
+	VMULPD      Z25, Z25, Z17
+	VMULPD      Z18, Z18, Z18
+	VMULPD      Z12, Z10, Z10
+	VMINPD      Z1, Z6, Z6
+	VMAXPD      Z0, Z6, Z6
+	VADDPD      Z18, Z8, Z8
+	VMINPD      Z1, Z10, Z10
+	VMAXPD      Z0, Z10, Z10
+	VADDPD      Z17, Z11, Z11
+	VMULPD      Z7, Z7, Z7
+	VMULPD      Z10, Z24, Z12
+	VMOVUPS     1664(R11), Z17
+	VMULPD      1664(R11), Z17, Z17
+	VMULPD      Z10, Z4, Z4
+	VADDPD      Z17, Z11, Z11
+	VADDPD      Z7, Z8, Z7
+	VMULPD      1600(R11), Z3, Z8
+	VMULPD      Z9, Z6, Z6
+	VMULPD      1792(R11), Z3, Z9
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z11, K2
+	VDIVPD.Z    Z11, Z1, K2, Z11
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z7, K2
 
 	// Store the results of group 1.
 	MOVQ    s+96(FP), R12
@@ -56378,45 +56290,40 @@ Closest64WideAVX512_groups:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z7, 64(R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPD      Z2, K1, 64(R12)(R13*8)
-	MOVQ         t+104(FP), R12
-	VMOVUPD      Z2, K1, 64(R12)(R13*8)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPD      Z2, K1, 64(R12)(R13*8)
-	VADDPD       192(R11), Z12, Z2
-	VADDPD       Z6, Z14, Z5
-	VADDPD       128(R11), Z4, Z4
-	VMULPD       Z26, Z15, Z6
-	VMULPD       1024(R11), Z10, Z7
-	VMULPD       Z25, Z23, Z12
-	VMULPD       256(R11), Z3, Z14
-	VMINPD       Z1, Z5, Z5
-	VMAXPD       Z0, Z5, Z5
-	VSUBPD       Z8, Z2, Z2
-	VADDPD       Z12, Z6, Z6
-	VSUBPD       Z9, Z4, Z4
-	VMULPD       1664(R11), Z13, Z8
-	VADDPD       (R11), Z7, Z7
-	VADDPD       Z8, Z6, Z6
-	VSUBPD       Z14, Z7, Z7
-	VMULPD       64(R11), Z5, Z8
-	VMULPD       Z2, Z2, Z2
-	VSUBPD       Z6, Z8, Z6
-	VMULPD       Z4, Z4, Z4
-	VMULPD       Z11, Z6, Z6
-	VADDPD       Z4, Z2, Z2
-	VMINPD       Z1, Z6, Z4
-	VMAXPD       Z0, Z4, Z4
-	VMULPD       Z7, Z7, Z6
-	VMULPD       Z4, Z26, Z7
-	VMULPD       Z4, Z25, Z8
-	VADDPD       Z6, Z2, Z2
-	VMULPD       832(R11), Z5, Z6
-	VMULPD       960(R11), Z5, Z9
-	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z2, K1
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPD      192(R11), Z12, Z2
+	VADDPD      Z6, Z14, Z5
+	VADDPD      128(R11), Z4, Z4
+	VMULPD      Z26, Z15, Z6
+	VMULPD      1024(R11), Z10, Z7
+	VMULPD      Z25, Z23, Z12
+	VMULPD      256(R11), Z3, Z14
+	VMINPD      Z1, Z5, Z5
+	VMAXPD      Z0, Z5, Z5
+	VSUBPD      Z8, Z2, Z2
+	VADDPD      Z12, Z6, Z6
+	VSUBPD      Z9, Z4, Z4
+	VMULPD      1664(R11), Z13, Z8
+	VADDPD      (R11), Z7, Z7
+	VADDPD      Z8, Z6, Z6
+	VSUBPD      Z14, Z7, Z7
+	VMULPD      64(R11), Z5, Z8
+	VMULPD      Z2, Z2, Z2
+	VSUBPD      Z6, Z8, Z6
+	VMULPD      Z4, Z4, Z4
+	VMULPD      Z11, Z6, Z6
+	VADDPD      Z4, Z2, Z2
+	VMINPD      Z1, Z6, Z4
+	VMAXPD      Z0, Z4, Z4
+	VMULPD      Z7, Z7, Z6
+	VMULPD      Z4, Z26, Z7
+	VMULPD      Z4, Z25, Z8
+	VADDPD      Z6, Z2, Z2
+	VMULPD      832(R11), Z5, Z6
+	VMULPD      960(R11), Z5, Z9
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K2
 
 	// Store the results of group 2.
 	MOVQ    s+96(FP), R12
@@ -56426,28 +56333,23 @@ Closest64WideAVX512_groups:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, 128(R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPD      Z2, K1, 128(R12)(R13*8)
-	MOVQ         t+104(FP), R12
-	VMOVUPD      Z2, K1, 128(R12)(R13*8)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPD      Z2, K1, 128(R12)(R13*8)
-	VADDPD       Z7, Z15, Z2
-	VADDPD       Z8, Z23, Z3
-	VMULPD       1664(R11), Z4, Z7
-	VMULPD       Z5, Z16, Z8
-	VSUBPD       Z6, Z2, Z2
-	VSUBPD       Z9, Z3, Z3
-	VADDPD       Z7, Z13, Z6
-	VSUBPD       Z8, Z6, Z6
-	VMULPD       Z2, Z2, Z2
-	VMULPD       Z3, Z3, Z3
-	VADDPD       Z3, Z2, Z2
-	VMULPD       Z6, Z6, Z3
-	VADDPD       Z3, Z2, Z2
-	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z2, K1
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPD      Z7, Z15, Z2
+	VADDPD      Z8, Z23, Z3
+	VMULPD      1664(R11), Z4, Z7
+	VMULPD      Z5, Z16, Z8
+	VSUBPD      Z6, Z2, Z2
+	VSUBPD      Z9, Z3, Z3
+	VADDPD      Z7, Z13, Z6
+	VSUBPD      Z8, Z6, Z6
+	VMULPD      Z2, Z2, Z2
+	VMULPD      Z3, Z3, Z3
+	VADDPD      Z3, Z2, Z2
+	VMULPD      Z6, Z6, Z3
+	VADDPD      Z3, Z2, Z2
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K2
 
 	// Store the results of group 3.
 	MOVQ    s+96(FP), R12
@@ -56457,18 +56359,13 @@ Closest64WideAVX512_groups:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, 192(R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPD      Z2, K1, 192(R12)(R13*8)
-	MOVQ         t+104(FP), R12
-	VMOVUPD      Z2, K1, 192(R12)(R13*8)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPD      Z2, K1, 192(R12)(R13*8)
-	ADDQ         $0x00000020, R13
-	SUBQ         $0x00000020, R14
-	CMPQ         R14, $0x00000020
-	JAE          Closest64WideAVX512_groups
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000020, R13
+	SUBQ $0x00000020, R14
+	CMPQ R14, $0x00000020
+	JAE  Closest64WideAVX512_groups
 
 Closest64WideAVX512_groups_end:
 	// Loop over 1 group(s) at a time while at least 8 lanes remain.
@@ -56491,8 +56388,8 @@ Closest64WideAVX512_loop:
 	VADDPD      Z6, Z5, Z5
 	VMULPD      Z4, Z4, Z6
 	VADDPD      Z6, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z    Z5, Z1, K1, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K2
+	VDIVPD.Z    Z5, Z1, K2, Z5
 	VMOVUPS     (DX)(R13*8), Z6
 	VSUBPD      (AX)(R13*8), Z6, Z6
 	VMOVUPS     (SI)(R13*8), Z7
@@ -56539,8 +56436,8 @@ Closest64WideAVX512_loop:
 	VMULPD      Z19, Z18, Z15
 	VADDPD      Z17, Z16, Z16
 	VADDPD      Z15, Z14, Z14
-	VCMPPD      $0x04, Z16, Z0, K1
-	VDIVPD.Z    Z16, Z14, K1, Z14
+	VCMPPD      $0x04, Z16, Z0, K2
+	VDIVPD.Z    Z16, Z14, K2, Z14
 	VMULPD      Z6, Z6, Z15
 	VMULPD      Z7, Z7, Z16
 	VMINPD      Z1, Z14, Z14
@@ -56549,8 +56446,8 @@ Closest64WideAVX512_loop:
 	VMULPD      Z10, Z10, Z16
 	VADDPD      Z16, Z15, Z15
 	VMULPD      Z5, Z14, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
-	VDIVPD.Z    Z15, Z1, K1, Z14
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K2
+	VDIVPD.Z    Z15, Z1, K2, Z14
 	VADDPD      Z5, Z12, Z5
 	VMULPD      Z6, Z8, Z12
 	VMULPD      Z7, Z9, Z15
@@ -56581,7 +56478,7 @@ Closest64WideAVX512_loop:
 	VADDPD      Z3, Z2, Z2
 	VMULPD      Z4, Z4, Z3
 	VADDPD      Z3, Z2, Z2
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K1
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K2
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
@@ -56591,37 +56488,32 @@ Closest64WideAVX512_loop:
 	MOVQ    dist2+112(FP), R12
 	VMOVUPS Z2, (R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         s+96(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	MOVQ         t+104(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	MOVQ         dist2+112(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	ADDQ         $0x00000008, R13
-	SUBQ         $0x00000008, R14
-	CMPQ         R14, $0x00000008
-	JAE          Closest64WideAVX512_loop
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000008, R13
+	SUBQ $0x00000008, R14
+	CMPQ R14, $0x00000008
+	JAE  Closest64WideAVX512_loop
 
 Closest64WideAVX512_loop_end:
 	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
 	TESTQ R14, R14
 	JZ    Closest64WideAVX512_done
 	BZHIL R14, low16<>+0(SB), R14
-	KMOVW R14, K1
+	KMOVW R14, K2
 
 	// Masked loads: lanes past n read as zero.
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPD.Z   (R8)(R13*8), K1, Z2
-	VMOVUPD.Z   (R9)(R13*8), K1, Z3
+	VMOVUPD.Z   (R8)(R13*8), K2, Z2
+	VMOVUPD.Z   (R9)(R13*8), K2, Z3
 	MOVQ        dx+72(FP), R12
-	VMOVUPD.Z   (R12)(R13*8), K1, Z4
+	VMOVUPD.Z   (R12)(R13*8), K2, Z4
 	MOVQ        dy+80(FP), R12
-	VMOVUPD.Z   (R12)(R13*8), K1, Z5
-	VMOVUPD.Z   (R10)(R13*8), K1, Z6
+	VMOVUPD.Z   (R12)(R13*8), K2, Z5
+	VMOVUPD.Z   (R10)(R13*8), K2, Z6
 	MOVQ        dz+88(FP), R12
-	VMOVUPD.Z   (R12)(R13*8), K1, Z7
+	VMOVUPD.Z   (R12)(R13*8), K2, Z7
 	VSUBPD      Z2, Z4, Z4
 	VSUBPD      Z3, Z5, Z5
 	VSUBPD      Z6, Z7, Z7
@@ -56630,14 +56522,14 @@ Closest64WideAVX512_loop_end:
 	VADDPD      Z9, Z8, Z8
 	VMULPD      Z7, Z7, Z9
 	VADDPD      Z9, Z8, Z8
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z8, K2
-	VDIVPD.Z    Z8, Z1, K2, Z8
-	VMOVUPD.Z   (AX)(R13*8), K1, Z9
-	VMOVUPD.Z   (BX)(R13*8), K1, Z10
-	VMOVUPD.Z   (DX)(R13*8), K1, Z11
-	VMOVUPD.Z   (SI)(R13*8), K1, Z12
-	VMOVUPD.Z   (CX)(R13*8), K1, Z13
-	VMOVUPD.Z   (DI)(R13*8), K1, Z14
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z8, K3
+	VDIVPD.Z    Z8, Z1, K3, Z8
+	VMOVUPD.Z   (AX)(R13*8), K2, Z9
+	VMOVUPD.Z   (BX)(R13*8), K2, Z10
+	VMOVUPD.Z   (DX)(R13*8), K2, Z11
+	VMOVUPD.Z   (SI)(R13*8), K2, Z12
+	VMOVUPD.Z   (CX)(R13*8), K2, Z13
+	VMOVUPD.Z   (DI)(R13*8), K2, Z14
 	VSUBPD      Z9, Z11, Z11
 	VSUBPD      Z10, Z12, Z12
 	VSUBPD      Z2, Z9, Z2
@@ -56678,8 +56570,8 @@ Closest64WideAVX512_loop_end:
 	VMULPD      Z19, Z18, Z15
 	VADDPD      Z17, Z16, Z16
 	VADDPD      Z15, Z14, Z14
-	VCMPPD      $0x04, Z16, Z0, K2
-	VDIVPD.Z    Z16, Z14, K2, Z14
+	VCMPPD      $0x04, Z16, Z0, K3
+	VDIVPD.Z    Z16, Z14, K3, Z14
 	VMULPD      Z11, Z11, Z15
 	VMULPD      Z12, Z12, Z16
 	VMINPD      Z1, Z14, Z14
@@ -56688,8 +56580,8 @@ Closest64WideAVX512_loop_end:
 	VMULPD      Z9, Z9, Z16
 	VADDPD      Z16, Z15, Z15
 	VMULPD      Z8, Z14, Z8
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K2
-	VDIVPD.Z    Z15, Z1, K2, Z14
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K3
+	VDIVPD.Z    Z15, Z1, K3, Z14
 	VADDPD      Z8, Z10, Z8
 	VMULPD      Z11, Z2, Z10
 	VMULPD      Z12, Z3, Z15
@@ -56720,29 +56612,25 @@ Closest64WideAVX512_loop_end:
 	VADDPD      Z2, Z1, Z1
 	VMULPD      Z3, Z3, Z2
 	VADDPD      Z2, Z1, Z1
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K2
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K3
 
 	// Store the results of group 0.
 	MOVQ    s+96(FP), R12
-	VMOVUPD Z0, K1, (R12)(R13*8)
+	VMOVUPD Z0, K2, (R12)(R13*8)
 	MOVQ    t+104(FP), R12
-	VMOVUPD Z8, K1, (R12)(R13*8)
+	VMOVUPD Z8, K2, (R12)(R13*8)
 	MOVQ    dist2+112(FP), R12
-	VMOVUPD Z1, K1, (R12)(R13*8)
+	VMOVUPD Z1, K2, (R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	KANDW        K1, K2, K3
-	VBROADCASTSD canonicalnan64<>+0(SB), Z0
-	MOVQ         s+96(FP), R12
-	VMOVUPD      Z0, K3, (R12)(R13*8)
-	KANDW        K1, K2, K3
-	MOVQ         t+104(FP), R12
-	VMOVUPD      Z0, K3, (R12)(R13*8)
-	KANDW        K1, K2, K1
-	MOVQ         dist2+112(FP), R12
-	VMOVUPD      Z0, K1, (R12)(R13*8)
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KANDW K2, K3, K2
+	KORW  K2, K1, K1
 
 Closest64WideAVX512_done:
+	// The overridden lanes' mask, ORed over every group: bad (DeferOverrides).
+	KMOVW K1, R14
+	MOVQ  R14, bad+128(FP)
 	VZEROUPPER
 	RET
 
@@ -56846,9 +56734,9 @@ Stream64AVX512_done:
 	VZEROUPPER
 	RET
 
-// func ClosestPoint64AVX512(px *float64, py *float64, pz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, t *float64, dist2 *float64, n int)
+// func ClosestPoint64AVX512(px *float64, py *float64, pz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, t *float64, dist2 *float64, n int) (bad int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·ClosestPoint64AVX512(SB), NOSPLIT, $0-96
+TEXT ·ClosestPoint64AVX512(SB), NOSPLIT, $0-104
 	MOVQ         px+0(FP), AX
 	MOVQ         py+8(FP), BX
 	MOVQ         pz+16(FP), CX
@@ -56862,6 +56750,9 @@ TEXT ·ClosestPoint64AVX512(SB), NOSPLIT, $0-96
 	MOVQ         n+88(FP), R14
 	VXORPS       Z0, Z0, Z0
 	VBROADCASTSD one64<>+0(SB), Z1
+
+	// No overridden lane yet (DeferOverrides).
+	KXORW K1, K1, K1
 
 	// At least 262144 lanes and 64-byte-aligned outputs: non-temporal stores
 	// (no read-for-ownership of the output lines), then SFENCE.
@@ -56896,56 +56787,58 @@ ClosestPoint64AVX512_nt:
 	PREFETCHT1 1024(R10)(R13*8)
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS        (R8)(R13*8), Z2
-	VSUBPD         (DX)(R13*8), Z2, Z2
-	VMOVUPS        (R9)(R13*8), Z3
-	VSUBPD         (SI)(R13*8), Z3, Z3
-	VMOVUPS        (AX)(R13*8), Z4
-	VSUBPD         (DX)(R13*8), Z4, Z4
-	VMOVUPS        (BX)(R13*8), Z5
-	VSUBPD         (SI)(R13*8), Z5, Z5
-	VMOVUPS        (R10)(R13*8), Z6
-	VSUBPD         (DI)(R13*8), Z6, Z6
-	VMOVUPS        (CX)(R13*8), Z7
-	VSUBPD         (DI)(R13*8), Z7, Z7
-	VMULPD         Z2, Z4, Z8
-	VMULPD         Z3, Z5, Z9
-	VMULPD         Z2, Z2, Z10
-	VMULPD         Z3, Z3, Z11
-	VADDPD         Z9, Z8, Z8
-	VMULPD         Z6, Z7, Z9
-	VADDPD         Z11, Z10, Z10
-	VMULPD         Z6, Z6, Z11
-	VADDPD         Z9, Z8, Z8
-	VADDPD         Z11, Z10, Z9
-	VCMPPD         $0x04, Z9, Z0, K1
-	VDIVPD.Z       Z9, Z8, K1, Z8
-	VMINPD         Z1, Z8, Z8
-	VMAXPD         Z0, Z8, Z8
-	VMULPD         Z8, Z2, Z2
-	VMULPD         Z8, Z3, Z3
-	VMULPD         Z8, Z6, Z6
-	VSUBPD         Z4, Z2, Z2
-	VSUBPD         Z5, Z3, Z3
-	VSUBPD         Z7, Z6, Z4
-	VMULPD         Z2, Z2, Z2
-	VMULPD         Z3, Z3, Z3
-	VADDPD         Z3, Z2, Z2
-	VMULPD         Z4, Z4, Z3
-	VADDPD         Z3, Z2, Z2
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VMOVUPS     (R8)(R13*8), Z2
+	VSUBPD      (DX)(R13*8), Z2, Z2
+	VMOVUPS     (R9)(R13*8), Z3
+	VSUBPD      (SI)(R13*8), Z3, Z3
+	VMOVUPS     (AX)(R13*8), Z4
+	VSUBPD      (DX)(R13*8), Z4, Z4
+	VMOVUPS     (BX)(R13*8), Z5
+	VSUBPD      (SI)(R13*8), Z5, Z5
+	VMOVUPS     (R10)(R13*8), Z6
+	VSUBPD      (DI)(R13*8), Z6, Z6
+	VMOVUPS     (CX)(R13*8), Z7
+	VSUBPD      (DI)(R13*8), Z7, Z7
+	VMULPD      Z2, Z4, Z8
+	VMULPD      Z3, Z5, Z9
+	VMULPD      Z2, Z2, Z10
+	VMULPD      Z3, Z3, Z11
+	VADDPD      Z9, Z8, Z8
+	VMULPD      Z6, Z7, Z9
+	VADDPD      Z11, Z10, Z10
+	VMULPD      Z6, Z6, Z11
+	VADDPD      Z9, Z8, Z8
+	VADDPD      Z11, Z10, Z9
+	VCMPPD      $0x04, Z9, Z0, K2
+	VDIVPD.Z    Z9, Z8, K2, Z8
+	VMINPD      Z1, Z8, Z8
+	VMAXPD      Z0, Z8, Z8
+	VMULPD      Z8, Z2, Z2
+	VMULPD      Z8, Z3, Z3
+	VMULPD      Z8, Z6, Z6
+	VSUBPD      Z4, Z2, Z2
+	VSUBPD      Z5, Z3, Z3
+	VSUBPD      Z7, Z6, Z4
+	VMULPD      Z2, Z2, Z2
+	VMULPD      Z3, Z3, Z3
+	VADDPD      Z3, Z2, Z2
+	VMULPD      Z4, Z4, Z3
+	VADDPD      Z3, Z2, Z2
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K2
 
 	// Store the results of group 0.
 	MOVQ     t+72(FP), R12
 	VMOVNTPS Z8, (R12)(R13*8)
 	MOVQ     dist2+80(FP), R12
 	VMOVNTPS Z2, (R12)(R13*8)
-	ADDQ     $0x00000008, R13
-	SUBQ     $0x00000008, R14
-	CMPQ     R14, $0x00004000
-	JAE      ClosestPoint64AVX512_nt
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000008, R13
+	SUBQ $0x00000008, R14
+	CMPQ R14, $0x00004000
+	JAE  ClosestPoint64AVX512_nt
 
 ClosestPoint64AVX512_nt_end:
 	JMP ClosestPoint64AVX512_nt_fence
@@ -56957,56 +56850,58 @@ ClosestPoint64AVX512_nt_noprefetch:
 
 ClosestPoint64AVX512_ntplain:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
-	VMOVUPS        (R8)(R13*8), Z2
-	VSUBPD         (DX)(R13*8), Z2, Z2
-	VMOVUPS        (R9)(R13*8), Z3
-	VSUBPD         (SI)(R13*8), Z3, Z3
-	VMOVUPS        (AX)(R13*8), Z4
-	VSUBPD         (DX)(R13*8), Z4, Z4
-	VMOVUPS        (BX)(R13*8), Z5
-	VSUBPD         (SI)(R13*8), Z5, Z5
-	VMOVUPS        (R10)(R13*8), Z6
-	VSUBPD         (DI)(R13*8), Z6, Z6
-	VMOVUPS        (CX)(R13*8), Z7
-	VSUBPD         (DI)(R13*8), Z7, Z7
-	VMULPD         Z2, Z4, Z8
-	VMULPD         Z3, Z5, Z9
-	VMULPD         Z2, Z2, Z10
-	VMULPD         Z3, Z3, Z11
-	VADDPD         Z9, Z8, Z8
-	VMULPD         Z6, Z7, Z9
-	VADDPD         Z11, Z10, Z10
-	VMULPD         Z6, Z6, Z11
-	VADDPD         Z9, Z8, Z8
-	VADDPD         Z11, Z10, Z9
-	VCMPPD         $0x04, Z9, Z0, K1
-	VDIVPD.Z       Z9, Z8, K1, Z8
-	VMINPD         Z1, Z8, Z8
-	VMAXPD         Z0, Z8, Z8
-	VMULPD         Z8, Z2, Z2
-	VMULPD         Z8, Z3, Z3
-	VMULPD         Z8, Z6, Z6
-	VSUBPD         Z4, Z2, Z2
-	VSUBPD         Z5, Z3, Z3
-	VSUBPD         Z7, Z6, Z4
-	VMULPD         Z2, Z2, Z2
-	VMULPD         Z3, Z3, Z3
-	VADDPD         Z3, Z2, Z2
-	VMULPD         Z4, Z4, Z3
-	VADDPD         Z3, Z2, Z2
-	VCMPPD.BCST    $0x16, maxfinite64<>+0(SB), Z2, K1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VMOVUPS     (R8)(R13*8), Z2
+	VSUBPD      (DX)(R13*8), Z2, Z2
+	VMOVUPS     (R9)(R13*8), Z3
+	VSUBPD      (SI)(R13*8), Z3, Z3
+	VMOVUPS     (AX)(R13*8), Z4
+	VSUBPD      (DX)(R13*8), Z4, Z4
+	VMOVUPS     (BX)(R13*8), Z5
+	VSUBPD      (SI)(R13*8), Z5, Z5
+	VMOVUPS     (R10)(R13*8), Z6
+	VSUBPD      (DI)(R13*8), Z6, Z6
+	VMOVUPS     (CX)(R13*8), Z7
+	VSUBPD      (DI)(R13*8), Z7, Z7
+	VMULPD      Z2, Z4, Z8
+	VMULPD      Z3, Z5, Z9
+	VMULPD      Z2, Z2, Z10
+	VMULPD      Z3, Z3, Z11
+	VADDPD      Z9, Z8, Z8
+	VMULPD      Z6, Z7, Z9
+	VADDPD      Z11, Z10, Z10
+	VMULPD      Z6, Z6, Z11
+	VADDPD      Z9, Z8, Z8
+	VADDPD      Z11, Z10, Z9
+	VCMPPD      $0x04, Z9, Z0, K2
+	VDIVPD.Z    Z9, Z8, K2, Z8
+	VMINPD      Z1, Z8, Z8
+	VMAXPD      Z0, Z8, Z8
+	VMULPD      Z8, Z2, Z2
+	VMULPD      Z8, Z3, Z3
+	VMULPD      Z8, Z6, Z6
+	VSUBPD      Z4, Z2, Z2
+	VSUBPD      Z5, Z3, Z3
+	VSUBPD      Z7, Z6, Z4
+	VMULPD      Z2, Z2, Z2
+	VMULPD      Z3, Z3, Z3
+	VADDPD      Z3, Z2, Z2
+	VMULPD      Z4, Z4, Z3
+	VADDPD      Z3, Z2, Z2
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K2
 
 	// Store the results of group 0.
 	MOVQ     t+72(FP), R12
 	VMOVNTPS Z8, (R12)(R13*8)
 	MOVQ     dist2+80(FP), R12
 	VMOVNTPS Z2, (R12)(R13*8)
-	ADDQ     $0x00000008, R13
-	SUBQ     $0x00000008, R14
-	CMPQ     R14, $0x00004000
-	JAE      ClosestPoint64AVX512_ntplain
+
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000008, R13
+	SUBQ $0x00000008, R14
+	CMPQ R14, $0x00004000
+	JAE  ClosestPoint64AVX512_ntplain
 
 ClosestPoint64AVX512_ntplain_end:
 ClosestPoint64AVX512_nt_fence:
@@ -57057,8 +56952,8 @@ ClosestPoint64AVX512_prefetch:
 	VMULPD      Z6, Z6, Z11
 	VADDPD      Z9, Z8, Z8
 	VADDPD      Z11, Z10, Z9
-	VCMPPD      $0x04, Z9, Z0, K1
-	VDIVPD.Z    Z9, Z8, K1, Z8
+	VCMPPD      $0x04, Z9, Z0, K2
+	VDIVPD.Z    Z9, Z8, K2, Z8
 	VMINPD      Z1, Z8, Z8
 	VMAXPD      Z0, Z8, Z8
 	VMULPD      Z8, Z2, Z2
@@ -57072,7 +56967,7 @@ ClosestPoint64AVX512_prefetch:
 	VADDPD      Z3, Z2, Z2
 	VMULPD      Z4, Z4, Z3
 	VADDPD      Z3, Z2, Z2
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K1
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K2
 
 	// Store the results of group 0.
 	MOVQ    t+72(FP), R12
@@ -57080,16 +56975,13 @@ ClosestPoint64AVX512_prefetch:
 	MOVQ    dist2+80(FP), R12
 	VMOVUPS Z2, (R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         t+72(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	MOVQ         dist2+80(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	ADDQ         $0x00000008, R13
-	SUBQ         $0x00000008, R14
-	CMPQ         R14, $0x00004000
-	JAE          ClosestPoint64AVX512_prefetch
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000008, R13
+	SUBQ $0x00000008, R14
+	CMPQ R14, $0x00004000
+	JAE  ClosestPoint64AVX512_prefetch
 
 ClosestPoint64AVX512_prefetch_end:
 	// Loop over 1 group(s) at a time while at least 8 lanes remain.
@@ -57120,8 +57012,8 @@ ClosestPoint64AVX512_loop:
 	VMULPD      Z6, Z6, Z11
 	VADDPD      Z9, Z8, Z8
 	VADDPD      Z11, Z10, Z9
-	VCMPPD      $0x04, Z9, Z0, K1
-	VDIVPD.Z    Z9, Z8, K1, Z8
+	VCMPPD      $0x04, Z9, Z0, K2
+	VDIVPD.Z    Z9, Z8, K2, Z8
 	VMINPD      Z1, Z8, Z8
 	VMAXPD      Z0, Z8, Z8
 	VMULPD      Z8, Z2, Z2
@@ -57135,7 +57027,7 @@ ClosestPoint64AVX512_loop:
 	VADDPD      Z3, Z2, Z2
 	VMULPD      Z4, Z4, Z3
 	VADDPD      Z3, Z2, Z2
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K1
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K2
 
 	// Store the results of group 0.
 	MOVQ    t+72(FP), R12
@@ -57143,34 +57035,31 @@ ClosestPoint64AVX512_loop:
 	MOVQ    dist2+80(FP), R12
 	VMOVUPS Z2, (R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         t+72(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	MOVQ         dist2+80(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	ADDQ         $0x00000008, R13
-	SUBQ         $0x00000008, R14
-	CMPQ         R14, $0x00000008
-	JAE          ClosestPoint64AVX512_loop
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000008, R13
+	SUBQ $0x00000008, R14
+	CMPQ R14, $0x00000008
+	JAE  ClosestPoint64AVX512_loop
 
 ClosestPoint64AVX512_loop_end:
 	// The n mod lanes lanes left, under a mask: masked-out lanes are never loaded or stored.
 	TESTQ R14, R14
 	JZ    ClosestPoint64AVX512_done
 	BZHIL R14, low16<>+0(SB), R14
-	KMOVW R14, K1
+	KMOVW R14, K2
 
 	// Masked loads: lanes past n read as zero.
-	VMOVUPD.Z (AX)(R13*8), K1, Z2
-	VMOVUPD.Z (BX)(R13*8), K1, Z3
-	VMOVUPD.Z (CX)(R13*8), K1, Z4
-	VMOVUPD.Z (DX)(R13*8), K1, Z5
-	VMOVUPD.Z (SI)(R13*8), K1, Z6
-	VMOVUPD.Z (DI)(R13*8), K1, Z7
-	VMOVUPD.Z (R8)(R13*8), K1, Z8
-	VMOVUPD.Z (R9)(R13*8), K1, Z9
-	VMOVUPD.Z (R10)(R13*8), K1, Z10
+	VMOVUPD.Z (AX)(R13*8), K2, Z2
+	VMOVUPD.Z (BX)(R13*8), K2, Z3
+	VMOVUPD.Z (CX)(R13*8), K2, Z4
+	VMOVUPD.Z (DX)(R13*8), K2, Z5
+	VMOVUPD.Z (SI)(R13*8), K2, Z6
+	VMOVUPD.Z (DI)(R13*8), K2, Z7
+	VMOVUPD.Z (R8)(R13*8), K2, Z8
+	VMOVUPD.Z (R9)(R13*8), K2, Z9
+	VMOVUPD.Z (R10)(R13*8), K2, Z10
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VSUBPD      Z5, Z8, Z8
@@ -57189,8 +57078,8 @@ ClosestPoint64AVX512_loop_end:
 	VMULPD      Z5, Z5, Z11
 	VADDPD      Z7, Z6, Z6
 	VADDPD      Z11, Z10, Z7
-	VCMPPD      $0x04, Z7, Z0, K2
-	VDIVPD.Z    Z7, Z6, K2, Z6
+	VCMPPD      $0x04, Z7, Z0, K3
+	VDIVPD.Z    Z7, Z6, K3, Z6
 	VMINPD      Z1, Z6, Z1
 	VMAXPD      Z0, Z1, Z0
 	VMULPD      Z0, Z8, Z1
@@ -57204,23 +57093,22 @@ ClosestPoint64AVX512_loop_end:
 	VADDPD      Z2, Z1, Z1
 	VMULPD      Z3, Z3, Z2
 	VADDPD      Z2, Z1, Z1
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K2
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K3
 
 	// Store the results of group 0.
 	MOVQ    t+72(FP), R12
-	VMOVUPD Z0, K1, (R12)(R13*8)
+	VMOVUPD Z0, K2, (R12)(R13*8)
 	MOVQ    dist2+80(FP), R12
-	VMOVUPD Z1, K1, (R12)(R13*8)
+	VMOVUPD Z1, K2, (R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	KANDW        K1, K2, K3
-	VBROADCASTSD canonicalnan64<>+0(SB), Z0
-	MOVQ         t+72(FP), R12
-	VMOVUPD      Z0, K3, (R12)(R13*8)
-	KANDW        K1, K2, K1
-	MOVQ         dist2+80(FP), R12
-	VMOVUPD      Z0, K1, (R12)(R13*8)
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KANDW K2, K3, K2
+	KORW  K2, K1, K1
 
 ClosestPoint64AVX512_done:
+	// The overridden lanes' mask, ORed over every group: bad (DeferOverrides).
+	KMOVW K1, R14
+	MOVQ  R14, bad+96(FP)
 	VZEROUPPER
 	RET

@@ -179,3 +179,47 @@ func TestBitIdenticalLarge(t *testing.T) {
 		})
 	})
 }
+
+// TestBitIdenticalNaNLanesLarge is TestBitIdenticalNaNLanes past the
+// prefetch (16K lanes) and non-temporal-store (2^18 lanes) thresholds,
+// prefetching or not, with aligned and offset outputs, in float32 and
+// float64: the AVX-512 kernels leave the canonical NaN of those lanes to
+// their Go adapter (gen/amd64.DeferOverrides) in every loop, and it must
+// be there, with every other lane untouched, on every path.
+func TestBitIdenticalNaNLanesLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large batches: skipped with -short")
+	}
+	all := pool(27, 1000)
+	nf := verify.NonFinite()
+	for _, n := range []int{1<<14 + 5, 1<<18 + 37} {
+		ps := make([]soa.Pair, n)
+		for i := range ps {
+			ps[i] = all[i%len(all)]
+		}
+		for j, i := 0, 3; i < n; j, i = j+1, i+97+j%13 {
+			ps[i] = verify.WithCoord(ps[i], (j*5)%12, nf[j%len(nf)])
+		}
+		ps[n-1] = verify.WithCoord(ps[n-1], 11, nf[0])
+		src := soa.FromPairs(ps)
+		want := goResults(t, src)
+		src64 := verify.WidenPairs(src)
+		want64 := spec64(src64)
+		what := "n=" + strconv.Itoa(n)
+		t.Run(what, func(t *testing.T) {
+			forEachPrefetch(t, func(t *testing.T) {
+				forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+					got := soa.NewResults(n)
+					k.BatchClosest(got, src)
+					checkSame(t, what+" aligned outputs", src, got, want)
+					off := verify.NewSeparateResults(n, 5)
+					k.BatchClosest(off, src)
+					checkSame(t, what+" offset outputs", src, off, want)
+					got64 := soa.NewResults64(n)
+					k.BatchClosest64(got64, src64)
+					checkSame64(t, what+" float64", src64, got64, want64)
+				})
+			})
+		})
+	}
+}

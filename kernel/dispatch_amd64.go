@@ -69,10 +69,10 @@ func prefetchPays(vendor cpuid.Vendor, family int, avx512 bool) bool {
 func archPaths() []Kernel {
 	var ks []Kernel
 	if supported("avx512") {
-		ks = append(ks, Kernel{isa: "avx512", f32: &impl[float32]{closest: wrap(asm.ClosestAVX512), stream: wrap(asm.StreamAVX512),
-			point: wrapPoint(asm.ClosestPointAVX512), contacts: wrapContacts(asm.ContactsAVX512), compact: wrapContacts(asm.CompactContactsAVX512),
+		ks = append(ks, Kernel{isa: "avx512", f32: &impl[float32]{closest: wrapDeferred(asm.ClosestAVX512), stream: wrap(asm.StreamAVX512),
+			point: wrapPointDeferred(asm.ClosestPointAVX512), contacts: wrapContacts(asm.ContactsAVX512), compact: wrapContacts(asm.CompactContactsAVX512),
 			indexed: wrapIndexed(asm.ClosestIndexedAVX512)},
-			f64: &impl[float64]{closest: wrap(asm.Closest64AVX512), stream: wrap(asm.Stream64AVX512), point: wrapPoint(asm.ClosestPoint64AVX512),
+			f64: &impl[float64]{closest: wrapDeferred(asm.Closest64AVX512), stream: wrap(asm.Stream64AVX512), point: wrapPointDeferred(asm.ClosestPoint64AVX512),
 				contacts: wrapContacts(asm.Contacts64AVX512), compact: wrapContacts(asm.CompactContacts64AVX512),
 				indexed: wrapIndexed(asm.ClosestIndexed64AVX512)}})
 	}

@@ -41,6 +41,11 @@ type lowering struct {
 	// overrides are p's outputs whose constant lanes the driver stores
 	// after the outputs (ir.SplitOverrides; storeOverrides).
 	overrides []ir.Override
+	// badLanes, if not nil, is a mask register live for the whole kernel
+	// into which storeOverrides ORs the overridden lanes instead of
+	// storing the constant there (DeferOverrides): the kernel returns it,
+	// and its caller stores the constant.
+	badLanes Op
 }
 
 // check panics unless t is a target this backend implements: amd64, a
@@ -256,7 +261,7 @@ func (l *lowering) instr(v ir.Value, in *ir.Instr) {
 // group's outputs are stored (the constant it broadcasts), for the
 // spiller's budget: 1 if l has overrides, else 0.
 func overrideRegs(l *lowering) int {
-	if len(l.overrides) == 0 {
+	if len(l.overrides) == 0 || l.badLanes != nil {
 		return 0
 	}
 	return 1
@@ -268,9 +273,29 @@ func overrideRegs(l *lowering) int {
 // write a vector register (AVX-512 BatchClosest at 4,096 pairs on the Zen
 // 4 VM, 16 alternating invocations: -2.1% for a probe holding the constant
 // in a register, -2.9% for this, which broadcasts it once per group).
-// AVX-512 only.
+// With l.badLanes (DeferOverrides) it ORs the masks into badLanes instead
+// and stores nothing. AVX-512 only.
 func storeOverrides(l *lowering, mask Op, dst func(j int) Mem) {
 	if len(l.overrides) == 0 {
+		return
+	}
+	if l.badLanes != nil {
+		Comment("Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the",
+			"kernel's result, for the caller to store the constant (DeferOverrides).")
+		done := map[ir.Value]bool{}
+		for _, o := range l.overrides {
+			if done[o.Mask] {
+				continue
+			}
+			done[o.Mask] = true
+			m := l.reg(o.Mask)
+			if mask != nil {
+				k := K()
+				KANDW(mask, m, k)
+				m = k
+			}
+			KORW(m, l.badLanes, l.badLanes)
+		}
 		return
 	}
 	Comment("Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.")
