@@ -100,9 +100,12 @@ func ClosestIndexedAVX2(caps *float32, pi *uint32, pj *uint32, s *float32, t *fl
 // (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in range), s, t
 // and dist2 at n results each; n > 0.
 // A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+// The bits hold once the caller has stored the canonical NaN in every output
+// of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
+// bad is not 0 (DeferOverrides).
 //
 //go:noescape
-func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int, prefetch int)
+func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int, prefetch int) (bad int)
 
 // ClosestIndexed64AVX2 computes the closest points of the axes of n capsule pairs with AVX2,
 // bit-identical to fallback.ClosestLane64 on each. caps points at the capsule records
@@ -118,9 +121,12 @@ func ClosestIndexed64AVX2(caps *float64, pi *uint32, pj *uint32, s *float64, t *
 // (soa.Capsule64, 64 bytes), pi and pj at the n pair indices (all in range), s, t
 // and dist2 at n results each; n > 0.
 // A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+// The bits hold once the caller has stored the canonical NaN in every output
+// of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
+// bad is not 0 (DeferOverrides).
 //
 //go:noescape
-func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int, prefetch int)
+func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int, prefetch int) (bad int)
 
 // ClosestAVX2 computes the closest points of n segment pairs with AVX2,
 // 8 float32 lanes per vector, bit-identical to fallback.ClosestLane.

@@ -39220,9 +39220,11 @@ ClosestIndexedAVX2_done:
 	VZEROUPPER
 	RET
 
-// func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int, prefetch int)
+// func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int, prefetch int) (bad int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·ClosestIndexedAVX512(SB), $14912-64
+TEXT ·ClosestIndexedAVX512(SB), $14912-72
+	// No overridden lane yet (DeferOverrides).
+	KXORW        K1, K1, K1
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -40286,8 +40288,8 @@ ClosestIndexedAVX512_wide_noprefetch:
 	VADDPS      Z7, Z6, Z6
 	VMULPS      Z5, Z5, Z7
 	VADDPS      Z7, Z6, Z6
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K1
-	VDIVPS.Z    Z6, Z1, K1, Z6
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K2
+	VDIVPS.Z    Z6, Z1, K2, Z6
 	VMOVUPS     192(BX), Z7
 	VSUBPS      (BX), Z7, Z7
 	VMOVUPS     256(BX), Z8
@@ -40345,12 +40347,12 @@ ClosestIndexedAVX512_wide_noprefetch:
 	VMULPS      Z20, Z20, Z24
 	VADDPS      Z16, Z15, Z15
 	VMULPS      Z20, Z19, Z16
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z17, K1
-	VDIVPS.Z    Z17, Z1, K1, Z17
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z17, K2
+	VDIVPS.Z    Z17, Z1, K2, Z17
 	VADDPS      Z24, Z18, Z18
 	VADDPS      Z16, Z15, Z15
-	VCMPPS      $0x04, Z18, Z0, K1
-	VDIVPS.Z    Z18, Z15, K1, Z15
+	VCMPPS      $0x04, Z18, Z0, K2
+	VDIVPS.Z    Z18, Z15, K2, Z15
 	VMOVUPS     1088(BX), Z16
 	VSUBPS      896(BX), Z16, Z16
 	VMINPS      Z1, Z15, Z15
@@ -40375,8 +40377,8 @@ ClosestIndexedAVX512_wide_noprefetch:
 	VMULPS      Z25, Z22, Z26
 	VADDPS      Z6, Z13, Z6
 	VMULPS      Z16, Z21, Z13
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z19, K1
-	VDIVPS.Z    Z19, Z1, K1, Z19
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z19, K2
+	VDIVPS.Z    Z19, Z1, K2, Z19
 	VMULPS      Z18, Z22, Z28
 	VMULPS      Z7, Z9, Z29
 	VADDPS      Z26, Z15, Z15
@@ -40449,10 +40451,10 @@ ClosestIndexedAVX512_wide_noprefetch:
 	VADDPS      Z9, Z19, Z9
 	VADDPS      Z5, Z3, Z3
 	VMULPS      Z8, Z7, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z10, K1
-	VDIVPS.Z    Z10, Z1, K1, Z7
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z10, K2
+	VDIVPS.Z    Z10, Z1, K2, Z7
 	VADDPS      Z11, Z4, Z4
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z3, K1
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z3, K2
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
@@ -40462,66 +40464,61 @@ ClosestIndexedAVX512_wide_noprefetch:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z3, (R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z3
-	MOVQ         s+24(FP), R12
-	VMOVUPS      Z3, K1, (R12)(R13*4)
-	MOVQ         t+32(FP), R12
-	VMOVUPS      Z3, K1, (R12)(R13*4)
-	MOVQ         dist2+40(FP), R12
-	VMOVUPS      Z3, K1, (R12)(R13*4)
-	VADDPS       Z5, Z9, Z3
-	VCMPPS       $0x04, Z4, Z0, K1
-	VDIVPS.Z     Z4, Z3, K1, Z3
-	VMOVUPS      1984(BX), Z4
-	VSUBPS       1792(BX), Z4, Z4
-	VMINPS       Z1, Z3, Z3
-	VMAXPS       Z0, Z3, Z3
-	VMOVUPS      2048(BX), Z5
-	VSUBPS       1856(BX), Z5, Z5
-	VMULPS       Z16, Z16, Z6
-	VMOVUPS      1792(BX), Z8
-	VSUBPS       2240(BX), Z8, Z8
-	VMULPS       Z18, Z18, Z9
-	VMOVUPS      1856(BX), Z10
-	VSUBPS       2304(BX), Z10, Z10
-	VADDPS       Z9, Z6, Z6
-	VMOVUPS      2112(BX), Z9
-	VSUBPS       1920(BX), Z9, Z9
-	VMULPS       Z24, Z24, Z11
-	VMOVUPS      1920(BX), Z12
-	VSUBPS       2368(BX), Z12, Z12
-	VMULPS       Z17, Z3, Z3
-	VMULPS       Z8, Z26, Z14
-	VADDPS       Z11, Z6, Z6
-	VMULPS       Z10, Z31, Z11
-	VADDPS       Z3, Z15, Z3
-	VMULPS       Z4, Z26, Z15
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z6, K1
-	VDIVPS.Z     Z6, Z1, K1, Z6
-	VMULPS       Z5, Z31, Z17
-	VMULPS       Z16, Z20, Z19
-	VADDPS       Z11, Z14, Z11
-	VMULPS       Z18, Z25, Z14
-	VMULPS       Z12, Z23, Z28
-	VMINPS       Z1, Z3, Z3
-	VMAXPS       Z0, Z3, Z3
-	VADDPS       Z17, Z15, Z15
-	VADDPS       Z14, Z19, Z14
-	VMULPS       Z9, Z23, Z17
-	VMULPS       Z24, Z27, Z19
-	VADDPS       Z28, Z11, Z11
-	VADDPS       Z19, Z14, Z14
-	VADDPS       Z17, Z15, Z15
-	VMULPS       Z13, Z3, Z13
-	VMULPS       Z7, Z11, Z11
-	VSUBPS       Z14, Z13, Z13
-	VMULPS       Z7, Z15, Z7
-	VMULPS       Z6, Z13, Z6
-	VMULPS       Z11, Z26, Z13
-	VMINPS       Z1, Z6, Z6
-	VMAXPS       Z0, Z6, Z6
-	VMULPS       Z11, Z31, Z14
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPS      Z5, Z9, Z3
+	VCMPPS      $0x04, Z4, Z0, K2
+	VDIVPS.Z    Z4, Z3, K2, Z3
+	VMOVUPS     1984(BX), Z4
+	VSUBPS      1792(BX), Z4, Z4
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VMOVUPS     2048(BX), Z5
+	VSUBPS      1856(BX), Z5, Z5
+	VMULPS      Z16, Z16, Z6
+	VMOVUPS     1792(BX), Z8
+	VSUBPS      2240(BX), Z8, Z8
+	VMULPS      Z18, Z18, Z9
+	VMOVUPS     1856(BX), Z10
+	VSUBPS      2304(BX), Z10, Z10
+	VADDPS      Z9, Z6, Z6
+	VMOVUPS     2112(BX), Z9
+	VSUBPS      1920(BX), Z9, Z9
+	VMULPS      Z24, Z24, Z11
+	VMOVUPS     1920(BX), Z12
+	VSUBPS      2368(BX), Z12, Z12
+	VMULPS      Z17, Z3, Z3
+	VMULPS      Z8, Z26, Z14
+	VADDPS      Z11, Z6, Z6
+	VMULPS      Z10, Z31, Z11
+	VADDPS      Z3, Z15, Z3
+	VMULPS      Z4, Z26, Z15
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K2
+	VDIVPS.Z    Z6, Z1, K2, Z6
+	VMULPS      Z5, Z31, Z17
+	VMULPS      Z16, Z20, Z19
+	VADDPS      Z11, Z14, Z11
+	VMULPS      Z18, Z25, Z14
+	VMULPS      Z12, Z23, Z28
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VADDPS      Z17, Z15, Z15
+	VADDPS      Z14, Z19, Z14
+	VMULPS      Z9, Z23, Z17
+	VMULPS      Z24, Z27, Z19
+	VADDPS      Z28, Z11, Z11
+	VADDPS      Z19, Z14, Z14
+	VADDPS      Z17, Z15, Z15
+	VMULPS      Z13, Z3, Z13
+	VMULPS      Z7, Z11, Z11
+	VSUBPS      Z14, Z13, Z13
+	VMULPS      Z7, Z15, Z7
+	VMULPS      Z6, Z13, Z6
+	VMULPS      Z11, Z26, Z13
+	VMINPS      Z1, Z6, Z6
+	VMAXPS      Z0, Z6, Z6
+	VMULPS      Z11, Z31, Z14
 
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
 	VMULPS      Z6, Z16, Z16
@@ -40571,10 +40568,10 @@ ClosestIndexedAVX512_wide_noprefetch:
 	VADDPS      Z14, Z13, Z13
 	VADDPS      Z19, Z16, Z14
 	VMULPS      Z20, Z21, Z16
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z17, K1
-	VDIVPS.Z    Z17, Z1, K1, Z17
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z17, K2
+	VDIVPS.Z    Z17, Z1, K2, Z17
 	VADDPS      Z22, Z18, Z18
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z14, K1
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z14, K2
 
 	// Store S, T and Dist2 of group 1.
 	MOVQ    s+24(FP), R12
@@ -40584,103 +40581,98 @@ ClosestIndexedAVX512_wide_noprefetch:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z14, 64(R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z3
-	MOVQ         s+24(FP), R12
-	VMOVUPS      Z3, K1, 64(R12)(R13*4)
-	MOVQ         t+32(FP), R12
-	VMOVUPS      Z3, K1, 64(R12)(R13*4)
-	MOVQ         dist2+40(FP), R12
-	VMOVUPS      Z3, K1, 64(R12)(R13*4)
-	VADDPS       Z16, Z13, Z3
-	VCMPPS       $0x04, Z18, Z0, K1
-	VDIVPS.Z     Z18, Z3, K1, Z3
-	VMOVUPS      2880(BX), Z6
-	VSUBPS       2688(BX), Z6, Z6
-	VMINPS       Z1, Z3, Z3
-	VMAXPS       Z0, Z3, Z3
-	VMOVUPS      2944(BX), Z13
-	VSUBPS       2752(BX), Z13, Z13
-	VMULPS       Z4, Z4, Z14
-	VMOVUPS      2688(BX), Z16
-	VSUBPS       3136(BX), Z16, Z16
-	VMULPS       Z5, Z5, Z18
-	VMOVUPS      2752(BX), Z19
-	VSUBPS       3200(BX), Z19, Z19
-	VADDPS       Z18, Z14, Z14
-	VMOVUPS      3008(BX), Z18
-	VSUBPS       2816(BX), Z18, Z18
-	VMULPS       Z9, Z9, Z20
-	VMOVUPS      2816(BX), Z21
-	VSUBPS       3264(BX), Z21, Z21
-	VMULPS       Z7, Z3, Z3
-	VMULPS       Z16, Z25, Z7
-	VADDPS       Z20, Z14, Z14
-	VMULPS       Z19, Z29, Z20
-	VADDPS       Z3, Z11, Z3
-	VMULPS       Z6, Z25, Z11
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z14, K1
-	VDIVPS.Z     Z14, Z1, K1, Z14
-	VMULPS       Z13, Z29, Z22
-	VMULPS       Z4, Z8, Z24
-	VADDPS       Z20, Z7, Z7
-	VMULPS       Z5, Z10, Z20
-	VMULPS       Z21, Z23, Z27
-	VMINPS       Z1, Z3, Z3
-	VMAXPS       Z0, Z3, Z3
-	VADDPS       Z22, Z11, Z11
-	VADDPS       Z20, Z24, Z20
-	VMULPS       Z18, Z23, Z22
-	VMULPS       Z9, Z12, Z24
-	VADDPS       Z27, Z7, Z7
-	VADDPS       Z24, Z20, Z20
-	VADDPS       Z22, Z11, Z11
-	VMULPS       Z15, Z3, Z15
-	VMULPS       Z17, Z7, Z7
-	VSUBPS       Z20, Z15, Z15
-	VMULPS       Z17, Z11, Z17
-	VMULPS       Z14, Z15, Z14
-	VMULPS       Z7, Z25, Z15
-	VMINPS       Z1, Z14, Z14
-	VMAXPS       Z0, Z14, Z14
-	VMULPS       Z7, Z29, Z20
-	VMULPS       Z14, Z4, Z4
-	VMULPS       Z17, Z25, Z22
-	VMULPS       Z14, Z5, Z5
-	VMULPS       Z17, Z29, Z24
-	VMULPS       Z3, Z26, Z26
-	VMULPS       Z7, Z23, Z27
-	VMULPS       Z3, Z31, Z28
-	VSUBPS       Z16, Z15, Z15
-	VADDPS       Z4, Z8, Z4
-	VSUBPS       Z19, Z20, Z8
-	VADDPS       Z5, Z10, Z5
-	VMULPS       Z17, Z23, Z10
-	VMULPS       Z14, Z9, Z9
-	VSUBPS       Z22, Z6, Z20
-	VMULPS       512(R9), Z3, Z22
-	VSUBPS       Z24, Z13, Z24
-	VSUBPS       Z26, Z4, Z4
-	VSUBPS       Z21, Z27, Z26
-	VSUBPS       Z28, Z5, Z5
-	VSUBPS       Z10, Z18, Z10
-	VADDPS       Z9, Z12, Z9
-	VMULPS       Z20, Z20, Z12
-	VSUBPS       Z22, Z9, Z9
-	VMULPS       Z24, Z24, Z22
-	VMULPS       Z4, Z4, Z4
-	VMULPS       Z20, Z15, Z15
-	VMULPS       Z5, Z5, Z5
-	VMULPS       Z24, Z8, Z8
-	VADDPS       Z5, Z4, Z4
-	VADDPS       Z22, Z12, Z5
-	VMULPS       Z9, Z9, Z9
-	VMULPS       Z10, Z10, Z12
-	VADDPS       Z8, Z15, Z8
-	VADDPS       Z9, Z4, Z4
-	VMULPS       Z10, Z26, Z9
-	VADDPS       Z12, Z5, Z5
-	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z4, K1
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPS      Z16, Z13, Z3
+	VCMPPS      $0x04, Z18, Z0, K2
+	VDIVPS.Z    Z18, Z3, K2, Z3
+	VMOVUPS     2880(BX), Z6
+	VSUBPS      2688(BX), Z6, Z6
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VMOVUPS     2944(BX), Z13
+	VSUBPS      2752(BX), Z13, Z13
+	VMULPS      Z4, Z4, Z14
+	VMOVUPS     2688(BX), Z16
+	VSUBPS      3136(BX), Z16, Z16
+	VMULPS      Z5, Z5, Z18
+	VMOVUPS     2752(BX), Z19
+	VSUBPS      3200(BX), Z19, Z19
+	VADDPS      Z18, Z14, Z14
+	VMOVUPS     3008(BX), Z18
+	VSUBPS      2816(BX), Z18, Z18
+	VMULPS      Z9, Z9, Z20
+	VMOVUPS     2816(BX), Z21
+	VSUBPS      3264(BX), Z21, Z21
+	VMULPS      Z7, Z3, Z3
+	VMULPS      Z16, Z25, Z7
+	VADDPS      Z20, Z14, Z14
+	VMULPS      Z19, Z29, Z20
+	VADDPS      Z3, Z11, Z3
+	VMULPS      Z6, Z25, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
+	VDIVPS.Z    Z14, Z1, K2, Z14
+	VMULPS      Z13, Z29, Z22
+	VMULPS      Z4, Z8, Z24
+	VADDPS      Z20, Z7, Z7
+	VMULPS      Z5, Z10, Z20
+	VMULPS      Z21, Z23, Z27
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VADDPS      Z22, Z11, Z11
+	VADDPS      Z20, Z24, Z20
+	VMULPS      Z18, Z23, Z22
+	VMULPS      Z9, Z12, Z24
+	VADDPS      Z27, Z7, Z7
+	VADDPS      Z24, Z20, Z20
+	VADDPS      Z22, Z11, Z11
+	VMULPS      Z15, Z3, Z15
+	VMULPS      Z17, Z7, Z7
+	VSUBPS      Z20, Z15, Z15
+	VMULPS      Z17, Z11, Z17
+	VMULPS      Z14, Z15, Z14
+	VMULPS      Z7, Z25, Z15
+	VMINPS      Z1, Z14, Z14
+	VMAXPS      Z0, Z14, Z14
+	VMULPS      Z7, Z29, Z20
+	VMULPS      Z14, Z4, Z4
+	VMULPS      Z17, Z25, Z22
+	VMULPS      Z14, Z5, Z5
+	VMULPS      Z17, Z29, Z24
+	VMULPS      Z3, Z26, Z26
+	VMULPS      Z7, Z23, Z27
+	VMULPS      Z3, Z31, Z28
+	VSUBPS      Z16, Z15, Z15
+	VADDPS      Z4, Z8, Z4
+	VSUBPS      Z19, Z20, Z8
+	VADDPS      Z5, Z10, Z5
+	VMULPS      Z17, Z23, Z10
+	VMULPS      Z14, Z9, Z9
+	VSUBPS      Z22, Z6, Z20
+	VMULPS      512(R9), Z3, Z22
+	VSUBPS      Z24, Z13, Z24
+	VSUBPS      Z26, Z4, Z4
+	VSUBPS      Z21, Z27, Z26
+	VSUBPS      Z28, Z5, Z5
+	VSUBPS      Z10, Z18, Z10
+	VADDPS      Z9, Z12, Z9
+	VMULPS      Z20, Z20, Z12
+	VSUBPS      Z22, Z9, Z9
+	VMULPS      Z24, Z24, Z22
+	VMULPS      Z4, Z4, Z4
+	VMULPS      Z20, Z15, Z15
+	VMULPS      Z5, Z5, Z5
+	VMULPS      Z24, Z8, Z8
+	VADDPS      Z5, Z4, Z4
+	VADDPS      Z22, Z12, Z5
+	VMULPS      Z9, Z9, Z9
+	VMULPS      Z10, Z10, Z12
+	VADDPS      Z8, Z15, Z8
+	VADDPS      Z9, Z4, Z4
+	VMULPS      Z10, Z26, Z9
+	VADDPS      Z12, Z5, Z5
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z4, K2
 
 	// Store S, T and Dist2 of group 2.
 	MOVQ    s+24(FP), R12
@@ -40690,58 +40682,53 @@ ClosestIndexedAVX512_wide_noprefetch:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z4, 128(R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z3
-	MOVQ         s+24(FP), R12
-	VMOVUPS      Z3, K1, 128(R12)(R13*4)
-	MOVQ         t+32(FP), R12
-	VMOVUPS      Z3, K1, 128(R12)(R13*4)
-	MOVQ         dist2+40(FP), R12
-	VMOVUPS      Z3, K1, 128(R12)(R13*4)
-	VADDPS       Z9, Z8, Z3
-	VCMPPS       $0x04, Z5, Z0, K1
-	VDIVPS.Z     Z5, Z3, K1, Z3
-	VMINPS       Z1, Z3, Z3
-	VMAXPS       Z0, Z3, Z3
-	VMULPS       Z6, Z6, Z4
-	VMULPS       Z13, Z13, Z5
-	VADDPS       Z5, Z4, Z4
-	VMULPS       Z18, Z18, Z5
-	VMULPS       Z17, Z3, Z3
-	VADDPS       Z5, Z4, Z4
-	VADDPS       Z3, Z7, Z3
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z4, K1
-	VDIVPS.Z     Z4, Z1, K1, Z4
-	VMULPS       Z6, Z16, Z5
-	VMULPS       Z13, Z19, Z7
-	VMINPS       Z1, Z3, Z3
-	VMAXPS       Z0, Z3, Z3
-	VADDPS       Z7, Z5, Z5
-	VMULPS       Z18, Z21, Z7
-	VADDPS       Z7, Z5, Z5
-	VMULPS       Z11, Z3, Z7
-	VSUBPS       Z5, Z7, Z5
-	VMULPS       Z4, Z5, Z4
-	VMINPS       Z1, Z4, Z4
-	VMAXPS       Z0, Z4, Z4
-	VMULPS       Z4, Z6, Z5
-	VMULPS       Z4, Z13, Z6
-	VMULPS       Z3, Z25, Z7
-	VMULPS       Z3, Z29, Z8
-	VADDPS       Z5, Z16, Z5
-	VADDPS       Z6, Z19, Z6
-	VMULPS       Z4, Z18, Z9
-	VMULPS       Z3, Z23, Z10
-	VSUBPS       Z7, Z5, Z5
-	VSUBPS       Z8, Z6, Z6
-	VADDPS       Z9, Z21, Z7
-	VSUBPS       Z10, Z7, Z7
-	VMULPS       Z5, Z5, Z5
-	VMULPS       Z6, Z6, Z6
-	VADDPS       Z6, Z5, Z5
-	VMULPS       Z7, Z7, Z6
-	VADDPS       Z6, Z5, Z5
-	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z5, K1
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPS      Z9, Z8, Z3
+	VCMPPS      $0x04, Z5, Z0, K2
+	VDIVPS.Z    Z5, Z3, K2, Z3
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VMULPS      Z6, Z6, Z4
+	VMULPS      Z13, Z13, Z5
+	VADDPS      Z5, Z4, Z4
+	VMULPS      Z18, Z18, Z5
+	VMULPS      Z17, Z3, Z3
+	VADDPS      Z5, Z4, Z4
+	VADDPS      Z3, Z7, Z3
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z4, K2
+	VDIVPS.Z    Z4, Z1, K2, Z4
+	VMULPS      Z6, Z16, Z5
+	VMULPS      Z13, Z19, Z7
+	VMINPS      Z1, Z3, Z3
+	VMAXPS      Z0, Z3, Z3
+	VADDPS      Z7, Z5, Z5
+	VMULPS      Z18, Z21, Z7
+	VADDPS      Z7, Z5, Z5
+	VMULPS      Z11, Z3, Z7
+	VSUBPS      Z5, Z7, Z5
+	VMULPS      Z4, Z5, Z4
+	VMINPS      Z1, Z4, Z4
+	VMAXPS      Z0, Z4, Z4
+	VMULPS      Z4, Z6, Z5
+	VMULPS      Z4, Z13, Z6
+	VMULPS      Z3, Z25, Z7
+	VMULPS      Z3, Z29, Z8
+	VADDPS      Z5, Z16, Z5
+	VADDPS      Z6, Z19, Z6
+	VMULPS      Z4, Z18, Z9
+	VMULPS      Z3, Z23, Z10
+	VSUBPS      Z7, Z5, Z5
+	VSUBPS      Z8, Z6, Z6
+	VADDPS      Z9, Z21, Z7
+	VSUBPS      Z10, Z7, Z7
+	VMULPS      Z5, Z5, Z5
+	VMULPS      Z6, Z6, Z6
+	VADDPS      Z6, Z5, Z5
+	VMULPS      Z7, Z7, Z6
+	VADDPS      Z6, Z5, Z5
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z5, K2
 
 	// Store S, T and Dist2 of group 3.
 	MOVQ    s+24(FP), R12
@@ -40751,16 +40738,11 @@ ClosestIndexedAVX512_wide_noprefetch:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z5, 192(R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z3
-	MOVQ         s+24(FP), R12
-	VMOVUPS      Z3, K1, 192(R12)(R13*4)
-	MOVQ         t+32(FP), R12
-	VMOVUPS      Z3, K1, 192(R12)(R13*4)
-	MOVQ         dist2+40(FP), R12
-	VMOVUPS      Z3, K1, 192(R12)(R13*4)
-	ADDQ         $0x00000040, R13
-	JMP          ClosestIndexedAVX512_wide
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000040, R13
+	JMP  ClosestIndexedAVX512_wide
 
 ClosestIndexedAVX512_loop:
 	// One group at a time, each loading the next one's records into the other set
@@ -41053,8 +41035,8 @@ ClosestIndexedAVX512_ahead_noprefetch:
 	VADDPS      Z7, Z6, Z6
 	VMULPS      Z5, Z5, Z7
 	VADDPS      Z7, Z6, Z6
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K1
-	VDIVPS.Z    Z6, Z1, K1, Z6
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K2
+	VDIVPS.Z    Z6, Z1, K2, Z6
 	VMOVUPS     192(BX), Z7
 	VSUBPS      (BX), Z7, Z7
 
@@ -41262,8 +41244,8 @@ ClosestIndexedAVX512_ahead_noprefetch:
 	VMULPS       Z20, Z19, Z16
 	VADDPS       Z18, Z17, Z17
 	VADDPS       Z16, Z15, Z15
-	VCMPPS       $0x04, Z17, Z0, K1
-	VDIVPS.Z     Z17, Z15, K1, Z15
+	VCMPPS       $0x04, Z17, Z0, K2
+	VDIVPS.Z     Z17, Z15, K2, Z15
 	VMINPS       Z1, Z15, Z15
 	VMAXPS       Z0, Z15, Z15
 	VMULPS       Z7, Z7, Z16
@@ -41273,8 +41255,8 @@ ClosestIndexedAVX512_ahead_noprefetch:
 	VMULPS       Z6, Z15, Z6
 	VADDPS       Z17, Z16, Z15
 	VADDPS       Z6, Z13, Z6
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z15, K1
-	VDIVPS.Z     Z15, Z1, K1, Z13
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z15, K2
+	VDIVPS.Z     Z15, Z1, K2, Z13
 	VMULPS       Z7, Z9, Z15
 	VMULPS       Z8, Z10, Z16
 	VMINPS       Z1, Z6, Z6
@@ -41304,7 +41286,7 @@ ClosestIndexedAVX512_ahead_noprefetch:
 	VADDPS       Z4, Z3, Z3
 	VMULPS       Z5, Z5, Z4
 	VADDPS       Z4, Z3, Z3
-	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z3, K1
+	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z3, K2
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
@@ -41314,17 +41296,12 @@ ClosestIndexedAVX512_ahead_noprefetch:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z3, (R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z3
-	MOVQ         s+24(FP), R12
-	VMOVUPS      Z3, K1, (R12)(R13*4)
-	MOVQ         t+32(FP), R12
-	VMOVUPS      Z3, K1, (R12)(R13*4)
-	MOVQ         dist2+40(FP), R12
-	VMOVUPS      Z3, K1, (R12)(R13*4)
-	ADDQ         $0x00000010, R13
-	XCHGQ        BX, R10
-	JMP          ClosestIndexedAVX512_ahead
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW  K2, K1, K1
+	ADDQ  $0x00000010, R13
+	XCHGQ BX, R10
+	JMP   ClosestIndexedAVX512_ahead
 
 ClosestIndexedAVX512_last:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
@@ -41339,8 +41316,8 @@ ClosestIndexedAVX512_last:
 	VADDPS      Z7, Z6, Z6
 	VMULPS      Z5, Z5, Z7
 	VADDPS      Z7, Z6, Z6
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K1
-	VDIVPS.Z    Z6, Z1, K1, Z6
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K2
+	VDIVPS.Z    Z6, Z1, K2, Z6
 	VMOVUPS     192(BX), Z7
 	VSUBPS      (BX), Z7, Z7
 	VMOVUPS     256(BX), Z8
@@ -41387,8 +41364,8 @@ ClosestIndexedAVX512_last:
 	VMULPS      Z20, Z19, Z16
 	VADDPS      Z18, Z17, Z17
 	VADDPS      Z16, Z15, Z15
-	VCMPPS      $0x04, Z17, Z0, K1
-	VDIVPS.Z    Z17, Z15, K1, Z15
+	VCMPPS      $0x04, Z17, Z0, K2
+	VDIVPS.Z    Z17, Z15, K2, Z15
 	VMINPS      Z1, Z15, Z15
 	VMAXPS      Z0, Z15, Z15
 	VMULPS      Z7, Z7, Z16
@@ -41398,8 +41375,8 @@ ClosestIndexedAVX512_last:
 	VMULPS      Z6, Z15, Z6
 	VADDPS      Z17, Z16, Z15
 	VADDPS      Z6, Z13, Z6
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z15, K1
-	VDIVPS.Z    Z15, Z1, K1, Z13
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z15, K2
+	VDIVPS.Z    Z15, Z1, K2, Z13
 	VMULPS      Z7, Z9, Z15
 	VMULPS      Z8, Z10, Z16
 	VMINPS      Z1, Z6, Z6
@@ -41429,7 +41406,7 @@ ClosestIndexedAVX512_last:
 	VADDPS      Z4, Z3, Z3
 	VMULPS      Z5, Z5, Z4
 	VADDPS      Z4, Z3, Z3
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z3, K1
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z3, K2
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
@@ -41439,28 +41416,23 @@ ClosestIndexedAVX512_last:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z3, (R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSS canonicalnan<>+0(SB), Z3
-	MOVQ         s+24(FP), R12
-	VMOVUPS      Z3, K1, (R12)(R13*4)
-	MOVQ         t+32(FP), R12
-	VMOVUPS      Z3, K1, (R12)(R13*4)
-	MOVQ         dist2+40(FP), R12
-	VMOVUPS      Z3, K1, (R12)(R13*4)
-	ADDQ         $0x00000010, R13
-	MOVQ         n+48(FP), R14
-	SUBQ         R13, R14
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000010, R13
+	MOVQ n+48(FP), R14
+	SUBQ R13, R14
 
 ClosestIndexedAVX512_tail:
 	TESTQ R14, R14
 	JZ    ClosestIndexedAVX512_done
 	BZHIL R14, low16<>+0(SB), R14
-	KMOVW R14, K1
+	KMOVW R14, K2
 
 	// The remaining pair indices, zero (capsule 0) past n.
-	VMOVDQU32.Z (DX)(R13*4), K1, Z3
+	VMOVDQU32.Z (DX)(R13*4), K2, Z3
 	VMOVUPS     Z3, 13824(R9)
-	VMOVDQU32.Z (SI)(R13*4), K1, Z3
+	VMOVDQU32.Z (SI)(R13*4), K2, Z3
 	VMOVUPS     Z3, 13888(R9)
 
 	// Capsule records of side I, transposed.
@@ -41635,8 +41607,8 @@ ClosestIndexedAVX512_tail:
 	VADDPS      Z6, Z5, Z5
 	VMULPS      Z4, Z4, Z6
 	VADDPS      Z6, Z5, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K2
-	VDIVPS.Z    Z5, Z1, K2, Z5
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K3
+	VDIVPS.Z    Z5, Z1, K3, Z5
 	VMOVUPS     192(BX), Z6
 	VSUBPS      (BX), Z6, Z6
 	VMOVUPS     256(BX), Z7
@@ -41683,8 +41655,8 @@ ClosestIndexedAVX512_tail:
 	VMULPS      Z19, Z18, Z15
 	VADDPS      Z17, Z16, Z16
 	VADDPS      Z15, Z14, Z14
-	VCMPPS      $0x04, Z16, Z0, K2
-	VDIVPS.Z    Z16, Z14, K2, Z14
+	VCMPPS      $0x04, Z16, Z0, K3
+	VDIVPS.Z    Z16, Z14, K3, Z14
 	VMINPS      Z1, Z14, Z14
 	VMAXPS      Z0, Z14, Z14
 	VMULPS      Z6, Z6, Z15
@@ -41694,8 +41666,8 @@ ClosestIndexedAVX512_tail:
 	VMULPS      Z5, Z14, Z5
 	VADDPS      Z16, Z15, Z14
 	VADDPS      Z5, Z12, Z5
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K2
-	VDIVPS.Z    Z14, Z1, K2, Z12
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z14, K3
+	VDIVPS.Z    Z14, Z1, K3, Z12
 	VMULPS      Z6, Z8, Z14
 	VMULPS      Z7, Z9, Z15
 	VMINPS      Z1, Z5, Z5
@@ -41725,29 +41697,25 @@ ClosestIndexedAVX512_tail:
 	VADDPS      Z2, Z1, Z1
 	VMULPS      Z3, Z3, Z2
 	VADDPS      Z2, Z1, Z1
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K2
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K3
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
-	VMOVUPS Z0, K1, (R12)(R13*4)
+	VMOVUPS Z0, K2, (R12)(R13*4)
 	MOVQ    t+32(FP), R12
-	VMOVUPS Z5, K1, (R12)(R13*4)
+	VMOVUPS Z5, K2, (R12)(R13*4)
 	MOVQ    dist2+40(FP), R12
-	VMOVUPS Z1, K1, (R12)(R13*4)
+	VMOVUPS Z1, K2, (R12)(R13*4)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	KANDW        K1, K2, K3
-	VBROADCASTSS canonicalnan<>+0(SB), Z0
-	MOVQ         s+24(FP), R12
-	VMOVUPS      Z0, K3, (R12)(R13*4)
-	KANDW        K1, K2, K3
-	MOVQ         t+32(FP), R12
-	VMOVUPS      Z0, K3, (R12)(R13*4)
-	KANDW        K1, K2, K1
-	MOVQ         dist2+40(FP), R12
-	VMOVUPS      Z0, K1, (R12)(R13*4)
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KANDW K2, K3, K2
+	KORW  K2, K1, K1
 
 ClosestIndexedAVX512_done:
+	// The overridden lanes' mask, ORed over every group: bad (DeferOverrides).
+	KMOVW K1, R14
+	MOVQ  R14, bad+64(FP)
 	VZEROUPPER
 	RET
 
@@ -43208,9 +43176,11 @@ ClosestIndexed64AVX2_done:
 	VZEROUPPER
 	RET
 
-// func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int, prefetch int)
+// func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int, prefetch int) (bad int)
 // Requires: AVX, AVX512DQ, AVX512F, AVX512VL, BMI2, MMX+
-TEXT ·ClosestIndexed64AVX512(SB), $11456-64
+TEXT ·ClosestIndexed64AVX512(SB), $11456-72
+	// No overridden lane yet (DeferOverrides).
+	KXORW        K1, K1, K1
 	XORQ         R13, R13
 	XORQ         R11, R11
 	MOVQ         caps+0(FP), AX
@@ -43730,8 +43700,8 @@ ClosestIndexed64AVX512_wide_noprefetch:
 	VADDPD      Z6, Z5, Z5
 	VMULPD      Z4, Z4, Z6
 	VADDPD      Z6, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z    Z5, Z1, K1, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K2
+	VDIVPD.Z    Z5, Z1, K2, Z5
 	VMOVUPS     192(BX), Z6
 	VSUBPD      (BX), Z6, Z6
 	VMOVUPS     256(BX), Z7
@@ -43785,16 +43755,16 @@ ClosestIndexed64AVX512_wide_noprefetch:
 	VMULPD      Z16, Z14, Z14
 	VADDPD      Z26, Z23, Z16
 	VMULPD      Z17, Z15, Z15
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z16, K1
-	VDIVPD.Z    Z16, Z1, K1, Z16
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z16, K2
+	VDIVPD.Z    Z16, Z1, K2, Z16
 	VADDPD      Z24, Z25, Z17
 	VMULPD      Z19, Z19, Z23
 	VADDPD      Z15, Z14, Z14
 	VMULPD      Z19, Z18, Z15
 	VADDPD      Z23, Z17, Z17
 	VADDPD      Z15, Z14, Z14
-	VCMPPD      $0x04, Z17, Z0, K1
-	VDIVPD.Z    Z17, Z14, K1, Z14
+	VCMPPD      $0x04, Z17, Z0, K2
+	VDIVPD.Z    Z17, Z14, K2, Z14
 	VMOVUPS     1088(BX), Z15
 	VSUBPD      896(BX), Z15, Z15
 	VMULPD      Z6, Z6, Z17
@@ -43817,8 +43787,8 @@ ClosestIndexed64AVX512_wide_noprefetch:
 	VMULPD      Z23, Z20, Z25
 	VMULPD      Z5, Z14, Z5
 	VMULPD      Z24, Z21, Z14
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z17, K1
-	VDIVPD.Z    Z17, Z1, K1, Z17
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z17, K2
+	VDIVPD.Z    Z17, Z1, K2, Z17
 	VMULPD      Z15, Z20, Z27
 	VADDPD      Z5, Z12, Z5
 	VMULPD      Z18, Z21, Z12
@@ -43886,8 +43856,8 @@ ClosestIndexed64AVX512_wide_noprefetch:
 	VADDPD      Z29, Z9, Z9
 	VMULPD      Z3, Z3, Z3
 	VMULPD      Z28, Z8, Z8
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z9, K1
-	VDIVPD.Z    Z9, Z1, K1, Z9
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z9, K2
+	VDIVPD.Z    Z9, Z1, K2, Z9
 	VADDPD      Z3, Z2, Z2
 	VADDPD      Z10, Z11, Z3
 	VMULPD      Z4, Z4, Z4
@@ -43896,7 +43866,7 @@ ClosestIndexed64AVX512_wide_noprefetch:
 	VADDPD      Z4, Z2, Z2
 	VMULPD      Z7, Z6, Z4
 	VADDPD      Z10, Z3, Z3
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K1
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K2
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
@@ -43906,103 +43876,98 @@ ClosestIndexed64AVX512_wide_noprefetch:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z2, (R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         s+24(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	MOVQ         t+32(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	MOVQ         dist2+40(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	VADDPD       Z4, Z8, Z2
-	VCMPPD       $0x04, Z3, Z0, K1
-	VDIVPD.Z     Z3, Z2, K1, Z2
-	VMOVUPS      1984(BX), Z3
-	VSUBPD       1792(BX), Z3, Z3
-	VMULPD       Z15, Z15, Z4
-	VMOVUPS      2048(BX), Z5
-	VSUBPD       1856(BX), Z5, Z5
-	VMULPD       Z18, Z18, Z6
-	VMOVUPS      1792(BX), Z7
-	VSUBPD       2240(BX), Z7, Z7
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VMOVUPS      1856(BX), Z8
-	VSUBPD       2304(BX), Z8, Z8
-	VADDPD       Z6, Z4, Z4
-	VMOVUPS      2112(BX), Z6
-	VSUBPD       1920(BX), Z6, Z6
-	VMULPD       Z19, Z19, Z10
-	VMOVUPS      1920(BX), Z11
-	VSUBPD       2368(BX), Z11, Z11
-	VADDPD       Z10, Z4, Z4
-	VMULPD       Z7, Z25, Z10
-	VMULPD       Z16, Z2, Z2
-	VMULPD       Z8, Z30, Z13
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z4, K1
-	VDIVPD.Z     Z4, Z1, K1, Z4
-	VMULPD       Z3, Z25, Z16
-	VADDPD       Z2, Z14, Z2
-	VMULPD       Z5, Z30, Z14
-	VMULPD       Z15, Z23, Z17
-	VADDPD       Z13, Z10, Z10
-	VMULPD       Z18, Z24, Z13
-	VMULPD       Z11, Z22, Z27
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z14, Z16, Z14
-	VADDPD       Z13, Z17, Z13
-	VMULPD       Z6, Z22, Z16
-	VMULPD       Z19, Z26, Z17
-	VADDPD       Z27, Z10, Z10
-	VADDPD       Z17, Z13, Z13
-	VADDPD       Z16, Z14, Z14
-	VMULPD       Z12, Z2, Z12
-	VMULPD       Z9, Z10, Z10
-	VSUBPD       Z13, Z12, Z12
-	VMULPD       Z9, Z14, Z9
-	VMULPD       Z4, Z12, Z4
-	VMULPD       Z10, Z25, Z12
-	VMINPD       Z1, Z4, Z4
-	VMAXPD       Z0, Z4, Z4
-	VMULPD       Z10, Z30, Z13
-	VMULPD       Z4, Z15, Z15
-	VMULPD       Z9, Z25, Z16
-	VMULPD       Z4, Z18, Z17
-	VMULPD       Z9, Z30, Z18
-	VMULPD       Z2, Z20, Z20
-	VMULPD       Z10, Z22, Z27
-	VMULPD       Z2, Z21, Z21
-	VSUBPD       Z7, Z12, Z12
-	VADDPD       Z15, Z23, Z15
-	VSUBPD       Z8, Z13, Z13
-	VADDPD       Z17, Z24, Z17
-	VMULPD       Z9, Z22, Z23
-	VMULPD       Z4, Z19, Z19
-	VSUBPD       Z16, Z3, Z16
-	VMULPD       512(R9), Z2, Z24
-	VSUBPD       Z18, Z5, Z18
-	VSUBPD       Z20, Z15, Z15
-	VSUBPD       Z11, Z27, Z20
-	VSUBPD       Z21, Z17, Z17
-	VSUBPD       Z23, Z6, Z21
-	VADDPD       Z19, Z26, Z19
-	VMULPD       Z16, Z16, Z23
-	VSUBPD       Z24, Z19, Z19
-	VMULPD       Z18, Z18, Z24
-	VMULPD       Z15, Z15, Z15
-	VMULPD       Z16, Z12, Z12
-	VMULPD       Z17, Z17, Z16
-	VMULPD       Z18, Z13, Z13
-	VADDPD       Z16, Z15, Z15
-	VADDPD       Z24, Z23, Z16
-	VMULPD       Z19, Z19, Z17
-	VMULPD       Z21, Z21, Z18
-	VADDPD       Z13, Z12, Z12
-	VADDPD       Z17, Z15, Z13
-	VMULPD       Z21, Z20, Z15
-	VADDPD       Z18, Z16, Z16
-	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z13, K1
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPD      Z4, Z8, Z2
+	VCMPPD      $0x04, Z3, Z0, K2
+	VDIVPD.Z    Z3, Z2, K2, Z2
+	VMOVUPS     1984(BX), Z3
+	VSUBPD      1792(BX), Z3, Z3
+	VMULPD      Z15, Z15, Z4
+	VMOVUPS     2048(BX), Z5
+	VSUBPD      1856(BX), Z5, Z5
+	VMULPD      Z18, Z18, Z6
+	VMOVUPS     1792(BX), Z7
+	VSUBPD      2240(BX), Z7, Z7
+	VMINPD      Z1, Z2, Z2
+	VMAXPD      Z0, Z2, Z2
+	VMOVUPS     1856(BX), Z8
+	VSUBPD      2304(BX), Z8, Z8
+	VADDPD      Z6, Z4, Z4
+	VMOVUPS     2112(BX), Z6
+	VSUBPD      1920(BX), Z6, Z6
+	VMULPD      Z19, Z19, Z10
+	VMOVUPS     1920(BX), Z11
+	VSUBPD      2368(BX), Z11, Z11
+	VADDPD      Z10, Z4, Z4
+	VMULPD      Z7, Z25, Z10
+	VMULPD      Z16, Z2, Z2
+	VMULPD      Z8, Z30, Z13
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z4, K2
+	VDIVPD.Z    Z4, Z1, K2, Z4
+	VMULPD      Z3, Z25, Z16
+	VADDPD      Z2, Z14, Z2
+	VMULPD      Z5, Z30, Z14
+	VMULPD      Z15, Z23, Z17
+	VADDPD      Z13, Z10, Z10
+	VMULPD      Z18, Z24, Z13
+	VMULPD      Z11, Z22, Z27
+	VMINPD      Z1, Z2, Z2
+	VMAXPD      Z0, Z2, Z2
+	VADDPD      Z14, Z16, Z14
+	VADDPD      Z13, Z17, Z13
+	VMULPD      Z6, Z22, Z16
+	VMULPD      Z19, Z26, Z17
+	VADDPD      Z27, Z10, Z10
+	VADDPD      Z17, Z13, Z13
+	VADDPD      Z16, Z14, Z14
+	VMULPD      Z12, Z2, Z12
+	VMULPD      Z9, Z10, Z10
+	VSUBPD      Z13, Z12, Z12
+	VMULPD      Z9, Z14, Z9
+	VMULPD      Z4, Z12, Z4
+	VMULPD      Z10, Z25, Z12
+	VMINPD      Z1, Z4, Z4
+	VMAXPD      Z0, Z4, Z4
+	VMULPD      Z10, Z30, Z13
+	VMULPD      Z4, Z15, Z15
+	VMULPD      Z9, Z25, Z16
+	VMULPD      Z4, Z18, Z17
+	VMULPD      Z9, Z30, Z18
+	VMULPD      Z2, Z20, Z20
+	VMULPD      Z10, Z22, Z27
+	VMULPD      Z2, Z21, Z21
+	VSUBPD      Z7, Z12, Z12
+	VADDPD      Z15, Z23, Z15
+	VSUBPD      Z8, Z13, Z13
+	VADDPD      Z17, Z24, Z17
+	VMULPD      Z9, Z22, Z23
+	VMULPD      Z4, Z19, Z19
+	VSUBPD      Z16, Z3, Z16
+	VMULPD      512(R9), Z2, Z24
+	VSUBPD      Z18, Z5, Z18
+	VSUBPD      Z20, Z15, Z15
+	VSUBPD      Z11, Z27, Z20
+	VSUBPD      Z21, Z17, Z17
+	VSUBPD      Z23, Z6, Z21
+	VADDPD      Z19, Z26, Z19
+	VMULPD      Z16, Z16, Z23
+	VSUBPD      Z24, Z19, Z19
+	VMULPD      Z18, Z18, Z24
+	VMULPD      Z15, Z15, Z15
+	VMULPD      Z16, Z12, Z12
+	VMULPD      Z17, Z17, Z16
+	VMULPD      Z18, Z13, Z13
+	VADDPD      Z16, Z15, Z15
+	VADDPD      Z24, Z23, Z16
+	VMULPD      Z19, Z19, Z17
+	VMULPD      Z21, Z21, Z18
+	VADDPD      Z13, Z12, Z12
+	VADDPD      Z17, Z15, Z13
+	VMULPD      Z21, Z20, Z15
+	VADDPD      Z18, Z16, Z16
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z13, K2
 
 	// Store S, T and Dist2 of group 1.
 	MOVQ    s+24(FP), R12
@@ -44012,58 +43977,53 @@ ClosestIndexed64AVX512_wide_noprefetch:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z13, 64(R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         s+24(FP), R12
-	VMOVUPD      Z2, K1, 64(R12)(R13*8)
-	MOVQ         t+32(FP), R12
-	VMOVUPD      Z2, K1, 64(R12)(R13*8)
-	MOVQ         dist2+40(FP), R12
-	VMOVUPD      Z2, K1, 64(R12)(R13*8)
-	VADDPD       Z15, Z12, Z2
-	VCMPPD       $0x04, Z16, Z0, K1
-	VDIVPD.Z     Z16, Z2, K1, Z2
-	VMULPD       Z3, Z3, Z4
-	VMULPD       Z5, Z5, Z12
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z12, Z4, Z4
-	VMULPD       Z6, Z6, Z12
-	VADDPD       Z12, Z4, Z4
-	VMULPD       Z9, Z2, Z2
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z4, K1
-	VDIVPD.Z     Z4, Z1, K1, Z4
-	VADDPD       Z2, Z10, Z2
-	VMULPD       Z3, Z7, Z9
-	VMULPD       Z5, Z8, Z10
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-	VADDPD       Z10, Z9, Z9
-	VMULPD       Z6, Z11, Z10
-	VADDPD       Z10, Z9, Z9
-	VMULPD       Z14, Z2, Z10
-	VSUBPD       Z9, Z10, Z9
-	VMULPD       Z4, Z9, Z4
-	VMINPD       Z1, Z4, Z4
-	VMAXPD       Z0, Z4, Z4
-	VMULPD       Z4, Z3, Z3
-	VMULPD       Z4, Z5, Z5
-	VMULPD       Z2, Z25, Z9
-	VMULPD       Z2, Z30, Z10
-	VADDPD       Z3, Z7, Z3
-	VADDPD       Z5, Z8, Z5
-	VMULPD       Z4, Z6, Z6
-	VMULPD       Z2, Z22, Z7
-	VSUBPD       Z9, Z3, Z3
-	VSUBPD       Z10, Z5, Z5
-	VADDPD       Z6, Z11, Z6
-	VSUBPD       Z7, Z6, Z6
-	VMULPD       Z3, Z3, Z3
-	VMULPD       Z5, Z5, Z5
-	VADDPD       Z5, Z3, Z3
-	VMULPD       Z6, Z6, Z5
-	VADDPD       Z5, Z3, Z3
-	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z3, K1
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW        K2, K1, K1
+	VADDPD      Z15, Z12, Z2
+	VCMPPD      $0x04, Z16, Z0, K2
+	VDIVPD.Z    Z16, Z2, K2, Z2
+	VMULPD      Z3, Z3, Z4
+	VMULPD      Z5, Z5, Z12
+	VMINPD      Z1, Z2, Z2
+	VMAXPD      Z0, Z2, Z2
+	VADDPD      Z12, Z4, Z4
+	VMULPD      Z6, Z6, Z12
+	VADDPD      Z12, Z4, Z4
+	VMULPD      Z9, Z2, Z2
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z4, K2
+	VDIVPD.Z    Z4, Z1, K2, Z4
+	VADDPD      Z2, Z10, Z2
+	VMULPD      Z3, Z7, Z9
+	VMULPD      Z5, Z8, Z10
+	VMINPD      Z1, Z2, Z2
+	VMAXPD      Z0, Z2, Z2
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z6, Z11, Z10
+	VADDPD      Z10, Z9, Z9
+	VMULPD      Z14, Z2, Z10
+	VSUBPD      Z9, Z10, Z9
+	VMULPD      Z4, Z9, Z4
+	VMINPD      Z1, Z4, Z4
+	VMAXPD      Z0, Z4, Z4
+	VMULPD      Z4, Z3, Z3
+	VMULPD      Z4, Z5, Z5
+	VMULPD      Z2, Z25, Z9
+	VMULPD      Z2, Z30, Z10
+	VADDPD      Z3, Z7, Z3
+	VADDPD      Z5, Z8, Z5
+	VMULPD      Z4, Z6, Z6
+	VMULPD      Z2, Z22, Z7
+	VSUBPD      Z9, Z3, Z3
+	VSUBPD      Z10, Z5, Z5
+	VADDPD      Z6, Z11, Z6
+	VSUBPD      Z7, Z6, Z6
+	VMULPD      Z3, Z3, Z3
+	VMULPD      Z5, Z5, Z5
+	VADDPD      Z5, Z3, Z3
+	VMULPD      Z6, Z6, Z5
+	VADDPD      Z5, Z3, Z3
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z3, K2
 
 	// Store S, T and Dist2 of group 2.
 	MOVQ    s+24(FP), R12
@@ -44073,16 +44033,11 @@ ClosestIndexed64AVX512_wide_noprefetch:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z3, 128(R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         s+24(FP), R12
-	VMOVUPD      Z2, K1, 128(R12)(R13*8)
-	MOVQ         t+32(FP), R12
-	VMOVUPD      Z2, K1, 128(R12)(R13*8)
-	MOVQ         dist2+40(FP), R12
-	VMOVUPD      Z2, K1, 128(R12)(R13*8)
-	ADDQ         $0x00000018, R13
-	JMP          ClosestIndexed64AVX512_wide
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000018, R13
+	JMP  ClosestIndexed64AVX512_wide
 
 ClosestIndexed64AVX512_loop:
 	// One group at a time, each loading the next one's records into the other set
@@ -44279,8 +44234,8 @@ ClosestIndexed64AVX512_ahead_noprefetch:
 	VADDPD      Z6, Z5, Z5
 	VMULPD      Z4, Z4, Z6
 	VADDPD      Z6, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z    Z5, Z1, K1, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K2
+	VDIVPD.Z    Z5, Z1, K2, Z5
 	VMOVUPS     192(BX), Z6
 	VSUBPD      (BX), Z6, Z6
 
@@ -44440,8 +44395,8 @@ ClosestIndexed64AVX512_ahead_noprefetch:
 	VMULPD      Z19, Z18, Z15
 	VADDPD      Z17, Z16, Z16
 	VADDPD      Z15, Z14, Z14
-	VCMPPD      $0x04, Z16, Z0, K1
-	VDIVPD.Z    Z16, Z14, K1, Z14
+	VCMPPD      $0x04, Z16, Z0, K2
+	VDIVPD.Z    Z16, Z14, K2, Z14
 	VMULPD      Z6, Z6, Z15
 	VMULPD      Z7, Z7, Z16
 	VMINPD      Z1, Z14, Z14
@@ -44450,8 +44405,8 @@ ClosestIndexed64AVX512_ahead_noprefetch:
 	VMULPD      Z10, Z10, Z16
 	VADDPD      Z16, Z15, Z15
 	VMULPD      Z5, Z14, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
-	VDIVPD.Z    Z15, Z1, K1, Z14
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K2
+	VDIVPD.Z    Z15, Z1, K2, Z14
 	VADDPD      Z5, Z12, Z5
 	VMULPD      Z6, Z8, Z12
 	VMULPD      Z7, Z9, Z15
@@ -44482,7 +44437,7 @@ ClosestIndexed64AVX512_ahead_noprefetch:
 	VADDPD      Z3, Z2, Z2
 	VMULPD      Z4, Z4, Z3
 	VADDPD      Z3, Z2, Z2
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K1
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K2
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
@@ -44492,17 +44447,12 @@ ClosestIndexed64AVX512_ahead_noprefetch:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z2, (R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         s+24(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	MOVQ         t+32(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	MOVQ         dist2+40(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	ADDQ         $0x00000008, R13
-	XCHGQ        BX, R10
-	JMP          ClosestIndexed64AVX512_ahead
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW  K2, K1, K1
+	ADDQ  $0x00000008, R13
+	XCHGQ BX, R10
+	JMP   ClosestIndexed64AVX512_ahead
 
 ClosestIndexed64AVX512_last:
 	// The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels.
@@ -44517,8 +44467,8 @@ ClosestIndexed64AVX512_last:
 	VADDPD      Z6, Z5, Z5
 	VMULPD      Z4, Z4, Z6
 	VADDPD      Z6, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K1
-	VDIVPD.Z    Z5, Z1, K1, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K2
+	VDIVPD.Z    Z5, Z1, K2, Z5
 	VMOVUPS     192(BX), Z6
 	VSUBPD      (BX), Z6, Z6
 	VMOVUPS     256(BX), Z7
@@ -44565,8 +44515,8 @@ ClosestIndexed64AVX512_last:
 	VMULPD      Z19, Z18, Z15
 	VADDPD      Z17, Z16, Z16
 	VADDPD      Z15, Z14, Z14
-	VCMPPD      $0x04, Z16, Z0, K1
-	VDIVPD.Z    Z16, Z14, K1, Z14
+	VCMPPD      $0x04, Z16, Z0, K2
+	VDIVPD.Z    Z16, Z14, K2, Z14
 	VMULPD      Z6, Z6, Z15
 	VMULPD      Z7, Z7, Z16
 	VMINPD      Z1, Z14, Z14
@@ -44575,8 +44525,8 @@ ClosestIndexed64AVX512_last:
 	VMULPD      Z10, Z10, Z16
 	VADDPD      Z16, Z15, Z15
 	VMULPD      Z5, Z14, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K1
-	VDIVPD.Z    Z15, Z1, K1, Z14
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K2
+	VDIVPD.Z    Z15, Z1, K2, Z14
 	VADDPD      Z5, Z12, Z5
 	VMULPD      Z6, Z8, Z12
 	VMULPD      Z7, Z9, Z15
@@ -44607,7 +44557,7 @@ ClosestIndexed64AVX512_last:
 	VADDPD      Z3, Z2, Z2
 	VMULPD      Z4, Z4, Z3
 	VADDPD      Z3, Z2, Z2
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K1
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z2, K2
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
@@ -44617,28 +44567,23 @@ ClosestIndexed64AVX512_last:
 	MOVQ    dist2+40(FP), R12
 	VMOVUPS Z2, (R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	VBROADCASTSD canonicalnan64<>+0(SB), Z2
-	MOVQ         s+24(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	MOVQ         t+32(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	MOVQ         dist2+40(FP), R12
-	VMOVUPD      Z2, K1, (R12)(R13*8)
-	ADDQ         $0x00000008, R13
-	MOVQ         n+48(FP), R14
-	SUBQ         R13, R14
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KORW K2, K1, K1
+	ADDQ $0x00000008, R13
+	MOVQ n+48(FP), R14
+	SUBQ R13, R14
 
 ClosestIndexed64AVX512_tail:
 	TESTQ R14, R14
 	JZ    ClosestIndexed64AVX512_done
 	BZHIL R14, low16<>+0(SB), R14
-	KMOVW R14, K1
+	KMOVW R14, K2
 
 	// The remaining pair indices, zero (capsule 0) past n.
-	VMOVDQU32.Z (DX)(R13*4), K1, Y2
+	VMOVDQU32.Z (DX)(R13*4), K2, Y2
 	VMOVUPS     Y2, 10368(R9)
-	VMOVDQU32.Z (SI)(R13*4), K1, Y2
+	VMOVDQU32.Z (SI)(R13*4), K2, Y2
 	VMOVUPS     Y2, 10432(R9)
 
 	// Capsule records of side I, transposed.
@@ -44765,8 +44710,8 @@ ClosestIndexed64AVX512_tail:
 	VADDPD      Z6, Z5, Z5
 	VMULPD      Z4, Z4, Z6
 	VADDPD      Z6, Z5, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K2
-	VDIVPD.Z    Z5, Z1, K2, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K3
+	VDIVPD.Z    Z5, Z1, K3, Z5
 	VMOVUPS     192(BX), Z6
 	VSUBPD      (BX), Z6, Z6
 	VMOVUPS     256(BX), Z7
@@ -44813,8 +44758,8 @@ ClosestIndexed64AVX512_tail:
 	VMULPD      Z19, Z18, Z15
 	VADDPD      Z17, Z16, Z16
 	VADDPD      Z15, Z14, Z14
-	VCMPPD      $0x04, Z16, Z0, K2
-	VDIVPD.Z    Z16, Z14, K2, Z14
+	VCMPPD      $0x04, Z16, Z0, K3
+	VDIVPD.Z    Z16, Z14, K3, Z14
 	VMULPD      Z6, Z6, Z15
 	VMULPD      Z7, Z7, Z16
 	VMINPD      Z1, Z14, Z14
@@ -44823,8 +44768,8 @@ ClosestIndexed64AVX512_tail:
 	VMULPD      Z10, Z10, Z16
 	VADDPD      Z16, Z15, Z15
 	VMULPD      Z5, Z14, Z5
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K2
-	VDIVPD.Z    Z15, Z1, K2, Z14
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z15, K3
+	VDIVPD.Z    Z15, Z1, K3, Z14
 	VADDPD      Z5, Z12, Z5
 	VMULPD      Z6, Z8, Z12
 	VMULPD      Z7, Z9, Z15
@@ -44855,29 +44800,25 @@ ClosestIndexed64AVX512_tail:
 	VADDPD      Z2, Z1, Z1
 	VMULPD      Z3, Z3, Z2
 	VADDPD      Z2, Z1, Z1
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K2
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K3
 
 	// Store S, T and Dist2 of group 0.
 	MOVQ    s+24(FP), R12
-	VMOVUPD Z0, K1, (R12)(R13*8)
+	VMOVUPD Z0, K2, (R12)(R13*8)
 	MOVQ    t+32(FP), R12
-	VMOVUPD Z5, K1, (R12)(R13*8)
+	VMOVUPD Z5, K2, (R12)(R13*8)
 	MOVQ    dist2+40(FP), R12
-	VMOVUPD Z1, K1, (R12)(R13*8)
+	VMOVUPD Z1, K2, (R12)(R13*8)
 
-	// Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.
-	KANDW        K1, K2, K3
-	VBROADCASTSD canonicalnan64<>+0(SB), Z0
-	MOVQ         s+24(FP), R12
-	VMOVUPD      Z0, K3, (R12)(R13*8)
-	KANDW        K1, K2, K3
-	MOVQ         t+32(FP), R12
-	VMOVUPD      Z0, K3, (R12)(R13*8)
-	KANDW        K1, K2, K1
-	MOVQ         dist2+40(FP), R12
-	VMOVUPD      Z0, K1, (R12)(R13*8)
+	// Overridden lanes (the canonical NaN of bad lanes): their mask ORed into the
+	// kernel's result, for the caller to store the constant (DeferOverrides).
+	KANDW K2, K3, K2
+	KORW  K2, K1, K1
 
 ClosestIndexed64AVX512_done:
+	// The overridden lanes' mask, ORed over every group: bad (DeferOverrides).
+	KMOVW K1, R14
+	MOVQ  R14, bad+64(FP)
 	VZEROUPPER
 	RET
 

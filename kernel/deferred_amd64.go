@@ -65,3 +65,16 @@ func storeNaNs[F soa.Float](dist2, s, t []F) {
 		}
 	}
 }
+
+// asmIndexedDeferred is a generated indexed closest-point kernel that
+// returns bad.
+type asmIndexedDeferred[F soa.Float] func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int, prefetch int) (bad int)
+
+// wrapIndexedDeferred is wrapIndexed for a kernel that returns bad.
+func wrapIndexedDeferred[F soa.Float](f asmIndexedDeferred[F]) func(m int, dst *soa.ResultsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs) {
+	return func(m int, dst *soa.ResultsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs) {
+		if f(&caps[0].A[0], &pairs.I[0], &pairs.J[0], &dst.S[0], &dst.T[0], &dst.Dist2[0], m, prefetchRecords(caps, indexedPrefetchMin)) != 0 {
+			storeNaNs(dst.Dist2[:m], dst.S[:m], dst.T[:m])
+		}
+	}
+}

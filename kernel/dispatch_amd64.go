@@ -71,10 +71,10 @@ func archPaths() []Kernel {
 	if supported("avx512") {
 		ks = append(ks, Kernel{isa: "avx512", f32: &impl[float32]{closest: wrapDeferred(asm.ClosestAVX512), stream: wrap(asm.StreamAVX512),
 			point: wrapPointDeferred(asm.ClosestPointAVX512), contacts: wrapContacts(asm.ContactsAVX512), compact: wrapContacts(asm.CompactContactsAVX512),
-			indexed: wrapIndexed(asm.ClosestIndexedAVX512)},
+			indexed: wrapIndexedDeferred(asm.ClosestIndexedAVX512)},
 			f64: &impl[float64]{closest: wrapDeferred(asm.Closest64AVX512), stream: wrap(asm.Stream64AVX512), point: wrapPointDeferred(asm.ClosestPoint64AVX512),
 				contacts: wrapContacts(asm.Contacts64AVX512), compact: wrapContacts(asm.CompactContacts64AVX512),
-				indexed: wrapIndexed(asm.ClosestIndexed64AVX512)}})
+				indexed: wrapIndexedDeferred(asm.ClosestIndexed64AVX512)}})
 	}
 	if supported("avx2") {
 		ks = append(ks, Kernel{isa: "avx2", f32: &impl[float32]{closest: wrap(asm.ClosestAVX2), stream: wrap(asm.StreamAVX2),

@@ -23,14 +23,30 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 	k := kernels.Closest
 	name := k.Name + "Indexed" + t.Elem.Suffix() + t.Name
 	sig := strings.ReplaceAll("func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int, prefetch int)", "F", t.Elem.String())
+	deferred := defersOverrides(t, program(k, t))
+	if deferred {
+		sig += " (bad int)"
+	}
 	TEXT(name, 0, sig) // not NOSPLIT: the slot area
 	Pragma("noescape")
 	sfx := t.Elem.Suffix()
-	Doc(name+" computes the closest points of the axes of n capsule pairs with "+t.Name+",",
-		"bit-identical to fallback.ClosestLane"+sfx+" on each. caps points at the capsule records",
+	doc := []string{name + " computes the closest points of the axes of n capsule pairs with " + t.Name + ",",
+		"bit-identical to fallback.ClosestLane" + sfx + " on each. caps points at the capsule records",
 		fmt.Sprintf("(soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range), s, t", sfx, 8*t.ElemBytes),
 		"and dist2 at n results each; n > 0.",
-		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")
+		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead)."}
+	if deferred {
+		doc = append(doc, "The bits hold once the caller has stored the canonical NaN in every output",
+			"of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when",
+			"bad is not 0 (DeferOverrides).")
+	}
+	Doc(doc...)
+	var bad Op
+	if deferred {
+		bad = K()
+		Comment("No overridden lane yet (DeferOverrides).")
+		KXORW(bad, bad, bad)
+	}
 	// input returns where input pos of the body lives for group g: its
 	// A B C D are the set's A B of capsule I (slots 0-5) and of capsule J
 	// (7-12); the radii (6, 13) are skipped.
@@ -67,20 +83,26 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 		storeOverrides(l, mask, func(j int) Mem { return outMem(g, j) })
 	}
 	noArgs := func(int) Mem { panic("the closest kernel takes no scalar arguments") }
-	// On AVX-512 the canonical NaN goes in with masked stores (storeOverrides).
+	// On AVX-512 the canonical NaN goes in with masked stores
+	// (storeOverrides), or its lanes' mask into bad (DeferOverrides).
 	p, ovs := splitOverrides(t, program(k, t))
 	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op, in *interlude) {
-		l.slots.used, l.label, l.input, l.arg, l.overrides = 0, label, input(0), noArgs, ovs
+		l.slots.used, l.label, l.input, l.arg, l.overrides, l.badLanes = 0, label, input(0), noArgs, ovs, bad
 		l.begin()
 		merge([]*lowering{l}, 0, func(int) { store(l, 0, mask) }, newSpiller([]*lowering{l}, heldBy(mask), overrideRegs(l)), in)
 	}, tuned(IndexedInterleave, t), 0, func(ls []*lowering, label string, in *interlude) {
 		// The groups' instruction streams merged as the closest loops'.
 		for g, l := range ls {
-			l.slots.used, l.label, l.input, l.arg, l.overrides = 0, fmt.Sprintf("%s_g%d", label, g), input(g), noArgs, ovs
+			l.slots.used, l.label, l.input, l.arg, l.overrides, l.badLanes = 0, fmt.Sprintf("%s_g%d", label, g), input(g), noArgs, ovs, bad
 			l.begin()
 		}
 		merge(ls, tuned(IndexedSkew, t), func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0, overrideRegs(ls[0])), in)
 	}, nil, true)
+	if bad != nil {
+		Comment("The overridden lanes' mask, ORed over every group: bad (DeferOverrides).")
+		KMOVW(bad, remain.As32())
+		Store(remain, ReturnIndex(0))
+	}
 	VZEROUPPER()
 	RET()
 }
