@@ -3,9 +3,7 @@
 package kernel
 
 import (
-	"math"
-	"unsafe"
-
+	"github.com/segdist/segdist/fallback"
 	"github.com/segdist/segdist/soa"
 )
 
@@ -50,10 +48,11 @@ func wrapPointDeferred[F soa.Float](f asmPointDeferred[F]) func(n int, dst *soa.
 // largest finite F), the spec's test. s and t have len(dist2) elements.
 func storeNaNs[F soa.Float](dist2, s, t []F) {
 	var nan F
-	if unsafe.Sizeof(nan) == 4 {
-		*(*float32)(unsafe.Pointer(&nan)) = math.Float32frombits(0x7FC00000)
-	} else {
-		*(*float64)(unsafe.Pointer(&nan)) = math.Float64frombits(0x7FF8000000000000)
+	switch p := any(&nan).(type) {
+	case *float32:
+		*p = fallback.CanonicalNaN
+	case *float64:
+		*p = fallback.CanonicalNaN64
 	}
 	limit := F(maxFinite[F]())
 	for i, d := range dist2 {

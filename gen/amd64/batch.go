@@ -80,9 +80,10 @@ func signature(k *kernels.Kernel, t *ir.Target) string {
 // DeferOverrides says, per target, that its batch kernels (Batch) and
 // indexed closest kernels (ClosestIndexed) whose outputs take a constant
 // in some lanes (the canonical NaN of lanes with a non-finite Dist2:
-// ir.SplitOverrides) leave that constant to their caller: each group ORs its lanes' mask into one mask register, and the
-// kernel returns it as bad (not zero when some lane needs the constant;
-// package kernel then stores it in every output of those lanes). The
+// ir.SplitOverrides) leave that constant to their caller: each group
+// ORs its lanes' mask into one mask register, and the kernel returns it
+// as bad (not zero when some lane needs the constant; package kernel
+// then stores it in every output of those lanes). The
 // masked stores of the constant (storeOverrides) cost a broadcast and a
 // store per output on every group (the non-temporal loop: a blend per
 // output), for lanes that finite input never has. On the Zen 4 VM
