@@ -180,7 +180,8 @@ func batch(t *ir.Target, k *kernels.Kernel, p *ir.Program, c *constants, name st
 	}
 	TEXT(name, frame, signature(k, t))
 	Pragma("noescape")
-	if defersOverrides(t, p) {
+	deferred := defersOverrides(t, p)
+	if deferred {
 		doc = append(slices.Clone(doc), "The bits hold once the caller has stored the canonical NaN in every output",
 			"of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when",
 			"bad is not 0 (DeferOverrides in gen/amd64).")
@@ -212,7 +213,7 @@ func batch(t *ir.Target, k *kernels.Kernel, p *ir.Program, c *constants, name st
 	ls, nts := make([]*lowering, groups), make([]*lowering, groups)
 	q, ovs := splitOverrides(t, p)
 	var bad Op
-	if defersOverrides(t, p) {
+	if deferred {
 		bad = K()
 	}
 	for g := range ls {

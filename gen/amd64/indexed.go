@@ -23,7 +23,8 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 	k := kernels.Closest
 	name := k.Name + "Indexed" + t.Elem.Suffix() + t.Name
 	sig := strings.ReplaceAll("func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int, prefetch int)", "F", t.Elem.String())
-	deferred := defersOverrides(t, program(k, t))
+	body := program(k, t)
+	deferred := defersOverrides(t, body)
 	if deferred {
 		sig += " (bad int)"
 	}
@@ -85,7 +86,7 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 	noArgs := func(int) Mem { panic("the closest kernel takes no scalar arguments") }
 	// On AVX-512 the canonical NaN goes in with masked stores
 	// (storeOverrides), or its lanes' mask into bad (DeferOverrides).
-	p, ovs := splitOverrides(t, program(k, t))
+	p, ovs := splitOverrides(t, body)
 	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op, in *interlude) {
 		l.slots.used, l.label, l.input, l.arg, l.overrides, l.badLanes = 0, label, input(0), noArgs, ovs, bad
 		l.begin()
