@@ -91,9 +91,12 @@ func CompactContacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*fl
 // (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in range), s, t
 // and dist2 at n results each; n > 0.
 // A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+// The bits hold once the caller has stored the canonical NaN in every output
+// of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
+// bad is not 0 (DeferOverrides).
 //
 //go:noescape
-func ClosestIndexedAVX2(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int, prefetch int)
+func ClosestIndexedAVX2(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int, prefetch int) (bad int)
 
 // ClosestIndexedAVX512 computes the closest points of the axes of n capsule pairs with AVX512,
 // bit-identical to fallback.ClosestLane on each. caps points at the capsule records
@@ -112,9 +115,12 @@ func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *
 // (soa.Capsule64, 64 bytes), pi and pj at the n pair indices (all in range), s, t
 // and dist2 at n results each; n > 0.
 // A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+// The bits hold once the caller has stored the canonical NaN in every output
+// of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
+// bad is not 0 (DeferOverrides).
 //
 //go:noescape
-func ClosestIndexed64AVX2(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int, prefetch int)
+func ClosestIndexed64AVX2(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int, prefetch int) (bad int)
 
 // ClosestIndexed64AVX512 computes the closest points of the axes of n capsule pairs with AVX512,
 // bit-identical to fallback.ClosestLane64 on each. caps points at the capsule records
@@ -131,9 +137,12 @@ func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t
 // ClosestAVX2 computes the closest points of n segment pairs with AVX2,
 // 8 float32 lanes per vector, bit-identical to fallback.ClosestLane.
 // All fifteen pointers must address at least n float32s; n must be > 0.
+// The bits hold once the caller has stored the canonical NaN in every output
+// of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
+// bad is not 0 (DeferOverrides in gen/amd64).
 //
 //go:noescape
-func ClosestAVX2(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int)
+func ClosestAVX2(ax *float32, ay *float32, az *float32, bx *float32, by *float32, bz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, s *float32, t *float32, dist2 *float32, n int) (bad int)
 
 // StreamAVX2 is the memory-bound baseline with AVX2: it reads the twelve
 // input streams and writes s = ax+bx+cx+dx, t and dist2 likewise for
@@ -145,9 +154,12 @@ func StreamAVX2(ax *float32, ay *float32, az *float32, bx *float32, by *float32,
 // ClosestPointAVX2 computes the closest point of n segments to n points with AVX2,
 // bit-identical to fallback.ClosestPointLane. All eleven pointers must
 // address at least n float32s; n must be > 0.
+// The bits hold once the caller has stored the canonical NaN in every output
+// of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
+// bad is not 0 (DeferOverrides in gen/amd64).
 //
 //go:noescape
-func ClosestPointAVX2(px *float32, py *float32, pz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, t *float32, dist2 *float32, n int)
+func ClosestPointAVX2(px *float32, py *float32, pz *float32, cx *float32, cy *float32, cz *float32, dx *float32, dy *float32, dz *float32, t *float32, dist2 *float32, n int) (bad int)
 
 // ClosestAVX512 computes the closest points of n segment pairs with AVX512,
 // 16 float32 lanes per vector, bit-identical to fallback.ClosestLane.
@@ -188,9 +200,12 @@ func ClosestPointAVX512(px *float32, py *float32, pz *float32, cx *float32, cy *
 // Closest64AVX2 computes the closest points of n segment pairs with AVX2,
 // 4 float64 lanes per vector, bit-identical to fallback.ClosestLane64.
 // All fifteen pointers must address at least n float64s; n must be > 0.
+// The bits hold once the caller has stored the canonical NaN in every output
+// of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
+// bad is not 0 (DeferOverrides in gen/amd64).
 //
 //go:noescape
-func Closest64AVX2(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int)
+func Closest64AVX2(ax *float64, ay *float64, az *float64, bx *float64, by *float64, bz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, s *float64, t *float64, dist2 *float64, n int) (bad int)
 
 // Stream64AVX2 is the memory-bound baseline with AVX2: it reads the twelve
 // input streams and writes s = ax+bx+cx+dx, t and dist2 likewise for
@@ -202,9 +217,12 @@ func Stream64AVX2(ax *float64, ay *float64, az *float64, bx *float64, by *float6
 // ClosestPoint64AVX2 computes the closest point of n segments to n points with AVX2,
 // bit-identical to fallback.ClosestPointLane64. All eleven pointers must
 // address at least n float64s; n must be > 0.
+// The bits hold once the caller has stored the canonical NaN in every output
+// of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
+// bad is not 0 (DeferOverrides in gen/amd64).
 //
 //go:noescape
-func ClosestPoint64AVX2(px *float64, py *float64, pz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, t *float64, dist2 *float64, n int)
+func ClosestPoint64AVX2(px *float64, py *float64, pz *float64, cx *float64, cy *float64, cz *float64, dx *float64, dy *float64, dz *float64, t *float64, dist2 *float64, n int) (bad int)
 
 // Closest64AVX512 computes the closest points of n segment pairs with AVX512,
 // 8 float64 lanes per vector, bit-identical to fallback.ClosestLane64.

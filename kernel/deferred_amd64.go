@@ -7,12 +7,13 @@ import (
 	"github.com/segdist/segdist/soa"
 )
 
-// The AVX-512 batch kernels leave the canonical NaN of lanes whose Dist2
-// is not finite to their caller (gen/amd64.DeferOverrides): they return
-// bad != 0 when a lane needs it, and these adapters then store it, which
-// gives the bits of the spec (the Select of canonicalize in gen/kernels).
-// Storing it in the kernels cost a broadcast and a masked store per output
-// on every group, for lanes that finite input never has.
+// The AVX-512 and AVX2 closest and point kernels leave the canonical NaN
+// of lanes whose Dist2 is not finite to their caller
+// (gen/amd64.DeferOverrides): they return bad != 0 when a lane needs it,
+// and these adapters then store it, which gives the bits of the spec (the
+// Select of canonicalize in gen/kernels). Storing it in the kernels cost,
+// on every group, a broadcast and a masked store per output on AVX-512
+// and a blend per output on AVX2, for lanes that finite input never has.
 
 // asmBatchDeferred is a generated batch kernel that returns bad.
 type asmBatchDeferred[F soa.Float] func(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *F, n int) (bad int)

@@ -77,12 +77,12 @@ func archPaths() []Kernel {
 				indexed: wrapIndexedDeferred(asm.ClosestIndexed64AVX512)}})
 	}
 	if supported("avx2") {
-		ks = append(ks, Kernel{isa: "avx2", f32: &impl[float32]{closest: wrap(asm.ClosestAVX2), stream: wrap(asm.StreamAVX2),
-			point: wrapPoint(asm.ClosestPointAVX2), contacts: wrapContacts(asm.ContactsAVX2), compact: wrapContacts(asm.CompactContactsAVX2),
-			indexed: wrapIndexed(asm.ClosestIndexedAVX2)},
-			f64: &impl[float64]{closest: wrap(asm.Closest64AVX2), stream: wrap(asm.Stream64AVX2), point: wrapPoint(asm.ClosestPoint64AVX2),
+		ks = append(ks, Kernel{isa: "avx2", f32: &impl[float32]{closest: wrapDeferred(asm.ClosestAVX2), stream: wrap(asm.StreamAVX2),
+			point: wrapPointDeferred(asm.ClosestPointAVX2), contacts: wrapContacts(asm.ContactsAVX2), compact: wrapContacts(asm.CompactContactsAVX2),
+			indexed: wrapIndexedDeferred(asm.ClosestIndexedAVX2)},
+			f64: &impl[float64]{closest: wrapDeferred(asm.Closest64AVX2), stream: wrap(asm.Stream64AVX2), point: wrapPointDeferred(asm.ClosestPoint64AVX2),
 				contacts: wrapContacts(asm.Contacts64AVX2), compact: wrapContacts(asm.CompactContacts64AVX2),
-				indexed: wrapIndexed(asm.ClosestIndexed64AVX2)}})
+				indexed: wrapIndexedDeferred(asm.ClosestIndexed64AVX2)}})
 	}
 	return ks
 }

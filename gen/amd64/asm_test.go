@@ -63,3 +63,22 @@ func TestUpperHalvesCleared(t *testing.T) {
 		}
 	}
 }
+
+// TestReservedRegistersUntouched checks that no amd64 kernel uses R15 or
+// BP (batch.go's registers): avo allocates them like any other register,
+// but a global access clobbers R15 when the package is dynamically linked
+// (-buildmode=shared or plugin), and BP is the frame pointer.
+func TestReservedRegistersUntouched(t *testing.T) {
+	reserved := regexp.MustCompile(`\b(R15[BWL]?|BP|BPB)\b`)
+	fns := functions(t, "../../asm/kernels_amd64.s")
+	if len(fns) == 0 {
+		t.Fatal("no functions in asm/kernels_amd64.s")
+	}
+	for name, body := range fns {
+		for _, line := range strings.Split(body, "\n") {
+			if code, _, _ := strings.Cut(line, "//"); reserved.MatchString(code) {
+				t.Errorf("%s: %s", name, strings.TrimSpace(line))
+			}
+		}
+	}
+}

@@ -93,12 +93,12 @@ func signature(k *kernels.Kernel, t *ir.Target) string {
 // in a run of 10, BatchClosest at 1M 0.940x (0.997x), BatchClosest64 at
 // 1M 0.955x, BatchClosestPoint at 4,096 0.948x (0.999x);
 // BatchClosestIndexed at 4,096 index pairs 0.977x (0.995x).
-var DeferOverrides = map[string]bool{"AVX512": true}
+var DeferOverrides = map[string]bool{"AVX512": true, "AVX2": true}
 
 // defersOverrides reports whether batch kernel body p on t returns its
 // overridden lanes instead of storing their constant (DeferOverrides).
 func defersOverrides(t *ir.Target, p *ir.Program) bool {
-	if !evex(t) || !tuned(DeferOverrides, t) {
+	if !tuned(DeferOverrides, t) {
 		return false
 	}
 	_, ovs := ir.SplitOverrides(p)
@@ -145,14 +145,46 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 // groups' overlap gains (BatchSpillSlots).
 const WideFrom = 64
 
-// splitOverrides is ir.SplitOverrides on AVX-512, whose loops store the
-// overridden lanes' constant under a mask (storeOverrides), and p with no
-// overrides elsewhere.
+// splitOverrides is ir.SplitOverrides where the loops of body p store the
+// overridden lanes' constant under a mask (storeOverrides: AVX-512) or
+// leave it to their caller (defersOverrides), and p with no overrides
+// elsewhere (the AVX2 Selects are blends).
 func splitOverrides(t *ir.Target, p *ir.Program) (*ir.Program, []ir.Override) {
-	if !evex(t) {
+	if !evex(t) && !defersOverrides(t, p) {
 		return p, nil
 	}
 	return ir.SplitOverrides(p)
+}
+
+// badLanesReg returns where a kernel's bad result accumulates, zeroed
+// (DeferOverrides): an opmask register on AVX-512; on AVX2 the result's
+// own slot in the argument frame, into which storeOverrides ORs the
+// lanes' VMOVMSKPS bits (every general-purpose register but R15 and BP
+// is taken in those loops: batch.go's registers above).
+func badLanesReg(t *ir.Target) Op {
+	Comment("No overridden lane yet (DeferOverrides).")
+	if evex(t) {
+		k := K()
+		KXORW(k, k, k)
+		return k
+	}
+	b, err := ReturnIndex(0).Resolve()
+	if err != nil {
+		panic(err)
+	}
+	MOVQ(U32(0), b.Addr)
+	return b.Addr
+}
+
+// returnBadLanes stores bad, the overridden lanes' mask ORed over every
+// group, as the kernel's result (DeferOverrides); on AVX2 it is there.
+func returnBadLanes(t *ir.Target, bad Op) {
+	if !evex(t) {
+		return
+	}
+	Comment("The overridden lanes' mask, ORed over every group: bad (DeferOverrides).")
+	KMOVW(bad, remain.As32())
+	Store(remain, ReturnIndex(0))
 }
 
 // batchSlots is the stack slots per group of kernel body p's loop of
@@ -214,7 +246,7 @@ func batch(t *ir.Target, k *kernels.Kernel, p *ir.Program, c *constants, name st
 	q, ovs := splitOverrides(t, p)
 	var bad Op
 	if deferred {
-		bad = K()
+		bad = badLanesReg(t)
 	}
 	for g := range ls {
 		ls[g] = &lowering{t: t, p: q, consts: c, zero: zero, one: one, overrides: ovs, badLanes: bad}
@@ -240,10 +272,6 @@ func batch(t *ir.Target, k *kernels.Kernel, p *ir.Program, c *constants, name st
 	Load(Param("n"), remain)
 	VXORPS(zero, zero, zero)
 	fpOf(t).broadcast(c.of(t.Elem, "one"), one)
-	if bad != nil {
-		Comment("No overridden lane yet (DeferOverrides).")
-		KXORW(bad, bad, bad)
-	}
 
 	// loop emits a rotated loop over n groups at a time while at least
 	// minRemain lanes remain, then falls through to the next.
@@ -313,9 +341,7 @@ func batch(t *ir.Target, k *kernels.Kernel, p *ir.Program, c *constants, name st
 
 	Label(name + "_done")
 	if bad != nil {
-		Comment("The overridden lanes' mask, ORed over every group: bad (DeferOverrides).")
-		KMOVW(bad, remain.As32())
-		Store(remain, ReturnIndex(0))
+		returnBadLanes(t, bad)
 	}
 	VZEROUPPER()
 	RET()

@@ -44,9 +44,7 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 	Doc(doc...)
 	var bad Op
 	if deferred {
-		bad = K()
-		Comment("No overridden lane yet (DeferOverrides).")
-		KXORW(bad, bad, bad)
+		bad = badLanesReg(t)
 	}
 	// input returns where input pos of the body lives for group g: its
 	// A B C D are the set's A B of capsule I (slots 0-5) and of capsule J
@@ -100,9 +98,7 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 		merge(ls, tuned(IndexedSkew, t), func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0, overrideRegs(ls[0])), in)
 	}, nil, true)
 	if bad != nil {
-		Comment("The overridden lanes' mask, ORed over every group: bad (DeferOverrides).")
-		KMOVW(bad, remain.As32())
-		Store(remain, ReturnIndex(0))
+		returnBadLanes(t, bad)
 	}
 	VZEROUPPER()
 	RET()

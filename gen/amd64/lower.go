@@ -41,10 +41,11 @@ type lowering struct {
 	// overrides are p's outputs whose constant lanes the driver stores
 	// after the outputs (ir.SplitOverrides; storeOverrides).
 	overrides []ir.Override
-	// badLanes, if not nil, is a mask register live for the whole kernel
-	// into which storeOverrides ORs the overridden lanes instead of
-	// storing the constant there (DeferOverrides): the kernel returns it,
-	// and its caller stores the constant.
+	// badLanes, if not nil, is where the kernel's bad result accumulates
+	// (an opmask register on AVX-512, the result's slot on AVX2:
+	// badLanesReg): storeOverrides ORs the overridden lanes into it
+	// instead of storing the constant there (DeferOverrides), and the
+	// kernel's caller stores the constant.
 	badLanes Op
 }
 
@@ -274,7 +275,8 @@ func overrideRegs(l *lowering) int {
 // 4 VM, 16 alternating invocations: -2.1% for a probe holding the constant
 // in a register, -2.9% for this, which broadcasts it once per group).
 // With l.badLanes (DeferOverrides) it ORs the masks into badLanes instead
-// and stores nothing. AVX-512 only.
+// and stores nothing (on AVX2 their VMOVMSKPS bits); without badLanes,
+// AVX-512 only.
 func storeOverrides(l *lowering, mask Op, dst func(j int) Mem) {
 	if len(l.overrides) == 0 {
 		return
@@ -289,6 +291,18 @@ func storeOverrides(l *lowering, mask Op, dst func(j int) Mem) {
 			}
 			done[o.Mask] = true
 			m := l.reg(o.Mask)
+			if !evex(l.t) {
+				// The mask's sign bits into the result's slot (scratch
+				// is free after the stores).
+				if mask != nil {
+					v := YMM()
+					VANDPS(mask, m, v)
+					m = v
+				}
+				VMOVMSKPS(m, scratch.As32())
+				ORQ(scratch, l.badLanes) // VMOVMSKPS zeroes the upper bits
+				continue
+			}
 			if mask != nil {
 				k := K()
 				KANDW(mask, m, k)
