@@ -61,7 +61,7 @@
 // of batches from 2^18 pairs are written without reading their lines
 // first when they are 64-byte aligned, as soa allocates them). The
 // contact kernels cost about 3x a closest pair on laid-out pairs (3.0x
-// with AVX-512 and 2.9x with AVX2 on the Zen 4 VM, make targets; 3.1x and
+// to 3.1x with AVX-512 and AVX2 on the Zen 4 VM, make targets; 3.1x and
 // 3.7x on the Intel VM in an earlier release; 3.2x to 3.4x on the Zen 4 VM when
 // every call gets new pairs, as from a broadphase, whose data-dependent
 // branches the predictor cannot learn: BenchmarkFreshPairs): the contact

@@ -86,13 +86,22 @@ func signature(k *kernels.Kernel, t *ir.Target) string {
 // then stores it in every output of those lanes). The
 // masked stores of the constant (storeOverrides) cost a broadcast and a
 // store per output on every group (the non-temporal loop: a blend per
-// output), for lanes that finite input never has. On the Zen 4 VM
+// output), and the AVX2 blends one per output, for lanes that finite
+// input never has; AVX2 ORs the mask's VMOVMSKPS bits into the result's
+// slot (badLanesReg). On the Zen 4 VM
 // (2026-11-25, 12 alternating invocations against the masked stores;
 // A/A in brackets) BatchClosest 0.956x at 4,096 pairs (0.974x), 0.973x
 // at 65,536 (1.006x), BatchClosest64 0.963x (0.987x) and 0.974x (0.999x);
 // in a run of 10, BatchClosest at 1M 0.940x (0.997x), BatchClosest64 at
 // 1M 0.955x, BatchClosestPoint at 4,096 0.948x (0.999x);
-// BatchClosestIndexed at 4,096 index pairs 0.977x (0.995x).
+// BatchClosestIndexed at 4,096 index pairs 0.977x (0.995x). AVX2
+// (2026-11-25, 10 alternating invocations against the blends, A/A
+// 0.99x-1.02x): BatchClosest 0.955x at 4,096 pairs, 0.970x at 256, 0.976x
+// at 65,536, 0.997x at 1M, but 1.06x at 16 (about 2.5 ns more a call,
+// from the kernel: not the OR, the result's store, the adapter or the
+// loop's alignment, each probed); BatchClosest64 0.975x-0.990x from 256
+// pairs, 1.01x at 16; BatchClosestPoint 0.976x-0.983x; BatchClosestIndexed
+// 0.996x (its loop is bound by the record transposes).
 var DeferOverrides = map[string]bool{"AVX512": true, "AVX2": true}
 
 // defersOverrides reports whether batch kernel body p on t returns its
