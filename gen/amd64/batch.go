@@ -97,10 +97,9 @@ func signature(k *kernels.Kernel, t *ir.Target) string {
 // BatchClosestIndexed at 4,096 index pairs 0.977x (0.995x). AVX2
 // (2026-11-25, 10 alternating invocations against the blends, A/A
 // 0.99x-1.02x): BatchClosest 0.955x at 4,096 pairs, 0.970x at 256, 0.976x
-// at 65,536, 0.997x at 1M, but 1.06x at 16 (about 2.5 ns more a call:
-// the result and the adapter's test of it, not the kernel's work, which
-// probes removed without a change; PERFORMANCE.md, Zen 4 session
-// twenty-two); BatchClosest64 0.975x-0.990x from 256
+// at 65,536, 0.997x at 1M, but 1.06x at 16 (about 2.5 ns more a call,
+// which no part of the change carries alone: PERFORMANCE.md, Zen 4
+// session twenty-two); BatchClosest64 0.975x-0.990x from 256
 // pairs, 1.01x at 16; BatchClosestPoint 0.976x-0.983x; BatchClosestIndexed
 // 0.996x (its loop is bound by the record transposes).
 var DeferOverrides = map[string]bool{"AVX512": true, "AVX2": true}
