@@ -154,12 +154,12 @@ func Batch(t *ir.Target, k *kernels.Kernel, c *constants, prefetch bool, doc ...
 // groups' overlap gains (BatchSpillSlots).
 const WideFrom = 64
 
-// splitOverrides is ir.SplitOverrides where the loops of body p store the
+// splitOverrides is ir.SplitOverrides where the loops store the
 // overridden lanes' constant under a mask (storeOverrides: AVX-512) or
-// leave it to their caller (defersOverrides), and p with no overrides
-// elsewhere (the AVX2 Selects are blends).
+// leave it to their caller (DeferOverrides), and p with no overrides
+// elsewhere (there the Selects are blends).
 func splitOverrides(t *ir.Target, p *ir.Program) (*ir.Program, []ir.Override) {
-	if !evex(t) && !defersOverrides(t, p) {
+	if !evex(t) && !tuned(DeferOverrides, t) {
 		return p, nil
 	}
 	return ir.SplitOverrides(p)
@@ -257,12 +257,13 @@ func batch(t *ir.Target, k *kernels.Kernel, p *ir.Program, c *constants, name st
 	if deferred {
 		bad = badLanesReg(t)
 	}
+	ntp, ntovs := p, []ir.Override(nil)
+	if bad != nil {
+		ntp, ntovs = q, ovs
+	}
 	for g := range ls {
 		ls[g] = &lowering{t: t, p: q, consts: c, zero: zero, one: one, overrides: ovs, badLanes: bad}
-		nts[g] = &lowering{t: t, p: p, consts: c, zero: zero, one: one}
-		if bad != nil {
-			nts[g] = &lowering{t: t, p: q, consts: c, zero: zero, one: one, overrides: ovs, badLanes: bad}
-		}
+		nts[g] = &lowering{t: t, p: ntp, consts: c, zero: zero, one: one, overrides: ntovs, badLanes: bad}
 	}
 	ptrs := ptrRegs
 	if nslots > 0 {
