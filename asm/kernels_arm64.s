@@ -2615,41 +2615,49 @@ ContactsNEON_loop:
 	WORD $0x4e21d701 // fadd v1.4s, v24.4s, v1.4s
 	WORD $0x6e30de18 // fmul v24.4s, v16.4s, v16.4s
 	WORD $0x4e38d421 // fadd v1.4s, v1.4s, v24.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce438 // fcmge v24.4s, v1.4s, v28.4s
-	WORD $0x6e205b18 // mvn v24.16b, v24.16b
-	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
-	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
 	WORD $0x6e35dc42 // fmul v2.4s, v2.4s, v21.4s
 	WORD $0x6e2adca5 // fmul v5.4s, v5.4s, v10.4s
 	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
 	WORD $0x6e30dcc5 // fmul v5.4s, v6.4s, v16.4s
 	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
-	WORD $0x6e22dc45 // fmul v5.4s, v2.4s, v2.4s
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
-	WORD $0x6e32df66 // fmul v6.4s, v27.4s, v18.4s
-	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x6e26e4a5 // fcmge v5.4s, v5.4s, v6.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e32df65 // fmul v5.4s, v27.4s, v18.4s
+	WORD $0x4ea5d5c5 // fsub v5.4s, v14.4s, v5.4s
+	WORD $0x6e21dca5 // fmul v5.4s, v5.4s, v1.4s
+	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
+	WORD $0x6ea5e4c5 // fcmgt v5.4s, v6.4s, v5.4s
+	WORD $0x4e251e65 // and v5.16b, v19.16b, v5.16b
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce426 // fcmge v6.4s, v1.4s, v28.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e661ca5 // bic v5.16b, v5.16b, v6.16b
+	WORD $0x4ea51e25 // orr v5.16b, v17.16b, v5.16b
+	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
+	WORD $0x3dc02e9b // ldr q27, [x20, #176]
+	WORD $0x6e32df71 // fmul v17.4s, v27.4s, v18.4s
+	WORD $0x6e21de31 // fmul v17.4s, v17.4s, v1.4s
+	WORD $0x6e31e4c6 // fcmge v6.4s, v6.4s, v17.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6ea2e782 // fcmgt v2.4s, v28.4s, v2.4s
-	WORD $0x4e651c42 // bic v2.16b, v2.16b, v5.16b
-	WORD $0x6ea0faa5 // fneg v5.4s, v21.4s
-	WORD $0x6ea0f946 // fneg v6.4s, v10.4s
+	WORD $0x4e661c42 // bic v2.16b, v2.16b, v6.16b
+	WORD $0x6ea0faa6 // fneg v6.4s, v21.4s
+	WORD $0x6ea0f951 // fneg v17.4s, v10.4s
 	WORD $0x6ea0fa12 // fneg v18.4s, v16.4s
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
-	WORD $0x6ebe1cb5 // bit v21.16b, v5.16b, v30.16b
+	WORD $0x6ebe1cd5 // bit v21.16b, v6.16b, v30.16b
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
-	WORD $0x6ebe1cca // bit v10.16b, v6.16b, v30.16b
+	WORD $0x6ebe1e2a // bit v10.16b, v17.16b, v30.16b
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6ebe1e50 // bit v16.16b, v18.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1db0 // bif v16.16b, v13.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
 	WORD $0x4eb51eab // mov v11.16b, v21.16b
 	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
@@ -2770,7 +2778,7 @@ ContactsNEON_group_normal:
 	// Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).
 	WORD $0x4ea6d54d // fsub v13.4s, v10.4s, v6.4s
 	WORD $0x4e2dd508 // fadd v8.4s, v8.4s, v13.4s
-	WORD $0x3dc02e8e // ldr q14, [x20, #176]
+	WORD $0x3dc0328e // ldr q14, [x20, #192]
 	WORD $0x6e2edd08 // fmul v8.4s, v8.4s, v14.4s
 	WORD $0x3dc052af // ldr q15, [x21, #320]
 	WORD $0x4e27d5e7 // fadd v7.4s, v15.4s, v7.4s
@@ -2790,7 +2798,7 @@ ContactsNEON_group_normal:
 	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d63 // and v3.16b, v11.16b, v3.16b
-	WORD $0x3dc0329c // ldr q28, [x20, #192]
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4eab1d7e // mov v30.16b, v11.16b
 	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
@@ -2839,7 +2847,7 @@ ContactsNEON_group_normal:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4e3ce6d6 // fcmeq v22.4s, v22.4s, v28.4s
 	WORD $0x4e761c63 // bic v3.16b, v3.16b, v22.16b
-	WORD $0x3dc0369c // ldr q28, [x20, #208]
+	WORD $0x3dc03a9c // ldr q28, [x20, #224]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
 	WORD $0x6e6b1f96 // bsl v22.16b, v28.16b, v11.16b
@@ -2893,21 +2901,21 @@ ContactsNEON_group_normal:
 	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
 	WORD $0x6e2ddc58 // fmul v24.4s, v2.4s, v13.4s
 	WORD $0x4e38d54a // fadd v10.4s, v10.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
 	WORD $0x4e2ad72a // fadd v10.4s, v25.4s, v10.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
 	WORD $0x6e2ddcb8 // fmul v24.4s, v5.4s, v13.4s
 	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
 	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
 	WORD $0x6e2ddc38 // fmul v24.4s, v1.4s, v13.4s
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
 	WORD $0x4e20d5c0 // fadd v0.4s, v14.4s, v0.4s
 	WORD $0x3dc05abb // ldr q27, [x21, #352]
@@ -2974,21 +2982,21 @@ ContactsNEON_group_normal:
 	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
 	WORD $0x6e2ddc55 // fmul v21.4s, v2.4s, v13.4s
 	WORD $0x4e35d631 // fadd v17.4s, v17.4s, v21.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
 	WORD $0x4e31d400 // fadd v0.4s, v0.4s, v17.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
 	WORD $0x6e2ddcb1 // fmul v17.4s, v5.4s, v13.4s
 	WORD $0x4e31d5ef // fadd v15.4s, v15.4s, v17.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cddef // fmul v15.4s, v15.4s, v28.4s
 	WORD $0x4e2fd4c6 // fadd v6.4s, v6.4s, v15.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
 	WORD $0x6e2ddc2f // fmul v15.4s, v1.4s, v13.4s
 	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cddce // fmul v14.4s, v14.4s, v28.4s
 	WORD $0x4e2ed54a // fadd v10.4s, v10.4s, v14.4s
 	WORD $0x3dc05abb // ldr q27, [x21, #352]
@@ -3082,7 +3090,7 @@ ContactsNEON_group_single:
 ContactsNEON_group_finite:
 	// Store one row per pair.
 	WORD $0x4e040d7b // dup v27.4s, w11
-	WORD $0x3dc03a9f // ldr q31, [x20, #224]
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
@@ -3420,41 +3428,49 @@ ContactsNEON_tailin_end:
 	WORD $0x4e21d701 // fadd v1.4s, v24.4s, v1.4s
 	WORD $0x6e30de18 // fmul v24.4s, v16.4s, v16.4s
 	WORD $0x4e38d421 // fadd v1.4s, v1.4s, v24.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce438 // fcmge v24.4s, v1.4s, v28.4s
-	WORD $0x6e205b18 // mvn v24.16b, v24.16b
-	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
-	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
 	WORD $0x6e35dc42 // fmul v2.4s, v2.4s, v21.4s
 	WORD $0x6e2adca5 // fmul v5.4s, v5.4s, v10.4s
 	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
 	WORD $0x6e30dcc5 // fmul v5.4s, v6.4s, v16.4s
 	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
-	WORD $0x6e22dc45 // fmul v5.4s, v2.4s, v2.4s
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
-	WORD $0x6e32df66 // fmul v6.4s, v27.4s, v18.4s
-	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x6e26e4a5 // fcmge v5.4s, v5.4s, v6.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e32df65 // fmul v5.4s, v27.4s, v18.4s
+	WORD $0x4ea5d5c5 // fsub v5.4s, v14.4s, v5.4s
+	WORD $0x6e21dca5 // fmul v5.4s, v5.4s, v1.4s
+	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
+	WORD $0x6ea5e4c5 // fcmgt v5.4s, v6.4s, v5.4s
+	WORD $0x4e251e65 // and v5.16b, v19.16b, v5.16b
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce426 // fcmge v6.4s, v1.4s, v28.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e661ca5 // bic v5.16b, v5.16b, v6.16b
+	WORD $0x4ea51e25 // orr v5.16b, v17.16b, v5.16b
+	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
+	WORD $0x3dc02e9b // ldr q27, [x20, #176]
+	WORD $0x6e32df71 // fmul v17.4s, v27.4s, v18.4s
+	WORD $0x6e21de31 // fmul v17.4s, v17.4s, v1.4s
+	WORD $0x6e31e4c6 // fcmge v6.4s, v6.4s, v17.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6ea2e782 // fcmgt v2.4s, v28.4s, v2.4s
-	WORD $0x4e651c42 // bic v2.16b, v2.16b, v5.16b
-	WORD $0x6ea0faa5 // fneg v5.4s, v21.4s
-	WORD $0x6ea0f946 // fneg v6.4s, v10.4s
+	WORD $0x4e661c42 // bic v2.16b, v2.16b, v6.16b
+	WORD $0x6ea0faa6 // fneg v6.4s, v21.4s
+	WORD $0x6ea0f951 // fneg v17.4s, v10.4s
 	WORD $0x6ea0fa12 // fneg v18.4s, v16.4s
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
-	WORD $0x6ebe1cb5 // bit v21.16b, v5.16b, v30.16b
+	WORD $0x6ebe1cd5 // bit v21.16b, v6.16b, v30.16b
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
-	WORD $0x6ebe1cca // bit v10.16b, v6.16b, v30.16b
+	WORD $0x6ebe1e2a // bit v10.16b, v17.16b, v30.16b
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6ebe1e50 // bit v16.16b, v18.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1db0 // bif v16.16b, v13.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
 	WORD $0x4eb51eab // mov v11.16b, v21.16b
 	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
@@ -3575,7 +3591,7 @@ ContactsNEON_tailgroup_normal:
 	// Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).
 	WORD $0x4ea6d54d // fsub v13.4s, v10.4s, v6.4s
 	WORD $0x4e2dd508 // fadd v8.4s, v8.4s, v13.4s
-	WORD $0x3dc02e8e // ldr q14, [x20, #176]
+	WORD $0x3dc0328e // ldr q14, [x20, #192]
 	WORD $0x6e2edd08 // fmul v8.4s, v8.4s, v14.4s
 	WORD $0x3dc052af // ldr q15, [x21, #320]
 	WORD $0x4e27d5e7 // fadd v7.4s, v15.4s, v7.4s
@@ -3595,7 +3611,7 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d63 // and v3.16b, v11.16b, v3.16b
-	WORD $0x3dc0329c // ldr q28, [x20, #192]
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4eab1d7e // mov v30.16b, v11.16b
 	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
@@ -3644,7 +3660,7 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4e3ce6d6 // fcmeq v22.4s, v22.4s, v28.4s
 	WORD $0x4e761c63 // bic v3.16b, v3.16b, v22.16b
-	WORD $0x3dc0369c // ldr q28, [x20, #208]
+	WORD $0x3dc03a9c // ldr q28, [x20, #224]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
 	WORD $0x6e6b1f96 // bsl v22.16b, v28.16b, v11.16b
@@ -3698,21 +3714,21 @@ ContactsNEON_tailgroup_normal:
 	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
 	WORD $0x6e2ddc58 // fmul v24.4s, v2.4s, v13.4s
 	WORD $0x4e38d54a // fadd v10.4s, v10.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
 	WORD $0x4e2ad72a // fadd v10.4s, v25.4s, v10.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
 	WORD $0x6e2ddcb8 // fmul v24.4s, v5.4s, v13.4s
 	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
 	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
 	WORD $0x6e2ddc38 // fmul v24.4s, v1.4s, v13.4s
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
 	WORD $0x4e20d5c0 // fadd v0.4s, v14.4s, v0.4s
 	WORD $0x3dc05abb // ldr q27, [x21, #352]
@@ -3779,21 +3795,21 @@ ContactsNEON_tailgroup_normal:
 	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
 	WORD $0x6e2ddc55 // fmul v21.4s, v2.4s, v13.4s
 	WORD $0x4e35d631 // fadd v17.4s, v17.4s, v21.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
 	WORD $0x4e31d400 // fadd v0.4s, v0.4s, v17.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
 	WORD $0x6e2ddcb1 // fmul v17.4s, v5.4s, v13.4s
 	WORD $0x4e31d5ef // fadd v15.4s, v15.4s, v17.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cddef // fmul v15.4s, v15.4s, v28.4s
 	WORD $0x4e2fd4c6 // fadd v6.4s, v6.4s, v15.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
 	WORD $0x6e2ddc2f // fmul v15.4s, v1.4s, v13.4s
 	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cddce // fmul v14.4s, v14.4s, v28.4s
 	WORD $0x4e2ed54a // fadd v10.4s, v10.4s, v14.4s
 	WORD $0x3dc05abb // ldr q27, [x21, #352]
@@ -3886,7 +3902,7 @@ ContactsNEON_tailgroup_single:
 
 ContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
-	WORD $0x3dc03a9f // ldr q31, [x20, #224]
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d806ebb // str q27, [x21, #432]
 	WORD $0x3d8072ab // str q11, [x21, #448]
@@ -4356,41 +4372,49 @@ CompactContactsNEON_loop:
 	WORD $0x4e21d701 // fadd v1.4s, v24.4s, v1.4s
 	WORD $0x6e30de18 // fmul v24.4s, v16.4s, v16.4s
 	WORD $0x4e38d421 // fadd v1.4s, v1.4s, v24.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce438 // fcmge v24.4s, v1.4s, v28.4s
-	WORD $0x6e205b18 // mvn v24.16b, v24.16b
-	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
-	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
 	WORD $0x6e35dc42 // fmul v2.4s, v2.4s, v21.4s
 	WORD $0x6e2adca5 // fmul v5.4s, v5.4s, v10.4s
 	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
 	WORD $0x6e30dcc5 // fmul v5.4s, v6.4s, v16.4s
 	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
-	WORD $0x6e22dc45 // fmul v5.4s, v2.4s, v2.4s
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
-	WORD $0x6e32df66 // fmul v6.4s, v27.4s, v18.4s
-	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x6e26e4a5 // fcmge v5.4s, v5.4s, v6.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e32df65 // fmul v5.4s, v27.4s, v18.4s
+	WORD $0x4ea5d5c5 // fsub v5.4s, v14.4s, v5.4s
+	WORD $0x6e21dca5 // fmul v5.4s, v5.4s, v1.4s
+	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
+	WORD $0x6ea5e4c5 // fcmgt v5.4s, v6.4s, v5.4s
+	WORD $0x4e251e65 // and v5.16b, v19.16b, v5.16b
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce426 // fcmge v6.4s, v1.4s, v28.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e661ca5 // bic v5.16b, v5.16b, v6.16b
+	WORD $0x4ea51e25 // orr v5.16b, v17.16b, v5.16b
+	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
+	WORD $0x3dc02e9b // ldr q27, [x20, #176]
+	WORD $0x6e32df71 // fmul v17.4s, v27.4s, v18.4s
+	WORD $0x6e21de31 // fmul v17.4s, v17.4s, v1.4s
+	WORD $0x6e31e4c6 // fcmge v6.4s, v6.4s, v17.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6ea2e782 // fcmgt v2.4s, v28.4s, v2.4s
-	WORD $0x4e651c42 // bic v2.16b, v2.16b, v5.16b
-	WORD $0x6ea0faa5 // fneg v5.4s, v21.4s
-	WORD $0x6ea0f946 // fneg v6.4s, v10.4s
+	WORD $0x4e661c42 // bic v2.16b, v2.16b, v6.16b
+	WORD $0x6ea0faa6 // fneg v6.4s, v21.4s
+	WORD $0x6ea0f951 // fneg v17.4s, v10.4s
 	WORD $0x6ea0fa12 // fneg v18.4s, v16.4s
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
-	WORD $0x6ebe1cb5 // bit v21.16b, v5.16b, v30.16b
+	WORD $0x6ebe1cd5 // bit v21.16b, v6.16b, v30.16b
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
-	WORD $0x6ebe1cca // bit v10.16b, v6.16b, v30.16b
+	WORD $0x6ebe1e2a // bit v10.16b, v17.16b, v30.16b
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6ebe1e50 // bit v16.16b, v18.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1db0 // bif v16.16b, v13.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
 	WORD $0x4eb51eab // mov v11.16b, v21.16b
 	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
@@ -4511,7 +4535,7 @@ CompactContactsNEON_group_normal:
 	// Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).
 	WORD $0x4ea6d54d // fsub v13.4s, v10.4s, v6.4s
 	WORD $0x4e2dd508 // fadd v8.4s, v8.4s, v13.4s
-	WORD $0x3dc02e8e // ldr q14, [x20, #176]
+	WORD $0x3dc0328e // ldr q14, [x20, #192]
 	WORD $0x6e2edd08 // fmul v8.4s, v8.4s, v14.4s
 	WORD $0x3dc052af // ldr q15, [x21, #320]
 	WORD $0x4e27d5e7 // fadd v7.4s, v15.4s, v7.4s
@@ -4531,7 +4555,7 @@ CompactContactsNEON_group_normal:
 	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d63 // and v3.16b, v11.16b, v3.16b
-	WORD $0x3dc0329c // ldr q28, [x20, #192]
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4eab1d7e // mov v30.16b, v11.16b
 	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
@@ -4580,7 +4604,7 @@ CompactContactsNEON_group_normal:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4e3ce6d6 // fcmeq v22.4s, v22.4s, v28.4s
 	WORD $0x4e761c63 // bic v3.16b, v3.16b, v22.16b
-	WORD $0x3dc0369c // ldr q28, [x20, #208]
+	WORD $0x3dc03a9c // ldr q28, [x20, #224]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
 	WORD $0x6e6b1f96 // bsl v22.16b, v28.16b, v11.16b
@@ -4634,21 +4658,21 @@ CompactContactsNEON_group_normal:
 	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
 	WORD $0x6e2ddc58 // fmul v24.4s, v2.4s, v13.4s
 	WORD $0x4e38d54a // fadd v10.4s, v10.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
 	WORD $0x4e2ad72a // fadd v10.4s, v25.4s, v10.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
 	WORD $0x6e2ddcb8 // fmul v24.4s, v5.4s, v13.4s
 	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
 	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
 	WORD $0x6e2ddc38 // fmul v24.4s, v1.4s, v13.4s
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
 	WORD $0x4e20d5c0 // fadd v0.4s, v14.4s, v0.4s
 	WORD $0x3dc05abb // ldr q27, [x21, #352]
@@ -4715,21 +4739,21 @@ CompactContactsNEON_group_normal:
 	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
 	WORD $0x6e2ddc55 // fmul v21.4s, v2.4s, v13.4s
 	WORD $0x4e35d631 // fadd v17.4s, v17.4s, v21.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
 	WORD $0x4e31d400 // fadd v0.4s, v0.4s, v17.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
 	WORD $0x6e2ddcb1 // fmul v17.4s, v5.4s, v13.4s
 	WORD $0x4e31d5ef // fadd v15.4s, v15.4s, v17.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cddef // fmul v15.4s, v15.4s, v28.4s
 	WORD $0x4e2fd4c6 // fadd v6.4s, v6.4s, v15.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
 	WORD $0x6e2ddc2f // fmul v15.4s, v1.4s, v13.4s
 	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cddce // fmul v14.4s, v14.4s, v28.4s
 	WORD $0x4e2ed54a // fadd v10.4s, v10.4s, v14.4s
 	WORD $0x3dc05abb // ldr q27, [x21, #352]
@@ -4826,7 +4850,7 @@ CompactContactsNEON_group_finite:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_none
 	WORD $0x4e040d7b // dup v27.4s, w11
-	WORD $0x3dc03a9f // ldr q31, [x20, #224]
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d806ebb // str q27, [x21, #432]
 	WORD $0x3d8072ab // str q11, [x21, #448]
@@ -5316,41 +5340,49 @@ CompactContactsNEON_tailin_end:
 	WORD $0x4e21d701 // fadd v1.4s, v24.4s, v1.4s
 	WORD $0x6e30de18 // fmul v24.4s, v16.4s, v16.4s
 	WORD $0x4e38d421 // fadd v1.4s, v1.4s, v24.4s
-	WORD $0x3dc0029c // ldr q28, [x20, #0]
-	WORD $0x6e3ce438 // fcmge v24.4s, v1.4s, v28.4s
-	WORD $0x6e205b18 // mvn v24.16b, v24.16b
-	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
-	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
 	WORD $0x6e35dc42 // fmul v2.4s, v2.4s, v21.4s
 	WORD $0x6e2adca5 // fmul v5.4s, v5.4s, v10.4s
 	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
 	WORD $0x6e30dcc5 // fmul v5.4s, v6.4s, v16.4s
 	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
-	WORD $0x6e22dc45 // fmul v5.4s, v2.4s, v2.4s
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
 	WORD $0x3dc02a9b // ldr q27, [x20, #160]
-	WORD $0x6e32df66 // fmul v6.4s, v27.4s, v18.4s
-	WORD $0x6e21dcc6 // fmul v6.4s, v6.4s, v1.4s
-	WORD $0x6e26e4a5 // fcmge v5.4s, v5.4s, v6.4s
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6e32df65 // fmul v5.4s, v27.4s, v18.4s
+	WORD $0x4ea5d5c5 // fsub v5.4s, v14.4s, v5.4s
+	WORD $0x6e21dca5 // fmul v5.4s, v5.4s, v1.4s
+	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
+	WORD $0x6ea5e4c5 // fcmgt v5.4s, v6.4s, v5.4s
+	WORD $0x4e251e65 // and v5.16b, v19.16b, v5.16b
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce426 // fcmge v6.4s, v1.4s, v28.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e661ca5 // bic v5.16b, v5.16b, v6.16b
+	WORD $0x4ea51e25 // orr v5.16b, v17.16b, v5.16b
+	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
+	WORD $0x3dc02e9b // ldr q27, [x20, #176]
+	WORD $0x6e32df71 // fmul v17.4s, v27.4s, v18.4s
+	WORD $0x6e21de31 // fmul v17.4s, v17.4s, v1.4s
+	WORD $0x6e31e4c6 // fcmge v6.4s, v6.4s, v17.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6ea2e782 // fcmgt v2.4s, v28.4s, v2.4s
-	WORD $0x4e651c42 // bic v2.16b, v2.16b, v5.16b
-	WORD $0x6ea0faa5 // fneg v5.4s, v21.4s
-	WORD $0x6ea0f946 // fneg v6.4s, v10.4s
+	WORD $0x4e661c42 // bic v2.16b, v2.16b, v6.16b
+	WORD $0x6ea0faa6 // fneg v6.4s, v21.4s
+	WORD $0x6ea0f951 // fneg v17.4s, v10.4s
 	WORD $0x6ea0fa12 // fneg v18.4s, v16.4s
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
-	WORD $0x6ebe1cb5 // bit v21.16b, v5.16b, v30.16b
+	WORD $0x6ebe1cd5 // bit v21.16b, v6.16b, v30.16b
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
-	WORD $0x6ebe1cca // bit v10.16b, v6.16b, v30.16b
+	WORD $0x6ebe1e2a // bit v10.16b, v17.16b, v30.16b
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6ebe1e50 // bit v16.16b, v18.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1db0 // bif v16.16b, v13.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
 	WORD $0x4eb51eab // mov v11.16b, v21.16b
 	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
@@ -5471,7 +5503,7 @@ CompactContactsNEON_tailgroup_normal:
 	// Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).
 	WORD $0x4ea6d54d // fsub v13.4s, v10.4s, v6.4s
 	WORD $0x4e2dd508 // fadd v8.4s, v8.4s, v13.4s
-	WORD $0x3dc02e8e // ldr q14, [x20, #176]
+	WORD $0x3dc0328e // ldr q14, [x20, #192]
 	WORD $0x6e2edd08 // fmul v8.4s, v8.4s, v14.4s
 	WORD $0x3dc052af // ldr q15, [x21, #320]
 	WORD $0x4e27d5e7 // fadd v7.4s, v15.4s, v7.4s
@@ -5491,7 +5523,7 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d63 // and v3.16b, v11.16b, v3.16b
-	WORD $0x3dc0329c // ldr q28, [x20, #192]
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4eab1d7e // mov v30.16b, v11.16b
 	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
@@ -5540,7 +5572,7 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4e3ce6d6 // fcmeq v22.4s, v22.4s, v28.4s
 	WORD $0x4e761c63 // bic v3.16b, v3.16b, v22.16b
-	WORD $0x3dc0369c // ldr q28, [x20, #208]
+	WORD $0x3dc03a9c // ldr q28, [x20, #224]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
 	WORD $0x6e6b1f96 // bsl v22.16b, v28.16b, v11.16b
@@ -5594,21 +5626,21 @@ CompactContactsNEON_tailgroup_normal:
 	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
 	WORD $0x6e2ddc58 // fmul v24.4s, v2.4s, v13.4s
 	WORD $0x4e38d54a // fadd v10.4s, v10.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cdd4a // fmul v10.4s, v10.4s, v28.4s
 	WORD $0x4e2ad72a // fadd v10.4s, v25.4s, v10.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e2ad76a // fadd v10.4s, v27.4s, v10.4s
 	WORD $0x6e2ddcb8 // fmul v24.4s, v5.4s, v13.4s
 	WORD $0x4e38d758 // fadd v24.4s, v26.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cdf18 // fmul v24.4s, v24.4s, v28.4s
 	WORD $0x4e38d4c6 // fadd v6.4s, v6.4s, v24.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
 	WORD $0x6e2ddc38 // fmul v24.4s, v1.4s, v13.4s
 	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
 	WORD $0x4e20d5c0 // fadd v0.4s, v14.4s, v0.4s
 	WORD $0x3dc05abb // ldr q27, [x21, #352]
@@ -5675,21 +5707,21 @@ CompactContactsNEON_tailgroup_normal:
 	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
 	WORD $0x6e2ddc55 // fmul v21.4s, v2.4s, v13.4s
 	WORD $0x4e35d631 // fadd v17.4s, v17.4s, v21.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cde31 // fmul v17.4s, v17.4s, v28.4s
 	WORD $0x4e31d400 // fadd v0.4s, v0.4s, v17.4s
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
 	WORD $0x6e2ddcb1 // fmul v17.4s, v5.4s, v13.4s
 	WORD $0x4e31d5ef // fadd v15.4s, v15.4s, v17.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cddef // fmul v15.4s, v15.4s, v28.4s
 	WORD $0x4e2fd4c6 // fadd v6.4s, v6.4s, v15.4s
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
 	WORD $0x6e2ddc2f // fmul v15.4s, v1.4s, v13.4s
 	WORD $0x4e2fd5ce // fadd v14.4s, v14.4s, v15.4s
-	WORD $0x3dc02e9c // ldr q28, [x20, #176]
+	WORD $0x3dc0329c // ldr q28, [x20, #192]
 	WORD $0x6e3cddce // fmul v14.4s, v14.4s, v28.4s
 	WORD $0x4e2ed54a // fadd v10.4s, v10.4s, v14.4s
 	WORD $0x3dc05abb // ldr q27, [x21, #352]
@@ -5782,7 +5814,7 @@ CompactContactsNEON_tailgroup_single:
 
 CompactContactsNEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
-	WORD $0x3dc03a9f // ldr q31, [x20, #224]
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d806ebb // str q27, [x21, #432]
 	WORD $0x3d8072ab // str q11, [x21, #448]
@@ -6126,7 +6158,7 @@ Contacts64NEON_loop:
 	WORD $0x6e66dcca // fmul v10.2d, v6.2d, v6.2d
 	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	WORD $0x3dc03e9b // ldr q27, [x20, #240]
+	WORD $0x3dc0429b // ldr q27, [x20, #256]
 	WORD $0x6e77df6a // fmul v10.2d, v27.2d, v23.2d
 	WORD $0x6e63e543 // fcmge v3.2d, v10.2d, v3.2d
 	WORD $0x6f00e40a // movi v10.2d, #0x0
@@ -6152,7 +6184,7 @@ Contacts64NEON_loop:
 	WORD $0x4e73d652 // fadd v18.2d, v18.2d, v19.2d
 	WORD $0x6ef2e6be // fcmgt v30.2d, v21.2d, v18.2d
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
-	WORD $0x3dc0429b // ldr q27, [x20, #256]
+	WORD $0x3dc0469b // ldr q27, [x20, #272]
 	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
 	WORD $0x6eeee673 // fcmgt v19.2d, v19.2d, v14.2d
 	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
@@ -6212,41 +6244,49 @@ Contacts64NEON_loop:
 	WORD $0x4e61d701 // fadd v1.2d, v24.2d, v1.2d
 	WORD $0x6e70de18 // fmul v24.2d, v16.2d, v16.2d
 	WORD $0x4e78d421 // fadd v1.2d, v1.2d, v24.2d
-	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce438 // fcmge v24.2d, v1.2d, v28.2d
-	WORD $0x6e205b18 // mvn v24.16b, v24.16b
-	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
-	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
 	WORD $0x6e75dc42 // fmul v2.2d, v2.2d, v21.2d
 	WORD $0x6e6adca5 // fmul v5.2d, v5.2d, v10.2d
 	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
 	WORD $0x6e70dcc5 // fmul v5.2d, v6.2d, v16.2d
 	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
-	WORD $0x6e62dc45 // fmul v5.2d, v2.2d, v2.2d
-	WORD $0x3dc0469b // ldr q27, [x20, #272]
-	WORD $0x6e72df66 // fmul v6.2d, v27.2d, v18.2d
-	WORD $0x6e61dcc6 // fmul v6.2d, v6.2d, v1.2d
-	WORD $0x6e66e4a5 // fcmge v5.2d, v5.2d, v6.2d
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	WORD $0x3dc04a9b // ldr q27, [x20, #288]
+	WORD $0x6e72df65 // fmul v5.2d, v27.2d, v18.2d
+	WORD $0x4ee5d5c5 // fsub v5.2d, v14.2d, v5.2d
+	WORD $0x6e61dca5 // fmul v5.2d, v5.2d, v1.2d
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x6ee5e4c5 // fcmgt v5.2d, v6.2d, v5.2d
+	WORD $0x4e251e65 // and v5.16b, v19.16b, v5.16b
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce426 // fcmge v6.2d, v1.2d, v28.2d
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e661ca5 // bic v5.16b, v5.16b, v6.16b
+	WORD $0x4ea51e25 // orr v5.16b, v17.16b, v5.16b
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x3dc04e9b // ldr q27, [x20, #304]
+	WORD $0x6e72df71 // fmul v17.2d, v27.2d, v18.2d
+	WORD $0x6e61de31 // fmul v17.2d, v17.2d, v1.2d
+	WORD $0x6e71e4c6 // fcmge v6.2d, v6.2d, v17.2d
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6ee2e782 // fcmgt v2.2d, v28.2d, v2.2d
-	WORD $0x4e651c42 // bic v2.16b, v2.16b, v5.16b
-	WORD $0x6ee0faa5 // fneg v5.2d, v21.2d
-	WORD $0x6ee0f946 // fneg v6.2d, v10.2d
+	WORD $0x4e661c42 // bic v2.16b, v2.16b, v6.16b
+	WORD $0x6ee0faa6 // fneg v6.2d, v21.2d
+	WORD $0x6ee0f951 // fneg v17.2d, v10.2d
 	WORD $0x6ee0fa12 // fneg v18.2d, v16.2d
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
-	WORD $0x6ebe1cb5 // bit v21.16b, v5.16b, v30.16b
+	WORD $0x6ebe1cd5 // bit v21.16b, v6.16b, v30.16b
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
-	WORD $0x6ebe1cca // bit v10.16b, v6.16b, v30.16b
+	WORD $0x6ebe1e2a // bit v10.16b, v17.16b, v30.16b
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6ebe1e50 // bit v16.16b, v18.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1db0 // bif v16.16b, v13.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
 	WORD $0x4eb51eab // mov v11.16b, v21.16b
 	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
@@ -6367,7 +6407,7 @@ Contacts64NEON_group_normal:
 	// Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).
 	WORD $0x4ee6d54d // fsub v13.2d, v10.2d, v6.2d
 	WORD $0x4e6dd508 // fadd v8.2d, v8.2d, v13.2d
-	WORD $0x3dc04a8e // ldr q14, [x20, #288]
+	WORD $0x3dc0528e // ldr q14, [x20, #320]
 	WORD $0x6e6edd08 // fmul v8.2d, v8.2d, v14.2d
 	WORD $0x3dc052af // ldr q15, [x21, #320]
 	WORD $0x4e67d5e7 // fadd v7.2d, v15.2d, v7.2d
@@ -6387,7 +6427,7 @@ Contacts64NEON_group_normal:
 	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d63 // and v3.16b, v11.16b, v3.16b
-	WORD $0x3dc04e9c // ldr q28, [x20, #304]
+	WORD $0x3dc0569c // ldr q28, [x20, #336]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4eab1d7e // mov v30.16b, v11.16b
 	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
@@ -6436,7 +6476,7 @@ Contacts64NEON_group_normal:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4e7ce6d6 // fcmeq v22.2d, v22.2d, v28.2d
 	WORD $0x4e761c63 // bic v3.16b, v3.16b, v22.16b
-	WORD $0x3dc0529c // ldr q28, [x20, #320]
+	WORD $0x3dc05a9c // ldr q28, [x20, #352]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
 	WORD $0x6e6b1f96 // bsl v22.16b, v28.16b, v11.16b
@@ -6490,21 +6530,21 @@ Contacts64NEON_group_normal:
 	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
 	WORD $0x6e6ddc58 // fmul v24.2d, v2.2d, v13.2d
 	WORD $0x4e78d54a // fadd v10.2d, v10.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
 	WORD $0x4e6ad72a // fadd v10.2d, v25.2d, v10.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
 	WORD $0x6e6ddcb8 // fmul v24.2d, v5.2d, v13.2d
 	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
 	WORD $0x4e78d4c6 // fadd v6.2d, v6.2d, v24.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
 	WORD $0x6e6ddc38 // fmul v24.2d, v1.2d, v13.2d
 	WORD $0x4e78d400 // fadd v0.2d, v0.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cdc00 // fmul v0.2d, v0.2d, v28.2d
 	WORD $0x4e60d5c0 // fadd v0.2d, v14.2d, v0.2d
 	WORD $0x3dc05abb // ldr q27, [x21, #352]
@@ -6571,21 +6611,21 @@ Contacts64NEON_group_normal:
 	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
 	WORD $0x6e6ddc55 // fmul v21.2d, v2.2d, v13.2d
 	WORD $0x4e75d631 // fadd v17.2d, v17.2d, v21.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cde31 // fmul v17.2d, v17.2d, v28.2d
 	WORD $0x4e71d400 // fadd v0.2d, v0.2d, v17.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
 	WORD $0x6e6ddcb1 // fmul v17.2d, v5.2d, v13.2d
 	WORD $0x4e71d5ef // fadd v15.2d, v15.2d, v17.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cddef // fmul v15.2d, v15.2d, v28.2d
 	WORD $0x4e6fd4c6 // fadd v6.2d, v6.2d, v15.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
 	WORD $0x6e6ddc2f // fmul v15.2d, v1.2d, v13.2d
 	WORD $0x4e6fd5ce // fadd v14.2d, v14.2d, v15.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cddce // fmul v14.2d, v14.2d, v28.2d
 	WORD $0x4e6ed54a // fadd v10.2d, v10.2d, v14.2d
 	WORD $0x3dc05abb // ldr q27, [x21, #352]
@@ -6679,7 +6719,7 @@ Contacts64NEON_group_single:
 Contacts64NEON_group_finite:
 	// Store one row per pair: Pair and the narrowed Count as two uint32 (8 bytes), the floats whole.
 	WORD $0x4e040d7b // dup v27.4s, w11
-	WORD $0x3dc03a9f // ldr q31, [x20, #224]
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	MOVD 0(R9), R19
 	ADD R11<<2, R19, R19
@@ -6900,7 +6940,7 @@ Contacts64NEON_tailin_end:
 	WORD $0x6e66dcca // fmul v10.2d, v6.2d, v6.2d
 	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	WORD $0x3dc03e9b // ldr q27, [x20, #240]
+	WORD $0x3dc0429b // ldr q27, [x20, #256]
 	WORD $0x6e77df6a // fmul v10.2d, v27.2d, v23.2d
 	WORD $0x6e63e543 // fcmge v3.2d, v10.2d, v3.2d
 	WORD $0x6f00e40a // movi v10.2d, #0x0
@@ -6926,7 +6966,7 @@ Contacts64NEON_tailin_end:
 	WORD $0x4e73d652 // fadd v18.2d, v18.2d, v19.2d
 	WORD $0x6ef2e6be // fcmgt v30.2d, v21.2d, v18.2d
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
-	WORD $0x3dc0429b // ldr q27, [x20, #256]
+	WORD $0x3dc0469b // ldr q27, [x20, #272]
 	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
 	WORD $0x6eeee673 // fcmgt v19.2d, v19.2d, v14.2d
 	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
@@ -6986,41 +7026,49 @@ Contacts64NEON_tailin_end:
 	WORD $0x4e61d701 // fadd v1.2d, v24.2d, v1.2d
 	WORD $0x6e70de18 // fmul v24.2d, v16.2d, v16.2d
 	WORD $0x4e78d421 // fadd v1.2d, v1.2d, v24.2d
-	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce438 // fcmge v24.2d, v1.2d, v28.2d
-	WORD $0x6e205b18 // mvn v24.16b, v24.16b
-	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
-	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
 	WORD $0x6e75dc42 // fmul v2.2d, v2.2d, v21.2d
 	WORD $0x6e6adca5 // fmul v5.2d, v5.2d, v10.2d
 	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
 	WORD $0x6e70dcc5 // fmul v5.2d, v6.2d, v16.2d
 	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
-	WORD $0x6e62dc45 // fmul v5.2d, v2.2d, v2.2d
-	WORD $0x3dc0469b // ldr q27, [x20, #272]
-	WORD $0x6e72df66 // fmul v6.2d, v27.2d, v18.2d
-	WORD $0x6e61dcc6 // fmul v6.2d, v6.2d, v1.2d
-	WORD $0x6e66e4a5 // fcmge v5.2d, v5.2d, v6.2d
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	WORD $0x3dc04a9b // ldr q27, [x20, #288]
+	WORD $0x6e72df65 // fmul v5.2d, v27.2d, v18.2d
+	WORD $0x4ee5d5c5 // fsub v5.2d, v14.2d, v5.2d
+	WORD $0x6e61dca5 // fmul v5.2d, v5.2d, v1.2d
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x6ee5e4c5 // fcmgt v5.2d, v6.2d, v5.2d
+	WORD $0x4e251e65 // and v5.16b, v19.16b, v5.16b
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce426 // fcmge v6.2d, v1.2d, v28.2d
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e661ca5 // bic v5.16b, v5.16b, v6.16b
+	WORD $0x4ea51e25 // orr v5.16b, v17.16b, v5.16b
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x3dc04e9b // ldr q27, [x20, #304]
+	WORD $0x6e72df71 // fmul v17.2d, v27.2d, v18.2d
+	WORD $0x6e61de31 // fmul v17.2d, v17.2d, v1.2d
+	WORD $0x6e71e4c6 // fcmge v6.2d, v6.2d, v17.2d
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6ee2e782 // fcmgt v2.2d, v28.2d, v2.2d
-	WORD $0x4e651c42 // bic v2.16b, v2.16b, v5.16b
-	WORD $0x6ee0faa5 // fneg v5.2d, v21.2d
-	WORD $0x6ee0f946 // fneg v6.2d, v10.2d
+	WORD $0x4e661c42 // bic v2.16b, v2.16b, v6.16b
+	WORD $0x6ee0faa6 // fneg v6.2d, v21.2d
+	WORD $0x6ee0f951 // fneg v17.2d, v10.2d
 	WORD $0x6ee0fa12 // fneg v18.2d, v16.2d
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
-	WORD $0x6ebe1cb5 // bit v21.16b, v5.16b, v30.16b
+	WORD $0x6ebe1cd5 // bit v21.16b, v6.16b, v30.16b
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
-	WORD $0x6ebe1cca // bit v10.16b, v6.16b, v30.16b
+	WORD $0x6ebe1e2a // bit v10.16b, v17.16b, v30.16b
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6ebe1e50 // bit v16.16b, v18.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1db0 // bif v16.16b, v13.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
 	WORD $0x4eb51eab // mov v11.16b, v21.16b
 	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
@@ -7141,7 +7189,7 @@ Contacts64NEON_tailgroup_normal:
 	// Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).
 	WORD $0x4ee6d54d // fsub v13.2d, v10.2d, v6.2d
 	WORD $0x4e6dd508 // fadd v8.2d, v8.2d, v13.2d
-	WORD $0x3dc04a8e // ldr q14, [x20, #288]
+	WORD $0x3dc0528e // ldr q14, [x20, #320]
 	WORD $0x6e6edd08 // fmul v8.2d, v8.2d, v14.2d
 	WORD $0x3dc052af // ldr q15, [x21, #320]
 	WORD $0x4e67d5e7 // fadd v7.2d, v15.2d, v7.2d
@@ -7161,7 +7209,7 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d63 // and v3.16b, v11.16b, v3.16b
-	WORD $0x3dc04e9c // ldr q28, [x20, #304]
+	WORD $0x3dc0569c // ldr q28, [x20, #336]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4eab1d7e // mov v30.16b, v11.16b
 	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
@@ -7210,7 +7258,7 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4e7ce6d6 // fcmeq v22.2d, v22.2d, v28.2d
 	WORD $0x4e761c63 // bic v3.16b, v3.16b, v22.16b
-	WORD $0x3dc0529c // ldr q28, [x20, #320]
+	WORD $0x3dc05a9c // ldr q28, [x20, #352]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
 	WORD $0x6e6b1f96 // bsl v22.16b, v28.16b, v11.16b
@@ -7264,21 +7312,21 @@ Contacts64NEON_tailgroup_normal:
 	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
 	WORD $0x6e6ddc58 // fmul v24.2d, v2.2d, v13.2d
 	WORD $0x4e78d54a // fadd v10.2d, v10.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
 	WORD $0x4e6ad72a // fadd v10.2d, v25.2d, v10.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
 	WORD $0x6e6ddcb8 // fmul v24.2d, v5.2d, v13.2d
 	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
 	WORD $0x4e78d4c6 // fadd v6.2d, v6.2d, v24.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
 	WORD $0x6e6ddc38 // fmul v24.2d, v1.2d, v13.2d
 	WORD $0x4e78d400 // fadd v0.2d, v0.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cdc00 // fmul v0.2d, v0.2d, v28.2d
 	WORD $0x4e60d5c0 // fadd v0.2d, v14.2d, v0.2d
 	WORD $0x3dc05abb // ldr q27, [x21, #352]
@@ -7345,21 +7393,21 @@ Contacts64NEON_tailgroup_normal:
 	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
 	WORD $0x6e6ddc55 // fmul v21.2d, v2.2d, v13.2d
 	WORD $0x4e75d631 // fadd v17.2d, v17.2d, v21.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cde31 // fmul v17.2d, v17.2d, v28.2d
 	WORD $0x4e71d400 // fadd v0.2d, v0.2d, v17.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
 	WORD $0x6e6ddcb1 // fmul v17.2d, v5.2d, v13.2d
 	WORD $0x4e71d5ef // fadd v15.2d, v15.2d, v17.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cddef // fmul v15.2d, v15.2d, v28.2d
 	WORD $0x4e6fd4c6 // fadd v6.2d, v6.2d, v15.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
 	WORD $0x6e6ddc2f // fmul v15.2d, v1.2d, v13.2d
 	WORD $0x4e6fd5ce // fadd v14.2d, v14.2d, v15.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cddce // fmul v14.2d, v14.2d, v28.2d
 	WORD $0x4e6ed54a // fadd v10.2d, v10.2d, v14.2d
 	WORD $0x3dc05abb // ldr q27, [x21, #352]
@@ -7452,7 +7500,7 @@ Contacts64NEON_tailgroup_single:
 
 Contacts64NEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
-	WORD $0x3dc03a9f // ldr q31, [x20, #224]
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d806ebb // str q27, [x21, #432]
 	WORD $0x3d8072ab // str q11, [x21, #448]
@@ -7712,7 +7760,7 @@ CompactContacts64NEON_loop:
 	WORD $0x6e66dcca // fmul v10.2d, v6.2d, v6.2d
 	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	WORD $0x3dc03e9b // ldr q27, [x20, #240]
+	WORD $0x3dc0429b // ldr q27, [x20, #256]
 	WORD $0x6e77df6a // fmul v10.2d, v27.2d, v23.2d
 	WORD $0x6e63e543 // fcmge v3.2d, v10.2d, v3.2d
 	WORD $0x6f00e40a // movi v10.2d, #0x0
@@ -7738,7 +7786,7 @@ CompactContacts64NEON_loop:
 	WORD $0x4e73d652 // fadd v18.2d, v18.2d, v19.2d
 	WORD $0x6ef2e6be // fcmgt v30.2d, v21.2d, v18.2d
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
-	WORD $0x3dc0429b // ldr q27, [x20, #256]
+	WORD $0x3dc0469b // ldr q27, [x20, #272]
 	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
 	WORD $0x6eeee673 // fcmgt v19.2d, v19.2d, v14.2d
 	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
@@ -7798,41 +7846,49 @@ CompactContacts64NEON_loop:
 	WORD $0x4e61d701 // fadd v1.2d, v24.2d, v1.2d
 	WORD $0x6e70de18 // fmul v24.2d, v16.2d, v16.2d
 	WORD $0x4e78d421 // fadd v1.2d, v1.2d, v24.2d
-	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce438 // fcmge v24.2d, v1.2d, v28.2d
-	WORD $0x6e205b18 // mvn v24.16b, v24.16b
-	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
-	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
 	WORD $0x6e75dc42 // fmul v2.2d, v2.2d, v21.2d
 	WORD $0x6e6adca5 // fmul v5.2d, v5.2d, v10.2d
 	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
 	WORD $0x6e70dcc5 // fmul v5.2d, v6.2d, v16.2d
 	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
-	WORD $0x6e62dc45 // fmul v5.2d, v2.2d, v2.2d
-	WORD $0x3dc0469b // ldr q27, [x20, #272]
-	WORD $0x6e72df66 // fmul v6.2d, v27.2d, v18.2d
-	WORD $0x6e61dcc6 // fmul v6.2d, v6.2d, v1.2d
-	WORD $0x6e66e4a5 // fcmge v5.2d, v5.2d, v6.2d
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	WORD $0x3dc04a9b // ldr q27, [x20, #288]
+	WORD $0x6e72df65 // fmul v5.2d, v27.2d, v18.2d
+	WORD $0x4ee5d5c5 // fsub v5.2d, v14.2d, v5.2d
+	WORD $0x6e61dca5 // fmul v5.2d, v5.2d, v1.2d
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x6ee5e4c5 // fcmgt v5.2d, v6.2d, v5.2d
+	WORD $0x4e251e65 // and v5.16b, v19.16b, v5.16b
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce426 // fcmge v6.2d, v1.2d, v28.2d
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e661ca5 // bic v5.16b, v5.16b, v6.16b
+	WORD $0x4ea51e25 // orr v5.16b, v17.16b, v5.16b
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x3dc04e9b // ldr q27, [x20, #304]
+	WORD $0x6e72df71 // fmul v17.2d, v27.2d, v18.2d
+	WORD $0x6e61de31 // fmul v17.2d, v17.2d, v1.2d
+	WORD $0x6e71e4c6 // fcmge v6.2d, v6.2d, v17.2d
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6ee2e782 // fcmgt v2.2d, v28.2d, v2.2d
-	WORD $0x4e651c42 // bic v2.16b, v2.16b, v5.16b
-	WORD $0x6ee0faa5 // fneg v5.2d, v21.2d
-	WORD $0x6ee0f946 // fneg v6.2d, v10.2d
+	WORD $0x4e661c42 // bic v2.16b, v2.16b, v6.16b
+	WORD $0x6ee0faa6 // fneg v6.2d, v21.2d
+	WORD $0x6ee0f951 // fneg v17.2d, v10.2d
 	WORD $0x6ee0fa12 // fneg v18.2d, v16.2d
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
-	WORD $0x6ebe1cb5 // bit v21.16b, v5.16b, v30.16b
+	WORD $0x6ebe1cd5 // bit v21.16b, v6.16b, v30.16b
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
-	WORD $0x6ebe1cca // bit v10.16b, v6.16b, v30.16b
+	WORD $0x6ebe1e2a // bit v10.16b, v17.16b, v30.16b
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6ebe1e50 // bit v16.16b, v18.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1db0 // bif v16.16b, v13.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
 	WORD $0x4eb51eab // mov v11.16b, v21.16b
 	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
@@ -7953,7 +8009,7 @@ CompactContacts64NEON_group_normal:
 	// Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).
 	WORD $0x4ee6d54d // fsub v13.2d, v10.2d, v6.2d
 	WORD $0x4e6dd508 // fadd v8.2d, v8.2d, v13.2d
-	WORD $0x3dc04a8e // ldr q14, [x20, #288]
+	WORD $0x3dc0528e // ldr q14, [x20, #320]
 	WORD $0x6e6edd08 // fmul v8.2d, v8.2d, v14.2d
 	WORD $0x3dc052af // ldr q15, [x21, #320]
 	WORD $0x4e67d5e7 // fadd v7.2d, v15.2d, v7.2d
@@ -7973,7 +8029,7 @@ CompactContacts64NEON_group_normal:
 	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d63 // and v3.16b, v11.16b, v3.16b
-	WORD $0x3dc04e9c // ldr q28, [x20, #304]
+	WORD $0x3dc0569c // ldr q28, [x20, #336]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4eab1d7e // mov v30.16b, v11.16b
 	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
@@ -8022,7 +8078,7 @@ CompactContacts64NEON_group_normal:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4e7ce6d6 // fcmeq v22.2d, v22.2d, v28.2d
 	WORD $0x4e761c63 // bic v3.16b, v3.16b, v22.16b
-	WORD $0x3dc0529c // ldr q28, [x20, #320]
+	WORD $0x3dc05a9c // ldr q28, [x20, #352]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
 	WORD $0x6e6b1f96 // bsl v22.16b, v28.16b, v11.16b
@@ -8076,21 +8132,21 @@ CompactContacts64NEON_group_normal:
 	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
 	WORD $0x6e6ddc58 // fmul v24.2d, v2.2d, v13.2d
 	WORD $0x4e78d54a // fadd v10.2d, v10.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
 	WORD $0x4e6ad72a // fadd v10.2d, v25.2d, v10.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
 	WORD $0x6e6ddcb8 // fmul v24.2d, v5.2d, v13.2d
 	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
 	WORD $0x4e78d4c6 // fadd v6.2d, v6.2d, v24.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
 	WORD $0x6e6ddc38 // fmul v24.2d, v1.2d, v13.2d
 	WORD $0x4e78d400 // fadd v0.2d, v0.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cdc00 // fmul v0.2d, v0.2d, v28.2d
 	WORD $0x4e60d5c0 // fadd v0.2d, v14.2d, v0.2d
 	WORD $0x3dc05abb // ldr q27, [x21, #352]
@@ -8157,21 +8213,21 @@ CompactContacts64NEON_group_normal:
 	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
 	WORD $0x6e6ddc55 // fmul v21.2d, v2.2d, v13.2d
 	WORD $0x4e75d631 // fadd v17.2d, v17.2d, v21.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cde31 // fmul v17.2d, v17.2d, v28.2d
 	WORD $0x4e71d400 // fadd v0.2d, v0.2d, v17.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
 	WORD $0x6e6ddcb1 // fmul v17.2d, v5.2d, v13.2d
 	WORD $0x4e71d5ef // fadd v15.2d, v15.2d, v17.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cddef // fmul v15.2d, v15.2d, v28.2d
 	WORD $0x4e6fd4c6 // fadd v6.2d, v6.2d, v15.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
 	WORD $0x6e6ddc2f // fmul v15.2d, v1.2d, v13.2d
 	WORD $0x4e6fd5ce // fadd v14.2d, v14.2d, v15.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cddce // fmul v14.2d, v14.2d, v28.2d
 	WORD $0x4e6ed54a // fadd v10.2d, v10.2d, v14.2d
 	WORD $0x3dc05abb // ldr q27, [x21, #352]
@@ -8268,7 +8324,7 @@ CompactContacts64NEON_group_finite:
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_none
 	WORD $0x4e040d7b // dup v27.4s, w11
-	WORD $0x3dc03a9f // ldr q31, [x20, #224]
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d806ebb // str q27, [x21, #432]
 	WORD $0x3d8072ab // str q11, [x21, #448]
@@ -8552,7 +8608,7 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x6e66dcca // fmul v10.2d, v6.2d, v6.2d
 	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
 	// Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so those two tests cost the common path nothing.
-	WORD $0x3dc03e9b // ldr q27, [x20, #240]
+	WORD $0x3dc0429b // ldr q27, [x20, #256]
 	WORD $0x6e77df6a // fmul v10.2d, v27.2d, v23.2d
 	WORD $0x6e63e543 // fcmge v3.2d, v10.2d, v3.2d
 	WORD $0x6f00e40a // movi v10.2d, #0x0
@@ -8578,7 +8634,7 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x4e73d652 // fadd v18.2d, v18.2d, v19.2d
 	WORD $0x6ef2e6be // fcmgt v30.2d, v21.2d, v18.2d
 	WORD $0x6ebe1eb2 // bit v18.16b, v21.16b, v30.16b
-	WORD $0x3dc0429b // ldr q27, [x20, #256]
+	WORD $0x3dc0469b // ldr q27, [x20, #272]
 	WORD $0x6e72df73 // fmul v19.2d, v27.2d, v18.2d
 	WORD $0x6eeee673 // fcmgt v19.2d, v19.2d, v14.2d
 	WORD $0x4eb31e34 // orr v20.16b, v17.16b, v19.16b
@@ -8638,41 +8694,49 @@ CompactContacts64NEON_tailin_end:
 	WORD $0x4e61d701 // fadd v1.2d, v24.2d, v1.2d
 	WORD $0x6e70de18 // fmul v24.2d, v16.2d, v16.2d
 	WORD $0x4e78d421 // fadd v1.2d, v1.2d, v24.2d
-	WORD $0x3dc0129c // ldr q28, [x20, #64]
-	WORD $0x6e7ce438 // fcmge v24.2d, v1.2d, v28.2d
-	WORD $0x6e205b18 // mvn v24.16b, v24.16b
-	WORD $0x4e781e73 // bic v19.16b, v19.16b, v24.16b
-	WORD $0x4eb31e31 // orr v17.16b, v17.16b, v19.16b
 	WORD $0x6e75dc42 // fmul v2.2d, v2.2d, v21.2d
 	WORD $0x6e6adca5 // fmul v5.2d, v5.2d, v10.2d
 	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
 	WORD $0x6e70dcc5 // fmul v5.2d, v6.2d, v16.2d
 	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
-	WORD $0x6e62dc45 // fmul v5.2d, v2.2d, v2.2d
-	WORD $0x3dc0469b // ldr q27, [x20, #272]
-	WORD $0x6e72df66 // fmul v6.2d, v27.2d, v18.2d
-	WORD $0x6e61dcc6 // fmul v6.2d, v6.2d, v1.2d
-	WORD $0x6e66e4a5 // fcmge v5.2d, v5.2d, v6.2d
-	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	WORD $0x3dc04a9b // ldr q27, [x20, #288]
+	WORD $0x6e72df65 // fmul v5.2d, v27.2d, v18.2d
+	WORD $0x4ee5d5c5 // fsub v5.2d, v14.2d, v5.2d
+	WORD $0x6e61dca5 // fmul v5.2d, v5.2d, v1.2d
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x6ee5e4c5 // fcmgt v5.2d, v6.2d, v5.2d
+	WORD $0x4e251e65 // and v5.16b, v19.16b, v5.16b
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce426 // fcmge v6.2d, v1.2d, v28.2d
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x4e661ca5 // bic v5.16b, v5.16b, v6.16b
+	WORD $0x4ea51e25 // orr v5.16b, v17.16b, v5.16b
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x3dc04e9b // ldr q27, [x20, #304]
+	WORD $0x6e72df71 // fmul v17.2d, v27.2d, v18.2d
+	WORD $0x6e61de31 // fmul v17.2d, v17.2d, v1.2d
+	WORD $0x6e71e4c6 // fcmge v6.2d, v6.2d, v17.2d
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x6ee2e782 // fcmgt v2.2d, v28.2d, v2.2d
-	WORD $0x4e651c42 // bic v2.16b, v2.16b, v5.16b
-	WORD $0x6ee0faa5 // fneg v5.2d, v21.2d
-	WORD $0x6ee0f946 // fneg v6.2d, v10.2d
+	WORD $0x4e661c42 // bic v2.16b, v2.16b, v6.16b
+	WORD $0x6ee0faa6 // fneg v6.2d, v21.2d
+	WORD $0x6ee0f951 // fneg v17.2d, v10.2d
 	WORD $0x6ee0fa12 // fneg v18.2d, v16.2d
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
-	WORD $0x6ebe1cb5 // bit v21.16b, v5.16b, v30.16b
+	WORD $0x6ebe1cd5 // bit v21.16b, v6.16b, v30.16b
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
-	WORD $0x6ebe1cca // bit v10.16b, v6.16b, v30.16b
+	WORD $0x6ebe1e2a // bit v10.16b, v17.16b, v30.16b
 	WORD $0x4ea21c5e // mov v30.16b, v2.16b
 	WORD $0x6ebe1e50 // bit v16.16b, v18.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1d75 // bif v21.16b, v11.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1d8a // bif v10.16b, v12.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1db0 // bif v16.16b, v13.16b, v30.16b
-	WORD $0x4eb11e3e // mov v30.16b, v17.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
 	WORD $0x6efe1dc1 // bif v1.16b, v14.16b, v30.16b
 	WORD $0x4eb51eab // mov v11.16b, v21.16b
 	WORD $0x4eaa1d4c // mov v12.16b, v10.16b
@@ -8793,7 +8857,7 @@ CompactContacts64NEON_tailgroup_normal:
 	// Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).
 	WORD $0x4ee6d54d // fsub v13.2d, v10.2d, v6.2d
 	WORD $0x4e6dd508 // fadd v8.2d, v8.2d, v13.2d
-	WORD $0x3dc04a8e // ldr q14, [x20, #288]
+	WORD $0x3dc0528e // ldr q14, [x20, #320]
 	WORD $0x6e6edd08 // fmul v8.2d, v8.2d, v14.2d
 	WORD $0x3dc052af // ldr q15, [x21, #320]
 	WORD $0x4e67d5e7 // fadd v7.2d, v15.2d, v7.2d
@@ -8813,7 +8877,7 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x4ea41c94 // mov v20.16b, v4.16b
 	// Count: 1 where touching, else 0; 2 for a two-point manifold (below).
 	WORD $0x4e231d63 // and v3.16b, v11.16b, v3.16b
-	WORD $0x3dc04e9c // ldr q28, [x20, #304]
+	WORD $0x3dc0569c // ldr q28, [x20, #336]
 	WORD $0x6f00e415 // movi v21.2d, #0x0
 	WORD $0x4eab1d7e // mov v30.16b, v11.16b
 	WORD $0x4ebe1fcb // mov v11.16b, v30.16b
@@ -8862,7 +8926,7 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x6f00e41c // movi v28.2d, #0x0
 	WORD $0x4e7ce6d6 // fcmeq v22.2d, v22.2d, v28.2d
 	WORD $0x4e761c63 // bic v3.16b, v3.16b, v22.16b
-	WORD $0x3dc0529c // ldr q28, [x20, #320]
+	WORD $0x3dc05a9c // ldr q28, [x20, #352]
 	WORD $0x4ea31c7e // mov v30.16b, v3.16b
 	WORD $0x4ebe1fd6 // mov v22.16b, v30.16b
 	WORD $0x6e6b1f96 // bsl v22.16b, v28.16b, v11.16b
@@ -8916,21 +8980,21 @@ CompactContacts64NEON_tailgroup_normal:
 	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
 	WORD $0x6e6ddc58 // fmul v24.2d, v2.2d, v13.2d
 	WORD $0x4e78d54a // fadd v10.2d, v10.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cdd4a // fmul v10.2d, v10.2d, v28.2d
 	WORD $0x4e6ad72a // fadd v10.2d, v25.2d, v10.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e6ad76a // fadd v10.2d, v27.2d, v10.2d
 	WORD $0x6e6ddcb8 // fmul v24.2d, v5.2d, v13.2d
 	WORD $0x4e78d758 // fadd v24.2d, v26.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cdf18 // fmul v24.2d, v24.2d, v28.2d
 	WORD $0x4e78d4c6 // fadd v6.2d, v6.2d, v24.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
 	WORD $0x6e6ddc38 // fmul v24.2d, v1.2d, v13.2d
 	WORD $0x4e78d400 // fadd v0.2d, v0.2d, v24.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cdc00 // fmul v0.2d, v0.2d, v28.2d
 	WORD $0x4e60d5c0 // fadd v0.2d, v14.2d, v0.2d
 	WORD $0x3dc05abb // ldr q27, [x21, #352]
@@ -8997,21 +9061,21 @@ CompactContacts64NEON_tailgroup_normal:
 	// C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.
 	WORD $0x6e6ddc55 // fmul v21.2d, v2.2d, v13.2d
 	WORD $0x4e75d631 // fadd v17.2d, v17.2d, v21.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cde31 // fmul v17.2d, v17.2d, v28.2d
 	WORD $0x4e71d400 // fadd v0.2d, v0.2d, v17.2d
 	WORD $0x3dc052bb // ldr q27, [x21, #320]
 	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
 	WORD $0x6e6ddcb1 // fmul v17.2d, v5.2d, v13.2d
 	WORD $0x4e71d5ef // fadd v15.2d, v15.2d, v17.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cddef // fmul v15.2d, v15.2d, v28.2d
 	WORD $0x4e6fd4c6 // fadd v6.2d, v6.2d, v15.2d
 	WORD $0x3dc056bb // ldr q27, [x21, #336]
 	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
 	WORD $0x6e6ddc2f // fmul v15.2d, v1.2d, v13.2d
 	WORD $0x4e6fd5ce // fadd v14.2d, v14.2d, v15.2d
-	WORD $0x3dc04a9c // ldr q28, [x20, #288]
+	WORD $0x3dc0529c // ldr q28, [x20, #320]
 	WORD $0x6e7cddce // fmul v14.2d, v14.2d, v28.2d
 	WORD $0x4e6ed54a // fadd v10.2d, v10.2d, v14.2d
 	WORD $0x3dc05abb // ldr q27, [x21, #352]
@@ -9104,7 +9168,7 @@ CompactContacts64NEON_tailgroup_single:
 
 CompactContacts64NEON_tailgroup_finite:
 	WORD $0x4e040d7b // dup v27.4s, w11
-	WORD $0x3dc03a9f // ldr q31, [x20, #224]
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
 	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
 	WORD $0x3d806ebb // str q27, [x21, #432]
 	WORD $0x3d8072ab // str q11, [x21, #448]
@@ -10151,59 +10215,69 @@ DATA neonconst<>+144(SB)/4, $0x2e800000
 DATA neonconst<>+148(SB)/4, $0x2e800000
 DATA neonconst<>+152(SB)/4, $0x2e800000
 DATA neonconst<>+156(SB)/4, $0x2e800000
+// perptol
+DATA neonconst<>+160(SB)/4, $0x2b800000
+DATA neonconst<>+164(SB)/4, $0x2b800000
+DATA neonconst<>+168(SB)/4, $0x2b800000
+DATA neonconst<>+172(SB)/4, $0x2b800000
 // signtol
-DATA neonconst<>+160(SB)/4, $0x2d800000
-DATA neonconst<>+164(SB)/4, $0x2d800000
-DATA neonconst<>+168(SB)/4, $0x2d800000
-DATA neonconst<>+172(SB)/4, $0x2d800000
+DATA neonconst<>+176(SB)/4, $0x2d800000
+DATA neonconst<>+180(SB)/4, $0x2d800000
+DATA neonconst<>+184(SB)/4, $0x2d800000
+DATA neonconst<>+188(SB)/4, $0x2d800000
 // half
-DATA neonconst<>+176(SB)/4, $0x3f000000
-DATA neonconst<>+180(SB)/4, $0x3f000000
-DATA neonconst<>+184(SB)/4, $0x3f000000
-DATA neonconst<>+188(SB)/4, $0x3f000000
+DATA neonconst<>+192(SB)/4, $0x3f000000
+DATA neonconst<>+196(SB)/4, $0x3f000000
+DATA neonconst<>+200(SB)/4, $0x3f000000
+DATA neonconst<>+204(SB)/4, $0x3f000000
 // int1
-DATA neonconst<>+192(SB)/4, $0x00000001
-DATA neonconst<>+196(SB)/4, $0x00000001
-DATA neonconst<>+200(SB)/4, $0x00000001
-DATA neonconst<>+204(SB)/4, $0x00000001
+DATA neonconst<>+208(SB)/4, $0x00000001
+DATA neonconst<>+212(SB)/4, $0x00000001
+DATA neonconst<>+216(SB)/4, $0x00000001
+DATA neonconst<>+220(SB)/4, $0x00000001
 // int2
-DATA neonconst<>+208(SB)/4, $0x00000002
-DATA neonconst<>+212(SB)/4, $0x00000002
-DATA neonconst<>+216(SB)/4, $0x00000002
-DATA neonconst<>+220(SB)/4, $0x00000002
-// iota
-DATA neonconst<>+224(SB)/4, $0x00000000
-DATA neonconst<>+228(SB)/4, $0x00000001
+DATA neonconst<>+224(SB)/4, $0x00000002
+DATA neonconst<>+228(SB)/4, $0x00000002
 DATA neonconst<>+232(SB)/4, $0x00000002
-DATA neonconst<>+236(SB)/4, $0x00000003
+DATA neonconst<>+236(SB)/4, $0x00000002
+// iota
+DATA neonconst<>+240(SB)/4, $0x00000000
+DATA neonconst<>+244(SB)/4, $0x00000001
+DATA neonconst<>+248(SB)/4, $0x00000002
+DATA neonconst<>+252(SB)/4, $0x00000003
 // partol64
-DATA neonconst<>+240(SB)/4, $0xeb1c432d
-DATA neonconst<>+244(SB)/4, $0x3f1a36e2
-DATA neonconst<>+248(SB)/4, $0xeb1c432d
-DATA neonconst<>+252(SB)/4, $0x3f1a36e2
+DATA neonconst<>+256(SB)/4, $0xeb1c432d
+DATA neonconst<>+260(SB)/4, $0x3f1a36e2
+DATA neonconst<>+264(SB)/4, $0xeb1c432d
+DATA neonconst<>+268(SB)/4, $0x3f1a36e2
 // crosstol64
-DATA neonconst<>+256(SB)/4, $0x00000000
-DATA neonconst<>+260(SB)/4, $0x3a300000
-DATA neonconst<>+264(SB)/4, $0x00000000
-DATA neonconst<>+268(SB)/4, $0x3a300000
-// signtol64
 DATA neonconst<>+272(SB)/4, $0x00000000
-DATA neonconst<>+276(SB)/4, $0x3a100000
+DATA neonconst<>+276(SB)/4, $0x3a300000
 DATA neonconst<>+280(SB)/4, $0x00000000
-DATA neonconst<>+284(SB)/4, $0x3a100000
-// half64
+DATA neonconst<>+284(SB)/4, $0x3a300000
+// perptol64
 DATA neonconst<>+288(SB)/4, $0x00000000
-DATA neonconst<>+292(SB)/4, $0x3fe00000
+DATA neonconst<>+292(SB)/4, $0x39d00000
 DATA neonconst<>+296(SB)/4, $0x00000000
-DATA neonconst<>+300(SB)/4, $0x3fe00000
+DATA neonconst<>+300(SB)/4, $0x39d00000
+// signtol64
+DATA neonconst<>+304(SB)/4, $0x00000000
+DATA neonconst<>+308(SB)/4, $0x3a100000
+DATA neonconst<>+312(SB)/4, $0x00000000
+DATA neonconst<>+316(SB)/4, $0x3a100000
+// half64
+DATA neonconst<>+320(SB)/4, $0x00000000
+DATA neonconst<>+324(SB)/4, $0x3fe00000
+DATA neonconst<>+328(SB)/4, $0x00000000
+DATA neonconst<>+332(SB)/4, $0x3fe00000
 // int164
-DATA neonconst<>+304(SB)/4, $0x00000001
-DATA neonconst<>+308(SB)/4, $0x00000000
-DATA neonconst<>+312(SB)/4, $0x00000001
-DATA neonconst<>+316(SB)/4, $0x00000000
+DATA neonconst<>+336(SB)/4, $0x00000001
+DATA neonconst<>+340(SB)/4, $0x00000000
+DATA neonconst<>+344(SB)/4, $0x00000001
+DATA neonconst<>+348(SB)/4, $0x00000000
 // int264
-DATA neonconst<>+320(SB)/4, $0x00000002
-DATA neonconst<>+324(SB)/4, $0x00000000
-DATA neonconst<>+328(SB)/4, $0x00000002
-DATA neonconst<>+332(SB)/4, $0x00000000
-GLOBL neonconst<>(SB), RODATA|NOPTR, $336
+DATA neonconst<>+352(SB)/4, $0x00000002
+DATA neonconst<>+356(SB)/4, $0x00000000
+DATA neonconst<>+360(SB)/4, $0x00000002
+DATA neonconst<>+364(SB)/4, $0x00000000
+GLOBL neonconst<>(SB), RODATA|NOPTR, $368

@@ -1208,6 +1208,32 @@ func TestContactsCrossingNormals(t *testing.T) {
 	})
 }
 
+// TestContactsEndNearAxis: on every path, an end of one axis near the
+// inside of the other (within the touching band, the axes not crossing)
+// gets a normal along P-Q, not the cross product of the axes
+// (fallback.TestContactLaneEndNearAxis).
+func TestContactsEndNearAxis(t *testing.T) {
+	ps := verify.EndNearAxisPairs(ctSeed, 3000)
+	caps, pairs := verify.SceneFromPairs(verify.NewRand(ctSeed, 10), ps)
+	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
+		dst := soa.NewContacts(pairs.Len())
+		k.BatchContacts(dst, caps, pairs, 0)
+		worst := 0.0
+		for r := range dst.Len() {
+			pair, c := verify.ContactRow(dst, r)
+			p := verify.PairAt(caps, pairs, int(pair))
+			a, bound := verify.EndNormalAngle(p, c.Normal)
+			if !(a <= bound) {
+				t.Fatalf("%v: normal %v is %.1f degrees off P-Q, bound %.1f", p, c.Normal, a*180/math.Pi, bound*180/math.Pi)
+			}
+			if bound < math.Pi {
+				worst = math.Max(worst, a)
+			}
+		}
+		t.Logf("%d ends near an axis: worst %.2f degrees", dst.Len(), worst*180/math.Pi)
+	})
+}
+
 // TestContactsNearCrossingBand runs the contact kernels, float32 and
 // float64, on every path over pairs of axes that pass each other at
 // distances around the crossing tolerance: |r|^2 from 1/16 to 16 times

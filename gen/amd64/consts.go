@@ -57,7 +57,7 @@ func newConstants() *constants {
 		bits uint32
 	}{
 		{"one", 0x3F800000}, {"maxfinite", 0x7F7FFFFF}, {"canonicalnan", 0x7FC00000},
-		{"minnormal", 0x00800000}, {"half", 0x3F000000}, {"partol", 0x38D1B717}, {"crosstol", 0x2E800000}, {"signtol", 0x2D800000},
+		{"minnormal", 0x00800000}, {"half", 0x3F000000}, {"partol", 0x38D1B717}, {"crosstol", 0x2E800000}, {"signtol", 0x2D800000}, {"perptol", 0x2B800000},
 		{"int1", 1}, {"int2", 2},
 	} {
 		c.byName[k.name] = vector(k.name, k.bits)
@@ -70,7 +70,7 @@ func newConstants() *constants {
 		{"one64", 0x3FF0000000000000}, {"maxfinite64", 0x7FEFFFFFFFFFFFFF},
 		{"canonicalnan64", 0x7FF8000000000000}, {"minnormal64", 0x0010000000000000},
 		{"half64", 0x3FE0000000000000}, {"partol64", 0x3F1A36E2EB1C432D}, {"crosstol64", 0x3A30000000000000},
-		{"signtol64", 0x3A10000000000000}, {"int164", 1}, {"int264", 2},
+		{"signtol64", 0x3A10000000000000}, {"perptol64", 0x39D0000000000000}, {"int164", 1}, {"int264", 2},
 	} {
 		c.byName[k.name] = vector64(k.name, k.bits)
 		c.bits[k.name] = k.bits

@@ -55,8 +55,11 @@ func contact(b *ir.Builder) []ir.Value {
 			b.Assign(g2, nv2)
 		}
 		k2 := b.Dot(k, k)
-		useK := b.Or(tiny, b.AndNot(near, b.Cmp(ir.NotGE, k2, minNormal(b))))
 		rk := b.Dot(p.r, k)
+		b.Comment("k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part")
+		b.Comment("of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).")
+		along := b.Cmp(ir.LT, b.Mul(b.Sub(g2, b.Mul(b.Const64("perptol", 0x2B800000, 0x39D0000000000000), m)), k2), b.Mul(rk, rk)) // 2^-40 (8 eps32)^2, 2^-98
+		useK := b.Or(tiny, b.AndNot(b.And(near, along), b.Cmp(ir.NotGE, k2, minNormal(b))))
 		weak := b.Cmp(ir.NotGE, b.Mul(rk, rk), b.Mul(b.Mul(b.Const64("signtol", 0x2D800000, 0x3A10000000000000), m), k2)) // 2^-36, 2^-94
 		flip := b.AndNot(b.Cmp(ir.LT, rk, zero), weak)
 		setG(useK, b.Select3(flip, ir.Vec3{b.Neg(k[0]), b.Neg(k[1]), b.Neg(k[2])}, k), k2)

@@ -423,6 +423,95 @@ func CrossingPairs(seed uint64, n int) []CapsulePair {
 	return out
 }
 
+// EndNearAxisPairs returns n capsule pairs where an end of one axis lies
+// near the inside of the other, at 8 to 64 eps32 of the pair's longest
+// edge vector (max |M0|, |u|, |A-C|): within the touching band of
+// fallback.Contact, where the axes do not cross and P-Q (perpendicular to
+// one axis only) is the normal's direction, not the cross product. Axis
+// 2 ends there, its other end up to 200 away, approaching axis 1 at 10
+// to 80 degrees; half the pairs are swapped. EndNormalAngle measures the
+// normal of such a pair.
+func EndNearAxisPairs(seed uint64, n int) []CapsulePair {
+	r := NewRand(seed, 78)
+	unit := func() [3]float64 {
+		for {
+			v := [3]float64{r.Float64()*2 - 1, r.Float64()*2 - 1, r.Float64()*2 - 1}
+			if l := math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2]); l > 0.3 && l < 1 {
+				return [3]float64{v[0] / l, v[1] / l, v[2] / l}
+			}
+		}
+	}
+	f32 := func(p [3]float64) [3]float32 { return [3]float32{float32(p[0]), float32(p[1]), float32(p[2])} }
+	at := func(x, d [3]float64, t float64) [3]float64 {
+		return [3]float64{x[0] + t*d[0], x[1] + t*d[1], x[2] + t*d[2]}
+	}
+	var out []CapsulePair
+	for len(out) < n {
+		x := [3]float64{4 * r.Float64(), 4 * r.Float64(), 4 * r.Float64()} // the point of axis 1 nearest to the end of axis 2
+		m := unit()
+		// side: a unit vector perpendicular to axis 1, from x toward the end.
+		side := fallback.Cross3(m, unit())
+		sl := cNorm64(side)
+		if sl < 0.3 {
+			continue
+		}
+		side = [3]float64{side[0] / sl, side[1] / sl, side[2] / sl}
+		// Axis 2 comes in toward axis 1 (against side) at 10-80 degrees
+		// from it, tilted along axis 1 by a random amount.
+		ang := (10 + 70*r.Float64()) * math.Pi / 180
+		tilt := r.Float64()*2 - 1
+		in := [3]float64{}
+		for i := range in {
+			in[i] = -math.Sin(ang)*side[i] + math.Cos(ang)*tilt*m[i]
+		}
+		il := cNorm64(in)
+		in = [3]float64{in[0] / il, in[1] / il, in[2] / il}
+		a, b := at(x, m, -(1 + 100*r.Float64())), at(x, m, 1+100*r.Float64())
+		l2 := 1 + 200*r.Float64()
+		// The longest edge vector, for the distance of the end from axis 1.
+		c0 := at(x, in, -l2)
+		L := math.Max(math.Max(cNorm64(cSub64(b, a)), l2), cNorm64(cSub64(a, c0)))
+		h := (8 + 56*r.Float64()) * Eps32 * L
+		d := at(x, side, h)
+		c := at(d, in, -l2)
+		p := CapsulePair{
+			C1: Capsule{A: f32(a), B: f32(b), R: 0.5 + 40*float32(r.Float64())},
+			C2: Capsule{A: f32(c), B: f32(d), R: 0.5 + 40*float32(r.Float64())},
+		}
+		if r.IntN(2) == 0 {
+			p = p.Swap()
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// EndNormalAngle returns the angle in radians between the contact normal
+// n of p and the direction P-Q of the float64 reference closest points of
+// its axes, and the bound it should meet where P-Q is not along the cross
+// product of the axes: asin(16 eps32 L / |P-Q|), L the longest of |M0|,
+// |u|, |A-C| (the rounding of P-Q is a few eps32 of L, and the cross
+// product replaces it only where P-Q is along it within 8 eps32 of L);
+// Pi (no bound) where |P-Q| <= 16 eps32 L, whose direction the rounding
+// may hide.
+func EndNormalAngle(p CapsulePair, n [3]float32) (angle, bound float64) {
+	ax := p.Axes()
+	s, t, _ := fallback.ReferenceF32(ax.A, ax.B, ax.C, ax.D)
+	a, b, c, d := cW64(ax.A), cW64(ax.B), cW64(ax.C), cW64(ax.D)
+	m0, u := cSub64(b, a), cSub64(d, c)
+	var r [3]float64
+	for i := range r {
+		r[i] = (a[i] + s*m0[i]) - (c[i] + t*u[i])
+	}
+	h := cNorm64(r)
+	l := math.Max(math.Max(cNorm64(m0), cNorm64(u)), cNorm64(cSub64(a, c)))
+	bound = math.Pi
+	if x := 16 * Eps32 * l / h; x < 1 {
+		bound = math.Asin(x)
+	}
+	return angleBetween(cW64(n), [3]float64{r[0] / h, r[1] / h, r[2] / h}), bound
+}
+
 // CrossNormalAngle returns the angle in radians between the contact
 // normal n and the nearer of ±(M0 x M1)/|M0 x M1| for the axes of p.
 func CrossNormalAngle(p CapsulePair, n [3]float32) float64 {
