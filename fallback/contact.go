@@ -97,14 +97,17 @@ type ContactOf[F Float] struct {
 	Depth [2]F
 	// Normal is the unit normal from capsule 2 toward capsule 1: P-Q
 	// normalised, P and Q the closest points of axis 1 and axis 2. When
-	// the axes touch, P-Q is rounding noise and says nothing about the
+	// the axes cross, P-Q is rounding noise and says nothing about the
 	// direction; then the normal is the normalised cross product k of the
-	// unit axes. "Touch" is relative to the pair: |P-Q| below 64 eps32 of
-	// the longest of |B-A|, |D-C| and |A-C| (or |P-Q|^2 below 2^-126). k
-	// is flipped to point from capsule 2 toward capsule 1 where (P-Q).k is
-	// clearly negative (beyond 32 eps32 of that length), and kept as it is
-	// otherwise, so that axes that truly cross get the same normal every
-	// step. When k is zero too (collinear axes, a sphere centre on the
+	// unit axes. "Cross" is relative to the pair: |P-Q| below 64 eps32 of
+	// the longest of |B-A|, |D-C| and |A-C|, L, with the part of P-Q across
+	// k below 8 eps32 of L (P-Q of crossing axes is perpendicular to both,
+	// so along k; where an end of one axis lies near the other axis it is
+	// not, and P-Q stays the direction down to 8 eps32 of L); or |P-Q|^2
+	// below 2^-126. k is flipped to point from capsule 2 toward capsule 1
+	// where (P-Q).k is clearly negative (beyond 32 eps32 of L), and kept
+	// as it is otherwise, so that axes that truly cross get the same
+	// normal every step. When k is zero too (collinear axes, a sphere centre on the
 	// other axis): v x (0,0,1) normalised, v the unit axis 1 (axis 2 if
 	// axis 1 has zero length), or v x (1,0,0) if v is along z; for two
 	// coincident sphere centres, (0,0,1).
@@ -165,7 +168,8 @@ func contactLane[F Float](ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2
 	// least minNormal[F]() (its square root is then exact to half an ulp); unit
 	// axes keep the squares from overflowing. "Touch" is relative to the
 	// pair: |r|^2 below crossTol2 m, m = max(|M0|^2, |u|^2, |E|^2), or below
-	// minNormal[F]().
+	// minNormal[F](); the cross product then replaces r where r lies along
+	// it (perpTol2), or where |r|^2 is below minNormal[F]().
 	gx, gy, gz, g2 := p.rx, p.ry, p.rz, p.dist2
 	m := maxps(maxps(p.a, p.l), dot(p.ex, p.ey, p.ez, p.ex, p.ey, p.ez))
 	tiny := !(g2 >= minNormal[F]())

@@ -466,7 +466,7 @@ func EndNearAxisPairs(seed uint64, n int) []CapsulePair {
 		}
 		il := cNorm64(in)
 		in = [3]float64{in[0] / il, in[1] / il, in[2] / il}
-		a, b := at(x, m, -(1 + 100*r.Float64())), at(x, m, 1+100*r.Float64())
+		a, b := at(x, m, -(1+100*r.Float64())), at(x, m, 1+100*r.Float64())
 		l2 := 1 + 200*r.Float64()
 		// The longest edge vector, for the distance of the end from axis 1.
 		c0 := at(x, in, -l2)
