@@ -1189,22 +1189,34 @@ func ExampleCompactContacts() {
 // cross product of the axes (fallback.Contact's rule), never the
 // direction of P-Q's rounding noise.
 func TestContactsCrossingNormals(t *testing.T) {
-	ps := verify.CrossingPairs(ctSeed, 3000)
-	caps, pairs := verify.SceneFromPairs(verify.NewRand(ctSeed, 9), ps)
+	contactRowsOnPaths(t, verify.CrossingPairs(ctSeed, 3000), 9, func(p verify.CapsulePair, c fallback.Contact) (float64, error) {
+		a := verify.CrossNormalAngle(p, c.Normal)
+		if a > 3*math.Pi/180 {
+			return a, fmt.Errorf("%v: normal %v is %.1f degrees off the cross product", p, c.Normal, a*180/math.Pi)
+		}
+		return a, nil
+	})
+}
+
+// contactRowsOnPaths runs BatchContacts (margin 0) on every path over the
+// pairs ps, laid out as a scene (verify.SceneFromPairs, stream seq), and
+// checks every row: check returns the row's angle error and an error
+// that fails the test. The worst angle is logged.
+func contactRowsOnPaths(t *testing.T, ps []verify.CapsulePair, seq uint64, check func(verify.CapsulePair, fallback.Contact) (float64, error)) {
+	caps, pairs := verify.SceneFromPairs(verify.NewRand(ctSeed, seq), ps)
 	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
 		dst := soa.NewContacts(pairs.Len())
 		k.BatchContacts(dst, caps, pairs, 0)
 		worst := 0.0
 		for r := range dst.Len() {
 			pair, c := verify.ContactRow(dst, r)
-			p := verify.PairAt(caps, pairs, int(pair))
-			a := verify.CrossNormalAngle(p, c.Normal)
-			worst = math.Max(worst, a)
-			if a > 3*math.Pi/180 {
-				t.Fatalf("%v: normal %v is %.1f degrees off the cross product", p, c.Normal, a*180/math.Pi)
+			a, err := check(verify.PairAt(caps, pairs, int(pair)), c)
+			if err != nil {
+				t.Fatal(err)
 			}
+			worst = math.Max(worst, a)
 		}
-		t.Logf("%d crossing pairs: worst %.2f degrees", dst.Len(), worst*180/math.Pi)
+		t.Logf("%d pairs: worst %.2f degrees", dst.Len(), worst*180/math.Pi)
 	})
 }
 
@@ -1213,24 +1225,15 @@ func TestContactsCrossingNormals(t *testing.T) {
 // gets a normal along P-Q, not the cross product of the axes
 // (fallback.TestContactLaneEndNearAxis).
 func TestContactsEndNearAxis(t *testing.T) {
-	ps := verify.EndNearAxisPairs(ctSeed, 3000)
-	caps, pairs := verify.SceneFromPairs(verify.NewRand(ctSeed, 10), ps)
-	forEachPath(t, func(t *testing.T, k kernel.Kernel) {
-		dst := soa.NewContacts(pairs.Len())
-		k.BatchContacts(dst, caps, pairs, 0)
-		worst := 0.0
-		for r := range dst.Len() {
-			pair, c := verify.ContactRow(dst, r)
-			p := verify.PairAt(caps, pairs, int(pair))
-			a, bound := verify.EndNormalAngle(p, c.Normal)
-			if !(a <= bound) {
-				t.Fatalf("%v: normal %v is %.1f degrees off P-Q, bound %.1f", p, c.Normal, a*180/math.Pi, bound*180/math.Pi)
-			}
-			if bound < math.Pi {
-				worst = math.Max(worst, a)
-			}
+	contactRowsOnPaths(t, verify.EndNearAxisPairs(ctSeed, 3000), 10, func(p verify.CapsulePair, c fallback.Contact) (float64, error) {
+		a, bound := verify.EndNormalAngle(p, c.Normal)
+		if !(a <= bound) {
+			return a, fmt.Errorf("%v: normal %v is %.1f degrees off P-Q, bound %.1f", p, c.Normal, a*180/math.Pi, bound*180/math.Pi)
 		}
-		t.Logf("%d ends near an axis: worst %.2f degrees", dst.Len(), worst*180/math.Pi)
+		if bound == math.Pi {
+			return 0, nil // too near the axis for its direction to count
+		}
+		return a, nil
 	})
 }
 

@@ -374,6 +374,20 @@ func genCapTinyAxis(r *rand.Rand, _ float32) CapsulePair {
 	return p
 }
 
+// randUnit returns a random unit vector (uniform in direction: drawn in the
+// cube, kept inside the unit ball and away from its centre).
+func randUnit(r *rand.Rand) [3]float64 {
+	for {
+		v := [3]float64{r.Float64()*2 - 1, r.Float64()*2 - 1, r.Float64()*2 - 1}
+		if l := math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2]); l > 0.3 && l < 1 {
+			return [3]float64{v[0] / l, v[1] / l, v[2] / l}
+		}
+	}
+}
+
+// round32 rounds a float64 point to float32.
+func round32(p [3]float64) [3]float32 { return [3]float32{float32(p[0]), float32(p[1]), float32(p[2])} }
+
 // CrossingPairs returns n capsule pairs whose axes cross within float32
 // resolution: two segments through one point X (half of them 1e4 from the
 // origin), rounded to float32, kept when the float64 reference distance of
@@ -382,17 +396,9 @@ func genCapTinyAxis(r *rand.Rand, _ float32) CapsulePair {
 // close to the cross product of the axes (fallback.Contact).
 func CrossingPairs(seed uint64, n int) []CapsulePair {
 	r := NewRand(seed, 77)
-	unit := func() [3]float64 {
-		for {
-			v := [3]float64{r.Float64()*2 - 1, r.Float64()*2 - 1, r.Float64()*2 - 1}
-			if l := math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2]); l > 0.3 && l < 1 {
-				return [3]float64{v[0] / l, v[1] / l, v[2] / l}
-			}
-		}
-	}
-	f32 := func(p [3]float64) [3]float32 { return [3]float32{float32(p[0]), float32(p[1]), float32(p[2])} }
+	unit := func() [3]float64 { return randUnit(r) }
 	along := func(x, d [3]float64, t float64) [3]float32 {
-		return f32([3]float64{x[0] + t*d[0], x[1] + t*d[1], x[2] + t*d[2]})
+		return round32([3]float64{x[0] + t*d[0], x[1] + t*d[1], x[2] + t*d[2]})
 	}
 	var out []CapsulePair
 	for len(out) < n {
@@ -433,15 +439,7 @@ func CrossingPairs(seed uint64, n int) []CapsulePair {
 // normal of such a pair.
 func EndNearAxisPairs(seed uint64, n int) []CapsulePair {
 	r := NewRand(seed, 78)
-	unit := func() [3]float64 {
-		for {
-			v := [3]float64{r.Float64()*2 - 1, r.Float64()*2 - 1, r.Float64()*2 - 1}
-			if l := math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2]); l > 0.3 && l < 1 {
-				return [3]float64{v[0] / l, v[1] / l, v[2] / l}
-			}
-		}
-	}
-	f32 := func(p [3]float64) [3]float32 { return [3]float32{float32(p[0]), float32(p[1]), float32(p[2])} }
+	unit := func() [3]float64 { return randUnit(r) }
 	at := func(x, d [3]float64, t float64) [3]float64 {
 		return [3]float64{x[0] + t*d[0], x[1] + t*d[1], x[2] + t*d[2]}
 	}
@@ -475,8 +473,8 @@ func EndNearAxisPairs(seed uint64, n int) []CapsulePair {
 		d := at(x, side, h)
 		c := at(d, in, -l2)
 		p := CapsulePair{
-			C1: Capsule{A: f32(a), B: f32(b), R: 0.5 + 40*float32(r.Float64())},
-			C2: Capsule{A: f32(c), B: f32(d), R: 0.5 + 40*float32(r.Float64())},
+			C1: Capsule{A: round32(a), B: round32(b), R: 0.5 + 40*float32(r.Float64())},
+			C2: Capsule{A: round32(c), B: round32(d), R: 0.5 + 40*float32(r.Float64())},
 		}
 		if r.IntN(2) == 0 {
 			p = p.Swap()
