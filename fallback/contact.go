@@ -107,10 +107,10 @@ type ContactOf[F Float] struct {
 	// below 2^-126. k is flipped to point from capsule 2 toward capsule 1
 	// where (P-Q).k is clearly negative (beyond 32 eps32 of L), and kept
 	// as it is otherwise, so that axes that truly cross get the same
-	// normal every step. When k is zero too (collinear axes, a sphere centre on the
-	// other axis): v x (0,0,1) normalised, v the unit axis 1 (axis 2 if
-	// axis 1 has zero length), or v x (1,0,0) if v is along z; for two
-	// coincident sphere centres, (0,0,1).
+	// normal every step. When k is zero too (collinear axes, a sphere
+	// centre on the other axis): v x (0,0,1) normalised, v the unit axis 1
+	// (axis 2 if axis 1 has zero length), or v x (1,0,0) if v is along z;
+	// for two coincident sphere centres, (0,0,1).
 	Normal [3]F
 	// Point holds the contact points, midway between the two surfaces
 	// along Normal. With Count 1 it is Q + Normal (|P-Q| + r2 - r1)/2: on
