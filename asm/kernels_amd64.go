@@ -93,7 +93,7 @@ func CompactContacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*fl
 // A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
 // The bits hold once the caller has stored the canonical NaN in every output
 // of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
-// bad is not 0 (DeferOverrides).
+// bad is not 0 (DeferOverrides in gen/amd64).
 //
 //go:noescape
 func ClosestIndexedAVX2(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int, prefetch int) (bad int)
@@ -105,7 +105,7 @@ func ClosestIndexedAVX2(caps *float32, pi *uint32, pj *uint32, s *float32, t *fl
 // A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
 // The bits hold once the caller has stored the canonical NaN in every output
 // of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
-// bad is not 0 (DeferOverrides).
+// bad is not 0 (DeferOverrides in gen/amd64).
 //
 //go:noescape
 func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int, prefetch int) (bad int)
@@ -117,7 +117,7 @@ func ClosestIndexedAVX512(caps *float32, pi *uint32, pj *uint32, s *float32, t *
 // A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
 // The bits hold once the caller has stored the canonical NaN in every output
 // of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
-// bad is not 0 (DeferOverrides).
+// bad is not 0 (DeferOverrides in gen/amd64).
 //
 //go:noescape
 func ClosestIndexed64AVX2(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int, prefetch int) (bad int)
@@ -129,7 +129,7 @@ func ClosestIndexed64AVX2(caps *float64, pi *uint32, pj *uint32, s *float64, t *
 // A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
 // The bits hold once the caller has stored the canonical NaN in every output
 // of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when
-// bad is not 0 (DeferOverrides).
+// bad is not 0 (DeferOverrides in gen/amd64).
 //
 //go:noescape
 func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int, prefetch int) (bad int)

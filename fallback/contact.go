@@ -36,7 +36,8 @@ const signTol2 float32 = 0x1p-36
 // eps32 of the pair's longest edge vector (in float64, 8 eps64 squared,
 // 2^-98). On axes that cross, that part is rounding noise: at most 1.84
 // eps32 of that length over the 20,000 pairs of
-// TestContactLaneCrossingWithinResolution. Where an end of one axis lies
+// TestContactLaneCrossingWithinResolution (measured once, in a scratch
+// test: fallback's tests cannot reach the projection's r). Where an end of one axis lies
 // near the other axis, r is not along k (it is perpendicular to one axis
 // only) and, from 8 eps32 of the length on, it is the direction: k there
 // was up to 90 degrees off the normal (FuzzContact found one 49 degrees

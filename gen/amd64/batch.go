@@ -104,6 +104,11 @@ func signature(k *kernels.Kernel, t *ir.Target) string {
 // 0.996x (its loop is bound by the record transposes).
 var DeferOverrides = map[string]bool{"AVX512": true, "AVX2": true}
 
+// deferredDoc ends the doc comment of a kernel that defers its overrides.
+var deferredDoc = []string{"The bits hold once the caller has stored the canonical NaN in every output",
+	"of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when",
+	"bad is not 0 (DeferOverrides in gen/amd64)."}
+
 // defersOverrides reports whether batch kernel body p on t returns its
 // overridden lanes instead of storing their constant (DeferOverrides).
 func defersOverrides(t *ir.Target, p *ir.Program) bool {
@@ -223,9 +228,7 @@ func batch(t *ir.Target, k *kernels.Kernel, p *ir.Program, c *constants, name st
 	Pragma("noescape")
 	deferred := defersOverrides(t, p)
 	if deferred {
-		doc = append(slices.Clone(doc), "The bits hold once the caller has stored the canonical NaN in every output",
-			"of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when",
-			"bad is not 0 (DeferOverrides in gen/amd64).")
+		doc = append(slices.Clone(doc), deferredDoc...)
 	}
 	Doc(append([]string{name + " " + doc[0]}, doc[1:]...)...)
 	if wide != "" {

@@ -37,9 +37,7 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 		"and dist2 at n results each; n > 0.",
 		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead)."}
 	if deferred {
-		doc = append(doc, "The bits hold once the caller has stored the canonical NaN in every output",
-			"of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when",
-			"bad is not 0 (DeferOverrides).")
+		doc = append(doc, deferredDoc...)
 	}
 	Doc(doc...)
 	var bad Op
