@@ -14,26 +14,42 @@ import (
 // the batch is cut into chunks of about half an L2 cache (from cpuid),
 // each worker takes the next chunk until none is left, and the results
 // are bit-identical to the single-core call, including the order of
-// CompactContacts' rows and their Pair indices. The workers are started
+// CompactContacts' rows, their Pair indices, and the rows from the
+// returned count on, which keep their contents. The workers are started
 // once and reused: after the first call of a given size nothing is
 // allocated. Batches below MinParallel pairs run on the calling goroutine
-// alone. A Parallel is for one caller at a time: a call that needs the
-// workers while another goroutine's call holds them panics, rather than
-// mixing the two calls' batches. Close stops the workers; any call after
-// Close panics.
+// alone.
+//
+// A Parallel is for one caller at a time: a call that needs the workers
+// while another goroutine's call holds them panics, rather than mixing
+// the two calls' batches. A panic in any worker during a call (a bug, or
+// the calling goroutine's own share failing) stops the call's other
+// chunks and is raised again, with the same value, in the calling
+// goroutine once every worker has left the call; the Parallel stays
+// usable. Close stops the workers, after waiting for a call in progress;
+// any call after Close panics. A Parallel that becomes unreachable
+// without Close stops its workers too.
 //
 // More cores help only as far as memory does: batches that fit in the
 // caches scale with the cores; a million pairs stream from memory, which
-// on many machines one core already saturates (see the README).
+// on many machines one core already saturates (docs/performance.md).
 type Parallel struct {
+	*crew
+
+	// MinParallel is the batch size below which a call stays on one
+	// core (DefaultMinParallel unless set).
+	MinParallel int
+}
+
+// crew is the state the worker goroutines share with the calling one. It
+// is apart from Parallel so that the workers do not keep the Parallel
+// reachable: a Parallel that is dropped without Close is collected, and
+// its cleanup closes the crew.
+type crew struct {
 	k       Kernel
 	workers int
 	chunk   int // most pairs per chunk (half an L2), a multiple of 64
 	cur     int // pairs per chunk of the call in progress
-
-	// MinParallel is the batch size below which a call stays on one
-	// core (measured default: see NewParallel).
-	MinParallel int
 
 	start  chan struct{} // one token per helper per call
 	stop   sync.Once
@@ -41,12 +57,17 @@ type Parallel struct {
 	inCall atomic.Bool // a call holds the workers and the fields of the call below
 
 	// The counters every worker writes, each on a cache line of its own
-	// (sharing a line with the fields below slowed every worker's reads).
+	// (sharing a line with the fields below slows every worker's reads).
 	_    [64]byte
 	next atomic.Int64 // the next chunk to take
 	_    [56]byte
 	busy atomic.Int32 // helpers still working on the call
 	_    [60]byte
+
+	// A panic in a worker: the first value, and the flag that stops the
+	// other workers taking chunks.
+	aborted  atomic.Bool
+	panicked atomic.Pointer[workerPanic]
 
 	// The call in progress, read by the workers.
 	op     parallelOp
@@ -67,13 +88,16 @@ type Parallel struct {
 	caps     soa.Capsules
 	pairs    *soa.IndexPairs
 	margin   float32
-	// Compaction: each chunk compacts into the start of its own rows;
-	// placeRows then moves them down, in chunk order, to follow the
-	// previous chunks' rows.
+	// Compaction: chunk c compacts into scratch slot c mod len(slots);
+	// placeRows moves the rows of the computed chunks, in chunk order, to
+	// follow the previous chunks' rows in the caller's batch, and so
+	// writes no row of it beyond the returned count.
 	counts     []atomic.Int64 // rows per chunk, -1 until the chunk is computed
 	placer     atomic.Bool    // held by the one goroutine moving rows
-	placed     int            // chunks [0, placed) are in their final rows (held by placer)
+	placed     atomic.Int64   // chunks [0, placed) are in their final rows
 	rowsPlaced int            // the rows of those chunks (held by placer)
+	slots      []soa.Contacts
+	slots64    []soa.Contacts64
 	// The index check (opCheck): the indices, the bound, and whether a
 	// chunk found one out of range.
 	checkI, checkJ []uint32
@@ -81,6 +105,9 @@ type Parallel struct {
 	outOfRange     atomic.Bool
 	views          []chunkViews // per worker: sub-batch headers, reused
 }
+
+// workerPanic holds the value a worker's call panicked with.
+type workerPanic struct{ value any }
 
 type parallelOp int
 
@@ -117,43 +144,53 @@ type chunkViews struct {
 }
 
 // DefaultMinParallel is the batch size from which NewParallel's Parallel
-// uses more than one core. Measured on the 2-core VM of the README: below
-// about 4,096 pairs the hand-off costs more than the second core saves.
+// uses more than one core: below it, handing chunks to the workers costs
+// more than the other cores save (docs/levers.md).
 const DefaultMinParallel = 4096
 
+// slotsPerWorker is how many compaction scratch slots each worker has: a
+// worker that finishes a chunk before an earlier one is placed goes on
+// to its next chunk instead of waiting, unless it runs this many chunks
+// ahead.
+const slotsPerWorker = 2
+
 // NewParallel returns a Parallel with the given number of workers (the
-// calling goroutine counts as one) on path k. workers < 1 panics.
+// calling goroutine counts as one) on path k. workers < 1 and the zero
+// Kernel panic.
 func NewParallel(k Kernel, workers int) *Parallel {
 	if workers < 1 {
 		panic(fmt.Sprintf("segdist/kernel: NewParallel with %d workers", workers))
 	}
+	if k.f32 == nil || k.f64 == nil {
+		panic("segdist/kernel: NewParallel with the zero Kernel (get one from Active or Lookup)")
+	}
 	// About 64 bytes move per pair (the closest kernel: 48 in, 12 out);
 	// half the L2 per chunk leaves room for the next chunk's prefetches.
 	chunk := max(64, (l2Bytes/2/64)&^63)
-	p := &Parallel{k: k, workers: workers, chunk: chunk, MinParallel: DefaultMinParallel,
+	c := &crew{k: k, workers: workers, chunk: chunk,
 		start: make(chan struct{}, workers), views: make([]chunkViews, workers)}
 	for w := 1; w < workers; w++ {
-		go p.helper(w)
+		go c.helper(w)
 	}
+	p := &Parallel{crew: c, MinParallel: DefaultMinParallel}
+	runtime.AddCleanup(p, (*crew).close, c)
 	return p
 }
 
 // spinPolls is how many times a helper polls for the next call before it
-// blocks (about 70 microseconds here), and the caller for its helpers
-// before it yields: waking a
-// blocked goroutine costs tens of microseconds on the VMs measured here
-// (BatchClosest at 65,536 pairs gained nothing from a second worker with
-// blocking hand-offs), about what a whole chunk takes. An engine calls
-// every step, so a helper that has just finished is soon needed again.
+// blocks, and the caller for its helpers before it yields: waking a
+// blocked goroutine costs tens of microseconds, about what a whole chunk
+// takes, and an engine calls every step, so a helper that has just
+// finished is soon needed again.
 const spinPolls = 1 << 14
 
 // helper is worker w's goroutine: it takes one token per call.
-func (p *Parallel) helper(w int) {
+func (c *crew) helper(w int) {
 	for {
 		ok, got := true, false
 		for range spinPolls {
 			select {
-			case _, ok = <-p.start:
+			case _, ok = <-c.start:
 				got = true
 			default:
 			}
@@ -162,21 +199,38 @@ func (p *Parallel) helper(w int) {
 			}
 		}
 		if !got {
-			_, ok = <-p.start
+			_, ok = <-c.start
 		}
 		if !ok {
 			return // closed
 		}
-		p.work(w)
-		p.busy.Add(-1)
+		c.safeWork(w)
+		c.busy.Add(-1)
 	}
 }
 
-// Close stops the workers. Any later call panics.
+// Close stops the workers, after a call in progress on another goroutine
+// has returned. Any later call panics.
 func (p *Parallel) Close() {
-	p.stop.Do(func() {
-		p.closed.Store(true)
-		close(p.start)
+	if p.crew == nil {
+		panic(zeroParallel)
+	}
+	p.crew.close()
+}
+
+// close marks the crew closed, waits until no call holds it, and stops
+// the helpers. A call that begins after the mark panics in begin, so no
+// call sends to the closed channel.
+func (c *crew) close() {
+	c.stop.Do(func() {
+		c.closed.Store(true)
+		for i := 0; !c.inCall.CompareAndSwap(false, true); i++ {
+			if i >= spinPolls {
+				runtime.Gosched()
+			}
+		}
+		close(c.start)
+		// inCall stays held: every later call panics in parallel or begin.
 	})
 }
 
@@ -190,31 +244,36 @@ func (p *Parallel) Workers() int { return p.workers }
 // BatchClosest batches of at least asm.NTMinLanes pairs per worker are
 // cut instead into chunks of at least that many, a whole number of them
 // per worker, so that every chunk is written with non-temporal stores as
-// the single-core call is. On the Zen 4 VM (2026-11-25, 2 workers, n = 1M,
-// 8 alternating invocations) this took 1.393 -> 1.162 ns/pair against
-// StreamOnly's 1.252 on the same workers; chunks of 2^15 pairs (prefetch
-// but no non-temporal stores) 1.247. On the Intel VM, where this batch is
-// bound by arithmetic, an earlier version measured 12% slower.
-func (p *Parallel) chunkFor(n int) int {
-	if per := n / (p.workers * asm.NTMinLanes); p.op == opClosest && per > 0 {
-		chunks := p.workers * per
+// the single-core call is (docs/levers.md, "Parallel").
+func (c *crew) chunkFor(n int) int {
+	if per := n / (c.workers * asm.NTMinLanes); c.op == opClosest && per > 0 {
+		chunks := c.workers * per
 		return ((n+chunks-1)/chunks + 63) &^ 63
 	}
-	limit := p.chunk
-	switch p.op {
+	limit := c.chunk
+	switch c.op {
 	case opClosest64, opPoint64, opContacts64, opCompact64, opIndexed64:
 		limit = max(64, (limit/2)&^63)
 	}
-	even := (n + p.workers - 1) / p.workers
+	even := (n + c.workers - 1) / c.workers
 	return min(limit, (even+63)&^63)
 }
 
+const (
+	zeroParallel  = "segdist/kernel: the zero Parallel is not usable (get one from NewParallel)"
+	afterClose    = "segdist/kernel: Parallel used after Close"
+	twoGoroutines = "segdist/kernel: Parallel called from two goroutines at once (a Parallel is for one caller at a time)"
+)
+
 // parallel reports whether a batch of n pairs runs on the workers. Every
-// entry point asks it first, so it is where a closed p panics, whatever
-// the size of the batch.
+// entry point asks it first, so it is where a closed or zero p panics,
+// whatever the size of the batch.
 func (p *Parallel) parallel(n int) bool {
+	if p.crew == nil {
+		panic(zeroParallel)
+	}
 	if p.closed.Load() {
-		panic("segdist/kernel: Parallel used after Close")
+		panic(afterClose)
 	}
 	return p.workers > 1 && n >= p.MinParallel && n > 64
 }
@@ -222,116 +281,160 @@ func (p *Parallel) parallel(n int) bool {
 // begin takes the workers for a call of operation op, before the call
 // writes any field the workers read; end releases them. A second
 // goroutine calling while a call holds them panics here, before it can
-// overwrite the batches the workers are reading.
-func (p *Parallel) begin(op parallelOp) {
-	if !p.inCall.CompareAndSwap(false, true) {
-		panic("segdist/kernel: Parallel called from two goroutines at once (a Parallel is for one caller at a time)")
+// overwrite the batches the workers are reading, and so does a call that
+// lost the race with Close.
+func (c *crew) begin(op parallelOp) {
+	if !c.inCall.CompareAndSwap(false, true) {
+		if c.closed.Load() {
+			panic(afterClose)
+		}
+		panic(twoGoroutines)
 	}
-	p.op = op
+	if c.closed.Load() {
+		c.inCall.Store(false) // Close is waiting for it
+		panic(afterClose)
+	}
+	c.op = op
 }
 
 // end drops the finished call's references to the caller's batches, so
-// that a Parallel does not keep them alive, and releases the workers.
-func (p *Parallel) end() {
-	p.closeR, p.closeP, p.pointR, p.pointS = nil, nil, nil, nil
-	p.closeR64, p.closeP64, p.pointR64, p.pointS64 = nil, nil, nil, nil
-	p.rows64, p.caps64 = nil, nil
-	p.rows, p.caps, p.pairs = nil, nil, nil
-	p.checkI, p.checkJ = nil, nil
-	p.inCall.Store(false)
+// that a Parallel does not keep them alive, and releases the workers. It
+// runs deferred, also when the call panics, after every worker has left
+// the call (run returns or panics only then).
+func (c *crew) end() {
+	c.closeR, c.closeP, c.pointR, c.pointS = nil, nil, nil, nil
+	c.closeR64, c.closeP64, c.pointR64, c.pointS64 = nil, nil, nil, nil
+	c.rows64, c.caps64 = nil, nil
+	c.rows, c.caps, c.pairs = nil, nil, nil
+	c.checkI, c.checkJ = nil, nil
+	c.inCall.Store(false)
 }
 
 // run computes n pairs of the prepared operation (begin, then the call's
-// fields) on every worker, in chunks of chunkFor(n) pairs.
-func (p *Parallel) run(n int) {
-	p.n, p.cur = n, p.chunkFor(n)
-	p.next.Store(0)
-	helpers := min(p.workers-1, (n+p.cur-1)/p.cur-1)
-	p.busy.Store(int32(helpers))
+// fields) on every worker, in chunks of chunkFor(n) pairs. If any worker
+// panicked, run panics with the first value once all have returned.
+func (c *crew) run(n int) {
+	c.n, c.cur = n, c.chunkFor(n)
+	c.next.Store(0)
+	c.aborted.Store(false)
+	helpers := min(c.workers-1, (n+c.cur-1)/c.cur-1)
+	c.busy.Store(int32(helpers))
 	for range helpers {
-		p.start <- struct{}{}
+		c.start <- struct{}{}
 	}
-	p.work(0)
-	for i := 0; p.busy.Load() != 0; i++ {
+	c.safeWork(0)
+	for i := 0; c.busy.Load() != 0; i++ {
 		if i >= spinPolls {
 			runtime.Gosched()
 		}
 	}
-	if p.op == opCompact || p.op == opCompact64 {
+	if pv := c.panicked.Swap(nil); pv != nil {
+		panic(pv.value)
+	}
+	if c.op == opCompact || c.op == opCompact64 {
 		// The chunks the workers left. Every worker has returned from
 		// work, and with it from placeRows, so the mover's flag is free
 		// and this call places every chunk.
-		p.placeRows()
+		c.placeRows()
 	}
 }
 
-// work computes chunks until none is left.
-func (p *Parallel) work(w int) {
-	v := &p.views[w]
-	for {
-		c := int(p.next.Add(1) - 1)
-		lo := c * p.cur
-		if lo >= p.n {
+// safeWork is work with a panic recovered: it records the first value
+// and stops the other workers taking chunks, for run to raise again.
+func (c *crew) safeWork(w int) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.panicked.CompareAndSwap(nil, &workerPanic{r})
+			c.aborted.Store(true)
+		}
+	}()
+	c.work(w)
+}
+
+// work computes chunks until none is left or a worker has panicked.
+func (c *crew) work(w int) {
+	v := &c.views[w]
+	for !c.aborted.Load() {
+		ch := int(c.next.Add(1) - 1)
+		lo := ch * c.cur
+		if lo >= c.n {
 			return
 		}
-		hi := min(lo+p.cur, p.n)
-		switch p.op {
+		hi := min(lo+c.cur, c.n)
+		switch c.op {
 		case opClosest, opStream:
-			v.pairs, v.res = subPairs(p.closeP, lo, hi), subResults(p.closeR, lo, hi)
-			if p.op == opStream {
-				p.k.f32.stream(hi-lo, &v.res, &v.pairs)
+			v.pairs, v.res = subPairs(c.closeP, lo, hi), subResults(c.closeR, lo, hi)
+			if c.op == opStream {
+				c.k.f32.stream(hi-lo, &v.res, &v.pairs)
 			} else {
-				p.k.f32.closest(hi-lo, &v.res, &v.pairs)
+				c.k.f32.closest(hi-lo, &v.res, &v.pairs)
 			}
 		case opPoint:
-			v.seg, v.pres = subSegments(p.pointS, lo, hi), subPointResults(p.pointR, lo, hi)
-			p.k.f32.point(hi-lo, &v.pres, &v.seg)
+			v.seg, v.pres = subSegments(c.pointS, lo, hi), subPointResults(c.pointR, lo, hi)
+			c.k.f32.point(hi-lo, &v.pres, &v.seg)
 		case opClosest64:
-			v.pairs64, v.res64 = subPairs(p.closeP64, lo, hi), subResults(p.closeR64, lo, hi)
-			p.k.f64.closest(hi-lo, &v.res64, &v.pairs64)
+			v.pairs64, v.res64 = subPairs(c.closeP64, lo, hi), subResults(c.closeR64, lo, hi)
+			c.k.f64.closest(hi-lo, &v.res64, &v.pairs64)
 		case opPoint64:
-			v.seg64, v.pres64 = subSegments(p.pointS64, lo, hi), subPointResults(p.pointR64, lo, hi)
-			p.k.f64.point(hi-lo, &v.pres64, &v.seg64)
+			v.seg64, v.pres64 = subSegments(c.pointS64, lo, hi), subPointResults(c.pointR64, lo, hi)
+			c.k.f64.point(hi-lo, &v.pres64, &v.seg64)
 		case opIndexed:
-			v.ip, v.res = soa.IndexPairs{I: p.pairs.I[lo:hi], J: p.pairs.J[lo:hi]}, subResults(p.closeR, lo, hi)
-			p.k.f32.indexed(hi-lo, &v.res, p.caps, &v.ip)
+			v.ip, v.res = soa.IndexPairs{I: c.pairs.I[lo:hi], J: c.pairs.J[lo:hi]}, subResults(c.closeR, lo, hi)
+			c.k.f32.indexed(hi-lo, &v.res, c.caps, &v.ip)
 		case opIndexed64:
-			v.ip, v.res64 = soa.IndexPairs{I: p.pairs.I[lo:hi], J: p.pairs.J[lo:hi]}, subResults(p.closeR64, lo, hi)
-			p.k.f64.indexed(hi-lo, &v.res64, p.caps64, &v.ip)
-		case opContacts, opCompact:
-			v.ip = soa.IndexPairs{I: p.pairs.I[lo:hi], J: p.pairs.J[lo:hi]}
-			v.rows = subContacts(p.rows, lo, hi)
-			rows := hi - lo
-			if p.op == opContacts {
-				p.k.f32.contacts(rows, &v.rows, p.caps, &v.ip, p.margin)
-			} else {
-				rows = p.k.f32.compact(rows, &v.rows, p.caps, &v.ip, p.margin)
+			v.ip, v.res64 = soa.IndexPairs{I: c.pairs.I[lo:hi], J: c.pairs.J[lo:hi]}, subResults(c.closeR64, lo, hi)
+			c.k.f64.indexed(hi-lo, &v.res64, c.caps64, &v.ip)
+		case opContacts:
+			v.ip, v.rows = soa.IndexPairs{I: c.pairs.I[lo:hi], J: c.pairs.J[lo:hi]}, subContacts(c.rows, lo, hi)
+			c.k.f32.contacts(hi-lo, &v.rows, c.caps, &v.ip, c.margin)
+			renumber(v.rows.Pair[:hi-lo], lo)
+		case opContacts64:
+			v.ip, v.rows64 = soa.IndexPairs{I: c.pairs.I[lo:hi], J: c.pairs.J[lo:hi]}, subContacts(c.rows64, lo, hi)
+			c.k.f64.contacts(hi-lo, &v.rows64, c.caps64, &v.ip, c.margin64)
+			renumber(v.rows64.Pair[:hi-lo], lo)
+		case opCompact:
+			v.ip = soa.IndexPairs{I: c.pairs.I[lo:hi], J: c.pairs.J[lo:hi]}
+			if s := slotFor(c, ch, c.slots); s != nil {
+				rows := c.k.f32.compact(hi-lo, s, c.caps, &v.ip, c.margin)
+				c.chunkDone(ch, s.Pair[:rows], lo)
 			}
-			renumber(v.rows.Pair[:rows], lo)
-			if p.op == opCompact {
-				p.counts[c].Store(int64(rows))
-				p.placeRows()
+		case opCompact64:
+			v.ip = soa.IndexPairs{I: c.pairs.I[lo:hi], J: c.pairs.J[lo:hi]}
+			if s := slotFor(c, ch, c.slots64); s != nil {
+				rows := c.k.f64.compact(hi-lo, s, c.caps64, &v.ip, c.margin64)
+				c.chunkDone(ch, s.Pair[:rows], lo)
 			}
 		case opCheck:
-			if !indicesBelow(p.checkI[lo:hi], p.checkJ[lo:hi], p.checkN) {
-				p.outOfRange.Store(true)
-			}
-		case opContacts64, opCompact64:
-			v.ip = soa.IndexPairs{I: p.pairs.I[lo:hi], J: p.pairs.J[lo:hi]}
-			v.rows64 = subContacts(p.rows64, lo, hi)
-			rows := hi - lo
-			if p.op == opContacts64 {
-				p.k.f64.contacts(rows, &v.rows64, p.caps64, &v.ip, p.margin64)
-			} else {
-				rows = p.k.f64.compact(rows, &v.rows64, p.caps64, &v.ip, p.margin64)
-			}
-			renumber(v.rows64.Pair[:rows], lo)
-			if p.op == opCompact64 {
-				p.counts[c].Store(int64(rows))
-				p.placeRows()
+			if !indicesBelow(c.checkI[lo:hi], c.checkJ[lo:hi], c.checkN) {
+				c.outOfRange.Store(true)
 			}
 		}
 	}
+}
+
+// slotFor returns the scratch slot of chunk ch once the chunk that used
+// it before (ch - len(slots)) is placed, placing rows meanwhile; nil if a
+// worker panicked while it waited.
+func slotFor[F soa.Float](c *crew, ch int, slots []soa.ContactsOf[F]) *soa.ContactsOf[F] {
+	for i := 0; int64(ch-len(slots)) >= c.placed.Load(); i++ {
+		if c.aborted.Load() {
+			return nil
+		}
+		c.placeRows()
+		if i >= spinPolls {
+			runtime.Gosched()
+		}
+	}
+	return &slots[ch%len(slots)]
+}
+
+// chunkDone numbers a compacted chunk's rows within the batch (the
+// kernels number them within the chunk), publishes their count and
+// places what can be placed.
+func (c *crew) chunkDone(ch int, pair []uint32, lo int) {
+	renumber(pair, lo)
+	c.counts[ch].Store(int64(len(pair)))
+	c.placeRows()
 }
 
 // parallelCheckFrom is the batch size from which the index check of the
@@ -565,64 +668,82 @@ func (p *Parallel) CompactContacts64(dst *soa.Contacts64, caps soa.Capsules64, p
 	return p.rowsPlaced
 }
 
-// prepareCounts sizes p.counts for the chunks of a compaction of m pairs
-// (p.op set) and marks every chunk not computed.
-func (p *Parallel) prepareCounts(m int) {
-	chunk := p.chunkFor(m) // run's chunks
+// prepareCounts sizes c.counts for the chunks of a compaction of m pairs
+// (c.op set), marks every chunk not computed, and allocates the scratch
+// slots on the first compaction of each precision.
+func (c *crew) prepareCounts(m int) {
+	chunk := c.chunkFor(m) // run's chunks
 	chunks := (m + chunk - 1) / chunk
-	if cap(p.counts) < chunks {
-		p.counts = make([]atomic.Int64, chunks) // the only allocation: first call of a larger batch
+	if cap(c.counts) < chunks {
+		c.counts = make([]atomic.Int64, chunks) // first call of a larger batch
 	}
-	p.counts = p.counts[:chunks]
-	for i := range p.counts {
-		p.counts[i].Store(-1)
+	c.counts = c.counts[:chunks]
+	for i := range c.counts {
+		c.counts[i].Store(-1)
 	}
-	p.placed, p.rowsPlaced = 0, 0
+	c.placed.Store(0)
+	c.rowsPlaced = 0
+	// chunkFor never exceeds c.chunk pairs, so slots of c.chunk rows hold
+	// any chunk's rows.
+	if c.op == opCompact && c.slots == nil {
+		c.slots = newSlots[float32](c.workers, c.chunk)
+	}
+	if c.op == opCompact64 && c.slots64 == nil {
+		c.slots64 = newSlots[float64](c.workers, c.chunk)
+	}
 }
 
-// placeRows moves the compacted rows of the computed chunks down to follow
-// the previous chunks' rows, in chunk order, as far as the chunks are
-// computed; the rows end in the order of the single-core call. A worker
-// calls it after each chunk: a chunk's rows are then still in its caches,
-// and the moves overlap the other workers' chunks instead of following
-// them all (at 1M pairs and 5% hits, moving every chunk after the last
-// took 0.3 ms, 12% of a 2-worker call on the Zen 4 VM). One goroutine
-// moves at a time; one that finds another moving goes back to its chunks
-// rather than wait, and run calls it once more after the last chunk for
-// what is left.
-//
-// Moving in chunk order is what makes the moves safe beside the kernels
-// still running: chunk c's rows go to rows below W_c + count_c <= (c+1)
-// chunk rows, where no later chunk writes, and every earlier chunk's rows
-// have already left the rows they go to.
-func (p *Parallel) placeRows() {
-	if !p.placer.CompareAndSwap(false, true) {
+// newSlots returns slotsPerWorker scratch batches of rows contact rows per
+// worker.
+func newSlots[F soa.Float](workers, rows int) []soa.ContactsOf[F] {
+	s := make([]soa.ContactsOf[F], slotsPerWorker*workers)
+	for i := range s {
+		s[i].Resize(rows)
+	}
+	return s
+}
+
+// placeRows copies the compacted rows of the computed chunks from their
+// slots to the caller's batch, after the previous chunks' rows, in chunk
+// order, as far as the chunks are computed; the rows end in the order of
+// the single-core call, and no row from the final count on is written. A
+// worker calls it after each chunk: the chunk's rows are then still in its
+// caches, and the copies overlap the other workers' chunks instead of
+// following them all. One goroutine copies at a time; one that finds
+// another copying goes back to its chunks rather than wait, and run calls
+// it once more after the last chunk for what is left.
+func (c *crew) placeRows() {
+	if !c.placer.CompareAndSwap(false, true) {
 		return
 	}
-	c, w := p.placed, p.rowsPlaced
-	for ; c < len(p.counts); c++ {
-		cnt := int(p.counts[c].Load())
+	ch, w := int(c.placed.Load()), c.rowsPlaced
+	for ; ch < len(c.counts); ch++ {
+		cnt := int(c.counts[ch].Load())
 		if cnt < 0 {
 			break // not computed yet
 		}
-		if lo := c * p.cur; lo != w && cnt > 0 {
-			if p.op == opCompact64 {
-				moveRows(p.rows64, w, lo, cnt)
-			} else {
-				moveRows(p.rows, w, lo, cnt)
-			}
+		if c.op == opCompact64 {
+			copyRows(c.rows64, w, &c.slots64[ch%len(c.slots64)], cnt)
+		} else {
+			copyRows(c.rows, w, &c.slots[ch%len(c.slots)], cnt)
 		}
 		w += cnt
 	}
-	p.placed, p.rowsPlaced = c, w
-	p.placer.Store(false)
+	c.rowsPlaced = w
+	c.placed.Store(int64(ch)) // frees the slots of the placed chunks
+	c.placer.Store(false)
 }
 
-// moveRows copies rows [from, from+n) of c to [to, to+n), to < from.
-func moveRows[F soa.Float](c *soa.ContactsOf[F], to, from, n int) {
-	copy(c.Pair[to:], c.Pair[from:from+n])
-	copy(c.Count[to:], c.Count[from:from+n])
-	for _, s := range [...][]F{c.Depth1, c.Depth2, c.NX, c.NY, c.NZ, c.P1X, c.P1Y, c.P1Z, c.P2X, c.P2Y, c.P2Z} {
-		copy(s[to:], s[from:from+n])
+// copyRows copies rows [0, n) of src to rows [to, to+n) of dst.
+func copyRows[F soa.Float](dst *soa.ContactsOf[F], to int, src *soa.ContactsOf[F], n int) {
+	if n == 0 {
+		return
+	}
+	copy(dst.Pair[to:to+n], src.Pair[:n])
+	copy(dst.Count[to:to+n], src.Count[:n])
+	d := [...][]F{dst.Depth1, dst.Depth2, dst.NX, dst.NY, dst.NZ, dst.P1X, dst.P1Y, dst.P1Z, dst.P2X, dst.P2Y, dst.P2Z}
+	s := [...][]F{src.Depth1, src.Depth2, src.NX, src.NY, src.NZ, src.P1X, src.P1Y, src.P1Z, src.P2X, src.P2Y, src.P2Z}
+	for k := range d {
+		copy(d[k][to:to+n], s[k][:n])
 	}
 }
