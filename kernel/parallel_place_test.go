@@ -14,7 +14,8 @@ import (
 // move rows while others still compute, and compares every row with the
 // single-core call. The pairs come in runs of touching and apart pairs
 // (every share from none to all), so that some chunks' rows go to rows
-// an earlier chunk compacted into and others do not move at all.
+// an earlier chunk compacted into and others do not move at all. Rows
+// from the count on keep their contents.
 func TestParallelPlaceRows(t *testing.T) {
 	r := verify.NewRand(61, 1)
 	caps := verify.RandomCapsules(r, 3000)
@@ -63,9 +64,13 @@ func TestParallelPlaceRows(t *testing.T) {
 				what := "isa=" + isa + " workers=" + strconv.Itoa(workers) + " share=" + strconv.Itoa(share)
 
 				want, got := soa.NewContacts(n), soa.NewContacts(n)
+				fillSentinel(got)
 				wn, gn := k.CompactContacts(want, caps, pairs, margin), p.CompactContacts(got, caps, pairs, margin)
 				if wn != gn {
 					t.Fatalf("%s: CompactContacts wrote %d rows, one core %d", what, gn, wn)
+				}
+				if i := untouchedFrom(got, gn); i >= 0 {
+					t.Fatalf("%s: CompactContacts wrote row %d, beyond its count %d", what, i, gn)
 				}
 				wf, gf := contactFloats(want), contactFloats(got)
 				for i := range wn {
@@ -80,9 +85,13 @@ func TestParallelPlaceRows(t *testing.T) {
 				}
 
 				want64, got64 := soa.NewContacts64(n), soa.NewContacts64(n)
+				fillSentinel(got64)
 				wn, gn = k.CompactContacts64(want64, caps64, pairs, margin), p.CompactContacts64(got64, caps64, pairs, margin)
 				if wn != gn {
 					t.Fatalf("%s: CompactContacts64 wrote %d rows, one core %d", what, gn, wn)
+				}
+				if i := untouchedFrom(got64, gn); i >= 0 {
+					t.Fatalf("%s: CompactContacts64 wrote row %d, beyond its count %d", what, i, gn)
 				}
 				wf64, gf64 := contactFloats(want64), contactFloats(got64)
 				for i := range wn {
