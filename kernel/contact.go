@@ -60,11 +60,13 @@ func (k Kernel) BatchClosestIndexed64(dst *soa.Results64, caps soa.Capsules64, p
 // closest call and returns the number of pairs. The index check runs on
 // the workers of on (nil: the calling goroutine; Parallel.indicesBelow).
 func checkIndexedArgs[F soa.Float](dst *soa.ResultsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, on *Parallel) int {
+	checkNotNil("dst", dst)
+	checkNotNil("pairs", pairs)
 	m := len(pairs.I)
-	checkLen("pairs.J", len(pairs.J), m, "len(pairs.I)")
-	checkLen("dst.S", len(dst.S), m, "len(pairs.I)")
-	checkLen("dst.T", len(dst.T), m, "len(pairs.I)")
-	checkLen("dst.Dist2", len(dst.Dist2), m, "len(pairs.I)")
+	if lens := [...]int{m, len(pairs.J), len(dst.S), len(dst.T), len(dst.Dist2)}; min(lens[1], lens[2], lens[3], lens[4]) != m ||
+		max(lens[1], lens[2], lens[3], lens[4]) != m {
+		panic(lengthMismatch([]string{"pairs.I", "pairs.J", "dst.S", "dst.T", "dst.Dist2"}, lens[:]))
+	}
 	checkIndexedApart(dst, caps, pairs, m)
 	if !on.indicesBelow(pairs.I, pairs.J, len(caps)) {
 		checkIndices("pairs.I", pairs.I, len(caps))
@@ -118,15 +120,20 @@ func (k Kernel) BatchClosestPoint64(dst *soa.PointResults64, src *soa.PointSegme
 }
 
 // checkPointLengths returns the common length of src's and dst's slices
-// and panics, naming the slice, if one differs.
+// and panics, naming the slice at fault, if one differs or a batch is nil.
 func checkPointLengths[F soa.Float](dst *soa.PointResultsOf[F], src *soa.PointSegmentsOf[F]) int {
+	checkNotNil("dst", dst)
+	checkNotNil("src", src)
 	n := len(src.PX)
-	for _, s := range []struct {
-		name string
-		v    []F
-	}{{"src.PY", src.PY}, {"src.PZ", src.PZ}, {"src.CX", src.CX}, {"src.CY", src.CY}, {"src.CZ", src.CZ},
-		{"src.DX", src.DX}, {"src.DY", src.DY}, {"src.DZ", src.DZ}, {"dst.T", dst.T}, {"dst.Dist2", dst.Dist2}} {
-		checkLen(s.name, len(s.v), n, "len(src.PX)")
+	short := min(n, len(src.PY), len(src.PZ), len(src.CX), len(src.CY), len(src.CZ), len(src.DX), len(src.DY), len(src.DZ),
+		len(dst.T), len(dst.Dist2))
+	long := max(n, len(src.PY), len(src.PZ), len(src.CX), len(src.CY), len(src.CZ), len(src.DX), len(src.DY), len(src.DZ),
+		len(dst.T), len(dst.Dist2))
+	if short != long {
+		panic(lengthMismatch(
+			[]string{"src.PX", "src.PY", "src.PZ", "src.CX", "src.CY", "src.CZ", "src.DX", "src.DY", "src.DZ", "dst.T", "dst.Dist2"},
+			[]int{n, len(src.PY), len(src.PZ), len(src.CX), len(src.CY), len(src.CZ), len(src.DX), len(src.DY), len(src.DZ),
+				len(dst.T), len(dst.Dist2)}))
 	}
 	checkPointResultsApart(dst, src, n)
 	return n
@@ -190,6 +197,8 @@ func checkLen(name string, got, want int, wantName string) {
 // rows; otherwise at least that many. The index check runs on the workers
 // of on (nil: the calling goroutine; Parallel.indicesBelow).
 func checkContactArgs[F soa.Float](dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F, exact bool, on *Parallel) int {
+	checkNotNil("dst", dst)
+	checkNotNil("pairs", pairs)
 	if !(margin >= 0 && float64(margin) <= maxFinite[F]()) {
 		panic(fmt.Sprintf("segdist/kernel: margin %v must be finite and >= 0", margin))
 	}

@@ -31,7 +31,7 @@ func TestGoldenAllPaths(t *testing.T) {
 				t.Fatalf("%s (offset %d): golden hash %s, want %s.\n"+
 					"This path's results differ in some bit from the specification (fallback.ClosestLane): "+
 					"a different operation order, an FMA, a reciprocal estimate or another NaN/clamp rule. "+
-					"That breaks determinism across paths and platforms (DESIGN.md section 4); "+
+					"That breaks determinism across paths and platforms (docs/design.md, \"The spec's rules (determinism)\"); "+
 					"TestBitIdenticalSizes shows the first differing lane.", name, off, got, verify.GoldenHash)
 			}
 		}
@@ -180,10 +180,7 @@ func TestLengthMismatch(t *testing.T) {
 				if !ok {
 					t.Fatalf("%s: len(%s) = %d, others %d: no panic", e.name, name, n+delta, n)
 				}
-				want := name
-				if name != "src.AX" {
-					want = fmt.Sprintf("len(%s) = %d", name, n+delta)
-				}
+				want := fmt.Sprintf("len(%s) = %d", name, n+delta)
 				if !strings.Contains(msg, want) {
 					t.Errorf("%s: len(%s) = %d: panic %q does not contain %q", e.name, name, n+delta, msg, want)
 				}
@@ -192,6 +189,76 @@ func TestLengthMismatch(t *testing.T) {
 						t.Fatalf("%s: len(%s) = %d: dst written before the panic (lane %d)", e.name, name, n+delta, j)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestNilBatchPanics: a nil batch pointer makes every entry point panic
+// with a message naming the argument, before anything is computed, on
+// the package level, on every path and on Parallel.
+func TestNilBatchPanics(t *testing.T) {
+	const n = 8
+	src, src64 := soa.NewPairs(n), soa.NewPairs64(n)
+	res, res64 := soa.NewResults(n), soa.NewResults64(n)
+	seg, seg64 := soa.NewPointSegments(n), soa.NewPointSegments64(n)
+	pres, pres64 := soa.NewPointResults(n), soa.NewPointResults64(n)
+	caps, caps64 := soa.NewCapsules(2), soa.NewCapsules64(2)
+	pairs := soa.NewIndexPairs(n)
+	rows, rows64 := soa.NewContacts(n), soa.NewContacts64(n)
+	type api struct {
+		BatchClosest          func(*soa.Results, *soa.Pairs)
+		BatchClosest64        func(*soa.Results64, *soa.Pairs64)
+		BatchClosestPoint     func(*soa.PointResults, *soa.PointSegments)
+		BatchClosestPoint64   func(*soa.PointResults64, *soa.PointSegments64)
+		BatchClosestIndexed   func(*soa.Results, soa.Capsules, *soa.IndexPairs)
+		BatchClosestIndexed64 func(*soa.Results64, soa.Capsules64, *soa.IndexPairs)
+		BatchContacts         func(*soa.Contacts, soa.Capsules, *soa.IndexPairs, float32)
+		CompactContacts       func(*soa.Contacts, soa.Capsules, *soa.IndexPairs, float32) int
+		BatchContacts64       func(*soa.Contacts64, soa.Capsules64, *soa.IndexPairs, float64)
+		CompactContacts64     func(*soa.Contacts64, soa.Capsules64, *soa.IndexPairs, float64) int
+	}
+	apis := map[string]api{"kernel": {kernel.BatchClosest, kernel.BatchClosest64, kernel.BatchClosestPoint, kernel.BatchClosestPoint64,
+		kernel.BatchClosestIndexed, kernel.BatchClosestIndexed64, kernel.BatchContacts, kernel.CompactContacts,
+		kernel.BatchContacts64, kernel.CompactContacts64}}
+	for _, isa := range paths(t) {
+		k := lookup(t, isa)
+		apis[isa] = api{k.BatchClosest, k.BatchClosest64, k.BatchClosestPoint, k.BatchClosestPoint64,
+			k.BatchClosestIndexed, k.BatchClosestIndexed64, k.BatchContacts, k.CompactContacts, k.BatchContacts64, k.CompactContacts64}
+		p := kernel.NewParallel(k, 2)
+		defer p.Close()
+		p.MinParallel = 0
+		apis[isa+" Parallel"] = api{p.BatchClosest, p.BatchClosest64, p.BatchClosestPoint, p.BatchClosestPoint64,
+			p.BatchClosestIndexed, p.BatchClosestIndexed64, p.BatchContacts, p.CompactContacts, p.BatchContacts64, p.CompactContacts64}
+	}
+	for name, a := range apis {
+		calls := map[string]func(){
+			"BatchClosest dst":            func() { a.BatchClosest(nil, src) },
+			"BatchClosest src":            func() { a.BatchClosest(res, nil) },
+			"BatchClosest64 dst":          func() { a.BatchClosest64(nil, src64) },
+			"BatchClosest64 src":          func() { a.BatchClosest64(res64, nil) },
+			"BatchClosestPoint dst":       func() { a.BatchClosestPoint(nil, seg) },
+			"BatchClosestPoint src":       func() { a.BatchClosestPoint(pres, nil) },
+			"BatchClosestPoint64 dst":     func() { a.BatchClosestPoint64(nil, seg64) },
+			"BatchClosestPoint64 src":     func() { a.BatchClosestPoint64(pres64, nil) },
+			"BatchClosestIndexed dst":     func() { a.BatchClosestIndexed(nil, caps, pairs) },
+			"BatchClosestIndexed pairs":   func() { a.BatchClosestIndexed(res, caps, nil) },
+			"BatchClosestIndexed64 dst":   func() { a.BatchClosestIndexed64(nil, caps64, pairs) },
+			"BatchClosestIndexed64 pairs": func() { a.BatchClosestIndexed64(res64, caps64, nil) },
+			"BatchContacts dst":           func() { a.BatchContacts(nil, caps, pairs, 0) },
+			"BatchContacts pairs":         func() { a.BatchContacts(rows, caps, nil, 0) },
+			"CompactContacts dst":         func() { a.CompactContacts(nil, caps, pairs, 0) },
+			"CompactContacts pairs":       func() { a.CompactContacts(rows, caps, nil, 0) },
+			"BatchContacts64 dst":         func() { a.BatchContacts64(nil, caps64, pairs, 0) },
+			"BatchContacts64 pairs":       func() { a.BatchContacts64(rows64, caps64, nil, 0) },
+			"CompactContacts64 dst":       func() { a.CompactContacts64(nil, caps64, pairs, 0) },
+			"CompactContacts64 pairs":     func() { a.CompactContacts64(rows64, caps64, nil, 0) },
+		}
+		for what, call := range calls {
+			arg := what[strings.LastIndexByte(what, ' ')+1:]
+			msg, ok := panicMessage(call)
+			if !ok || !strings.Contains(msg, arg+" is a nil") {
+				t.Errorf("%s %s nil: panic %q (panicked: %v), want one naming %q", name, what, msg, ok, arg)
 			}
 		}
 	}

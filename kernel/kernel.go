@@ -80,7 +80,6 @@
 package kernel
 
 import (
-	"fmt"
 	"math"
 	"unsafe"
 
@@ -169,28 +168,22 @@ func (k Kernel) BatchClosest64(dst *soa.Results64, src *soa.Pairs64) {
 }
 
 // checkLengths returns the common length of every slice of src and dst and
-// panics with the name of the first slice that differs.
+// panics, naming the slice at fault, if one differs or a batch is nil.
 func checkLengths[F soa.Float](dst *soa.ResultsOf[F], src *soa.PairsOf[F]) int {
+	checkNotNil("dst", dst)
+	checkNotNil("src", src)
 	n := len(src.AX)
-	check := func(name string, s []F) {
-		if len(s) != n {
-			panic(fmt.Sprintf("segdist/kernel: len(%s) = %d, want %d (len(src.AX))", name, len(s), n))
-		}
+	short := min(n, len(src.AY), len(src.AZ), len(src.BX), len(src.BY), len(src.BZ), len(src.CX), len(src.CY), len(src.CZ),
+		len(src.DX), len(src.DY), len(src.DZ), len(dst.S), len(dst.T), len(dst.Dist2))
+	long := max(n, len(src.AY), len(src.AZ), len(src.BX), len(src.BY), len(src.BZ), len(src.CX), len(src.CY), len(src.CZ),
+		len(src.DX), len(src.DY), len(src.DZ), len(dst.S), len(dst.T), len(dst.Dist2))
+	if short != long {
+		panic(lengthMismatch(
+			[]string{"src.AX", "src.AY", "src.AZ", "src.BX", "src.BY", "src.BZ", "src.CX", "src.CY", "src.CZ",
+				"src.DX", "src.DY", "src.DZ", "dst.S", "dst.T", "dst.Dist2"},
+			[]int{n, len(src.AY), len(src.AZ), len(src.BX), len(src.BY), len(src.BZ), len(src.CX), len(src.CY), len(src.CZ),
+				len(src.DX), len(src.DY), len(src.DZ), len(dst.S), len(dst.T), len(dst.Dist2)}))
 	}
-	check("src.AY", src.AY)
-	check("src.AZ", src.AZ)
-	check("src.BX", src.BX)
-	check("src.BY", src.BY)
-	check("src.BZ", src.BZ)
-	check("src.CX", src.CX)
-	check("src.CY", src.CY)
-	check("src.CZ", src.CZ)
-	check("src.DX", src.DX)
-	check("src.DY", src.DY)
-	check("src.DZ", src.DZ)
-	check("dst.S", dst.S)
-	check("dst.T", dst.T)
-	check("dst.Dist2", dst.Dist2)
 	checkResultsApart(dst, src, n)
 	return n
 }
