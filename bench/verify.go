@@ -9,7 +9,7 @@ import (
 	"github.com/segdist/segdist/soa"
 )
 
-// maxErrEps is the accuracy contract (DESIGN.md section 2): a lane fails if
+// maxErrEps is the accuracy contract (docs/design.md, "Accuracy"): a lane fails if
 // its distance, or the distance between its reported points, is more than
 // this many eps32 x scale from the reference distance.
 const maxErrEps = 8

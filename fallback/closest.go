@@ -5,7 +5,7 @@
 // # Operation order
 //
 // ClosestLane is the specification of the plane-projection kernel
-// (DESIGN.md section 2); ClosestLane64 is the same code in float64 (both
+// (docs/design.md, "Closest points: the plane projection"); ClosestLane64 is the same code in float64 (both
 // instantiate one generic function, so they cannot drift apart). The assembly in package asm performs the same
 // IEEE-754 float32 operations in the same order, lane by lane, so S, T and
 // Dist2 are bit-identical on every path. To keep that true:
@@ -128,8 +128,8 @@ type projection[F Float] struct {
 	dist2         F
 }
 
-// project runs steps 1-4 of the plane projection (DESIGN.md section 2)
-// and stores the results in p.
+// project runs steps 1-4 of the plane projection (docs/design.md,
+// "Closest points: the plane projection") and stores the results in p.
 func (p *projection[F]) project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz F) {
 	// Edge vectors M0 = B-A, u = D-C and the offset E = A-C; every later
 	// point is taken relative to A or C so that far-from-origin pairs keep

@@ -33,8 +33,7 @@ var (
 	exactCache []exactCategory
 )
 
-// perCategory is the number of pairs per category of the accuracy sweeps
-// (DESIGN.md's table used 2,000).
+// perCategory is the number of pairs per category of the accuracy sweeps.
 func perCategory() int {
 	if testing.Short() {
 		return 300
@@ -111,7 +110,7 @@ func TestReferenceExact(t *testing.T) {
 // exact rational arithmetic: within 8 eps32 x scale both in the distance
 // it reports and in the exact distance between the points at its S and T
 // (optimality). The worst figures per category are logged (run with -v);
-// DESIGN.md section 2 quotes them.
+// docs/design.md, "Accuracy", quotes them.
 func TestClosestLaneExact(t *testing.T) {
 	const bound = 8.0 // eps32 x scale
 	for _, cat := range exactCases() {

@@ -24,7 +24,7 @@ func TestGolden(t *testing.T) {
 		t.Fatalf("golden hash of fallback.BatchClosest = %s, want %s.\n"+
 			"A changed hash means a changed IEEE-754 operation order (or clamp/NaN rule) in "+
 			"fallback.ClosestLane, or an FMA the compiler fused: results would no longer be "+
-			"bit-identical across paths and platforms (DESIGN.md section 4). If the change is "+
+			"bit-identical across paths and platforms (docs/design.md, \"The spec's rules (determinism)\"). If the change is "+
 			"deliberate, change the assembly to match and update verify.GoldenHash in the same commit.",
 			got, verify.GoldenHash)
 	}

@@ -19,7 +19,8 @@ func scalePair(p soa.Pair, k int) soa.Pair {
 }
 
 // TestReferenceShortSegmentsNotParallel guards against the absolute
-// parallel tolerance of Eberly's 2008 note (DESIGN.md section 3): two
+// parallel tolerance of Eberly's 2008 note (docs/design.md, "The
+// references and the exact oracles"): two
 // perpendicular segments crossing at their midpoints at a distance of 1/4
 // of their length, scaled down from length 1 to 2^-60, must keep the
 // interior solution s = t = 1/2 and the exact distance. An absolute test

@@ -9,8 +9,8 @@
 // NewPairs and NewResults place all streams of a batch in one allocation,
 // each stream starting on a 64-byte boundary and no two streams at the
 // same offset within a 4 KiB page, so that the 15 streams a kernel walks in
-// lockstep do not compete for the same L1 sets (measured in DESIGN.md
-// section 5: up to 1.6x on scalar code). Large batches (4,096 float32 or
+// lockstep do not compete for the same L1 sets (docs/design.md, "Memory
+// layout and loads"). Large batches (4,096 float32 or
 // 2,048 float64 elements per stream and more) also start at a fixed line of
 // a page, inputs at line 0 and outputs at line 32, so that a kernel's
 // stores do not share a page offset with its next loads (see staggered).
@@ -253,7 +253,8 @@ const pagedLines = 4 * pageLines
 
 // staggered carves k slices of capacity c out of one allocation. Every
 // slice starts on a cache-line boundary, and no two start at the same
-// offset within a 4 KiB page (the "stagger" of DESIGN.md section 5).
+// offset within a 4 KiB page (the "stagger" of docs/design.md, "Memory
+// layout and loads").
 //
 // Streams of at least pagedLines lines are also placed within the page:
 // the block starts firstLine lines into a page and the stride between
@@ -262,11 +263,9 @@ const pagedLines = 4 * pageLines
 // lines 0-11 and an output batch (firstLine 32) lines 32-34 of every page
 // the kernel walks, and no store of one loop iteration has the page offset
 // of a load of the next: a load that does is held until the store's
-// address resolves (4K aliasing). Measured on the Zen 4 VM at 4,096 pairs
-// (BatchClosest AVX-512, Results placed 0-63 lines after Pairs): 1.21-1.23
-// ns/pair where the offsets are apart, up to 1.43 where they meet, and the
-// C peer 1.32 against up to 2.40. Smaller streams take the odd stride only
-// (at most 1 extra line each).
+// address resolves (4K aliasing), which can cost a cache-resident batch a
+// sixth of its time (docs/levers.md). Smaller streams take the odd stride
+// only (at most 1 extra line each).
 func staggered[F element](k, c, firstLine int) [][]F {
 	size := int(unsafe.Sizeof(F(0)))
 	perLine := cacheLine / size // elements per cache line

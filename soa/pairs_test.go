@@ -72,7 +72,8 @@ func TestLayoutAligned(t *testing.T) {
 	}
 }
 
-// TestLayoutStaggered checks the stagger of DESIGN.md section 5: the twelve
+// TestLayoutStaggered checks the stagger (docs/design.md, "Memory layout
+// and loads"): the twelve
 // pair streams (and the three result streams) of a batch start at pairwise
 // distinct offsets within a 4 KiB page, so that a kernel walking them in
 // lockstep does not map them all to the same L1 sets. Big batches, and

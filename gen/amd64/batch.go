@@ -30,35 +30,28 @@ var (
 
 // PrefetchBytes is how far ahead of the current group the closest-point
 // loops prefetch each input stream: on a million pairs this overlaps the
-// memory stream with the arithmetic. Measured on AVX-512 at n = 1M
-// (median of 5, ns/pair): none 1.72, 512 B 1.39, 1024 B 1.38, 1536 B
-// 1.38; prefetching the output streams as well was slower (1.46). The
-// memory-floor kernel does not prefetch: there it only slowed the loop
-// (1.10 -> 1.40), and the floor should be the fastest such loop.
+// memory stream with the arithmetic. Distances from 512 to 1536 bytes
+// measured alike; prefetching the output streams as well was slower. The
+// memory-floor kernel does not prefetch: there it only slowed the loop,
+// and the floor should be the fastest such loop (docs/levers.md).
 var PrefetchBytes = 1024
 
 // NTMinLanes is the batch size from which the closest-point loops store
 // with non-temporal stores (VMOVNTPS) when the output streams are 64-byte
 // aligned (soa allocates them so): the output lines are then not read
-// before they are written (12 of the 72 bytes a pair moves). Measured on
-// AVX-512 at n = 1M (count 12, one run): 1.809 -> 1.565 ns/pair, level
-// with StreamOnly (1.562). Smaller batches keep ordinary stores: their
-// results are likely read right after, from cache. 0 disables them.
+// before they are written (12 of the 72 bytes a pair moves), which brings
+// a 1M-pair batch level with the StreamOnly floor (docs/levers.md).
+// Smaller batches keep ordinary stores: their results are likely read
+// right after, from cache. 0 disables them.
 var NTMinLanes = 1 << 18
 
 // PrefetchL2 says for which targets the closest-point loops prefetch into
-// the L2 cache (PREFETCHT1) rather than into L1 (PREFETCHT0). On the Zen 4
-// VM (AMD EPYC family 25 model 17, 2026-11-25, BatchClosest at n = 1M,
-// taskset -c 1, 8 alternating invocations of each build, median ns/pair)
-// the AVX-512 loop (4 groups, non-temporal stores) took 3.18 with
-// PREFETCHT0, 2.30 with PREFETCHT1 and 2.10 with no prefetch against
-// StreamOnly's 2.05 (float64: 6.41, 4.56, 4.45 against 4.53), while the
-// AVX2 loop took 2.98 with PREFETCHT0, 3.52 with PREFETCHT1 and 2.93 with
-// none (float64 6.03, 6.90, 6.73). L2 is the AVX-512 choice rather than
-// none because prefetching paid on the Zen 5 VM (see PrefetchBytes) and
-// made no difference on the Intel VM. Whether the loops prefetch at all is
-// decided at run time, per CPU (asm.PrefetchInputs, set by package kernel:
-// not on Zen 4): the generated code has the non-temporal loop both with
+// the L2 cache (PREFETCHT1) rather than into L1 (PREFETCHT0). On a
+// million pairs the AVX-512 loop (four groups, non-temporal stores) ran
+// faster with PREFETCHT1 than with PREFETCHT0, and the AVX2 loop slower
+// (docs/levers.md). Whether the loops prefetch
+// at all is decided at run time, per CPU (asm.PrefetchInputs, set by
+// package kernel): the generated code has the non-temporal loop both with
 // and without the prefetches.
 var PrefetchL2 = map[string]bool{"AVX512": true}
 
@@ -88,20 +81,9 @@ func signature(k *kernels.Kernel, t *ir.Target) string {
 // store per output on every group (the non-temporal loop: a blend per
 // output), and the AVX2 blends one per output, for lanes that finite
 // input never has; AVX2 ORs the mask's VMOVMSKPS bits into the result's
-// slot (badLanesReg). On the Zen 4 VM
-// (2026-11-25, 12 alternating invocations against the masked stores;
-// A/A in brackets) BatchClosest 0.956x at 4,096 pairs (0.974x), 0.973x
-// at 65,536 (1.006x), BatchClosest64 0.963x (0.987x) and 0.974x (0.999x);
-// in a run of 10, BatchClosest at 1M 0.940x (0.997x), BatchClosest64 at
-// 1M 0.955x, BatchClosestPoint at 4,096 0.948x (0.999x);
-// BatchClosestIndexed at 4,096 index pairs 0.977x (0.995x). AVX2
-// (2026-11-25, 10 alternating invocations against the blends, A/A
-// 0.99x-1.02x): BatchClosest 0.955x at 4,096 pairs, 0.970x at 256, 0.976x
-// at 65,536, 0.997x at 1M, but 1.06x at 16 (about 2.5 ns more a call,
-// which no part of the change carries alone: PERFORMANCE.md, Zen 4
-// session twenty-two); BatchClosest64 0.975x-0.990x from 256
-// pairs, 1.01x at 16; BatchClosestPoint 0.976x-0.983x; BatchClosestIndexed
-// 0.996x (its loop is bound by the record transposes).
+// slot (badLanesReg). Deferring made the closest, point and indexed
+// kernels a few percent faster on both paths from 256 pairs on; an AVX2
+// call of 16 pairs costs a few ns more (docs/levers.md).
 var DeferOverrides = map[string]bool{"AVX512": true, "AVX2": true}
 
 // deferredDoc ends the doc comment of a kernel that defers its overrides.
@@ -365,66 +347,23 @@ func batch(t *ir.Target, k *kernels.Kernel, p *ir.Program, c *constants, name st
 // of the body's instructions) each group runs ahead of the next: the loop
 // driver merges the groups' instruction streams so that independent work
 // of the next groups sits early in the reorder window of the first. The
-// body's ~160-cycle dependency chain, not the arithmetic, bounds one group
-// (DESIGN.md section 5). Lockstep groups (skew 0) need too many registers;
-// a skew keeps the next group's early values and the first group's late
-// ones live together instead. Measured with taskset -c 1, count 8, in one
-// run, BatchClosest at n = 4096 (ns/pair, one group: AVX-512 1.299, AVX2
-// 2.736): AVX-512 2 groups at skew 0.5 1.17, at 0.4 1.13, 3 groups at
-// 0.45 1.056, at 0.4 1.044 (29-31 of 32 ZMM; 0.3 does not allocate);
-// AVX2 2 groups at 0.5 2.43 (a second run, one group 3.00: at 0.45 2.53,
-// at 0.42 2.71). Whether the AVX2 groups fit in 16 YMM depends on the
-// skew, and not monotonically (with 1/|M0|^2 at the top: 0.4 and 0.5 fit,
-// 0.45 does not, 0.4 measured 2.7% faster than 0.5); a 17th register
-// would come from Y16-Y31, EVEX-only, and TestAVX2RegisterBudget (gen and
-// kernel) fails. After steps 3-4 took their dot-product form (two more
-// values live from step 1 to step 4), AVX-512 3 groups no longer
-// allocate below skew 0.5, nor 2 groups below 0.45; on the Intel VM
-// (count 8, bench/peers, ns per 4,096 pairs) 3 groups at 0.5 7.07 µs,
-// at 0.6 6.92, 2 groups at 0.5 7.19, at 0.6 8.49; AVX2 2 groups at 0.3
-// 13.8, 0.4 13.1, 0.6 13.9 (0.5 needs Y16). With the AVX-512 body
-// reordered (Scheduled) 4 groups at 0.6 were best (below; 0.55 since the
-// masked NaN stores). The gen flags
-// -interleave512, -skew512, -interleave2, -skew2, -schedule512 and
-// -schedule2 override these. Since the AVX2 loop spills selectively
-// (Spill) every skew fits in 16 YMM; 2 groups at 0.4 stay the best
-// measured (see Spill). The float64 kernels take the same settings
-// except where a key with the element suffix (AVX51264) says otherwise:
-// AVX-512 float64 reordered, time per 4,096 pairs over float32's per
-// invocation (12 each, one run): 4 groups at 0.6 2.07, at 0.5 1.99, at
-// 0.7 2.10, 5 at 0.6 2.09, 3 at 0.6 2.07, 2 at 0.6 2.17; in IR order 3 at
-// 0.6 (the previous setting) 2.21; a second run of 20, 4 groups at 0.6
-// 2.14 against 2.03 at 0.5. After the canonical NaN went to masked stores
-// (storeOverrides), on the Zen 4 VM (4,096 pairs, 8 alternating
-// invocations, ns/pair; float32 4 groups at 0.6 and float64 4 at 0.5
-// before: 1.218 and 2.476): float32 4 at 0.55 1.196, 4 at 0.65 1.224, 4
-// at 0.7 1.236, 5 at 0.6 1.216, 5 at 0.7 1.240 (4 at 0.5 and 3 at 0.6 do
-// not allocate); float64 3 at 0.4 2.463, 4 at 0.55 2.487, 4 at 0.6 2.513,
-// 3 at 0.5 2.599, 4 at 0.7 2.561 (4 at 0.4 and 3 at 0.35 do not
-// allocate). Float32 4 at 0.55 with float64 3 at 0.4, against the
-// previous settings in 16 alternating invocations, twice: float32 -1.2%
-// and -2.6% (p = 0.005, 0.003), float64 -2.9% and -2.8% (p = 0.001,
-// 0.016); at 65,536 pairs and for BatchClosestIndexed, which takes the
-// same settings, within noise.
+// body's long dependency chain, not the arithmetic, bounds one group
+// (docs/design.md, "Loop drivers"). Lockstep groups (skew 0) need too many
+// registers; a skew keeps the next group's early values and the first
+// group's late ones live together instead.
+// Since the loops spill selectively (Spill), low skews allocate: the
+// spiller moves the values read again last (the edges M0, u, E between
+// step 1 and the end) to the stack, and their readers take them back as
+// memory operands, which cost no vector-side slot, so the groups overlap
+// more. The settings are the fastest of a sweep of groups and skews
+// (docs/levers.md).
 //
-// Those skews were the lowest that fit in 32 ZMM without spilling, and
-// lower ones kept measuring faster. Since the AVX-512 loops spill too
-// (Spill), the groups overlap much more: the spiller moves the values
-// read again last (the edges M0, u, E between step 1 and the end) to
-// the stack, and their readers take them back as memory operands, which
-// cost no vector-side slot. On the Zen 4 VM (2026-11-25, 4,096 pairs,
-// 10 alternating invocations, ns/pair, against float32 4 groups at 0.55,
-// float64 3 at 0.4 and AVX2 2 at 0.4 without AVX-512 spilling: 1.183,
-// 2.367 and 1.824): float32 4 at 0.15 1.054, 3 at 0.15 1.054, 4 at 0.1
-// 1.077, 3 at 0.2 1.089, 4 at 0.25 1.091, 5 at 0.2 1.104, 3 at 0.25 1.105,
-// 5 at 0.1 and 2 at 0.1 about 1.17; float64 4 at 0.15 2.171, 4 at 0.12
-// 2.181, 3 at 0.15 2.191, 3 at 0.2 2.220, 4 at 0.1 2.236, 5 at 0.15
-// 2.334; AVX2 3 at 0.1 1.577, 3 at 0.15 1.598, 3 at 0.2 1.643, 4 at 0.15
-// 1.681, 2 at 0.15 1.720, 5 at 0.2 1.767 (float64 AVX2 3 at 0.1 3.145
-// against 3.785). A second run (10 invocations against float32 4 groups
-// at 0.15, float64 4 at 0.15 and AVX2 3 at 0.15) found nothing better:
-// float32 3 at 0.1, 3 and 4 at 0.12 within noise; float64 4 at 0.18 and 3 at 0.12 within noise;
-// AVX2 3 at 0.08 -2%, 3 at 0.05 within noise, 4 groups slower.
+// The float64 kernels take the same settings except where a key with the
+// element suffix (AVX51264) says otherwise. Whether AVX2 groups fit in 16
+// YMM depends on the skew, and not monotonically; a 17th register would
+// come from Y16-Y31, EVEX-only, and TestAVX2RegisterBudget (gen and
+// kernel) fails. The gen flags -interleave512, -skew512, -interleave2,
+// -skew2, -schedule512 and -schedule2 override these.
 var (
 	Interleave = map[string]int{"AVX512": 4, "AVX51264": 4, "AVX2": 3}
 	Skew       = map[string]float64{"AVX512": 0.15, "AVX51264": 0.15, "AVX2": 0.1}
@@ -434,30 +373,20 @@ var (
 // closest loop (spillSlots elsewhere); the spiller takes the lowest free
 // slot of the iteration, so the groups share them, and generation panics
 // if they run out. It keeps the frame small, which every call pays for:
-// on the Zen 4 VM an assembly function with a frame of 128-240 bytes took
-// 7.6 ns per call in a loop, with 256-3,136 bytes 11.1 ns and with 4,160
-// bytes or more 16-19 ns (10 pointer arguments, one vector of work;
-// /tmp microbenchmark, 2026-11-25; the time goes to the argument loads
-// through FP, which read through BP cost no more: PERFORMANCE.md, Zen 4
-// session twelve), and BatchClosest at 16 pairs went
-// from 2.04 to 2.63 ns/pair when the AVX-512 loop's frame grew from 128
-// to 8,256 bytes (the same code otherwise). 8 per group (2,112 bytes for
-// 4 groups) is the least the AVX-512 loops need (6 is not enough); a
-// loop of one group (BatchClosestPoint) takes none.
+// past a frame of about 256 bytes the argument loads through FP slow a
+// call down, which a batch of 16 pairs feels (docs/levers.md). 8 per
+// group (2,112 bytes for 4 groups) is the least the AVX-512 loops need (6
+// is not enough); a loop of one group (BatchClosestPoint) takes none.
 var BatchSpillSlots = map[string]int{"AVX512": 8}
 
 // IndexedInterleave and IndexedSkew are Interleave and Skew for the
 // indexed closest loops (ClosestIndexed), whose groups read their inputs
 // from the transposed record sets in memory. There a lower skew gains
-// little (Zen 4 VM, 10 alternating invocations, AVX-512 float32 at
-// 4,096 pairs against 4 groups at 0.55 without spilling: 4 at 0.4 -3.1%
-// and within noise in a second run, 5 and 6 at 0.4 -2.1% and -1.6%, 4 at
-// 0.45 -0.5%, 3 at 0.45 +2%), and below 0.4 avo fails to allocate the
-// 4-group loop: its liveness keeps the upper halves of the registers the
-// record transposes load at 256 bits (records16) live from the function's
-// entry. With a zero idiom before each of those loads, lower skews
-// allocate but measured no faster (8 invocations: 4 groups at 0.15 and
-// 3 at 0.15 within noise of 4 at 0.4), so the transposes stay as they are.
+// little, and below 0.4 avo fails to allocate the 4-group loop: its
+// liveness keeps the upper halves of the registers the record transposes
+// load at 256 bits (records16) live from the function's entry. With a
+// zero idiom before each of those loads, lower skews allocate but were no
+// faster, so the transposes stay as they are (docs/levers.md).
 var (
 	IndexedInterleave = map[string]int{"AVX512": 4, "AVX51264": 3, "AVX2": 2}
 	IndexedSkew       = map[string]float64{"AVX512": 0.4, "AVX51264": 0.4, "AVX2": 0.4}
@@ -466,19 +395,10 @@ var (
 // Scheduled says for which targets the closest body is reordered as late
 // as possible (ir.Schedule, with latencyOf) before the loop driver merges
 // its groups: the chain's instructions first, the rest next to their
-// first use. On the Intel VM (Sapphire/Emerald Rapids, bench/peers at
-// 4,096 pairs, 26 alternating invocations, median of per-invocation
-// ratios to the C AVX-512 peer) AVX-512 in IR order with 3 groups at skew
-// 0.6 took 0.89x C's time and 9.09 µs, reordered with 4 groups at 0.6
-// 0.84x and 8.39 µs (-7.7%, p = 0.002); 3 groups at 0.6 reordered 0.92x,
-// 4 at 0.5 0.88x, 4 at 0.7 0.88x, 5 at 0.6 0.89x (16 invocations).
-// Ordered as soon as possible instead (each instruction at the earliest
-// cycle its operands allow) it was slower than IR order: 1.02x C. AVX2 (2
-// groups, which need skew 0.5 or more to stay in Y0-Y15 reordered)
-// measured 1.06-1.11x C against 1.06x in IR order while it parked its
-// long-lived values; since it spills selectively (Spill) the reordered
-// body is the faster one there too (Zen 4, count 6: 1.821 against 1.874
-// ns/pair in IR order).
+// first use, so that fewer of the instructions in the core's scheduler
+// are waiting. Reordered, the loops were faster than in IR order on both
+// paths; ordered as soon as possible instead (each instruction at the
+// earliest cycle its operands allow) they were slower (docs/levers.md).
 var Scheduled = map[string]bool{"AVX512": true, "AVX2": true}
 
 // program returns kernel k's body for t, reordered where Scheduled says.

@@ -48,11 +48,8 @@ var (
 // from two slots holding the remaining indices with zero (capsule 0,
 // always present when n > 0) in the lanes past n. Where NextRecordsAt
 // says so, each group loads the next group's records part-way through its
-// body, into a second set: with the frame copy of the stream pointers
-// below, 12-30% faster per kernel and path on the Zen 4 VM (count 8) than
-// loading them at the top of each group (which an earlier version,
-// with gathers, had measured no slower than loading them before the
-// previous group's arithmetic on the Intel Xeon VM). Where
+// body, into a second set, where the out-of-order core overlaps them with
+// the body's dependency chain (docs/levers.md). Where
 // ContactInterleave says so (AVX2), a first loop computes several groups
 // at a time, their instruction streams merged, and loads the next
 // iteration's records part-way through (WideRecordsAt), while the
@@ -82,7 +79,7 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 			"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")
 	}
 	Comment("The thirteen stream pointers, copied to the frame: a row's store then loads its",
-		"pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).")
+		"pointer in one instruction, not two.")
 	outStreams = AllocLocal(8 * contactStreams)
 	Load(Param("out"), scratch)
 	for k := range contactStreams {
@@ -376,11 +373,9 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 // loop does (NextRecordsAt); missing or 0: at the top of each iteration.
 // Those loops run only while the capsule records fit in L2 (the kernel's
 // prefetch argument is 0): beyond, the one-group loop with its record
-// prefetches runs the whole batch. On the Zen 4 VM (6 alternating
-// invocations, BenchmarkContactsLargeWorld, AVX2) the two-group loop
-// took 4.88 against 5.12 ns/pair over 10,000 capsules, but 6.37-6.79
-// against 5.87 over 131,072 (4 MiB of records, in L3), whether it
-// prefetched the records of 3, 4, 6 or 8 groups ahead.
+// prefetches runs the whole batch: the two-group loop was faster while
+// the records fit in L2 and slower once they were in L3, however far
+// ahead it prefetched (docs/levers.md).
 var WideRecordsAt = map[string]float64{"AVX2": 0.3}
 
 // PrefetchRecordsAhead is how many groups ahead of the current one the
@@ -395,24 +390,14 @@ var WideRecordsAt = map[string]float64{"AVX2": 0.3}
 // A record fetched by index from L3 or memory costs the loop its latency:
 // the contact loop's long body keeps few loads in flight, and the next
 // group's records, loaded part-way through the current body
-// (NextRecordsAt), come too late to hide a miss. On the Zen 4 VM
-// (2026-11-25, BenchmarkContactsLargeWorld: 65,536 random pairs over
-// random capsules, 6 alternating invocations of builds with and without,
-// ns/pair): BatchContacts over 1M capsules (32 MiB) AVX-512 15.6 -> 11.7,
-// AVX2 24.0 -> 11.9; over 128K-512K capsules -5% to -12% (AVX-512) and
-// -12% to -29% (AVX2); BatchContacts64 over 1M capsules (64 MiB) AVX-512
-// 36.8 -> 14.3, AVX2 63.0 -> 19.4, over 128K -32% and -36%. 6 groups ahead
-// measured the same as 3 (AVX-512 BatchContacts, 1M capsules), and so did
-// PREFETCHT1. Below the threshold, where the argument is 0, the test of it
-// costs within noise (+0.4% on AVX2 CompactContacts at 4,096 pairs).
+// (NextRecordsAt), come too late to hide a miss. Prefetching 3 groups
+// ahead pays once the records outgrow L2, most over a million capsules;
+// 6 groups ahead, or PREFETCHT1, did no better, and below the threshold the
+// test of the argument costs nothing measurable (docs/levers.md).
 //
 // BatchClosestIndexed's loops merge 2-4 groups, which keeps more loads in
-// flight, so prefetching pays for them only from memory: AVX-512 (4
-// groups) over 128K float32 capsules +7% and +10%, 256K +2%, 512K-1M -2%
-// to +1% in one run and -13% at 1M in another; float64 (3 groups) 32K
-// capsules +4.7%, 128K +3%, 1M (64 MiB, beyond the 32 MiB L3) 24.1 ->
-// 11.8 ns/pair; AVX2 (2 groups) 512K float32 capsules -16%, 1M -20% to
-// -30%, 128K-256K within noise.
+// flight, so prefetching pays for them only when the records come from
+// memory, beyond L3 (docs/levers.md).
 const PrefetchRecordsAhead = 3
 
 // prefetchRecords emits the prefetches of the records of count groups
@@ -448,18 +433,11 @@ func prefetchRecords(t *ir.Target, label string, ahead, count int) {
 // to store is a branch that the predictor cannot learn on new pairs (at
 // 5% touching, 44% of groups have none), and tested where the group's
 // count is computed, at the end of its chain, its mispredictions cost
-// about as much as the group itself (PERFORMANCE.md, Zen 4 session
-// thirteen): one group late, the mask is long known when the branch
-// comes. On the Zen 4 VM (AMD EPYC family 25 model 17, 2026-11-25, 4,096
-// index pairs, 5% touching, 8 alternating invocations) AVX-512
-// CompactContacts on new pairs every call (BenchmarkFreshPairs) took
-// 4.24 -> 3.76 ns/pair (-11.5%), on a repeated batch and at 50% touching
-// within noise; CompactContacts64 (its own stage and flush,
-// compactStaged64) 7.70 -> 7.11 (-7.7%) on new pairs, -1.7% on the
-// standard batch. AVX2, whose stage and blends cost more, measured -5.5%
-// on new pairs and +4.8% on a repeated batch (float32, 10 invocations),
-// so it compacts each group at once (float64 on AVX2 was not tried). The
-// gen flags -latecompact512 and -latecompact2 set it.
+// about as much as the group itself: one group late, the mask is long
+// known when the branch comes. That pays on AVX-512 on new pairs; on
+// AVX2, whose stage and blends cost more, it was slower on a repeated
+// batch, so AVX2 compacts each group at once (docs/levers.md). The gen
+// flags -latecompact512 and -latecompact2 set it.
 var LateCompaction = map[string]bool{"AVX512": true}
 
 // staged is where a late-compacting kernel (LateCompaction) keeps a
@@ -527,8 +505,7 @@ func compactStaged(l *lowering, label string, outPtr func(k int) Mem, empty bool
 		ks := storeMaskOf(l)
 		// The touching lanes' numbers, first: one VPERMPS reading the stage
 		// then moves each stream's touching lanes down (loading each vector
-		// and compressing it measured slower: on fresh pairs -11.0% against
-		// -11.5%, on the standard batch +1.8% against +1.3%, Zen 4).
+		// and compressing it was slower: docs/levers.md).
 		lanes := l.newVec()
 		VMOVDQU32(l.consts.iota, lanes)
 		VPCOMPRESSD_Z(lanes, touch, lanes)
@@ -571,16 +548,10 @@ func blendStore(v, m Op, dst Mem, old VecVirtual) {
 // interlude of merge), into a second set. The body's long dependency
 // chain leaves the vector pipes idle while the record loads and shuffles
 // of the next group are throughput work, which the out-of-order core
-// then overlaps with it; loaded at the top of the group, as before, they
-// sat behind the previous group's chain in the reorder window. On the
-// Zen 4 VM (AMD EPYC family 25 model 17, 2026-11-25; taskset -c 1, 5
-// alternating invocations, 4,096 indexed pairs over 10,000 capsules,
-// median ns/pair) AVX-512 BatchContacts took 4.53 without it, 4.11 with
-// the loads at 0 (the top of the body), 3.66 at 0.22, 3.74 at 0.3, 3.71
-// at 0.4 and 3.91 at 0.6 (0.15 runs out of registers). Loading side J
-// at a second point instead (side I at 0.22; a scratch build, count 6,
-// Zen 4) was no faster: with J at 0.4, AVX-512 n.s. and AVX2
-// BatchContacts +6.9%; at 0.55, +3.5% and +1.9%; at 0.7, +5.3% and +9.5%.
+// then overlaps with it; loaded at the top of the group they sit behind
+// the previous group's chain in the reorder window. 0.22 was the fastest
+// fraction that allocates; loading side J at a later point than side I
+// was no faster (docs/levers.md).
 var NextRecordsAt = map[string]float64{"AVX512": 0.22, "AVX2": 0.22}
 
 // recordRegs is how many vector registers loadRecords takes at once on t
@@ -604,12 +575,10 @@ func recordRegs(t *ir.Target) int {
 // tolerance and the crossing tolerance once each per group, and on Zen 4
 // a broadcast into a ZMM register takes a slot of the multiply or add
 // pipes. The AVX-512 loops had registers free for them (Z29-Z31 were
-// unused); the AVX2 ones have none. On the Zen 4 VM (14 alternating
-// invocations, 4,096 indexed pairs, 5% touching) AVX-512 BatchContacts
-// took -1.0% (p = 0.05), CompactContacts -2.4% (p = 0.009),
-// CompactContacts64 -1.9% (p = 0.001), BatchContacts64 n.s. With them the
-// float32 loops use all 32 registers: NextRecordsAt 0.18 or 0.28 no
-// longer allocates (0.22 does).
+// unused); the AVX2 ones have none. Pinned, the AVX-512 contact kernels
+// gained a percent or two (docs/levers.md). With them the float32 loops
+// use all 32 registers, and NextRecordsAt 0.18 or 0.28 does not
+// allocate (0.22 does).
 var PinnedConstants = map[string][]string{"AVX512": {"half", "partol", "crosstol"}}
 
 // pinConstants broadcasts the PinnedConstants of l's target that its
@@ -638,45 +607,26 @@ func (l *lowering) pinConstants() map[string]VecVirtual {
 // merged with ContactSkew as the closest loops' are (merge), spilled
 // selectively (spiller), and loading the next iteration's records
 // part-way through (WideRecordsAt). The AVX2 loops, float32 and float64,
-// run 2 groups at skew 0.1: on the Zen 4 VM (AMD EPYC family 25 model 17,
-// 2026-11-25, 4,096 index pairs over 10,000 capsules, taskset -c 1, 8
-// alternating invocations, median ns/pair) BatchContacts took 4.72
-// against 5.04 (-6%; -3% to -8% over four runs), CompactContacts 5%
-// 4.63 against 5.03 (-8%), 50% -9%, BatchContacts64 9.88 against 11.05
-// (-11%), CompactContacts64 -9% and -10%. Against that setting, skew 0.08
-// or 0.12 measured +5% to +8% and 3 groups +11% to +14%; against one
-// group, 2 at skew 0.3 +4% to +10%, and 2 at skew 0.1 with the records
-// loaded at the top of each iteration +7%. A spilled ymm value costs the
-// vector side little on Zen 4: in the AVX-512 contact loop, 9 more 256-bit
-// stores per group measured +0.4%, 9 more 512-bit stores +5% to +9%, 9
-// more 512-bit loads into a register +7%, 9 more 256-bit ones +3%
-// (PERFORMANCE.md, Zen 4 session fifteen), and 30 more zmm instructions
-// of any kind +7% to +14% (session sixteen). So the AVX-512 loops, whose
-// merged groups spill zmm values, run one group: two at skews 0.05-0.3
-// with the records ahead measured +21% to +55% (they allocate only with
-// a zero idiom before each 256-bit record load, for avo's liveness), and
-// earlier settings (records at the top, skews 0.3-0.7, parked instead of
-// spilled) +23% to +57% (sessions two to twelve). The gen flags
-// -contacts512, -compact512, -contacts2, -compact2, -contactskew512 and
-// -contactskew2 set them.
+// run 2 groups at skew 0.1, the fastest setting of those measured. A
+// spilled ymm value costs the vector side little, a spilled zmm value
+// much more, and so does any further zmm instruction in the contact loop;
+// so the AVX-512 loops, whose merged groups would spill zmm values, run
+// one group: every two-group AVX-512 setting tried was slower
+// (docs/levers.md). The gen flags -contacts512, -compact512, -contacts2,
+// -compact2, -contactskew512 and -contactskew2 set them.
 var ContactInterleave = map[string]int{"AVX2": 2}
 
 // CompactInterleave is ContactInterleave for the compaction loops
 // (CompactContacts): 2 on AVX2 (above), 1 on AVX-512, where the loop
 // loads the next group's records inside the body (NextRecordsAt) and
-// compacts one group late (LateCompaction): on the Zen 4 VM (count 5,
-// alternating builds, 4,096 indexed pairs over 10,000 capsules, 5%
-// touching) AVX-512 CompactContacts took 4.33 ns/pair with two groups at
-// skew 0.5, spilled, and 3.65 with one.
+// compacts one group late (LateCompaction): there one group was faster
+// than two, spilled (docs/levers.md).
 var CompactInterleave = map[string]int{"AVX2": 2}
 
 // ScheduledContacts is Scheduled for the contact bodies: reordered as
 // late as possible, each rare block moved as one unit. It is off
-// everywhere: on the Zen 4 VM (count 10, alternating builds, 4,096
-// indexed pairs) the reordered AVX-512 bodies measured the same as IR
-// order (BatchContacts 3.562 against 3.560 ns/pair, CompactContacts 5%
-// 3.497 against 3.515, float64 n.s.), and in a count-6 run AVX2
-// CompactContacts was 6% slower (p = 0.026). The gen flags
+// everywhere: reordered, the AVX-512 contact bodies measured the same as
+// in IR order and the AVX2 ones slower (docs/levers.md). The gen flags
 // -schedulecontacts512 and -schedulecontacts2 set it.
 var ScheduledContacts = map[string]bool{}
 

@@ -271,9 +271,8 @@ func overrideRegs(l *lowering) int {
 // storeOverrides stores, after the outputs of l's group, the constant of
 // each of l's overrides under its mask (and under mask too, for a tail
 // group), at dst(j) for output j: a masked store where a blend would
-// write a vector register (AVX-512 BatchClosest at 4,096 pairs on the Zen
-// 4 VM, 16 alternating invocations: -2.1% for a probe holding the constant
-// in a register, -2.9% for this, which broadcasts it once per group).
+// write a vector register, which in a busy loop costs a slot of the
+// vector pipes (docs/levers.md).
 // With l.badLanes (DeferOverrides) it ORs the masks into badLanes instead
 // and stores nothing (on AVX2 their VMOVMSKPS bits); without badLanes,
 // AVX-512 only.

@@ -8,8 +8,8 @@ import (
 
 // MaxIndex emits MaxIndexAVX2, the largest of n pair indices on each
 // side: package kernel's range check of every index-taking call, which
-// runs before any kernel and once cost a tenth of CompactContacts at 4,096
-// pairs as a scalar loop. Four accumulators of eight unsigned maxima
+// runs before any kernel and, as a scalar loop, cost a tenth of a
+// CompactContacts call. Four accumulators of eight unsigned maxima
 // (VPMAXUD) take 16 indices of each side per iteration; a scalar loop
 // takes the last n mod 16. It reads pi[0:n] and pj[0:n] and nothing else.
 func MaxIndex() {

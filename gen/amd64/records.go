@@ -11,10 +11,10 @@ import (
 // The contact kernels' source: each pair's two capsules are 32-byte
 // records (soa.Capsule: ax ay az r bx by bz pad), loaded whole and
 // transposed in registers into the fourteen input vectors of
-// kernels.Contact (A B r of capsule I, then of capsule J). On the Zen 5
-// machines here VGATHERDPS fetches about one element per cycle; the
-// loads and shuffles below fetch a group's 2 x 16 records in a few
-// dozen cycles (issue 11: 4.20 -> 0.60 ns/pair in C).
+// kernels.Contact (A B r of capsule I, then of capsule J). On AMD Zen 4
+// and Zen 5 VGATHERDPS is microcoded and fetches about one element per cycle;
+// the loads and shuffles below fetch a group's 2 x 16 records in a few
+// dozen cycles (docs/design.md, "Memory layout and loads").
 
 // fieldInput maps a record's field (ax ay az r bx by bz) to the position
 // of that value among one capsule's seven inputs (A0 A1 A2 B0 B1 B2 r).
@@ -89,8 +89,7 @@ func records16(record func(lane, offset int) Mem, store func(field int, v Op)) {
 		for k := range rows {
 			lo := 8*block + k
 			// A plain 32-byte load, then the insert: VBROADCASTF32X8
-			// from memory takes a shuffle pipe on Zen 4 (3% of the
-			// contact kernels' time, 4% of BatchClosestIndexed's).
+			// from memory takes a shuffle pipe on Zen 4.
 			low := YMM()
 			VMOVUPS(record(lo, 0), low)
 			rows[k] = ZMM()

@@ -15,21 +15,10 @@ import (
 // in a register until the registers run out and then spill the one read
 // again last (spiller), instead of parking every value the body marks
 // (ir.Park, Target.Parks) in a stack slot for its whole life (programs
-// with rare blocks: SpillContacts). On the Zen 4 VM
-// (AMD EPYC family 25 model 17, 2026-11-25; taskset -c 1, count 8,
-// alternating builds, n = 4,096) the AVX2 closest loop (2 groups at skew
-// 0.4, reordered: Scheduled) went from 144 to 95 frame loads and stores
-// per 16 pairs and 2.132 -> 1.819 ns/pair (-14.7%; float64 -14.2%,
-// BatchClosestIndexed -9.6%): 0.89x the C AVX2 peer's time (median of
-// per-invocation ratios, was 1.03x). Spilling instead of parking; 2 groups
-// at skew 0.4 in IR order 1.874, reordered at 0.3 1.804, 0.5 1.870, 0.6
-// 1.913, 3 groups at 0.4 1.785 (but BatchClosestIndexed 3.140 against
-// 2.913), all count 6. On AVX-512, whose 32 registers hold 4 groups
-// without parking, spilling first measured within noise (4 groups at 0.6
-// 1.282 against 1.264, at 0.45 1.213, 5 at 0.5 1.298, 6 at 0.4 1.255,
-// count 6); at the far lower skews it allows, it pays: 4 groups at 0.15
-// took BatchClosest from 1.183 to 1.054 ns/pair (-11%; Interleave has
-// the sweep).
+// with rare blocks: SpillContacts). On AVX2 this cut the frame loads and
+// stores of the closest loop by a third and its time by about a seventh;
+// on AVX-512, whose 32 registers hold 4 groups without parking, it pays
+// at the far lower skews it allows (Interleave; docs/levers.md).
 var Spill = map[string]bool{"AVX2": true, "AVX512": true}
 
 // spillSlots is the number of stack slots per group a spilling loop may
@@ -38,15 +27,10 @@ const spillSlots = 32
 
 // SpillContacts is Spill for the contact kernels' loops, bodies with rare
 // blocks and variables: inside a block only values computed in it are
-// spilled, and at its start the values from before make room for it. On
-// the Zen 4 VM (count 6, alternating builds, 4,096 indexed pairs over
-// 10,000 capsules) AVX2 BatchContacts went 10.03 -> 8.53 ns/pair
-// (-15%), CompactContacts at 5% 10.28 -> 7.65 (-26%), float64 -12.6% and
-// -24.6%. AVX-512 (which parks only its rare blocks' values): one group
-// BatchContacts 4.89 -> 4.99 (n.s.), CompactContacts +1.1%, float64
-// CompactContacts +3.9%; two float32 groups at skew 0.5 CompactContacts
-// -7.2%, BatchContacts n.s. (ContactInterleave): interleaved groups always
-// spill (no loop runs them by default since NextRecordsAt).
+// spilled, and at its start the values from before make room for it. It
+// pays on AVX2; AVX-512 one-group loops, which park only their rare
+// blocks' values, measured no gain and park (docs/levers.md). Interleaved
+// contact groups always spill (ContactInterleave).
 var SpillContacts = map[string]bool{"AVX2": true}
 
 // spills reports whether target t spills program p selectively: p has

@@ -2,8 +2,8 @@ package kernels
 
 import "github.com/segdist/segdist/gen/ir"
 
-// closest is the plane-projection kernel of DESIGN.md section 2, in the
-// operation order of fallback.ClosestLane.
+// closest is the plane-projection kernel (docs/design.md, "Closest points:
+// the plane projection"), in the operation order of fallback.ClosestLane.
 func closest(b *ir.Builder) []ir.Value {
 	p := project(b, b.Inputs3(0), b.Inputs3(3), b.Inputs3(6), b.Inputs3(9), false)
 	b.Comment("Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.")

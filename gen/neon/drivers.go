@@ -23,11 +23,9 @@ const (
 // Interleave is the number of groups a batch kernel's main loop computes
 // per iteration, and Skew how far each runs ahead of the next (a fraction
 // of the body): see ir.Interleave. Chosen with llvm-mca -mcpu=neoverse-v2
-// (cd gen && go run ./mca -func ClosestNEON -lanes 8), cycles per pair,
-// with steps 3-4 in the dot-product form (2026-11-25): one group 9.39; two
-// groups at skew 0.4 spill 6 values per group, at 0.5 9.26, 0.55 9.07,
-// 0.6 9.11, 0.7 9.08 (no spills from 0.5 up). Before that change: one
-// group 11.95, two at 0.45 10.76.
+// (cd gen && go run ./mca -func ClosestNEON -lanes 8): two groups predict
+// a few percent fewer cycles per pair than one, and from skew 0.5 up they
+// need no spills (docs/levers.md).
 var (
 	Interleave = map[string]int{"Closest": 2}
 	Skew       = map[string]float64{"Closest": 0.55}

@@ -37,8 +37,8 @@ func Generate() (asm, stubs string, stats []Stats) {
 			name := k.Name + e.Suffix() + "NEON"
 			stats = append(stats, Stats{name, regs, sp})
 			params := strings.Join(append(append([]string{}, k.Inputs...), k.Outputs...), ", ")
-			decls = append(decls, fmt.Sprintf("// %s is the %s%s on arm64 NEON, %d %s lanes per vector,\n// bit-identical to the pure-Go spec. Every pointer must address at least n %ss; n > 0.\n//\n//go:noescape\nfunc %s(%s *%s, n int)\n",
-				name, batchDoc[k.Name], e.Suffix(), 16/e.Bytes(), e, e, name, params, e))
+			decls = append(decls, fmt.Sprintf("// %s is the %s on arm64 NEON, %d %s lanes per vector,\n// bit-identical to the pure-Go spec. Every pointer must address at least n %ss; n > 0.\n//\n//go:noescape\nfunc %s(%s *%s, n int)\n",
+				name, strings.ReplaceAll(batchDoc[k.Name], "{64}", e.Suffix()), 16/e.Bytes(), e, e, name, params, e))
 		}
 	}
 	for _, e := range []ir.Elem{ir.F32, ir.F64} {
@@ -68,8 +68,10 @@ func Generate() (asm, stubs string, stats []Stats) {
 	return w.String(), stubs, stats
 }
 
+// batchDoc describes each batch kernel in its stub's doc comment; {64}
+// stands for the element suffix.
 var batchDoc = map[string]string{
-	"Closest":      "closest-point kernel (fallback.ClosestLane)",
+	"Closest":      "closest-point kernel (fallback.ClosestLane{64})",
 	"Stream":       "memory-bound baseline (the same loads and stores, three adds per output)",
-	"ClosestPoint": "point-segment kernel (fallback.ClosestPointLane)",
+	"ClosestPoint": "point-segment kernel (fallback.ClosestPointLane{64})",
 }

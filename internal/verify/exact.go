@@ -34,7 +34,7 @@ const AbsSlack = 0x1p-60
 //
 //	Q(s,t) = a s^2 + 2b st + c t^2 + 2d s + 2e t + f
 //
-// (DESIGN.md section 1) are integers, and every candidate minimum is a
+// (docs/design.md, "The problem") are integers, and every candidate minimum is a
 // fraction num/den of integers compared by cross-multiplication. A single
 // big.Rat is built at the end. This is exact and several times faster than
 // big.Rat arithmetic throughout.

@@ -24,7 +24,7 @@ type Category struct {
 }
 
 // MaxRange is the largest |coordinate| for which the kernels promise finite
-// results (DESIGN.md section 2, README "Range").
+// results (docs/design.md, "Accuracy"; docs/guarantees.md).
 const MaxRange = 1e18
 
 // Categories returns every category, in a fixed order (the order Mixed uses).

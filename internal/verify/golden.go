@@ -49,8 +49,8 @@ const (
 //
 // If it changes, the operation order (or the NaN/clamp rule) of some path
 // changed, and its results are no longer bit-identical to the other paths
-// and platforms, which breaks the determinism contract (DESIGN.md section
-// 4). Update it only together with fallback.ClosestLane, the generated
+// and platforms, which breaks the determinism contract (docs/design.md,
+// "The spec's rules (determinism)"). Update it only together with fallback.ClosestLane, the generated
 // assembly and every other path, in one change, on purpose. It also changes
 // if the generators of this package change; then re-derive it with
 // `go test ./fallback -run Golden -v`.
