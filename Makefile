@@ -29,11 +29,13 @@ mca:
 	cd gen && go run ./mca -goarch arm64 -mcpu neoverse-v2 -func ContactsNEON -lanes 4 -taken
 	cd gen && go run ./mca -goarch arm64 -mcpu neoverse-v2 -func CompactContactsNEON -lanes 4 -taken
 
-# The throughput curve (throughput.png): go run ./bench -sweep on this
-# machine, plus the C and archsimd peers when gcc is there (cgo, build tag
-# peers), drawn by the plot module (gonum, kept out of segdist's module).
+# The throughput curves (throughput.png): go run ./bench -sweep on this
+# machine (its first JSON line names the CPU and its caches), plus the C and
+# archsimd peers when gcc is there (cgo, build tag peers), drawn by the plot
+# module (gonum, kept out of segdist's module) with the commit in the title.
+# For steadier figures pin it to one idle core: taskset -c 1 make plot.
 plot:
 	go run ./bench -sweep -json > sweep.json
 	if command -v gcc >/dev/null; then GOEXPERIMENT=simd go test -tags peers -run TestPeersSweep -count 1 ./bench/peers -peers.sweep "$(CURDIR)/sweep.json"; fi
-	cd plot && go run . -in ../sweep.json -out ../throughput.png -cpu "$$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+	cd plot && go run . -in ../sweep.json -out ../throughput.png -commit "$$(git describe --always --dirty)"
 	rm -f sweep.json

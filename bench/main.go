@@ -110,7 +110,7 @@ func main() {
 	if cfg.sweep {
 		rows := sweep(isas, cfg.reps, cfg.minRep)
 		if cfg.json {
-			err = writeJSON(os.Stdout, rows)
+			err = writeSweepJSON(os.Stdout, rows)
 		} else {
 			err = writeTable(os.Stdout, rows)
 		}

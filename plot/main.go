@@ -1,14 +1,18 @@
-// Command plot draws segdist's throughput curve: ns per pair against batch
-// size (log scale), one line per path and precision, with the StreamOnly
-// memory floor and, when their rows are there, the C and archsimd peers
-// of bench/peers, from the rows `go run ./bench -sweep -json` prints (and
-// bench/peers' TestPeersSweep appends):
+// Command plot draws segdist's throughput curves into one PNG: ns per pair
+// against batch size, both on log scales, one panel per precision
+// (BatchClosest in float32, BatchClosest64 in float64) with a line per
+// path, the C and archsimd peers of bench/peers when their rows are
+// there, the memory floor (StreamOnly) and marks where a batch outgrows
+// each data cache. It reads the rows `go run ./bench -sweep -json` prints
+// (its first line describes the machine: CPU, date, cache sizes) and
+// bench/peers' TestPeersSweep appends:
 //
 //	go run ./bench -sweep -json > sweep.json
-//	cd plot && go run . -in ../sweep.json -out ../throughput.png -cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+//	cd plot && go run . -in ../sweep.json -out ../throughput.png -commit "$(git describe --always --dirty)"
 //
-// (`make plot` runs both.) It is a module of its own so that users of
-// segdist never see gonum in their module graph.
+// (`make plot` runs both, and the peers when gcc is there.) It is a module
+// of its own so that users of segdist never see gonum in their module
+// graph.
 package main
 
 import (
@@ -16,16 +20,9 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"image/color"
 	"io"
 	"os"
-	"sort"
 	"strings"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // row is the part of a bench -json row the picture needs.
@@ -37,10 +34,24 @@ type row struct {
 	Precision string  `json:"precision"`
 }
 
+// machine is the sweep's first line (kernel "machine"): the CPU that ran
+// it, the day, one core's data caches in bytes and the bytes of one pair
+// (inputs and results) per precision.
+type machine struct {
+	CPU       string         `json:"cpu"`
+	Family    int            `json:"family"`
+	Model     int            `json:"model"`
+	Date      string         `json:"date"`
+	L1D       int            `json:"l1d"`
+	L2        int            `json:"l2"`
+	L3        int            `json:"l3"`
+	PairBytes map[string]int `json:"pair_bytes"`
+}
+
 func main() {
 	in := flag.String("in", "-", "the bench -sweep -json rows (- for stdin)")
 	out := flag.String("out", "throughput.png", "the PNG to write")
-	cpu := flag.String("cpu", "", "the CPU to name in the title")
+	commit := flag.String("commit", "", "the commit the sweep ran on, named in the title")
 	flag.Parse()
 	r := io.Reader(os.Stdin)
 	if *in != "-" {
@@ -49,11 +60,12 @@ func main() {
 		defer f.Close()
 		r = f
 	}
-	rows, err := readRows(r)
+	rows, m, err := readRows(r)
 	check(err)
-	p, err := makePlot(rows, strings.TrimSpace(*cpu))
+	f, err := os.Create(*out)
 	check(err)
-	check(p.Save(9*vg.Inch, 5.5*vg.Inch, *out))
+	check(drawFigure(f, rows, m, strings.TrimSpace(*commit)))
+	check(f.Close())
 }
 
 func check(err error) {
@@ -63,9 +75,10 @@ func check(err error) {
 	}
 }
 
-// readRows reads JSON rows, one per line, keeping closest and stream rows.
-func readRows(r io.Reader) ([]row, error) {
-	var rows []row
+// readRows reads JSON rows, one per line: the machine line, and the
+// closest and stream rows with a time. Other rows are skipped. Without a
+// machine line m is zero, and the figure has no cache marks.
+func readRows(r io.Reader) (rows []row, m machine, err error) {
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
@@ -74,104 +87,25 @@ func readRows(r io.Reader) ([]row, error) {
 		}
 		var x row
 		if err := json.Unmarshal([]byte(line), &x); err != nil {
-			return nil, fmt.Errorf("row %q: %v", line, err)
+			return nil, m, fmt.Errorf("row %q: %v", line, err)
 		}
-		if (x.Kernel == "closest" || x.Kernel == "stream") && x.Pairs > 0 && x.NsPerPair > 0 {
+		switch {
+		case x.Kernel == "machine":
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				return nil, m, fmt.Errorf("machine line %q: %v", line, err)
+			}
+		case (x.Kernel == "closest" || x.Kernel == "stream") && x.Pairs > 0 && x.NsPerPair > 0:
 			if x.Precision == "" {
 				x.Precision = "float32"
 			}
 			rows = append(rows, x)
 		}
 	}
+	if err := sc.Err(); err != nil {
+		return nil, m, err
+	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("no closest or stream rows: run go run ./bench -sweep -json")
+		return nil, m, fmt.Errorf("no closest or stream rows: run go run ./bench -sweep -json")
 	}
-	return rows, sc.Err()
-}
-
-// makePlot makes the picture: a line per (path, precision) for BatchClosest
-// (float64 with triangles) and a dashed one per (path, precision) for
-// StreamOnly, the memory floor (float64 dotted).
-func makePlot(rows []row, cpu string) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = "segdist BatchClosest: ns per pair against batch size"
-	if cpu != "" {
-		p.Title.Text += " (" + cpu + ", one core)"
-	}
-	p.X.Label.Text = "pairs per batch"
-	p.Y.Label.Text = "ns per pair (lower is faster)"
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Y.Scale = plot.LogScale{} // pure Go is 25-40x the SIMD paths
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Add(plotter.NewGrid())
-	type key struct{ kernel, isa, prec string }
-	series := map[key]plotter.XYs{}
-	for _, r := range rows {
-		if r.Kernel == "stream" && r.ISA == "go" {
-			continue // the floor that matters is the vector paths'
-		}
-		k := key{r.Kernel, r.ISA, r.Precision}
-		series[k] = append(series[k], plotter.XY{X: float64(r.Pairs), Y: r.NsPerPair})
-	}
-	keys := make([]key, 0, len(series))
-	for k := range series {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].kernel != keys[j].kernel {
-			return keys[i].kernel < keys[j].kernel
-		}
-		if keys[i].isa != keys[j].isa {
-			return keys[i].isa < keys[j].isa
-		}
-		return keys[i].prec < keys[j].prec
-	})
-	colors := map[string]color.Color{
-		"avx512": color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
-		"avx2":   color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
-		"neon":   color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
-		"go":     color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff},
-		// The peers of bench/peers (make plot adds them when gcc is there).
-		"c-avx512":        color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
-		"c-avx2":          color.RGBA{R: 0x17, G: 0xbe, B: 0xcf, A: 0xff},
-		"archsimd-avx512": color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
-	}
-	for _, k := range keys {
-		xy := series[k]
-		sort.Slice(xy, func(i, j int) bool { return xy[i].X < xy[j].X })
-		line, points, err := plotter.NewLinePoints(xy)
-		if err != nil {
-			return nil, err
-		}
-		c, ok := colors[k.isa]
-		if !ok {
-			c = color.Black
-		}
-		line.Color, points.Color = c, c
-		name := fmt.Sprintf("%s %s", k.isa, k.prec)
-		if k.prec == "float64" { // the same colour, triangles
-			points.Shape = draw.TriangleGlyph{}
-		}
-		if strings.HasPrefix(k.isa, "c-") || strings.HasPrefix(k.isa, "archsimd") { // peers: squares, dash-dot
-			points.Shape = draw.BoxGlyph{}
-			line.Dashes = []vg.Length{vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)}
-			name += " (peer)"
-		}
-		if k.kernel == "stream" {
-			line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-			if k.prec == "float64" {
-				line.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
-			}
-			points.Radius = vg.Points(1.5)
-			name = fmt.Sprintf("memory floor (StreamOnly) %s %s", k.isa, k.prec)
-		}
-		p.Add(line, points)
-		p.Legend.Add(name, line, points)
-	}
-	// Room above the slowest line for the legend (log scale: a factor).
-	p.Y.Max *= 30
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs = vg.Points(10)
-	return p, nil
+	return rows, m, nil
 }
