@@ -2624,7 +2624,7 @@ maxindex_done:
 // Requires: AVX, AVX2, MMX+
 TEXT ·ContactsAVX2(SB), $4584-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
-	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
+	// pointer in one instruction, not two.
 	MOVQ         out+24(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -4478,12 +4478,16 @@ ContactsAVX2_wideahead_g0_single:
 	VMOVUPS      Y4, 320(R9)
 
 ContactsAVX2_wideahead_g1_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 1024(R9), Y2
 	VADDPS  736(R9), Y2, Y2
 	VADDPS  1056(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VMINPS  416(BX), Y3, Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VORPS   Y3, Y2, Y2
 	VTESTPS Y2, Y2
 	JZ      ContactsAVX2_wideahead_g0_finite
 
@@ -4571,12 +4575,16 @@ ContactsAVX2_wideahead_g0_finite:
 	MOVQ    96(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 672(R9), Y2
 	VADDPS  448(R9), Y2, Y2
 	VADDPS  768(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VMOVUPS 640(BX), Y3
+	VMINPS  864(BX), Y3, Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VORPS   Y3, Y2, Y2
 	VTESTPS Y2, Y2
 	JZ      ContactsAVX2_wideahead_g1_finite
 
@@ -5886,12 +5894,16 @@ ContactsAVX2_widelast_g0_single:
 	VMOVUPS      Y4, 320(R9)
 
 ContactsAVX2_widelast_g1_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 1024(R9), Y2
 	VADDPS  736(R9), Y2, Y2
 	VADDPS  1056(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VMINPS  416(BX), Y3, Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VORPS   Y3, Y2, Y2
 	VTESTPS Y2, Y2
 	JZ      ContactsAVX2_widelast_g0_finite
 
@@ -5979,12 +5991,16 @@ ContactsAVX2_widelast_g0_finite:
 	MOVQ    96(SP), R12
 	VMOVUPS Y2, (R12)(R13*4)
 
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 672(R9), Y2
 	VADDPS  448(R9), Y2, Y2
 	VADDPS  768(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VMOVUPS 640(BX), Y3
+	VMINPS  864(BX), Y3, Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VORPS   Y3, Y2, Y2
 	VTESTPS Y2, Y2
 	JZ      ContactsAVX2_widelast_g1_finite
 
@@ -6413,6 +6429,7 @@ ContactsAVX2_ahead_noprefetch:
 	VMULPS  608(R9), Y8, Y7
 	VADDPS  512(R9), Y7, Y7
 	VSUBPS  Y6, Y7, Y7
+	VMULPS  576(R9), Y8, Y8
 	VMOVUPS Y14, 320(R9)
 	VMOVUPS Y6, 384(R9)
 
@@ -6560,8 +6577,7 @@ ContactsAVX2_ahead_noprefetch:
 	VMOVUPS        Y10, 320(R10)
 	VMOVUPS        Y11, 352(R10)
 	VMOVUPS        Y6, 384(R10)
-	VMULPS         576(R9), Y8, Y6
-	VADDPS         480(R9), Y6, Y6
+	VADDPS         480(R9), Y8, Y6
 	VSUBPS         Y4, Y6, Y6
 	VMULPS         Y2, Y2, Y8
 	VMULPS         Y7, Y7, Y9
@@ -7029,12 +7045,16 @@ ContactsAVX2_ahead_normal:
 	VMOVUPS      Y4, 256(R9)
 
 ContactsAVX2_ahead_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 608(R9), Y2
 	VADDPS  480(R9), Y2, Y2
 	VADDPS  640(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VMINPS  416(BX), Y3, Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VORPS   Y3, Y2, Y2
 	VTESTPS Y2, Y2
 	JZ      ContactsAVX2_ahead_finite
 
@@ -7720,12 +7740,16 @@ ContactsAVX2_last_normal:
 	VMOVUPS      Y4, 256(R9)
 
 ContactsAVX2_last_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 608(R9), Y2
 	VADDPS  480(R9), Y2, Y2
 	VADDPS  640(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VMINPS  416(BX), Y3, Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VORPS   Y3, Y2, Y2
 	VTESTPS Y2, Y2
 	JZ      ContactsAVX2_last_finite
 
@@ -8570,12 +8594,16 @@ ContactsAVX2_tailgroup_normal:
 	VMOVUPS      Y1, 416(R9)
 
 ContactsAVX2_tailgroup_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 608(R9), Y1
 	VADDPS  256(R9), Y1, Y1
 	VADDPS  640(R9), Y1, Y1
 	VANDPS  absmask<>+0(SB), Y1, Y1
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y1, Y1
+	VMOVUPS 192(BX), Y3
+	VMINPS  416(BX), Y3, Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VORPS   Y3, Y1, Y1
 	VTESTPS Y1, Y1
 	JZ      ContactsAVX2_tailgroup_finite
 
@@ -8671,7 +8699,7 @@ ContactsAVX2_done:
 // Requires: AVX, AVX2, MMX+, POPCNT
 TEXT ·CompactContactsAVX2(SB), $4584-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
-	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
+	// pointer in one instruction, not two.
 	MOVQ         out+24(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -10525,12 +10553,16 @@ CompactContactsAVX2_wideahead_g0_single:
 	VMOVUPS      Y4, 320(R9)
 
 CompactContactsAVX2_wideahead_g1_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 1024(R9), Y2
 	VADDPS  736(R9), Y2, Y2
 	VADDPS  1056(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VMINPS  416(BX), Y3, Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VORPS   Y3, Y2, Y2
 	VTESTPS Y2, Y2
 	JZ      CompactContactsAVX2_wideahead_g0_finite
 
@@ -10705,12 +10737,16 @@ CompactContactsAVX2_wideahead_g0_finite:
 	ADDQ      R14, R11
 
 CompactContactsAVX2_wideahead_g0_none:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 672(R9), Y2
 	VADDPS  448(R9), Y2, Y2
 	VADDPS  768(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VMOVUPS 640(BX), Y3
+	VMINPS  864(BX), Y3, Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VORPS   Y3, Y2, Y2
 	VTESTPS Y2, Y2
 	JZ      CompactContactsAVX2_wideahead_g1_finite
 
@@ -12107,12 +12143,16 @@ CompactContactsAVX2_widelast_g0_single:
 	VMOVUPS      Y4, 320(R9)
 
 CompactContactsAVX2_widelast_g1_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 1024(R9), Y2
 	VADDPS  736(R9), Y2, Y2
 	VADDPS  1056(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VMINPS  416(BX), Y3, Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VORPS   Y3, Y2, Y2
 	VTESTPS Y2, Y2
 	JZ      CompactContactsAVX2_widelast_g0_finite
 
@@ -12287,12 +12327,16 @@ CompactContactsAVX2_widelast_g0_finite:
 	ADDQ      R14, R11
 
 CompactContactsAVX2_widelast_g0_none:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 672(R9), Y2
 	VADDPS  448(R9), Y2, Y2
 	VADDPS  768(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VMOVUPS 640(BX), Y3
+	VMINPS  864(BX), Y3, Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VORPS   Y3, Y2, Y2
 	VTESTPS Y2, Y2
 	JZ      CompactContactsAVX2_widelast_g1_finite
 
@@ -12808,6 +12852,7 @@ CompactContactsAVX2_ahead_noprefetch:
 	VMULPS  608(R9), Y8, Y7
 	VADDPS  512(R9), Y7, Y7
 	VSUBPS  Y6, Y7, Y7
+	VMULPS  576(R9), Y8, Y8
 	VMOVUPS Y14, 320(R9)
 	VMOVUPS Y6, 384(R9)
 
@@ -12955,8 +13000,7 @@ CompactContactsAVX2_ahead_noprefetch:
 	VMOVUPS        Y10, 320(R10)
 	VMOVUPS        Y11, 352(R10)
 	VMOVUPS        Y6, 384(R10)
-	VMULPS         576(R9), Y8, Y6
-	VADDPS         480(R9), Y6, Y6
+	VADDPS         480(R9), Y8, Y6
 	VSUBPS         Y4, Y6, Y6
 	VMULPS         Y2, Y2, Y8
 	VMULPS         Y7, Y7, Y9
@@ -13424,12 +13468,16 @@ CompactContactsAVX2_ahead_normal:
 	VMOVUPS      Y4, 256(R9)
 
 CompactContactsAVX2_ahead_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 608(R9), Y2
 	VADDPS  480(R9), Y2, Y2
 	VADDPS  640(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VMINPS  416(BX), Y3, Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VORPS   Y3, Y2, Y2
 	VTESTPS Y2, Y2
 	JZ      CompactContactsAVX2_ahead_finite
 
@@ -14202,12 +14250,16 @@ CompactContactsAVX2_last_normal:
 	VMOVUPS      Y4, 256(R9)
 
 CompactContactsAVX2_last_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 608(R9), Y2
 	VADDPS  480(R9), Y2, Y2
 	VADDPS  640(R9), Y2, Y2
 	VANDPS  absmask<>+0(SB), Y2, Y2
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VMINPS  416(BX), Y3, Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VORPS   Y3, Y2, Y2
 	VTESTPS Y2, Y2
 	JZ      CompactContactsAVX2_last_finite
 
@@ -15139,12 +15191,16 @@ CompactContactsAVX2_tailgroup_normal:
 	VMOVUPS      Y1, 416(R9)
 
 CompactContactsAVX2_tailgroup_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 608(R9), Y1
 	VADDPS  256(R9), Y1, Y1
 	VADDPS  640(R9), Y1, Y1
 	VANDPS  absmask<>+0(SB), Y1, Y1
 	VCMPPS  $0x16, maxfinite<>+0(SB), Y1, Y1
+	VMOVUPS 192(BX), Y3
+	VMINPS  416(BX), Y3, Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VORPS   Y3, Y1, Y1
 	VTESTPS Y1, Y1
 	JZ      CompactContactsAVX2_tailgroup_finite
 
@@ -15296,7 +15352,7 @@ CompactContactsAVX2_done:
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
 TEXT ·ContactsAVX512(SB), $3688-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
-	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
+	// pointer in one instruction, not two.
 	MOVQ         out+24(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -16329,11 +16385,15 @@ ContactsAVX512_ahead_normal:
 	VMOVAPS   Z21, Z10
 
 ContactsAVX512_ahead_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VADDPS      Z13, Z14, Z16
 	VADDPS      Z12, Z16, Z12
 	VANDPS.BCST absmask<>+0(SB), Z12, Z12
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
+	VMOVUPS     384(BX), Z12
+	VMINPS      832(BX), Z12, Z12
+	VCMPPS      $0x11, Z0, Z12, K2
+	KORW        K2, K1, K1
 	KORTESTW    K1, K1
 	JZ          ContactsAVX512_ahead_finite
 
@@ -16961,11 +17021,15 @@ ContactsAVX512_last_normal:
 	VMOVAPS   Z21, Z10
 
 ContactsAVX512_last_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VADDPS      Z13, Z14, Z16
 	VADDPS      Z12, Z16, Z12
 	VANDPS.BCST absmask<>+0(SB), Z12, Z12
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
+	VMOVUPS     384(BX), Z12
+	VMINPS      832(BX), Z12, Z12
+	VCMPPS      $0x11, Z0, Z12, K2
+	KORW        K2, K1, K1
 	KORTESTW    K1, K1
 	JZ          ContactsAVX512_last_finite
 
@@ -17764,11 +17828,15 @@ ContactsAVX512_tailgroup_normal:
 	VMOVAPS   Z16, Z10
 
 ContactsAVX512_tailgroup_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VADDPS      Z7, Z11, Z1
 	VADDPS      Z6, Z1, Z1
 	VANDPS.BCST absmask<>+0(SB), Z1, Z1
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K2
+	VMOVUPS     384(BX), Z1
+	VMINPS      832(BX), Z1, Z1
+	VCMPPS      $0x11, Z0, Z1, K3
+	KORW        K3, K2, K2
 	KORTESTW    K2, K2
 	JZ          ContactsAVX512_tailgroup_finite
 
@@ -17853,7 +17921,7 @@ ContactsAVX512_done:
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+, POPCNT
 TEXT ·CompactContactsAVX512(SB), $4528-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
-	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
+	// pointer in one instruction, not two.
 	MOVQ         out+24(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -18887,11 +18955,15 @@ CompactContactsAVX512_ahead_normal:
 	VMOVAPS   Z21, Z10
 
 CompactContactsAVX512_ahead_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VADDPS      Z13, Z14, Z16
 	VADDPS      Z12, Z16, Z12
 	VANDPS.BCST absmask<>+0(SB), Z12, Z12
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
+	VMOVUPS     384(BX), Z12
+	VMINPS      832(BX), Z12, Z12
+	VCMPPS      $0x11, Z0, Z12, K2
+	KORW        K2, K1, K1
 	KORTESTW    K1, K1
 	JZ          CompactContactsAVX512_ahead_finite
 
@@ -19562,11 +19634,15 @@ CompactContactsAVX512_last_normal:
 	VMOVAPS   Z21, Z10
 
 CompactContactsAVX512_last_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VADDPS      Z13, Z14, Z16
 	VADDPS      Z12, Z16, Z12
 	VANDPS.BCST absmask<>+0(SB), Z12, Z12
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z12, K1
+	VMOVUPS     384(BX), Z12
+	VMINPS      832(BX), Z12, Z12
+	VCMPPS      $0x11, Z0, Z12, K2
+	KORW        K2, K1, K1
 	KORTESTW    K1, K1
 	JZ          CompactContactsAVX512_last_finite
 
@@ -20442,11 +20518,15 @@ CompactContactsAVX512_tailgroup_normal:
 	VMOVAPS   Z16, Z10
 
 CompactContactsAVX512_tailgroup_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VADDPS      Z7, Z11, Z1
 	VADDPS      Z6, Z1, Z1
 	VANDPS.BCST absmask<>+0(SB), Z1, Z1
 	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z1, K2
+	VMOVUPS     384(BX), Z1
+	VMINPS      832(BX), Z1, Z1
+	VCMPPS      $0x11, Z0, Z1, K3
+	KORW        K3, K2, K2
 	KORTESTW    K2, K2
 	JZ          CompactContactsAVX512_tailgroup_finite
 
@@ -20607,7 +20687,7 @@ CompactContactsAVX512_done:
 // Requires: AVX, AVX2, MMX+
 TEXT ·Contacts64AVX2(SB), $4584-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
-	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
+	// pointer in one instruction, not two.
 	MOVQ         out+24(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -22397,12 +22477,16 @@ Contacts64AVX2_wideahead_g0_single:
 	VMOVUPS      Y4, 320(R9)
 
 Contacts64AVX2_wideahead_g1_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 1024(R9), Y2
 	VADDPD  736(R9), Y2, Y2
 	VADDPD  1056(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VMINPD  416(BX), Y3, Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y2, Y2
 	VTESTPD Y2, Y2
 	JZ      Contacts64AVX2_wideahead_g0_finite
 
@@ -22496,12 +22580,16 @@ Contacts64AVX2_wideahead_g0_finite:
 	MOVQ    96(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 672(R9), Y2
 	VADDPD  448(R9), Y2, Y2
 	VADDPD  768(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 640(BX), Y3
+	VMINPD  864(BX), Y3, Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y2, Y2
 	VTESTPD Y2, Y2
 	JZ      Contacts64AVX2_wideahead_g1_finite
 
@@ -23817,12 +23905,16 @@ Contacts64AVX2_widelast_g0_single:
 	VMOVUPS      Y4, 320(R9)
 
 Contacts64AVX2_widelast_g1_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 1024(R9), Y2
 	VADDPD  736(R9), Y2, Y2
 	VADDPD  1056(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VMINPD  416(BX), Y3, Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y2, Y2
 	VTESTPD Y2, Y2
 	JZ      Contacts64AVX2_widelast_g0_finite
 
@@ -23916,12 +24008,16 @@ Contacts64AVX2_widelast_g0_finite:
 	MOVQ    96(SP), R12
 	VMOVUPD Y2, (R12)(R13*8)
 
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 672(R9), Y2
 	VADDPD  448(R9), Y2, Y2
 	VADDPD  768(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 640(BX), Y3
+	VMINPD  864(BX), Y3, Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y2, Y2
 	VTESTPD Y2, Y2
 	JZ      Contacts64AVX2_widelast_g1_finite
 
@@ -24316,6 +24412,7 @@ Contacts64AVX2_ahead_noprefetch:
 	VMULPD 608(R9), Y8, Y7
 	VADDPD 512(R9), Y7, Y7
 	VSUBPD Y6, Y7, Y7
+	VMULPD 576(R9), Y8, Y8
 
 	// The records of the next 1 group(s).
 	// Capsule records of side I, transposed.
@@ -24445,7 +24542,6 @@ Contacts64AVX2_ahead_noprefetch:
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
 	VUNPCKLPD      Y10, Y9, Y9
 	VMOVUPS        Y9, 384(R10)
-	VMULPD         576(R9), Y8, Y8
 	VADDPD         480(R9), Y8, Y8
 	VSUBPD         Y4, Y8, Y8
 	VMULPD         Y2, Y2, Y9
@@ -24916,12 +25012,16 @@ Contacts64AVX2_ahead_normal:
 	VMOVUPS      Y4, 256(R9)
 
 Contacts64AVX2_ahead_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 608(R9), Y2
 	VADDPD  480(R9), Y2, Y2
 	VADDPD  640(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VMINPD  416(BX), Y3, Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y2, Y2
 	VTESTPD Y2, Y2
 	JZ      Contacts64AVX2_ahead_finite
 
@@ -25613,12 +25713,16 @@ Contacts64AVX2_last_normal:
 	VMOVUPS      Y4, 256(R9)
 
 Contacts64AVX2_last_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 608(R9), Y2
 	VADDPD  480(R9), Y2, Y2
 	VADDPD  640(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VMINPD  416(BX), Y3, Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y2, Y2
 	VTESTPD Y2, Y2
 	JZ      Contacts64AVX2_last_finite
 
@@ -26457,12 +26561,16 @@ Contacts64AVX2_tailgroup_normal:
 	VMOVUPS      Y1, 416(R9)
 
 Contacts64AVX2_tailgroup_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 608(R9), Y1
 	VADDPD  256(R9), Y1, Y1
 	VADDPD  640(R9), Y1, Y1
 	VANDPD  absmask64<>+0(SB), Y1, Y1
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y1, Y1
+	VMOVUPS 192(BX), Y3
+	VMINPD  416(BX), Y3, Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y1, Y1
 	VTESTPD Y1, Y1
 	JZ      Contacts64AVX2_tailgroup_finite
 
@@ -26569,7 +26677,7 @@ Contacts64AVX2_done:
 // Requires: AVX, AVX2, MMX+, POPCNT
 TEXT ·CompactContacts64AVX2(SB), $4584-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
-	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
+	// pointer in one instruction, not two.
 	MOVQ         out+24(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -28359,12 +28467,16 @@ CompactContacts64AVX2_wideahead_g0_single:
 	VMOVUPS      Y4, 320(R9)
 
 CompactContacts64AVX2_wideahead_g1_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 1024(R9), Y2
 	VADDPD  736(R9), Y2, Y2
 	VADDPD  1056(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VMINPD  416(BX), Y3, Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y2, Y2
 	VTESTPD Y2, Y2
 	JZ      CompactContacts64AVX2_wideahead_g0_finite
 
@@ -28548,12 +28660,16 @@ CompactContacts64AVX2_wideahead_g0_finite:
 	ADDQ      R14, R11
 
 CompactContacts64AVX2_wideahead_g0_none:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 672(R9), Y2
 	VADDPD  448(R9), Y2, Y2
 	VADDPD  768(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 640(BX), Y3
+	VMINPD  864(BX), Y3, Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y2, Y2
 	VTESTPD Y2, Y2
 	JZ      CompactContacts64AVX2_wideahead_g1_finite
 
@@ -29960,12 +30076,16 @@ CompactContacts64AVX2_widelast_g0_single:
 	VMOVUPS      Y4, 320(R9)
 
 CompactContacts64AVX2_widelast_g1_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 1024(R9), Y2
 	VADDPD  736(R9), Y2, Y2
 	VADDPD  1056(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VMINPD  416(BX), Y3, Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y2, Y2
 	VTESTPD Y2, Y2
 	JZ      CompactContacts64AVX2_widelast_g0_finite
 
@@ -30149,12 +30269,16 @@ CompactContacts64AVX2_widelast_g0_finite:
 	ADDQ      R14, R11
 
 CompactContacts64AVX2_widelast_g0_none:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 672(R9), Y2
 	VADDPD  448(R9), Y2, Y2
 	VADDPD  768(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 640(BX), Y3
+	VMINPD  864(BX), Y3, Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y2, Y2
 	VTESTPD Y2, Y2
 	JZ      CompactContacts64AVX2_widelast_g1_finite
 
@@ -30640,6 +30764,7 @@ CompactContacts64AVX2_ahead_noprefetch:
 	VMULPD 608(R9), Y8, Y7
 	VADDPD 512(R9), Y7, Y7
 	VSUBPD Y6, Y7, Y7
+	VMULPD 576(R9), Y8, Y8
 
 	// The records of the next 1 group(s).
 	// Capsule records of side I, transposed.
@@ -30769,7 +30894,6 @@ CompactContacts64AVX2_ahead_noprefetch:
 	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
 	VUNPCKLPD      Y10, Y9, Y9
 	VMOVUPS        Y9, 384(R10)
-	VMULPD         576(R9), Y8, Y8
 	VADDPD         480(R9), Y8, Y8
 	VSUBPD         Y4, Y8, Y8
 	VMULPD         Y2, Y2, Y9
@@ -31240,12 +31364,16 @@ CompactContacts64AVX2_ahead_normal:
 	VMOVUPS      Y4, 256(R9)
 
 CompactContacts64AVX2_ahead_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 608(R9), Y2
 	VADDPD  480(R9), Y2, Y2
 	VADDPD  640(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VMINPD  416(BX), Y3, Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y2, Y2
 	VTESTPD Y2, Y2
 	JZ      CompactContacts64AVX2_ahead_finite
 
@@ -32028,12 +32156,16 @@ CompactContacts64AVX2_last_normal:
 	VMOVUPS      Y4, 256(R9)
 
 CompactContacts64AVX2_last_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 608(R9), Y2
 	VADDPD  480(R9), Y2, Y2
 	VADDPD  640(R9), Y2, Y2
 	VANDPD  absmask64<>+0(SB), Y2, Y2
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VMINPD  416(BX), Y3, Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y2, Y2
 	VTESTPD Y2, Y2
 	JZ      CompactContacts64AVX2_last_finite
 
@@ -32963,12 +33095,16 @@ CompactContacts64AVX2_tailgroup_normal:
 	VMOVUPS      Y1, 416(R9)
 
 CompactContacts64AVX2_tailgroup_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VMOVUPS 608(R9), Y1
 	VADDPD  256(R9), Y1, Y1
 	VADDPD  640(R9), Y1, Y1
 	VANDPD  absmask64<>+0(SB), Y1, Y1
 	VCMPPD  $0x16, maxfinite64<>+0(SB), Y1, Y1
+	VMOVUPS 192(BX), Y3
+	VMINPD  416(BX), Y3, Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y1, Y1
 	VTESTPD Y1, Y1
 	JZ      CompactContacts64AVX2_tailgroup_finite
 
@@ -33131,7 +33267,7 @@ CompactContacts64AVX2_done:
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2, MMX+
 TEXT ·Contacts64AVX512(SB), $3688-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
-	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
+	// pointer in one instruction, not two.
 	MOVQ         out+24(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -34020,11 +34156,15 @@ Contacts64AVX512_ahead_normal:
 	VMOVAPS   Z20, Z10
 
 Contacts64AVX512_ahead_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VADDPD      Z12, Z13, Z15
 	VADDPD      Z11, Z15, Z11
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
+	VMOVUPS     384(BX), Z11
+	VMINPD      832(BX), Z11, Z11
+	VCMPPD      $0x11, Z0, Z11, K2
+	KORW        K2, K1, K1
 	KORTESTW    K1, K1
 	JZ          Contacts64AVX512_ahead_finite
 
@@ -34653,11 +34793,15 @@ Contacts64AVX512_last_normal:
 	VMOVAPS   Z20, Z10
 
 Contacts64AVX512_last_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VADDPD      Z12, Z13, Z15
 	VADDPD      Z11, Z15, Z11
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
+	VMOVUPS     384(BX), Z11
+	VMINPD      832(BX), Z11, Z11
+	VCMPPD      $0x11, Z0, Z11, K2
+	KORW        K2, K1, K1
 	KORTESTW    K1, K1
 	JZ          Contacts64AVX512_last_finite
 
@@ -35409,11 +35553,15 @@ Contacts64AVX512_tailgroup_normal:
 	VMOVAPS   Z16, Z10
 
 Contacts64AVX512_tailgroup_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VADDPD      Z7, Z11, Z1
 	VADDPD      Z6, Z1, Z1
 	VANDPD.BCST absmask64<>+0(SB), Z1, Z1
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K2
+	VMOVUPS     384(BX), Z1
+	VMINPD      832(BX), Z1, Z1
+	VCMPPD      $0x11, Z0, Z1, K3
+	KORW        K3, K2, K2
 	KORTESTW    K2, K2
 	JZ          Contacts64AVX512_tailgroup_finite
 
@@ -35499,7 +35647,7 @@ Contacts64AVX512_done:
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2, MMX+, POPCNT
 TEXT ·CompactContacts64AVX512(SB), $4528-64
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
-	// pointer in one instruction, not two (AVX2 BatchContacts -4.9% on the Zen 4 VM).
+	// pointer in one instruction, not two.
 	MOVQ         out+24(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -36389,11 +36537,15 @@ CompactContacts64AVX512_ahead_normal:
 	VMOVAPS   Z20, Z10
 
 CompactContacts64AVX512_ahead_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VADDPD      Z12, Z13, Z15
 	VADDPD      Z11, Z15, Z11
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
+	VMOVUPS     384(BX), Z11
+	VMINPD      832(BX), Z11, Z11
+	VCMPPD      $0x11, Z0, Z11, K2
+	KORW        K2, K1, K1
 	KORTESTW    K1, K1
 	JZ          CompactContacts64AVX512_ahead_finite
 
@@ -37066,11 +37218,15 @@ CompactContacts64AVX512_last_normal:
 	VMOVAPS   Z20, Z10
 
 CompactContacts64AVX512_last_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VADDPD      Z12, Z13, Z15
 	VADDPD      Z11, Z15, Z11
 	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z11, K1
+	VMOVUPS     384(BX), Z11
+	VMINPD      832(BX), Z11, Z11
+	VCMPPD      $0x11, Z0, Z11, K2
+	KORW        K2, K1, K1
 	KORTESTW    K1, K1
 	JZ          CompactContacts64AVX512_last_finite
 
@@ -37900,11 +38056,15 @@ CompactContacts64AVX512_tailgroup_normal:
 	VMOVAPS   Z16, Z10
 
 CompactContacts64AVX512_tailgroup_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	VADDPD      Z7, Z11, Z1
 	VADDPD      Z6, Z1, Z1
 	VANDPD.BCST absmask64<>+0(SB), Z1, Z1
 	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z1, K2
+	VMOVUPS     384(BX), Z1
+	VMINPD      832(BX), Z1, Z1
+	VCMPPD      $0x11, Z0, Z1, K3
+	KORW        K3, K2, K2
 	KORTESTW    K2, K2
 	JZ          CompactContacts64AVX512_tailgroup_finite
 

@@ -22,19 +22,19 @@ func StreamNEON(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *flo
 //go:noescape
 func ClosestPointNEON(px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 *float32, n int)
 
-// Closest64NEON is the closest-point kernel (fallback.ClosestLane)64 on arm64 NEON, 2 float64 lanes per vector,
+// Closest64NEON is the closest-point kernel (fallback.ClosestLane64) on arm64 NEON, 2 float64 lanes per vector,
 // bit-identical to the pure-Go spec. Every pointer must address at least n float64s; n > 0.
 //
 //go:noescape
 func Closest64NEON(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *float64, n int)
 
-// Stream64NEON is the memory-bound baseline (the same loads and stores, three adds per output)64 on arm64 NEON, 2 float64 lanes per vector,
+// Stream64NEON is the memory-bound baseline (the same loads and stores, three adds per output) on arm64 NEON, 2 float64 lanes per vector,
 // bit-identical to the pure-Go spec. Every pointer must address at least n float64s; n > 0.
 //
 //go:noescape
 func Stream64NEON(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, s, t, dist2 *float64, n int)
 
-// ClosestPoint64NEON is the point-segment kernel (fallback.ClosestPointLane)64 on arm64 NEON, 2 float64 lanes per vector,
+// ClosestPoint64NEON is the point-segment kernel (fallback.ClosestPointLane64) on arm64 NEON, 2 float64 lanes per vector,
 // bit-identical to the pure-Go spec. Every pointer must address at least n float64s; n > 0.
 //
 //go:noescape

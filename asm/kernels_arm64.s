@@ -3015,13 +3015,21 @@ ContactsNEON_group_normal:
 	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
 
 ContactsNEON_group_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	WORD $0x4e2cd500 // fadd v0.4s, v8.4s, v12.4s
 	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
 	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
 	WORD $0x6e20e780 // fcmge v0.4s, v28.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc06abc // ldr q28, [x21, #416]
+	WORD $0x6ebbe79e // fcmgt v30.4s, v28.4s, v27.4s
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e7c1f63 // bsl v3.16b, v27.16b, v28.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ea3e783 // fcmgt v3.4s, v28.4s, v3.4s
+	WORD $0x4ea31c00 // orr v0.16b, v0.16b, v3.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_group_finite
@@ -3828,13 +3836,21 @@ ContactsNEON_tailgroup_normal:
 	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
 
 ContactsNEON_tailgroup_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	WORD $0x4e2cd500 // fadd v0.4s, v8.4s, v12.4s
 	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
 	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
 	WORD $0x6e20e780 // fcmge v0.4s, v28.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc06abc // ldr q28, [x21, #416]
+	WORD $0x6ebbe79e // fcmgt v30.4s, v28.4s, v27.4s
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e7c1f63 // bsl v3.16b, v27.16b, v28.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ea3e783 // fcmgt v3.4s, v28.4s, v3.4s
+	WORD $0x4ea31c00 // orr v0.16b, v0.16b, v3.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, ContactsNEON_tailgroup_finite
@@ -4772,13 +4788,21 @@ CompactContactsNEON_group_normal:
 	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
 
 CompactContactsNEON_group_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	WORD $0x4e2cd500 // fadd v0.4s, v8.4s, v12.4s
 	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
 	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
 	WORD $0x6e20e780 // fcmge v0.4s, v28.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc06abc // ldr q28, [x21, #416]
+	WORD $0x6ebbe79e // fcmgt v30.4s, v28.4s, v27.4s
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e7c1f63 // bsl v3.16b, v27.16b, v28.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ea3e783 // fcmgt v3.4s, v28.4s, v3.4s
+	WORD $0x4ea31c00 // orr v0.16b, v0.16b, v3.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_group_finite
@@ -5740,13 +5764,21 @@ CompactContactsNEON_tailgroup_normal:
 	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
 
 CompactContactsNEON_tailgroup_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	WORD $0x4e2cd500 // fadd v0.4s, v8.4s, v12.4s
 	WORD $0x4e2dd400 // fadd v0.4s, v0.4s, v13.4s
 	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
 	WORD $0x3dc00a9c // ldr q28, [x20, #32]
 	WORD $0x6e20e780 // fcmge v0.4s, v28.4s, v0.4s
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc06abc // ldr q28, [x21, #416]
+	WORD $0x6ebbe79e // fcmgt v30.4s, v28.4s, v27.4s
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e7c1f63 // bsl v3.16b, v27.16b, v28.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ea3e783 // fcmgt v3.4s, v28.4s, v3.4s
+	WORD $0x4ea31c00 // orr v0.16b, v0.16b, v3.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContactsNEON_tailgroup_finite
@@ -6644,13 +6676,21 @@ Contacts64NEON_group_normal:
 	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
 
 Contacts64NEON_group_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	WORD $0x4e6cd500 // fadd v0.2d, v8.2d, v12.2d
 	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
 	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
 	WORD $0x6e60e780 // fcmge v0.2d, v28.2d, v0.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc06abc // ldr q28, [x21, #416]
+	WORD $0x6efbe79e // fcmgt v30.2d, v28.2d, v27.2d
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e7c1f63 // bsl v3.16b, v27.16b, v28.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ee3e783 // fcmgt v3.2d, v28.2d, v3.2d
+	WORD $0x4ea31c00 // orr v0.16b, v0.16b, v3.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_group_finite
@@ -7426,13 +7466,21 @@ Contacts64NEON_tailgroup_normal:
 	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
 
 Contacts64NEON_tailgroup_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	WORD $0x4e6cd500 // fadd v0.2d, v8.2d, v12.2d
 	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
 	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
 	WORD $0x6e60e780 // fcmge v0.2d, v28.2d, v0.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc06abc // ldr q28, [x21, #416]
+	WORD $0x6efbe79e // fcmgt v30.2d, v28.2d, v27.2d
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e7c1f63 // bsl v3.16b, v27.16b, v28.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ee3e783 // fcmgt v3.2d, v28.2d, v3.2d
+	WORD $0x4ea31c00 // orr v0.16b, v0.16b, v3.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, Contacts64NEON_tailgroup_finite
@@ -8246,13 +8294,21 @@ CompactContacts64NEON_group_normal:
 	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
 
 CompactContacts64NEON_group_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	WORD $0x4e6cd500 // fadd v0.2d, v8.2d, v12.2d
 	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
 	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
 	WORD $0x6e60e780 // fcmge v0.2d, v28.2d, v0.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc06abc // ldr q28, [x21, #416]
+	WORD $0x6efbe79e // fcmgt v30.2d, v28.2d, v27.2d
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e7c1f63 // bsl v3.16b, v27.16b, v28.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ee3e783 // fcmgt v3.2d, v28.2d, v3.2d
+	WORD $0x4ea31c00 // orr v0.16b, v0.16b, v3.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_group_finite
@@ -9094,13 +9150,21 @@ CompactContacts64NEON_tailgroup_normal:
 	WORD $0x4eaa1d44 // mov v4.16b, v10.16b
 
 CompactContacts64NEON_tailgroup_single:
-	// Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane).
+	// Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is, no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.
 	WORD $0x4e6cd500 // fadd v0.2d, v8.2d, v12.2d
 	WORD $0x4e6dd400 // fadd v0.2d, v0.2d, v13.2d
 	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
 	WORD $0x3dc01a9c // ldr q28, [x20, #96]
 	WORD $0x6e60e780 // fcmge v0.2d, v28.2d, v0.2d
 	WORD $0x6e205800 // mvn v0.16b, v0.16b
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3dc06abc // ldr q28, [x21, #416]
+	WORD $0x6efbe79e // fcmgt v30.2d, v28.2d, v27.2d
+	WORD $0x4ebe1fc3 // mov v3.16b, v30.16b
+	WORD $0x6e7c1f63 // bsl v3.16b, v27.16b, v28.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ee3e783 // fcmgt v3.2d, v28.2d, v3.2d
+	WORD $0x4ea31c00 // orr v0.16b, v0.16b, v3.16b
 	WORD $0x6eb0a81e // umaxv s30, v0.4s
 	WORD $0x1e2603d1 // fmov w17, s30
 	CBZW R17, CompactContacts64NEON_tailgroup_finite

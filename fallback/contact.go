@@ -140,8 +140,9 @@ type (
 // a capsule with A = B. The closest points of the axes come from the same
 // plane projection as ClosestLane, bit for bit. A lane whose inputs are not
 // finite gets Count 0 and the canonical NaN in every float, as does one
-// whose depths overflow (far beyond MaxRange); there a lane that is kept
-// may have a point overflowed to ±Inf, but never a NaN.
+// with a negative radius (-0 is zero) and one whose depths overflow (far
+// beyond MaxRange); there a lane that is kept may have a point overflowed
+// to ±Inf, but never a NaN.
 func ContactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin float32) Contact {
 	return contactLane(ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2, margin)
 }
@@ -261,7 +262,11 @@ func contactLane[F Float](ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2
 	// would differ (TestContactLaneNaNIsCanonical). The depths and r2-r1
 	// are known early, so the check costs far less than summing all
 	// eleven outputs, the rule before.
-	if sum := c.Depth[0] + c.Depth[1] + hr; !(absF(sum) <= maxFinite[F]()) {
+	//
+	// A negative radius is bad input too (-0 is zero): the lane gets the
+	// same row. minps(r1, r2) < 0 is false for a NaN radius, which the sum
+	// catches.
+	if sum := c.Depth[0] + c.Depth[1] + hr; !(absF(sum) <= maxFinite[F]()) || minps(r1, r2) < 0 {
 		nan := canonicalNaN[F]()
 		return ContactOf[F]{
 			Depth:  [2]F{nan, nan},

@@ -140,9 +140,10 @@ func contact(b *ir.Builder) []ir.Value {
 		}
 	})
 
-	b.Comment("Non-finite lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is,")
-	b.Comment("no output is NaN: see fallback.ContactLane).")
+	b.Comment("Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is,")
+	b.Comment("no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.")
 	bad := b.Cmp(ir.NotLE, b.Abs(b.Add(b.Add(depth1, depth2), hr)), maxFinite(b))
+	bad = b.Or(bad, b.Cmp(ir.LT, b.Min(r1, r2), zero))
 	out := []ir.Value{count, depth1, depth2, n[0], n[1], n[2], pt1[0], pt1[1], pt1[2], pt2[0], pt2[1], pt2[2]}
 	b.Rare("finite", bad, func() {
 		b.Comment("Count 0 and the canonical NaN in every float of those lanes.")
