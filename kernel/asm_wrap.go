@@ -41,7 +41,7 @@ func wrapContacts[F soa.Float](f func(caps *F, pi, pj *uint32, out *[13]*F, n in
 		// Filled in place from unsafe.SliceData (no bounds checks: every
 		// stream has room for m > 0 rows). A composite literal of &s[0]
 		// was built in a temporary and copied, 16-byte loads of 8-byte
-		// stores (PERFORMANCE.md, session seventeen).
+		// stores (docs/levers.md).
 		var out [13]*F
 		out[0] = (*F)(unsafe.Pointer(unsafe.SliceData(dst.Pair)))
 		out[1] = (*F)(unsafe.Pointer(unsafe.SliceData(dst.Count)))

@@ -206,10 +206,9 @@ func checkContactArgs[F soa.Float](dst *soa.ContactsOf[F], caps soa.CapsulesOf[F
 	m := len(pairs.I)
 	checkLen("pairs.J", len(pairs.J), m, "len(pairs.I)")
 	// The shortest and longest stream first, the names only on failure:
-	// a table of names and lengths built every call took 14% of a
-	// 16-pair call on Zen 4, and the lengths gathered into a [13]int
-	// first were copied through memory, +16% (PERFORMANCE.md, session
-	// seventeen).
+	// a table of names and lengths built every call, or the lengths
+	// gathered into a [13]int first, cost a 16-pair call a sixth of its
+	// time (docs/levers.md).
 	short := min(len(dst.Pair), len(dst.Count), len(dst.Depth1), len(dst.Depth2), len(dst.NX), len(dst.NY), len(dst.NZ),
 		len(dst.P1X), len(dst.P1Y), len(dst.P1Z), len(dst.P2X), len(dst.P2Y), len(dst.P2Z))
 	long := max(len(dst.Pair), len(dst.Count), len(dst.Depth1), len(dst.Depth2), len(dst.NX), len(dst.NY), len(dst.NZ),
@@ -260,9 +259,8 @@ func indicesBelow(a, b []uint32, n int) bool {
 // maxIndex returns the largest of pi[0:n] and pj[0:n] with vector code
 // (asm.MaxIndexAVX2, asm.MaxIndexNEON), set at init where the CPU and
 // build have it, whatever the path: it is integer code with one answer.
-// It reads 32 indices a cycle or so, against about 2 for indicesBelowGo
-// (0.48 ns per pair at 4,096 pairs on the Intel VM, a tenth of
-// CompactContacts).
+// It reads 32 indices a cycle or so, against about 2 for indicesBelowGo,
+// whose scalar check cost a tenth of a CompactContacts call.
 var maxIndex func(pi, pj *uint32, n int) uint32
 
 // maxIndexFrom is the number of pairs from which indicesBelow calls
@@ -273,7 +271,7 @@ const maxIndexFrom = 16
 // uint64(v) - uint64(n) wraps around, setting bit 63, exactly when v < n
 // (n < 2^63), so the AND of all the differences keeps bit 63 only if
 // every index is in range. Four accumulators keep the ANDs independent
-// (about 0.4 ns per pair on Zen 5, a third of a max-and-compare loop).
+// (a third of the time of a max-and-compare loop).
 func indicesBelowGo(a, b []uint32, n int) bool {
 	nn := uint64(n)
 	all0, all1, all2, all3 := ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)

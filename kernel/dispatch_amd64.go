@@ -53,14 +53,11 @@ func init() {
 }
 
 // prefetchPays reports whether the closest-point loops should prefetch
-// their input streams on big batches (asm.PrefetchInputs) on this CPU. On
-// the Zen 5 VM prefetching took BatchClosest at 1M pairs from 1.72 to
-// 1.38 ns/pair and on the Intel VM it made no difference; on Zen 4 (AMD
-// family 25 with AVX-512) the hardware prefetchers keep up alone and the
-// prefetches only slow the loop: 10 alternating invocations on the Zen 4
-// VM (2026-11-25), AVX-512 BatchClosest at 65,536 pairs -3.9% without
-// them, BatchClosest64 -7.1%, at 1M pairs -3.8% and -1.3% in two runs
-// (gen/amd64.PrefetchL2 has the earlier figures).
+// their input streams on big batches (asm.PrefetchInputs) on this CPU.
+// Prefetching pays on Zen 5 and costs nothing measurable on the Intel
+// cores measured; on Zen 4 (AMD family 25 with AVX-512) the hardware
+// prefetchers keep up alone and the prefetches only slow the loop
+// (docs/levers.md).
 func prefetchPays(vendor cpuid.Vendor, family int, avx512 bool) bool {
 	return vendor != cpuid.AMD || family != 25 || !avx512
 }

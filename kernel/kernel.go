@@ -1,6 +1,7 @@
-// Package kernel computes the closest points of many pairs of 3D segments
-// (the axes of capsules) at once, on the fastest instruction set this CPU
-// has: AVX-512, AVX2, NEON (arm64) or pure Go, chosen once at start-up.
+// Package kernel computes, many pairs at once, the closest points of 3D
+// segments (the axes of capsules) and the contacts of capsules, on the
+// fastest instruction set this CPU has: AVX-512, AVX2, NEON (arm64) or
+// pure Go, chosen once at start-up (SEGDIST_ISA can force one).
 //
 // # Guarantees
 //
@@ -8,75 +9,50 @@
 // of the closest point on segment 1 (A + s(B-A)), the parameter T[i] in
 // [0,1] on segment 2 (C + t(D-C)) and their squared distance Dist2[i]:
 //   - Accuracy: sqrt(Dist2) is within 8 eps32 x scale of the exact minimum
-//     distance, and so is the distance between the two reported points,
-//     where eps32 = 2^-23 and scale is the pair's largest |coordinate|.
-//     Checked against exact rational arithmetic in the tests.
-//   - Zero-length segments (spheres) are exact cases, never NaN: a
-//     zero-length segment gets parameter 0; two points give S = T = 0.
-//   - Parallel segments get one of the minimizing pairs: the projection
-//     chooses s on segment 1 first (s = 0 when segment 1 projects to a
-//     point on the plane perpendicular to segment 2, which for parallel
-//     segments it always does), then t closest to that point, then s closest to
-//     that, so S = 0 unless segment 2 lies beyond A.
-//   - Determinism: S, T and Dist2 are bit-identical on every path (pure Go,
-//     AVX2, AVX-512, NEON) and every GOARCH, and Closest returns the same bits as
-//     BatchClosest for the same pair.
-//   - Range: results are finite for finite coordinates up to 1e18 in
-//     magnitude.
-//   - Bad input: a lane with a NaN or Inf coordinate (or one whose squared
-//     distance overflows) gets S = T = Dist2 = NaN, the canonical quiet NaN
-//     0x7FC00000; no other lane is affected.
+//     distance, and so is the distance between the two reported points
+//     (eps32 = 2^-23, scale the pair's largest |coordinate|); the tests
+//     check it against exact rational arithmetic.
+//   - Zero-length segments (spheres) are exact cases, never NaN: such a
+//     segment gets parameter 0. Parallel segments get one of the
+//     minimizing pairs.
+//   - Determinism: every result is bit-identical on every path and every
+//     GOARCH, and Closest returns the same bits as BatchClosest.
+//   - Range: results are finite for finite coordinates up to 1e18.
+//   - Bad input: a lane with a NaN or Inf coordinate (or whose squared
+//     distance overflows) gets the canonical quiet NaN 0x7FC00000 in every
+//     output; a contact row whose input is not finite, or whose pair has a
+//     capsule of negative radius, gets Count 0 and that NaN in every float.
+//     No other lane is affected.
 //   - Memory: no allocation; the kernels read and write only the slices
-//     given, need no padding and no alignment. Outputs must not share
-//     memory with an input or with another output (the rows a call may
-//     write, n of each stream): every entry point panics, naming both
-//     streams, before anything is computed, since a lane that overwrote
-//     another lane's inputs would get different bits on different
-//     paths. Inputs may share memory with each other.
+//     given and need no padding or alignment. Nil batches, mismatched
+//     lengths, indices out of range and outputs that share memory with an
+//     input or another output panic, naming the argument, before anything
+//     is computed. Inputs may share memory with each other.
 //
-// # float64
-//
-// BatchClosest64, Closest64, BatchClosestPoint64, BatchContacts64 and
-// CompactContacts64 (soa.Pairs64 and the other ...64 batches) are the
-// same kernels in float64 on every path
-// (AVX-512 with 8 lanes, AVX2 with 4, NEON with 2, pure Go), generated
-// from the same kernel bodies, with the same guarantees in float64 terms:
-// within 8 eps64 x scale of the exact distance (eps64 = 2^-52; measured
-// worst 3.3), bit-identical on every path to fallback.ClosestLane64 and
-// ClosestPointLane64 and ContactLane64, finite results for coordinates up
-// to 1e150, segments shorter than about 1.5e-154 counted as points, and
-// the canonical NaN 0x7FF8000000000000 for non-finite lanes. The contact
-// tolerances are the same multiples of eps64 as of eps32.
+// The ...64 entry points (BatchClosest64, BatchContacts64, ...) are the
+// same kernels in float64 on every path, with the same guarantees in
+// float64 terms: eps64 = 2^-52, coordinates up to 1e150, the canonical NaN
+// 0x7FF8000000000000. docs/guarantees.md states the whole contract and
+// the test that checks each clause; docs/design.md derives the algorithm
+// and the rules that keep every path bit-identical.
 //
 // # Cost model
 //
-// A pair costs 48 bytes in and 12 bytes out and about 100 float32
-// operations (3 divisions). Batches that fit in cache run at the
-// arithmetic rate of the widest path, about 1-1.1 ns per pair with
-// AVX-512 on the machines measured (float64 about 2x that: half the lanes per
-// instruction, slower divisions; see the README's table and picture); a
-// call of 16 pairs takes about 40 ns with AVX-512 on the Zen 4 VM, about
-// one group's dependency chain and the argument checks; batches of
-// a million pairs stream from memory and are bound by bandwidth (outputs
-// of batches from 2^18 pairs are written without reading their lines
-// first when they are 64-byte aligned, as soa allocates them). The
-// contact kernels cost about 3x a closest pair on laid-out pairs (3.0x
-// to 3.1x with AVX-512 and AVX2 on the Zen 4 VM, make targets; 3.1x and
-// 3.7x on the Intel VM in an earlier release; 3.2x to 3.4x on the Zen 4 VM when
-// every call gets new pairs, as from a broadphase, whose data-dependent
-// branches the predictor cannot learn: BenchmarkFreshPairs): the contact
-// math, and two 32-byte capsule records per pair loaded by index and
-// transposed in registers;
-// BatchClosestIndexed reads the same records for the closest points alone
-// (about 2x BatchClosest on laid-out pairs, half the cost of copying them
-// out first). Records fetched by index from beyond the L2 cache cost
-// their memory latency: over a million capsules (32 MiB) BatchContacts
-// takes 2.7x (AVX2) to 3.6x (AVX-512) its time over 10,000, even though
-// the kernels prefetch the records of the pairs ahead (the contact
-// kernels for capsule arrays larger than L2, BatchClosestIndexed larger
-// than L3; BenchmarkContactsLargeWorld). Call them once per step with
-// every candidate pair of the broadphase; Parallel spreads a batch over
-// several cores where the memory allows it.
+// A pair costs 48 bytes in, 12 bytes out and about 100 float32 operations
+// (3 divisions). A batch in cache runs at the arithmetic rate of the
+// widest path: the dependency chain of a group of lanes, not the
+// arithmetic, bounds it, so the loops overlap several groups. float64
+// takes about 2x the time of float32 (half the lanes per instruction,
+// slower divisions). A call of 16 pairs costs about one group's chain plus
+// the argument checks. A million pairs stream from memory and are bound
+// by bandwidth. The contact kernels cost about 3x a closest pair on
+// laid-out pairs and BatchClosestIndexed about 2x: both load two capsule
+// records per pair by index and transpose them in registers. Records
+// fetched from beyond the L2 cache cost their memory latency despite the
+// kernels' prefetches (about 3x the time per pair over a million
+// capsules). Call the kernels once per step with every candidate pair of
+// the broadphase; Parallel spreads a batch over several cores where the
+// memory allows it. docs/performance.md has the measured figures.
 package kernel
 
 import (
