@@ -9,7 +9,8 @@ import "fmt"
 //	Len()          the number of elements
 //	Resize(n)      length n, keeping the first min(Len, n) values (later
 //	               ones are unspecified: zero after a reallocation, stale
-//	               otherwise); storage is reused when its capacity allows
+//	               otherwise); storage is reused when its capacity allows,
+//	               and a reallocation at least doubles the capacity
 //	Reset()        length 0, storage kept: refill every step without allocating
 //
 // and the input batches (Pairs, Capsules, IndexPairs, PointSegments) also
@@ -18,19 +19,22 @@ import "fmt"
 // or float64 streams.
 
 // resizeStreams sets every stream of st to length n, keeping the first
-// min(len, n) values, reallocating one staggered block of capacity at
-// least capacity when a stream lacks room or the streams are not uniform
-// (placed from firstLine of a page, see staggered).
+// min(len, n) values. When a stream lacks room it reallocates one
+// staggered block (placed from firstLine of a page, see staggered) of
+// capacity at least capacity and at least twice the smallest capacity
+// before, so that a size growing a little every step reallocates
+// O(log n) times, not every step.
 func resizeStreams[F element](what string, st []*[]F, n, capacity, firstLine int) {
 	if n < 0 {
 		panic(fmt.Sprintf("soa.%s.Resize: negative length %d", what, n))
 	}
-	fits := true
+	fits, least := true, cap(*st[0])
 	for _, s := range st {
 		fits = fits && n <= cap(*s)
+		least = min(least, cap(*s))
 	}
 	if !fits {
-		views := staggered[F](len(st), capFor(max(n, capacity)), firstLine)
+		views := staggered[F](len(st), capFor(max(n, capacity, 2*least)), firstLine)
 		for k, s := range st {
 			copy(views[k], *s)
 			*s = views[k]

@@ -1,6 +1,7 @@
 package soa
 
 import (
+	"math"
 	"testing"
 )
 
@@ -151,5 +152,55 @@ func TestLifecycle(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestResizeGrowsGeometrically grows every batch type by a few elements at
+// a time, as an engine's pair count grows from step to step, to 100,000:
+// Resize reallocates O(log n) times (the capacity at least doubles), so
+// the whole sequence allocates about 2 log2(n) times, not once a step.
+func TestResizeGrowsGeometrically(t *testing.T) {
+	const top = 100000
+	// At most two allocations per stream block (Contacts has two blocks) per
+	// doubling.
+	limit := 4 * (math.Log2(top) + 4)
+	types := map[string]func(n int){}
+	grow := func(name string, resize func(n int)) {
+		types[name] = resize
+	}
+	var (
+		pairs   *Pairs
+		res     *Results64
+		ip      *IndexPairs
+		rows    *Contacts
+		rows64  *Contacts64
+		seg     *PointSegments
+		pres    *PointResults
+		caps    Capsules
+		starter = func() {
+			pairs, res, ip = &Pairs{}, &Results64{}, &IndexPairs{}
+			rows, rows64 = &Contacts{}, &Contacts64{}
+			seg, pres, caps = &PointSegments{}, &PointResults{}, nil
+		}
+	)
+	grow("Pairs", func(n int) { pairs.Resize(n) })
+	grow("Results64", func(n int) { res.Resize(n) })
+	grow("IndexPairs", func(n int) { ip.Resize(n) })
+	grow("Contacts", func(n int) { rows.Resize(n) })
+	grow("Contacts64", func(n int) { rows64.Resize(n) })
+	grow("PointSegments", func(n int) { seg.Resize(n) })
+	grow("PointResults", func(n int) { pres.Resize(n) })
+	grow("Capsules", func(n int) { caps.Resize(n) })
+	for name, resize := range types {
+		allocs := testing.AllocsPerRun(1, func() {
+			starter()
+			for n, step := 0, 0; n < top; step++ {
+				n += 1 + step%7
+				resize(n)
+			}
+		})
+		if allocs > limit {
+			t.Errorf("%s: growing by 1-7 elements a step to %d allocated %v times, want at most %.0f", name, top, allocs, limit)
+		}
 	}
 }
