@@ -542,9 +542,9 @@ func BenchmarkCopyThenClosest(b *testing.B) {
 
 // freshBatches is how many different batches of 4,096 index pairs
 // BenchmarkFreshPairs calls in turn: 2^20 pairs, 65,536 groups of 16, a
-// sequence of branch outcomes longer than the branch predictors here
-// learn (on the Zen 4 VM they learn the outcomes of 16,384 groups
-// repeated call after call: PERFORMANCE.md, session thirteen).
+// sequence of branch outcomes longer than a branch predictor learns
+// (the ones measured learn the outcomes of about 16,000 groups repeated
+// call after call: docs/levers.md).
 const freshBatches = 256
 
 // BenchmarkFreshPairs times the contact kernels (and the copy then

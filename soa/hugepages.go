@@ -9,8 +9,8 @@ import "unsafe"
 // 131,072 records. A kernel walking such a batch crosses a 4 KiB page
 // every 1,024 float32 elements of each stream, and the hardware
 // prefetchers stop at page boundaries; with 2 MiB pages BatchClosest at 1M
-// pairs took 4-8% less time on the Zen 4 VM (PERFORMANCE.md, session
-// fourteen). Smaller batches are covered by the TLB.
+// pairs takes a few percent less time (docs/levers.md). Smaller batches
+// are covered by the TLB.
 const hugeBlockMin = 4 << 20
 
 // adviseHuge asks for huge pages under buf if it is at least hugeBlockMin

@@ -65,8 +65,8 @@ func recipOrZero(l f16, k *simdConsts) f16 {
 // commutative: true) and CSE does reorder their operands. In this kernel
 // it emitted some clamps with x as the second source of VMINPS/VMAXPS,
 // which returns -0 instead of +0 for x = -0 (and NaN instead of 1), and
-// TestPeersBitIdentical failed. With Min/Max this loop ran about 16%
-// faster, with wrong bits.
+// TestPeersBitIdentical failed. With Min/Max this loop ran faster, with
+// wrong bits.
 func clamp01(x f16, k *simdConsts) f16 {
 	lt1 := x.Less(k.one)
 	gt0 := x.Greater(k.zero)

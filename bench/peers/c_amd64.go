@@ -26,10 +26,9 @@ import (
 )
 
 // cPrefetch is how far ahead, in bytes, the chosen C loop prefetches each
-// input stream (one line per stream per group of 16). Measured on this
-// machine (Zen 4, -count 16, pinned): 768 gave 1.46 ns/pair at n = 2^20
-// against 1.80 without prefetch, and cost about 2% at n = 4096; 512, 1024
-// and 2048 were no better.
+// input stream (one line per stream per group of 16): the distance that
+// measured best on a million pairs, at a small cost on cache-resident
+// batches (docs/levers.md).
 const cPrefetch = 768
 
 func init() {
@@ -37,9 +36,9 @@ func init() {
 		cpu.X86.HasAVX512VL && cpu.X86.HasAVX512CD && cpu.X86.HasBMI2 {
 		// The fastest C loop overall: one group per iteration, prefetch.
 		impls = append(impls, Impl{Name: "c-avx512", Closest: func(dst *soa.Results, src *soa.Pairs) { cClosestPF(dst, src, 1, cPrefetch) }})
-		// The two-groups-interleaved loop was not faster with GCC 12 on
-		// Zen 4 (1.30 vs 1.26 ns/pair at n = 4096, 1.50 vs 1.46 at 2^20):
-		// the out-of-order core already overlaps consecutive groups.
+		// The two-groups-interleaved loop was not faster with GCC 12
+		// (docs/levers.md): the out-of-order core already overlaps
+		// consecutive groups.
 		variants = append(variants,
 			Impl{Name: "c-avx512-x2-pf", Closest: func(dst *soa.Results, src *soa.Pairs) { cClosestPF(dst, src, 2, cPrefetch) }},
 			Impl{Name: "c-avx512-x1-nopf", Closest: CClosestX1},
@@ -52,10 +51,8 @@ func init() {
 	if cpu.X86.HasAVX2 && cpu.X86.HasAVX && cpu.X86.HasFMA && cpu.X86.HasBMI2 {
 		// x86-64-v3 (the file's target) includes FMA and BMI2; no FMA
 		// reaches the code (contraction is off).
-		// The fastest C AVX2 loop (one run, count 8, n = 4096 / 2^20,
-		// ns/pair): two groups of 8 per iteration with prefetch, 2.361 /
-		// 2.615; one group with prefetch 2.613 / 2.583; without 2.447 /
-		// 2.808.
+		// The fastest C AVX2 loop: two groups of 8 per iteration with
+		// prefetch (docs/levers.md).
 		impls = append(impls, Impl{Name: "c-avx2", Closest: func(dst *soa.Results, src *soa.Pairs) { cClosestAVX2(dst, src, 2, cPrefetch) }})
 		variants = append(variants,
 			Impl{Name: "c-avx2-x1-pf", Closest: func(dst *soa.Results, src *soa.Pairs) { cClosestAVX2(dst, src, 1, cPrefetch) }},
@@ -81,7 +78,7 @@ func fp(s []float32) *C.float { return (*C.float)(unsafe.Pointer(&s[0])) }
 
 // CClosestX1 runs the C kernel that does one group of 16 pairs per
 // iteration. One cgo call per batch: the ~tens of ns a cgo call costs are
-// spread over the whole batch (under 0.01 ns/pair at 4096 pairs).
+// spread over the whole batch.
 func CClosestX1(dst *soa.Results, src *soa.Pairs) {
 	n := checked(dst, src)
 	if n == 0 {

@@ -9,7 +9,7 @@
 //
 // Both follow fallback.ClosestLane operation for operation, so their
 // results are bit-identical to segdist's (checked by TestPeersBitIdentical).
-// See README.md for how to run the comparison.
+// docs/performance.md says how to run the comparison.
 //
 // Without the tag and the experiment this package is empty, so the normal
 // `go build ./...` and `go test ./...` need neither cgo nor special flags.

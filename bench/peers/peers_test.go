@@ -17,7 +17,8 @@ import (
 )
 
 // all returns every kernel under comparison: segdist's assembly paths this
-// CPU has, then the peers this build has (see README.md for the tags).
+// CPU has, then the peers this build has (docs/performance.md gives the
+// tags).
 // withVariants adds the peers' slower alternatives.
 func all(withVariants bool) []Impl {
 	var out []Impl
