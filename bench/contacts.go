@@ -320,6 +320,28 @@ func pointBatch(caps []capsule, cands []candidate) *soa.PointSegments {
 	return p
 }
 
+// widenPoints returns p in float64, and as segment pairs whose first
+// segment is the point (A = B = P), for the exact oracle.
+func widenPoints(p *soa.PointSegments) (*soa.PointSegments64, *soa.Pairs64) {
+	p64, pairs := soa.NewPointSegments64(p.Len()), soa.NewPairs64(p.Len())
+	w := func(x, y, z float32) [3]float64 { return [3]float64{float64(x), float64(y), float64(z)} }
+	for i := range p.Len() {
+		pt, c, d := w(p.PX[i], p.PY[i], p.PZ[i]), w(p.CX[i], p.CY[i], p.CZ[i]), w(p.DX[i], p.DY[i], p.DZ[i])
+		p64.Set(i, pt, c, d)
+		pairs.Set(i, pt, pt, c, d)
+	}
+	return p64, pairs
+}
+
+// pointAsClosest returns point results as closest-point results of the
+// pairs of widenPoints: S = 0 (the point), T and Dist2 as given.
+func pointAsClosest(r *soa.PointResults64) *soa.Results64 {
+	out := soa.NewResults64(r.Len())
+	copy(out.T, r.T)
+	copy(out.Dist2, r.Dist2)
+	return out
+}
+
 // referencePointPass runs fallback.ReferenceClosestPoint on every pair of
 // p and stores the squared distances in d2. It returns the sum of the
 // parameters, which only keeps the work alive.

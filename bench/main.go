@@ -24,6 +24,12 @@
 //     centre) against capsule J's axis for every pair, verified against
 //     fallback.ReferenceClosestPoint within 8 eps32 x scale.
 //
+// Each kernel also runs in float64 (BatchClosest64, CompactContacts64,
+// BatchClosestPoint64) on the same pairs, bit for bit against the go path;
+// the closest and point kernels within 8 eps64 x scale of exact rational
+// arithmetic, the contacts' one-point depths against the float64
+// reference.
+//
 // For each kernel and path it reports the median time per pair, the
 // speedup over that kernel's reference, the worst error, the number of
 // contacts and the number of lanes (rows) whose bits differ from the go
@@ -436,6 +442,29 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 	sameContacts("point")
 	rows = append(rows, row{ISA: refISA, Kernel: "point", Pairs: np, NsPerPair: refPNs, Speedup: 1,
 		Contacts: pointContacts(func(k int) float64 { return refP[k] })})
+
+	// ---- point, float64: BatchClosestPoint64 on the same pairs -----------
+	// Verified as segment pairs whose first segment is the point (A = B =
+	// P, S = 0) against the exact oracle, and bit for bit against go.
+	pts64, asPairs := widenPoints(pts)
+	log.printf("point64: exact oracle, %d pairs", np)
+	exactP := exactDistances(asPairs)
+	pgold64 := soa.NewPointResults64(np)
+	kgo.BatchClosestPoint64(pgold64, pts64)
+	pres64 := soa.NewPointResults64(np)
+	for _, k := range kernels {
+		isa := k.ISA()
+		log.printf("point64: %s", isa)
+		clear(pres64.T)
+		clear(pres64.Dist2)
+		ns := measure(func() { k.BatchClosestPoint64(pres64, pts64) }).NsPer(np)
+		v := verifyClosest64(asPairs, pointAsClosest(pres64), exactP, pointAsClosest(pgold64))
+		rows = append(rows, row{ISA: isa, Kernel: "point", Pairs: np, NsPerPair: ns, Speedup: refPNs / ns,
+			WorstErrEps: v.Worst, Contacts: pointContacts(func(k int) float64 { return pres64.Dist2[k] }),
+			Mismatches: v.Mismatches, Precision: "float64"})
+		reportVerdict("point64", isa, np, v)
+	}
+	sameContacts("point")
 	_ = sink
 
 	// ---- report -----------------------------------------------------------
@@ -476,6 +505,8 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 	fmt.Fprintf(human, "verified:  contacts float64: %d contacts on every path, all 13 streams bit-identical to go; one-point depths within %d eps64 x scale of fallback.ReferenceContact\n",
 		goldN64, maxContact64Eps)
 	fmt.Fprintf(human, "verified:  point: all %d lanes of %d path(s) within %d eps32 x scale of fallback.ReferenceClosestPoint, T in [0,1], bit-identical to go\n",
+		np, len(isas), maxErrEps)
+	fmt.Fprintf(human, "verified:  point float64: all %d lanes of %d path(s) within %d eps64 x scale of exact arithmetic (distance and reported point), T in [0,1], bit-identical to go\n",
 		np, len(isas), maxErrEps)
 	if set.GoldenN != refTouch {
 		notes = append(notes, fmt.Sprintf("contacts: the reference finds %d touching pairs, the kernels %d: pairs in the borderline bands", refTouch, set.GoldenN))

@@ -276,17 +276,16 @@ func checkJSONLines(t *testing.T, out string, want [][3]string) {
 }
 
 // jsonRows returns the (kernel, isa) rows of a run over isas: for each
-// kernel, every path and then the reference.
+// kernel, every path and then the reference, then the float64 kernel on
+// every path.
 func jsonRows(isas []string) [][3]string {
 	var out [][3]string
 	for _, kern := range []string{"closest", "contacts", "point"} {
 		for _, isa := range append(slices.Clone(isas), refISA) {
 			out = append(out, [3]string{kern, isa, "float32"})
 		}
-		if kern != "point" { // then the float64 kernel on every path
-			for _, isa := range isas {
-				out = append(out, [3]string{kern, isa, "float64"})
-			}
+		for _, isa := range isas {
+			out = append(out, [3]string{kern, isa, "float64"})
 		}
 	}
 	return out
@@ -366,7 +365,7 @@ func TestRun(t *testing.T) {
 			human = errOut.String()
 		}
 		for _, want := range append([]string{"cpu:", "kernel:", "ns/pair", "verified:  closest", "verified:  closest float64", "float64", "verified:  contacts float64", "verified:  contacts",
-			"verified:  point", "end to end", "copy+BatchClosest", refISA, "contacts ", "point "}, isas...) {
+			"verified:  point", "verified:  point float64", "end to end", "copy+BatchClosest", refISA, "contacts ", "point "}, isas...) {
 			if !strings.Contains(human, want) {
 				t.Errorf("json=%v: output lacks %q:\n%s", js, want, human)
 			}
