@@ -89,9 +89,12 @@ func goIndexed[F soa.Float](m int, dst *soa.ResultsOf[F], caps soa.CapsulesOf[F]
 // of dst, which must have pairs.Len() rows (see soa.Contacts.Resize).
 // Capsules touch when the distance between their axes is at most
 // caps[i].R + caps[j].R + margin. See fallback.Contact for the meaning of each
-// field; results are bit-identical on every path. Indices out of range,
-// mismatched lengths and a margin that is negative or not finite panic
-// before anything is computed.
+// field; results are bit-identical on every path. A pair with a
+// non-finite value or a negative radius (-0 is zero) in either capsule is
+// bad input: its row gets Count 0 and the canonical NaN in every float,
+// and no other row changes. Indices out of range, mismatched lengths, a
+// nil batch and a margin that is negative or not finite panic before
+// anything is computed.
 func BatchContacts(dst *soa.Contacts, caps soa.Capsules, pairs *soa.IndexPairs, margin float32) {
 	active.BatchContacts(dst, caps, pairs, margin)
 }

@@ -6,7 +6,8 @@ import (
 )
 
 // CapsuleOf is one capsule as a record of eight floats: the axis from A
-// to B and the radius R (a sphere is a capsule with A = B). The field
+// to B and the radius R >= 0 (a sphere is a capsule with A = B; the
+// contact kernels treat a negative radius as bad input). The field
 // order puts A and R in the record's first half and B in its second, so a
 // kernel that loads the records of four capsules transposes each half
 // with one 4x4 shuffle (see gen/amd64/records.go). The last float is
