@@ -1,0 +1,217 @@
+package verify
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The repository's text says what the code does and why, not when or on
+// which machine something was measured: a measured figure belongs in a
+// table of docs/performance.md (naming the CPU, the commit and the
+// command) or in a row of docs/levers.md. runLogWords are the words of a
+// run log; machineWord is "VM", which only those two files may use.
+var (
+	runLogWords = []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\bsessions?\b`),
+		regexp.MustCompile(`Zen ?\d+ VM`),
+		regexp.MustCompile(`Intel VM`),
+		regexp.MustCompile(`A/A`),
+	}
+	machineWord = regexp.MustCompile(`\bVM\b`)
+	// percentage is a measured figure in a comment of the generated
+	// assembly (Go assembly itself has no use for '%').
+	percentage = regexp.MustCompile(`\d%`)
+	generated  = regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
+	// machineHeader names a table column that says which machine a row
+	// was measured on.
+	machineHeader = regexp.MustCompile(`(?i)machine|cpu|host`)
+)
+
+// machineTables are the files whose tables may name machines, and where
+// the run-log words may stand in those tables' machine columns (and
+// nowhere else in the file).
+var machineTables = map[string]bool{"docs/performance.md": true, "docs/levers.md": true}
+
+// TestTimelessText fails when a tracked README.md, CHANGELOG.md, docs/
+// Markdown file or non-generated .go file holds a run-log word (the word
+// "session", "Zen N VM", "Intel VM", "A/A"), naming the file and line.
+// docs/performance.md and docs/levers.md may hold them in the machine
+// column of a table (a column whose header says machine, CPU or host), and
+// only they may say "VM". The comments of the generated assembly (asm/*.s)
+// hold no run-log word and no percentage either.
+func TestTimelessText(t *testing.T) {
+	if os.Getenv("SEGDIST_UNDER_QEMU") != "" {
+		t.Skip("runs the host's git")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git command")
+	}
+	root := filepath.Join("..", "..")
+	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
+		t.Skip("not a git work tree: ", err)
+	}
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z").Output()
+	if err != nil {
+		t.Skip("git ls-files: ", err)
+	}
+	checked := 0
+	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if !timelessCovered(name) {
+			continue
+		}
+		text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
+		if os.IsNotExist(err) {
+			continue // deleted in the work tree, not yet in the index
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(name, ".go") && generated.Match(text) {
+			continue
+		}
+		checked++
+		for _, f := range timelessFindings(name, string(text)) {
+			t.Error(f)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no file checked: has the layout changed?")
+	}
+}
+
+// timelessCovered reports whether TestTimelessText checks the tracked
+// file name (slash-separated, relative to the repository's root).
+func timelessCovered(name string) bool {
+	switch {
+	case name == "README.md", name == "CHANGELOG.md":
+		return true
+	case strings.HasPrefix(name, "docs/") && strings.HasSuffix(name, ".md"):
+		return true
+	case strings.HasPrefix(name, "asm/") && strings.HasSuffix(name, ".s"):
+		return true
+	}
+	return strings.HasSuffix(name, ".go")
+}
+
+// timelessFindings returns the run-log words of file name (its text), one
+// finding per word and line, as "name:line: ...".
+func timelessFindings(name, text string) []string {
+	var found []string
+	lines := strings.Split(text, "\n")
+	asm := strings.HasSuffix(name, ".s")
+	var machineCols map[int]bool // of the table the line is in, if any
+	inTable := false
+	for i, line := range lines {
+		checked := line
+		if asm {
+			// Only comments are text; instructions are not.
+			c := strings.Index(line, "//")
+			if c < 0 {
+				continue
+			}
+			checked = line[c:]
+			if m := percentage.FindString(checked); m != "" {
+				found = append(found, fmt.Sprintf("%s:%d: %q: a measured figure in the generated assembly (fix the generator's comment): %s", name, i+1, m, strings.TrimSpace(line)))
+			}
+		}
+		if machineTables[name] {
+			row := strings.HasPrefix(strings.TrimSpace(line), "|")
+			switch {
+			case row && !inTable: // a header row
+				inTable = true
+				machineCols = map[int]bool{}
+				for k, cell := range tableCells(line) {
+					if machineHeader.MatchString(cell) {
+						machineCols[k] = true
+					}
+				}
+			case row:
+				cells := tableCells(line)
+				for k := range cells {
+					if machineCols[k] {
+						cells[k] = ""
+					}
+				}
+				checked = strings.Join(cells, "|")
+			default:
+				inTable = false
+			}
+		} else if m := machineWord.FindString(checked); m != "" {
+			found = append(found, fmt.Sprintf("%s:%d: %q: only docs/performance.md and docs/levers.md name machines: %s", name, i+1, m, strings.TrimSpace(line)))
+		}
+		for _, re := range runLogWords {
+			if m := re.FindString(checked); m != "" {
+				found = append(found, fmt.Sprintf("%s:%d: %q: a run-log word (say what the code does and why; a measured figure goes to docs/performance.md or docs/levers.md): %s", name, i+1, m, strings.TrimSpace(line)))
+			}
+		}
+	}
+	return found
+}
+
+// tableCells splits a Markdown table row into its cells, the text between
+// unescaped '|' (the leading and trailing empty ones included, so that
+// the cells of a row line up with those of its header).
+func tableCells(line string) []string {
+	var cells []string
+	var cell bytes.Buffer
+	for k := 0; k < len(line); k++ {
+		switch {
+		case line[k] == '\\' && k+1 < len(line):
+			cell.WriteByte(line[k])
+			cell.WriteByte(line[k+1])
+			k++
+		case line[k] == '|':
+			cells = append(cells, cell.String())
+			cell.Reset()
+		default:
+			cell.WriteByte(line[k])
+		}
+	}
+	return append(cells, cell.String())
+}
+
+// TestTimelessFindings checks the rules of TestTimelessText on planted
+// text.
+func TestTimelessFindings(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		want       []string // substrings of the findings, in order
+	}{
+		{"kernel/x.go", "package kernel\n\n// Measured in session 12.\n", []string{"kernel/x.go:3: \"session\""}},
+		{"kernel/x.go", "// Sessions one and two.\n", []string{"kernel/x.go:1: \"Sessions\""}},
+		{"kernel/x.go", "// sessionID is not the word.\n", nil},
+		{"README.md", "Fast.\n-4.9% on the Zen 4 VM.\n", []string{"README.md:2: \"VM\"", "README.md:2: \"Zen 4 VM\""}},
+		{"docs/design.md", "on the Zen5 VM\n", []string{"docs/design.md:1: \"VM\"", "docs/design.md:1: \"Zen5 VM\""}},
+		{"CHANGELOG.md", "the Intel VM\n", []string{"CHANGELOG.md:1: \"VM\"", "CHANGELOG.md:1: \"Intel VM\""}},
+		{"gen/amd64/x.go", "// 0.97x (A/A 0.99x)\n", []string{"gen/amd64/x.go:1: \"A/A\""}},
+		{"asm/kernels_amd64.s", "\tVMOVUPS Z0, (AX)\n\t// two loads, not three (-4.9%).\n", []string{"asm/kernels_amd64.s:2: \"9%\""}},
+		{"asm/kernels_amd64.s", "\tVMOVUPS Z0, (AX) // one store\n", nil},
+		// The machine column of the two performance files may name a VM,
+		// nothing else in them may use a run-log word.
+		{"docs/levers.md", "| kernel | change | outcome | machine | date |\n|---|---|---|---|---|\n| BatchClosest | x | 0.97x | Zen 4 VM, A/A 0.99x | 2026-11-25 |\n", nil},
+		{"docs/levers.md", "| kernel | outcome | machine |\n|---|---|---|\n| BatchClosest | 0.97x (A/A 0.99x) | Zen 4 VM |\n", []string{"docs/levers.md:3: \"A/A\""}},
+		{"docs/performance.md", "## Measured on the Zen 4 VM\n\n| path | ns/pair |\n|---|---|\n| avx512 | 1.05 |\n", []string{"docs/performance.md:1: \"Zen 4 VM\""}},
+		{"docs/performance.md", "| CPU | path |\n|---|---|\n| Zen 4 VM | avx512 |\n\nZen 4 VM again\n", []string{"docs/performance.md:5: \"Zen 4 VM\""}},
+		{"docs/performance.md", "| a \\| b | machine |\n|---|---|\n| x \\| y | Intel VM |\n", nil},
+	} {
+		got := timelessFindings(c.name, c.text)
+		if len(got) != len(c.want) {
+			t.Errorf("%s %q: findings %q, want %d", c.name, c.text, got, len(c.want))
+			continue
+		}
+		for k, w := range c.want {
+			if !strings.Contains(got[k], w) {
+				t.Errorf("%s %q: finding %q, want it to contain %q", c.name, c.text, got[k], w)
+			}
+		}
+	}
+	if !generated.MatchString("// Code generated by command: go run . (segdist/gen). DO NOT EDIT.\n\npackage asm\n") {
+		t.Error("the generated-file line is not recognised")
+	}
+}
