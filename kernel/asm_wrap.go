@@ -39,9 +39,9 @@ func wrapPoint[F soa.Float](f func(px, py, pz, cx, cy, cz, dx, dy, dz, t, dist2 
 func wrapContacts[F soa.Float](f func(caps *F, pi, pj *uint32, out *[13]*F, n int, margin F, prefetch int) int) func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F) int {
 	return func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F) int {
 		// Filled in place from unsafe.SliceData (no bounds checks: every
-		// stream has room for m > 0 rows). A composite literal of &s[0]
-		// was built in a temporary and copied, 16-byte loads of 8-byte
-		// stores (docs/levers.md).
+		// stream has room for m > 0 rows). The compiler builds a composite
+		// literal of &s[0] in a temporary and copies it, 16-byte loads of
+		// 8-byte stores, which do not forward (docs/levers.md).
 		var out [13]*F
 		out[0] = (*F)(unsafe.Pointer(unsafe.SliceData(dst.Pair)))
 		out[1] = (*F)(unsafe.Pointer(unsafe.SliceData(dst.Count)))

@@ -207,7 +207,7 @@ func (l *lowering) assign(v, x ir.Value) {
 // slots are vector-sized stack slots in a 64-byte-aligned frame area.
 // Aligned slots matter: a parked vector that straddles two cache lines
 // cannot be store-forwarded to the load that reads it back, and such
-// stalls made the first contact kernel three times slower.
+// stalls can make a kernel several times slower.
 type slots struct {
 	base  GPPhysical
 	bytes int // per slot
