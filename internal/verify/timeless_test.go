@@ -222,3 +222,78 @@ func TestTimelessFindings(t *testing.T) {
 		t.Error("the generated-file line is not recognised")
 	}
 }
+
+var (
+	// docCitation is a citation of a Markdown file of the repository in Go
+	// source (comments and strings), with the heading it names, if any:
+	// `docs/design.md, "Loop drivers"`.
+	docCitation = regexp.MustCompile(`\b((?:docs/[\w.-]+|DESIGN|PERFORMANCE)\.md)(?:, "([^"]+)")?`)
+	// commentBreak is a line break inside a comment, with the next line's
+	// comment marker: a heading may wrap there.
+	commentBreak = regexp.MustCompile(`\n\s*//\s*`)
+)
+
+// TestDocCitationsResolve checks that every Markdown file a tracked .go
+// file cites (docs/*.md, DESIGN.md, PERFORMANCE.md) is in the repository
+// and, where the citation names a heading ("docs/design.md, \"Loop
+// drivers\""), that the file has that heading, so that code never points
+// at text that is gone.
+func TestDocCitationsResolve(t *testing.T) {
+	if os.Getenv("SEGDIST_UNDER_QEMU") != "" {
+		t.Skip("runs the host's git")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git command")
+	}
+	root := filepath.Join("..", "..")
+	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
+		t.Skip("not a git work tree: ", err)
+	}
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--", "*.go").Output()
+	if err != nil {
+		t.Skip("git ls-files: ", err)
+	}
+	headings := map[string]map[string]bool{} // by cited file; nil: missing
+	headingsOf := func(md string) map[string]bool {
+		if h, ok := headings[md]; ok {
+			return h
+		}
+		text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(md)))
+		var h map[string]bool
+		if err == nil {
+			h = map[string]bool{}
+			for _, l := range strings.Split(string(text), "\n") {
+				if strings.HasPrefix(l, "#") {
+					h[strings.TrimSpace(strings.TrimLeft(l, "#"))] = true
+				}
+			}
+		}
+		headings[md] = h
+		return h
+	}
+	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		text, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		if name == "internal/verify/timeless_test.go" {
+			continue // its examples
+		}
+		src := strings.ReplaceAll(string(text), `\"`, `"`)
+		lineOf := func(off int) int { return 1 + strings.Count(src[:off], "\n") }
+		for _, m := range docCitation.FindAllStringSubmatchIndex(src, -1) {
+			md := src[m[2]:m[3]]
+			h := headingsOf(md)
+			if h == nil {
+				t.Errorf("%s:%d: cites %s, which is not in the repository", name, lineOf(m[0]), md)
+				continue
+			}
+			if m[4] >= 0 {
+				heading := commentBreak.ReplaceAllString(src[m[4]:m[5]], " ")
+				if !h[heading] {
+					t.Errorf("%s:%d: cites %s, %q: no such heading", name, lineOf(m[0]), md, heading)
+				}
+			}
+		}
+	}
+}
