@@ -1246,7 +1246,7 @@ func TestContactsEndNearAxis(t *testing.T) {
 // fallback normal (near), where the spec's test flips. A third of the
 // pairs end both axes at the crossing at an obtuse angle, where m is
 // |E|^2 and exceeds |M0|^2 + |u|^2 (a vector test that gated the
-// fallbacks' block with 2^-34 (|M0|^2 + |u|^2) instead of m failed here).
+// fallbacks' block with 2^-34 (|M0|^2 + |u|^2) instead of m fails here).
 func TestContactsNearCrossingBand(t *testing.T) {
 	for _, prec := range []struct {
 		name string

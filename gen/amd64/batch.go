@@ -49,14 +49,13 @@ var NTMinLanes = 1 << 18
 // the L2 cache (PREFETCHT1) rather than into L1 (PREFETCHT0). On a
 // million pairs the AVX-512 loop (four groups, non-temporal stores) ran
 // faster with PREFETCHT1 than with PREFETCHT0, and the AVX2 loop slower
-// (docs/levers.md). Whether the loops prefetch
-// at all is decided at run time, per CPU (asm.PrefetchInputs, set by
-// package kernel): the generated code has the non-temporal loop both with
-// and without the prefetches.
+// (docs/levers.md). Whether the loops prefetch at all is decided at run
+// time, per CPU (asm.PrefetchInputs, set by package kernel): the generated
+// code has the non-temporal loop both with and without the prefetches.
 var PrefetchL2 = map[string]bool{"AVX512": true}
 
 // prefetchMinLanes is the batch size from which the loops prefetch: about
-// 1 MB of input, the L2 cache of this machine kind. Below it the data is
+// 1 MB of input, the size of a large L2 cache. Below it the data is
 // cache-resident and the prefetches only cost issue slots.
 const prefetchMinLanes = 16384
 
