@@ -227,14 +227,15 @@ var (
 	// docCitation is a citation of a Markdown file of the repository in Go
 	// source (comments and strings), with the heading it names, if any:
 	// `docs/design.md, "Loop drivers"`.
-	docCitation = regexp.MustCompile(`\b((?:docs/[\w.-]+|DESIGN|PERFORMANCE)\.md)(?:, "([^"]+)")?`)
+	docCitation = regexp.MustCompile(`\b((?:docs/[\w.-]+|[A-Z][A-Z_]*)\.md)(?:, "([^"]+)")?`)
 	// commentBreak is a line break inside a comment, with the next line's
 	// comment marker: a heading may wrap there.
 	commentBreak = regexp.MustCompile(`\n\s*//\s*`)
 )
 
 // TestDocCitationsResolve checks that every Markdown file a tracked .go
-// file cites (docs/*.md, DESIGN.md, PERFORMANCE.md) is in the repository
+// file cites (docs/*.md, or an upper-case name at the root, such as
+// README.md) is in the repository
 // and, where the citation names a heading ("docs/design.md, \"Loop
 // drivers\""), that the file has that heading, so that code never points
 // at text that is gone.
