@@ -14,7 +14,8 @@ bench:
 	go test -run '^$$' -bench BatchClosest -count 6 ./bench | tee bench.out
 	benchstat -col /isa bench.out
 
-# The open issues' targets as ratios, medians of 10 invocations (bench/targets).
+# The performance ratios and their bounds, medians of 10 invocations (bench/targets;
+# go run ./bench/targets -markdown -write docs/performance.md writes this machine's table).
 targets:
 	go run ./bench/targets
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -112,8 +113,26 @@ func TestPatternsSelectTargets(t *testing.T) {
 			num, den := tg.expand(isa)
 			for _, name := range []string{num, den} {
 				full := "Benchmark" + name
-				if !benchMatches(singlePattern, full) && !benchMatches(parallelPattern, full) && !benchMatches(freshPattern, full) {
+				if !benchMatches(singlePattern, full) && !benchMatches(parallelPattern, full) && !benchMatches(freshPattern, full) && !benchMatches(peersPattern, full) {
 					t.Errorf("%s: %s is not selected by the benchmark patterns", tg.name, full)
+				}
+			}
+		}
+	}
+	// The same for the -markdown rows, on every path.
+	for _, m := range markdownRows(measures, targets) {
+		isas := m.isas
+		if isas == nil {
+			isas = []string{"avx512", "avx2", "go"}
+		}
+		for _, isa := range isas {
+			for _, name := range []string{m.num, m.den} {
+				if name == "" || (strings.HasPrefix(name, "FreshPairs/") || strings.HasPrefix(name, "Peers/")) && isa == "go" {
+					continue // fresh pairs and the peers: SIMD paths only
+				}
+				full := "Benchmark" + strings.ReplaceAll(name, "{isa}", isa)
+				if !benchMatches(markdownPattern, full) && !benchMatches(parallelPattern, full) && !benchMatches(freshPattern, full) && !benchMatches(peersPattern, full) {
+					t.Errorf("-markdown row %s: %s is not selected by the benchmark patterns", m.name, full)
 				}
 			}
 		}
@@ -153,7 +172,123 @@ func TestPrintTable(t *testing.T) {
 	results = [][]run{{{"FreshPairs/isa=avx2/kernel=compact/pairs=fresh": 6.0, "FreshPairs/isa=avx2/kernel=compact/pairs=repeat": 5.0}}}
 	b.Reset()
 	printTable(&b, targets, []string{"/tmp/bench.test"}, results)
-	if out := b.String(); !strings.Contains(out, "| `CompactContacts` 5%, fresh pairs over repeated | avx2 | 1.200x (1.20-1.20) | none (no target) | - |") {
+	if out := b.String(); !strings.Contains(out, "| `CompactContacts` 5%, fresh pairs over repeated | avx2 | 1.200x (1.20-1.20) | none | - |") {
 		t.Errorf("table:\n%s", out)
+	}
+}
+
+// The targets of one ratio on two paths (two bounds) share a -markdown row.
+func TestMarkdownRows(t *testing.T) {
+	rows := markdownRows(nil, targets)
+	var names []string
+	for _, r := range rows {
+		if slices.Contains(names, r.name) {
+			t.Errorf("two -markdown rows named %s", r.name)
+		}
+		names = append(names, r.name)
+	}
+	i := slices.IndexFunc(rows, func(r measure) bool {
+		return strings.HasPrefix(r.name, "copy then `BatchClosest`, over `CompactContacts` 5%")
+	})
+	if i < 0 || !slices.Equal(rows[i].isas, []string{"avx512", "avx2"}) {
+		t.Errorf("copy-then-closest row: %+v, want the paths avx512 and avx2", rows[i])
+	}
+}
+
+func TestPrintMarkdown(t *testing.T) {
+	m := machine{cpu: "Some CPU (family 25, model 17)", caches: "2 logical CPUs, L1D 32 KiB, L2 1 MiB, L3 32 MiB",
+		commit: "abc1234-dirty", date: "2026-12-01", command: "go run ./bench/targets -markdown -n 2", runs: 2,
+		pinned: "CPU 1 (`taskset -c 1`)", paths: []string{"avx512", "avx2", "go"}, best: "avx512"}
+	runs := []run{
+		{"BatchClosest/isa=avx512/n=4096": 1.0, "BatchClosest/isa=avx2/n=4096": 1.6, "BatchClosest/isa=go/n=4096": 30.04,
+			"Contacts/isa=avx512/n=4096": 3.0, "Parallel/workers=2/kernel=closest/n=65536": 0.6,
+			"Parallel/workers=1/kernel=closest/n=65536": 1.2},
+		{"BatchClosest/isa=avx512/n=4096": 1.2, "BatchClosest/isa=avx2/n=4096": 1.6, "BatchClosest/isa=go/n=4096": 130.4,
+			"Contacts/isa=avx512/n=4096": 3.0, "Parallel/workers=2/kernel=closest/n=65536": 0.6,
+			"Parallel/workers=1/kernel=closest/n=65536": 1.08},
+	}
+	var b bytes.Buffer
+	printMarkdown(&b, m, markdownRows(measures, targets), runs)
+	out := b.String()
+	for _, want := range []string{
+		"### Some CPU (family 25, model 17)\n\n2 logical CPUs, L1D 32 KiB, L2 1 MiB, L3 32 MiB. Commit abc1234-dirty, 2026-12-01, 2 invocation(s) of:\n\n```sh\ngo run ./bench/targets -markdown -n 2\n```\n",
+		"\n| | `avx512` | `avx2` | `go` |\n|---|---|---|---|\n| `BatchClosest`, 4,096 pairs | 1.10 | 1.60 | 80.2 |\n",
+		"| `BatchContacts`, 4,096 index pairs | 3.00 |  |  |\n",
+		"| `Parallel`, 2 workers: `BatchClosest`, 65,536 pairs | 0.60 |  |  |\n",
+		"| `Parallel`, 2 workers: `BatchClosest`, 65,536 pairs | 0.60 |  |  |\n| *time ratios* |  |  |  |\n| `BatchContacts` over `BatchClosest` | 2.750x (2.50-3.00) |  |  |\n",
+		"| `BatchClosest` at 65,536, 1 worker over 2 | 1.900x (1.80-2.00) |  |  |\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "StreamOnly") || strings.Contains(out, "peers") {
+		t.Errorf("a row the runs did not measure:\n%s", out)
+	}
+
+	// A "best" row goes to the column of the path it ran on.
+	m.best = "avx2"
+	b.Reset()
+	printMarkdown(&b, m, markdownRows(measures, targets), runs)
+	if want := "| `Parallel`, 2 workers: `BatchClosest`, 65,536 pairs |  | 0.60 |  |\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("markdown lacks %q:\n%s", want, b.String())
+	}
+}
+
+func TestNsPerPair(t *testing.T) {
+	for v, want := range map[float64]string{1.0649: "1.06", 9.994: "9.99", 30.04: "30.0", 68.84: "68.8", 123.6: "124"} {
+		if got := nsPerPair(v); got != want {
+			t.Errorf("nsPerPair(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	got := commandLine([]string{"-markdown", "-n", "3", "-write", "docs/performance.md", "-benchtime", "a b", "it's"})
+	want := `go run ./bench/targets -markdown -n 3 -write docs/performance.md -benchtime 'a b' 'it'\''s'`
+	if got != want {
+		t.Errorf("commandLine: %s, want %s", got, want)
+	}
+}
+
+// updateDoc adds a machine's section, replaces the section of the same
+// CPU and keeps the others and the text around them.
+func TestUpdateDoc(t *testing.T) {
+	zen4 := "### AMD EPYC (family 25, model 17)\n\nfirst run\n\n| | `avx512` |\n|---|---|\n| a | 1.00 |\n"
+	zen4b := "### AMD EPYC (family 25, model 17)\n\nsecond run\n\n| | `avx512` |\n|---|---|\n| a | 0.90 |\n"
+	xeon := "### Intel(R) Xeon(R) Platinum 8488C (family 6, model 143)\n\nits run\n"
+	head := "# Performance\n\n## How to measure\n\ntext\n\n## Machines\n\n"
+	tail := "\n## Peers\n\nmore text\n### not a machine\n"
+
+	// A document without the generated part gets it at its end.
+	doc := updateDoc(head, zen4)
+	if want := head + "\n" + beginTables + "\n\n" + zen4 + "\n" + endTables + "\n"; doc != want {
+		t.Fatalf("first section:\n%s\nwant:\n%s", doc, want)
+	}
+	// An empty (new) file: the generated part alone.
+	if got, want := updateDoc("", zen4), beginTables+"\n\n"+zen4+"\n"+endTables+"\n"; got != want {
+		t.Errorf("new file:\n%s\nwant:\n%s", got, want)
+	}
+
+	doc += tail
+	// Another CPU: added after the first, the rest kept.
+	doc = updateDoc(doc, xeon)
+	want := head + "\n" + beginTables + "\n\n" + zen4 + "\n" + xeon + "\n" + endTables + "\n" + tail
+	if doc != want {
+		t.Fatalf("second CPU:\n%s\nwant:\n%s", doc, want)
+	}
+	// The same CPU again: its section replaced in place, even with
+	// trailing blank lines in the new section.
+	doc = updateDoc(doc, zen4b+"\n\n")
+	want = head + "\n" + beginTables + "\n\n" + zen4b + "\n" + xeon + "\n" + endTables + "\n" + tail
+	if doc != want {
+		t.Fatalf("same CPU again:\n%s\nwant:\n%s", doc, want)
+	}
+	// Idempotent: the same section twice leaves the document as it was.
+	if again := updateDoc(doc, zen4b); again != doc {
+		t.Errorf("replacing a section with itself changed the document:\n%s\nwant:\n%s", again, doc)
+	}
+	if n := strings.Count(doc, "### AMD EPYC"); n != 1 {
+		t.Errorf("%d sections for one CPU:\n%s", n, doc)
 	}
 }
