@@ -63,9 +63,9 @@ func checkIndexedArgs[F soa.Float](dst *soa.ResultsOf[F], caps soa.CapsulesOf[F]
 	checkNotNil("dst", dst)
 	checkNotNil("pairs", pairs)
 	m := len(pairs.I)
-	if lens := [...]int{m, len(pairs.J), len(dst.S), len(dst.T), len(dst.Dist2)}; min(lens[1], lens[2], lens[3], lens[4]) != m ||
-		max(lens[1], lens[2], lens[3], lens[4]) != m {
-		panic(lengthMismatch([]string{"pairs.I", "pairs.J", "dst.S", "dst.T", "dst.Dist2"}, lens[:]))
+	if len(pairs.J) != m || len(dst.S) != m || len(dst.T) != m || len(dst.Dist2) != m {
+		panic(lengthMismatch([]string{"pairs.I", "pairs.J", "dst.S", "dst.T", "dst.Dist2"},
+			[]int{m, len(pairs.J), len(dst.S), len(dst.T), len(dst.Dist2)}))
 	}
 	checkIndexedApart(dst, caps, pairs, m)
 	if !on.indicesBelow(pairs.I, pairs.J, len(caps)) {
@@ -128,11 +128,8 @@ func checkPointLengths[F soa.Float](dst *soa.PointResultsOf[F], src *soa.PointSe
 	checkNotNil("dst", dst)
 	checkNotNil("src", src)
 	n := len(src.PX)
-	short := min(n, len(src.PY), len(src.PZ), len(src.CX), len(src.CY), len(src.CZ), len(src.DX), len(src.DY), len(src.DZ),
-		len(dst.T), len(dst.Dist2))
-	long := max(n, len(src.PY), len(src.PZ), len(src.CX), len(src.CY), len(src.CZ), len(src.DX), len(src.DY), len(src.DZ),
-		len(dst.T), len(dst.Dist2))
-	if short != long {
+	if len(src.PY) != n || len(src.PZ) != n || len(src.CX) != n || len(src.CY) != n || len(src.CZ) != n ||
+		len(src.DX) != n || len(src.DY) != n || len(src.DZ) != n || len(dst.T) != n || len(dst.Dist2) != n {
 		panic(lengthMismatch(
 			[]string{"src.PX", "src.PY", "src.PZ", "src.CX", "src.CY", "src.CZ", "src.DX", "src.DY", "src.DZ", "dst.T", "dst.Dist2"},
 			[]int{n, len(src.PY), len(src.PZ), len(src.CX), len(src.CY), len(src.CZ), len(src.DX), len(src.DY), len(src.DZ),
