@@ -92,10 +92,11 @@ func (c *CapsulesOf[F]) Append(a, b [3]F, r F) {
 	n := len(*c)
 	if n == cap(*c) {
 		c.Resize(n + 1)
-		(*c)[n] = CapsuleOf[F]{A: a, B: b, R: r}
-		return
+	} else {
+		*c = (*c)[:n+1]
 	}
-	*c = append(*c, CapsuleOf[F]{A: a, B: b, R: r})
+	rec := &(*c)[n]
+	rec.A, rec.B, rec.R = a, b, r
 }
 
 // Resize sets the number of capsules to n, keeping the first min(Len, n)
@@ -141,6 +142,11 @@ func (p *IndexPairs) streams() [2]*[]uint32 { return [2]*[]uint32{&p.I, &p.J} }
 
 // Append adds the pair (i, j).
 func (p *IndexPairs) Append(i, j uint32) {
+	if n := len(p.I); n < cap(p.I) && n < cap(p.J) && len(p.J) == n { // room in both: no reallocation
+		p.I, p.J = p.I[:n+1], p.J[:n+1]
+		p.I[n], p.J[n] = i, j
+		return
+	}
 	st := p.streams()
 	p.Set(appendSlot("IndexPairs", st[:], inputLine), i, j)
 }
@@ -273,6 +279,18 @@ func (p *PointSegmentsOf[F]) Get(i int) (pt, c, d [3]F) {
 
 // Append adds one point-segment pair at the end.
 func (p *PointSegmentsOf[F]) Append(pt, c, d [3]F) {
+	n := len(p.PX)
+	if n < cap(p.PX) && n < cap(p.PY) && n < cap(p.PZ) && n < cap(p.CX) && n < cap(p.CY) && n < cap(p.CZ) &&
+		n < cap(p.DX) && n < cap(p.DY) && n < cap(p.DZ) && len(p.PY) == n && len(p.PZ) == n &&
+		len(p.CX) == n && len(p.CY) == n && len(p.CZ) == n && len(p.DX) == n && len(p.DY) == n && len(p.DZ) == n {
+		p.PX, p.PY, p.PZ = p.PX[:n+1], p.PY[:n+1], p.PZ[:n+1]
+		p.PX[n], p.PY[n], p.PZ[n] = pt[0], pt[1], pt[2]
+		p.CX, p.CY, p.CZ = p.CX[:n+1], p.CY[:n+1], p.CZ[:n+1]
+		p.CX[n], p.CY[n], p.CZ[n] = c[0], c[1], c[2]
+		p.DX, p.DY, p.DZ = p.DX[:n+1], p.DY[:n+1], p.DZ[:n+1]
+		p.DX[n], p.DY[n], p.DZ[n] = d[0], d[1], d[2]
+		return
+	}
 	st := p.streams()
 	p.Set(appendSlot("PointSegments", st[:], inputLine), pt, c, d)
 }

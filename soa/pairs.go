@@ -147,6 +147,24 @@ func (p *PairsOf[F]) Get(i int) PairOf[F] {
 // Append adds one pair at the end, growing the batch's single allocation
 // (doubling its capacity) when it is full.
 func (p *PairsOf[F]) Append(a, b, c, d [3]F) {
+	n := len(p.AX)
+	// The common case, room in every stream of equal length, without the
+	// generic loop over the streams; reslicing within the capacity writes
+	// only the lengths (no pointer, so no write barrier).
+	if n < cap(p.AX) && n < cap(p.AY) && n < cap(p.AZ) && n < cap(p.BX) && n < cap(p.BY) && n < cap(p.BZ) &&
+		n < cap(p.CX) && n < cap(p.CY) && n < cap(p.CZ) && n < cap(p.DX) && n < cap(p.DY) && n < cap(p.DZ) &&
+		len(p.AY) == n && len(p.AZ) == n && len(p.BX) == n && len(p.BY) == n && len(p.BZ) == n &&
+		len(p.CX) == n && len(p.CY) == n && len(p.CZ) == n && len(p.DX) == n && len(p.DY) == n && len(p.DZ) == n {
+		p.AX, p.AY, p.AZ = p.AX[:n+1], p.AY[:n+1], p.AZ[:n+1]
+		p.AX[n], p.AY[n], p.AZ[n] = a[0], a[1], a[2]
+		p.BX, p.BY, p.BZ = p.BX[:n+1], p.BY[:n+1], p.BZ[:n+1]
+		p.BX[n], p.BY[n], p.BZ[n] = b[0], b[1], b[2]
+		p.CX, p.CY, p.CZ = p.CX[:n+1], p.CY[:n+1], p.CZ[:n+1]
+		p.CX[n], p.CY[n], p.CZ[n] = c[0], c[1], c[2]
+		p.DX, p.DY, p.DZ = p.DX[:n+1], p.DY[:n+1], p.DZ[:n+1]
+		p.DX[n], p.DY[n], p.DZ[n] = d[0], d[1], d[2]
+		return
+	}
 	st := p.streams()
 	p.Set(appendSlot("Pairs", st[:], inputLine), a, b, c, d)
 }
