@@ -170,3 +170,54 @@ func ExampleActive() {
 	fmt.Println(kernel.Active().ISA() == kernel.ISA())
 	// Output: true
 }
+
+// An engine whose convention is a normal from body A toward body B, points
+// on B's surface and a manifold's deepest point first translates each row
+// like this. segdist's normal points from capsule J toward capsule I, so
+// the engine passes its pair as (I, J) = (B, A); a row's point lies midway
+// between the surfaces, so point + n depth/2 is on J's surface (A here)
+// and point - n depth/2 on I's (B); a two-point row lists the ends of the
+// overlap along J's axis (C toward D), and either depth may be the
+// smaller, or negative within the margin.
+func ExampleCompactContacts_engineConventions() {
+	caps := soa.NewCapsules(0)
+	caps.Append([3]float32{0, 0, 0}, [3]float32{4, 0, 0}, 0.5)     // body A: a capsule lying on the x axis
+	caps.Append([3]float32{1, 0.91, 0}, [3]float32{3, 0.9, 0}, 0.5) // body B: tilted by 0.3 degrees, lying on A
+	pairs := soa.NewIndexPairs(0)
+	pairs.Append(1, 0) // (I, J) = (B, A): the normal then points from A toward B
+	rows := soa.NewContacts(pairs.Len())
+	n := kernel.CompactContacts(rows, caps, pairs, 0.01)
+
+	type contact struct {
+		normal  [3]float32 // from A toward B
+		onB     [3]float32 // a point on B's surface
+		depth   float32
+		deepest bool
+	}
+	for k := range n {
+		nrm := [3]float32{rows.NX[k], rows.NY[k], rows.NZ[k]}
+		depths := [2]float32{rows.Depth1[k], rows.Depth2[k]}
+		points := [2][3]float32{{rows.P1X[k], rows.P1Y[k], rows.P1Z[k]}, {rows.P2X[k], rows.P2Y[k], rows.P2Z[k]}}
+		var out []contact
+		for p := range int(rows.Count[k]) {
+			d := depths[p]
+			var onB [3]float32
+			for c := range onB {
+				onB[c] = points[p][c] - nrm[c]*d/2 // I is B: point - n depth/2
+			}
+			out = append(out, contact{normal: nrm, onB: onB, depth: d})
+		}
+		deep := 0
+		if len(out) == 2 && out[1].depth > out[0].depth {
+			deep = 1
+		}
+		out[deep].deepest = true
+		for _, c := range out {
+			fmt.Printf("normal (%.2f %.2f %.2f) point on B (%.3f %.3f %.3f) depth %.3f deepest %v\n",
+				c.normal[0], c.normal[1], c.normal[2], c.onB[0], c.onB[1], c.onB[2], c.depth, c.deepest)
+		}
+	}
+	// Output:
+	// normal (0.00 1.00 0.00) point on B (1.002 0.410 0.000) depth 0.090 deepest false
+	// normal (0.00 1.00 0.00) point on B (3.000 0.400 0.000) depth 0.100 deepest true
+}
