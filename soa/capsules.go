@@ -1,9 +1,6 @@
 package soa
 
-import (
-	"fmt"
-	"unsafe"
-)
+import "fmt"
 
 // CapsuleOf is one capsule as a record of eight floats: the axis from A
 // to B and the radius R >= 0 (a sphere is a capsule with A = B; the
@@ -54,23 +51,7 @@ func newCapsules[F Float](what string, n int) CapsulesOf[F] {
 	if n < 0 {
 		panic(fmt.Sprintf("soa.%s: negative length %d", what, n))
 	}
-	return alignedCapsules[F](capFor(n))[:n]
-}
-
-// alignedCapsules returns c zero records starting on a multiple of their
-// size: they live in an array of floats one record longer than needed (a
-// record holds no pointer, so the garbage collector is indifferent to the
-// view).
-func alignedCapsules[F Float](c int) CapsulesOf[F] {
-	size := int(unsafe.Sizeof(CapsuleOf[F]{}))
-	elem := size / 8 // bytes per float
-	buf := make([]F, 8*(c+1))
-	adviseHuge(buf)
-	off := 0
-	if mis := int(uintptr(unsafe.Pointer(&buf[0])) % uintptr(size)); mis != 0 {
-		off = (size - mis) / elem
-	}
-	return unsafe.Slice((*CapsuleOf[F])(unsafe.Pointer(&buf[off])), c)
+	return alignedRecords[CapsuleOf[F], F](capFor(n))[:n]
 }
 
 // Len returns the number of capsules.
@@ -107,7 +88,7 @@ func (c *CapsulesOf[F]) Resize(n int) {
 		panic(fmt.Sprintf("soa.Capsules.Resize: negative length %d", n))
 	}
 	if n > cap(*c) {
-		grown := alignedCapsules[F](capFor(max(n, 2*cap(*c))))
+		grown := alignedRecords[CapsuleOf[F], F](capFor(max(n, 2*cap(*c))))
 		copy(grown, *c)
 		*c = grown
 	}

@@ -64,7 +64,29 @@ func TestLifecycle(t *testing.T) {
 		{"PointResults", func(n int) batch { return NewPointResults(n) },
 			func(b batch, i int) { r := b.(*PointResults); r.T[i], r.Dist2[i] = f(i), f(i+1) },
 			func(b batch, i int) bool { r := b.(*PointResults); return r.T[i] == f(i) && r.Dist2[i] == f(i+1) }, nil},
+		{"Planes", func(n int) batch { c := NewPlanes(n); return &c },
+			func(b batch, i int) { b.(*Planes).Set(i, v3(i), f(i)) },
+			func(b batch, i int) bool { n, d := b.(*Planes).Get(i); return n == v3(i) && d == f(i) },
+			func(b batch, i int) { b.(*Planes).Append(v3(i), f(i)) }},
+		{"Poses", func(n int) batch { return NewPoses(n) },
+			func(b batch, i int) { b.(*Poses).Set(i, v3(i), [4]float32{f(i), f(i + 1), f(i + 2), f(i + 3)}) },
+			func(b batch, i int) bool {
+				p, q := b.(*Poses).Get(i)
+				return p == v3(i) && q == [4]float32{f(i), f(i + 1), f(i + 2), f(i + 3)}
+			},
+			func(b batch, i int) { b.(*Poses).Append(v3(i), [4]float32{f(i), f(i + 1), f(i + 2), f(i + 3)}) }},
 		// The float64 instantiations (values that float32 cannot hold).
+		{"Planes64", func(n int) batch { c := NewPlanes64(n); return &c },
+			func(b batch, i int) { b.(*Planes64).Set(i, w3(i), g(i)) },
+			func(b batch, i int) bool { n, d := b.(*Planes64).Get(i); return n == w3(i) && d == g(i) },
+			func(b batch, i int) { b.(*Planes64).Append(w3(i), g(i)) }},
+		{"Poses64", func(n int) batch { return NewPoses64(n) },
+			func(b batch, i int) { b.(*Poses64).Set(i, w3(i), [4]float64{g(i), g(i + 1), g(i + 2), g(i + 3)}) },
+			func(b batch, i int) bool {
+				p, q := b.(*Poses64).Get(i)
+				return p == w3(i) && q == [4]float64{g(i), g(i + 1), g(i + 2), g(i + 3)}
+			},
+			func(b batch, i int) { b.(*Poses64).Append(w3(i), [4]float64{g(i), g(i + 1), g(i + 2), g(i + 3)}) }},
 		{"Pairs64", func(n int) batch { return NewPairs64(n) },
 			func(b batch, i int) { b.(*Pairs64).Set(i, w3(i), w3(i+1), w3(i+2), w3(i+3)) },
 			func(b batch, i int) bool { p := b.(*Pairs64).Get(i); return p.A == w3(i) && p.D == w3(i+3) },
@@ -177,10 +199,13 @@ func TestResizeGrowsGeometrically(t *testing.T) {
 		seg     *PointSegments
 		pres    *PointResults
 		caps    Capsules
+		planes  Planes
+		poses   *Poses
 		starter = func() {
 			pairs, res, ip = &Pairs{}, &Results64{}, &IndexPairs{}
 			rows, rows64 = &Contacts{}, &Contacts64{}
 			seg, pres, caps = &PointSegments{}, &PointResults{}, nil
+			planes, poses = nil, &Poses{}
 		}
 	)
 	grow("Pairs", func(n int) { pairs.Resize(n) })
@@ -191,6 +216,8 @@ func TestResizeGrowsGeometrically(t *testing.T) {
 	grow("PointSegments", func(n int) { seg.Resize(n) })
 	grow("PointResults", func(n int) { pres.Resize(n) })
 	grow("Capsules", func(n int) { caps.Resize(n) })
+	grow("Planes", func(n int) { planes.Resize(n) })
+	grow("Poses", func(n int) { poses.Resize(n) })
 	for name, resize := range types {
 		allocs := testing.AllocsPerRun(1, func() {
 			starter()
