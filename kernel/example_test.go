@@ -181,7 +181,7 @@ func ExampleActive() {
 // smaller, or negative within the margin.
 func ExampleCompactContacts_engineConventions() {
 	caps := soa.NewCapsules(0)
-	caps.Append([3]float32{0, 0, 0}, [3]float32{4, 0, 0}, 0.5)     // body A: a capsule lying on the x axis
+	caps.Append([3]float32{0, 0, 0}, [3]float32{4, 0, 0}, 0.5)      // body A: a capsule lying on the x axis
 	caps.Append([3]float32{1, 0.91, 0}, [3]float32{3, 0.9, 0}, 0.5) // body B: tilted by 0.3 degrees, lying on A
 	pairs := soa.NewIndexPairs(0)
 	pairs.Append(1, 0) // (I, J) = (B, A): the normal then points from A toward B
