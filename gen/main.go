@@ -12,11 +12,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/pass"
 
 	"github.com/segdist/segdist/gen/amd64"
+	"github.com/segdist/segdist/gen/neon"
+	"github.com/segdist/segdist/gen/tuning"
 )
 
 // docFile is where the package documentation of asm goes: the .s and stub
@@ -45,72 +48,49 @@ const NTMinLanes = %d
 var PrefetchInputs = true
 `
 
+// sets collects the -set flags.
+type sets []string
+
+func (s *sets) String() string     { return strings.Join(*s, " ") }
+func (s *sets) Set(a string) error { *s = append(*s, a); return nil }
+
 func main() {
-	flag.IntVar(&amd64.PrefetchBytes, "prefetch", amd64.PrefetchBytes, "prefetch distance in bytes (0: none)")
-	flag.IntVar(&amd64.NTMinLanes, "ntmin", amd64.NTMinLanes, "batch size from which the closest loops use non-temporal stores (0: never)")
-	il512 := flag.Int("interleave512", amd64.Interleave["AVX512"], "groups per iteration of the AVX-512 closest loop")
-	il2 := flag.Int("interleave2", amd64.Interleave["AVX2"], "groups per iteration of the AVX2 closest loop")
-	sk512 := flag.Float64("skew512", amd64.Skew["AVX512"], "how far each interleaved AVX-512 group runs ahead of the next (fraction of the body)")
-	sk2 := flag.Float64("skew2", amd64.Skew["AVX2"], "the same for AVX2")
-	il51264 := flag.Int("interleave51264", amd64.Interleave["AVX51264"], "groups per iteration of the AVX-512 float64 closest loop")
-	sk51264 := flag.Float64("skew51264", amd64.Skew["AVX51264"], "the skew of the AVX-512 float64 closest loop")
-	ix512 := flag.Int("indexed512", amd64.IndexedInterleave["AVX512"], "groups per iteration of the AVX-512 indexed closest loop")
-	ixs512 := flag.Float64("indexedskew512", amd64.IndexedSkew["AVX512"], "the skew of the AVX-512 indexed closest loop")
-	cil512 := flag.Int("contacts512", amd64.ContactInterleave["AVX512"], "groups per iteration of the AVX-512 contact loops")
-	ccil512 := flag.Int("compact512", amd64.CompactInterleave["AVX512"], "groups per iteration of the AVX-512 compaction loops")
-	csk512 := flag.Float64("contactskew512", amd64.ContactSkew["AVX512"], "the skew of the AVX-512 contact loops' groups")
-	cil2 := flag.Int("contacts2", amd64.ContactInterleave["AVX2"], "groups per iteration of the AVX2 contact loops")
-	ccil2 := flag.Int("compact2", amd64.CompactInterleave["AVX2"], "groups per iteration of the AVX2 compaction loops")
-	csk2 := flag.Float64("contactskew2", amd64.ContactSkew["AVX2"], "the skew of the AVX2 contact loops' groups")
-	pl512 := flag.Bool("prefetchl2-512", amd64.PrefetchL2["AVX512"], "the AVX-512 closest loops prefetch into L2 (PREFETCHT1), not L1")
-	pl2 := flag.Bool("prefetchl2-2", amd64.PrefetchL2["AVX2"], "the same for AVX2")
-	sc512 := flag.Bool("schedule512", amd64.Scheduled["AVX512"], "reorder the AVX-512 closest body as late as possible (ir.Schedule)")
-	sc2 := flag.Bool("schedule2", amd64.Scheduled["AVX2"], "the same for AVX2")
-	sp512 := flag.Bool("spill512", amd64.Spill["AVX512"], "the AVX-512 closest loops spill selectively instead of parking (amd64.Spill)")
-	sp2 := flag.Bool("spill2", amd64.Spill["AVX2"], "the same for AVX2")
-	spc2 := flag.Bool("spillcontacts2", amd64.SpillContacts["AVX2"], "the AVX2 contact loops spill selectively instead of parking")
-	spc512 := flag.Bool("spillcontacts512", amd64.SpillContacts["AVX512"], "the same for AVX-512")
-	scc512 := flag.Bool("schedulecontacts512", amd64.ScheduledContacts["AVX512"], "reorder the AVX-512 contact bodies as late as possible (ir.Schedule)")
-	scc2 := flag.Bool("schedulecontacts2", amd64.ScheduledContacts["AVX2"], "the same for AVX2")
-	lc512 := flag.Bool("latecompact512", amd64.LateCompaction["AVX512"], "the AVX-512 compaction loops compact each group's rows one group late (amd64.LateCompaction)")
-	lc2 := flag.Bool("latecompact2", amd64.LateCompaction["AVX2"], "the same for AVX2")
-	nr512 := flag.Float64("nextrecords512", amd64.NextRecordsAt["AVX512"], "where in the AVX-512 record loops' body the next group's records load (fraction; negative: at the top of their own group)")
-	nr2 := flag.Float64("nextrecords2", amd64.NextRecordsAt["AVX2"], "the same for AVX2")
-	wr512 := flag.Float64("widerecords512", amd64.WideRecordsAt["AVX512"], "where the AVX-512 contact loops of several groups load the next iteration's records (fraction; 0: at the top)")
-	wr2 := flag.Float64("widerecords2", amd64.WideRecordsAt["AVX2"], "the same for AVX2")
+	var overrides sets
+	flag.Var(&overrides, "set", "override a schedule setting, path=value (e.g. AVX512F32.Streams.Closest.Groups=3); repeatable")
+	list := flag.Bool("list", false, "print every schedule setting and its value, then exit")
 	flag.Parse()
-	for name, at := range map[string]float64{"AVX512": *nr512, "AVX2": *nr2} {
-		if at < 0 {
-			delete(amd64.NextRecordsAt, name)
-		} else {
-			amd64.NextRecordsAt[name] = at
+	// The settings of every target's loop drivers, which -set overrides by
+	// path (package tuning).
+	s, ns := amd64.Default(), neon.Default()
+	for _, a := range overrides {
+		if err := tuning.Set(a, &s, &ns); err != nil {
+			fail(err)
 		}
 	}
-	amd64.WideRecordsAt["AVX512"], amd64.WideRecordsAt["AVX2"] = *wr512, *wr2
-	amd64.SpillContacts["AVX512"] = *spc512
-	amd64.SpillContacts["AVX2"] = *spc2
-	amd64.Spill["AVX512"], amd64.Spill["AVX2"] = *sp512, *sp2
-	amd64.Interleave["AVX512"], amd64.Interleave["AVX2"] = *il512, *il2
-	amd64.Skew["AVX512"], amd64.Skew["AVX2"] = *sk512, *sk2
-	amd64.Interleave["AVX51264"], amd64.Skew["AVX51264"] = *il51264, *sk51264
-	amd64.IndexedInterleave["AVX512"], amd64.IndexedSkew["AVX512"] = *ix512, *ixs512
-	amd64.Scheduled["AVX512"], amd64.Scheduled["AVX2"] = *sc512, *sc2
-	amd64.ScheduledContacts["AVX512"], amd64.ScheduledContacts["AVX2"] = *scc512, *scc2
-	amd64.LateCompaction["AVX512"], amd64.LateCompaction["AVX2"] = *lc512, *lc2
-	amd64.PrefetchL2["AVX512"], amd64.PrefetchL2["AVX2"] = *pl512, *pl2
-	amd64.ContactInterleave["AVX512"] = *cil512
-	amd64.CompactInterleave["AVX512"] = *ccil512
-	amd64.ContactSkew["AVX512"] = *csk512
-	amd64.ContactInterleave["AVX2"], amd64.CompactInterleave["AVX2"], amd64.ContactSkew["AVX2"] = *cil2, *ccil2, *csk2
+	if *list {
+		for _, f := range tuning.Fields(&s, &ns) {
+			fmt.Printf("%s=%s\n", f.Path, f)
+		}
+		return
+	}
+	if err := s.Validate(); err != nil {
+		fail(err)
+	}
 	if *docFile != "" {
-		if err := os.WriteFile(*docFile, []byte(fmt.Sprintf(packageDoc, amd64.NTMinLanes)), 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+		if err := os.WriteFile(*docFile, []byte(fmt.Sprintf(packageDoc, s.NTMinLanes)), 0o644); err != nil {
+			fail(err)
 		}
 	}
-	generateNEON()
+	generateNEON(&ns)
 	ConstraintExpr("amd64,gc,!purego")
-	amd64.Declare()
+	if err := amd64.Declare(&s); err != nil {
+		fail(err)
+	}
 	pass.Compile = amd64.Compile // errors name their function
 	Generate()
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "gen:", err)
+	os.Exit(1)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"os"
 
 	"github.com/segdist/segdist/gen/neon"
@@ -11,29 +10,24 @@ import (
 var (
 	neonOut   = flag.String("neon-out", "", "write the arm64 NEON assembly to this file")
 	neonStubs = flag.String("neon-stubs", "", "write the Go declarations of the NEON kernels to this file")
-	neonIL    = flag.Int("neon-interleave", 0, "override: groups per iteration of the NEON closest loop")
-	neonSkew  = flag.Float64("neon-skew", -1, "override: skew of the NEON closest loop's groups")
 )
 
-// generateNEON writes the arm64 files when their flags are set.
-func generateNEON() {
+// generateNEON writes the arm64 files, run as ss says, when their flags
+// are set.
+func generateNEON(ss *neon.Schedules) {
 	if *neonOut == "" && *neonStubs == "" {
 		return
 	}
-	if *neonIL > 0 {
-		neon.Interleave["Closest"] = *neonIL
+	if err := ss.Validate(); err != nil {
+		fail(err)
 	}
-	if *neonSkew >= 0 {
-		neon.Skew["Closest"] = *neonSkew
-	}
-	asm, stubs, _ := neon.Generate()
+	asm, stubs, _ := neon.Generate(ss)
 	for path, text := range map[string]string{*neonOut: asm, *neonStubs: stubs} {
 		if path == "" {
 			continue
 		}
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+			fail(err)
 		}
 	}
 }

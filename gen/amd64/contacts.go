@@ -46,15 +46,10 @@ var (
 // set of fourteen slots (loadRecords), which the body reads as its
 // inputs; the pair indices come from pi and pj, and for the masked tail
 // from two slots holding the remaining indices with zero (capsule 0,
-// always present when n > 0) in the lanes past n. Where NextRecordsAt
-// says so, each group loads the next group's records part-way through its
-// body, into a second set, where the out-of-order core overlaps them with
-// the body's dependency chain (docs/levers.md). Where
-// ContactInterleave says so (AVX2), a first loop computes several groups
-// at a time, their instruction streams merged, and loads the next
-// iteration's records part-way through (WideRecordsAt), while the
-// records fit in L2; the one-group loop finishes the batch.
-func Contacts(t *ir.Target, c *constants, compact bool) {
+// always present when n > 0) in the lanes past n. The loops are those of
+// the schedule's Contacts.Rows or Contacts.Compact (recordLoop).
+func (e *emitter) Contacts(compact bool) {
+	t := e.t
 	check(t)
 	k := kernels.Contact
 	name := KernelName(k, t)
@@ -63,69 +58,52 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	}
 	TEXT(name, 0, contactSignature(t.Elem)) // not NOSPLIT: the slot area is several KiB
 	Pragma("noescape")
-	sfx, rec := t.Elem.Suffix(), fmt.Sprintf("%d bytes", 8*t.ElemBytes)
-	if compact {
-		Doc(name+" computes the contacts of n capsule pairs with "+t.Name+" and writes",
-			"those of the touching pairs densely, in pair order; it returns their number.",
-			"Bit-identical to fallback.ContactLane"+sfx+" on each. caps points at the capsule",
-			"records (soa.Capsule"+sfx+", "+rec+"), pi and pj at the n pair indices (all in",
-			"range), out holds the thirteen soa.Contacts"+sfx+" streams, each with room for n rows; n > 0.",
-			"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")
-	} else {
-		Doc(name+" computes the contacts of n capsule pairs with "+t.Name+", one row",
-			"per pair, bit-identical to fallback.ContactLane"+sfx+" on each; it returns n. caps points",
-			"at the capsule records (soa.Capsule"+sfx+", "+rec+"), pi and pj at the n pair indices",
-			"(all in range), out holds the thirteen soa.Contacts"+sfx+" streams of n rows; n > 0.",
-			"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")
-	}
+	contactDoc(name, t, compact)
 	Comment("The thirteen stream pointers, copied to the frame: a row's store then loads its",
 		"pointer in one instruction, not two.")
-	outStreams = AllocLocal(8 * contactStreams)
+	ck := &contactKernel{t: t, compact: compact, outStreams: AllocLocal(8 * contactStreams)}
 	Load(Param("out"), scratch)
 	for k := range contactStreams {
 		r := GP64()
 		MOVQ(Mem{Base: scratch, Disp: 8 * k}, r)
-		MOVQ(r, outStreams.Offset(8*k))
+		MOVQ(r, ck.outStreams.Offset(8*k))
 	}
-	groups := max(1, tuned(ContactInterleave, t))
+	loop := e.s.Contacts.Rows
 	if compact {
-		groups = max(1, tuned(CompactInterleave, t))
+		loop = e.s.Contacts.Compact
 	}
-	if t.Elem == ir.F64 && evex(t) {
-		groups = 1 // its sink (contactSink64) takes one group per iteration
-	}
-	// Interleaved groups spill selectively (parking their long-lived
-	// values instead measured slower: ContactInterleave).
+	// Loops of several groups spill selectively (parking their long-lived
+	// values instead measured slower: ContactLoops.Spill).
+	spill := e.s.Contacts.Spill || loop.Groups > 1
 	p := k.ProgramOf(t.Elem)
-	if tuned(SpillContacts, t) || groups > 1 {
+	if spill {
 		p = ir.Unpark(p)
 	}
-	if tuned(ScheduledContacts, t) {
+	if e.s.Contacts.Reorder {
 		p = ir.Schedule(p, latencyOf(t))
 	}
-	stagedRows = staged{}
-	var stage *staged
-	if _, pipelined := NextRecordsAt[t.Name]; pipelined && compact && groups == 1 && (t.Elem == ir.F32 || evex(t)) && tuned(LateCompaction, t) {
-		stagedRows.on = true
-		stagedRows.mask = AllocLocal(8)
-		MOVL(U32(0), stagedRows.mask) // nothing staged
-		stage = &stagedRows           // recordLoop places its vectors
+	if compact && e.s.Contacts.LateCompaction {
+		ck.stage = &staged{mask: AllocLocal(8)}
+		MOVL(U32(0), ck.stage.mask) // nothing staged
 	}
-	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op, in *interlude) {
+	r := &recordLoop{e: e, p: p, spill: spill, name: name, loop: loop, pinned: e.s.Contacts.PinnedConstants, stage: ck.stage}
+	r.group = func(l *lowering, label string, mask Op, in *interlude) {
 		contactBody(l, label, 0)
 		l.begin()
 		// The pipelined loop's groups (those with an interlude) stage their
 		// rows; the last group and the tail compact the staged rows first.
-		late := in != nil && stagedRows.on
-		merge([]*lowering{l}, 0, func(int) { contactSink(l, label, compact, mask, 0, late) }, newSpiller([]*lowering{l}, heldBy(mask)+len(l.pinned), contactSinkRegs), in)
-	}, groups, tuned(WideRecordsAt, t), func(ls []*lowering, label string, in *interlude) {
+		late := in != nil && ck.stage != nil
+		merge([]*lowering{l}, 0, func(int) { ck.sink(l, label, mask, 0, late) }, newSpiller([]*lowering{l}, heldBy(mask)+len(l.pinned), contactSinkRegs), in)
+	}
+	r.wide = func(ls []*lowering, label string, in *interlude) {
 		for g, l := range ls {
 			contactBody(l, fmt.Sprintf("%s_g%d", label, g), g)
 			l.begin()
 		}
-		merge(ls, tuned(ContactSkew, t), func(g int) { contactSink(ls[g], fmt.Sprintf("%s_g%d", label, g), compact, nil, g, false) },
+		merge(ls, loop.Skew, func(g int) { ck.sink(ls[g], fmt.Sprintf("%s_g%d", label, g), nil, g, false) },
 			newSpiller(ls, len(ls[0].pinned), contactSinkRegs), in)
-	}, stage, true)
+	}
+	r.emit()
 	if compact {
 		Store(written, ReturnIndex(0))
 	} else {
@@ -136,14 +114,41 @@ func Contacts(t *ir.Target, c *constants, compact bool) {
 	RET()
 }
 
+// contactDoc writes the doc comment of contact kernel name.
+func contactDoc(name string, t *ir.Target, compact bool) {
+	sfx, rec := t.Elem.Suffix(), fmt.Sprintf("%d bytes", 8*t.ElemBytes)
+	if compact {
+		Doc(name+" computes the contacts of n capsule pairs with "+t.Name+" and writes",
+			"those of the touching pairs densely, in pair order; it returns their number.",
+			"Bit-identical to fallback.ContactLane"+sfx+" on each. caps points at the capsule",
+			"records (soa.Capsule"+sfx+", "+rec+"), pi and pj at the n pair indices (all in",
+			"range), out holds the thirteen soa.Contacts"+sfx+" streams, each with room for n rows; n > 0.",
+			"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")
+		return
+	}
+	Doc(name+" computes the contacts of n capsule pairs with "+t.Name+", one row",
+		"per pair, bit-identical to fallback.ContactLane"+sfx+" on each; it returns n. caps points",
+		"at the capsule records (soa.Capsule"+sfx+", "+rec+"), pi and pj at the n pair indices",
+		"(all in range), out holds the thirteen soa.Contacts"+sfx+" streams of n rows; n > 0.",
+		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")
+}
+
+// contactKernel is the contact kernel being emitted: what its sink
+// (contactKernel.sink) needs besides the group's lowering.
+type contactKernel struct {
+	t       *ir.Target
+	compact bool
+	// outStreams is the kernel's copy of the thirteen output stream
+	// pointers (out), in its frame.
+	outStreams Mem
+	// stage is where its groups stage their rows (LateCompaction), or nil.
+	stage *staged
+}
+
 // recordInputs is the size of one group's set of input vectors (slots)
 // that loadRecords fills from two capsule records per pair: A, B and r of
 // each capsule.
 const recordInputs = 14
-
-// outStreams is where the contact kernel being emitted keeps its copy of
-// the thirteen output stream pointers (out), in its frame.
-var outStreams Mem
 
 // sinkSlots is how many stack slots a spilling loop leaves the contact
 // sink (the float64 compaction stages up to six vectors there).
@@ -155,164 +160,205 @@ const sinkSlots = 8
 // (TestAVX2RegisterBudget fails if it is too small).
 const contactSinkRegs = 6
 
-// rowPtr returns the address of the current row of output stream k (of
+// rowPtr returns the address of the current row of output stream s (of
 // elements size bytes): row index + lane (one row per pair; lane is the
 // first lane of the group within its iteration) or written (compaction).
 // It loads the stream pointer into scratch from outStreams.
-func rowPtr(k int, compact bool, size uint8, lane int) Mem {
-	MOVQ(outStreams.Offset(8*k), scratch)
-	if compact {
+func (k *contactKernel) rowPtr(s int, size uint8, lane int) Mem {
+	MOVQ(k.outStreams.Offset(8*s), scratch)
+	if k.compact {
 		return Mem{Base: scratch, Index: written, Scale: size}
 	}
 	return Mem{Base: scratch, Index: index, Scale: size, Disp: lane * int(size)}
 }
 
-// recordLoop emits the loop of a kernel that reads capsule pairs by index
+// recordLoop is the loop of a kernel that reads capsule pairs by index
 // (program p, inputs A B r of capsule I then of capsule J, or a subset):
 // the registers and slots, whole groups of records loaded and transposed
 // into the set (loadRecords), then the masked tail, whose indices are
 // loaded under the mask into two slots (zero, capsule 0 -- always present
-// when n > 0 -- past n) and which runs as a whole group. group computes
-// and stores one group (with the interlude in, if not nil, among its
-// instructions); recordLoop ends at the label name+"_done".
+// when n > 0 -- past n) and which runs as a whole group. It ends at the
+// label name+"_done".
 //
-// With groups > 1, a first loop loads the records of groups groups at a
-// time (group g's set at slot g*14) and calls wide, whose lowerings
-// (one per group, sharing the registers holding 0 and 1
-// and the slot area, each group its own slots) compute and store them;
-// the loop below then finishes the whole groups left. With wideAt > 0
-// that loop loads the next iteration's records into the other set as an
-// interlude of wide at that fraction of the merged bodies (the sets swap
-// after each iteration; the last whole iteration loads none), and with
-// prefetch it runs only when the kernel's prefetch argument is 0. If
-// stage is not nil, contactStreams vectors after the slots are the
-// sink's stage, and stage.vecs says where. Where NextRecordsAt
-// names the target, that loop runs each group with the next group's
-// record loads as an interlude into the other set (the registers set and
-// nextSet swap after each group), and the last whole group alone.
-func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group func(l *lowering, label string, mask Op, in *interlude),
-	groups int, wideAt float64, wide func(ls []*lowering, label string, in *interlude), stage *staged, prefetch bool) {
+// With loop.Groups > 1, a first loop (wideLoop) loads the records of that
+// many groups at a time and calls wide; the one-group loop (groupLoop)
+// then finishes the whole groups left. Where loop.NextRecordsAt and
+// loop.WideRecordsAt say so, the loops load the next records part-way
+// through the bodies, into the other set (pipelined).
+type recordLoop struct {
+	e      *emitter
+	p      *ir.Program
+	spill  bool // p is unparked: the loops spill selectively
+	name   string
+	loop   RecordLoop
+	pinned []string // the constants held in registers (ContactLoops.PinnedConstants)
+	// stage, if not nil, receives where the sink's stage is:
+	// contactStreams vectors after the sets.
+	stage *staged
+	// group computes and stores one group, with the interlude in, if not
+	// nil, among its instructions. wide computes and stores the groups of
+	// an iteration of the loop of several groups (lowerings ls, one per
+	// group, sharing the registers holding 0 and 1 and the slot area, each
+	// group its own slots).
+	group func(l *lowering, label string, mask Op, in *interlude)
+	wide  func(ls []*lowering, label string, in *interlude)
+
+	// Set by emit.
+	l       *lowering // the one-group loops' lowering
+	area    *slots
+	nslots  int // slots per group
+	tailIdx Mem // the tail's two index vectors
+}
+
+// emit emits the loop.
+func (r *recordLoop) emit() {
 	XORQ(index, index)
 	XORQ(written, written)
 	Load(Param("caps"), capsBase)
 	Load(Param("pi"), pairIdx[0])
 	Load(Param("pj"), pairIdx[1])
+	r.setup()
+	if r.loop.Groups > 1 {
+		r.wideLoop()
+	}
+	r.groupLoop()
+	r.tail()
+}
 
-	l := &lowering{t: t, p: p, consts: c}
+// setup reserves the slot area and loads the registers held through the
+// kernel (0, 1, the pinned constants).
+func (r *recordLoop) setup() {
+	t, c, groups := r.e.t, r.e.c, r.loop.Groups
+	l := &lowering{t: t, p: r.p, consts: c, spill: r.spill}
 	l.zero, l.one = l.newVec(), l.newVec()
 	// The slots (groups shares of them; compaction on AVX2 parks two
 	// more vectors), then a set of 14 input vectors per group, then the
 	// tail's two index vectors.
-	groups = max(1, groups)
-	nslots := slotsNeeded(t, p)
-	if spills(t, p) {
-		nslots += sinkSlots // the spiller leaves them to the sink
+	r.nslots = slotsNeeded(t, r.p, r.spill)
+	if r.spill {
+		r.nslots += sinkSlots // the spiller leaves them to the sink
 	} else {
-		nslots += 2
+		r.nslots += 2
 	}
 	// The area: the slot shares, the sets of an iteration's groups, the
 	// tail's two index vectors, the set the pipelined loops load the next
 	// records into, then the sink's stage (LateCompaction).
-	wideAhead := groups > 1 && wideAt > 0
 	nextSize := recordInputs
-	if wideAhead {
+	if r.wideAhead() {
 		nextSize = groups * recordInputs
 	}
-	vecs := groups*nslots + groups*recordInputs + 2 + nextSize
-	if stage != nil {
-		stage.vecs = Mem{Base: slotsBase, Disp: vecs * t.VecBytes()}
+	vecs := groups*r.nslots + groups*recordInputs + 2 + nextSize
+	if r.stage != nil {
+		r.stage.vecs = Mem{Base: slotsBase, Disp: vecs * t.VecBytes()}
 		vecs += contactStreams
 	}
-	area := newSlots(slotsBase, vecs, t.VecBytes())
-	l.slots = &slots{base: area.base, bytes: area.bytes, n: nslots}
-	LEAQ(Mem{Base: slotsBase, Disp: groups * nslots * t.VecBytes()}, set)
-	tailIdx := Mem{Base: slotsBase, Disp: (groups*nslots + groups*recordInputs) * t.VecBytes()}
+	r.area = newSlots(slotsBase, vecs, t.VecBytes())
+	l.slots = &slots{base: r.area.base, bytes: r.area.bytes, n: r.nslots}
+	LEAQ(Mem{Base: slotsBase, Disp: groups * r.nslots * t.VecBytes()}, set)
+	r.tailIdx = Mem{Base: slotsBase, Disp: (groups*r.nslots + groups*recordInputs) * t.VecBytes()}
 	VXORPS(l.zero, l.zero, l.zero)
 	fpOf(t).broadcast(c.of(t.Elem, "one"), l.one)
-	l.pinned = l.pinConstants()
+	l.pinned = l.pinConstants(r.pinned)
+	r.l = l
+}
 
-	// fromPairs(g) reads the indices of group g of an iteration.
-	fromPairs := func(g int) func(side, lane int) Mem {
-		return func(side, lane int) Mem {
-			return Mem{Base: pairIdx[side], Index: index, Scale: 4, Disp: 4 * (g*t.Lanes + lane)}
-		}
-	}
+// wideAhead reports whether the loop of several groups loads the next
+// iteration's records part-way through (WideRecordsAt).
+func (r *recordLoop) wideAhead() bool { return r.loop.Groups > 1 && r.loop.WideRecordsAt > 0 }
 
-	// loadGroups loads the records of count groups of an iteration, from
-	// group first on, into the set at dst.
-	loadGroups := func(dst GPPhysical, first, count int) {
-		for g := range count {
-			loadRecords(t, capsBase, dst, fromPairs(first+g), g*recordInputs)
+// loadGroups loads the records of count groups of an iteration, from
+// group first on, into the set at dst.
+func (r *recordLoop) loadGroups(dst GPPhysical, first, count int) {
+	t := r.e.t
+	for g := range count {
+		fromPairs := func(side, lane int) Mem {
+			return Mem{Base: pairIdx[side], Index: index, Scale: 4, Disp: 4 * ((first+g)*t.Lanes + lane)}
 		}
+		loadRecords(t, capsBase, dst, fromPairs, g*recordInputs)
 	}
-	// pipelined emits a loop whose iterations run per groups (run) with
-	// the next iteration's records loaded into the other set as an
-	// interlude at fraction at of the body; set holds the first
-	// iteration's records. The sets swap after each iteration, and the
-	// last whole iteration (label last) loads none.
-	pipelined := func(label, last string, per int, at float64, prefetch func(), run func(label string, in *interlude)) {
-		LEAQ(tailIdx.Offset(2*t.VecBytes()), nextSet)
-		Label(label)
-		Load(Param("n"), remain)
-		SUBQ(index, remain)
-		CMPQ(remain, U32(2*per*t.Lanes))
-		JB(LabelRef(last))
-		if prefetch != nil {
-			prefetch()
-		}
-		run(label, &interlude{at: at, regs: recordRegs(t), emit: func() {
-			Commentf("The records of the next %d group(s).", per)
-			loadGroups(nextSet, per, per)
-		}})
-		ADDQ(U32(per*t.Lanes), index)
-		XCHGQ(set, nextSet)
-		JMP(LabelRef(label))
-		Label(last)
-		run(last, nil)
-		ADDQ(U32(per*t.Lanes), index)
-	}
+}
 
-	if groups > 1 {
-		ls := make([]*lowering, groups)
-		for g := range ls {
-			ls[g] = &lowering{t: t, p: p, consts: c, zero: l.zero, one: l.one, pinned: l.pinned,
-				slots: &slots{base: area.base, bytes: area.bytes, n: nslots, first: g * nslots}}
-		}
-		Commentf("%d groups at a time, their instruction streams merged.", groups)
-		if wideAhead && prefetch {
-			Comment("Records beyond L2 (prefetch != 0) go to the one-group loop (WideRecordsAt).")
-			flag := GP64()
-			Load(Param("prefetch"), flag)
-			TESTQ(flag, flag)
-			JNZ(LabelRef(name + "_loop"))
-		}
-		Label(name + "_wide")
-		Load(Param("n"), remain)
-		SUBQ(index, remain)
-		CMPQ(remain, U32(groups*t.Lanes))
-		JB(LabelRef(name + "_loop"))
-		if !wideAhead {
-			if prefetch {
-				// The next iteration's records, a whole iteration (groups
-				// groups) ahead.
-				prefetchRecords(t, name+"_wide", groups, groups)
-			}
-			loadGroups(set, 0, groups)
-			wide(ls, name+"_wide", nil)
-			ADDQ(U32(groups*t.Lanes), index)
-			JMP(LabelRef(name + "_wide"))
-		} else {
-			Comment("Each iteration loads the next one's records into the other set part-way",
-				"through its body (WideRecordsAt); the last whole iteration loads none.")
-			loadGroups(set, 0, groups)
-			pipelined(name+"_wideahead", name+"_widelast", groups, wideAt, nil,
-				func(label string, in *interlude) { wide(ls, label, in) })
-			LEAQ(Mem{Base: slotsBase, Disp: groups * nslots * t.VecBytes()}, set) // swapped or not
-		}
+// pipelined emits a loop whose iterations run per groups (run) with the
+// next iteration's records loaded into the other set as an interlude at
+// fraction at of the body; set holds the first iteration's records. The
+// sets swap after each iteration, and the last whole iteration (label
+// last) loads none. prefetch, if not nil, runs before each iteration but
+// the last.
+func (r *recordLoop) pipelined(label, last string, per int, at float64, prefetch func(), run func(label string, in *interlude)) {
+	t := r.e.t
+	LEAQ(r.tailIdx.Offset(2*t.VecBytes()), nextSet)
+	Label(label)
+	Load(Param("n"), remain)
+	SUBQ(index, remain)
+	CMPQ(remain, U32(2*per*t.Lanes))
+	JB(LabelRef(last))
+	if prefetch != nil {
+		prefetch()
 	}
+	run(label, &interlude{at: at, regs: recordRegs(t), emit: func() {
+		Commentf("The records of the next %d group(s).", per)
+		r.loadGroups(nextSet, per, per)
+	}})
+	ADDQ(U32(per*t.Lanes), index)
+	XCHGQ(set, nextSet)
+	JMP(LabelRef(label))
+	Label(last)
+	run(last, nil)
+	ADDQ(U32(per*t.Lanes), index)
+}
 
+// wideLoop emits the loop of several groups per iteration: group g's set
+// at slot g*14. With WideRecordsAt it loads the next iteration's records
+// into the other set as an interlude of wide (the sets swap after each
+// iteration; the last whole iteration loads none), and runs only when the
+// kernel's prefetch argument is 0; without, it prefetches a whole
+// iteration ahead.
+func (r *recordLoop) wideLoop() {
+	t, c, name, groups := r.e.t, r.e.c, r.name, r.loop.Groups
+	ls := make([]*lowering, groups)
+	for g := range ls {
+		ls[g] = &lowering{t: t, p: r.p, consts: c, zero: r.l.zero, one: r.l.one, pinned: r.l.pinned, spill: r.spill,
+			slots: &slots{base: r.area.base, bytes: r.area.bytes, n: r.nslots, first: g * r.nslots}}
+	}
+	Commentf("%d groups at a time, their instruction streams merged.", groups)
+	if r.wideAhead() {
+		Comment("Records beyond L2 (prefetch != 0) go to the one-group loop (WideRecordsAt).")
+		flag := GP64()
+		Load(Param("prefetch"), flag)
+		TESTQ(flag, flag)
+		JNZ(LabelRef(name + "_loop"))
+	}
+	Label(name + "_wide")
+	Load(Param("n"), remain)
+	SUBQ(index, remain)
+	CMPQ(remain, U32(groups*t.Lanes))
+	JB(LabelRef(name + "_loop"))
+	if !r.wideAhead() {
+		// The next iteration's records, a whole iteration (groups groups)
+		// ahead.
+		prefetchRecords(t, name+"_wide", groups, groups)
+		r.loadGroups(set, 0, groups)
+		r.wide(ls, name+"_wide", nil)
+		ADDQ(U32(groups*t.Lanes), index)
+		JMP(LabelRef(name + "_wide"))
+		return
+	}
+	Comment("Each iteration loads the next one's records into the other set part-way",
+		"through its body (WideRecordsAt); the last whole iteration loads none.")
+	r.loadGroups(set, 0, groups)
+	r.pipelined(name+"_wideahead", name+"_widelast", groups, r.loop.WideRecordsAt, nil,
+		func(label string, in *interlude) { r.wide(ls, label, in) })
+	LEAQ(Mem{Base: slotsBase, Disp: groups * r.nslots * t.VecBytes()}, set) // swapped or not
+}
+
+// groupLoop emits the loop of one group at a time; with NextRecordsAt
+// each group loads the next one's records into the other set as an
+// interlude (the registers set and nextSet swap after each group), and
+// the last whole group runs alone.
+func (r *recordLoop) groupLoop() {
+	t, name := r.e.t, r.name
 	Label(name + "_loop")
-	at, ahead := NextRecordsAt[t.Name]
+	ahead := r.loop.NextRecordsAt > 0
 	if ahead {
 		Comment("One group at a time, each loading the next one's records into the other set",
 			"part-way through its body (NextRecordsAt); the last whole group loads none.")
@@ -321,26 +367,27 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 	SUBQ(index, remain)
 	CMPQ(remain, U32(t.Lanes))
 	JB(LabelRef(name + "_tail"))
-	loadGroups(set, 0, 1)
-	if ahead {
-		var pf func()
-		if prefetch {
-			pf = func() { prefetchRecords(t, name+"_ahead", PrefetchRecordsAhead, 1) }
-		}
-		pipelined(name+"_ahead", name+"_last", 1, at, pf,
-			func(label string, in *interlude) { group(l, label, nil, in) })
-		Load(Param("n"), remain)
-		SUBQ(index, remain)
-	} else {
-		group(l, name+"_group", nil, nil)
+	r.loadGroups(set, 0, 1)
+	if !ahead {
+		r.group(r.l, name+"_group", nil, nil)
 		ADDQ(U32(t.Lanes), index)
 		JMP(LabelRef(name + "_loop"))
+		return
 	}
+	pf := func() { prefetchRecords(t, name+"_ahead", PrefetchRecordsAhead, 1) }
+	r.pipelined(name+"_ahead", name+"_last", 1, r.loop.NextRecordsAt, pf,
+		func(label string, in *interlude) { r.group(r.l, label, nil, in) })
+	Load(Param("n"), remain)
+	SUBQ(index, remain)
+}
 
+// tail emits the masked tail group.
+func (r *recordLoop) tail() {
+	t, name, l := r.e.t, r.name, r.l
 	Label(name + "_tail")
 	TESTQ(remain, remain)
 	JZ(LabelRef(name + "_done"))
-	mask := tailMask(t, c)
+	mask := tailMask(t, r.e.c)
 	Comment("The remaining pair indices, zero (capsule 0) past n.")
 	for side := range 2 {
 		m := Mem{Base: pairIdx[side], Index: index, Scale: 4}
@@ -357,35 +404,23 @@ func recordLoop(t *ir.Target, c *constants, p *ir.Program, name string, group fu
 		default:
 			VPMASKMOVD(m, mask, idx)
 		}
-		VMOVUPS(idx, tailIdx.Offset(side*t.VecBytes()))
+		VMOVUPS(idx, r.tailIdx.Offset(side*t.VecBytes()))
 	}
 	loadRecords(t, capsBase, set, func(side, lane int) Mem {
-		return tailIdx.Offset(side*t.VecBytes() + 4*lane)
+		return r.tailIdx.Offset(side*t.VecBytes() + 4*lane)
 	}, 0)
-	group(l, name+"_tailgroup", mask, nil)
+	r.group(l, name+"_tailgroup", mask, nil)
 	Label(name + "_done")
 }
-
-// WideRecordsAt says, per target, that the contact loops of several
-// groups per iteration (ContactInterleave, CompactInterleave) load the
-// next iteration's records part-way through the merged bodies, at this
-// fraction of their instructions, into a second set, as the one-group
-// loop does (NextRecordsAt); missing or 0: at the top of each iteration.
-// Those loops run only while the capsule records fit in L2 (the kernel's
-// prefetch argument is 0): beyond, the one-group loop with its record
-// prefetches runs the whole batch: the two-group loop was faster while
-// the records fit in L2 and slower once they were in L3, however far
-// ahead it prefetched (docs/levers.md).
-var WideRecordsAt = map[string]float64{"AVX2": 0.3}
 
 // PrefetchRecordsAhead is how many groups ahead of the current one the
 // pipelined record loops prefetch capsule records (into L1, PREFETCHT0)
 // when their prefetch argument is not zero; loops of several groups per
 // iteration (BatchClosestIndexed) prefetch the next iteration's records
-// instead, and the contact loops of several groups (ContactInterleave)
-// leave such batches to the one-group loop (WideRecordsAt). Package
-// kernel passes it for capsule arrays larger than the L2 cache (contact
-// kernels) or the L3 cache (BatchClosestIndexed).
+// instead, and the contact loops of several groups leave such batches to
+// the one-group loop (WideRecordsAt). Package kernel passes it for capsule
+// arrays larger than the L2 cache (contact kernels) or the L3 cache
+// (BatchClosestIndexed).
 //
 // A record fetched by index from L3 or memory costs the loop its latency:
 // the contact loop's long body keeps few loads in flight, and the next
@@ -424,34 +459,14 @@ func prefetchRecords(t *ir.Target, label string, ahead, count int) {
 	Label(skip)
 }
 
-// LateCompaction says, per target, that the compaction loops
-// (CompactContacts, on AVX-512 CompactContacts64 too) compact each
-// group's rows one group late: a group of the pipelined loop stores its
-// thirteen output vectors and its touching lanes' mask to a stage
-// (stagedRows), and the next group, at the end of its body, compacts
-// them from there. Whether a group has a touching pair
-// to store is a branch that the predictor cannot learn on new pairs (at
-// 5% touching, 44% of groups have none), and tested where the group's
-// count is computed, at the end of its chain, its mispredictions cost
-// about as much as the group itself: one group late, the mask is long
-// known when the branch comes. That pays on AVX-512 on new pairs; on
-// AVX2, whose stage and blends cost more, it was slower on a repeated
-// batch, so AVX2 compacts each group at once (docs/levers.md). The gen
-// flags -latecompact512 and -latecompact2 set it.
-var LateCompaction = map[string]bool{"AVX512": true}
-
 // staged is where a late-compacting kernel (LateCompaction) keeps a
 // group's rows until the next group compacts them: thirteen vectors in
 // the slot area (the pair index, then the outputs) and the touching
 // lanes' mask in the frame, zero when nothing is staged.
 type staged struct {
-	on   bool
 	vecs Mem
 	mask Mem
 }
-
-// stagedRows is the stage of the kernel being emitted.
-var stagedRows staged
 
 // storeMaskOf turns the touching lanes' bits in remain into their number
 // (left in remain) and returns an opmask of that many low lanes: the
@@ -467,7 +482,7 @@ func storeMaskOf(l *lowering) Op {
 // stageRows stores a group's pair index vector and outputs (outs, in
 // stream order; float64: the pair index and count narrowed to 32 bits,
 // then the eleven floats) and its touching lanes' mask to the stage.
-func stageRows(l *lowering, outs []func() Op) {
+func (ck *contactKernel) stageRows(l *lowering, outs []func() Op) {
 	Comment("Compaction, one group late (LateCompaction): this group's rows and touching lanes")
 	Comment("wait in the stage for the next group.")
 	count := l.out(0)
@@ -485,20 +500,20 @@ func stageRows(l *lowering, outs []func() Op) {
 		VPCMPGTD(l.zero, count, v) // counts are 0, 1 or 2
 		VMOVMSKPS(v, remain.As32())
 	}
-	MOVL(remain.As32(), stagedRows.mask)
+	MOVL(remain.As32(), ck.stage.mask)
 	for i, v := range outs {
-		VMOVUPS(v(), stagedRows.vecs.Offset(i*l.t.VecBytes()))
+		VMOVUPS(v(), ck.stage.vecs.Offset(i*l.t.VecBytes()))
 	}
 }
 
 // compactStaged stores the touching rows of the staged group, if any, at
 // the written rows (outPtr), and empties the stage if empty says so.
-func compactStaged(l *lowering, label string, outPtr func(k int) Mem, empty bool) {
+func (ck *contactKernel) compactStaged(l *lowering, label string, outPtr func(k int) Mem, empty bool) {
 	Comment("The previous group's touching rows, from the stage (LateCompaction).")
-	MOVL(stagedRows.mask, remain.As32())
+	MOVL(ck.stage.mask, remain.As32())
 	TESTL(remain.As32(), remain.As32())
 	JZ(LabelRef(label + "_nostaged"))
-	staged := func(k int) Mem { return stagedRows.vecs.Offset(k * l.t.VecBytes()) }
+	staged := func(k int) Mem { return ck.stage.vecs.Offset(k * l.t.VecBytes()) }
 	if evex(l.t) {
 		touch := K()
 		KMOVW(remain.As32(), touch)
@@ -525,7 +540,7 @@ func compactStaged(l *lowering, label string, outPtr func(k int) Mem, empty bool
 	}
 	ADDQ(remain, written)
 	if empty {
-		MOVL(U32(0), stagedRows.mask)
+		MOVL(U32(0), ck.stage.mask)
 	}
 	Label(label + "_nostaged")
 }
@@ -542,18 +557,6 @@ func blendStore(v, m Op, dst Mem, old VecVirtual) {
 	VMOVUPS(old, dst)
 }
 
-// NextRecordsAt says, per target, that the record loops compute one group
-// at a time and load the next group's records part-way through the
-// current group's body, at this fraction of its instructions (an
-// interlude of merge), into a second set. The body's long dependency
-// chain leaves the vector pipes idle while the record loads and shuffles
-// of the next group are throughput work, which the out-of-order core
-// then overlaps with it; loaded at the top of the group they sit behind
-// the previous group's chain in the reorder window. 0.22 was the fastest
-// fraction that allocates; loading side J at a later point than side I
-// was no faster (docs/levers.md).
-var NextRecordsAt = map[string]float64{"AVX512": 0.22, "AVX2": 0.22}
-
 // recordRegs is how many vector registers loadRecords takes at once on t
 // (what a spilling body leaves it: interlude).
 func recordRegs(t *ir.Target) int {
@@ -568,25 +571,12 @@ func recordRegs(t *ir.Target) int {
 	return 8 // four rows and three unpacks, then the fields
 }
 
-// PinnedConstants names, per target, the constants of the contact
-// bodies that the record loops hold in registers for the whole kernel
-// (as they hold 0 and 1) instead of broadcasting them from memory at
-// each use: the common path broadcasts 1/2 three times and the manifold
-// tolerance and the crossing tolerance once each per group, and on Zen 4
-// a broadcast into a ZMM register takes a slot of the multiply or add
-// pipes. The AVX-512 loops had registers free for them (Z29-Z31 were
-// unused); the AVX2 ones have none. Pinned, the AVX-512 contact kernels
-// gained a percent or two (docs/levers.md). With them the float32 loops
-// use all 32 registers, and NextRecordsAt 0.18 or 0.28 does not
-// allocate (0.22 does).
-var PinnedConstants = map[string][]string{"AVX512": {"half", "partol", "crosstol"}}
-
-// pinConstants broadcasts the PinnedConstants of l's target that its
-// program uses into registers and returns them by constant name (with the
-// element suffix).
-func (l *lowering) pinConstants() map[string]VecVirtual {
+// pinConstants broadcasts the constants named (ContactLoops.PinnedConstants) that
+// l's program uses into registers and returns them by constant name (with
+// the element suffix).
+func (l *lowering) pinConstants(names []string) map[string]VecVirtual {
 	var pinned map[string]VecVirtual
-	for _, name := range PinnedConstants[l.t.Name] {
+	for _, name := range names {
 		sfx := name + l.t.Elem.Suffix()
 		if !slices.ContainsFunc(l.p.Code, func(in ir.Instr) bool { return in.Op == ir.OpConst && in.Name == sfx }) {
 			continue
@@ -602,38 +592,6 @@ func (l *lowering) pinConstants() map[string]VecVirtual {
 	return pinned
 }
 
-// ContactInterleave is the number of groups the contact loops compute
-// per iteration, per target (1 when missing), their instruction streams
-// merged with ContactSkew as the closest loops' are (merge), spilled
-// selectively (spiller), and loading the next iteration's records
-// part-way through (WideRecordsAt). The AVX2 loops, float32 and float64,
-// run 2 groups at skew 0.1, the fastest setting of those measured. A
-// spilled ymm value costs the vector side little, a spilled zmm value
-// much more, and so does any further zmm instruction in the contact loop;
-// so the AVX-512 loops, whose merged groups would spill zmm values, run
-// one group: every two-group AVX-512 setting tried was slower
-// (docs/levers.md). The gen flags -contacts512, -compact512, -contacts2,
-// -compact2, -contactskew512 and -contactskew2 set them.
-var ContactInterleave = map[string]int{"AVX2": 2}
-
-// CompactInterleave is ContactInterleave for the compaction loops
-// (CompactContacts): 2 on AVX2 (above), 1 on AVX-512, where the loop
-// loads the next group's records inside the body (NextRecordsAt) and
-// compacts one group late (LateCompaction): there one group was faster
-// than two, spilled (docs/levers.md).
-var CompactInterleave = map[string]int{"AVX2": 2}
-
-// ScheduledContacts is Scheduled for the contact bodies: reordered as
-// late as possible, each rare block moved as one unit. It is off
-// everywhere: reordered, the AVX-512 contact bodies measured the same as
-// in IR order and the AVX2 ones slower (docs/levers.md). The gen flags
-// -schedulecontacts512 and -schedulecontacts2 set it.
-var ScheduledContacts = map[string]bool{}
-
-// ContactSkew is the skew of the interleaved contact groups
-// (ContactInterleave).
-var ContactSkew = map[string]float64{"AVX512": 0.5, "AVX2": 0.1}
-
 // contactBody prepares l to compute the contacts of group g of an
 // iteration, whose capsule pairs are loaded into set from slot 14g.
 func contactBody(l *lowering, label string, g int) {
@@ -648,16 +606,16 @@ func contactBody(l *lowering, label string, g int) {
 	l.arg = func(int) Mem { return margin.Addr }
 }
 
-// contactSink stores the contacts of group g of an iteration, computed by
-// l: one row per pair, or only the touching pairs' rows (compact). mask
-// is nil for a whole group. With late (compacting, stagedRows on), the
+// sink stores the contacts of group g of an iteration, computed by l:
+// one row per pair, or only the touching pairs' rows (compact). mask is
+// nil for a whole group. With late (compacting, with a stage), the
 // group's rows go to the stage and the previous group's staged rows are
 // compacted; without it, a compacting kernel with a stage compacts the
 // staged rows before its own.
-func contactSink(l *lowering, label string, compact bool, mask Op, g int, late bool) {
+func (ck *contactKernel) sink(l *lowering, label string, mask Op, g int, late bool) {
 	t := l.t
 	if t.Elem == ir.F64 {
-		contactSink64(l, label, compact, mask, g, late)
+		ck.sink64(l, label, mask, g, late)
 		return
 	}
 	Comment("Pair index k = i + lane.")
@@ -675,8 +633,8 @@ func contactSink(l *lowering, label string, compact bool, mask Op, g int, late b
 		outs = append(outs, func() Op { return l.out(j) })
 	}
 
-	outPtr := func(k int) Mem { return rowPtr(k, compact, 4, g*t.Lanes) }
-	if !compact {
+	outPtr := func(k int) Mem { return ck.rowPtr(k, 4, g*t.Lanes) }
+	if !ck.compact {
 		Comment("Store one row per pair.")
 		for k, v := range outs {
 			op := v()
@@ -693,11 +651,11 @@ func contactSink(l *lowering, label string, compact bool, mask Op, g int, late b
 		return
 	}
 
-	if stagedRows.on {
-		compactStaged(l, label, outPtr, !late) // a late group refills the stage
+	if ck.stage != nil {
+		ck.compactStaged(l, label, outPtr, !late) // a late group refills the stage
 	}
 	if late {
-		stageRows(l, outs)
+		ck.stageRows(l, outs)
 		return
 	}
 	Comment("Compaction: the touching lanes (count > 0) first, then a store of that many")

@@ -20,14 +20,14 @@ func mask32(l *lowering, mask Op) Op {
 	return m.AsX()
 }
 
-// contactSink64 stores the rows of a float64 group: the pair index and the
+// sink64 stores the rows of a float64 group: the pair index and the
 // count (int64 lanes, narrowed) as uint32, the eleven floats as float64;
 // all of them under mask (the tail) or, compacting, only the touching
 // lanes. AVX-512 (8 lanes) compresses with VPCOMPRESSD and VCOMPRESSPD;
 // AVX2 (4 lanes) permutes with compress4q and compress4d.
-func contactSink64(l *lowering, label string, compact bool, mask Op, g int, late bool) {
+func (ck *contactKernel) sink64(l *lowering, label string, mask Op, g int, late bool) {
 	if !evex(l.t) {
-		contactSink64AVX2(l, label, compact, mask, g)
+		ck.sink64AVX2(l, label, mask, g)
 		return
 	}
 	if g != 0 {
@@ -42,33 +42,33 @@ func contactSink64(l *lowering, label string, compact bool, mask Op, g int, late
 	narrow := []Op{pair, count}
 	floats := func(j int) Op { return l.out(1 + j) } // output j of the eleven floats
 	nf := len(l.p.Outputs) - 1
-	if !compact {
+	if !ck.compact {
 		Comment("Store one row per pair.")
 		for k, v := range narrow {
 			if mask == nil {
-				VMOVDQU(v, rowPtr(k, false, 4, 0))
+				VMOVDQU(v, ck.rowPtr(k, 4, 0))
 			} else {
-				VMOVDQU32(v, mask, rowPtr(k, false, 4, 0))
+				VMOVDQU32(v, mask, ck.rowPtr(k, 4, 0))
 			}
 		}
 		for j := range nf {
 			if mask == nil {
-				VMOVUPD(floats(j), rowPtr(2+j, false, 8, 0))
+				VMOVUPD(floats(j), ck.rowPtr(2+j, 8, 0))
 			} else {
-				VMOVUPD(floats(j), mask, rowPtr(2+j, false, 8, 0))
+				VMOVUPD(floats(j), mask, ck.rowPtr(2+j, 8, 0))
 			}
 		}
 		return
 	}
-	if stagedRows.on {
-		compactStaged64(l, label, !late) // a late group refills the stage
+	if ck.stage != nil {
+		ck.compactStaged64(l, label, !late) // a late group refills the stage
 	}
 	if late {
 		outs := []func() Op{func() Op { return pair }, func() Op { return count }}
 		for j := range nf {
 			outs = append(outs, func() Op { return floats(j) })
 		}
-		stageRows(l, outs)
+		ck.stageRows(l, outs)
 		return
 	}
 	Comment("Compaction: the touching lanes (count > 0) first, then a store of that many")
@@ -87,12 +87,12 @@ func contactSink64(l *lowering, label string, compact bool, mask Op, g int, late
 	for k, v := range narrow {
 		c := YMM()
 		VPCOMPRESSD_Z(v, touch, c)
-		VMOVDQU32(c, ks, rowPtr(k, true, 4, 0))
+		VMOVDQU32(c, ks, ck.rowPtr(k, 4, 0))
 	}
 	for j := range nf {
 		c := ZMM()
 		VCOMPRESSPD_Z(floats(j), touch, c)
-		VMOVUPD(c, ks, rowPtr(2+j, true, 8, 0))
+		VMOVUPD(c, ks, ck.rowPtr(2+j, 8, 0))
 	}
 	ADDQ(remain, written)
 	Label(label + "_none")
@@ -101,12 +101,12 @@ func contactSink64(l *lowering, label string, compact bool, mask Op, g int, late
 // compactStaged64 is compactStaged for the AVX-512 float64 rows: the
 // touching lanes' numbers compressed once, VPERMD moves the staged pair
 // index and count (8 uint32) and VPERMPD the eleven staged floats.
-func compactStaged64(l *lowering, label string, empty bool) {
+func (ck *contactKernel) compactStaged64(l *lowering, label string, empty bool) {
 	Comment("The previous group's touching rows, from the stage (LateCompaction).")
-	MOVL(stagedRows.mask, remain.As32())
+	MOVL(ck.stage.mask, remain.As32())
 	TESTL(remain.As32(), remain.As32())
 	JZ(LabelRef(label + "_nostaged"))
-	staged := func(k int) Mem { return stagedRows.vecs.Offset(k * l.t.VecBytes()) }
+	staged := func(k int) Mem { return ck.stage.vecs.Offset(k * l.t.VecBytes()) }
 	touch := K()
 	KMOVW(remain.As32(), touch)
 	ks := storeMaskOf(l)
@@ -116,25 +116,25 @@ func compactStaged64(l *lowering, label string, empty bool) {
 	for k := range 2 {
 		c := YMM()
 		VPERMD(staged(k), lanes, c)
-		VMOVDQU32(c, ks, rowPtr(k, true, 4, 0))
+		VMOVDQU32(c, ks, ck.rowPtr(k, 4, 0))
 	}
 	VPMOVZXDQ(lanes, lanes64)
 	for j := 2; j < contactStreams; j++ {
 		c := ZMM()
 		VPERMPD(staged(j), lanes64, c)
-		VMOVUPD(c, ks, rowPtr(j, true, 8, 0))
+		VMOVUPD(c, ks, ck.rowPtr(j, 8, 0))
 	}
 	ADDQ(remain, written)
 	if empty {
-		MOVL(U32(0), stagedRows.mask)
+		MOVL(U32(0), ck.stage.mask)
 	}
 	Label(label + "_nostaged")
 }
 
-// contactSink64AVX2 is contactSink64 on AVX2 for group g of an iteration:
+// sink64AVX2 is sink64 on AVX2 for group g of an iteration:
 // 4 lanes, the pair index and the narrowed count in xmm registers, the
 // store masks and permutations parked in slots (16 registers).
-func contactSink64AVX2(l *lowering, label string, compact bool, mask Op, g int) {
+func (ck *contactKernel) sink64AVX2(l *lowering, label string, mask Op, g int) {
 	Comment("Pair index k = i + lane (4 uint32), and the count narrowed to uint32.")
 	first := firstPair(l.t, g)
 	pair := XMM()
@@ -151,7 +151,7 @@ func contactSink64AVX2(l *lowering, label string, compact bool, mask Op, g int) 
 	VMOVDQU(count, countSlot)
 	narrow := []Mem{pairSlot, countSlot}
 	nf := len(l.p.Outputs) - 1
-	if !compact {
+	if !ck.compact {
 		Comment("Store one row per pair.")
 		var m32 Op
 		if mask != nil {
@@ -163,18 +163,18 @@ func contactSink64AVX2(l *lowering, label string, compact bool, mask Op, g int) 
 			x := XMM()
 			VMOVDQU(v, x)
 			if mask == nil {
-				VMOVDQU(x, rowPtr(k, false, 4, g*l.t.Lanes))
+				VMOVDQU(x, ck.rowPtr(k, 4, g*l.t.Lanes))
 			} else {
 				mx := XMM()
 				VMOVDQU(m32, mx)
-				VPMASKMOVD(x, mx, rowPtr(k, false, 4, g*l.t.Lanes))
+				VPMASKMOVD(x, mx, ck.rowPtr(k, 4, g*l.t.Lanes))
 			}
 		}
 		for j := range nf {
 			if mask == nil {
-				VMOVUPD(l.out(1+j), rowPtr(2+j, false, 8, g*l.t.Lanes))
+				VMOVUPD(l.out(1+j), ck.rowPtr(2+j, 8, g*l.t.Lanes))
 			} else {
-				VMASKMOVPD(l.out(1+j), mask, rowPtr(2+j, false, 8, g*l.t.Lanes))
+				VMASKMOVPD(l.out(1+j), mask, ck.rowPtr(2+j, 8, g*l.t.Lanes))
 			}
 		}
 		return
@@ -220,9 +220,9 @@ func contactSink64AVX2(l *lowering, label string, compact bool, mask Op, g int) 
 		VPERMD(x, p, c)
 		VMOVDQU(slots[3].Offset(0), kr)
 		if mask == nil {
-			blendStore(c.AsX(), kr, rowPtr(k, true, 4, 0), XMM())
+			blendStore(c.AsX(), kr, ck.rowPtr(k, 4, 0), XMM())
 		} else {
-			VPMASKMOVD(c.AsX(), kr, rowPtr(k, true, 4, 0))
+			VPMASKMOVD(c.AsX(), kr, ck.rowPtr(k, 4, 0))
 		}
 	}
 	for j := range nf {
@@ -231,9 +231,9 @@ func contactSink64AVX2(l *lowering, label string, compact bool, mask Op, g int) 
 		VPERMPS(l.out(1+j), p, c)
 		VMOVDQU(slots[2], kr)
 		if mask == nil {
-			blendStore(c, kr, rowPtr(2+j, true, 8, 0), YMM())
+			blendStore(c, kr, ck.rowPtr(2+j, 8, 0), YMM())
 		} else {
-			VMASKMOVPD(c, kr, rowPtr(2+j, true, 8, 0))
+			VMASKMOVPD(c, kr, ck.rowPtr(2+j, 8, 0))
 		}
 	}
 	ADDQ(remain, written)

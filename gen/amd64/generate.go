@@ -10,40 +10,53 @@ import (
 // Targets are the instruction sets this backend generates for.
 var Targets = []*ir.Target{ir.AVX2, ir.AVX512}
 
-// Declare declares every amd64 kernel in avo's build context; the caller
-// runs avo's Generate.
-func Declare() {
-	c := newConstants()
-	MaxIndex()
-	for _, t := range Targets {
-		Contacts(t, c, false)
-		Contacts(t, c, true)
+// emitter emits the kernels of one target as its schedule says.
+type emitter struct {
+	t          *ir.Target
+	s          *Schedule
+	c          *constants
+	ntMinLanes int // Schedules.NTMinLanes
+}
+
+// Declare declares every amd64 kernel, run as the schedules say, in
+// avo's build context; the caller runs avo's Generate. It declares
+// nothing if ss does not validate.
+func Declare(ss *Schedules) error {
+	if err := ss.Validate(); err != nil {
+		return err
 	}
-	for _, t := range Targets {
-		Contacts(t.Of(ir.F64), c, false)
-		Contacts(t.Of(ir.F64), c, true)
+	c := newConstants()
+	emit := func(t *ir.Target) *emitter { return &emitter{t: t, s: ss.Of(t), c: c, ntMinLanes: ss.NTMinLanes} }
+	MaxIndex()
+	for _, e := range []ir.Elem{ir.F32, ir.F64} {
+		for _, t := range Targets {
+			emit(t.Of(e)).Contacts(false)
+			emit(t.Of(e)).Contacts(true)
+		}
 	}
 	for _, e := range []ir.Elem{ir.F32, ir.F64} {
 		for _, t := range Targets {
-			ClosestIndexed(t.Of(e), c)
+			emit(t.Of(e)).ClosestIndexed()
 		}
 	}
 	for _, e := range []ir.Elem{ir.F32, ir.F64} {
 		for _, t := range Targets {
 			t := t.Of(e)
+			em, st := emit(t), &ss.Of(t).Streams
 			spec, n := "fallback.ClosestLane"+e.Suffix(), e.String()+"s"
-			Batch(t, kernels.Closest, c, true,
+			em.Batch(kernels.Closest, st.Closest,
 				"computes the closest points of n segment pairs with "+t.Name+",",
 				fmt.Sprintf("%d %s lanes per vector, bit-identical to %s.", t.Lanes, e, spec),
 				"All fifteen pointers must address at least n "+n+"; n must be > 0.")
-			Batch(t, kernels.Stream, c, false,
+			em.Batch(kernels.Stream, st.Stream,
 				"is the memory-bound baseline with "+t.Name+": it reads the twelve",
 				"input streams and writes s = ax+bx+cx+dx, t and dist2 likewise for",
 				"y and z, with the same loop and tail as "+KernelName(kernels.Closest, t)+".")
-			Batch(t, kernels.ClosestPoint, c, true,
+			em.Batch(kernels.ClosestPoint, st.Point,
 				"computes the closest point of n segments to n points with "+t.Name+",",
 				"bit-identical to fallback.ClosestPointLane"+e.Suffix()+". All eleven pointers must",
 				"address at least n "+n+"; n must be > 0.")
 		}
 	}
+	return nil
 }

@@ -7,7 +7,6 @@ import (
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 
-	"github.com/segdist/segdist/gen/ir"
 	"github.com/segdist/segdist/gen/kernels"
 )
 
@@ -15,16 +14,17 @@ import (
 // (kernels.Closest) on the axes of capsule pairs given by index, read as
 // records like the contact kernels' (recordLoop), with S, T and Dist2
 // stored one row per pair; the main loop computes several groups at a
-// time, merged as the closest loops' (IndexedInterleave, IndexedSkew). It
-// spares an engine that keeps capsules per body the copy into a soa.Pairs
-// before BatchClosest.
-func ClosestIndexed(t *ir.Target, c *constants) {
+// time, merged as the closest loops' (the schedule's Indexed). It spares
+// an engine that keeps capsules per body the copy into a soa.Pairs before
+// BatchClosest.
+func (e *emitter) ClosestIndexed() {
+	t := e.t
 	check(t)
 	k := kernels.Closest
 	name := k.Name + "Indexed" + t.Elem.Suffix() + t.Name
 	sig := strings.ReplaceAll("func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int, prefetch int)", "F", t.Elem.String())
-	body := program(k, t)
-	deferred := defersOverrides(t, body)
+	body := e.program(k)
+	deferred := e.defersOverrides(body)
 	if deferred {
 		sig += " (bad int)"
 	}
@@ -82,19 +82,22 @@ func ClosestIndexed(t *ir.Target, c *constants) {
 	noArgs := func(int) Mem { panic("the closest kernel takes no scalar arguments") }
 	// On AVX-512 the canonical NaN goes in with masked stores
 	// (storeOverrides), or its lanes' mask into bad (DeferOverrides).
-	p, ovs := splitOverrides(t, body)
-	recordLoop(t, c, p, name, func(l *lowering, label string, mask Op, in *interlude) {
+	p, ovs := e.splitOverrides(body)
+	r := &recordLoop{e: e, p: p, spill: e.s.Bodies.Spill, name: name, loop: e.s.Indexed}
+	r.group = func(l *lowering, label string, mask Op, in *interlude) {
 		l.slots.used, l.label, l.input, l.arg, l.overrides, l.badLanes = 0, label, input(0), noArgs, ovs, bad
 		l.begin()
 		merge([]*lowering{l}, 0, func(int) { store(l, 0, mask) }, newSpiller([]*lowering{l}, heldBy(mask), overrideRegs(l)), in)
-	}, tuned(IndexedInterleave, t), 0, func(ls []*lowering, label string, in *interlude) {
+	}
+	r.wide = func(ls []*lowering, label string, in *interlude) {
 		// The groups' instruction streams merged as the closest loops'.
 		for g, l := range ls {
 			l.slots.used, l.label, l.input, l.arg, l.overrides, l.badLanes = 0, fmt.Sprintf("%s_g%d", label, g), input(g), noArgs, ovs, bad
 			l.begin()
 		}
-		merge(ls, tuned(IndexedSkew, t), func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0, overrideRegs(ls[0])), in)
-	}, nil, true)
+		merge(ls, e.s.Indexed.Skew, func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0, overrideRegs(ls[0])), in)
+	}
+	r.emit()
 	if bad != nil {
 		returnBadLanes(t, bad)
 	}

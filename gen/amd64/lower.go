@@ -33,6 +33,7 @@ type lowering struct {
 	input  func(k int) Op
 	arg    func(k int) Mem
 	slots  *slots
+	spill  bool   // the driver unparked p: values spill selectively (spiller)
 	label  string // prefix of the rare blocks' labels
 
 	rare   int      // depth of rare blocks being emitted

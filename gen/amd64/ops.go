@@ -240,12 +240,12 @@ func (s *slots) next() Mem {
 }
 
 // slotsNeeded is an upper bound on the slots program p takes per group
-// on target t: its parked values, or the spiller's area. A body that
-// never holds more than a quarter of the registers (the memory floor)
-// gets no area and is not spilled (TestAVX2RegisterBudget checks that
-// its groups fit).
-func slotsNeeded(t *ir.Target, p *ir.Program) int {
-	if spills(t, p) {
+// on target t: its parked values, or the spiller's area if the loop
+// spills (its driver unparked p). A body that never holds more than a
+// quarter of the registers (the memory floor) gets no area and is not
+// spilled (TestAVX2RegisterBudget checks that its groups fit).
+func slotsNeeded(t *ir.Target, p *ir.Program, spill bool) int {
+	if spill {
 		if maxLive(p) <= t.VecRegs/4 {
 			return 0
 		}

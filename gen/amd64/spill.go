@@ -11,45 +11,9 @@ import (
 	"github.com/segdist/segdist/gen/ir"
 )
 
-// Spill says for which targets the closest-point loops keep every value
-// in a register until the registers run out and then spill the one read
-// again last (spiller), instead of parking every value the body marks
-// (ir.Park, Target.Parks) in a stack slot for its whole life (programs
-// with rare blocks: SpillContacts). On AVX2 this cut the frame loads and
-// stores of the closest loop by a third and its time by about a seventh;
-// on AVX-512, whose 32 registers hold 4 groups without parking, it pays
-// at the far lower skews it allows (Interleave; docs/levers.md).
-var Spill = map[string]bool{"AVX2": true, "AVX512": true}
-
 // spillSlots is the number of stack slots per group a spilling loop may
 // hold at once (the generator panics if it needs more).
 const spillSlots = 32
-
-// SpillContacts is Spill for the contact kernels' loops, bodies with rare
-// blocks and variables: inside a block only values computed in it are
-// spilled, and at its start the values from before make room for it. It
-// pays on AVX2; AVX-512 one-group loops, which park only their rare
-// blocks' values, measured no gain and park (docs/levers.md). Interleaved
-// contact groups always spill (ContactInterleave).
-var SpillContacts = map[string]bool{"AVX2": true}
-
-// spills reports whether target t spills program p selectively: p has
-// been unparked (ir.Unpark) for t.
-func spills(t *ir.Target, p *ir.Program) bool {
-	rare := false
-	for _, in := range p.Code {
-		switch in.Op {
-		case ir.OpPark:
-			return false
-		case ir.OpRare, ir.OpVar:
-			rare = true
-		}
-	}
-	if rare {
-		return true // unparked: SpillContacts, or interleaved groups (Contacts)
-	}
-	return tuned(Spill, t)
-}
 
 // event is one instruction of an iteration in emission order: instruction
 // i of group g.
@@ -93,7 +57,7 @@ type spiller struct {
 // slots of each group's share beyond spillSlots are the driver's.
 func newSpiller(ls []*lowering, held, storeNeed int) *spiller {
 	l := ls[0]
-	if !spills(l.t, l.p) || l.slots == nil {
+	if !l.spill || l.slots == nil {
 		return nil // parks, or fits without spilling (slotsNeeded)
 	}
 	for g, m := range ls {

@@ -2,6 +2,17 @@ package ir
 
 import "fmt"
 
+// Merge is how a loop driver runs the groups of one iteration: Groups
+// groups, their instruction streams merged so that each starts Skew (a
+// fraction of the body's instructions) after the previous one. A body's
+// long dependency chain, not its arithmetic, bounds one group; merged
+// groups put the next group's independent work early in the reorder
+// window (docs/design.md, "Loop drivers").
+type Merge struct {
+	Groups int
+	Skew   float64
+}
+
 // Interleave returns one program computing groups independent copies of p
 // (group g reads inputs g*p.Inputs+k and writes outputs g*len(Outputs)+j),
 // with their instructions merged so that copy g starts skew*len(p.Code)

@@ -20,17 +20,6 @@ const (
 	tmpC      = 23
 )
 
-// Interleave is the number of groups a batch kernel's main loop computes
-// per iteration, and Skew how far each runs ahead of the next (a fraction
-// of the body): see ir.Interleave. Chosen with llvm-mca -mcpu=neoverse-v2
-// (cd gen && go run ./mca -func ClosestNEON -lanes 8): two groups predict
-// a few percent fewer cycles per pair than one, and from skew 0.5 up they
-// need no spills (docs/levers.md).
-var (
-	Interleave = map[string]int{"Closest": 2}
-	Skew       = map[string]float64{"Closest": 0.55}
-)
-
 // frame is the layout of a kernel's frame area (from frameReg).
 type frame struct{ size int }
 
@@ -61,11 +50,12 @@ func countSpills(p *ir.Program, input, arg func(int) source) (spills, regs int) 
 	return l.spills, l.maxRegs
 }
 
-// Batch writes the NEON kernel for k with lanes of type e: groups of 4
-// float32 (or 2 float64) lanes loaded with register-offset loads, then the
-// lanes left staged through the frame (copied in and out one float at a
-// time, so nothing past n is read or written).
-func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem) (spills, regs int) {
+// Batch writes the NEON kernel for k with lanes of type e, its main loop
+// run by m: groups of 4 float32 (or 2 float64) lanes loaded with
+// register-offset loads, then the lanes left staged through the frame
+// (copied in and out one float at a time, so nothing past n is read or
+// written).
+func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (spills, regs int) {
 	name := k.Name + e.Suffix() + "NEON"
 	p := k.ProgramOf(e)
 	lanes, size := 16/e.Bytes(), e.Bytes()
@@ -78,7 +68,7 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem) (spills, regs
 	streamIn := func(s int) source { return func(d int) inst { return ldrqr(d, s, offReg) } }
 	spills, regs = countSpills(p, streamIn, nil)
 	// Interleaved groups: input g*nin+s is stream s of group g.
-	groups := max(1, Interleave[k.Name])
+	groups := m.Groups
 	var pg *ir.Program
 	groupIn := func(s int) source {
 		off := []int{offReg, off2Reg}[s/nin]
@@ -88,7 +78,7 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem) (spills, regs
 		if groups > 2 {
 			panic("neon: at most 2 interleaved groups (one more offset register)")
 		}
-		pg = ir.Interleave(p, groups, Skew[k.Name])
+		pg = ir.Interleave(p, groups, m.Skew)
 		sg, rg := countSpills(pg, groupIn, nil)
 		spills, regs = max(spills, sg), max(regs, rg)
 	}
@@ -111,7 +101,7 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem) (spills, regs
 	// while at least lanes*groups lanes remain, then falls through.
 	loop := func(label string, p *ir.Program, groups int, in func(int) source) {
 		if groups > 1 {
-			w.comment(fmt.Sprintf("%d groups of %d lanes at a time, their instructions merged with skew %v.", groups, lanes, Skew[k.Name]))
+			w.comment(fmt.Sprintf("%d groups of %d lanes at a time, their instructions merged with skew %v.", groups, lanes, m.Skew))
 		} else {
 			w.comment(fmt.Sprintf("Whole groups of %d lanes.", lanes))
 		}

@@ -20,9 +20,10 @@ type Stats struct {
 	Spills int // values spilled to the frame per group
 }
 
-// Generate returns the arm64 assembly of every NEON kernel, the Go
-// declarations of package asm for it, and each kernel's register use.
-func Generate() (asm, stubs string, stats []Stats) {
+// Generate returns the arm64 assembly of every NEON kernel, run as ss
+// says (ss must validate), the Go declarations of package asm for it, and
+// each kernel's register use.
+func Generate(ss *Schedules) (asm, stubs string, stats []Stats) {
 	if t := ir.NEON; t.Arch != "arm64" || t.Tail != ir.LaneTail || t.Lanes != 4 || t.ElemBytes != 4 ||
 		t.VecRegs != numRegs+3+2 || t.Masks != ir.VectorMask || !t.SkipRare {
 		panic(fmt.Sprintf("neon: the drivers and allocator assume ir.NEON as it was: %+v", *t))
@@ -31,9 +32,14 @@ func Generate() (asm, stubs string, stats []Stats) {
 	w.raw(header + "\n#include \"textflag.h\"\n")
 	c := newConstTable()
 	var decls []string
-	for _, e := range []ir.Elem{ir.F32, ir.F64} {
-		for _, k := range []*kernels.Kernel{kernels.Closest, kernels.Stream, kernels.ClosestPoint} {
-			sp, regs := Batch(&w, c, k, e)
+	for _, s := range ss.All() {
+		e := s.Target.Elem
+		for _, km := range []struct {
+			k *kernels.Kernel
+			m ir.Merge
+		}{{kernels.Closest, s.Closest}, {kernels.Stream, s.Stream}, {kernels.ClosestPoint, s.Point}} {
+			k := km.k
+			sp, regs := Batch(&w, c, k, e, km.m)
 			name := k.Name + e.Suffix() + "NEON"
 			stats = append(stats, Stats{name, regs, sp})
 			params := strings.Join(append(append([]string{}, k.Inputs...), k.Outputs...), ", ")

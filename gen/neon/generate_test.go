@@ -10,7 +10,8 @@ import (
 // checks this through make gen), and every hand-encoded instruction in
 // them decodes to its comment.
 func TestGeneratedFile(t *testing.T) {
-	asm, stubs, stats := Generate()
+	ss := Default()
+	asm, stubs, stats := Generate(&ss)
 	for path, want := range map[string]string{"../../asm/kernels_arm64.s": asm, "../../asm/kernels_arm64.go": stubs} {
 		got, err := os.ReadFile(path)
 		if err != nil {

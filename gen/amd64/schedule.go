@@ -1,0 +1,249 @@
+package amd64
+
+import (
+	"fmt"
+
+	"github.com/segdist/segdist/gen/ir"
+)
+
+// Default returns the schedule of every amd64 target: the fastest
+// settings measured (docs/levers.md). One block per target and element
+// type, one line per kernel family:
+//
+//   - Bodies: how the closest-point bodies are prepared (Batch, ClosestIndexed);
+//   - Streams: the stream loops (Batch) of the closest, point and stream kernels;
+//   - Indexed: the record loop of ClosestIndexed;
+//   - Contacts: the record loops of Contacts and CompactContacts.
+func Default() Schedules {
+	pinned := []string{"half", "partol", "crosstol"}
+	one := ir.Merge{Groups: 1}
+	return Schedules{
+		NTMinLanes: 1 << 18,
+		AVX512F32: Schedule{Target: ir.AVX512,
+			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
+			Streams:  Streams{Closest: StreamLoop{ir.Merge{Groups: 4, Skew: 0.15}, true}, Point: StreamLoop{one, true}, Stream: StreamLoop{one, false}, SpillSlots: 8, PrefetchBytes: 1024, PrefetchL2: true},
+			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 4, Skew: 0.4}, NextRecordsAt: 0.22},
+			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.22, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.22, 0}, LateCompaction: true, PinnedConstants: pinned},
+		},
+		AVX512F64: Schedule{Target: ir.AVX512.Of(ir.F64),
+			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
+			Streams:  Streams{Closest: StreamLoop{ir.Merge{Groups: 4, Skew: 0.15}, true}, Point: StreamLoop{one, true}, Stream: StreamLoop{one, false}, SpillSlots: 8, PrefetchBytes: 1024, PrefetchL2: true},
+			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 3, Skew: 0.4}, NextRecordsAt: 0.22},
+			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.22, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.22, 0}, LateCompaction: true, PinnedConstants: pinned},
+		},
+		AVX2F32: Schedule{Target: ir.AVX2,
+			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
+			Streams:  Streams{Closest: StreamLoop{ir.Merge{Groups: 3, Skew: 0.1}, true}, Point: StreamLoop{one, true}, Stream: StreamLoop{one, false}, PrefetchBytes: 1024},
+			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 2, Skew: 0.4}, NextRecordsAt: 0.22},
+			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
+		},
+		AVX2F64: Schedule{Target: ir.AVX2.Of(ir.F64),
+			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
+			Streams:  Streams{Closest: StreamLoop{ir.Merge{Groups: 3, Skew: 0.1}, true}, Point: StreamLoop{one, true}, Stream: StreamLoop{one, false}, PrefetchBytes: 1024},
+			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 2, Skew: 0.4}, NextRecordsAt: 0.22},
+			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
+		},
+	}
+}
+
+// Schedules is how the loop drivers run every kernel on every amd64
+// target: one Schedule per target and element type, and what package
+// kernel must see as one value.
+type Schedules struct {
+	// NTMinLanes is the batch size from which the closest-point loops
+	// store with non-temporal stores when their outputs are 64-byte aligned
+	// (0: never): the output lines are then not read before they are
+	// written, which brings a 1M-pair batch level with the memory floor.
+	// asm.NTMinLanes publishes it to package kernel (docs/levers.md, "Large
+	// batches and memory").
+	NTMinLanes int
+
+	AVX512F32, AVX512F64, AVX2F32, AVX2F64 Schedule
+}
+
+// Schedule is how the loop drivers run the kernels of one target and
+// element type.
+type Schedule struct {
+	Target   *ir.Target
+	Bodies   Bodies
+	Streams  Streams
+	Indexed  RecordLoop
+	Contacts ContactLoops
+}
+
+// Bodies is how the drivers prepare the closest-point bodies (Batch and
+// ClosestIndexed) before they lower them.
+type Bodies struct {
+	// Reorder reorders the body as late as possible (ir.Schedule with
+	// latencyOf) before its groups merge, so that fewer instructions wait
+	// in the core's scheduler: faster than the IR's order on both paths
+	// (docs/levers.md, "Closest kernels").
+	Reorder bool
+	// Spill keeps every value in a register until they run out, then
+	// spills the one read again last (spiller), instead of parking the
+	// values the body marks (Target.Parks): less frame traffic, and the
+	// low skews of Streams.Closest allocate only so (docs/levers.md,
+	// "Closest kernels").
+	Spill bool
+	// DeferOverrides leaves the canonical NaN of lanes with a non-finite
+	// Dist2 to the caller: each group ORs those lanes' mask into the
+	// kernel's result (bad) instead of storing the constant in every
+	// output; a few percent faster from 256 pairs on (docs/levers.md,
+	// "Closest kernels").
+	DeferOverrides bool
+}
+
+// Streams is how the stream loops (Batch) run the closest, point and
+// stream kernels.
+type Streams struct {
+	// Closest, Point and Stream are each kernel's loop. The closest body's
+	// chain is long against its arithmetic, so several groups pay there;
+	// the point and stream bodies are short (docs/levers.md, "Closest
+	// kernels").
+	Closest, Point, Stream StreamLoop
+	// SpillSlots is the stack slots per group of a spilling loop of several
+	// groups (0: spillSlots). A loop that needs them and one group does not
+	// is split (WideFrom), and a small frame keeps small batches fast; 8 is
+	// the least the AVX-512 loops need (docs/levers.md, "Per-call cost").
+	SpillSlots int
+	// PrefetchBytes is how far ahead of the current group the large-batch
+	// loops prefetch each input stream (0: no large-batch loops); 512 to
+	// 1,536 measured alike (docs/levers.md, "Large batches and memory").
+	PrefetchBytes int
+	// PrefetchL2 prefetches into L2 (PREFETCHT1) rather than L1: faster
+	// for the AVX-512 loops on a million pairs, slower for AVX2
+	// (docs/levers.md, "Large batches and memory").
+	PrefetchL2 bool
+}
+
+// StreamLoop is how Batch runs one kernel.
+type StreamLoop struct {
+	// Merge is the groups per iteration of the main loop and their skew.
+	ir.Merge
+	// LargeBatch adds the large-batch loops: non-temporal stores from
+	// NTMinLanes lanes, prefetching from prefetchMinLanes (where the CPU
+	// gains by it: asm.PrefetchInputs). The memory floor has neither:
+	// there prefetching only slowed the loop (docs/levers.md, "Large
+	// batches and memory").
+	LargeBatch bool
+}
+
+// RecordLoop is how a loop over capsule records read by index
+// (recordLoop) runs a body: a loop of Merge.Groups groups per iteration
+// (if more than one), then a loop of one group, then the masked tail.
+type RecordLoop struct {
+	ir.Merge
+	// NextRecordsAt is where in the one-group loop's body (a fraction of
+	// its instructions) the next group's records load, into a second set
+	// (0: at the top of each group): record loads and shuffles are
+	// throughput work that the core overlaps with the current group's
+	// chain. 0.22 is the fastest that allocates (docs/levers.md, "Contact
+	// kernels").
+	NextRecordsAt float64
+	// WideRecordsAt is NextRecordsAt for the loop of several groups (0: at
+	// the top of each iteration); with it that loop runs only while the
+	// records fit in L2 (the kernel's prefetch argument is 0), where it was
+	// faster than one group, and slower beyond (docs/levers.md, "Contact
+	// kernels").
+	WideRecordsAt float64
+}
+
+// ContactLoops is how the record loops run the contact kernels.
+type ContactLoops struct {
+	// Rows and Compact are the loops of Contacts (a row per pair) and
+	// CompactContacts. AVX2 runs two groups; AVX-512, whose merged groups
+	// would spill zmm values, was slower with two (docs/levers.md,
+	// "Contact kernels").
+	Rows, Compact RecordLoop
+	// Reorder is Bodies.Reorder for the contact body (each rare block moved
+	// as one unit): off, since reordered the AVX-512 bodies measured the
+	// same and the AVX2 ones slower (docs/levers.md, "Contact kernels").
+	Reorder bool
+	// Spill is Bodies.Spill for the contact body (inside a rare block only
+	// values computed in it spill): it pays on AVX2, and the AVX-512
+	// one-group loops measured no gain. Loops of several groups always
+	// spill (docs/levers.md, "Contact kernels").
+	Spill bool
+	// LateCompaction makes each group of the compaction loop stage its rows
+	// for the next group to compact, when its touching mask is long known:
+	// the branch on it cannot be learned on new pairs. It pays on AVX-512;
+	// AVX2's stage and blends cost more than it saves (docs/levers.md,
+	// "Contact kernels").
+	LateCompaction bool
+	// PinnedConstants names the constants held in registers for the whole kernel
+	// instead of broadcast at each use (a broadcast into a zmm register
+	// takes a slot of the arithmetic pipes): the AVX-512 loops have
+	// registers free for them, the AVX2 ones none (docs/levers.md,
+	// "Contact kernels").
+	PinnedConstants []string
+}
+
+// Name is the schedule's name in Schedules (AVX512F32, AVX2F64, ...).
+func (s *Schedule) Name() string { return s.Target.Name + [...]string{"F32", "F64"}[s.Target.Elem] }
+
+// All returns the schedules of every target, in Declare's order.
+func (ss *Schedules) All() []*Schedule {
+	return []*Schedule{&ss.AVX2F32, &ss.AVX512F32, &ss.AVX2F64, &ss.AVX512F64}
+}
+
+// Of returns the schedule of target t.
+func (ss *Schedules) Of(t *ir.Target) *Schedule {
+	for _, s := range ss.All() {
+		if s.Target.Name == t.Name && s.Target.Elem == t.Elem {
+			return s
+		}
+	}
+	panic("amd64: no schedule for " + t.Name)
+}
+
+// Validate reports the first setting that cannot work, naming it.
+func (ss *Schedules) Validate() error {
+	if ss.NTMinLanes < 0 {
+		return fmt.Errorf("NTMinLanes = %d: want 0 (never) or more", ss.NTMinLanes)
+	}
+	for _, s := range ss.All() {
+		if err := s.validate(); err != nil {
+			return fmt.Errorf("%s: %w", s.Name(), err)
+		}
+	}
+	return nil
+}
+
+func (s *Schedule) validate() error {
+	merges := []struct {
+		name string
+		m    ir.Merge
+	}{{"Streams.Closest", s.Streams.Closest.Merge}, {"Streams.Point", s.Streams.Point.Merge}, {"Streams.Stream", s.Streams.Stream.Merge},
+		{"Indexed", s.Indexed.Merge}, {"Contacts.Rows", s.Contacts.Rows.Merge}, {"Contacts.Compact", s.Contacts.Compact.Merge}}
+	for _, m := range merges {
+		if m.m.Groups < 1 || m.m.Skew < 0 || m.m.Skew > 1 {
+			return fmt.Errorf("%s = %d groups at skew %v: want 1 group or more, skew from 0 to 1", m.name, m.m.Groups, m.m.Skew)
+		}
+	}
+	for _, r := range []struct {
+		name string
+		l    RecordLoop
+	}{{"Indexed", s.Indexed}, {"Contacts.Rows", s.Contacts.Rows}, {"Contacts.Compact", s.Contacts.Compact}} {
+		if r.l.NextRecordsAt < 0 || r.l.NextRecordsAt >= 1 || r.l.WideRecordsAt < 0 || r.l.WideRecordsAt >= 1 {
+			return fmt.Errorf("%s.NextRecordsAt = %v, WideRecordsAt = %v: want fractions from 0 (off) to below 1", r.name, r.l.NextRecordsAt, r.l.WideRecordsAt)
+		}
+	}
+	if s.Streams.SpillSlots < 0 || s.Streams.PrefetchBytes < 0 {
+		return fmt.Errorf("Streams.SpillSlots = %d, Streams.PrefetchBytes = %d: want 0 or more", s.Streams.SpillSlots, s.Streams.PrefetchBytes)
+	}
+	c := &s.Contacts
+	if evex(s.Target) && s.Target.Elem == ir.F64 && (c.Rows.Groups > 1 || c.Compact.Groups > 1) {
+		return fmt.Errorf("Contacts.Rows.Groups = %d, Contacts.Compact.Groups = %d: the AVX-512 float64 contact sink takes one group per iteration", c.Rows.Groups, c.Compact.Groups)
+	}
+	if c.LateCompaction {
+		switch {
+		case c.Compact.Groups > 1:
+			return fmt.Errorf("Contacts.LateCompaction needs Contacts.Compact.Groups = 1 (the stage holds one group's rows), not %d", c.Compact.Groups)
+		case c.Compact.NextRecordsAt == 0:
+			return fmt.Errorf("Contacts.LateCompaction needs Contacts.Compact.NextRecordsAt (the pipelined loop's groups stage their rows)")
+		case !evex(s.Target) && s.Target.Elem == ir.F64:
+			return fmt.Errorf("Contacts.LateCompaction: the AVX2 float64 contact sink has no stage")
+		}
+	}
+	return nil
+}

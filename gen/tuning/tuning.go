@@ -1,0 +1,96 @@
+// Package tuning lists and sets the fields of a schedule value by path
+// (AVX512F32.Streams.Closest.Groups): the generator's -set flag and the
+// gen tests that flip each field one at a time go through it. A path
+// names struct fields from the root, the fields of an embedded struct
+// promoted as Go promotes them; pointer fields (a schedule's Target) are
+// not settings.
+package tuning
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Field is one setting of a schedule: its path and the settable value.
+type Field struct {
+	Path  string
+	Value reflect.Value
+}
+
+// Fields returns the bool, int, float64 and []string fields of each
+// *root, in declaration order.
+func Fields(roots ...any) []Field {
+	var out []Field
+	var walk func(prefix string, v reflect.Value)
+	walk = func(prefix string, v reflect.Value) {
+		for i := range v.NumField() {
+			f, fv := v.Type().Field(i), v.Field(i)
+			path := prefix + f.Name
+			switch {
+			case f.Anonymous && fv.Kind() == reflect.Struct:
+				walk(prefix, fv)
+			case fv.Kind() == reflect.Struct:
+				walk(path+".", fv)
+			case fv.Kind() == reflect.Bool, fv.Kind() == reflect.Int, fv.Kind() == reflect.Float64,
+				fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String:
+				out = append(out, Field{path, fv})
+			}
+		}
+	}
+	for _, root := range roots {
+		walk("", reflect.ValueOf(root).Elem())
+	}
+	return out
+}
+
+// Set applies assignment, "path=value", to the field of that path among
+// the roots: true or false, an integer, a float, or comma-separated names
+// (empty: none).
+func Set(assignment string, roots ...any) error {
+	path, text, ok := strings.Cut(assignment, "=")
+	if !ok {
+		return fmt.Errorf("%q: want path=value", assignment)
+	}
+	for _, f := range Fields(roots...) {
+		if f.Path == path {
+			return set(f.Value, text)
+		}
+	}
+	return fmt.Errorf("%q: no such setting (go run . -list shows them)", path)
+}
+
+func set(v reflect.Value, text string) error {
+	var x any
+	var err error
+	switch v.Kind() {
+	case reflect.Bool:
+		x, err = strconv.ParseBool(text)
+	case reflect.Int:
+		x, err = strconv.Atoi(text)
+	case reflect.Float64:
+		x, err = strconv.ParseFloat(text, 64)
+	}
+	if err != nil {
+		return err
+	}
+	if x != nil {
+		v.Set(reflect.ValueOf(x))
+		return nil
+	}
+	var names []string
+	if text != "" {
+		names = strings.Split(text, ",")
+	}
+	v.Set(reflect.ValueOf(names))
+	return nil
+}
+
+// String returns f's value as Set reads it.
+func (f Field) String() string {
+	if f.Value.Kind() == reflect.Slice {
+		return strings.Join(f.Value.Interface().([]string), ",")
+	}
+	return fmt.Sprint(f.Value.Interface())
+}
