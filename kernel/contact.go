@@ -197,12 +197,26 @@ func checkLen(name string, got, want int, wantName string) {
 // rows; otherwise at least that many. The index check runs on the workers
 // of on (nil: the calling goroutine; Parallel.indicesBelow).
 func checkContactArgs[F soa.Float](dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F, exact bool, on *Parallel) int {
+	m := checkRowArgs(dst, pairs, margin, exact)
+	// The rows a call may write: m of each stream (CompactContacts writes
+	// fewer, and dst may be longer).
+	checkContactsApart(dst, caps, pairs, m)
+	if n := len(caps); !on.indicesBelow(pairs.I, pairs.J, n) {
+		checkIndices("pairs.I", pairs.I, n)
+		checkIndices("pairs.J", pairs.J, n)
+	}
+	return m
+}
+
+// checkRowArgs checks what every kernel writing contact rows checks
+// first: no nil batch, a finite margin >= 0, I and J of one length m, and
+// rows for m pairs (exactly m if exact); it returns m.
+func checkRowArgs[F soa.Float](dst *soa.ContactsOf[F], pairs *soa.IndexPairs, margin F, exact bool) int {
 	checkNotNil("dst", dst)
 	checkNotNil("pairs", pairs)
 	if !(margin >= 0 && float64(margin) <= maxFinite[F]()) {
 		panic(fmt.Sprintf("segdist/kernel: margin %v must be finite and >= 0", margin))
 	}
-	n := len(caps)
 	m := len(pairs.I)
 	checkLen("pairs.J", len(pairs.J), m, "len(pairs.I)")
 	// The shortest and longest stream first, the names only on failure:
@@ -215,13 +229,6 @@ func checkContactArgs[F soa.Float](dst *soa.ContactsOf[F], caps soa.CapsulesOf[F
 		len(dst.P1X), len(dst.P1Y), len(dst.P1Z), len(dst.P2X), len(dst.P2Y), len(dst.P2Z))
 	if short < m || exact && long != m {
 		checkContactRows(dst, m, exact)
-	}
-	// The rows a call may write: m of each stream (CompactContacts writes
-	// fewer, and dst may be longer).
-	checkContactsApart(dst, caps, pairs, m)
-	if !on.indicesBelow(pairs.I, pairs.J, n) {
-		checkIndices("pairs.I", pairs.I, n)
-		checkIndices("pairs.J", pairs.J, n)
 	}
 	return m
 }
@@ -292,10 +299,14 @@ func indicesBelowGo(a, b []uint32, n int) bool {
 
 // checkIndices panics if any index is >= n, naming the first one (the
 // slow path, once indicesBelow has found one).
-func checkIndices(name string, idx []uint32, n int) {
+func checkIndices(name string, idx []uint32, n int) { checkIndexed(name, idx, n, "capsules") }
+
+// checkIndexed is checkIndices for indices into n things of the given
+// name.
+func checkIndexed(name string, idx []uint32, n int, things string) {
 	for k, v := range idx {
 		if uint64(v) >= uint64(n) {
-			panic(fmt.Sprintf("segdist/kernel: %s[%d] = %d out of range: %d capsules", name, k, v, n))
+			panic(fmt.Sprintf("segdist/kernel: %s[%d] = %d out of range: %d %s", name, k, v, n, things))
 		}
 	}
 }

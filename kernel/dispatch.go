@@ -3,6 +3,8 @@ package kernel
 import (
 	"os"
 	"slices"
+
+	"github.com/segdist/segdist/soa"
 )
 
 // EnvISA is the environment variable that forces a path at start-up:
@@ -17,16 +19,37 @@ var paths = []Kernel{goKernel}
 // goKernel is the pure-Go path, available everywhere.
 var goKernel = Kernel{
 	isa: "go", f32: &impl[float32]{closest: goClosest, stream: goStream,
-		point: goPoint, contacts: goContacts[float32], compact: goCompact[float32], indexed: goIndexed[float32]},
+		point: goPoint, contacts: goContacts[float32], compact: goCompact[float32], indexed: goIndexed[float32],
+		planes: goPlanes[float32], planesCompact: goPlanesCompact[float32], poses: goPoses[float32]},
 	f64: &impl[float64]{closest: goClosest64, stream: goStream64, point: goPoint64,
-		contacts: goContacts[float64], compact: goCompact[float64], indexed: goIndexed[float64]},
+		contacts: goContacts[float64], compact: goCompact[float64], indexed: goIndexed[float64],
+		planes: goPlanes[float64], planesCompact: goPlanesCompact[float64], poses: goPoses[float64]},
+}
+
+// withGoKernels fills the kernels a path does not generate with the Go
+// spec's, which returns the same bits.
+func withGoKernels(ks []Kernel) []Kernel {
+	for _, k := range ks {
+		fillImpl(k.f32, goKernel.f32)
+		fillImpl(k.f64, goKernel.f64)
+	}
+	return ks
+}
+
+func fillImpl[F soa.Float](p, spec *impl[F]) {
+	if p.planes == nil {
+		p.planes, p.planesCompact = spec.planes, spec.planesCompact
+	}
+	if p.poses == nil {
+		p.poses = spec.poses
+	}
 }
 
 // active is the path the package-level functions use, chosen once.
 var active Kernel
 
 func init() {
-	paths = append(archPaths(), paths...)
+	paths = append(withGoKernels(archPaths()), paths...)
 	active = choose(os.Getenv(EnvISA))
 }
 

@@ -192,10 +192,34 @@ func checkContactsApart[F soa.Float](dst *soa.ContactsOf[F], caps soa.CapsulesOf
 //
 //go:noinline
 func contactsShared[F soa.Float](dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, m int) {
-	sharedMemory([]stream{streamOf("dst.Depth1", dst.Depth1, m), streamOf("dst.Depth2", dst.Depth2, m),
+	sharedMemory(contactStreams(dst, m),
+		[]stream{streamOf("caps", caps, len(caps)), streamOf("pairs.I", pairs.I, m), streamOf("pairs.J", pairs.J, m)})
+}
+
+// checkRowsApartFrom panics if the m rows a call may write share memory
+// with the input in (checked after checkContactsApart has checked the rows
+// against each other).
+func checkRowsApartFrom[F soa.Float](dst *soa.ContactsOf[F], m int, in stream) {
+	if m == 0 || in.len == 0 {
+		return
+	}
+	b, bi := size(dst.Depth1, m), size(dst.Pair, m)
+	floats := [...]uintptr{addr(dst.Depth1), addr(dst.Depth2), addr(dst.NX), addr(dst.NY), addr(dst.NZ),
+		addr(dst.P1X), addr(dst.P1Y), addr(dst.P1Z), addr(dst.P2X), addr(dst.P2Y), addr(dst.P2Z)}
+	ok := apart(addr(dst.Pair), bi, in.addr, in.len) && apart(addr(dst.Count), bi, in.addr, in.len)
+	for _, a := range floats {
+		ok = ok && apart(a, b, in.addr, in.len)
+	}
+	if !ok {
+		sharedMemory(contactStreams(dst, m), []stream{in})
+	}
+}
+
+// contactStreams returns the m rows of each of dst's 13 streams.
+func contactStreams[F soa.Float](dst *soa.ContactsOf[F], m int) []stream {
+	return []stream{streamOf("dst.Depth1", dst.Depth1, m), streamOf("dst.Depth2", dst.Depth2, m),
 		streamOf("dst.NX", dst.NX, m), streamOf("dst.NY", dst.NY, m), streamOf("dst.NZ", dst.NZ, m),
 		streamOf("dst.P1X", dst.P1X, m), streamOf("dst.P1Y", dst.P1Y, m), streamOf("dst.P1Z", dst.P1Z, m),
 		streamOf("dst.P2X", dst.P2X, m), streamOf("dst.P2Y", dst.P2Y, m), streamOf("dst.P2Z", dst.P2Z, m),
-		streamOf("dst.Pair", dst.Pair, m), streamOf("dst.Count", dst.Count, m)},
-		[]stream{streamOf("caps", caps, len(caps)), streamOf("pairs.I", pairs.I, m), streamOf("pairs.J", pairs.J, m)})
+		streamOf("dst.Pair", dst.Pair, m), streamOf("dst.Count", dst.Count, m)}
 }

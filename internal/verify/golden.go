@@ -94,3 +94,14 @@ func HashSlices(s, t, dist2 []float32) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// HashUint64s returns the hex SHA-256 of the little-endian bytes of xs.
+func HashUint64s(xs []uint64) string {
+	h := sha256.New()
+	var b [8]byte
+	for _, x := range xs {
+		binary.LittleEndian.PutUint64(b[:], x)
+		h.Write(b[:])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -30,58 +30,82 @@ type PlaneCategory struct {
 // sweep: random capsules near a random plane; an axis parallel to an
 // axis-aligned plane (both ends at one height, so both touch together);
 // spheres; an end exactly on the plane; capsules and planes far from the
-// origin (up to 1e6); ends within a few ulps of the touching limit.
+// origin (up to 1e6); ends within a few ulps of the touching limit. The
+// generators round every product explicitly, so that no compiler fuses a
+// multiply-add and the cases are the same bits on every platform (the
+// golden hashes depend on it).
 func PlaneCategories() []PlaneCategory {
 	return []PlaneCategory{
 		{"random", func(r *rand.Rand) PlaneCase {
-			n := vec(randUnit(r))
-			c := PlaneCase{N: f32(n), D: float32(uniform(r, -5, 5)), R: float32(uniform(r, 0, 1)), Margin: float32(uniform(r, 0, 0.1))}
-			c.A, c.B = randPoint(r, 5), randPoint(r, 5)
+			c := PlaneCase{N: planeUnit(r), D: float32(su(r, -5, 5)), R: float32(su(r, 0, 1)), Margin: float32(su(r, 0, 0.1))}
+			c.A, c.B = planePoint(r, 5), planePoint(r, 5)
 			return c
 		}},
 		{"parallel", func(r *rand.Rand) PlaneCase {
 			axis := r.IntN(3)
-			c := PlaneCase{D: float32(uniform(r, -5, 5)), R: float32(uniform(r, 0.1, 1)), Margin: float32(uniform(r, 0, 0.1))}
+			c := PlaneCase{D: float32(su(r, -5, 5)), R: float32(su(r, 0.1, 1)), Margin: float32(su(r, 0, 0.1))}
 			c.N[axis] = float32(1 - 2*r.IntN(2))
-			c.A, c.B = randPoint(r, 5), randPoint(r, 5)
-			h := c.N[axis] * (c.D + float32(uniform(r, -1.2, 1.2))*c.R)
+			c.A, c.B = planePoint(r, 5), planePoint(r, 5)
+			h := c.N[axis] * (c.D + float32(float32(su(r, -1.2, 1.2))*c.R))
 			c.A[axis], c.B[axis] = h, h
 			return c
 		}},
 		{"sphere", func(r *rand.Rand) PlaneCase {
-			n := vec(randUnit(r))
-			c := PlaneCase{N: f32(n), D: float32(uniform(r, -2, 2)), R: float32(uniform(r, 0, 1)), Margin: float32(uniform(r, 0, 0.1))}
-			c.A = randPoint(r, 2)
+			c := PlaneCase{N: planeUnit(r), D: float32(su(r, -2, 2)), R: float32(su(r, 0, 1)), Margin: float32(su(r, 0, 0.1))}
+			c.A = planePoint(r, 2)
 			c.B = c.A
 			return c
 		}},
 		{"end on plane", func(r *rand.Rand) PlaneCase {
 			axis := r.IntN(3)
-			c := PlaneCase{D: float32(uniform(r, -5, 5)), R: float32(uniform(r, 0.1, 1))}
+			c := PlaneCase{D: float32(su(r, -5, 5)), R: float32(su(r, 0.1, 1))}
 			c.N[axis] = 1
-			c.A, c.B = randPoint(r, 5), randPoint(r, 5)
+			c.A, c.B = planePoint(r, 5), planePoint(r, 5)
 			c.A[axis] = c.D
 			return c
 		}},
 		{"far", func(r *rand.Rand) PlaneCase {
-			n := vec(randUnit(r))
-			off := vec{uniform(r, -1e6, 1e6), uniform(r, -1e6, 1e6), uniform(r, -1e6, 1e6)}
-			c := PlaneCase{N: f32(n), R: float32(uniform(r, 0.1, 1)), Margin: float32(uniform(r, 0, 0.1))}
-			c.D = float32(n.dot(off) + uniform(r, -2, 2))
-			c.A = off.add(vec{uniform(r, -2, 2), uniform(r, -2, 2), uniform(r, -2, 2)}).f32()
-			c.B = off.add(vec{uniform(r, -2, 2), uniform(r, -2, 2), uniform(r, -2, 2)}).f32()
+			n := planeUnit(r)
+			off := [3]float32{float32(su(r, -1e6, 1e6)), float32(su(r, -1e6, 1e6)), float32(su(r, -1e6, 1e6))}
+			c := PlaneCase{N: n, R: float32(su(r, 0.1, 1)), Margin: float32(su(r, 0, 0.1))}
+			nd := float64(float64(n[0])*float64(off[0])) + float64(float64(n[1])*float64(off[1])) + float64(float64(n[2])*float64(off[2]))
+			c.D = float32(nd + su(r, -2, 2))
+			for k := range 3 {
+				c.A[k] = off[k] + float32(su(r, -2, 2))
+				c.B[k] = off[k] + float32(su(r, -2, 2))
+			}
 			return c
 		}},
 		{"touching limit", func(r *rand.Rand) PlaneCase {
 			axis := r.IntN(3)
-			c := PlaneCase{D: float32(uniform(r, -5, 5)), R: float32(uniform(r, 0.1, 1)), Margin: float32(uniform(r, 0, 0.1))}
+			c := PlaneCase{D: float32(su(r, -5, 5)), R: float32(su(r, 0.1, 1)), Margin: float32(su(r, 0, 0.1))}
 			c.N[axis] = 1
-			c.A, c.B = randPoint(r, 5), randPoint(r, 5)
-			lim := float64(c.D) + float64(c.R) + float64(c.Margin)
-			c.A[axis] = float32(lim) + float32(r.IntN(9)-4)*float32(math.Nextafter32(float32(lim), float32(math.Inf(1)))-float32(lim))
+			c.A, c.B = planePoint(r, 5), planePoint(r, 5)
+			lim := float32(float64(c.D) + float64(c.R) + float64(c.Margin))
+			ulp := math.Nextafter32(lim, float32(math.Inf(1))) - lim
+			c.A[axis] = lim + float32(float32(r.IntN(9)-4)*ulp)
 			return c
 		}},
 	}
+}
+
+// su is uniform in [lo, hi) with the product rounded before the sum.
+func su(r *rand.Rand, lo, hi float64) float64 { return lo + float64((hi-lo)*r.Float64()) }
+
+// planeUnit returns a random unit vector rounded to float32 (uniform in
+// direction), every product rounded.
+func planeUnit(r *rand.Rand) [3]float32 {
+	for {
+		v := [3]float64{su(r, -1, 1), su(r, -1, 1), su(r, -1, 1)}
+		if l := math.Sqrt(float64(v[0]*v[0]) + float64(v[1]*v[1]) + float64(v[2]*v[2])); l > 0.3 && l < 1 {
+			return [3]float32{float32(v[0] / l), float32(v[1] / l), float32(v[2] / l)}
+		}
+	}
+}
+
+// planePoint returns a float32 point uniform in the cube of half-side h.
+func planePoint(r *rand.Rand, h float64) [3]float32 {
+	return [3]float32{float32(su(r, -h, h)), float32(su(r, -h, h)), float32(su(r, -h, h))}
 }
 
 // Generate returns n cases of the category, reproducibly from seed.
@@ -93,14 +117,6 @@ func (c PlaneCategory) Generate(seed uint64, n int) []PlaneCase {
 	}
 	return out
 }
-
-// randPoint returns a float32 point uniform in the cube of half-side h.
-func randPoint(r *rand.Rand, h float64) [3]float32 {
-	return vec{uniform(r, -h, h), uniform(r, -h, h), uniform(r, -h, h)}.f32()
-}
-
-// f32 rounds v to float32.
-func f32(v vec) [3]float32 { return v.f32() }
 
 // PlaneScale is the scale of a plane case's errors: the largest of its
 // |coordinates|, |D| and R.
@@ -251,7 +267,7 @@ func is64[F soa.Float]() bool {
 func RandomQuaternion(r *rand.Rand) [4]float64 {
 	for {
 		q := [4]float64{r.NormFloat64(), r.NormFloat64(), r.NormFloat64(), r.NormFloat64()}
-		n := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
+		n := math.Sqrt(float64(q[0]*q[0]) + float64(q[1]*q[1]) + float64(q[2]*q[2]) + float64(q[3]*q[3])) // no fused multiply-add
 		if n > 1e-3 {
 			return [4]float64{q[0] / n, q[1] / n, q[2] / n, q[3] / n}
 		}
