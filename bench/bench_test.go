@@ -793,3 +793,68 @@ func BenchmarkSmallBatches(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkPlaneContacts times BatchPlaneContacts and CompactPlaneContacts
+// on capsules over a ground and four walls (index pairs (capsule, plane),
+// every capsule against every plane, about a fifth touching), ns per
+// pair; BenchmarkClosestPoint on the same sizes is its unit.
+func BenchmarkPlaneContacts(b *testing.B) {
+	eachPath(b, func(b *testing.B, k kernel.Kernel) {
+		for _, n := range contactSizes {
+			caps, planes, pairs := planeScene(n)
+			b.Run(fmt.Sprintf("kernel=batch/n=%d", n), func(b *testing.B) {
+				dst := soa.NewContacts(n)
+				timeLoop(b, n, func() { k.BatchPlaneContacts(dst, caps, planes, pairs, benchMargin) })
+			})
+			b.Run(fmt.Sprintf("kernel=compact/n=%d", n), func(b *testing.B) {
+				dst := soa.NewContacts(n)
+				timeLoop(b, n, func() { k.CompactPlaneContacts(dst, caps, planes, pairs, benchMargin) })
+			})
+		}
+	})
+}
+
+// planeScene returns capsules in a box of five planes (a ground and four
+// walls, 20 apart) and n index pairs: capsule k/5 against plane k mod 5.
+func planeScene(n int) (soa.Capsules, soa.Planes, *soa.IndexPairs) {
+	r := verify.NewRand(5, 1)
+	planes := soa.NewPlanes(0)
+	planes.Append([3]float32{0, 1, 0}, 0)
+	planes.Append([3]float32{1, 0, 0}, -10)
+	planes.Append([3]float32{-1, 0, 0}, -10)
+	planes.Append([3]float32{0, 0, 1}, -10)
+	planes.Append([3]float32{0, 0, -1}, -10)
+	bodies := (n + 4) / 5
+	caps := soa.NewCapsules(bodies)
+	u := func(lo, hi float64) float32 { return float32(lo + (hi-lo)*r.Float64()) }
+	for i := range caps {
+		c := [3]float32{u(-10, 10), u(0, 20), u(-10, 10)}
+		d := [3]float32{u(-1, 1), u(-1, 1), u(-1, 1)}
+		caps.Set(i, [3]float32{c[0] - d[0], c[1] - d[1], c[2] - d[2]}, [3]float32{c[0] + d[0], c[1] + d[1], c[2] + d[2]}, u(0.1, 0.5))
+	}
+	pairs := soa.NewIndexPairs(n)
+	for k := range n {
+		pairs.I[k], pairs.J[k] = uint32(k/5), uint32(k%5)
+	}
+	return caps, planes, pairs
+}
+
+// BenchmarkCapsulesFromPoses times CapsulesFromPoses, ns per body (the
+// unit of the pose kernels' target), on bodies with random poses.
+func BenchmarkCapsulesFromPoses(b *testing.B) {
+	eachPath(b, func(b *testing.B, k kernel.Kernel) {
+		for _, n := range contactSizes {
+			r := verify.NewRand(6, 1)
+			local, poses, dst := soa.NewCapsules(n), soa.NewPoses(n), soa.NewCapsules(n)
+			for i := range n {
+				local.Set(i, [3]float32{0, -1, 0}, [3]float32{0, 1, 0}, 0.3)
+				q := verify.RandomQuaternion(r)
+				poses.Set(i, [3]float32{float32(r.Float64()), float32(r.Float64()), float32(r.Float64())},
+					[4]float32{float32(q[0]), float32(q[1]), float32(q[2]), float32(q[3])})
+			}
+			b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+				timeLoop(b, n, func() { k.CapsulesFromPoses(dst, local, poses) })
+			})
+		}
+	})
+}
