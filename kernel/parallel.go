@@ -88,6 +88,10 @@ type crew struct {
 	caps     soa.Capsules
 	pairs    *soa.IndexPairs
 	margin   float32
+	// The plane kernels run as the contact operations with onPlanes set.
+	onPlanes bool
+	planes   soa.Planes
+	planes64 soa.Planes64
 	// Compaction: chunk c compacts into scratch slot c mod len(slots);
 	// placeRows moves the rows of the computed chunks, in chunk order, to
 	// follow the previous chunks' rows in the caller's batch, and so
@@ -306,6 +310,7 @@ func (c *crew) end() {
 	c.closeR64, c.closeP64, c.pointR64, c.pointS64 = nil, nil, nil, nil
 	c.rows64, c.caps64 = nil, nil
 	c.rows, c.caps, c.pairs = nil, nil, nil
+	c.onPlanes, c.planes, c.planes64 = false, nil, nil
 	c.checkI, c.checkJ = nil, nil
 	c.inCall.Store(false)
 }
@@ -386,22 +391,22 @@ func (c *crew) work(w int) {
 			c.k.f64.indexed(hi-lo, &v.res64, c.caps64, &v.ip)
 		case opContacts:
 			v.ip, v.rows = soa.IndexPairs{I: c.pairs.I[lo:hi], J: c.pairs.J[lo:hi]}, subContacts(c.rows, lo, hi)
-			c.k.f32.contacts(hi-lo, &v.rows, c.caps, &v.ip, c.margin)
+			c.rows32(false, hi-lo, &v.rows, &v.ip)
 			renumber(v.rows.Pair[:hi-lo], lo)
 		case opContacts64:
 			v.ip, v.rows64 = soa.IndexPairs{I: c.pairs.I[lo:hi], J: c.pairs.J[lo:hi]}, subContacts(c.rows64, lo, hi)
-			c.k.f64.contacts(hi-lo, &v.rows64, c.caps64, &v.ip, c.margin64)
+			c.rows64of(false, hi-lo, &v.rows64, &v.ip)
 			renumber(v.rows64.Pair[:hi-lo], lo)
 		case opCompact:
 			v.ip = soa.IndexPairs{I: c.pairs.I[lo:hi], J: c.pairs.J[lo:hi]}
 			if s := slotFor(c, ch, c.slots); s != nil {
-				rows := c.k.f32.compact(hi-lo, s, c.caps, &v.ip, c.margin)
+				rows := c.rows32(true, hi-lo, s, &v.ip)
 				c.chunkDone(ch, s.Pair[:rows], lo)
 			}
 		case opCompact64:
 			v.ip = soa.IndexPairs{I: c.pairs.I[lo:hi], J: c.pairs.J[lo:hi]}
 			if s := slotFor(c, ch, c.slots64); s != nil {
-				rows := c.k.f64.compact(hi-lo, s, c.caps64, &v.ip, c.margin64)
+				rows := c.rows64of(true, hi-lo, s, &v.ip)
 				c.chunkDone(ch, s.Pair[:rows], lo)
 			}
 		case opCheck:
@@ -410,6 +415,32 @@ func (c *crew) work(w int) {
 			}
 		}
 	}
+}
+
+// rows32 and rows64of run the float32 or float64 row kernel of the call
+// (capsule or plane contacts, compacting or not) on the m pairs of ip.
+func (c *crew) rows32(compact bool, m int, dst *soa.Contacts, ip *soa.IndexPairs) int {
+	switch {
+	case c.onPlanes && compact:
+		return c.k.f32.planesCompact(m, dst, c.caps, c.planes, ip, c.margin)
+	case c.onPlanes:
+		return c.k.f32.planes(m, dst, c.caps, c.planes, ip, c.margin)
+	case compact:
+		return c.k.f32.compact(m, dst, c.caps, ip, c.margin)
+	}
+	return c.k.f32.contacts(m, dst, c.caps, ip, c.margin)
+}
+
+func (c *crew) rows64of(compact bool, m int, dst *soa.Contacts64, ip *soa.IndexPairs) int {
+	switch {
+	case c.onPlanes && compact:
+		return c.k.f64.planesCompact(m, dst, c.caps64, c.planes64, ip, c.margin64)
+	case c.onPlanes:
+		return c.k.f64.planes(m, dst, c.caps64, c.planes64, ip, c.margin64)
+	case compact:
+		return c.k.f64.compact(m, dst, c.caps64, ip, c.margin64)
+	}
+	return c.k.f64.contacts(m, dst, c.caps64, ip, c.margin64)
 }
 
 // slotFor returns the scratch slot of chunk ch once the chunk that used
@@ -663,6 +694,71 @@ func (p *Parallel) CompactContacts64(dst *soa.Contacts64, caps soa.Capsules64, p
 	p.begin(opCompact64)
 	defer p.end()
 	p.rows64, p.caps64, p.pairs, p.margin64 = dst, caps, pairs, margin
+	p.prepareCounts(m)
+	p.run(m)
+	return p.rowsPlaced
+}
+
+// BatchPlaneContacts is kernel.BatchPlaneContacts on the workers.
+func (p *Parallel) BatchPlaneContacts(dst *soa.Contacts, caps soa.Capsules, planes soa.Planes, pairs *soa.IndexPairs, margin float32) {
+	m := checkPlaneArgs(dst, caps, planes, pairs, margin, true)
+	if !p.parallel(m) {
+		if m > 0 {
+			p.k.f32.planes(m, dst, caps, planes, pairs, margin)
+		}
+		return
+	}
+	p.begin(opContacts)
+	defer p.end()
+	p.rows, p.caps, p.planes, p.onPlanes, p.pairs, p.margin = dst, caps, planes, true, pairs, margin
+	p.run(m)
+}
+
+// CompactPlaneContacts is kernel.CompactPlaneContacts on the workers, as
+// CompactContacts.
+func (p *Parallel) CompactPlaneContacts(dst *soa.Contacts, caps soa.Capsules, planes soa.Planes, pairs *soa.IndexPairs, margin float32) int {
+	m := checkPlaneArgs(dst, caps, planes, pairs, margin, false)
+	if !p.parallel(m) {
+		if m == 0 {
+			return 0
+		}
+		return p.k.f32.planesCompact(m, dst, caps, planes, pairs, margin)
+	}
+	p.begin(opCompact)
+	defer p.end()
+	p.rows, p.caps, p.planes, p.onPlanes, p.pairs, p.margin = dst, caps, planes, true, pairs, margin
+	p.prepareCounts(m)
+	p.run(m)
+	return p.rowsPlaced
+}
+
+// BatchPlaneContacts64 is kernel.BatchPlaneContacts64 on the workers.
+func (p *Parallel) BatchPlaneContacts64(dst *soa.Contacts64, caps soa.Capsules64, planes soa.Planes64, pairs *soa.IndexPairs, margin float64) {
+	m := checkPlaneArgs(dst, caps, planes, pairs, margin, true)
+	if !p.parallel(m) {
+		if m > 0 {
+			p.k.f64.planes(m, dst, caps, planes, pairs, margin)
+		}
+		return
+	}
+	p.begin(opContacts64)
+	defer p.end()
+	p.rows64, p.caps64, p.planes64, p.onPlanes, p.pairs, p.margin64 = dst, caps, planes, true, pairs, margin
+	p.run(m)
+}
+
+// CompactPlaneContacts64 is kernel.CompactPlaneContacts64 on the workers.
+func (p *Parallel) CompactPlaneContacts64(dst *soa.Contacts64, caps soa.Capsules64, planes soa.Planes64, pairs *soa.IndexPairs, margin float64) int {
+	m := checkPlaneArgs(dst, caps, planes, pairs, margin, false)
+	if !p.parallel(m) {
+		if m == 0 {
+			return 0
+		}
+		return p.k.f64.planesCompact(m, dst, caps, planes, pairs, margin)
+	}
+	p.begin(opCompact64)
+	defer p.end()
+	p.rows64, p.caps64, p.planes64, p.onPlanes, p.pairs, p.margin64 = dst, caps, planes, true, pairs, margin
 	p.prepareCounts(m)
 	p.run(m)
 	return p.rowsPlaced

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segdist/segdist/internal/verify"
 	"github.com/segdist/segdist/soa"
 )
 
@@ -111,9 +112,9 @@ func TestParallelCompactKeepsRowsBeyondCount(t *testing.T) {
 				}
 				what := fmt.Sprintf("isa=%s workers=%d pairs=%d", isa, workers, m)
 				checkBeyond(t, what, m, func(d *soa.Contacts) int { return k.CompactContacts(d, caps, pairs, 0) },
-					func(d *soa.Contacts) int { return p.CompactContacts(d, caps, pairs, 0) })
+					func(d *soa.Contacts) int { return p.CompactContacts(d, caps, pairs, 0) }, (m+999)/1000)
 				checkBeyond(t, what+" float64", m, func(d *soa.Contacts64) int { return k.CompactContacts64(d, caps64, pairs, 0) },
-					func(d *soa.Contacts64) int { return p.CompactContacts64(d, caps64, pairs, 0) })
+					func(d *soa.Contacts64) int { return p.CompactContacts64(d, caps64, pairs, 0) }, (m+999)/1000)
 			}
 			p.Close()
 		}
@@ -123,7 +124,7 @@ func TestParallelCompactKeepsRowsBeyondCount(t *testing.T) {
 // checkBeyond runs one (single core) and par (Parallel) on batches of m
 // sentinel rows and fails t unless both write the same rows and par leaves
 // the rows from the count on untouched.
-func checkBeyond[F soa.Float](t *testing.T, what string, m int, one, par func(*soa.ContactsOf[F]) int) {
+func checkBeyond[F soa.Float](t *testing.T, what string, m int, one, par func(*soa.ContactsOf[F]) int, wantN int) {
 	t.Helper()
 	want, got := &soa.ContactsOf[F]{}, &soa.ContactsOf[F]{}
 	want.Resize(m)
@@ -131,8 +132,8 @@ func checkBeyond[F soa.Float](t *testing.T, what string, m int, one, par func(*s
 	fillSentinel(want)
 	fillSentinel(got)
 	wn, gn := one(want), par(got)
-	if wn != gn || wn != (m+999)/1000 {
-		t.Fatalf("%s: Parallel wrote %d rows, one core %d, want %d", what, gn, wn, (m+999)/1000)
+	if wn != gn || wantN >= 0 && wn != wantN {
+		t.Fatalf("%s: Parallel wrote %d rows, one core %d, want %d", what, gn, wn, wantN)
 	}
 	if i := untouchedFrom(want, wn); i >= 0 {
 		t.Fatalf("%s: the single-core call wrote row %d, beyond its count %d", what, i, wn)
@@ -331,5 +332,75 @@ func TestParallelCleanupStopsWorkers(t *testing.T) {
 	}
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines 10 s after dropping a Parallel of 4 workers, %d before it", n, before)
+	}
+}
+
+// TestParallelPlaneContacts: Parallel's plane entry points return the
+// single-core rows on every path and worker count, in chunks of 64 pairs
+// (hundreds of chunks placed out of order), float32 and float64, and the
+// compactions leave the rows from their count on untouched.
+func TestParallelPlaneContacts(t *testing.T) {
+	var cases []verify.PlaneCase
+	for ci, cat := range verify.PlaneCategories() {
+		cases = append(cases, cat.Generate(uint64(500+ci), 1500)...)
+	}
+	caps, planes, pairs := verify.PlaneCapsules(cases)
+	caps64 := verify.WidenCapsules(caps)
+	planes64 := soa.NewPlanes64(len(planes))
+	for i, q := range planes {
+		planes64.Set(i, [3]float64{float64(q.N[0]), float64(q.N[1]), float64(q.N[2])}, float64(q.D))
+	}
+	m := pairs.Len()
+	for _, isa := range Available() {
+		k, _ := Lookup(isa)
+		for _, workers := range []int{2, 3} {
+			p := NewParallel(k, workers)
+			p.MinParallel = 0
+			p.chunk = 64
+			what := fmt.Sprintf("isa=%s workers=%d", isa, workers)
+			want, got := soa.NewContacts(m), soa.NewContacts(m)
+			k.BatchPlaneContacts(want, caps, planes, pairs, 0.05)
+			p.BatchPlaneContacts(got, caps, planes, pairs, 0.05)
+			if hw, hg := hashContacts(want, m), hashContacts(got, m); hw != hg {
+				t.Fatalf("%s: BatchPlaneContacts rows differ from one core's", what)
+			}
+			want64, got64 := soa.NewContacts64(m), soa.NewContacts64(m)
+			k.BatchPlaneContacts64(want64, caps64, planes64, pairs, 0.05)
+			p.BatchPlaneContacts64(got64, caps64, planes64, pairs, 0.05)
+			if hashContacts(want64, m) != hashContacts(got64, m) {
+				t.Fatalf("%s: BatchPlaneContacts64 rows differ from one core's", what)
+			}
+			checkBeyond(t, what+" CompactPlaneContacts", m, func(d *soa.Contacts) int { return k.CompactPlaneContacts(d, caps, planes, pairs, 0.05) },
+				func(d *soa.Contacts) int { return p.CompactPlaneContacts(d, caps, planes, pairs, 0.05) }, -1)
+			checkBeyond(t, what+" CompactPlaneContacts64", m, func(d *soa.Contacts64) int { return k.CompactPlaneContacts64(d, caps64, planes64, pairs, 0.05) },
+				func(d *soa.Contacts64) int { return p.CompactPlaneContacts64(d, caps64, planes64, pairs, 0.05) }, -1)
+			if a := testing.AllocsPerRun(5, func() { p.CompactPlaneContacts(got, caps, planes, pairs, 0.05) }); a != 0 {
+				t.Errorf("%s: CompactPlaneContacts allocates %v times per call", what, a)
+			}
+			p.Close()
+		}
+	}
+}
+
+// hashContacts returns the bits of rows [0, m) of c as a string.
+func hashContacts[F soa.Float](c *soa.ContactsOf[F], m int) string {
+	var b strings.Builder
+	fl := contactFloats(c)
+	for i := range m {
+		fmt.Fprintf(&b, "%d %d", c.Pair[i], c.Count[i])
+		for _, s := range fl {
+			fmt.Fprintf(&b, " %x", sentinelBitsOf(s[i]))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func sentinelBitsOf[F soa.Float](x F) uint64 {
+	switch v := any(x).(type) {
+	case float32:
+		return uint64(math.Float32bits(v))
+	default:
+		return math.Float64bits(any(x).(float64))
 	}
 }
