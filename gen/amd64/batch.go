@@ -147,8 +147,8 @@ func (e *emitter) batchSlots(p *ir.Program, groups int) int {
 	nslots := slotsNeeded(e.t, p, spill)
 	if v := e.s.Streams.SpillSlots; v > 0 && nslots > 0 && spill {
 		nslots = v
-		if groups == 1 {
-			nslots = 0 // one group fits in the registers (the spiller panics if not)
+		if groups == 1 && maxLive(p) <= e.t.VecRegs-2 {
+			nslots = 0 // one group fits in the registers besides 0 and 1
 		}
 	}
 	return nslots
@@ -169,6 +169,7 @@ type batchFunc struct {
 	ls, nts []*lowering
 	ptrs    []GPPhysical
 	bad     Op
+	grow    *grown // the slot area's growth (the spiller's)
 }
 
 // emit emits the function: its header, the loops, the tail.
@@ -224,6 +225,9 @@ func (f *batchFunc) emit() {
 	}
 	VZEROUPPER()
 	RET()
+	if f.grow != nil && f.grow.n > 0 && frame == NOSPLIT && (f.grow.end+f.grow.n)*t.VecBytes() > 512 {
+		Attributes(0) // the grown area is beyond what the nosplit stack limit allows
+	}
 }
 
 // lowerings sets up one lowering per group of an iteration; they share
@@ -259,8 +263,9 @@ func (f *batchFunc) lowerings(nslots int) {
 	f.ptrs = ptrRegs
 	if nslots > 0 {
 		area := newSlots(slotReg, nslots*groups, t.VecBytes())
+		f.grow = &grown{end: nslots * groups}
 		for g := range f.ls {
-			f.ls[g].slots = &slots{base: area.base, bytes: area.bytes, n: nslots, first: g * nslots}
+			f.ls[g].slots = &slots{base: area.base, bytes: area.bytes, n: nslots, first: g * nslots, grow: f.grow}
 			f.nts[g].slots = f.ls[g].slots
 		}
 	} else {

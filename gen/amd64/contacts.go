@@ -157,7 +157,7 @@ const sinkSlots = 8
 // contactSinkRegs is how many vector registers a spilling contact loop
 // leaves the sink (contactSink) besides the outputs in registers: an
 // allowance for its masks, permutations and blends, not a tuned figure
-// (TestAVX2RegisterBudget fails if it is too small).
+// (TestGeneratedFunctions fails if it is too small).
 const contactSinkRegs = 6
 
 // rowPtr returns the address of the current row of output stream s (of

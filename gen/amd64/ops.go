@@ -214,6 +214,15 @@ type slots struct {
 	first int // the first slot of this group's share of the area
 	n     int // slots in the share
 	used  int // slots taken by the current group
+	grow  *grown
+}
+
+// grown is how far a slot area that ends the frame has grown: the
+// spiller adds a slot when the groups' shares are full, so that a loop's
+// SpillSlots is a frame size to start from, not a limit.
+type grown struct {
+	end int // the slots of the area before it grew
+	n   int // the slots added
 }
 
 // newSlots reserves n slots of the given size in the frame and points
@@ -243,7 +252,7 @@ func (s *slots) next() Mem {
 // on target t: its parked values, or the spiller's area if the loop
 // spills (its driver unparked p). A body that never holds more than a
 // quarter of the registers (the memory floor) gets no area and is not
-// spilled (TestAVX2RegisterBudget checks that its groups fit).
+// spilled (TestGeneratedFunctions checks that its groups fit).
 func slotsNeeded(t *ir.Target, p *ir.Program, spill bool) int {
 	if spill {
 		if maxLive(p) <= t.VecRegs/4 {

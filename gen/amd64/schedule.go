@@ -231,9 +231,25 @@ func (s *Schedule) validate() error {
 	if s.Streams.SpillSlots < 0 || s.Streams.PrefetchBytes < 0 {
 		return fmt.Errorf("Streams.SpillSlots = %d, Streams.PrefetchBytes = %d: want 0 or more", s.Streams.SpillSlots, s.Streams.PrefetchBytes)
 	}
+	if !s.Bodies.Spill && (s.Streams.Closest.Groups > 1 || s.Indexed.Groups > 1) {
+		return fmt.Errorf("Bodies.Spill = false needs Streams.Closest.Groups = 1 and Indexed.Groups = 1, not %d and %d: parked, merged groups do not fit the registers",
+			s.Streams.Closest.Groups, s.Indexed.Groups)
+	}
+	// avo's liveness takes the upper halves of the zmm registers that the
+	// float32 record transposes load at 256 bits (records16) as live from
+	// the function's entry, which costs the AVX-512 record loops registers.
+	records16 := evex(s.Target) && s.Target.Elem == ir.F32
+	if records16 && s.Indexed.Groups >= 4 && (!s.Bodies.Reorder || s.Indexed.Skew < 0.4) {
+		return fmt.Errorf("Indexed = %d groups at skew %v, Bodies.Reorder = %v: avo allocates 4 groups or more only reordered, at skew 0.4 or more (records16)",
+			s.Indexed.Groups, s.Indexed.Skew, s.Bodies.Reorder)
+	}
 	c := &s.Contacts
-	if evex(s.Target) && s.Target.Elem == ir.F64 && (c.Rows.Groups > 1 || c.Compact.Groups > 1) {
-		return fmt.Errorf("Contacts.Rows.Groups = %d, Contacts.Compact.Groups = %d: the AVX-512 float64 contact sink takes one group per iteration", c.Rows.Groups, c.Compact.Groups)
+	if evex(s.Target) && (c.Rows.Groups > 1 || c.Compact.Groups > 1) {
+		why := "avo does not allocate them (records16)"
+		if s.Target.Elem == ir.F64 {
+			why = "the AVX-512 float64 contact sink takes one group per iteration"
+		}
+		return fmt.Errorf("Contacts.Rows.Groups = %d, Contacts.Compact.Groups = %d: %s", c.Rows.Groups, c.Compact.Groups, why)
 	}
 	if c.LateCompaction {
 		switch {

@@ -37,7 +37,9 @@ type spiller struct {
 	base   GPPhysical
 	bytes  int
 	first  int    // the first slot of the area (of ls[0])
-	taken  []bool // slot k of the area holds a spilled value
+	share  int    // the slots of the groups' shares; slot share+j is the area's grown slot j
+	grow   *grown // the area's growth, or nil where it cannot grow
+	taken  []bool // slot k holds a spilled value
 	slotOf []map[ir.Value]int
 
 	// Inside a rare block only values computed in it may be spilled: the
@@ -66,7 +68,11 @@ func newSpiller(ls []*lowering, held, storeNeed int) *spiller {
 		}
 	}
 	s := &spiller{ls: ls, budget: l.t.VecRegs - 2 - held, base: l.slots.base, bytes: l.slots.bytes,
-		first: l.slots.first, taken: make([]bool, len(ls)*l.slots.n), storeNeed: storeNeed}
+		first: l.slots.first, share: len(ls) * l.slots.n, grow: l.slots.grow, storeNeed: storeNeed}
+	s.taken = make([]bool, s.share)
+	if s.grow != nil {
+		s.taken = make([]bool, s.share+s.grow.n)
+	}
 	for g := range ls {
 		s.slotOf = append(s.slotOf, map[ir.Value]int{})
 		for j := range l.slots.n - spillSlots {
@@ -186,13 +192,22 @@ func (s *spiller) spill(g int, v ir.Value) {
 			break
 		}
 	}
-	if slot < 0 {
+	if slot < 0 && s.grow == nil {
 		panic(fmt.Sprintf("amd64: %s: a spilling loop needs more than %d slots", s.ls[0].p.Name, len(s.taken)))
+	}
+	if slot < 0 {
+		AllocLocal(s.bytes) // the area is the frame's last local: it grows by one slot
+		s.grow.n++
+		slot = len(s.taken)
+		s.taken = append(s.taken, false)
 	}
 	s.taken[slot] = true
 	s.slotOf[g][v] = slot
 	l := s.ls[g]
 	m := Mem{Base: s.base, Disp: (s.first + slot) * s.bytes}
+	if slot >= s.share {
+		m.Disp = (s.grow.end + slot - s.share) * s.bytes
+	}
 	VMOVUPS(l.loc[v], m)
 	l.loc[v] = m
 }

@@ -94,3 +94,30 @@ func (f Field) String() string {
 	}
 	return fmt.Sprint(f.Value.Interface())
 }
+
+// Steps returns every setting of fields one step from the default: each bool
+// flipped, each int one up and one down, each fraction 0.1 up and down
+// (within 0 to 1), each list of names emptied.
+func Steps(fields []Field) []string {
+	var out []string
+	for _, f := range fields {
+		v := f.Value
+		switch v.Kind() {
+		case reflect.Bool:
+			out = append(out, fmt.Sprintf("%s=%v", f.Path, !v.Bool()))
+		case reflect.Int:
+			out = append(out, fmt.Sprintf("%s=%d", f.Path, v.Int()+1), fmt.Sprintf("%s=%d", f.Path, v.Int()-1))
+		case reflect.Float64:
+			for _, x := range []float64{v.Float() + 0.1, v.Float() - 0.1} {
+				if x >= -1e-9 && x <= 1+1e-9 {
+					out = append(out, fmt.Sprintf("%s=%.2f", f.Path, max(x, 0)))
+				}
+			}
+		case reflect.Slice:
+			if v.Len() > 0 {
+				out = append(out, f.Path+"=")
+			}
+		}
+	}
+	return out
+}
