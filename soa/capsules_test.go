@@ -318,3 +318,23 @@ func TestPointSegments(t *testing.T) {
 		t.Errorf("NewPointResults(-1): panic %q", msg)
 	}
 }
+
+// TestPlaneLayout: a plane record has a capsule record's size, N where A
+// is and D where R is, so that one record loader serves both.
+func TestPlaneLayout(t *testing.T) {
+	var p soa.Plane
+	var c soa.Capsule
+	var p64 soa.Plane64
+	var c64 soa.Capsule64
+	if unsafe.Sizeof(p) != unsafe.Sizeof(c) || unsafe.Offsetof(p.N) != unsafe.Offsetof(c.A) || unsafe.Offsetof(p.D) != unsafe.Offsetof(c.R) {
+		t.Errorf("Plane: size %d offsets %d %d, Capsule: %d %d %d", unsafe.Sizeof(p), unsafe.Offsetof(p.N), unsafe.Offsetof(p.D),
+			unsafe.Sizeof(c), unsafe.Offsetof(c.A), unsafe.Offsetof(c.R))
+	}
+	if unsafe.Sizeof(p64) != unsafe.Sizeof(c64) || unsafe.Offsetof(p64.D) != unsafe.Offsetof(c64.R) {
+		t.Errorf("Plane64 and Capsule64 differ in layout")
+	}
+	planes := soa.NewPlanes(3)
+	if uintptr(unsafe.Pointer(&planes[0]))%32 != 0 {
+		t.Errorf("NewPlanes records not 32-byte aligned")
+	}
+}

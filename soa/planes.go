@@ -7,17 +7,21 @@ import (
 
 // PlaneOf is a half-space, the set of points X with N·X <= D: N is its
 // unit outward normal and D its offset along N (the plane N·X = D is its
-// surface). A ground at height h with up +y is {N: (0, 1, 0), D: h}. A
-// record of four floats, loaded whole by the plane kernels.
+// surface). A ground at height h with up +y is {N: (0, 1, 0), D: h}. The
+// record has the size and layout of a CapsuleOf (N where A is, D where R
+// is, then padding), so that the plane kernels load planes and capsules
+// with one record loader; an engine has few planes, so the padding costs
+// nothing.
 type PlaneOf[F Float] struct {
 	N [3]F
 	D F
+	_ [4]F
 }
 
-// Plane is a float32 half-space, a 16-byte record.
+// Plane is a float32 half-space, a 32-byte record.
 type Plane = PlaneOf[float32]
 
-// Plane64 is a float64 half-space, a 32-byte record.
+// Plane64 is a float64 half-space, a 64-byte record.
 type Plane64 = PlaneOf[float64]
 
 // PlanesOf is an engine's store of half-spaces (ground, walls), read by
@@ -32,10 +36,10 @@ type Planes = PlanesOf[float32]
 // Planes64 is the float64 plane store of kernel.BatchPlaneContacts64.
 type Planes64 = PlanesOf[float64]
 
-// NewPlanes returns n planes, all zero, 16-byte aligned.
+// NewPlanes returns n planes, all zero, 32-byte aligned.
 func NewPlanes(n int) Planes { return newPlanes[float32]("NewPlanes", n) }
 
-// NewPlanes64 is NewPlanes in float64 (32-byte aligned records).
+// NewPlanes64 is NewPlanes in float64 (64-byte aligned records).
 func NewPlanes64(n int) Planes64 { return newPlanes[float64]("NewPlanes64", n) }
 
 func newPlanes[F Float](what string, n int) PlanesOf[F] {
