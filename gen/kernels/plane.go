@@ -3,11 +3,12 @@ package kernels
 import "github.com/segdist/segdist/gen/ir"
 
 // PlaneContact is fallback.PlaneContactLane: its inputs are one capsule
-// record's values and one plane record's (the loop driver fetches both by
-// index), its outputs the columns of soa.Contacts after Pair, as
-// Contact's.
+// record's values and one plane record's, in Contact's places (a plane
+// record is laid out as a capsule record: N where A is, D where R is, so
+// the loop driver fetches both as it fetches a capsule pair; the plane's
+// padding lands in the inputs of D, unused), its outputs Contact's.
 var PlaneContact = &Kernel{Name: "PlaneContacts",
-	Inputs:  []string{"ax", "ay", "az", "bx", "by", "bz", "r", "nx", "ny", "nz", "d"},
+	Inputs:  []string{"ax", "ay", "az", "bx", "by", "bz", "r", "nx", "ny", "nz", "pad0", "pad1", "pad2", "d"},
 	Outputs: Contact.Outputs,
 	Args:    []string{"margin"},
 	body:    planeContact,
@@ -15,7 +16,7 @@ var PlaneContact = &Kernel{Name: "PlaneContacts",
 
 // Positions of a capsule-plane pair's values among PlaneContact's inputs.
 const (
-	PlaneA, PlaneB, PlaneR, PlaneN, PlaneD = 0, 3, 6, 7, 10
+	PlaneA, PlaneB, PlaneR, PlaneN, PlaneD = CapA, CapB, CapR1, CapC, CapR2
 )
 
 // planeContact is fallback.PlaneContactLane for one group of pairs: both

@@ -11,7 +11,7 @@ import (
 
 // planeInputs returns the inputs of PlaneContact for a plane case.
 func planeInputs(c verify.PlaneCase) []float32 {
-	return []float32{c.A[0], c.A[1], c.A[2], c.B[0], c.B[1], c.B[2], c.R, c.N[0], c.N[1], c.N[2], c.D}
+	return []float32{c.A[0], c.A[1], c.A[2], c.B[0], c.B[1], c.B[2], c.R, c.N[0], c.N[1], c.N[2], 0, 0, 0, c.D}
 }
 
 // TestPlaneContactBody runs the plane body (as recorded, unparked and
@@ -27,7 +27,7 @@ func TestPlaneContactBody(t *testing.T) {
 			base := planeInputs(c)
 			for _, in := range [][]float32{base, coords(r, base, len(base))} {
 				for _, prog := range []*ir.Program{p, ir.Schedule(p, scheduleLatency)} {
-					want := fallback.PlaneContactLane(in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8], in[9], in[10], c.Margin)
+					want := fallback.PlaneContactLane(in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7], in[8], in[9], in[13], c.Margin)
 					got := prog.Eval(in, []float32{c.Margin})
 					same(t, "plane", in, got, append([]uint32{want.Count}, bits(want.Depth[0], want.Depth[1], want.Normal[0], want.Normal[1], want.Normal[2],
 						want.Point[0][0], want.Point[0][1], want.Point[0][2], want.Point[1][0], want.Point[1][1], want.Point[1][2])...))
@@ -37,7 +37,7 @@ func TestPlaneContactBody(t *testing.T) {
 				for i, x := range in {
 					in64[i] = float64(x)
 				}
-				w := fallback.PlaneContactLane64(in64[0], in64[1], in64[2], in64[3], in64[4], in64[5], in64[6], in64[7], in64[8], in64[9], in64[10], float64(c.Margin))
+				w := fallback.PlaneContactLane64(in64[0], in64[1], in64[2], in64[3], in64[4], in64[5], in64[6], in64[7], in64[8], in64[9], in64[13], float64(c.Margin))
 				got := p64.Eval64(in64, []float64{float64(c.Margin)})
 				if got[0] != uint64(w.Count) {
 					t.Fatalf("plane64%v: count %d, spec %d", in64, got[0], w.Count)
