@@ -38,12 +38,12 @@ package asm
 
 // NTMinLanes is the batch size from which the generated amd64
 // closest-point loops write 64-byte-aligned outputs with non-temporal
-// stores (gen/amd64.NTMinLanes).
+// stores (gen/amd64, Schedules.NTMinLanes).
 const NTMinLanes = %d
 
 // PrefetchInputs says whether the generated amd64 closest-point loops
 // prefetch their input streams on batches of 16,384 pairs or more
-// (gen/amd64.PrefetchBytes ahead). Package kernel sets it once, at
+// (gen/amd64, Streams.PrefetchBytes ahead). Package kernel sets it once, at
 // init, for the CPU it runs on; it must not change while a kernel runs.
 var PrefetchInputs = true
 `

@@ -184,7 +184,7 @@ func TestBitIdenticalLarge(t *testing.T) {
 // prefetch (16K lanes) and non-temporal-store (2^18 lanes) thresholds,
 // prefetching or not, with aligned and offset outputs, in float32 and
 // float64: the AVX-512 and AVX2 kernels leave the canonical NaN of those
-// lanes to their Go adapter (gen/amd64.DeferOverrides) in every loop, and
+// lanes to their Go adapter (gen/amd64, Bodies.DeferOverrides) in every loop, and
 // it must be there, with every other lane untouched, on every path.
 func TestBitIdenticalNaNLanesLarge(t *testing.T) {
 	if testing.Short() {

@@ -9,7 +9,7 @@ import (
 
 // The AVX-512 and AVX2 closest and point kernels leave the canonical NaN
 // of lanes whose Dist2 is not finite to their caller
-// (gen/amd64.DeferOverrides): they return bad != 0 when a lane needs it,
+// (gen/amd64, Bodies.DeferOverrides): they return bad != 0 when a lane needs it,
 // and these adapters then store it, which gives the bits of the spec (the
 // Select of canonicalize in gen/kernels). Storing it in the kernels cost,
 // on every group, a broadcast and a masked store per output on AVX-512
