@@ -23,13 +23,13 @@ func Default() Schedules {
 			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
 			Streams:  Streams{Closest: StreamLoop{ir.Merge{Groups: 4, Skew: 0.15}, true}, Point: StreamLoop{one, true}, Stream: StreamLoop{one, false}, SpillSlots: 8, PrefetchBytes: 1024, PrefetchL2: true},
 			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 4, Skew: 0.4}, NextRecordsAt: 0.22},
-			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.22, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.22, 0}, LateCompaction: true, PinnedConstants: pinned},
+			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
 		},
 		AVX512F64: Schedule{Target: ir.AVX512.Of(ir.F64),
 			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
 			Streams:  Streams{Closest: StreamLoop{ir.Merge{Groups: 4, Skew: 0.15}, true}, Point: StreamLoop{one, true}, Stream: StreamLoop{one, false}, SpillSlots: 8, PrefetchBytes: 1024, PrefetchL2: true},
 			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 3, Skew: 0.4}, NextRecordsAt: 0.22},
-			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.22, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.22, 0}, LateCompaction: true, PinnedConstants: pinned},
+			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
 		},
 		AVX2F32: Schedule{Target: ir.AVX2,
 			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
@@ -137,8 +137,9 @@ type RecordLoop struct {
 	// its instructions) the next group's records load, into a second set
 	// (0: at the top of each group): record loads and shuffles are
 	// throughput work that the core overlaps with the current group's
-	// chain. 0.22 is the fastest that allocates (docs/levers.md, "Contact
-	// kernels").
+	// chain. 0.22 is the fastest that allocates; the AVX-512 contact
+	// body, which keeps its parks, puts the same point at 0.217
+	// (docs/levers.md, "Contact kernels").
 	NextRecordsAt float64
 	// WideRecordsAt is NextRecordsAt for the loop of several groups (0: at
 	// the top of each iteration); with it that loop runs only while the

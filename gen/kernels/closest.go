@@ -5,7 +5,7 @@ import "github.com/segdist/segdist/gen/ir"
 // closest is the plane-projection kernel (docs/design.md, "Closest points:
 // the plane projection"), in the operation order of fallback.ClosestLane.
 func closest(b *ir.Builder) []ir.Value {
-	p := project(b, b.Inputs3(0), b.Inputs3(3), b.Inputs3(6), b.Inputs3(9), false)
+	p := project(b, b.Inputs3(0), b.Inputs3(3), b.Inputs3(6), b.Inputs3(9))
 	b.Comment("Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.")
 	return canonicalize(b, p.dist2, p.s, p.t, p.dist2)
 }
@@ -23,15 +23,8 @@ type projection struct {
 }
 
 // project computes steps 1-4 of the plane projection for segments a-b,
-// c-d (fallback's projection.project). keep parks the intermediates the
-// contact kernel reads again later.
-func project(b *ir.Builder, a, bb, c, d ir.Vec3, keep bool) (p projection) {
-	long := func(v ir.Value) ir.Value {
-		if keep {
-			return b.Park(ir.LongLived, v)
-		}
-		return v
-	}
+// c-d (fallback's projection.project).
+func project(b *ir.Builder, a, bb, c, d ir.Vec3) (p projection) {
 	b.Comment("M0 = B-A, u = D-C, E = A-C.")
 	m0 := b.Park3(ir.Edges, b.Sub3(bb, a))
 	u := b.Park3(ir.Edges, b.Sub3(d, c))
@@ -39,14 +32,13 @@ func project(b *ir.Builder, a, bb, c, d ir.Vec3, keep bool) (p projection) {
 
 	b.Comment("Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.")
 	l := b.Dot(u, u)
-	invL := long(b.RecipOrZero(l))
-	l = long(l)
+	invL := b.RecipOrZero(l)
 	b.Comment("1/|M0|^2 for step 4, here where it depends only on the inputs.")
-	am := long(b.Dot(m0, m0))
+	am := b.Dot(m0, m0)
 	invA := b.Park(ir.Edges, b.RecipOrZero(am))
-	ka := long(b.Mul(b.Dot(u, e), invL))
+	ka := b.Mul(b.Dot(u, e), invL)
 	um := b.Dot(u, m0)
-	kb := long(b.Mul(um, invL))
+	kb := b.Mul(um, invL)
 	b.Comment("u.M0 and E.M0 for step 4, which needs no vector of step 3.")
 	um = b.Park(ir.Edges, um)
 	em := b.Park(ir.Edges, b.Dot(e, m0))
@@ -55,7 +47,7 @@ func project(b *ir.Builder, a, bb, c, d ir.Vec3, keep bool) (p projection) {
 	w := b.Sub3(m0, b.Scale(u, kb))
 
 	b.Comment("Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.")
-	den1 := long(b.Dot(w, w))
+	den1 := b.Dot(w, w)
 	s1 := b.Clamp01(b.DivOrZero(b.Dot(n, w), den1))
 
 	b.Comment("Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).")
@@ -64,9 +56,6 @@ func project(b *ir.Builder, a, bb, c, d ir.Vec3, keep bool) (p projection) {
 	b.Comment("Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).")
 	s := b.Clamp01(b.Mul(b.Sub(b.Mul(t, um), em), invA))
 	tu := b.Scale(u, t)
-	if keep {
-		tu = b.Park3(ir.LongLived, tu)
-	}
 
 	b.Comment("P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.")
 	var r ir.Vec3
@@ -74,9 +63,6 @@ func project(b *ir.Builder, a, bb, c, d ir.Vec3, keep bool) (p projection) {
 		r[i] = b.Sub(b.Add(e[i], b.Mul(m0[i], s)), tu[i])
 	}
 	dist2 := b.Dot(r, r)
-	if keep {
-		r = b.Park3(ir.LongLived, r)
-	}
 	return projection{m0: m0, u: u, e: e, l: l, invL: invL, ka: ka, kb: kb, den1: den1, a: am,
 		s: s, t: t, tu: tu, r: r, dist2: dist2}
 }

@@ -9,29 +9,35 @@ import "github.com/segdist/segdist/gen/ir"
 // overlapping axes), are rare blocks that recompute the axes from the
 // inputs and take the scalars of step 1 from the projection: the common
 // path keeps ka, kb and 1/|u|^2 alive for them, and no vector.
+//
+// Its only placement marks are the RareBlock parks of the vectors each
+// rare block reads throughout: the AVX-512 loops keep those in stack
+// slots, which measured faster than spilling (docs/levers.md, "Contact
+// kernels"), and which values a block reads throughout is the body's
+// structure, not something a spiller's next-use distances show.
 func contact(b *ir.Builder) []ir.Value {
 	a, bb, r1 := b.Inputs3(CapA), b.Inputs3(CapB), b.Input(CapR1)
 	c, d, r2 := b.Inputs3(CapC), b.Inputs3(CapD), b.Input(CapR2)
 	margin := b.Arg(0)
 	zero, one := b.Zero(), b.One()
-	p := project(b, a, bb, c, d, true)
+	p := project(b, a, bb, c, d)
 
 	b.Comment("Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those")
 	b.Comment("with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so")
 	b.Comment("those two tests cost the common path nothing.")
 	par := b.Cmp(ir.LE, p.den1, b.Mul(b.Const64("partol", 0x38D1B717, 0x3F1A36E2EB1C432D), p.a)) // 1e-4 (float32(1e-4) in float32)
-	par = b.Park(ir.LongLived, b.AndNot(par, b.Cmp(ir.EQ, p.a, zero)))
+	par = b.AndNot(par, b.Cmp(ir.EQ, p.a, zero))
 
 	b.Comment("Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2)")
 	b.Comment("(r is rounding noise there); then the fallbacks.")
-	gv := b.ParkedVar3(ir.LongLived, p.r)
-	g2 := b.ParkedVar(ir.LongLived, p.dist2)
+	gv := b.Var3(p.r)
+	g2 := b.Var(p.dist2)
 	b.Comment("|g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).")
 	dist := b.Sqrt(p.dist2)
-	norm := b.ParkedVar(ir.LongLived, dist)
-	tiny := b.Park(ir.LongLived, b.Cmp(ir.NotGE, g2, minNormal(b)))
-	m := b.Park(ir.LongLived, b.Max(b.Max(p.a, p.l), b.Dot(p.e, p.e)))
-	near := b.Park(ir.LongLived, b.Cmp(ir.LT, g2, b.Mul(b.Const64("crosstol", 0x2E800000, 0x3A30000000000000), m))) // 2^-34 (64 eps32)^2, 2^-92 (64 eps64)^2
+	norm := b.Var(dist)
+	tiny := b.Cmp(ir.NotGE, g2, minNormal(b))
+	m := b.Max(b.Max(p.a, p.l), b.Dot(p.e, p.e))
+	near := b.Cmp(ir.LT, g2, b.Mul(b.Const64("crosstol", 0x2E800000, 0x3A30000000000000), m)) // 2^-34 (64 eps32)^2, 2^-92 (64 eps64)^2
 	need := b.Or(tiny, near)
 	b.Rare("normal", need, func() {
 		b.Comment("Fallback 1: the cross product k of the unit axes where it is not zero (always for")
@@ -42,7 +48,7 @@ func contact(b *ir.Builder) []ir.Value {
 		iu := b.Sqrt(p.invL)
 		m0 = b.Park3(ir.RareBlock, b.Scale(m0, ia))
 		un := b.Park3(ir.RareBlock, b.Scale(u, iu))
-		aZero := b.Park(ir.LongLived, b.Cmp(ir.EQ, am, zero))
+		aZero := b.Cmp(ir.EQ, am, zero)
 		k := b.Park3(ir.RareBlock, ir.Vec3{
 			b.Sub(b.Mul(m0[1], un[2]), b.Mul(m0[2], un[1])),
 			b.Sub(b.Mul(m0[2], un[0]), b.Mul(m0[0], un[2])),
@@ -78,32 +84,30 @@ func contact(b *ir.Builder) []ir.Value {
 	})
 	b.Comment("n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).")
 	inv := b.Div(one, norm)
-	n := b.ParkedVar3(ir.LongLived, b.Scale(gv, inv))
+	n := b.Var3(b.Scale(gv, inv))
 
 	b.Comment("Depth and touching (dist <= r1 + r2 + margin).")
 	rsum := b.Add(r1, r2)
-	depth := b.Park(ir.LongLived, b.Sub(rsum, dist))
+	depth := b.Sub(rsum, dist)
 	touch := b.Cmp(ir.LE, dist, b.Add(rsum, margin))
 
 	b.Comment("Point 1: Q + n w, Q = C + t u, w = (|r| + (r2-r1)) / 2 (Q and w are ready before n).")
-	hr := b.Park(ir.LongLived, b.Sub(r2, r1))
+	hr := b.Sub(r2, r1)
 	half := b.Const("half", 0x3F000000)
 	w := b.Mul(b.Add(dist, hr), half)
 	var p1 ir.Vec3
 	for j := range p1 {
 		p1[j] = b.Add(b.Add(c[j], p.tu[j]), b.Mul(n[j], w))
 	}
-	p1 = b.Park3(ir.LongLived, p1)
 	// The outputs the manifold may replace, copies of point 1's.
-	depth1, depth2 := b.ParkedVar(ir.LongLived, depth), b.ParkedVar(ir.LongLived, depth)
-	pt1, pt2 := b.ParkedVar3(ir.LongLived, p1), b.ParkedVar3(ir.LongLived, p1)
+	depth1, depth2 := b.Var(depth), b.Var(depth)
+	pt1, pt2 := b.Var3(p1), b.Var3(p1)
 
 	b.Comment("Count: 1 where touching, else 0; 2 for a two-point manifold (below).")
 	cand := b.And(touch, par)
 	int0 := b.ConstInt("int0", 0)
-	count := b.ParkedVar(ir.LongLived, b.Select(touch, b.ConstInt("int1", 1), int0))
+	count := b.Var(b.Select(touch, b.ConstInt("int1", 1), int0))
 	b.Rare("single", cand, func() {
-		cand := b.Park(ir.LongLived, cand)
 		b.Comment("Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends")
 		b.Comment("of the overlap along axis 2.")
 		b.Comment("ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).")
@@ -113,7 +117,6 @@ func contact(b *ir.Builder) []ir.Value {
 		am := p.a
 		lo, hi := overlap(b, p.ka, p.kb)
 		two := b.AndNot(b.And(cand, b.Cmp(ir.LT, lo, hi)), b.Cmp(ir.EQ, p.invL, zero))
-		two = b.Park(ir.LongLived, two)
 		b.Assign(count, b.Select(two, b.ConstInt("int2", 2), count))
 		lo, hi = b.Park(ir.RareBlock, lo), b.Park(ir.RareBlock, hi)
 		rsum := b.Add(r1, r2)
@@ -162,7 +165,7 @@ func contact(b *ir.Builder) []ir.Value {
 // projection: recomputing them put a division and two dot products at
 // the head of the manifold block's dependency chain.
 func axes(b *ir.Builder, a, bb, c, d ir.Vec3) (m0, u ir.Vec3) {
-	return b.Park3(ir.Edges, b.Sub3(bb, a)), b.Park3(ir.Edges, b.Sub3(d, c))
+	return b.Sub3(bb, a), b.Sub3(d, c)
 }
 
 // overlap returns lo = max(0, min(ta, tb)) and hi = min(1, max(ta, tb)),
