@@ -34,11 +34,26 @@
 // speedup over that kernel's reference, the worst error, the number of
 // contacts and the number of lanes (rows) whose bits differ from the go
 // path; then, for the contacts kernel, the end-to-end comparison with
-// copying the indexed pairs' axes into a soa.Pairs and running BatchClosest. bench
-// exits with status 1 if any check fails, 2 on a usage error.
+// copying the indexed pairs' axes into a soa.Pairs and running BatchClosest.
 //
-//	go run ./bench                 # 10,000 capsules, every path (about 4 s)
-//	go run ./bench -n 200          # the quick CI run
+// Then a rigid-body scene (rigid.go; -rigid-bodies, -rigid-steps): capsules
+// and spheres dropped into a box of five planes, with segdist as the whole
+// narrowphase of a minimal sequential-impulse engine. Each substep runs
+// kernel.CapsulesFromPoses, a grid broadphase into a soa.IndexPairs,
+// CompactContacts, CompactPlaneContacts and the solver; bench prints the
+// time per step of each phase and the end state (NaN, bodies below the
+// ground or beyond the walls, at rest). Every substep's records and rows
+// must be bit-identical on every path and the go path, and one substep in
+// ten is checked against the references: the records against
+// fallback.PoseCapsuleLane, the capsule rows as the contacts kernel's
+// above, every plane pair against exact arithmetic
+// (verify.CheckPlaneContact).
+//
+// bench exits with status 1 if any check fails, 2 on a usage error.
+//
+//	go run ./bench                 # 10,000 capsules, 400 bodies, every path (about 5 s)
+//	go run ./bench -n 200          # the quick CI run (a rigid-body scene of 200 bodies)
+//	go run ./bench -rigid-bodies 0 # without the rigid-body scene
 //	go run ./bench -isa avx2,go    # some paths only
 //	go run ./bench -margin 0       # contacts only where the capsules overlap or touch
 //	go run ./bench -json           # one JSON object per row on stdout
@@ -75,6 +90,9 @@ type config struct {
 	minRep   time.Duration
 	progress bool
 	sweep    bool
+
+	// The rigid-body scene (rigid.go); 0 bodies or steps skips it.
+	rigidBodies, rigidSteps int
 }
 
 func main() {
@@ -89,12 +107,16 @@ func main() {
 	fs.DurationVar(&cfg.minRep, "mintime", 20*time.Millisecond, "minimum duration of one timed repetition")
 	fs.BoolVar(&cfg.sweep, "sweep", false, "instead of the scene: time BatchClosest and StreamOnly, float32 and float64, on every path at batch sizes 16 to 2^20 (the rows make plot draws)")
 	fs.BoolVar(&cfg.progress, "v", false, "show progress on stderr (automatic from 100,000 capsules)")
+	fs.IntVar(&cfg.rigidBodies, "rigid-bodies", defaultRigidBodies, "`bodies` of the rigid-body scene, at most -n unless given (0 skips the scene)")
+	fs.IntVar(&cfg.rigidSteps, "rigid-steps", defaultRigidSteps, "`steps` of 1/60 s of the rigid-body scene (0 skips it)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go run ./bench [flags]\n\n")
 		fmt.Fprintf(fs.Output(), "Builds a capsule scene, runs its broadphase candidate pairs through the\n")
 		fmt.Fprintf(fs.Output(), "closest, contacts and point kernels on every path, verifies every lane\n")
 		fmt.Fprintf(fs.Output(), "against the float64 references and the go path's bits and prints a\n")
-		fmt.Fprintf(fs.Output(), "throughput table. Exit status 1: a check failed.\n\n")
+		fmt.Fprintf(fs.Output(), "throughput table; then runs a rigid-body scene with segdist as its\n")
+		fmt.Fprintf(fs.Output(), "whole narrowphase, verified the same way, and prints the time per step\n")
+		fmt.Fprintf(fs.Output(), "of each phase. Exit status 1: a check failed.\n\n")
 		fs.PrintDefaults()
 	}
 	fs.Parse(os.Args[1:])
@@ -106,6 +128,14 @@ func main() {
 	}
 	if cfg.reps < 1 {
 		usageError(fmt.Errorf("-reps %d: need at least 1", cfg.reps))
+	}
+	rigidSet := false
+	fs.Visit(func(f *flag.Flag) { rigidSet = rigidSet || f.Name == "rigid-bodies" })
+	if !rigidSet {
+		cfg.rigidBodies = min(cfg.rigidBodies, cfg.n)
+	}
+	if cfg.rigidBodies < 0 || cfg.rigidSteps < 0 {
+		usageError(fmt.Errorf("-rigid-bodies %d -rigid-steps %d: must be >= 0", cfg.rigidBodies, cfg.rigidSteps))
 	}
 	isas, err := parseISAs(cfg.isa, kernel.Available())
 	if err != nil {
@@ -481,6 +511,22 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 		return false, err
 	}
 	fmt.Fprintln(human)
+
+	// ---- rigid-body scene: segdist as an engine's whole narrowphase ----
+	var rigid *rigidResult
+	if cfg.rigidBodies > 0 && cfg.rigidSteps > 0 {
+		log.printf("rigid: %d bodies, %d steps", cfg.rigidBodies, cfg.rigidSteps)
+		r := runRigid(defaultRigid(cfg.rigidBodies, cfg.rigidSteps), kernels, kgo, log)
+		rigid = &r
+		if err := writeRigid(human, r); err != nil {
+			return false, err
+		}
+		fmt.Fprintln(human)
+		problems = append(problems, r.problems...)
+		for _, e := range r.examples {
+			fmt.Fprintf(stderr, "bench: %s\n", e)
+		}
+	}
 	if len(problems) > 0 {
 		for _, p := range problems {
 			fmt.Fprintf(human, "FAIL: %s\n", p)
@@ -508,6 +554,12 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 		np, len(isas), maxErrEps)
 	fmt.Fprintf(human, "verified:  point float64: all %d lanes of %d path(s) within %d eps64 x scale of exact arithmetic (distance and reported point), T in [0,1], bit-identical to go\n",
 		np, len(isas), maxErrEps)
+	if rigid != nil {
+		writeRigidVerified(human, *rigid)
+		if !rigid.atRest {
+			notes = append(notes, fmt.Sprintf("rigid: not at rest after %d steps (largest speed %.3g)", cfg.rigidSteps, max(rigid.maxSpeed, rigid.maxSpin)))
+		}
+	}
 	if set.GoldenN != refTouch {
 		notes = append(notes, fmt.Sprintf("contacts: the reference finds %d touching pairs, the kernels %d: pairs in the borderline bands", refTouch, set.GoldenN))
 	}
