@@ -2,11 +2,14 @@ package amd64
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 
 	"github.com/segdist/segdist/gen/ir"
+	"github.com/segdist/segdist/gen/kernels"
 )
 
 // constants are the read-only data of the kernels: each float constant of
@@ -47,33 +50,49 @@ func vector64(name string, bits uint64) Mem {
 	return m
 }
 
-// newConstants declares every constant the kernels use. The IR's
-// constants are named by the kernel bodies; a body that names one not
-// listed here fails in get.
+// dataOrder is the order of the IR's constants in the data section, as
+// it has always been; a constant not listed follows, in the order the
+// kernels first use it.
+var dataOrder = []string{"one", "maxfinite", "canonicalnan", "minnormal", "half", "partol", "crosstol", "signtol", "perptol", "int1", "int2"}
+
+// newConstants declares every constant the kernels that Declare
+// generates use: each OpConst of their programs but zero (a register) and
+// the constants the lowering loads itself (ir.One, ir.MinNormal), float32
+// then float64; then the backend's masks and tables.
 func newConstants() *constants {
 	c := &constants{byName: map[string]Mem{}, bits: map[string]uint64{}}
-	for _, k := range []struct {
-		name string
-		bits uint32
-	}{
-		{"one", 0x3F800000}, {"maxfinite", 0x7F7FFFFF}, {"canonicalnan", 0x7FC00000},
-		{"minnormal", 0x00800000}, {"half", 0x3F000000}, {"partol", 0x38D1B717}, {"crosstol", 0x2E800000}, {"signtol", 0x2D800000}, {"perptol", 0x2B800000},
-		{"int1", 1}, {"int2", 2},
-	} {
-		c.byName[k.name] = vector(k.name, k.bits)
-		c.bits[k.name] = uint64(k.bits)
-	}
-	for _, k := range []struct {
-		name string
-		bits uint64
-	}{
-		{"one64", 0x3FF0000000000000}, {"maxfinite64", 0x7FEFFFFFFFFFFFFF},
-		{"canonicalnan64", 0x7FF8000000000000}, {"minnormal64", 0x0010000000000000},
-		{"half64", 0x3FE0000000000000}, {"partol64", 0x3F1A36E2EB1C432D}, {"crosstol64", 0x3A30000000000000},
-		{"signtol64", 0x3A10000000000000}, {"perptol64", 0x39D0000000000000}, {"int164", 1}, {"int264", 2},
-	} {
-		c.byName[k.name] = vector64(k.name, k.bits)
-		c.bits[k.name] = k.bits
+	for _, e := range []ir.Elem{ir.F32, ir.F64} {
+		var names []string
+		add := func(name string, bits uint64) {
+			if _, ok := c.bits[name]; !ok && bits != 0 {
+				c.bits[name] = bits
+				names = append(names, name)
+			}
+		}
+		for _, k := range []*kernels.Kernel{kernels.Contact, kernels.Closest, kernels.Stream, kernels.ClosestPoint} {
+			for _, in := range k.ProgramOf(e).Code {
+				if in.Op == ir.OpConst {
+					add(in.Name, in.Bits)
+				}
+			}
+		}
+		for _, k := range []ir.Constant{ir.One, ir.MinNormal} {
+			add(k.Name+e.Suffix(), k.Bits[e])
+		}
+		rank := func(name string) int {
+			if i := slices.Index(dataOrder, strings.TrimSuffix(name, e.Suffix())); i >= 0 {
+				return i
+			}
+			return len(dataOrder)
+		}
+		slices.SortStableFunc(names, func(a, b string) int { return rank(a) - rank(b) })
+		for _, name := range names {
+			if e == ir.F64 {
+				c.byName[name] = vector64(name, c.bits[name])
+			} else {
+				c.byName[name] = vector(name, uint32(c.bits[name]))
+			}
+		}
 	}
 	c.sign = [2]Mem{vector("signmask", 0x80000000), vector64("signmask64", 1<<63)}
 	c.abs = [2]Mem{vector("absmask", 0x7FFFFFFF), vector64("absmask64", 1<<63-1)}
@@ -131,7 +150,7 @@ func (c *constants) of(e ir.Elem, name string) Mem {
 func (c *constants) get(name string, bits uint64) Mem {
 	m, ok := c.byName[name]
 	if !ok || c.bits[name] != bits {
-		panic(fmt.Sprintf("amd64: constant %s = %#x is not declared in newConstants", name, bits))
+		panic(fmt.Sprintf("amd64: constant %s = %#x is not among the kernels' (newConstants)", name, bits))
 	}
 	return m
 }

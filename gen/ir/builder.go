@@ -106,15 +106,26 @@ func (b *Builder) Const(name string, bits uint32) Value {
 	return b.constant(name, uint64(bits), Float)
 }
 
-// Const64 returns the float of the given element-type bits: bits32 in a
-// float32 program, bits64 in a float64 one (for constants that differ by
-// type: the largest finite value, the canonical NaN).
-func (b *Builder) Const64(name string, bits32 uint32, bits64 uint64) Value {
-	if b.p.Elem == F64 {
-		return b.constant(name, bits64, Float)
-	}
-	return b.constant(name, uint64(bits32), Float)
+// Constant is a named float constant, its bits in each element type
+// (Bits[F32] as a float32, Bits[F64] as a float64): the backends name its
+// data Name plus Elem.Suffix.
+type Constant struct {
+	Name string
+	Bits [2]uint64
 }
+
+// The constants the IR's operations are defined with: a backend's
+// lowering loads One (Clamp01, RecipOrZero) and MinNormal (RecipOrZero)
+// besides the constants a program names.
+var (
+	One          = Constant{"one", [2]uint64{0x3F800000, 0x3FF0000000000000}}
+	MaxFinite    = Constant{"maxfinite", [2]uint64{0x7F7FFFFF, 0x7FEFFFFFFFFFFFFF}}
+	CanonicalNaN = Constant{"canonicalnan", [2]uint64{0x7FC00000, 0x7FF8000000000000}} // what every kernel writes for non-finite lanes
+	MinNormal    = Constant{"minnormal", [2]uint64{0x00800000, 0x0010000000000000}}    // 2^-126, 2^-1022: the threshold of RecipOrZero
+)
+
+// Constant returns c in every lane.
+func (b *Builder) Constant(c Constant) Value { return b.constant(c.Name, c.Bits[b.p.Elem], Float) }
 
 // ConstInt returns the integer x in every lane. Int lanes are as wide as
 // the program's float lanes: int32 in a float32 program, int64 in a
@@ -143,20 +154,7 @@ func (b *Builder) constant(name string, bits uint64, t Type) Value {
 func (b *Builder) Zero() Value { return b.Const("zero", 0) }
 
 // One is 1.0 in every lane.
-func (b *Builder) One() Value { return b.Const("one", 0x3F800000) }
-
-// MaxFinite is the largest finite float of the element type.
-func (b *Builder) MaxFinite() Value { return b.Const64("maxfinite", 0x7F7FFFFF, 0x7FEFFFFFFFFFFFFF) }
-
-// CanonicalNaN is the quiet NaN every kernel writes for non-finite lanes:
-// 0x7FC00000, or 0x7FF8000000000000 in float64.
-func (b *Builder) CanonicalNaN() Value {
-	return b.Const64("canonicalnan", 0x7FC00000, 0x7FF8000000000000)
-}
-
-// MinNormal is the smallest normal float of the element type (2^-126,
-// 2^-1022): the threshold of RecipOrZero.
-func (b *Builder) MinNormal() Value { return b.Const64("minnormal", 0x00800000, 0x0010000000000000) }
+func (b *Builder) One() Value { return b.Constant(One) }
 
 func (b *Builder) float2(op Op, x, y Value) Value {
 	b.want(Float, x, y)

@@ -2,6 +2,17 @@ package kernels
 
 import "github.com/segdist/segdist/gen/ir"
 
+// The contact tolerances, fallback's ParallelTolerance2 (float32(1e-4),
+// 1e-4), crossTol2 (64 eps squared: 2^-34, 2^-92), perpTol2 (8 eps
+// squared: 2^-40, 2^-98) and signTol2 (32 eps squared: 2^-36, 2^-94);
+// TestTolerances ties these bits to fallback's definitions.
+var (
+	parTol   = ir.Constant{Name: "partol", Bits: [2]uint64{0x38D1B717, 0x3F1A36E2EB1C432D}}
+	crossTol = ir.Constant{Name: "crosstol", Bits: [2]uint64{0x2E800000, 0x3A30000000000000}}
+	perpTol  = ir.Constant{Name: "perptol", Bits: [2]uint64{0x2B800000, 0x39D0000000000000}}
+	signTol  = ir.Constant{Name: "signtol", Bits: [2]uint64{0x2D800000, 0x3A10000000000000}}
+)
+
 // contact is fallback.ContactLane for one group of capsule pairs. The
 // common path holds what every lane needs (the projection, the normal
 // P-Q, depth, touching, one contact point); the two rare cases, a
@@ -25,7 +36,7 @@ func contact(b *ir.Builder) []ir.Value {
 	b.Comment("Manifold candidates: |A-B| > 0 and |B'-A'|^2 <= tol |M0|^2. The rare block keeps those")
 	b.Comment("with |C-D| > 0 whose projections overlap (lo < hi); it computes lo and hi anyway, so")
 	b.Comment("those two tests cost the common path nothing.")
-	par := b.Cmp(ir.LE, p.den1, b.Mul(b.Const64("partol", 0x38D1B717, 0x3F1A36E2EB1C432D), p.a)) // 1e-4 (float32(1e-4) in float32)
+	par := b.Cmp(ir.LE, p.den1, b.Mul(b.Constant(parTol), p.a))
 	par = b.AndNot(par, b.Cmp(ir.EQ, p.a, zero))
 
 	b.Comment("Normal: g = r = P-Q unless the axes touch: |r|^2 < 2^-126, or below 2^-34 m, m = max(|M0|^2, |u|^2, |E|^2)")
@@ -37,7 +48,7 @@ func contact(b *ir.Builder) []ir.Value {
 	norm := b.Var(dist)
 	tiny := b.Cmp(ir.NotGE, g2, minNormal(b))
 	m := b.Max(b.Max(p.a, p.l), b.Dot(p.e, p.e))
-	near := b.Cmp(ir.LT, g2, b.Mul(b.Const64("crosstol", 0x2E800000, 0x3A30000000000000), m)) // 2^-34 (64 eps32)^2, 2^-92 (64 eps64)^2
+	near := b.Cmp(ir.LT, g2, b.Mul(b.Constant(crossTol), m))
 	need := b.Or(tiny, near)
 	b.Rare("normal", need, func() {
 		b.Comment("Fallback 1: the cross product k of the unit axes where it is not zero (always for")
@@ -64,9 +75,9 @@ func contact(b *ir.Builder) []ir.Value {
 		rk := b.Dot(p.r, k)
 		b.Comment("k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part")
 		b.Comment("of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).")
-		along := b.Cmp(ir.LT, b.Mul(b.Sub(g2, b.Mul(b.Const64("perptol", 0x2B800000, 0x39D0000000000000), m)), k2), b.Mul(rk, rk)) // 2^-40 (8 eps32)^2, 2^-98
+		along := b.Cmp(ir.LT, b.Mul(b.Sub(g2, b.Mul(b.Constant(perpTol), m)), k2), b.Mul(rk, rk))
 		useK := b.Or(tiny, b.AndNot(b.And(near, along), b.Cmp(ir.NotGE, k2, minNormal(b))))
-		weak := b.Cmp(ir.NotGE, b.Mul(rk, rk), b.Mul(b.Mul(b.Const64("signtol", 0x2D800000, 0x3A10000000000000), m), k2)) // 2^-36, 2^-94
+		weak := b.Cmp(ir.NotGE, b.Mul(rk, rk), b.Mul(b.Mul(b.Constant(signTol), m), k2))
 		flip := b.AndNot(b.Cmp(ir.LT, rk, zero), weak)
 		setG(useK, b.Select3(flip, ir.Vec3{b.Neg(k[0]), b.Neg(k[1]), b.Neg(k[2])}, k), k2)
 		b.Comment("v = unit axis 1, or unit axis 2 when A = B.")

@@ -60,6 +60,6 @@ const (
 )
 
 // Constants, by the names the backends give their data.
-func maxFinite(b *ir.Builder) ir.Value    { return b.MaxFinite() }
-func canonicalNaN(b *ir.Builder) ir.Value { return b.CanonicalNaN() }
-func minNormal(b *ir.Builder) ir.Value    { return b.MinNormal() }
+func maxFinite(b *ir.Builder) ir.Value    { return b.Constant(ir.MaxFinite) }
+func canonicalNaN(b *ir.Builder) ir.Value { return b.Constant(ir.CanonicalNaN) }
+func minNormal(b *ir.Builder) ir.Value    { return b.Constant(ir.MinNormal) }

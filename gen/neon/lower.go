@@ -302,11 +302,10 @@ func (l *lowering) result(args []ir.Value, keep ...int) int {
 // fp emits a floating-point instruction for the program's lane type.
 func (l *lowering) fp(i inst) { l.out.op(of(l.p.Elem, i)) }
 
-// constant returns the offset of the element type's constant name ("one",
-// "minnormal"), as the IR names and defines it.
-func (l *lowering) constant(name string) int {
-	bits := map[string][2]uint64{"one": {0x3F800000, 0x3FF0000000000000}, "minnormal": {0x00800000, 0x0010000000000000}}[name]
-	return l.consts.of(l.p.Elem, name+l.p.Elem.Suffix(), bits[l.p.Elem])
+// constant returns the offset of the element type's constant c (ir.One,
+// ir.MinNormal), as the IR defines it.
+func (l *lowering) constant(c ir.Constant) int {
+	return l.consts.of(l.p.Elem, c.Name+l.p.Elem.Suffix(), c.Bits[l.p.Elem])
 }
 
 func (l *lowering) instr(in *ir.Instr) {
@@ -340,7 +339,7 @@ func (l *lowering) instr(in *ir.Instr) {
 	case ir.OpClamp01:
 		// Max(Min(x, 1), 0): lo = 1 > x ? x : 1; lo > 0 ? lo : +0 (an AND).
 		x := l.use(a[0], 0)
-		l.out.op(ldrqi(scratch1, constReg, l.constant("one")))
+		l.out.op(ldrqi(scratch1, constReg, l.constant(ir.One)))
 		l.fp(fcmgt(scratch0, scratch1, x))
 		l.out.op(bsl(scratch0, x, scratch1)) // scratch0 = lo
 		d := l.result(a)
@@ -354,9 +353,9 @@ func (l *lowering) instr(in *ir.Instr) {
 		l.out.op(bic(d, d, scratch0))
 	case ir.OpRecipOrZero:
 		x := l.use(a[0], 0)
-		l.out.op(ldrqi(scratch1, constReg, l.constant("minnormal")))
+		l.out.op(ldrqi(scratch1, constReg, l.constant(ir.MinNormal)))
 		l.fp(fcmge(scratch0, x, scratch1)) // x >= 2^-126 (2^-1022), false for NaN
-		l.out.op(ldrqi(scratch1, constReg, l.constant("one")))
+		l.out.op(ldrqi(scratch1, constReg, l.constant(ir.One)))
 		d := l.result(a)
 		l.fp(fdiv(d, scratch1, x))
 		l.out.op(and(d, d, scratch0))
