@@ -508,21 +508,14 @@ func (f *batchFunc) inputs(l *lowering, g int, mask Op, prefetch int) {
 }
 
 // merge emits the programs of the lowerings ls (begun, one per group of
-// an iteration) with their instruction streams merged: group g's
-// instruction i at time g*skew + i, skew the target's Skew of the
-// program's length, so that the next group's independent work sits early
-// in the reorder window of the first. done(g) runs as soon as group g's
-// last instruction is emitted (its stores), so that its outputs do not
-// hold registers while the later groups finish.
-//
-// A rare block is emitted whole when its group reaches it (the other
-// groups' instructions must not sit inside a block that a group may
-// branch over); its group then waits until the time it would have
-// reached the block's end. sp, if not nil, spills values as registers
-// run out (spiller). in, if not nil, is emitted once among the
-// instructions (interlude).
+// an iteration, one program) with their instruction streams merged in
+// ir.Merge's order at skewOf. done(g) runs as soon as group g's last
+// instruction is emitted (its stores), so that its outputs do not hold
+// registers while the later groups finish. sp, if not nil, spills values
+// as registers run out (spiller). in, if not nil, is emitted once among
+// the instructions (interlude).
 func merge(ls []*lowering, skewOf float64, done func(g int), sp *spiller, in *interlude) {
-	order := mergeOrder(ls, skewOf)
+	order := ir.Merge{Groups: len(ls), Skew: skewOf}.Order(ls[0].p)
 	if sp != nil {
 		sp.start(order)
 	}
@@ -536,21 +529,21 @@ func merge(ls []*lowering, skewOf float64, done func(g int), sp *spiller, in *in
 			in.emit()
 			in = nil
 		}
-		switch ls[e.g].p.Code[e.i].Op {
+		switch ls[e.G].p.Code[e.I].Op {
 		case ir.OpRare:
 			depth++
 		case ir.OpEndRare:
 			depth--
 		}
 		if sp != nil {
-			sp.before(k, e.g, e.i)
+			sp.before(k, e.G, e.I)
 		}
-		ls[e.g].step(e.i)
-		if e.i == n-1 {
+		ls[e.G].step(e.I)
+		if e.I == n-1 {
 			if sp != nil {
-				sp.beforeStores(k, e.g)
+				sp.beforeStores(k, e.G)
 			}
-			done(e.g)
+			done(e.G)
 		}
 	}
 	if in != nil {
@@ -567,28 +560,4 @@ type interlude struct {
 	at   float64
 	regs int
 	emit func()
-}
-
-// mergeOrder returns the order in which merge emits the instructions of
-// the groups ls.
-func mergeOrder(ls []*lowering, skewOf float64) []event {
-	var order []event
-	n := len(ls[0].p.Code)
-	skew := int(skewOf * float64(n))
-	next := make([]int, len(ls)) // each group's next instruction
-	for time := 0; time < (len(ls)-1)*skew+n; time++ {
-		for g, l := range ls {
-			for next[g] < n && next[g] <= time-g*skew {
-				i, end := next[g], next[g]
-				if l.p.Code[i].Op == ir.OpRare {
-					end = l.p.BlockEnd(i) // the whole block
-				}
-				for ; i <= end; i++ {
-					order = append(order, event{g, i})
-				}
-				next[g] = end + 1
-			}
-		}
-	}
-	return order
 }

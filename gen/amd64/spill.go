@@ -8,16 +8,13 @@ import (
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 
+	"github.com/segdist/segdist/gen/alloc"
 	"github.com/segdist/segdist/gen/ir"
 )
 
 // spillSlots is the number of stack slots per group a spilling loop may
 // hold at once (the generator panics if it needs more).
 const spillSlots = 32
-
-// event is one instruction of an iteration in emission order: instruction
-// i of group g.
-type event struct{ g, i int }
 
 // spiller keeps the vector registers an iteration's values hold within a
 // budget, as merge emits their instructions: before each instruction,
@@ -31,9 +28,8 @@ type event struct{ g, i int }
 // parking stores every value of a class.
 type spiller struct {
 	ls     []*lowering
-	uses   [][][]int // uses[g][v]: the positions in order reading value v of group g, ascending; a group's outputs are read at its last position (the stores)
-	next   [][]int   // next[g][v]: uses[g][v][next[g][v]:] are at or after the current position
-	budget int       // vector registers the values may hold
+	uses   []alloc.Uses // uses[g]: the positions in order reading group g's values; its outputs are read at its last position (the stores)
+	budget int          // vector registers the values may hold
 	base   GPPhysical
 	bytes  int
 	first  int    // the first slot of the area (of ls[0])
@@ -42,11 +38,10 @@ type spiller struct {
 	taken  []bool // slot k holds a spilled value
 	slotOf []map[ir.Value]int
 
-	// Inside a rare block only values computed in it may be spilled: the
-	// values from before must be where they were whether the block ran or
-	// not. blocks[g] holds the first instruction of each open block of
-	// group g, innermost last.
-	blocks    [][]int
+	// blocks[g] are group g's open rare blocks: inside one, only the
+	// values it computes may be spilled (alloc.Blocks), and no other
+	// group's.
+	blocks    []alloc.Blocks
 	storeNeed int // registers the driver's stores of a group's outputs take
 }
 
@@ -79,49 +74,28 @@ func newSpiller(ls []*lowering, held, storeNeed int) *spiller {
 			s.taken[g*l.slots.n+j] = true
 		}
 	}
-	s.blocks = make([][]int, len(ls))
+	s.blocks = make([]alloc.Blocks, len(ls))
 	return s
 }
 
 // start takes the iteration's emission order and finds every value's reads.
-func (s *spiller) start(order []event) {
-	n := len(s.ls[0].p.Code)
-	s.uses = make([][][]int, len(s.ls))
-	s.next = make([][]int, len(s.ls))
+func (s *spiller) start(order []ir.Event) {
+	s.uses = make([]alloc.Uses, len(s.ls))
 	last := make([]int, len(s.ls))
-	for g := range s.ls {
-		s.uses[g] = make([][]int, n)
-		s.next[g] = make([]int, n)
+	for g, l := range s.ls {
+		s.uses[g] = alloc.NewUses(len(l.p.Code))
 	}
 	for k, e := range order {
-		for _, a := range s.ls[e.g].p.Code[e.i].Args {
-			u := s.uses[e.g][a]
-			if len(u) == 0 || u[len(u)-1] != k {
-				s.uses[e.g][a] = append(u, k)
-			}
+		for _, a := range s.ls[e.G].p.Code[e.I].Args {
+			s.uses[e.G].Add(a, k)
 		}
-		last[e.g] = k
+		last[e.G] = k
 	}
 	for g, l := range s.ls {
 		for _, o := range l.p.Outputs {
-			s.uses[g][o] = append(s.uses[g][o], last[g])
+			s.uses[g].Add(o, last[g])
 		}
 	}
-}
-
-// nextUse returns the position of the first read of value v of group g at
-// or after position k, or -1.
-func (s *spiller) nextUse(g int, v ir.Value, k int) int {
-	u := s.uses[g][v]
-	j := s.next[g][v]
-	for j < len(u) && u[j] < k {
-		j++
-	}
-	s.next[g][v] = j
-	if j == len(u) {
-		return -1
-	}
-	return u[j]
 }
 
 type liveValue struct {
@@ -141,12 +115,12 @@ func (s *spiller) live(k int) []liveValue {
 			if l.loc[v] == nil || l.p.Code[v].Op == ir.OpConst {
 				continue
 			}
-			next := s.nextUse(g, ir.Value(v), k)
-			if slot, ok := s.slotOf[g][ir.Value(v)]; ok && next < 0 {
+			next := s.uses[g].Next(ir.Value(v), k)
+			if slot, ok := s.slotOf[g][ir.Value(v)]; ok && next == alloc.Never {
 				s.taken[slot] = false
 				delete(s.slotOf[g], ir.Value(v))
 			}
-			if _, ok := l.loc[v].(VecVirtual); ok && next >= 0 {
+			if _, ok := l.loc[v].(VecVirtual); ok && next != alloc.Never {
 				out = append(out, liveValue{g, ir.Value(v), next})
 			}
 		}
@@ -163,18 +137,12 @@ func (s *spiller) fit(k, need, g int, keep []ir.Value) {
 	}
 	live := s.live(k)
 	for len(live)+need > s.budget {
-		best := -1
-		for j, x := range live {
-			if x.g == g && slices.Contains(keep, x.v) {
-				continue
-			}
-			if b := s.blocks[g]; len(b) > 0 && (x.g != g || int(x.v) < b[len(b)-1]) {
-				continue // from before the innermost open rare block
-			}
-			if best < 0 || x.next > live[best].next {
-				best = j
-			}
-		}
+		b := s.blocks[g]
+		best := alloc.Furthest(len(live), func(j int) (int, bool) {
+			x := live[j]
+			stays := x.g == g && slices.Contains(keep, x.v) || b.Open() && (x.g != g || b.Fixed(x.v))
+			return x.next, !stays
+		})
 		if best < 0 {
 			panic(fmt.Sprintf("amd64: %s: %d live operands and %d more registers exceed %d", s.ls[0].p.Name, len(live), need, s.budget))
 		}
@@ -231,10 +199,10 @@ func (s *spiller) before(k, g, i int) {
 	case ir.OpRare:
 		// A block that needs more spills its own values too.
 		s.fit(k, max(need(l, in), min(blockPeak(l.p, l.last, i), s.budget-2)), g, in.Args)
-		s.blocks[g] = append(s.blocks[g], i)
+		s.blocks[g].Enter(i)
 		return
 	case ir.OpEndRare:
-		s.blocks[g] = s.blocks[g][:len(s.blocks[g])-1]
+		s.blocks[g].Leave()
 		return
 	}
 	s.fit(k, need(l, in), g, in.Args)

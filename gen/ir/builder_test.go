@@ -70,7 +70,7 @@ func TestInterleave(t *testing.T) {
 	x, y := b.Input(0), b.Input(1)
 	p := b.Program(b.Clamp01(b.DivOrZero(b.Sub(x, y), b.Add(x, y))), b.Mul(x, y))
 	for _, skew := range []float64{0, 0.3, 1} {
-		q := Interleave(p, 3, skew)
+		q := Interleave(p, Merge{Groups: 3, Skew: skew})
 		in := []float32{1, 2, 3, -4, 0.5, 0}
 		got := q.Eval(in, nil)
 		for g := range 3 {

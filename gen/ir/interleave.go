@@ -13,48 +13,70 @@ type Merge struct {
 	Skew   float64
 }
 
-// Interleave returns one program computing groups independent copies of p
-// (group g reads inputs g*p.Inputs+k and writes outputs g*len(Outputs)+j),
-// with their instructions merged so that copy g starts skew*len(p.Code)
-// instructions after copy g-1: a loop driver's way of putting the next
-// group's independent work early in the reorder window while the first
-// group's long dependency chain runs. p must have no rare blocks (a block
-// would skip the other copies' instructions too).
-func Interleave(p *Program, groups int, skew float64) *Program {
+// Event is one instruction of a merged iteration: instruction I of group G.
+type Event struct{ G, I int }
+
+// Order returns the order in which the groups of an iteration run p's
+// instructions: group g's instruction i at time g*step + i, step =
+// Skew*len(p.Code), the groups in order at each time. A rare block is
+// emitted whole when its group reaches it (another group's instructions
+// must not sit inside a block that may be branched over), and its group
+// then waits until the time it would have reached the block's end. Every
+// backend merges groups in this order.
+func (m Merge) Order(p *Program) []Event {
+	var order []Event
+	n := len(p.Code)
+	step := int(m.Skew * float64(n))
+	next := make([]int, m.Groups) // each group's next instruction
+	for time := 0; time < (m.Groups-1)*step+n; time++ {
+		for g := range m.Groups {
+			for next[g] < n && next[g] <= time-g*step {
+				i, end := next[g], next[g]
+				if p.Code[i].Op == OpRare {
+					end = p.BlockEnd(i) // the whole block
+				}
+				for ; i <= end; i++ {
+					order = append(order, Event{g, i})
+				}
+				next[g] = end + 1
+			}
+		}
+	}
+	return order
+}
+
+// Interleave returns one program computing m.Groups independent copies
+// of p (group g reads inputs g*p.Inputs+k and writes outputs
+// g*len(Outputs)+j), their instructions in m's Order: for a backend that
+// lowers one program at a time. p must have no rare blocks (their labels
+// would repeat).
+func Interleave(p *Program, m Merge) *Program {
 	for _, in := range p.Code {
 		if in.Op == OpRare {
 			panic("ir: Interleave of a program with rare blocks")
 		}
 	}
-	n := len(p.Code)
-	step := int(skew * float64(n))
-	q := &Program{Name: fmt.Sprintf("%s×%d", p.Name, groups), Elem: p.Elem, Inputs: groups * p.Inputs, Args: p.Args}
-	newIndex := make([][]Value, groups)
+	q := &Program{Name: fmt.Sprintf("%s×%d", p.Name, m.Groups), Elem: p.Elem, Inputs: m.Groups * p.Inputs, Args: p.Args}
+	newIndex := make([][]Value, m.Groups)
 	for g := range newIndex {
-		newIndex[g] = make([]Value, n)
+		newIndex[g] = make([]Value, len(p.Code))
 	}
-	for time := 0; time < (groups-1)*step+n; time++ {
-		for g := range groups {
-			i := time - g*step
-			if i < 0 || i >= n {
-				continue
-			}
-			in := p.Code[i]
-			in.Args = append([]Value(nil), in.Args...)
-			for k, a := range in.Args {
-				in.Args[k] = newIndex[g][a]
-			}
-			if in.Op == OpInput {
-				in.Aux += g * p.Inputs
-			}
-			if g > 0 {
-				in.Comment = ""
-			}
-			newIndex[g][i] = Value(len(q.Code))
-			q.Code = append(q.Code, in)
+	for _, e := range m.Order(p) {
+		in := p.Code[e.I]
+		in.Args = append([]Value(nil), in.Args...)
+		for k, a := range in.Args {
+			in.Args[k] = newIndex[e.G][a]
 		}
+		if in.Op == OpInput {
+			in.Aux += e.G * p.Inputs
+		}
+		if e.G > 0 {
+			in.Comment = ""
+		}
+		newIndex[e.G][e.I] = Value(len(q.Code))
+		q.Code = append(q.Code, in)
 	}
-	for g := range groups {
+	for g := range m.Groups {
 		for _, o := range p.Outputs {
 			q.Outputs = append(q.Outputs, newIndex[g][o])
 		}

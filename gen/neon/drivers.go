@@ -78,7 +78,7 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (
 		if groups > 2 {
 			panic("neon: at most 2 interleaved groups (one more offset register)")
 		}
-		pg = ir.Interleave(p, groups, m.Skew)
+		pg = ir.Interleave(p, m)
 		sg, rg := countSpills(pg, groupIn, nil)
 		spills, regs = max(spills, sg), max(regs, rg)
 	}

@@ -2,8 +2,8 @@ package neon
 
 import (
 	"fmt"
-	"sort"
 
+	"github.com/segdist/segdist/gen/alloc"
 	"github.com/segdist/segdist/gen/ir"
 )
 
@@ -47,7 +47,7 @@ type source func(dst int) inst
 type lowering struct {
 	p      *ir.Program
 	alias  []ir.Value // Park resolves to its argument (NEON parks nothing)
-	uses   [][]int    // instruction indices reading each value, ascending
+	uses   alloc.Uses // instruction indices reading each value (outputs: len(Code))
 	loc    []location
 	owner  [numRegs]ir.Value // value in each register, or -1
 	input  func(k int) source
@@ -56,9 +56,9 @@ type lowering struct {
 	out    *writer
 	label  string
 
-	slotBase, slotNext, slotEnd int      // spill slots: frame offsets
-	blockStart                  []int    // first instruction of each open rare block, innermost first
-	blocks                      []string // names of the open rare blocks
+	slotBase, slotNext, slotEnd int // spill slots: frame offsets
+	blocks                      alloc.Blocks
+	blockNames                  []string // names of the open rare blocks
 	maxRegs                     int      // most registers in use at once
 	spills                      int      // values stored to a slot
 	pos                         int      // the instruction being lowered
@@ -73,16 +73,14 @@ func newLowering(p *ir.Program, w *writer, c *constTable) *lowering {
 			l.alias[i] = l.alias[in.Args[0]]
 		}
 	}
-	l.uses = make([][]int, len(p.Code))
+	l.uses = alloc.NewUses(len(p.Code))
 	for i, in := range p.Code {
 		for _, a := range in.Args {
-			a = l.alias[a]
-			l.uses[a] = append(l.uses[a], i)
+			l.uses.Add(l.alias[a], i)
 		}
 	}
 	for _, o := range p.Outputs {
-		o = l.alias[o]
-		l.uses[o] = append(l.uses[o], len(p.Code))
+		l.uses.Add(l.alias[o], len(p.Code))
 	}
 	return l
 }
@@ -97,18 +95,7 @@ func (l *lowering) reset() {
 		l.owner[r] = -1
 	}
 	l.slotNext = l.slotBase
-	l.blockStart = nil
-}
-
-// nextUse returns the first use of v at or after instruction i, or a large
-// number.
-func (l *lowering) nextUse(v ir.Value, i int) int {
-	u := l.uses[v]
-	k := sort.SearchInts(u, i)
-	if k == len(u) {
-		return 1 << 30
-	}
-	return u[k]
+	l.blocks = nil
 }
 
 func (l *lowering) remat(v ir.Value) bool {
@@ -142,22 +129,18 @@ func (l *lowering) alloc(i int, keep ...int) int {
 			return r
 		}
 	}
-	victim, far := -1, -1
-	for r := range numRegs {
+	// Furthest next use first; a rematerializable value (a constant or
+	// input, dropped for free) before a value that must be stored.
+	victim := alloc.Furthest(numRegs, func(r int) (int, bool) {
 		v := l.owner[r]
 		if v < 0 || contains(keep, r) || l.pinned(v) {
-			continue
+			return 0, false
 		}
-		// Furthest next use first; a rematerializable value (a constant or
-		// input, dropped for free) before a value that must be stored.
-		nu := l.nextUse(v, i)
 		if l.remat(v) {
-			nu += 1 << 20
+			return l.uses.Next(v, i) + 1<<20, true
 		}
-		if nu > far {
-			victim, far = r, nu
-		}
-	}
+		return l.uses.Next(v, i), true
+	})
 	if victim < 0 {
 		panic(fmt.Sprintf("neon: %s: out of registers at instruction %d", l.p.Name, i))
 	}
@@ -191,7 +174,7 @@ func contains(s []int, x int) bool {
 // rematerialized wherever they are read next), and nothing becomes
 // resident inside a block (use), so dropping them is safe on both paths.
 func (l *lowering) pinned(v ir.Value) bool {
-	return len(l.blockStart) > 0 && int(v) < l.blockStart[0] && !l.remat(v)
+	return l.blocks.Fixed(v) && !l.remat(v)
 }
 
 // use returns a register holding argument k of the current instruction:
@@ -202,7 +185,7 @@ func (l *lowering) use(v ir.Value, k int) int {
 	if r := l.loc[v].reg; r >= 0 {
 		return r
 	}
-	if l.remat(v) && l.nextUse(v, l.pos+1) < 1<<30 && len(l.blockStart) == 0 {
+	if l.remat(v) && l.uses.Next(v, l.pos+1) < alloc.Never && !l.blocks.Open() {
 		// Read again later: keep it in a free register while one is free
 		// (evicting it later costs nothing: it is rematerialized).
 		for r := range numRegs {
@@ -229,7 +212,7 @@ func (l *lowering) use(v ir.Value, k int) int {
 // instruction's result: v is in an allocated register and read last here.
 func (l *lowering) dying(v ir.Value) bool {
 	v = l.alias[v]
-	return l.loc[v].reg >= 0 && l.nextUse(v, l.pos+1) >= 1<<30 && !l.isOutput(v)
+	return l.loc[v].reg >= 0 && l.uses.Next(v, l.pos+1) >= alloc.Never && !l.isOutput(v)
 }
 
 func (l *lowering) isOutput(v ir.Value) bool {
@@ -242,7 +225,7 @@ func (l *lowering) isOutput(v ir.Value) bool {
 func (l *lowering) free(args []ir.Value) {
 	for _, a := range args {
 		a = l.alias[a]
-		if r := l.loc[a].reg; r >= 0 && l.nextUse(a, l.pos+1) >= 1<<30 && !l.isOutput(a) {
+		if r := l.loc[a].reg; r >= 0 && l.uses.Next(a, l.pos+1) >= alloc.Never && !l.isOutput(a) {
 			l.owner[r] = -1
 			l.loc[a].reg = -1
 		}
@@ -416,12 +399,12 @@ func (l *lowering) instr(in *ir.Instr) {
 		l.out.op(fmovws(anyReg, scratch0))
 		l.out.line("CBZW R%d, %s_%s", anyReg, l.label, in.Name)
 		l.free(a)
-		l.blockStart = append([]int{l.pos}, l.blockStart...)
-		l.blocks = append(l.blocks, in.Name)
+		l.blocks.Enter(l.pos)
+		l.blockNames = append(l.blockNames, in.Name)
 	case ir.OpEndRare:
-		l.blockStart = l.blockStart[1:]
-		name := l.blocks[len(l.blocks)-1]
-		l.blocks = l.blocks[:len(l.blocks)-1]
+		l.blocks.Leave()
+		name := l.blockNames[len(l.blockNames)-1]
+		l.blockNames = l.blockNames[:len(l.blockNames)-1]
 		l.out.label(l.label + "_" + name)
 	default:
 		panic(fmt.Sprintf("neon: %s has no lowering", in.Op))
