@@ -50,19 +50,27 @@ type lowering struct {
 	badLanes Op
 }
 
-// check panics unless t is a target this backend implements: amd64, a
-// masked tail group, 16 or 32 vector registers (what the drivers assume).
+// check panics unless t is a target this backend implements: amd64 with
+// 16 vector registers (AVX2) or 32 (AVX-512).
 func check(t *ir.Target) {
-	if t.Arch != "amd64" || t.Tail != ir.MaskedTail || t.ElemBytes != t.Elem.Bytes() || t.VecRegs != 16 && t.VecRegs != 32 ||
-		evex(t) != (t.VecRegs == 32) {
+	if t.Arch != "amd64" || t.ElemBytes != t.Elem.Bytes() || t.VecRegs != 16 && t.VecRegs != 32 {
 		panic(fmt.Sprintf("amd64: cannot generate for target %+v", *t))
 	}
 }
 
 // evex reports whether t is AVX-512: opmask registers, embedded
 // broadcast, 32 vector registers. It is the one question that separates
-// the two amd64 targets' instructions (the width is t.VecBytes).
-func evex(t *ir.Target) bool { return t.Masks == ir.OpmaskRegs }
+// the two amd64 targets' instructions (the width is t.VecBytes); both
+// run a masked tail group and branch over a rare block that no lane of
+// a group needs.
+func evex(t *ir.Target) bool { return t.VecRegs == 32 }
+
+// parked reports whether values parked for why (ir.Builder.Park) live in
+// stack slots on t where the loop does not spill (Bodies.Spill): every
+// marked value on AVX2, whose 16 registers do not hold the bodies, and
+// the rare blocks' values on AVX-512, which keep the common path's
+// registers allocated through the blocks.
+func parked(t *ir.Target, why ir.Park) bool { return why == ir.RareBlock || !evex(t) }
 
 // fp returns the instructions of the lanes' element type.
 func (l *lowering) fp() *fp { return fpOf(l.t) }
@@ -231,28 +239,24 @@ func (l *lowering) instr(v ir.Value, in *ir.Instr) {
 	case ir.OpPark:
 		set(l.park(ir.Park(in.Aux), a[0]))
 	case ir.OpVar:
-		l.variable(v, in, a[0])
+		l.variable(v, a[0])
 	case ir.OpAssign:
 		l.assign(a[0], a[1])
 	case ir.OpRare:
 		l.rare++
-		if l.t.SkipRare {
-			m := l.loc[a[0]]
-			if evex(l.t) {
-				KORTESTW(m, m)
-			} else {
-				m = l.reg(a[0])
-				l.fp().test(m, m)
-			}
-			JZ(LabelRef(l.label + "_" + in.Name))
+		m := l.loc[a[0]]
+		if evex(l.t) {
+			KORTESTW(m, m)
+		} else {
+			m = l.reg(a[0])
+			l.fp().test(m, m)
 		}
+		JZ(LabelRef(l.label + "_" + in.Name))
 		l.blocks = append(l.blocks, in.Name)
 	case ir.OpEndRare:
 		name := l.blocks[len(l.blocks)-1]
 		l.blocks = l.blocks[:len(l.blocks)-1]
-		if l.t.SkipRare {
-			Label(l.label + "_" + name)
-		}
+		Label(l.label + "_" + name)
 		l.rare--
 	default:
 		panic(fmt.Sprintf("amd64: %s has no lowering", in.Op))

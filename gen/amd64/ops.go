@@ -157,7 +157,7 @@ func (l *lowering) selectOp(v, m, x, y ir.Value) {
 // Opmask registers are never parked.
 func (l *lowering) park(why ir.Park, x ir.Value) Op {
 	op := l.loc[x]
-	if !l.t.Parked(why) {
+	if !parked(l.t, why) {
 		return op
 	}
 	r, ok := op.(VecVirtual)
@@ -172,15 +172,9 @@ func (l *lowering) park(why ir.Park, x ir.Value) Op {
 	return m
 }
 
-// variable emits a Var: a copy of x in a register or stack slot of its
-// own (x itself where x is a register that dies here).
-func (l *lowering) variable(v ir.Value, in *ir.Instr, x ir.Value) {
-	if in.Aux > 0 && l.t.Parked(ir.Park(in.Aux-1)) {
-		m := l.slots.next()
-		VMOVUPS(l.reg(x), m)
-		l.loc[v] = m
-		return
-	}
+// variable emits a Var: a copy of x in a register of its own (x itself
+// where x is a register that dies here).
+func (l *lowering) variable(v ir.Value, x ir.Value) {
 	if l.dies(x, v) {
 		l.loc[v] = l.loc[x]
 		return
@@ -262,10 +256,7 @@ func slotsNeeded(t *ir.Target, p *ir.Program, spill bool) int {
 	}
 	n := 0
 	for _, in := range p.Code {
-		switch {
-		case in.Op == ir.OpPark && t.Parked(ir.Park(in.Aux)):
-			n++
-		case in.Op == ir.OpVar && in.Aux > 0 && t.Parked(ir.Park(in.Aux-1)):
+		if in.Op == ir.OpPark && parked(t, ir.Park(in.Aux)) {
 			n++
 		}
 	}

@@ -81,7 +81,7 @@ type Bodies struct {
 	Reorder bool
 	// Spill keeps every value in a register until they run out, then
 	// spills the one read again last (spiller), instead of parking the
-	// values the body marks (Target.Parks): less frame traffic, and the
+	// values the body marks (parked): less frame traffic, and the
 	// low skews of Streams.Closest allocate only so (docs/levers.md,
 	// "Closest kernels").
 	Spill bool

@@ -241,12 +241,6 @@ func (b *Builder) Park(why Park, x Value) Value {
 // Var returns a copy of x that Assign may overwrite inside a rare block.
 func (b *Builder) Var(x Value) Value { return b.op(OpVar, b.typ(x), x) }
 
-// ParkedVar is Var for a variable that lives long: a target that parks
-// values for why keeps it in a stack slot.
-func (b *Builder) ParkedVar(why Park, x Value) Value {
-	return b.emit(Instr{Op: OpVar, Type: b.typ(x), Args: []Value{x}, Aux: int(why) + 1})
-}
-
 // Assign overwrites the variable v with x. Outside a rare block values are
 // never reassigned: compute a new one instead.
 func (b *Builder) Assign(v, x Value) {

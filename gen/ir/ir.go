@@ -75,7 +75,7 @@ const (
 	OpAndNot                // mask x & !y
 	OpSelect                // m ? x : y per lane (Args m, x, y)
 	OpPark                  // x, kept in a stack slot if the target parks Park(Aux) values
-	OpVar                   // a copy of x that Assign may overwrite inside a rare block; Aux = 1 + Park when parked
+	OpVar                   // a copy of x that Assign may overwrite inside a rare block
 	OpAssign                // overwrite variable Args[0] with Args[1] (no value)
 	OpRare                  // start of a rare block: only lanes of mask Args[0] need it (no value)
 	OpEndRare               // end of the innermost rare block (no value)
@@ -101,7 +101,8 @@ const (
 func (p Pred) String() string { return [...]string{"==", "<", "<=", "!>=", "!<="}[p] }
 
 // Park says why a value lives long, so that a target can keep it in a
-// stack slot instead of a register (Target.Parks).
+// stack slot instead of a register (amd64 parks them where it does not
+// spill).
 type Park uint8
 
 const (
@@ -112,7 +113,6 @@ const (
 	LongLived
 	// RareBlock values are computed inside a rare block.
 	RareBlock
-	numParks
 )
 
 func (p Park) String() string { return [...]string{"edges", "long-lived", "rare-block"}[p] }
@@ -201,10 +201,6 @@ func (p *Program) String() string {
 			s += " " + Park(in.Aux).String()
 		case OpRare:
 			s += " " + in.Name
-		case OpVar:
-			if in.Aux > 0 {
-				s += " parked " + Park(in.Aux-1).String()
-			}
 		}
 		for _, a := range in.Args {
 			s += fmt.Sprintf(" v%d", a)

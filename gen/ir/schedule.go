@@ -140,21 +140,15 @@ func Schedule(p *Program, latency func(in *Instr) int) *Program {
 }
 
 // Unpark returns p without its Park instructions: every reader of a
-// parked value reads the value itself, and parked variables are plain
-// ones. A backend that decides for itself which values leave their
-// registers (amd64's spiller) starts from it.
+// parked value reads the value itself. A backend that decides for itself
+// which values leave their registers (amd64's spiller) starts from it.
 func Unpark(p *Program) *Program {
-	parked := func(_ int, in *Instr) (Value, bool) {
+	q, _ := bypass(p, func(_ int, in *Instr) (Value, bool) {
 		if in.Op != OpPark {
 			return 0, false
 		}
 		return in.Args[0], true
-	}
-	q, _ := bypass(p, parked, func(in *Instr) {
-		if in.Op == OpVar {
-			in.Aux = 0
-		}
-	})
+	}, nil)
 	return q
 }
 

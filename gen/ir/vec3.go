@@ -35,11 +35,6 @@ func (b *Builder) Park3(why Park, x Vec3) Vec3 {
 // Var3 returns a variable copy of x (see Var).
 func (b *Builder) Var3(x Vec3) Vec3 { return Vec3{b.Var(x[0]), b.Var(x[1]), b.Var(x[2])} }
 
-// ParkedVar3 returns a parked variable copy of x (see ParkedVar).
-func (b *Builder) ParkedVar3(why Park, x Vec3) Vec3 {
-	return Vec3{b.ParkedVar(why, x[0]), b.ParkedVar(why, x[1]), b.ParkedVar(why, x[2])}
-}
-
 // Assign3 overwrites the variables v with x (see Assign).
 func (b *Builder) Assign3(v, x Vec3) {
 	for i := range v {

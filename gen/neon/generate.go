@@ -24,9 +24,8 @@ type Stats struct {
 // says (ss must validate), the Go declarations of package asm for it, and
 // each kernel's register use.
 func Generate(ss *Schedules) (asm, stubs string, stats []Stats) {
-	if t := ir.NEON; t.Arch != "arm64" || t.Tail != ir.LaneTail || t.Lanes != 4 || t.ElemBytes != 4 ||
-		t.VecRegs != numRegs+3+2 || t.Masks != ir.VectorMask || !t.SkipRare {
-		panic(fmt.Sprintf("neon: the drivers and allocator assume ir.NEON as it was: %+v", *t))
+	if t := ir.NEON; t.Arch != "arm64" || t.VecBytes() != 16 || t.VecRegs != numRegs+3+2 {
+		panic(fmt.Sprintf("neon: the drivers and allocator assume 32 registers of 16 bytes: %+v", *t))
 	}
 	var w writer
 	w.raw(header + "\n#include \"textflag.h\"\n")
