@@ -20,10 +20,10 @@ var paths = []Kernel{goKernel}
 var goKernel = Kernel{
 	isa: "go", f32: &impl[float32]{closest: goClosest, stream: goStream,
 		point: goPoint, contacts: goContacts[float32], compact: goCompact[float32], indexed: goIndexed[float32],
-		planes: goPlanes[float32], planesCompact: goPlanesCompact[float32], poses: goPoses[float32]},
+		planes: goPlanes[float32], planesCompact: goPlanesCompact[float32], poses: goPoses[float32], toi: goTOI[float32]},
 	f64: &impl[float64]{closest: goClosest64, stream: goStream64, point: goPoint64,
 		contacts: goContacts[float64], compact: goCompact[float64], indexed: goIndexed[float64],
-		planes: goPlanes[float64], planesCompact: goPlanesCompact[float64], poses: goPoses[float64]},
+		planes: goPlanes[float64], planesCompact: goPlanesCompact[float64], poses: goPoses[float64], toi: goTOI[float64]},
 }
 
 // withGoKernels fills the kernels a path does not generate with the Go
@@ -42,6 +42,9 @@ func fillImpl[F soa.Float](p, spec *impl[F]) {
 	}
 	if p.poses == nil {
 		p.poses = spec.poses
+	}
+	if p.toi == nil {
+		p.toi = spec.toi
 	}
 }
 

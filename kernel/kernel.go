@@ -112,11 +112,13 @@ type impl[F soa.Float] struct {
 	compact  func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs, margin F) int
 	indexed  func(m int, dst *soa.ResultsOf[F], caps soa.CapsulesOf[F], pairs *soa.IndexPairs)
 
-	// Capsules against half-spaces, and capsule records from poses. A
-	// path that does not generate them runs the Go spec (withGoKernels).
+	// Capsules against half-spaces, capsule records from poses, and the
+	// time of impact. A path that does not generate them runs the Go spec
+	// (withGoKernels).
 	planes        func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], planes soa.PlanesOf[F], pairs *soa.IndexPairs, margin F) int
 	planesCompact func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], planes soa.PlanesOf[F], pairs *soa.IndexPairs, margin F) int
 	poses         func(n int, dst, local soa.CapsulesOf[F], poses *soa.PosesOf[F], bodies []uint32)
+	toi           func(m int, dst *soa.TOIsOf[F], start, end soa.CapsulesOf[F], pairs *soa.IndexPairs, p TOIParamsOf[F], compact bool) int
 }
 
 // maxFinite returns the largest finite F, as a float64.
