@@ -140,6 +140,40 @@ func (l *lowering) commutative(a, b ir.Value) (src1, src2 Op) {
 	return l.reg(a), y
 }
 
+// form is how the one instruction of an arithmetic op takes its
+// operands: the data that both its lowering (arith) and the spiller's
+// count of the registers it takes (need) read.
+type form uint8
+
+const (
+	inRegs    form = iota // every operand in a register: loaded, or a constant broadcast
+	oneMem                // commutative: one operand may be memory, a constant is broadcast
+	secondMem             // the first operand in a register, the second may be memory (Go order)
+	onlyMem               // the one operand may be memory
+)
+
+// forms are the arithmetic ops' forms; every other op takes its operands
+// in registers, as far as need counts.
+var forms = map[ir.Op]form{ir.OpAdd: oneMem, ir.OpMul: oneMem, ir.OpSub: secondMem, ir.OpDiv: secondMem,
+	ir.OpMin: secondMem, ir.OpMax: secondMem, ir.OpSqrt: onlyMem}
+
+// arith emits arithmetic op on args (in forms[op]) into a new register
+// (dst, called once the operands are in place). MINPS returns its first
+// source (Go order: second) when it is less, as the IR's Min does.
+func (l *lowering) arith(op ir.Op, a []ir.Value, dst func() VecVirtual) {
+	f := l.fp()
+	inst := map[ir.Op]func(...Op){ir.OpAdd: f.add, ir.OpMul: f.mul, ir.OpSub: f.sub, ir.OpDiv: f.div, ir.OpMin: f.min, ir.OpMax: f.max, ir.OpSqrt: f.sqrt}[op]
+	switch forms[op] {
+	case oneMem:
+		s1, s2 := l.commutative(a[0], a[1])
+		inst(s2, s1, dst())
+	case secondMem:
+		inst(l.mem(a[1]), l.reg(a[0]), dst())
+	case onlyMem:
+		inst(l.mem(a[0]), dst())
+	}
+}
+
 // VCMPPS predicates (quiet forms).
 const (
 	cmpEQOQ  = 0x00 // ==, false for NaN
@@ -200,27 +234,12 @@ func (l *lowering) instr(v ir.Value, in *ir.Instr) {
 		default:
 			set(l.consts.get(in.Name, in.Bits))
 		}
-	case ir.OpAdd:
-		s1, s2 := l.commutative(a[0], a[1])
-		l.fp().add(s2, s1, fresh())
-	case ir.OpMul:
-		s1, s2 := l.commutative(a[0], a[1])
-		l.fp().mul(s2, s1, fresh())
-	case ir.OpSub:
-		l.fp().sub(l.mem(a[1]), l.reg(a[0]), fresh())
-	case ir.OpDiv:
-		l.fp().div(l.mem(a[1]), l.reg(a[0]), fresh())
-	case ir.OpSqrt:
-		l.fp().sqrt(l.mem(a[0]), fresh())
+	case ir.OpAdd, ir.OpMul, ir.OpSub, ir.OpDiv, ir.OpSqrt, ir.OpMin, ir.OpMax:
+		l.arith(in.Op, a, fresh)
 	case ir.OpNeg:
 		l.bitwise(l.fp().xor, l.fp().xorBcst, l.consts.sign[l.p.Elem], a[0], fresh())
 	case ir.OpAbs:
 		l.bitwise(l.fp().and, l.fp().andBcst, l.consts.abs[l.p.Elem], a[0], fresh())
-	case ir.OpMin:
-		// MINPS returns its first source (Go order: second) when it is less.
-		l.fp().min(l.mem(a[1]), l.reg(a[0]), fresh())
-	case ir.OpMax:
-		l.fp().max(l.mem(a[1]), l.reg(a[0]), fresh())
 	case ir.OpClamp01:
 		// x as the first source of MINPS/MAXPS: -0 becomes +0, NaN 1.
 		lo := l.newVec()

@@ -241,8 +241,8 @@ func (s *spiller) beforeStores(k, g int) {
 // need is an upper bound on the vector registers the lowering of in
 // takes beyond those holding its operands: its result, the operands it
 // loads or broadcasts into a register (a value in memory that no
-// instruction form takes as a memory operand there, a constant) and its
-// temporaries. It follows lowering.instr.
+// instruction form takes as a memory operand there, a constant: forms)
+// and its temporaries.
 func need(l *lowering, in *ir.Instr) int {
 	// loaded: the operand is not in a register (a constant other than 0
 	// and 1 counts, mem broadcasts those).
@@ -268,8 +268,9 @@ func need(l *lowering, in *ir.Instr) int {
 			return 1 // the AVX2 mask, loaded for VTESTPS
 		}
 		return 0
-	case ir.OpAdd, ir.OpMul:
-		// commutative: one memory operand is folded, a constant is broadcast.
+	}
+	switch forms[in.Op] {
+	case oneMem:
 		mems := 0
 		for _, v := range a {
 			switch {
@@ -280,14 +281,14 @@ func need(l *lowering, in *ir.Instr) int {
 			}
 		}
 		n += max(0, mems-1)
-	case ir.OpSub, ir.OpDiv, ir.OpMin, ir.OpMax:
+	case secondMem:
 		if loaded(a[0]) {
 			n++
 		}
 		if isConst(a[1]) && loaded(a[1]) {
 			n++
 		}
-	case ir.OpSqrt:
+	case onlyMem:
 		if isConst(a[0]) && loaded(a[0]) {
 			n++
 		}
