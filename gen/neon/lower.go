@@ -318,7 +318,7 @@ func (l *lowering) instr(in *ir.Instr) {
 		} else {
 			l.fp(fcmgt(scratch0, x, y)) // x > y
 		}
-		l.selectInto(a[0], a[1], x, y, scratch0, a)
+		l.selectInto(a[0], a[1], x, y, a)
 	case ir.OpClamp01:
 		// Max(Min(x, 1), 0): lo = 1 > x ? x : 1; lo > 0 ? lo : +0 (an AND).
 		x := l.use(a[0], 0)
@@ -371,7 +371,7 @@ func (l *lowering) instr(in *ir.Instr) {
 	case ir.OpSelect:
 		m, x, y := l.use(a[0], 0), l.use(a[1], 1), l.use(a[2], 2)
 		l.out.op(vmov(scratch0, m))
-		l.selectInto(a[1], a[2], x, y, scratch0, a)
+		l.selectInto(a[1], a[2], x, y, a)
 	case ir.OpVar:
 		x := l.use(a[0], 0)
 		d := l.result(a)
@@ -411,10 +411,11 @@ func (l *lowering) instr(in *ir.Instr) {
 	}
 }
 
-// selectInto emits result = mask ? x : y, where mask is in scratch0 and
-// x, y are the registers of values vx, vy: into a dying argument's
+// selectInto emits result = mask ? x : y, where the mask is in scratch0
+// and x, y are the registers of values vx, vy: into a dying argument's
 // register when there is one (BIT/BIF), else into a new register (BSL).
-func (l *lowering) selectInto(vx, vy ir.Value, x, y, mask int, args []ir.Value) {
+func (l *lowering) selectInto(vx, vy ir.Value, x, y int, args []ir.Value) {
+	const mask = scratch0
 	switch {
 	case l.dying(vy) && y < numRegs:
 		l.out.op(bit(y, x, mask)) // y = mask ? x : y
