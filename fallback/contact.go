@@ -162,62 +162,8 @@ func contactLane[F Float](ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2
 	var p projection[F]
 	p.project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)
 
-	// The normal: r = P-Q normalised, unless the axes touch (|r| is
-	// rounding noise), then the cross product of the unit axes oriented
-	// along r; if that is zero too (parallel axes, a sphere on the other
-	// axis), v x (0,0,1) and v x (1,0,0) for v the unit axis 1 (axis 2 if
-	// A = B), finally z. A direction is used when its squared length is at
-	// least minNormal[F]() (its square root is then exact to half an ulp); unit
-	// axes keep the squares from overflowing. "Touch" is relative to the
-	// pair: |r|^2 below crossTol2 m, m = max(|M0|^2, |u|^2, |E|^2), or below
-	// minNormal[F](); the cross product then replaces r where r lies along
-	// it (perpTol2), or where |r|^2 is below minNormal[F]().
-	gx, gy, gz, g2 := p.rx, p.ry, p.rz, p.dist2
-	m := maxps(maxps(p.a, p.l), dot(p.ex, p.ey, p.ez, p.ex, p.ey, p.ez))
-	tiny := !(g2 >= minNormal[F]())
-	near := g2 < F(crossTol2Of[F]()*m)
-	if tiny || near {
-		ia := divOrZero(1, sqrtF(p.a))
-		iu := sqrtF(p.invL)
-		m0x, m0y, m0z := F(p.m0x*ia), F(p.m0y*ia), F(p.m0z*ia)
-		ux, uy, uz := F(p.ux*iu), F(p.uy*iu), F(p.uz*iu)
-		kx := F(m0y*uz) - F(m0z*uy)
-		ky := F(m0z*ux) - F(m0x*uz)
-		kz := F(m0x*uy) - F(m0y*ux)
-		// k replaces r where r lies along k up to noise: its part across
-		// k, |r|^2 - (r.k)^2/|k|^2, is below perpTol2 m. A crossing has r
-		// along k (r is perpendicular to both axes); an end of one axis
-		// near the other axis has not, and there r is the direction.
-		k2 := dot(kx, ky, kz, kx, ky, kz)
-		rk := dot(p.rx, p.ry, p.rz, kx, ky, kz)
-		if tiny || k2 >= minNormal[F]() && F(rk*rk) > F(F(p.dist2-F(perpTol2Of[F]()*m))*k2) {
-			// Oriented so that n.r >= 0 (from capsule 2 toward capsule 1)
-			// where r.k is clearly negative, (r.k)^2 >= signTol2 m k2;
-			// else k as it is, so that axes that truly cross get the
-			// same normal every step, not one flipped by rounding noise.
-			if rk < 0 && F(rk*rk) >= F(F(signTol2Of[F]()*m)*k2) {
-				kx, ky, kz = -kx, -ky, -kz
-			}
-			gx, gy, gz, g2 = kx, ky, kz, k2
-		}
-		vx, vy, vz := m0x, m0y, m0z
-		if p.a == 0 {
-			vx, vy, vz = ux, uy, uz
-		}
-		if !(g2 >= minNormal[F]()) { // v x (0,0,1)
-			gx, gy, gz = vy, -vx, 0
-			g2 = dot(gx, gy, gz, gx, gy, gz)
-		}
-		if !(g2 >= minNormal[F]()) { // v x (1,0,0)
-			gx, gy, gz = 0, vz, -vy
-			g2 = dot(gx, gy, gz, gx, gy, gz)
-		}
-		if !(g2 >= minNormal[F]()) {
-			gx, gy, gz, g2 = 0, 0, 1, 1
-		}
-	}
-	inv := 1 / sqrtF(g2)
-	nx, ny, nz := F(gx*inv), F(gy*inv), F(gz*inv)
+	// The normal: P-Q normalised, or a fallback where the axes touch.
+	nx, ny, nz := contactNormal(&p)
 
 	dist := sqrtF(p.dist2)
 	rsum := r1 + r2
@@ -275,6 +221,62 @@ func contactLane[F Float](ax, ay, az, bx, by, bz, r1, cx, cy, cz, dx, dy, dz, r2
 		}
 	}
 	return c
+}
+
+// contactNormal is the contact normal on the projection p (ContactOf.Normal):
+// (P-Q) normalised, unless the axes touch (crossTol2, perpTol2), then the
+// oriented cross product of the unit axes, then the fallbacks v x (0,0,1),
+// v x (1,0,0) and (0,0,1). A direction is used when its squared length is
+// at least minNormal[F]() (its square root is then exact to half an ulp);
+// unit axes keep the squares from overflowing. The time-of-impact lane
+// takes its normal and axis from it too.
+func contactNormal[F Float](p *projection[F]) (nx, ny, nz F) {
+	gx, gy, gz, g2 := p.rx, p.ry, p.rz, p.dist2
+	m := maxps(maxps(p.a, p.l), dot(p.ex, p.ey, p.ez, p.ex, p.ey, p.ez))
+	tiny := !(g2 >= minNormal[F]())
+	near := g2 < F(crossTol2Of[F]()*m)
+	if tiny || near {
+		ia := divOrZero(1, sqrtF(p.a))
+		iu := sqrtF(p.invL)
+		m0x, m0y, m0z := F(p.m0x*ia), F(p.m0y*ia), F(p.m0z*ia)
+		ux, uy, uz := F(p.ux*iu), F(p.uy*iu), F(p.uz*iu)
+		kx := F(m0y*uz) - F(m0z*uy)
+		ky := F(m0z*ux) - F(m0x*uz)
+		kz := F(m0x*uy) - F(m0y*ux)
+		// k replaces r where r lies along k up to noise: its part across
+		// k, |r|^2 - (r.k)^2/|k|^2, is below perpTol2 m. A crossing has r
+		// along k (r is perpendicular to both axes); an end of one axis
+		// near the other axis has not, and there r is the direction.
+		k2 := dot(kx, ky, kz, kx, ky, kz)
+		rk := dot(p.rx, p.ry, p.rz, kx, ky, kz)
+		if tiny || k2 >= minNormal[F]() && F(rk*rk) > F(F(p.dist2-F(perpTol2Of[F]()*m))*k2) {
+			// Oriented so that n.r >= 0 (from capsule 2 toward capsule 1)
+			// where r.k is clearly negative, (r.k)^2 >= signTol2 m k2;
+			// else k as it is, so that axes that truly cross get the
+			// same normal every step, not one flipped by rounding noise.
+			if rk < 0 && F(rk*rk) >= F(F(signTol2Of[F]()*m)*k2) {
+				kx, ky, kz = -kx, -ky, -kz
+			}
+			gx, gy, gz, g2 = kx, ky, kz, k2
+		}
+		vx, vy, vz := m0x, m0y, m0z
+		if p.a == 0 {
+			vx, vy, vz = ux, uy, uz
+		}
+		if !(g2 >= minNormal[F]()) { // v x (0,0,1)
+			gx, gy, gz = vy, -vx, 0
+			g2 = dot(gx, gy, gz, gx, gy, gz)
+		}
+		if !(g2 >= minNormal[F]()) { // v x (1,0,0)
+			gx, gy, gz = 0, vz, -vy
+			g2 = dot(gx, gy, gz, gx, gy, gz)
+		}
+		if !(g2 >= minNormal[F]()) {
+			gx, gy, gz, g2 = 0, 0, 1, 1
+		}
+	}
+	inv := 1 / sqrtF(g2)
+	return F(gx * inv), F(gy * inv), F(gz * inv)
 }
 
 // absF clears the sign bit.

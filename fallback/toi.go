@@ -347,7 +347,7 @@ func toiLane[F Float](i, j SweptCapsuleOf[F], prm TOIParamsOf[F]) TOIOf[F] {
 
 	// The outputs at T = t: the normal by ContactLane's rules, the
 	// points in world coordinates, P = C0 + (a + s M0), Q = C0 + (c + t u).
-	nx, ny, nz := toiNormal(&p)
+	nx, ny, nz := contactNormal(&p)
 	o := f.origin
 	return TOIOf[F]{
 		Status: status,
@@ -366,53 +366,6 @@ func toiLane[F Float](i, j SweptCapsuleOf[F], prm TOIParamsOf[F]) TOIOf[F] {
 		},
 		Iter: uint32(iter),
 	}
-}
-
-// toiNormal is the normal of contactLane on the projection p, bit for bit:
-// (P-Q) normalised, unless the axes touch (crossTol2, perpTol2), then the
-// oriented cross product of the unit axes, then the fallbacks v x (0,0,1),
-// v x (1,0,0) and (0,0,1) (see ContactOf.Normal). Where |P-Q| is not
-// rounding noise it is (P-Q)/|P-Q| with the same operations as the
-// iteration's axis n.
-func toiNormal[F Float](p *projection[F]) (nx, ny, nz F) {
-	gx, gy, gz, g2 := p.rx, p.ry, p.rz, p.dist2
-	m := maxps(maxps(p.a, p.l), dot(p.ex, p.ey, p.ez, p.ex, p.ey, p.ez))
-	tiny := !(g2 >= minNormal[F]())
-	near := g2 < F(crossTol2Of[F]()*m)
-	if tiny || near {
-		ia := divOrZero(1, sqrtF(p.a))
-		iu := sqrtF(p.invL)
-		m0x, m0y, m0z := F(p.m0x*ia), F(p.m0y*ia), F(p.m0z*ia)
-		ux, uy, uz := F(p.ux*iu), F(p.uy*iu), F(p.uz*iu)
-		kx := F(m0y*uz) - F(m0z*uy)
-		ky := F(m0z*ux) - F(m0x*uz)
-		kz := F(m0x*uy) - F(m0y*ux)
-		k2 := dot(kx, ky, kz, kx, ky, kz)
-		rk := dot(p.rx, p.ry, p.rz, kx, ky, kz)
-		if tiny || k2 >= minNormal[F]() && F(rk*rk) > F(F(p.dist2-F(perpTol2Of[F]()*m))*k2) {
-			if rk < 0 && F(rk*rk) >= F(F(signTol2Of[F]()*m)*k2) {
-				kx, ky, kz = -kx, -ky, -kz
-			}
-			gx, gy, gz, g2 = kx, ky, kz, k2
-		}
-		vx, vy, vz := m0x, m0y, m0z
-		if p.a == 0 {
-			vx, vy, vz = ux, uy, uz
-		}
-		if !(g2 >= minNormal[F]()) {
-			gx, gy, gz = vy, -vx, 0
-			g2 = dot(gx, gy, gz, gx, gy, gz)
-		}
-		if !(g2 >= minNormal[F]()) {
-			gx, gy, gz = 0, vz, -vy
-			g2 = dot(gx, gy, gz, gx, gy, gz)
-		}
-		if !(g2 >= minNormal[F]()) {
-			gx, gy, gz, g2 = 0, 0, 1, 1
-		}
-	}
-	inv := 1 / sqrtF(g2)
-	return F(gx * inv), F(gy * inv), F(gz * inv)
 }
 
 // SweepPad returns the padding that makes a swept capsule cover a
