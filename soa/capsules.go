@@ -70,13 +70,7 @@ func (c CapsulesOf[F]) Get(i int) (a, b [3]F, r F) {
 // Append adds one capsule at the end, doubling the allocation (aligned)
 // when full.
 func (c *CapsulesOf[F]) Append(a, b [3]F, r F) {
-	n := len(*c)
-	if n == cap(*c) {
-		c.Resize(n + 1)
-	} else {
-		*c = (*c)[:n+1]
-	}
-	rec := &(*c)[n]
+	rec := appendRecord[CapsuleOf[F], F]((*[]CapsuleOf[F])(c), "Capsules")
 	rec.A, rec.B, rec.R = a, b, r
 }
 
@@ -84,15 +78,7 @@ func (c *CapsulesOf[F]) Append(a, b [3]F, r F) {
 // and reusing the storage when its capacity allows; a reallocation is
 // aligned and at least doubles the capacity.
 func (c *CapsulesOf[F]) Resize(n int) {
-	if n < 0 {
-		panic(fmt.Sprintf("soa.Capsules.Resize: negative length %d", n))
-	}
-	if n > cap(*c) {
-		grown := alignedRecords[CapsuleOf[F], F](capFor(max(n, 2*cap(*c))))
-		copy(grown, *c)
-		*c = grown
-	}
-	*c = (*c)[:n]
+	resizeRecords[CapsuleOf[F], F]((*[]CapsuleOf[F])(c), n, "Capsules")
 }
 
 // Reset sets the length to zero and keeps the storage.

@@ -79,28 +79,40 @@ func (p PlanesOf[F]) Get(i int) (n [3]F, d F) { return p[i].N, p[i].D }
 // Append adds one plane at the end, doubling the allocation (aligned)
 // when full.
 func (p *PlanesOf[F]) Append(n [3]F, d F) {
-	k := len(*p)
-	if k == cap(*p) {
-		p.Resize(k + 1)
-	} else {
-		*p = (*p)[:k+1]
-	}
-	(*p)[k] = PlaneOf[F]{N: n, D: d}
+	rec := appendRecord[PlaneOf[F], F]((*[]PlaneOf[F])(p), "Planes")
+	rec.N, rec.D = n, d
 }
 
 // Resize sets the number of planes to n, keeping the first min(Len, n);
 // a reallocation is aligned and at least doubles the capacity.
-func (p *PlanesOf[F]) Resize(n int) {
-	if n < 0 {
-		panic(fmt.Sprintf("soa.Planes.Resize: negative length %d", n))
-	}
-	if n > cap(*p) {
-		grown := alignedRecords[PlaneOf[F], F](capFor(max(n, 2*cap(*p))))
-		copy(grown, *p)
-		*p = grown
-	}
-	*p = (*p)[:n]
-}
+func (p *PlanesOf[F]) Resize(n int) { resizeRecords[PlaneOf[F], F]((*[]PlaneOf[F])(p), n, "Planes") }
 
 // Reset sets the length to zero and keeps the storage.
 func (p *PlanesOf[F]) Reset() { *p = (*p)[:0] }
+
+// resizeRecords sets the length of a record store to n, keeping the
+// first min(len, n) records; a reallocation is aligned (alignedRecords)
+// and at least doubles the capacity.
+func resizeRecords[R any, F Float](s *[]R, n int, what string) {
+	if n < 0 {
+		panic(fmt.Sprintf("soa.%s.Resize: negative length %d", what, n))
+	}
+	if n > cap(*s) {
+		grown := alignedRecords[R, F](capFor(max(n, 2*cap(*s))))
+		copy(grown, *s)
+		*s = grown
+	}
+	*s = (*s)[:n]
+}
+
+// appendRecord grows a record store by one (resizeRecords when full) and
+// returns the new record, for the caller to fill.
+func appendRecord[R any, F Float](s *[]R, what string) *R {
+	n := len(*s)
+	if n == cap(*s) {
+		resizeRecords[R, F](s, n+1, what)
+	} else {
+		*s = (*s)[:n+1]
+	}
+	return &(*s)[n]
+}
