@@ -20,9 +20,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/klauspost/cpuid/v2"
@@ -857,4 +859,286 @@ func BenchmarkCapsulesFromPoses(b *testing.B) {
 			})
 		}
 	})
+}
+
+// ---- time of impact ---------------------------------------------------
+
+// toiWorkloads are the workloads of BenchmarkTOI, from the categories of
+// verify.TOICategories: misses (never touching, every pair a proven
+// Miss), translation (head-on pairs the spec resolves as a Hit), grazing
+// (graze-band: an axis end passing the other axis within the tolerance
+// band of the target) and rotation (both bodies tumbling by up to 90
+// degrees, with fallback.SweepPad's pads); mixed is a quarter of each,
+// shuffled.
+var toiWorkloads = []string{"misses", "translation", "grazing", "rotation", "mixed"}
+
+// toiKinds are the single-kind workloads: the category each draws from
+// and, if only is set, the one status it keeps.
+var toiKinds = map[string]struct {
+	category string
+	only     bool
+	keep     fallback.TOIStatus
+}{
+	"misses":      {"never", true, fallback.TOIMiss},
+	"translation": {"head-on", true, fallback.TOIHit},
+	"grazing":     {"graze-band", false, 0},
+	"rotation":    {"rotation", false, 0},
+}
+
+// toiBenchPairs is the batch size of the TOI benchmarks.
+const toiBenchPairs = 4096
+
+// toiBenchParams are the TOI benchmarks' parameters: the categories'
+// Tol of 1e-3 of a scene's size once toiCase has scaled every case to
+// size 1.
+var toiBenchParams = fallback.TOIParams{Tol: 1e-3, TMax: 1, MaxIter: verify.TOIMaxIter}
+
+// toiBatch is a TOI workload laid out as an engine's stores: pair k is
+// capsule 2k against 2k+1.
+type toiBatch struct {
+	start, end soa.Capsules
+	pairs      *soa.IndexPairs
+	params     kernel.TOIParams
+}
+
+var benchTOI = map[string]*toiBatch{}
+
+// toiCase scales a generated case to size 1 (its Tol 1e-3 × size to
+// toiBenchParams.Tol) and folds its margin into I's radii, so that every
+// case of a batch shares one set of parameters with the same target, and
+// rounds it to float32.
+func toiCase(c verify.TOICase64) verify.TOICase {
+	f := float64(toiBenchParams.Tol) / c.Params.Tol
+	sw := func(s fallback.SweptCapsule64, add float64) fallback.SweptCapsule {
+		v := func(x [3]float64) [3]float32 {
+			return [3]float32{float32(x[0] * f), float32(x[1] * f), float32(x[2] * f)}
+		}
+		return fallback.SweptCapsule{A0: v(s.A0), B0: v(s.B0), R0: float32((s.R0 + add) * f), A1: v(s.A1), B1: v(s.B1),
+			R1: float32((s.R1 + add) * f), Pad: float32(s.Pad * f)}
+	}
+	return verify.TOICase{I: sw(c.I, c.Params.Margin), J: sw(c.J, 0), Params: toiBenchParams}
+}
+
+// toiCases returns n cases of the kind (see toiKinds) that keep its
+// status under toiBenchParams; the same for every call (fixed seeds).
+func toiCases(kind string, n int) []verify.TOICase {
+	k := toiKinds[kind]
+	var cat verify.TOICategory
+	for _, c := range verify.TOICategories() {
+		if c.Name == k.category {
+			cat = c
+		}
+	}
+	var out []verify.TOICase
+	for stream := uint64(0); len(out) < n; stream++ {
+		for _, c := range verify.TOICases[float64](cat, 11, stream, 256) {
+			tc := toiCase(c)
+			if !k.only || tc.Lane().Status == k.keep {
+				out = append(out, tc)
+			}
+			if len(out) == n {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// toiLayout lays cases out as a toiBatch.
+func toiLayout(cases []verify.TOICase) *toiBatch {
+	n := len(cases)
+	b := &toiBatch{start: soa.NewCapsules(2 * n), end: soa.NewCapsules(2 * n), pairs: soa.NewIndexPairs(n)}
+	pad := make([]float32, 2*n)
+	for k, c := range cases {
+		for s, sc := range [2]fallback.SweptCapsule{c.I, c.J} {
+			b.start.Set(2*k+s, sc.A0, sc.B0, sc.R0)
+			b.end.Set(2*k+s, sc.A1, sc.B1, sc.R1)
+			pad[2*k+s] = sc.Pad
+		}
+		b.pairs.Set(k, uint32(2*k), uint32(2*k+1))
+	}
+	p := toiBenchParams
+	b.params = kernel.TOIParams{Margin: p.Margin, Tol: p.Tol, TMax: p.TMax, MaxIter: p.MaxIter, Pad: pad}
+	return b
+}
+
+// toiWorkload returns the workload of n pairs, built once.
+func toiWorkload(name string, n int) *toiBatch {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	key := fmt.Sprintf("%s/%d", name, n)
+	if b, ok := benchTOI[key]; ok {
+		return b
+	}
+	var cases []verify.TOICase
+	if name == "mixed" {
+		for _, kind := range toiWorkloads[:4] {
+			cases = append(cases, toiCases(kind, n/4)...)
+		}
+		cases = append(cases, toiCases("misses", n-len(cases))...)
+		r := rand.New(rand.NewPCG(12, uint64(n)))
+		r.Shuffle(len(cases), func(a, b int) { cases[a], cases[b] = cases[b], cases[a] })
+	} else {
+		cases = toiCases(name, n)
+	}
+	b := toiLayout(cases)
+	benchTOI[key] = b
+	return b
+}
+
+// toiHitBatch returns n pairs of which round(n x pct / 100) are
+// translation hits and the others misses, shuffled; built once.
+func toiHitBatch(pct, n int) *toiBatch {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	key := fmt.Sprintf("hits=%d/%d", pct, n)
+	if b, ok := benchTOI[key]; ok {
+		return b
+	}
+	hits := (n*pct + 50) / 100
+	cases := append(toiCases("translation", hits), toiCases("misses", n-hits)...)
+	r := rand.New(rand.NewPCG(13, uint64(n)<<8|uint64(pct)))
+	r.Shuffle(len(cases), func(a, b int) { cases[a], cases[b] = cases[b], cases[a] })
+	b := toiLayout(cases)
+	benchTOI[key] = b
+	return b
+}
+
+// closestUnit times BatchClosest on n random pairs on path k (the median
+// of 5 repetitions of at least 20 ms): the unit of the TOI's cost, one
+// closest-point call per pair, measured beside the TOI benchmarks.
+func closestUnit(k kernel.Kernel, n int) float64 {
+	src, dst := randomPairs(n), soa.NewResults(n)
+	return measure(func() { k.BatchClosest(dst, src) }, 5, 20*time.Millisecond).NsPer(n)
+}
+
+// BenchmarkTOI is BatchTOI on every path and workload, toiBenchPairs
+// pairs. Besides ns/pair it reports closest-units, the time per pair in
+// units of BatchClosest's time per pair on the same path (closestUnit,
+// timed in the same run before the workloads), iter/pair (closest-point
+// evaluations per pair, the spec's) and hits/pair (the rows that are not a
+// Miss).
+func BenchmarkTOI(b *testing.B) {
+	eachPath(b, func(b *testing.B, k kernel.Kernel) {
+		unit := closestUnit(k, toiBenchPairs)
+		for _, name := range toiWorkloads {
+			b.Run("workload="+name, func(b *testing.B) {
+				w := toiWorkload(name, toiBenchPairs)
+				dst := soa.NewTOIs(toiBenchPairs)
+				timeLoop(b, toiBenchPairs, func() { k.BatchTOI(dst, w.start, w.end, w.pairs, w.params) })
+				iters, hits := 0, 0
+				for r := range toiBenchPairs {
+					iters += int(dst.Iter[r])
+					if fallback.TOIStatus(dst.Status[r]) != fallback.TOIMiss {
+						hits++
+					}
+				}
+				ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N*toiBenchPairs)
+				b.ReportMetric(ns/unit, "closest-units")
+				b.ReportMetric(float64(iters)/toiBenchPairs, "iter/pair")
+				b.ReportMetric(float64(hits)/toiBenchPairs, "hits/pair")
+			})
+		}
+	})
+}
+
+// BenchmarkCompactTOI is BatchTOI (kernel=batch) and CompactTOI
+// (kernel=compact) on every path, toiBenchPairs pairs of which 5% are
+// translation hits and the rest misses: `benchstat -col /kernel` gives
+// the cost of compaction. kernel=compact also reports x-batch, its time
+// over BatchTOI's on the same pairs timed in the same function.
+func BenchmarkCompactTOI(b *testing.B) {
+	eachPath(b, func(b *testing.B, k kernel.Kernel) {
+		w := toiHitBatch(5, toiBenchPairs)
+		dst := soa.NewTOIs(toiBenchPairs)
+		batch := func() { k.BatchTOI(dst, w.start, w.end, w.pairs, w.params) }
+		b.Run("kernel=batch", func(b *testing.B) { timeLoop(b, toiBenchPairs, batch) })
+		b.Run("kernel=compact", func(b *testing.B) {
+			var m int
+			timeLoop(b, toiBenchPairs, func() { m = k.CompactTOI(dst, w.start, w.end, w.pairs, w.params) })
+			ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N*toiBenchPairs)
+			b.StopTimer()
+			ref := measure(batch, 5, 20*time.Millisecond).NsPer(toiBenchPairs)
+			b.ReportMetric(ns/ref, "x-batch")
+			b.ReportMetric(float64(m)/toiBenchPairs, "hits/pair")
+		})
+	})
+}
+
+// TestTOIBenchWorkloads checks the TOI benchmarks' batches: each
+// workload holds what it claims (every pair of misses a Miss, of
+// translation a Hit, mixed a quarter of each kind, 5% hits in
+// BenchmarkCompactTOI's batch), and every path's BatchTOI and CompactTOI
+// rows are fallback.TOILane's bit for bit, without allocating.
+func TestTOIBenchWorkloads(t *testing.T) {
+	const n = 256
+	spec := func(w *toiBatch) []fallback.TOI {
+		var out []fallback.TOI
+		for k := range w.pairs.Len() {
+			sw := func(i uint32) fallback.SweptCapsule {
+				return fallback.SweptCapsule{A0: w.start[i].A, B0: w.start[i].B, R0: w.start[i].R,
+					A1: w.end[i].A, B1: w.end[i].B, R1: w.end[i].R, Pad: w.params.Pad[i]}
+			}
+			out = append(out, fallback.TOILane(sw(w.pairs.I[k]), sw(w.pairs.J[k]), toiBenchParams))
+		}
+		return out
+	}
+	count := func(want []fallback.TOI, st fallback.TOIStatus) int {
+		c := 0
+		for _, x := range want {
+			if x.Status == st {
+				c++
+			}
+		}
+		return c
+	}
+	for _, name := range append(slices.Clone(toiWorkloads), "hits=5pct") {
+		var w *toiBatch
+		if name == "hits=5pct" {
+			w = toiHitBatch(5, n)
+		} else {
+			w = toiWorkload(name, n)
+		}
+		want := spec(w)
+		miss, hit := count(want, fallback.TOIMiss), count(want, fallback.TOIHit)
+		t.Logf("%s: %d Miss, %d Hit, %d other", name, miss, hit, n-miss-hit)
+		switch name {
+		case "misses":
+			if miss != n {
+				t.Errorf("misses: %d of %d pairs a Miss", miss, n)
+			}
+		case "translation":
+			if hit != n {
+				t.Errorf("translation: %d of %d pairs a Hit", hit, n)
+			}
+		case "hits=5pct":
+			if want := (n*5 + 50) / 100; n-miss != want {
+				t.Errorf("hits=5pct: %d of %d pairs not a Miss, want %d", n-miss, n, want)
+			}
+		case "grazing", "rotation", "mixed":
+			if miss == 0 || miss == n {
+				t.Errorf("%s: %d of %d pairs a Miss: want both kinds", name, miss, n)
+			}
+		}
+		for _, isa := range kernel.Available() {
+			k, _ := kernel.Lookup(isa)
+			dst := soa.NewTOIs(n)
+			k.BatchTOI(dst, w.start, w.end, w.pairs, w.params)
+			if bad, ex := checkTOIRows(want, dst, n, false); bad > 0 {
+				t.Errorf("%s %s: BatchTOI: %d rows differ from the spec; first: %s", name, isa, bad, ex)
+			}
+			m := k.CompactTOI(dst, w.start, w.end, w.pairs, w.params)
+			if bad, ex := checkTOIRows(want, dst, m, true); bad > 0 {
+				t.Errorf("%s %s: CompactTOI: %d rows differ from the spec; first: %s", name, isa, bad, ex)
+			}
+			if a := testing.AllocsPerRun(3, func() { k.BatchTOI(dst, w.start, w.end, w.pairs, w.params) }); a != 0 {
+				t.Errorf("%s %s: BatchTOI allocates %v times per call", name, isa, a)
+			}
+		}
+	}
+	// mixed: a quarter of each kind, which the statuses bound.
+	w := spec(toiWorkload("mixed", n))
+	if miss := count(w, fallback.TOIMiss); miss < n/4 || miss > 3*n/4 {
+		t.Errorf("mixed: %d of %d pairs a Miss", miss, n)
+	}
 }

@@ -49,11 +49,25 @@
 // above, every plane pair against exact arithmetic
 // (verify.CheckPlaneContact).
 //
+// Then a CCD scene (ccd.go; -ccd-shots): fast thin capsules and a few
+// spheres shot through a pile of resting capsules within one step, moving
+// hundreds of their radii. kernel.CapsulesFromPoses gives the start and
+// end stores, a broadphase of the swept bounds the pairs,
+// kernel.CompactTOI the time of impact of every pair that is not a proven
+// miss and kernel.EarliestHits each body's earliest impact. bench prints
+// the hits, how many of them the contact kernel misses at the end and the
+// start pose, and the time per pair of each path; every path's BatchTOI
+// and CompactTOI rows must equal fallback.TOILane's bit for bit, and every
+// row (up to 4,096, those that are not a Miss first) must pass the
+// certified checker (verify.CheckTOI: no missed, late or false result) and
+// agree with fallback.ReferenceTOI.
+//
 // bench exits with status 1 if any check fails, 2 on a usage error.
 //
-//	go run ./bench                 # 10,000 capsules, 400 bodies, every path (about 5 s)
-//	go run ./bench -n 200          # the quick CI run (a rigid-body scene of 200 bodies)
+//	go run ./bench                 # 10,000 capsules, 400 bodies, 64 CCD projectiles, every path (about 5 s)
+//	go run ./bench -n 200          # the quick CI run (a rigid-body scene of 200 bodies, 20 CCD projectiles)
 //	go run ./bench -rigid-bodies 0 # without the rigid-body scene
+//	go run ./bench -ccd-shots 0    # without the CCD scene
 //	go run ./bench -isa avx2,go    # some paths only
 //	go run ./bench -margin 0       # contacts only where the capsules overlap or touch
 //	go run ./bench -json           # one JSON object per row on stdout
@@ -93,6 +107,9 @@ type config struct {
 
 	// The rigid-body scene (rigid.go); 0 bodies or steps skips it.
 	rigidBodies, rigidSteps int
+
+	// The CCD scene (ccd.go): projectiles; 0 skips it.
+	ccdShots int
 }
 
 func main() {
@@ -109,6 +126,7 @@ func main() {
 	fs.BoolVar(&cfg.progress, "v", false, "show progress on stderr (automatic from 100,000 capsules)")
 	fs.IntVar(&cfg.rigidBodies, "rigid-bodies", defaultRigidBodies, "`bodies` of the rigid-body scene, at most -n unless given (0 skips the scene)")
 	fs.IntVar(&cfg.rigidSteps, "rigid-steps", defaultRigidSteps, "`steps` of 1/60 s of the rigid-body scene (0 skips it)")
+	fs.IntVar(&cfg.ccdShots, "ccd-shots", defaultCCDShots, "`projectiles` of the CCD scene, shot through a pile of 8 times as many capsules; at most -n/10 unless given (0 skips the scene)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: go run ./bench [flags]\n\n")
 		fmt.Fprintf(fs.Output(), "Builds a capsule scene, runs its broadphase candidate pairs through the\n")
@@ -116,7 +134,9 @@ func main() {
 		fmt.Fprintf(fs.Output(), "against the float64 references and the go path's bits and prints a\n")
 		fmt.Fprintf(fs.Output(), "throughput table; then runs a rigid-body scene with segdist as its\n")
 		fmt.Fprintf(fs.Output(), "whole narrowphase, verified the same way, and prints the time per step\n")
-		fmt.Fprintf(fs.Output(), "of each phase. Exit status 1: a check failed.\n\n")
+		fmt.Fprintf(fs.Output(), "of each phase; then a CCD scene, fast thin capsules shot through a pile,\n")
+		fmt.Fprintf(fs.Output(), "with the time of impact of every pair verified and timed. Exit status 1:\n")
+		fmt.Fprintf(fs.Output(), "a check failed.\n\n")
 		fs.PrintDefaults()
 	}
 	fs.Parse(os.Args[1:])
@@ -129,13 +149,22 @@ func main() {
 	if cfg.reps < 1 {
 		usageError(fmt.Errorf("-reps %d: need at least 1", cfg.reps))
 	}
-	rigidSet := false
-	fs.Visit(func(f *flag.Flag) { rigidSet = rigidSet || f.Name == "rigid-bodies" })
+	rigidSet, ccdSet := false, false
+	fs.Visit(func(f *flag.Flag) {
+		rigidSet = rigidSet || f.Name == "rigid-bodies"
+		ccdSet = ccdSet || f.Name == "ccd-shots"
+	})
 	if !rigidSet {
 		cfg.rigidBodies = min(cfg.rigidBodies, cfg.n)
 	}
+	if !ccdSet {
+		cfg.ccdShots = min(cfg.ccdShots, max(cfg.n/10, 1))
+	}
 	if cfg.rigidBodies < 0 || cfg.rigidSteps < 0 {
 		usageError(fmt.Errorf("-rigid-bodies %d -rigid-steps %d: must be >= 0", cfg.rigidBodies, cfg.rigidSteps))
+	}
+	if cfg.ccdShots < 0 {
+		usageError(fmt.Errorf("-ccd-shots %d: must be >= 0", cfg.ccdShots))
 	}
 	isas, err := parseISAs(cfg.isa, kernel.Available())
 	if err != nil {
@@ -527,6 +556,22 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 			fmt.Fprintf(stderr, "bench: %s\n", e)
 		}
 	}
+
+	// ---- CCD scene: fast thin capsules shot through a pile -------------
+	var ccd *ccdResult
+	if cfg.ccdShots > 0 {
+		log.printf("ccd: %d projectiles", cfg.ccdShots)
+		r := runCCD(defaultCCD(cfg.ccdShots, cfg.seed), kernels, kgo, measure)
+		ccd = &r
+		if err := writeCCD(human, r); err != nil {
+			return false, err
+		}
+		fmt.Fprintln(human)
+		problems = append(problems, r.problems...)
+		for _, e := range r.examples {
+			fmt.Fprintf(stderr, "bench: %s\n", e)
+		}
+	}
 	if len(problems) > 0 {
 		for _, p := range problems {
 			fmt.Fprintf(human, "FAIL: %s\n", p)
@@ -559,6 +604,9 @@ func run(cfg config, isas []string, stdout, stderr io.Writer) (ok bool, err erro
 		if !rigid.atRest {
 			notes = append(notes, fmt.Sprintf("rigid: not at rest after %d steps (largest speed %.3g)", cfg.rigidSteps, max(rigid.maxSpeed, rigid.maxSpin)))
 		}
+	}
+	if ccd != nil {
+		writeCCDVerified(human, *ccd)
 	}
 	if set.GoldenN != refTouch {
 		notes = append(notes, fmt.Sprintf("contacts: the reference finds %d touching pairs, the kernels %d: pairs in the borderline bands", refTouch, set.GoldenN))

@@ -354,7 +354,7 @@ func TestRun(t *testing.T) {
 	isas := kernel.Available()
 	for _, js := range []bool{false, true} {
 		var out, errOut bytes.Buffer
-		cfg := config{n: 200, seed: 1, margin: defaultMargin, json: js, reps: 2, minRep: time.Millisecond, rigidBodies: 30, rigidSteps: 30}
+		cfg := config{n: 200, seed: 1, margin: defaultMargin, json: js, reps: 2, minRep: time.Millisecond, rigidBodies: 30, rigidSteps: 30, ccdShots: 12}
 		ok, err := run(cfg, isas, &out, &errOut)
 		if err != nil || !ok {
 			t.Fatalf("json=%v: ok=%v err=%v\nstdout:\n%s\nstderr:\n%s", js, ok, err, out.String(), errOut.String())
@@ -367,7 +367,7 @@ func TestRun(t *testing.T) {
 		for _, want := range append([]string{"cpu:", "kernel:", "ns/pair", "verified:  closest", "verified:  closest float64", "float64", "verified:  contacts float64", "verified:  contacts",
 			"verified:  point", "verified:  point float64", "end to end", "copy+BatchClosest", refISA, "contacts ", "point ",
 			"rigid:     30 bodies", "us/step", "poses", "broadphase", "capsule contacts", "plane contacts", "solver", "rigid:     end state",
-			"verified:  rigid"}, isas...) {
+			"verified:  rigid", "ccd:       12 projectiles", "TOI ns/pair", "closest units", "at the end pose", "verified:  ccd"}, isas...) {
 			if !strings.Contains(human, want) {
 				t.Errorf("json=%v: output lacks %q:\n%s", js, want, human)
 			}
@@ -379,7 +379,7 @@ func TestRun(t *testing.T) {
 }
 
 // TestRunSomePaths runs one path only, with margin 0, the rigid-body
-// scene skipped, and a bad margin.
+// and CCD scenes skipped, and a bad margin.
 func TestRunSomePaths(t *testing.T) {
 	var out, errOut bytes.Buffer
 	cfg := config{n: 200, seed: 2, margin: 0, json: true, reps: 1, minRep: time.Millisecond}
@@ -390,6 +390,9 @@ func TestRunSomePaths(t *testing.T) {
 	checkJSONLines(t, out.String(), jsonRows([]string{"go"}))
 	if strings.Contains(errOut.String(), "rigid") {
 		t.Errorf("the rigid-body scene ran with 0 bodies:\n%s", errOut.String())
+	}
+	if strings.Contains(errOut.String(), "ccd") {
+		t.Errorf("the CCD scene ran with 0 projectiles:\n%s", errOut.String())
 	}
 	cfg.margin = math.Inf(1)
 	if _, err := run(cfg, []string{"go"}, &out, &errOut); err == nil {
