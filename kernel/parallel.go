@@ -102,6 +102,17 @@ type crew struct {
 	rowsPlaced int            // the rows of those chunks (held by placer)
 	slots      []soa.Contacts
 	slots64    []soa.Contacts64
+	// The time-of-impact calls: the rows, the two stores, the parameters,
+	// and their own compaction slots.
+	toiRows    *soa.TOIs
+	toiRows64  *soa.TOIs64
+	from, to   soa.Capsules
+	from64     soa.Capsules64
+	to64       soa.Capsules64
+	toiP       TOIParams
+	toiP64     TOIParams64
+	toiSlots   []soa.TOIs
+	toiSlots64 []soa.TOIs64
 	// The index check (opCheck): the indices, the bound, and whether a
 	// chunk found one out of range.
 	checkI, checkJ []uint32
@@ -128,6 +139,10 @@ const (
 	opContacts
 	opCompact
 	opCheck
+	opTOI
+	opTOICompact
+	opTOI64
+	opTOICompact64
 )
 
 // chunkViews are one worker's views of a chunk, kept so that handing a
@@ -256,7 +271,7 @@ func (c *crew) chunkFor(n int) int {
 	}
 	limit := c.chunk
 	switch c.op {
-	case opClosest64, opPoint64, opContacts64, opCompact64, opIndexed64:
+	case opClosest64, opPoint64, opContacts64, opCompact64, opIndexed64, opTOI64, opTOICompact64:
 		limit = max(64, (limit/2)&^63)
 	}
 	even := (n + c.workers - 1) / c.workers
@@ -311,6 +326,8 @@ func (c *crew) end() {
 	c.rows64, c.caps64 = nil, nil
 	c.rows, c.caps, c.pairs = nil, nil, nil
 	c.onPlanes, c.planes, c.planes64 = false, nil, nil
+	c.toiRows, c.toiRows64, c.from, c.to, c.from64, c.to64 = nil, nil, nil, nil, nil, nil
+	c.toiP.Pad, c.toiP64.Pad = nil, nil
 	c.checkI, c.checkJ = nil, nil
 	c.inCall.Store(false)
 }
@@ -336,7 +353,7 @@ func (c *crew) run(n int) {
 	if pv := c.panicked.Swap(nil); pv != nil {
 		panic(pv.value)
 	}
-	if c.op == opCompact || c.op == opCompact64 {
+	if c.op == opCompact || c.op == opCompact64 || c.op == opTOICompact || c.op == opTOICompact64 {
 		// The chunks the workers left. Every worker has returned from
 		// work, and with it from placeRows, so the mover's flag is free
 		// and this call places every chunk.
@@ -409,6 +426,26 @@ func (c *crew) work(w int) {
 				rows := c.rows64of(true, hi-lo, s, &v.ip)
 				c.chunkDone(ch, s.Pair[:rows], lo)
 			}
+		case opTOI, opTOICompact:
+			v.ip = soa.IndexPairs{I: c.pairs.I[lo:hi], J: c.pairs.J[lo:hi]}
+			if c.op == opTOI {
+				rows := subTOIs(c.toiRows, lo, hi)
+				c.k.f32.toi(hi-lo, &rows, c.from, c.to, &v.ip, c.toiP, false)
+				renumber(rows.Pair, lo)
+			} else if s := slotFor(c, ch, c.toiSlots); s != nil {
+				n := c.k.f32.toi(hi-lo, s, c.from, c.to, &v.ip, c.toiP, true)
+				c.chunkDone(ch, s.Pair[:n], lo)
+			}
+		case opTOI64, opTOICompact64:
+			v.ip = soa.IndexPairs{I: c.pairs.I[lo:hi], J: c.pairs.J[lo:hi]}
+			if c.op == opTOI64 {
+				rows := subTOIs(c.toiRows64, lo, hi)
+				c.k.f64.toi(hi-lo, &rows, c.from64, c.to64, &v.ip, c.toiP64, false)
+				renumber(rows.Pair, lo)
+			} else if s := slotFor(c, ch, c.toiSlots64); s != nil {
+				n := c.k.f64.toi(hi-lo, s, c.from64, c.to64, &v.ip, c.toiP64, true)
+				c.chunkDone(ch, s.Pair[:n], lo)
+			}
 		case opCheck:
 			if !indicesBelow(c.checkI[lo:hi], c.checkJ[lo:hi], c.checkN) {
 				c.outOfRange.Store(true)
@@ -446,7 +483,7 @@ func (c *crew) rows64of(compact bool, m int, dst *soa.Contacts64, ip *soa.IndexP
 // slotFor returns the scratch slot of chunk ch once the chunk that used
 // it before (ch - len(slots)) is placed, placing rows meanwhile; nil if a
 // worker panicked while it waited.
-func slotFor[F soa.Float](c *crew, ch int, slots []soa.ContactsOf[F]) *soa.ContactsOf[F] {
+func slotFor[S any](c *crew, ch int, slots []S) *S {
 	for i := 0; int64(ch-len(slots)) >= c.placed.Load(); i++ {
 		if c.aborted.Load() {
 			return nil
@@ -787,6 +824,12 @@ func (c *crew) prepareCounts(m int) {
 	if c.op == opCompact64 && c.slots64 == nil {
 		c.slots64 = newSlots[float64](c.workers, c.chunk)
 	}
+	if c.op == opTOICompact && c.toiSlots == nil {
+		c.toiSlots = newTOISlots[float32](c.workers, c.chunk)
+	}
+	if c.op == opTOICompact64 && c.toiSlots64 == nil {
+		c.toiSlots64 = newTOISlots[float64](c.workers, c.chunk)
+	}
 }
 
 // newSlots returns slotsPerWorker scratch batches of rows contact rows per
@@ -818,10 +861,15 @@ func (c *crew) placeRows() {
 		if cnt < 0 {
 			break // not computed yet
 		}
-		if c.op == opCompact64 {
+		switch c.op {
+		case opCompact64:
 			copyRows(c.rows64, w, &c.slots64[ch%len(c.slots64)], cnt)
-		} else {
+		case opCompact:
 			copyRows(c.rows, w, &c.slots[ch%len(c.slots)], cnt)
+		case opTOICompact:
+			copyTOIRows(c.toiRows, w, &c.toiSlots[ch%len(c.toiSlots)], cnt)
+		case opTOICompact64:
+			copyTOIRows(c.toiRows64, w, &c.toiSlots64[ch%len(c.toiSlots64)], cnt)
 		}
 		w += cnt
 	}
@@ -842,4 +890,100 @@ func copyRows[F soa.Float](dst *soa.ContactsOf[F], to int, src *soa.ContactsOf[F
 	for k := range d {
 		copy(d[k][to:to+n], s[k][:n])
 	}
+}
+
+// newTOISlots is newSlots for time-of-impact rows.
+func newTOISlots[F soa.Float](workers, rows int) []soa.TOIsOf[F] {
+	s := make([]soa.TOIsOf[F], slotsPerWorker*workers)
+	for i := range s {
+		s[i].Resize(rows)
+	}
+	return s
+}
+
+// subTOIs returns rows [lo, hi) of r.
+func subTOIs[F soa.Float](r *soa.TOIsOf[F], lo, hi int) soa.TOIsOf[F] {
+	return soa.TOIsOf[F]{Pair: r.Pair[lo:hi], Status: r.Status[lo:hi], Iter: r.Iter[lo:hi], T: r.T[lo:hi], Dist: r.Dist[lo:hi],
+		NX: r.NX[lo:hi], NY: r.NY[lo:hi], NZ: r.NZ[lo:hi], PX: r.PX[lo:hi], PY: r.PY[lo:hi], PZ: r.PZ[lo:hi],
+		QX: r.QX[lo:hi], QY: r.QY[lo:hi], QZ: r.QZ[lo:hi]}
+}
+
+// copyTOIRows copies rows [0, n) of src to rows [to, to+n) of dst.
+func copyTOIRows[F soa.Float](dst *soa.TOIsOf[F], to int, src *soa.TOIsOf[F], n int) {
+	if n == 0 {
+		return
+	}
+	for _, s := range [...][2][]uint32{{dst.Pair, src.Pair}, {dst.Status, src.Status}, {dst.Iter, src.Iter}} {
+		copy(s[0][to:to+n], s[1][:n])
+	}
+	d := [...][]F{dst.T, dst.Dist, dst.NX, dst.NY, dst.NZ, dst.PX, dst.PY, dst.PZ, dst.QX, dst.QY, dst.QZ}
+	f := [...][]F{src.T, src.Dist, src.NX, src.NY, src.NZ, src.PX, src.PY, src.PZ, src.QX, src.QY, src.QZ}
+	for k := range d {
+		copy(d[k][to:to+n], f[k][:n])
+	}
+}
+
+// BatchTOI is kernel.BatchTOI on the workers.
+func (p *Parallel) BatchTOI(dst *soa.TOIs, start, end soa.Capsules, pairs *soa.IndexPairs, prm TOIParams) {
+	m := checkTOIArgs(dst, start, end, pairs, &prm, true)
+	if !p.parallel(m) {
+		if m > 0 {
+			p.k.f32.toi(m, dst, start, end, pairs, prm, false)
+		}
+		return
+	}
+	p.begin(opTOI)
+	defer p.end()
+	p.toiRows, p.from, p.to, p.pairs, p.toiP = dst, start, end, pairs, prm
+	p.run(m)
+}
+
+// CompactTOI is kernel.CompactTOI on the workers: the same rows in the
+// same order, nothing written from the count on.
+func (p *Parallel) CompactTOI(dst *soa.TOIs, start, end soa.Capsules, pairs *soa.IndexPairs, prm TOIParams) int {
+	m := checkTOIArgs(dst, start, end, pairs, &prm, false)
+	if !p.parallel(m) {
+		if m == 0 {
+			return 0
+		}
+		return p.k.f32.toi(m, dst, start, end, pairs, prm, true)
+	}
+	p.begin(opTOICompact)
+	defer p.end()
+	p.toiRows, p.from, p.to, p.pairs, p.toiP = dst, start, end, pairs, prm
+	p.prepareCounts(m)
+	p.run(m)
+	return p.rowsPlaced
+}
+
+// BatchTOI64 is kernel.BatchTOI64 on the workers.
+func (p *Parallel) BatchTOI64(dst *soa.TOIs64, start, end soa.Capsules64, pairs *soa.IndexPairs, prm TOIParams64) {
+	m := checkTOIArgs(dst, start, end, pairs, &prm, true)
+	if !p.parallel(m) {
+		if m > 0 {
+			p.k.f64.toi(m, dst, start, end, pairs, prm, false)
+		}
+		return
+	}
+	p.begin(opTOI64)
+	defer p.end()
+	p.toiRows64, p.from64, p.to64, p.pairs, p.toiP64 = dst, start, end, pairs, prm
+	p.run(m)
+}
+
+// CompactTOI64 is kernel.CompactTOI64 on the workers.
+func (p *Parallel) CompactTOI64(dst *soa.TOIs64, start, end soa.Capsules64, pairs *soa.IndexPairs, prm TOIParams64) int {
+	m := checkTOIArgs(dst, start, end, pairs, &prm, false)
+	if !p.parallel(m) {
+		if m == 0 {
+			return 0
+		}
+		return p.k.f64.toi(m, dst, start, end, pairs, prm, true)
+	}
+	p.begin(opTOICompact64)
+	defer p.end()
+	p.toiRows64, p.from64, p.to64, p.pairs, p.toiP64 = dst, start, end, pairs, prm
+	p.prepareCounts(m)
+	p.run(m)
+	return p.rowsPlaced
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segdist/segdist/fallback"
 	"github.com/segdist/segdist/internal/verify"
 	"github.com/segdist/segdist/soa"
 )
@@ -403,4 +404,82 @@ func sentinelBitsOf[F soa.Float](x F) uint64 {
 	default:
 		return math.Float64bits(any(x).(float64))
 	}
+}
+
+// TestParallelTOI: Parallel's time-of-impact entry points return the
+// single-core rows on every path and worker count, in chunks of 64 pairs,
+// float32 and float64; CompactTOI writes nothing from its count on.
+func TestParallelTOI(t *testing.T) {
+	var cases []verify.TOICase
+	for ci, cat := range verify.TOICategories() {
+		cases = append(cases, verify.TOICases[float32](cat, uint64(700+ci), 1, 40)...)
+	}
+	start, end := make(soa.Capsules, 2*len(cases)), make(soa.Capsules, 2*len(cases))
+	pairs := soa.NewIndexPairs(0)
+	for k, c := range cases {
+		for s, sc := range [2]fallback.SweptCapsule{c.I, c.J} {
+			start[2*k+s] = soa.Capsule{A: sc.A0, B: sc.B0, R: sc.R0}
+			end[2*k+s] = soa.Capsule{A: sc.A1, B: sc.B1, R: sc.R1}
+		}
+		pairs.Append(uint32(2*k), uint32(2*k+1))
+		pairs.Append(uint32(2*k+1), uint32(2*k))
+	}
+	start64, end64 := verify.WidenCapsules(start), verify.WidenCapsules(end)
+	prm := TOIParams{Tol: 1e-3, TMax: 1, MaxIter: 32}
+	prm64 := TOIParams64{Tol: 1e-3, TMax: 1, MaxIter: 32}
+	m := pairs.Len()
+	for _, isa := range Available() {
+		k, _ := Lookup(isa)
+		for _, workers := range []int{2, 3} {
+			p := NewParallel(k, workers)
+			p.MinParallel = 0
+			p.chunk = 64
+			what := fmt.Sprintf("isa=%s workers=%d", isa, workers)
+			want, got := soa.NewTOIs(m), soa.NewTOIs(m)
+			k.BatchTOI(want, start, end, pairs, prm)
+			p.BatchTOI(got, start, end, pairs, prm)
+			if toiText(want, m) != toiText(got, m) {
+				t.Fatalf("%s: BatchTOI rows differ from one core's", what)
+			}
+			want64, got64 := soa.NewTOIs64(m), soa.NewTOIs64(m)
+			k.BatchTOI64(want64, start64, end64, pairs, prm64)
+			p.BatchTOI64(got64, start64, end64, pairs, prm64)
+			if toiText(want64, m) != toiText(got64, m) {
+				t.Fatalf("%s: BatchTOI64 rows differ from one core's", what)
+			}
+			for i := range got.Pair {
+				want.Pair[i], got.Pair[i] = sentinel, sentinel
+			}
+			wn, gn := k.CompactTOI(want, start, end, pairs, prm), p.CompactTOI(got, start, end, pairs, prm)
+			if wn != gn || toiText(want, wn) != toiText(got, gn) {
+				t.Fatalf("%s: CompactTOI: %d rows, one core %d, or the rows differ", what, gn, wn)
+			}
+			for i := gn; i < m; i++ {
+				if got.Pair[i] != sentinel {
+					t.Fatalf("%s: CompactTOI wrote row %d beyond its count %d", what, i, gn)
+				}
+			}
+			if n64 := p.CompactTOI64(got64, start64, end64, pairs, prm64); n64 != k.CompactTOI64(want64, start64, end64, pairs, prm64) ||
+				toiText(want64, n64) != toiText(got64, n64) {
+				t.Fatalf("%s: CompactTOI64 differs from one core's", what)
+			}
+			if a := testing.AllocsPerRun(3, func() { p.CompactTOI(got, start, end, pairs, prm) }); a != 0 {
+				t.Errorf("%s: CompactTOI allocates %v times per call", what, a)
+			}
+			p.Close()
+		}
+	}
+}
+
+// toiText returns rows [0, m) of r, every field's bits, as text.
+func toiText[F soa.Float](r *soa.TOIsOf[F], m int) string {
+	var b strings.Builder
+	for i := range m {
+		fmt.Fprintf(&b, "%d %d %d", r.Pair[i], r.Status[i], r.Iter[i])
+		for _, s := range [...][]F{r.T, r.Dist, r.NX, r.NY, r.NZ, r.PX, r.PY, r.PZ, r.QX, r.QY, r.QZ} {
+			fmt.Fprintf(&b, " %x", sentinelBitsOf(s[i]))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
