@@ -86,6 +86,90 @@ func Contacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, 
 //go:noescape
 func CompactContacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
 
+// PlaneContactsAVX2 computes the contacts of n capsule-plane pairs with AVX2,
+// one row per pair; it returns n. Bit-identical to fallback.PlaneContactLane on each.
+// caps points at the capsule records (soa.Capsule, 32 bytes), planes at the plane records
+// (soa.Plane, 32 bytes), pi at the n capsule indices and pj at the n plane indices (all in
+// range), out holds the thirteen soa.Contacts streams, each with room for n rows; n > 0.
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+//
+//go:noescape
+func PlaneContactsAVX2(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+
+// CompactPlaneContactsAVX2 computes the contacts of n capsule-plane pairs with AVX2,
+// and writes those of the touching pairs densely, in pair order; it returns
+// their number. Bit-identical to fallback.PlaneContactLane on each.
+// caps points at the capsule records (soa.Capsule, 32 bytes), planes at the plane records
+// (soa.Plane, 32 bytes), pi at the n capsule indices and pj at the n plane indices (all in
+// range), out holds the thirteen soa.Contacts streams, each with room for n rows; n > 0.
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+//
+//go:noescape
+func CompactPlaneContactsAVX2(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+
+// PlaneContactsAVX512 computes the contacts of n capsule-plane pairs with AVX512,
+// one row per pair; it returns n. Bit-identical to fallback.PlaneContactLane on each.
+// caps points at the capsule records (soa.Capsule, 32 bytes), planes at the plane records
+// (soa.Plane, 32 bytes), pi at the n capsule indices and pj at the n plane indices (all in
+// range), out holds the thirteen soa.Contacts streams, each with room for n rows; n > 0.
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+//
+//go:noescape
+func PlaneContactsAVX512(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+
+// CompactPlaneContactsAVX512 computes the contacts of n capsule-plane pairs with AVX512,
+// and writes those of the touching pairs densely, in pair order; it returns
+// their number. Bit-identical to fallback.PlaneContactLane on each.
+// caps points at the capsule records (soa.Capsule, 32 bytes), planes at the plane records
+// (soa.Plane, 32 bytes), pi at the n capsule indices and pj at the n plane indices (all in
+// range), out holds the thirteen soa.Contacts streams, each with room for n rows; n > 0.
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+//
+//go:noescape
+func CompactPlaneContactsAVX512(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+
+// PlaneContacts64AVX2 computes the contacts of n capsule-plane pairs with AVX2,
+// one row per pair; it returns n. Bit-identical to fallback.PlaneContactLane64 on each.
+// caps points at the capsule records (soa.Capsule64, 64 bytes), planes at the plane records
+// (soa.Plane64, 64 bytes), pi at the n capsule indices and pj at the n plane indices (all in
+// range), out holds the thirteen soa.Contacts64 streams, each with room for n rows; n > 0.
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+//
+//go:noescape
+func PlaneContacts64AVX2(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+
+// CompactPlaneContacts64AVX2 computes the contacts of n capsule-plane pairs with AVX2,
+// and writes those of the touching pairs densely, in pair order; it returns
+// their number. Bit-identical to fallback.PlaneContactLane64 on each.
+// caps points at the capsule records (soa.Capsule64, 64 bytes), planes at the plane records
+// (soa.Plane64, 64 bytes), pi at the n capsule indices and pj at the n plane indices (all in
+// range), out holds the thirteen soa.Contacts64 streams, each with room for n rows; n > 0.
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+//
+//go:noescape
+func CompactPlaneContacts64AVX2(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+
+// PlaneContacts64AVX512 computes the contacts of n capsule-plane pairs with AVX512,
+// one row per pair; it returns n. Bit-identical to fallback.PlaneContactLane64 on each.
+// caps points at the capsule records (soa.Capsule64, 64 bytes), planes at the plane records
+// (soa.Plane64, 64 bytes), pi at the n capsule indices and pj at the n plane indices (all in
+// range), out holds the thirteen soa.Contacts64 streams, each with room for n rows; n > 0.
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+//
+//go:noescape
+func PlaneContacts64AVX512(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+
+// CompactPlaneContacts64AVX512 computes the contacts of n capsule-plane pairs with AVX512,
+// and writes those of the touching pairs densely, in pair order; it returns
+// their number. Bit-identical to fallback.PlaneContactLane64 on each.
+// caps points at the capsule records (soa.Capsule64, 64 bytes), planes at the plane records
+// (soa.Plane64, 64 bytes), pi at the n capsule indices and pj at the n plane indices (all in
+// range), out holds the thirteen soa.Contacts64 streams, each with room for n rows; n > 0.
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+//
+//go:noescape
+func CompactPlaneContacts64AVX512(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+
 // ClosestIndexedAVX2 computes the closest points of the axes of n capsule pairs with AVX2,
 // bit-identical to fallback.ClosestLane on each. caps points at the capsule records
 // (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in range), s, t

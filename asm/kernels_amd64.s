@@ -38223,6 +38223,15418 @@ CompactContacts64AVX512_done:
 	VZEROUPPER
 	RET
 
+// func PlaneContactsAVX2(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+// Requires: AVX, AVX2, MMX+
+TEXT ·PlaneContactsAVX2(SB), $4584-72
+	// The thirteen stream pointers, copied to the frame: a row's store then loads its
+	// pointer in one instruction, not two.
+	MOVQ         out+32(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
+	XORQ         R13, R13
+	XORQ         R11, R11
+	MOVQ         caps+0(FP), AX
+	MOVQ         planes+8(FP), DI
+	MOVQ         pi+16(FP), DX
+	MOVQ         pj+24(FP), SI
+	LEAQ         104(SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	LEAQ         2560(R9), BX
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSS one<>+0(SB), Y1
+
+	// 2 groups at a time, their instruction streams merged.
+	// Records beyond L2 (prefetch != 0) go to the one-group loop (WideRecordsAt).
+	MOVQ  prefetch+56(FP), CX
+	TESTQ CX, CX
+	JNZ   PlaneContactsAVX2_loop
+	MOVQ  n+40(FP), R14
+	SUBQ  R13, R14
+	CMPQ  R14, $0x00000010
+	JB    PlaneContactsAVX2_loop
+
+	// Each iteration loads the next one's records into the other set part-way
+	// through its body (WideRecordsAt); the last whole iteration loads none.
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y1
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y5
+	VSHUFPS        $0xee, Y2, Y1, Y1
+	VMOVUPS        Y3, (BX)
+	VMOVUPS        Y4, 32(BX)
+	VMOVUPS        Y5, 64(BX)
+	VMOVUPS        Y1, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y1
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y1
+	VMOVUPS        Y3, 96(BX)
+	VMOVUPS        Y4, 128(BX)
+	VMOVUPS        Y1, 160(BX)
+
+	// Plane records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y1
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y2, Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y3
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y3, Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y5
+	VSHUFPS        $0xee, Y2, Y1, Y1
+	VMOVUPS        Y3, 224(BX)
+	VMOVUPS        Y4, 256(BX)
+	VMOVUPS        Y5, 288(BX)
+	VMOVUPS        Y1, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y1
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y2, Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y3
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y3, Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y1
+	VMOVUPS        Y3, 320(BX)
+	VMOVUPS        Y4, 352(BX)
+	VMOVUPS        Y1, 384(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y1
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y1, Y1
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y5
+	VSHUFPS        $0xee, Y2, Y1, Y1
+	VMOVUPS        Y3, 448(BX)
+	VMOVUPS        Y4, 480(BX)
+	VMOVUPS        Y5, 512(BX)
+	VMOVUPS        Y1, 640(BX)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y1
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y1, Y1
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y1
+	VMOVUPS        Y3, 544(BX)
+	VMOVUPS        Y4, 576(BX)
+	VMOVUPS        Y1, 608(BX)
+
+	// Plane records of side J, transposed.
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y1
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y1, Y1
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y2
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y2, Y2
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y3
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y3, Y3
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y5
+	VSHUFPS        $0xee, Y2, Y1, Y1
+	VMOVUPS        Y3, 672(BX)
+	VMOVUPS        Y4, 704(BX)
+	VMOVUPS        Y5, 736(BX)
+	VMOVUPS        Y1, 864(BX)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y1
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y1, Y1
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y2
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y2, Y2
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y3
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y3, Y3
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y1
+	VMOVUPS        Y3, 768(BX)
+	VMOVUPS        Y4, 800(BX)
+	VMOVUPS        Y1, 832(BX)
+	LEAQ           3520(R9), R10
+
+PlaneContactsAVX2_wideahead:
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000020
+	JB   PlaneContactsAVX2_widelast
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y1
+	VMULPS  (BX), Y1, Y1
+	VMOVUPS 256(BX), Y2
+	VMULPS  32(BX), Y2, Y2
+	VADDPS  Y2, Y1, Y1
+	VMOVUPS 288(BX), Y2
+	VMULPS  64(BX), Y2, Y2
+	VADDPS  Y2, Y1, Y1
+	VSUBPS  416(BX), Y1, Y1
+	VMOVUPS 224(BX), Y2
+	VMULPS  96(BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPS  128(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPS  160(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VSUBPS  416(BX), Y2, Y2
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 672(BX), Y3
+	VMULPS  448(BX), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPS  Y1, Y4, Y4
+	VMOVUPS 704(BX), Y5
+	VMULPS  480(BX), Y5, Y5
+	VMOVUPS 192(BX), Y6
+	VSUBPS  Y2, Y6, Y6
+	VADDPS  Y5, Y3, Y3
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS margin+48(FP), Y5
+	VADDPS       192(BX), Y5, Y5
+	VMOVUPS      736(BX), Y7
+	VMULPS       512(BX), Y7, Y7
+	VCMPPS       $0x12, Y5, Y1, Y8
+	VADDPS       Y7, Y3, Y3
+	VCMPPS       $0x12, Y5, Y2, Y5
+	VSUBPS       864(BX), Y3, Y3
+	VMOVUPS      (BX), Y7
+	VCMPPS       $0x00, 96(BX), Y7, Y7
+	VMOVUPS      672(BX), Y9
+	VMULPS       544(BX), Y9, Y9
+	VMOVUPS      32(BX), Y10
+	VCMPPS       $0x00, 128(BX), Y10, Y10
+	VMOVUPS      704(BX), Y11
+	VMULPS       576(BX), Y11, Y11
+	VANDPS       Y10, Y7, Y7
+	VADDPS       Y11, Y9, Y9
+	VMOVUPS      64(BX), Y10
+	VCMPPS       $0x00, 160(BX), Y10, Y10
+	VMOVUPS      736(BX), Y11
+	VMULPS       608(BX), Y11, Y11
+	VANDPS       Y10, Y7, Y7
+	VADDPS       Y11, Y9, Y9
+	VANDPS       Y5, Y8, Y10
+	VSUBPS       864(BX), Y9, Y9
+	VANDNPS      Y10, Y7, Y7
+	VMOVUPS      640(BX), Y10
+	VSUBPS       Y3, Y10, Y10
+	VMOVUPS      640(BX), Y11
+	VSUBPS       Y9, Y11, Y11
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS margin+48(FP), Y12
+	VADDPS       640(BX), Y12, Y12
+	VORPS        Y5, Y8, Y5
+	VCMPPS       $0x12, Y12, Y3, Y13
+	VMOVUPS      Y10, 256(R9)
+	VMOVUPS      Y11, 288(R9)
+	VMOVUPS      Y4, 320(R9)
+	VMOVUPS      Y6, 352(R9)
+	VMOVUPS      Y8, 384(R9)
+	VMOVUPS      Y3, 416(R9)
+	VMOVUPS      Y2, 448(R9)
+
+	// The records of the next 2 group(s).
+	// Capsule records of side I, transposed.
+	MOVL           64(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           80(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           68(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           84(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           72(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           88(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           76(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y6
+	MOVL           92(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y3, Y2, Y8
+	VUNPCKLPS      Y6, Y4, Y10
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y6, Y4, Y3
+	VSHUFPS        $0x44, Y10, Y8, Y4
+	VSHUFPS        $0xee, Y10, Y8, Y6
+	VSHUFPS        $0x44, Y3, Y2, Y8
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, (R10)
+	VMOVUPS        Y6, 32(R10)
+	VMOVUPS        Y8, 64(R10)
+	VMOVUPS        Y2, 192(R10)
+	MOVL           64(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           80(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           68(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           84(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           72(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           88(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           76(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y6
+	MOVL           92(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y3, Y2, Y8
+	VUNPCKLPS      Y6, Y4, Y10
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y6, Y4, Y3
+	VSHUFPS        $0x44, Y10, Y8, Y4
+	VSHUFPS        $0xee, Y10, Y8, Y6
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 96(R10)
+	VMOVUPS        Y6, 128(R10)
+	VMOVUPS        Y2, 160(R10)
+
+	// Plane records of side J, transposed.
+	MOVL           64(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y2
+	MOVL           80(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y2, Y2
+	MOVL           68(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y3
+	MOVL           84(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y3, Y3
+	MOVL           72(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           88(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	MOVL           76(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y6
+	MOVL           92(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y6, Y6
+	VUNPCKLPS      Y3, Y2, Y8
+	VUNPCKLPS      Y6, Y4, Y10
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y6, Y4, Y3
+	VSHUFPS        $0x44, Y10, Y8, Y4
+	VSHUFPS        $0xee, Y10, Y8, Y6
+	VSHUFPS        $0x44, Y3, Y2, Y8
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 224(R10)
+	VMOVUPS        Y6, 256(R10)
+	VMOVUPS        Y8, 288(R10)
+	VMOVUPS        Y2, 416(R10)
+	MOVL           64(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y2
+	MOVL           80(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y2, Y2
+	MOVL           68(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y3
+	MOVL           84(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y3, Y3
+	MOVL           72(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           88(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	MOVL           76(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y6
+	MOVL           92(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y6, Y6
+	VUNPCKLPS      Y3, Y2, Y8
+	VUNPCKLPS      Y6, Y4, Y10
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y6, Y4, Y3
+	VSHUFPS        $0x44, Y10, Y8, Y4
+	VSHUFPS        $0xee, Y10, Y8, Y6
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 320(R10)
+	VMOVUPS        Y6, 352(R10)
+	VMOVUPS        Y2, 384(R10)
+
+	// Capsule records of side I, transposed.
+	MOVL           96(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           112(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           100(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           116(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           104(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           120(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           108(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y6
+	MOVL           124(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y3, Y2, Y8
+	VUNPCKLPS      Y6, Y4, Y10
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y6, Y4, Y3
+	VSHUFPS        $0x44, Y10, Y8, Y4
+	VSHUFPS        $0xee, Y10, Y8, Y6
+	VSHUFPS        $0x44, Y3, Y2, Y8
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 448(R10)
+	VMOVUPS        Y6, 480(R10)
+	VMOVUPS        Y8, 512(R10)
+	VMOVUPS        Y2, 640(R10)
+	MOVL           96(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           112(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           100(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           116(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           104(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           120(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           108(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y6
+	MOVL           124(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y3, Y2, Y8
+	VUNPCKLPS      Y6, Y4, Y10
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y6, Y4, Y3
+	VSHUFPS        $0x44, Y10, Y8, Y4
+	VSHUFPS        $0xee, Y10, Y8, Y6
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 544(R10)
+	VMOVUPS        Y6, 576(R10)
+	VMOVUPS        Y2, 608(R10)
+
+	// Plane records of side J, transposed.
+	MOVL           96(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y2
+	MOVL           112(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y2, Y2
+	MOVL           100(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y3
+	MOVL           116(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y3, Y3
+	MOVL           104(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           120(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	MOVL           108(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y6
+	MOVL           124(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y6, Y6
+	VUNPCKLPS      Y3, Y2, Y8
+	VUNPCKLPS      Y6, Y4, Y10
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y6, Y4, Y3
+	VSHUFPS        $0x44, Y10, Y8, Y4
+	VSHUFPS        $0xee, Y10, Y8, Y6
+	VSHUFPS        $0x44, Y3, Y2, Y8
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 672(R10)
+	VMOVUPS        Y6, 704(R10)
+	VMOVUPS        Y8, 736(R10)
+	VMOVUPS        Y2, 864(R10)
+	MOVL           96(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y2
+	MOVL           112(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y2, Y2
+	MOVL           100(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y3
+	MOVL           116(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y3, Y3
+	MOVL           104(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           120(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	MOVL           108(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y6
+	MOVL           124(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y6, Y6
+	VUNPCKLPS      Y3, Y2, Y8
+	VUNPCKLPS      Y6, Y4, Y10
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y6, Y4, Y3
+	VSHUFPS        $0x44, Y10, Y8, Y4
+	VSHUFPS        $0xee, Y10, Y8, Y6
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 768(R10)
+	VMOVUPS        Y6, 800(R10)
+	VMOVUPS        Y2, 832(R10)
+	VCMPPS         $0x12, Y12, Y9, Y2
+	VANDPS         int1<>+0(SB), Y5, Y3
+	VMOVUPS        448(BX), Y4
+	VCMPPS         $0x00, 544(BX), Y4, Y4
+	VBLENDVPS      Y7, int2<>+0(SB), Y3, Y3
+	VMOVUPS        480(BX), Y5
+	VCMPPS         $0x00, 576(BX), Y5, Y5
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VANDPS       Y5, Y4, Y4
+	VADDPS       192(BX), Y1, Y5
+	VMOVUPS      512(BX), Y6
+	VCMPPS       $0x00, 608(BX), Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y5, Y5
+	VANDPS       Y6, Y4, Y4
+	VMULPS       224(BX), Y5, Y6
+	VANDPS       Y2, Y13, Y8
+	VMULPS       256(BX), Y5, Y10
+	VANDNPS      Y8, Y4, Y4
+	VMULPS       288(BX), Y5, Y5
+	VMOVUPS      (BX), Y8
+	VSUBPS       Y6, Y8, Y6
+	VMOVUPS      32(BX), Y8
+	VSUBPS       Y10, Y8, Y8
+	VORPS        Y2, Y13, Y2
+	VMOVUPS      64(BX), Y10
+	VSUBPS       Y5, Y10, Y5
+	VMOVUPS      192(BX), Y10
+	VADDPS       448(R9), Y10, Y10
+	VANDPS       int1<>+0(SB), Y2, Y2
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y10, Y10
+	VBLENDVPS    Y4, int2<>+0(SB), Y2, Y2
+	VMULPS       224(BX), Y10, Y11
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VMULPS       256(BX), Y10, Y12
+	VMOVUPS      Y2, 480(R9)
+	VMOVUPS      640(BX), Y2
+	VADDPS       416(R9), Y2, Y2
+	VMULPS       288(BX), Y10, Y10
+	VMOVUPS      Y4, 512(R9)
+	VBROADCASTSS half<>+0(SB), Y4
+	VMULPS       Y4, Y2, Y2
+	VMOVUPS      96(BX), Y4
+	VSUBPS       Y11, Y4, Y4
+	VMULPS       672(BX), Y2, Y11
+	VMOVUPS      Y13, 544(R9)
+	VMOVUPS      128(BX), Y13
+	VSUBPS       Y12, Y13, Y12
+	VMULPS       704(BX), Y2, Y13
+	VMOVUPS      Y3, 576(R9)
+	VMOVUPS      160(BX), Y3
+	VSUBPS       Y10, Y3, Y3
+	VMULPS       736(BX), Y2, Y2
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VMOVUPS      448(R9), Y10
+	VCMPPS       $0x11, Y1, Y10, Y1
+	VMOVUPS      448(BX), Y10
+	VSUBPS       Y11, Y10, Y10
+	VMOVUPS      384(R9), Y11
+	VANDNPS      Y1, Y11, Y1
+	VMOVUPS      480(BX), Y11
+	VSUBPS       Y13, Y11, Y11
+	VMOVUPS      Y11, 384(R9)
+	VMOVUPS      320(R9), Y11
+	VBLENDVPS    Y1, 352(R9), Y11, Y11
+	VMOVUPS      512(BX), Y13
+	VSUBPS       Y2, Y13, Y2
+	VBLENDVPS    Y1, Y4, Y6, Y6
+	VADDPS       640(BX), Y9, Y13
+	VBLENDVPS    Y1, Y12, Y8, Y8
+	VMOVUPS      Y2, 448(R9)
+	VBROADCASTSS half<>+0(SB), Y2
+	VMULPS       Y2, Y13, Y2
+	VBLENDVPS    Y1, Y3, Y5, Y1
+	VMULPS       672(BX), Y2, Y5
+	VBLENDVPS    Y7, 352(R9), Y11, Y13
+	VMULPS       704(BX), Y2, Y14
+	VMOVUPS      Y10, 608(R9)
+	VBLENDVPS    Y7, Y4, Y6, Y4
+	VMULPS       736(BX), Y2, Y2
+	VBLENDVPS    Y7, Y12, Y8, Y10
+	VMOVUPS      Y10, 640(R9)
+	VMOVUPS      544(BX), Y10
+	VSUBPS       Y5, Y10, Y5
+	VBLENDVPS    Y7, Y3, Y1, Y3
+	VMOVUPS      576(BX), Y7
+	VSUBPS       Y14, Y7, Y7
+	VMOVUPS      576(R9), Y10
+	VMOVUPS      608(BX), Y12
+	VSUBPS       Y2, Y12, Y2
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPS    $0x11, 416(R9), Y9, Y9
+	VMOVUPS   544(R9), Y12
+	VANDNPS   Y9, Y12, Y9
+	VMOVUPS   224(BX), Y12
+	VMOVUPS   Y10, 416(R9)
+	VMOVUPS   Y12, 544(R9)
+	VMOVUPS   256(R9), Y10
+	VBLENDVPS Y9, 288(R9), Y10, Y10
+	VMOVUPS   256(BX), Y12
+	VMOVUPS   Y12, 576(R9)
+	VMOVUPS   608(R9), Y12
+	VBLENDVPS Y9, Y5, Y12, Y12
+	VMOVUPS   Y13, 608(R9)
+	VMOVUPS   288(BX), Y13
+	VMOVUPS   Y13, 672(R9)
+	VMOVUPS   384(R9), Y13
+	VBLENDVPS Y9, Y7, Y13, Y13
+	VMOVUPS   Y6, 384(R9)
+	VMOVUPS   448(R9), Y6
+	VBLENDVPS Y9, Y2, Y6, Y6
+	VMOVUPS   Y8, 448(R9)
+	VMOVUPS   512(R9), Y8
+	VBLENDVPS Y8, 288(R9), Y10, Y8
+	VMOVUPS   512(R9), Y9
+	VBLENDVPS Y9, Y5, Y12, Y5
+	VMOVUPS   512(R9), Y9
+	VBLENDVPS Y9, Y7, Y13, Y7
+	VMOVUPS   640(R9), Y9
+	VMOVUPS   Y7, 640(R9)
+	VMOVUPS   512(R9), Y7
+	VBLENDVPS Y7, Y2, Y6, Y2
+	VMOVUPS   480(R9), Y7
+	VMOVUPS   Y7, 480(R9)
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VMOVUPS 320(R9), Y7
+	VADDPS  352(R9), Y7, Y7
+	VANDPS  absmask<>+0(SB), Y7, Y7
+	VMOVUPS Y8, 320(R9)
+	VMOVUPS 672(BX), Y8
+	VMOVUPS Y8, 352(R9)
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y7, Y7
+	VMOVUPS 704(BX), Y8
+	VMOVUPS Y8, 512(R9)
+	VMOVUPS 192(BX), Y8
+	VCMPPS  $0x11, Y0, Y8, Y8
+	VMOVUPS Y10, 704(R9)
+	VMOVUPS 736(BX), Y10
+	VORPS   Y8, Y7, Y7
+	VMOVUPS Y12, 736(R9)
+	VMOVUPS Y10, 768(R9)
+	VTESTPS Y7, Y7
+	JZ      PlaneContactsAVX2_wideahead_g0_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y11, Y8
+	VMOVAPS   Y8, Y11
+	VMOVUPS   608(R9), Y8
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 608(R9)
+	VMOVUPS   544(R9), Y8
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 544(R9)
+	VMOVUPS   576(R9), Y8
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 576(R9)
+	VMOVUPS   672(R9), Y8
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 672(R9)
+	VMOVUPS   384(R9), Y8
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 384(R9)
+	VMOVUPS   448(R9), Y8
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 448(R9)
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y4, Y4
+	VMOVAPS   Y4, Y4
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y9, Y8
+	VMOVAPS   Y8, Y9
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VMOVUPS   416(R9), Y8
+	VBLENDVPS Y7, Y0, Y8, Y7
+	VMOVUPS   Y7, 416(R9)
+
+PlaneContactsAVX2_wideahead_g0_finite:
+	VMOVUPS Y2, 800(R9)
+
+	// Pair index k = i + lane.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Store one row per pair.
+	MOVQ    (SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 416(R9), Y2
+	MOVQ    8(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    16(SP), R12
+	VMOVUPS Y11, (R12)(R13*4)
+	VMOVUPS 608(R9), Y2
+	MOVQ    24(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 544(R9), Y2
+	MOVQ    32(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 576(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 672(R9), Y2
+	MOVQ    48(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 384(R9), Y2
+	MOVQ    56(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 448(R9), Y2
+	MOVQ    64(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    72(SP), R12
+	VMOVUPS Y1, (R12)(R13*4)
+	MOVQ    80(SP), R12
+	VMOVUPS Y4, (R12)(R13*4)
+	MOVQ    88(SP), R12
+	VMOVUPS Y9, (R12)(R13*4)
+	MOVQ    96(SP), R12
+	VMOVUPS Y3, (R12)(R13*4)
+	VMOVUPS 640(R9), Y1
+	VMOVUPS 800(R9), Y2
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VMOVUPS 256(R9), Y3
+	VADDPS  288(R9), Y3, Y3
+	VANDPS  absmask<>+0(SB), Y3, Y3
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y3
+	VMOVUPS 640(BX), Y4
+	VCMPPS  $0x11, Y0, Y4, Y4
+	VORPS   Y4, Y3, Y3
+	VTESTPS Y3, Y3
+	JZ      PlaneContactsAVX2_wideahead_g1_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   704(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 704(R9)
+	VMOVUPS   320(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   352(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 352(R9)
+	VMOVUPS   512(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 512(R9)
+	VMOVUPS   768(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 768(R9)
+	VMOVUPS   736(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 736(R9)
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y13, Y4
+	VMOVAPS   Y4, Y13
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y6, Y4
+	VMOVAPS   Y4, Y6
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y5, Y4
+	VMOVAPS   Y4, Y5
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+	VMOVUPS   480(R9), Y4
+	VBLENDVPS Y3, Y0, Y4, Y3
+	VMOVUPS   Y3, 480(R9)
+
+PlaneContactsAVX2_wideahead_g1_finite:
+	// Pair index k = i + lane.
+	LEAQ         8(R13), R14
+	VMOVD        R14, X3
+	VPBROADCASTD X3, Y3
+	VPADDD       iota<>+0(SB), Y3, Y3
+
+	// Store one row per pair.
+	MOVQ    (SP), R12
+	VMOVUPS Y3, 32(R12)(R13*4)
+	VMOVUPS 480(R9), Y3
+	MOVQ    8(SP), R12
+	VMOVUPS Y3, 32(R12)(R13*4)
+	VMOVUPS 704(R9), Y3
+	MOVQ    16(SP), R12
+	VMOVUPS Y3, 32(R12)(R13*4)
+	VMOVUPS 320(R9), Y3
+	MOVQ    24(SP), R12
+	VMOVUPS Y3, 32(R12)(R13*4)
+	VMOVUPS 352(R9), Y3
+	MOVQ    32(SP), R12
+	VMOVUPS Y3, 32(R12)(R13*4)
+	VMOVUPS 512(R9), Y3
+	MOVQ    40(SP), R12
+	VMOVUPS Y3, 32(R12)(R13*4)
+	VMOVUPS 768(R9), Y3
+	MOVQ    48(SP), R12
+	VMOVUPS Y3, 32(R12)(R13*4)
+	VMOVUPS 736(R9), Y3
+	MOVQ    56(SP), R12
+	VMOVUPS Y3, 32(R12)(R13*4)
+	MOVQ    64(SP), R12
+	VMOVUPS Y13, 32(R12)(R13*4)
+	MOVQ    72(SP), R12
+	VMOVUPS Y6, 32(R12)(R13*4)
+	MOVQ    80(SP), R12
+	VMOVUPS Y5, 32(R12)(R13*4)
+	MOVQ    88(SP), R12
+	VMOVUPS Y1, 32(R12)(R13*4)
+	MOVQ    96(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	ADDQ    $0x00000010, R13
+	XCHGQ   BX, R10
+	JMP     PlaneContactsAVX2_wideahead
+
+PlaneContactsAVX2_widelast:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y1
+	VMULPS  (BX), Y1, Y1
+	VMOVUPS 256(BX), Y2
+	VMULPS  32(BX), Y2, Y2
+	VADDPS  Y2, Y1, Y1
+	VMOVUPS 288(BX), Y2
+	VMULPS  64(BX), Y2, Y2
+	VADDPS  Y2, Y1, Y1
+	VSUBPS  416(BX), Y1, Y1
+	VMOVUPS 224(BX), Y2
+	VMULPS  96(BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPS  128(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPS  160(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VSUBPS  416(BX), Y2, Y2
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 672(BX), Y3
+	VMULPS  448(BX), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPS  Y1, Y4, Y4
+	VMOVUPS 704(BX), Y5
+	VMULPS  480(BX), Y5, Y5
+	VMOVUPS 192(BX), Y6
+	VSUBPS  Y2, Y6, Y6
+	VADDPS  Y5, Y3, Y3
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS margin+48(FP), Y5
+	VADDPS       192(BX), Y5, Y5
+	VMOVUPS      736(BX), Y7
+	VMULPS       512(BX), Y7, Y7
+	VCMPPS       $0x12, Y5, Y1, Y8
+	VADDPS       Y7, Y3, Y3
+	VCMPPS       $0x12, Y5, Y2, Y5
+	VSUBPS       864(BX), Y3, Y3
+	VMOVUPS      (BX), Y7
+	VCMPPS       $0x00, 96(BX), Y7, Y7
+	VMOVUPS      672(BX), Y9
+	VMULPS       544(BX), Y9, Y9
+	VMOVUPS      32(BX), Y10
+	VCMPPS       $0x00, 128(BX), Y10, Y10
+	VMOVUPS      704(BX), Y11
+	VMULPS       576(BX), Y11, Y11
+	VANDPS       Y10, Y7, Y7
+	VADDPS       Y11, Y9, Y9
+	VMOVUPS      64(BX), Y10
+	VCMPPS       $0x00, 160(BX), Y10, Y10
+	VMOVUPS      736(BX), Y11
+	VMULPS       608(BX), Y11, Y11
+	VANDPS       Y10, Y7, Y7
+	VADDPS       Y11, Y9, Y9
+	VANDPS       Y5, Y8, Y10
+	VSUBPS       864(BX), Y9, Y9
+	VANDNPS      Y10, Y7, Y7
+	VMOVUPS      640(BX), Y10
+	VSUBPS       Y3, Y10, Y10
+	VMOVUPS      640(BX), Y11
+	VSUBPS       Y9, Y11, Y11
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS margin+48(FP), Y12
+	VADDPS       640(BX), Y12, Y12
+	VORPS        Y5, Y8, Y5
+	VCMPPS       $0x12, Y12, Y3, Y13
+	VCMPPS       $0x12, Y12, Y9, Y12
+	VMOVUPS      Y10, 256(R9)
+	VANDPS       int1<>+0(SB), Y5, Y5
+	VMOVUPS      Y11, 288(R9)
+	VMOVUPS      448(BX), Y10
+	VCMPPS       $0x00, 544(BX), Y10, Y10
+	VBLENDVPS    Y7, int2<>+0(SB), Y5, Y5
+	VMOVUPS      Y5, 320(R9)
+	VMOVUPS      480(BX), Y5
+	VCMPPS       $0x00, 576(BX), Y5, Y5
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VANDPS       Y5, Y10, Y5
+	VADDPS       192(BX), Y1, Y10
+	VMOVUPS      Y7, 352(R9)
+	VMOVUPS      512(BX), Y7
+	VCMPPS       $0x00, 608(BX), Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y10, Y10
+	VANDPS       Y7, Y5, Y5
+	VMULPS       224(BX), Y10, Y7
+	VANDPS       Y12, Y13, Y11
+	VMULPS       256(BX), Y10, Y14
+	VMOVUPS      Y9, 384(R9)
+	VANDNPS      Y11, Y5, Y5
+	VMULPS       288(BX), Y10, Y9
+	VMOVUPS      (BX), Y10
+	VSUBPS       Y7, Y10, Y7
+	VMOVUPS      32(BX), Y10
+	VSUBPS       Y14, Y10, Y10
+	VORPS        Y12, Y13, Y11
+	VMOVUPS      64(BX), Y12
+	VSUBPS       Y9, Y12, Y9
+	VADDPS       192(BX), Y2, Y12
+	VMOVUPS      Y13, 416(R9)
+	VANDPS       int1<>+0(SB), Y11, Y11
+	VBROADCASTSS half<>+0(SB), Y13
+	VMULPS       Y13, Y12, Y12
+	VBLENDVPS    Y5, int2<>+0(SB), Y11, Y11
+	VMULPS       224(BX), Y12, Y13
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VMULPS       256(BX), Y12, Y14
+	VMOVUPS      Y11, 448(R9)
+	VADDPS       640(BX), Y3, Y11
+	VMOVUPS      Y5, 480(R9)
+	VMULPS       288(BX), Y12, Y5
+	VMOVUPS      Y3, 512(R9)
+	VBROADCASTSS half<>+0(SB), Y3
+	VMULPS       Y3, Y11, Y3
+	VMOVUPS      96(BX), Y11
+	VSUBPS       Y13, Y11, Y11
+	VMULPS       672(BX), Y3, Y12
+	VMOVUPS      Y9, 544(R9)
+	VMOVUPS      128(BX), Y9
+	VSUBPS       Y14, Y9, Y9
+	VMULPS       704(BX), Y3, Y13
+	VMOVUPS      Y10, 576(R9)
+	VMOVUPS      160(BX), Y10
+	VSUBPS       Y5, Y10, Y5
+	VMULPS       736(BX), Y3, Y3
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPS       $0x11, Y1, Y2, Y1
+	VMOVUPS      448(BX), Y2
+	VSUBPS       Y12, Y2, Y2
+	VANDNPS      Y1, Y8, Y1
+	VMOVUPS      480(BX), Y8
+	VSUBPS       Y13, Y8, Y8
+	VBLENDVPS    Y1, Y6, Y4, Y10
+	VMOVUPS      512(BX), Y12
+	VSUBPS       Y3, Y12, Y3
+	VBLENDVPS    Y1, Y11, Y7, Y7
+	VMOVUPS      640(BX), Y12
+	VADDPS       384(R9), Y12, Y12
+	VMOVUPS      576(R9), Y13
+	VBLENDVPS    Y1, Y9, Y13, Y13
+	VMOVUPS      Y4, 576(R9)
+	VBROADCASTSS half<>+0(SB), Y4
+	VMULPS       Y4, Y12, Y4
+	VMOVUPS      544(R9), Y12
+	VBLENDVPS    Y1, Y5, Y12, Y1
+	VMULPS       672(BX), Y4, Y12
+	VMOVUPS      Y3, 544(R9)
+	VMOVUPS      352(R9), Y3
+	VBLENDVPS    Y3, Y6, Y10, Y3
+	VMULPS       704(BX), Y4, Y14
+	VMOVUPS      Y6, 608(R9)
+	VMOVUPS      Y8, 640(R9)
+	VMOVUPS      352(R9), Y6
+	VBLENDVPS    Y6, Y11, Y7, Y6
+	VMULPS       736(BX), Y4, Y4
+	VMOVUPS      352(R9), Y8
+	VBLENDVPS    Y8, Y9, Y13, Y8
+	VMOVUPS      544(BX), Y9
+	VSUBPS       Y12, Y9, Y9
+	VMOVUPS      352(R9), Y11
+	VBLENDVPS    Y11, Y5, Y1, Y5
+	VMOVUPS      576(BX), Y11
+	VSUBPS       Y14, Y11, Y11
+	VMOVUPS      320(R9), Y12
+	VMOVUPS      Y12, 320(R9)
+	VMOVUPS      608(BX), Y12
+	VSUBPS       Y4, Y12, Y4
+	VMOVUPS      Y10, 352(R9)
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VMOVUPS   384(R9), Y10
+	VCMPPS    $0x11, 512(R9), Y10, Y10
+	VMOVUPS   416(R9), Y12
+	VANDNPS   Y10, Y12, Y10
+	VMOVUPS   224(BX), Y12
+	VMOVUPS   Y12, 384(R9)
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPS Y10, 288(R9), Y3, Y3
+	VMOVUPS   256(BX), Y12
+	VBLENDVPS Y10, Y9, Y2, Y2
+	VMOVUPS   Y12, 512(R9)
+	VMOVUPS   288(BX), Y12
+	VMOVUPS   Y12, 672(R9)
+	VMOVUPS   640(R9), Y12
+	VBLENDVPS Y10, Y11, Y12, Y12
+	VMOVUPS   Y7, 640(R9)
+	VMOVUPS   544(R9), Y7
+	VBLENDVPS Y10, Y4, Y7, Y7
+	VMOVUPS   Y13, 544(R9)
+	VMOVUPS   480(R9), Y10
+	VBLENDVPS Y10, 288(R9), Y3, Y10
+	VMOVUPS   480(R9), Y13
+	VBLENDVPS Y13, Y9, Y2, Y9
+	VMOVUPS   480(R9), Y13
+	VBLENDVPS Y13, Y11, Y12, Y11
+	VMOVUPS   480(R9), Y13
+	VBLENDVPS Y13, Y4, Y7, Y4
+	VMOVUPS   448(R9), Y13
+	VMOVUPS   Y13, 448(R9)
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VMOVUPS 576(R9), Y13
+	VADDPS  608(R9), Y13, Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VMOVUPS Y10, 480(R9)
+	VMOVUPS 672(BX), Y10
+	VMOVUPS Y10, 576(R9)
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y13, Y10
+	VMOVUPS 704(BX), Y13
+	VMOVUPS Y13, 608(R9)
+	VMOVUPS 192(BX), Y13
+	VCMPPS  $0x11, Y0, Y13, Y13
+	VMOVUPS Y3, 704(R9)
+	VMOVUPS 736(BX), Y3
+	VORPS   Y13, Y10, Y10
+	VMOVUPS Y2, 736(R9)
+	VMOVUPS Y3, 768(R9)
+	VTESTPS Y10, Y10
+	JZ      PlaneContactsAVX2_widelast_g0_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   352(R9), Y2
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 352(R9)
+	VMOVUPS   416(R9), Y2
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 416(R9)
+	VMOVUPS   384(R9), Y2
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 384(R9)
+	VMOVUPS   512(R9), Y2
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 512(R9)
+	VMOVUPS   672(R9), Y2
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 672(R9)
+	VMOVUPS   640(R9), Y2
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 640(R9)
+	VMOVUPS   544(R9), Y2
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 544(R9)
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y6, Y2
+	VMOVAPS   Y2, Y6
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y8, Y2
+	VMOVAPS   Y2, Y8
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y5, Y2
+	VMOVAPS   Y2, Y5
+	VMOVUPS   320(R9), Y2
+	VBLENDVPS Y10, Y0, Y2, Y2
+	VMOVUPS   Y2, 320(R9)
+
+PlaneContactsAVX2_widelast_g0_finite:
+	VMOVUPS Y4, 800(R9)
+
+	// Pair index k = i + lane.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Store one row per pair.
+	MOVQ    (SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 320(R9), Y2
+	MOVQ    8(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 352(R9), Y2
+	MOVQ    16(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 416(R9), Y2
+	MOVQ    24(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 384(R9), Y2
+	MOVQ    32(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 512(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 672(R9), Y2
+	MOVQ    48(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 640(R9), Y2
+	MOVQ    56(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 544(R9), Y2
+	MOVQ    64(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    72(SP), R12
+	VMOVUPS Y1, (R12)(R13*4)
+	MOVQ    80(SP), R12
+	VMOVUPS Y6, (R12)(R13*4)
+	MOVQ    88(SP), R12
+	VMOVUPS Y8, (R12)(R13*4)
+	MOVQ    96(SP), R12
+	VMOVUPS Y5, (R12)(R13*4)
+	VMOVUPS 800(R9), Y1
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VMOVUPS 256(R9), Y2
+	VADDPS  288(R9), Y2, Y2
+	VANDPS  absmask<>+0(SB), Y2, Y2
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VMOVUPS 640(BX), Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VORPS   Y3, Y2, Y2
+	VTESTPS Y2, Y2
+	JZ      PlaneContactsAVX2_widelast_g1_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   704(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   768(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 768(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y12, Y3
+	VMOVAPS   Y3, Y12
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y7, Y3
+	VMOVAPS   Y3, Y7
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y9, Y3
+	VMOVAPS   Y3, Y9
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y11, Y3
+	VMOVAPS   Y3, Y11
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VMOVUPS   448(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y2
+	VMOVUPS   Y2, 448(R9)
+
+PlaneContactsAVX2_widelast_g1_finite:
+	// Pair index k = i + lane.
+	LEAQ         8(R13), R14
+	VMOVD        R14, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Store one row per pair.
+	MOVQ    (SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 448(R9), Y2
+	MOVQ    8(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 704(R9), Y2
+	MOVQ    16(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 480(R9), Y2
+	MOVQ    24(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 576(R9), Y2
+	MOVQ    32(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 608(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 768(R9), Y2
+	MOVQ    48(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	VMOVUPS 736(R9), Y2
+	MOVQ    56(SP), R12
+	VMOVUPS Y2, 32(R12)(R13*4)
+	MOVQ    64(SP), R12
+	VMOVUPS Y12, 32(R12)(R13*4)
+	MOVQ    72(SP), R12
+	VMOVUPS Y7, 32(R12)(R13*4)
+	MOVQ    80(SP), R12
+	VMOVUPS Y9, 32(R12)(R13*4)
+	MOVQ    88(SP), R12
+	VMOVUPS Y11, 32(R12)(R13*4)
+	MOVQ    96(SP), R12
+	VMOVUPS Y1, 32(R12)(R13*4)
+	ADDQ    $0x00000010, R13
+	LEAQ    2560(R9), BX
+
+PlaneContactsAVX2_loop:
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   PlaneContactsAVX2_tail
+
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y1
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y5
+	VSHUFPS        $0xee, Y2, Y1, Y1
+	VMOVUPS        Y3, (BX)
+	VMOVUPS        Y4, 32(BX)
+	VMOVUPS        Y5, 64(BX)
+	VMOVUPS        Y1, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y1
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y1
+	VMOVUPS        Y3, 96(BX)
+	VMOVUPS        Y4, 128(BX)
+	VMOVUPS        Y1, 160(BX)
+
+	// Plane records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y1
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y2, Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y3
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y3, Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y5
+	VSHUFPS        $0xee, Y2, Y1, Y1
+	VMOVUPS        Y3, 224(BX)
+	VMOVUPS        Y4, 256(BX)
+	VMOVUPS        Y5, 288(BX)
+	VMOVUPS        Y1, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y1
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y2, Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y3
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y3, Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y1
+	VMOVUPS        Y3, 320(BX)
+	VMOVUPS        Y4, 352(BX)
+	VMOVUPS        Y1, 384(BX)
+	LEAQ           3520(R9), R10
+
+PlaneContactsAVX2_ahead:
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   PlaneContactsAVX2_last
+
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000020
+	JB         PlaneContactsAVX2_ahead_noprefetch
+	MOVQ       prefetch+56(FP), CX
+	TESTQ      CX, CX
+	JZ         PlaneContactsAVX2_ahead_noprefetch
+	MOVL       96(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+
+PlaneContactsAVX2_ahead_noprefetch:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y1
+	VMULPS  (BX), Y1, Y1
+	VMOVUPS 256(BX), Y2
+	VMULPS  32(BX), Y2, Y2
+	VADDPS  Y2, Y1, Y1
+	VMOVUPS 288(BX), Y2
+	VMULPS  64(BX), Y2, Y2
+	VADDPS  Y2, Y1, Y1
+	VSUBPS  416(BX), Y1, Y1
+	VMOVUPS 224(BX), Y2
+	VMULPS  96(BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPS  128(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPS  160(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VSUBPS  416(BX), Y2, Y2
+
+	// The records of the next 1 group(s).
+	// Capsule records of side I, transposed.
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y6
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y7
+	VSHUFPS        $0xee, Y4, Y3, Y3
+	VMOVUPS        Y5, (R10)
+	VMOVUPS        Y6, 32(R10)
+	VMOVUPS        Y7, 64(R10)
+	VMOVUPS        Y3, 192(R10)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y6
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y3
+	VMOVUPS        Y5, 96(R10)
+	VMOVUPS        Y6, 128(R10)
+	VMOVUPS        Y3, 160(R10)
+
+	// Plane records of side J, transposed.
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y3
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y3, Y3
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y5
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y5, Y5
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y6
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y7
+	VSHUFPS        $0xee, Y4, Y3, Y3
+	VMOVUPS        Y5, 224(R10)
+	VMOVUPS        Y6, 256(R10)
+	VMOVUPS        Y7, 288(R10)
+	VMOVUPS        Y3, 416(R10)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y3
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y3, Y3
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y5
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y5, Y5
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y6
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y3
+	VMOVUPS        Y5, 320(R10)
+	VMOVUPS        Y6, 352(R10)
+	VMOVUPS        Y3, 384(R10)
+	VMOVUPS        192(BX), Y3
+	VSUBPS         Y1, Y3, Y3
+	VMOVUPS        192(BX), Y4
+	VSUBPS         Y2, Y4, Y4
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS margin+48(FP), Y5
+	VADDPS       192(BX), Y5, Y5
+	VCMPPS       $0x12, Y5, Y1, Y6
+	VCMPPS       $0x12, Y5, Y2, Y5
+	VMOVUPS      (BX), Y7
+	VCMPPS       $0x00, 96(BX), Y7, Y7
+	VMOVUPS      32(BX), Y8
+	VCMPPS       $0x00, 128(BX), Y8, Y8
+	VANDPS       Y8, Y7, Y7
+	VMOVUPS      64(BX), Y8
+	VCMPPS       $0x00, 160(BX), Y8, Y8
+	VANDPS       Y8, Y7, Y7
+	VANDPS       Y5, Y6, Y8
+	VANDNPS      Y8, Y7, Y7
+	VORPS        Y5, Y6, Y5
+	VANDPS       int1<>+0(SB), Y5, Y5
+	VBLENDVPS    Y7, int2<>+0(SB), Y5, Y5
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPS       192(BX), Y1, Y8
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y8, Y8
+	VMULPS       224(BX), Y8, Y9
+	VMULPS       256(BX), Y8, Y10
+	VMULPS       288(BX), Y8, Y8
+	VMOVUPS      (BX), Y11
+	VSUBPS       Y9, Y11, Y9
+	VMOVUPS      32(BX), Y11
+	VSUBPS       Y10, Y11, Y10
+	VMOVUPS      64(BX), Y11
+	VSUBPS       Y8, Y11, Y8
+	VADDPS       192(BX), Y2, Y11
+	VBROADCASTSS half<>+0(SB), Y12
+	VMULPS       Y12, Y11, Y11
+	VMULPS       224(BX), Y11, Y12
+	VMULPS       256(BX), Y11, Y13
+	VMULPS       288(BX), Y11, Y11
+	VMOVUPS      Y5, 256(R9)
+	VMOVUPS      96(BX), Y5
+	VSUBPS       Y12, Y5, Y5
+	VMOVUPS      128(BX), Y12
+	VSUBPS       Y13, Y12, Y12
+	VMOVUPS      160(BX), Y13
+	VSUBPS       Y11, Y13, Y11
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPS    $0x11, Y1, Y2, Y1
+	VANDNPS   Y1, Y6, Y1
+	VBLENDVPS Y1, Y4, Y3, Y2
+	VBLENDVPS Y1, Y5, Y9, Y6
+	VBLENDVPS Y1, Y12, Y10, Y9
+	VBLENDVPS Y1, Y11, Y8, Y1
+	VBLENDVPS Y7, Y4, Y2, Y8
+	VBLENDVPS Y7, Y5, Y6, Y5
+	VBLENDVPS Y7, Y12, Y9, Y10
+	VBLENDVPS Y7, Y11, Y1, Y7
+	VMOVUPS   256(R9), Y11
+	VMOVUPS   224(BX), Y12
+	VMOVUPS   256(BX), Y13
+	VMOVUPS   Y11, 256(R9)
+	VMOVUPS   288(BX), Y11
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPS  Y4, Y3, Y3
+	VANDPS  absmask<>+0(SB), Y3, Y3
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VCMPPS  $0x11, Y0, Y4, Y4
+	VORPS   Y4, Y3, Y3
+	VMOVUPS Y7, 288(R9)
+	VMOVUPS Y10, 320(R9)
+	VTESTPS Y3, Y3
+	JZ      PlaneContactsAVX2_ahead_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y8, Y4
+	VMOVAPS   Y4, Y8
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y12, Y4
+	VMOVAPS   Y4, Y12
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y13, Y4
+	VMOVAPS   Y4, Y13
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y11, Y4
+	VMOVAPS   Y4, Y11
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y6, Y4
+	VMOVAPS   Y4, Y6
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y9, Y4
+	VMOVAPS   Y4, Y9
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y5, Y4
+	VMOVAPS   Y4, Y5
+	VMOVUPS   320(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   288(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 288(R9)
+	VMOVUPS   256(R9), Y4
+	VBLENDVPS Y3, Y0, Y4, Y3
+	VMOVUPS   Y3, 256(R9)
+
+PlaneContactsAVX2_ahead_finite:
+	VMOVUPS Y2, 352(R9)
+
+	// Pair index k = i + lane.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Store one row per pair.
+	MOVQ    (SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 256(R9), Y2
+	MOVQ    8(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 352(R9), Y2
+	MOVQ    16(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    24(SP), R12
+	VMOVUPS Y8, (R12)(R13*4)
+	MOVQ    32(SP), R12
+	VMOVUPS Y12, (R12)(R13*4)
+	MOVQ    40(SP), R12
+	VMOVUPS Y13, (R12)(R13*4)
+	MOVQ    48(SP), R12
+	VMOVUPS Y11, (R12)(R13*4)
+	MOVQ    56(SP), R12
+	VMOVUPS Y6, (R12)(R13*4)
+	MOVQ    64(SP), R12
+	VMOVUPS Y9, (R12)(R13*4)
+	MOVQ    72(SP), R12
+	VMOVUPS Y1, (R12)(R13*4)
+	MOVQ    80(SP), R12
+	VMOVUPS Y5, (R12)(R13*4)
+	VMOVUPS 320(R9), Y1
+	MOVQ    88(SP), R12
+	VMOVUPS Y1, (R12)(R13*4)
+	VMOVUPS 288(R9), Y1
+	MOVQ    96(SP), R12
+	VMOVUPS Y1, (R12)(R13*4)
+	ADDQ    $0x00000008, R13
+	XCHGQ   BX, R10
+	JMP     PlaneContactsAVX2_ahead
+
+PlaneContactsAVX2_last:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y1
+	VMULPS  (BX), Y1, Y1
+	VMOVUPS 256(BX), Y2
+	VMULPS  32(BX), Y2, Y2
+	VADDPS  Y2, Y1, Y1
+	VMOVUPS 288(BX), Y2
+	VMULPS  64(BX), Y2, Y2
+	VADDPS  Y2, Y1, Y1
+	VSUBPS  416(BX), Y1, Y1
+	VMOVUPS 224(BX), Y2
+	VMULPS  96(BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPS  128(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPS  160(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VSUBPS  416(BX), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VSUBPS  Y1, Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPS  Y2, Y4, Y4
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS margin+48(FP), Y5
+	VADDPS       192(BX), Y5, Y5
+	VCMPPS       $0x12, Y5, Y1, Y6
+	VCMPPS       $0x12, Y5, Y2, Y5
+	VMOVUPS      (BX), Y7
+	VCMPPS       $0x00, 96(BX), Y7, Y7
+	VMOVUPS      32(BX), Y8
+	VCMPPS       $0x00, 128(BX), Y8, Y8
+	VANDPS       Y8, Y7, Y7
+	VMOVUPS      64(BX), Y8
+	VCMPPS       $0x00, 160(BX), Y8, Y8
+	VANDPS       Y8, Y7, Y7
+	VANDPS       Y5, Y6, Y8
+	VANDNPS      Y8, Y7, Y7
+	VORPS        Y5, Y6, Y5
+	VANDPS       int1<>+0(SB), Y5, Y5
+	VBLENDVPS    Y7, int2<>+0(SB), Y5, Y5
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPS       192(BX), Y1, Y8
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y8, Y8
+	VMULPS       224(BX), Y8, Y9
+	VMULPS       256(BX), Y8, Y10
+	VMULPS       288(BX), Y8, Y8
+	VMOVUPS      (BX), Y11
+	VSUBPS       Y9, Y11, Y9
+	VMOVUPS      32(BX), Y11
+	VSUBPS       Y10, Y11, Y10
+	VMOVUPS      64(BX), Y11
+	VSUBPS       Y8, Y11, Y8
+	VADDPS       192(BX), Y2, Y11
+	VBROADCASTSS half<>+0(SB), Y12
+	VMULPS       Y12, Y11, Y11
+	VMULPS       224(BX), Y11, Y12
+	VMULPS       256(BX), Y11, Y13
+	VMULPS       288(BX), Y11, Y11
+	VMOVUPS      Y5, 256(R9)
+	VMOVUPS      96(BX), Y5
+	VSUBPS       Y12, Y5, Y5
+	VMOVUPS      128(BX), Y12
+	VSUBPS       Y13, Y12, Y12
+	VMOVUPS      160(BX), Y13
+	VSUBPS       Y11, Y13, Y11
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPS    $0x11, Y1, Y2, Y1
+	VANDNPS   Y1, Y6, Y1
+	VBLENDVPS Y1, Y4, Y3, Y2
+	VBLENDVPS Y1, Y5, Y9, Y6
+	VBLENDVPS Y1, Y12, Y10, Y9
+	VBLENDVPS Y1, Y11, Y8, Y1
+	VBLENDVPS Y7, Y4, Y2, Y8
+	VBLENDVPS Y7, Y5, Y6, Y5
+	VBLENDVPS Y7, Y12, Y9, Y10
+	VBLENDVPS Y7, Y11, Y1, Y7
+	VMOVUPS   256(R9), Y11
+	VMOVUPS   224(BX), Y12
+	VMOVUPS   256(BX), Y13
+	VMOVUPS   Y11, 256(R9)
+	VMOVUPS   288(BX), Y11
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPS  Y4, Y3, Y3
+	VANDPS  absmask<>+0(SB), Y3, Y3
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VCMPPS  $0x11, Y0, Y4, Y4
+	VORPS   Y4, Y3, Y3
+	VMOVUPS Y7, 288(R9)
+	VMOVUPS Y10, 320(R9)
+	VTESTPS Y3, Y3
+	JZ      PlaneContactsAVX2_last_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y8, Y4
+	VMOVAPS   Y4, Y8
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y12, Y4
+	VMOVAPS   Y4, Y12
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y13, Y4
+	VMOVAPS   Y4, Y13
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y11, Y4
+	VMOVAPS   Y4, Y11
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y6, Y4
+	VMOVAPS   Y4, Y6
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y9, Y4
+	VMOVAPS   Y4, Y9
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y5, Y4
+	VMOVAPS   Y4, Y5
+	VMOVUPS   320(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   288(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 288(R9)
+	VMOVUPS   256(R9), Y4
+	VBLENDVPS Y3, Y0, Y4, Y3
+	VMOVUPS   Y3, 256(R9)
+
+PlaneContactsAVX2_last_finite:
+	VMOVUPS Y2, 352(R9)
+
+	// Pair index k = i + lane.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Store one row per pair.
+	MOVQ    (SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 256(R9), Y2
+	MOVQ    8(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	VMOVUPS 352(R9), Y2
+	MOVQ    16(SP), R12
+	VMOVUPS Y2, (R12)(R13*4)
+	MOVQ    24(SP), R12
+	VMOVUPS Y8, (R12)(R13*4)
+	MOVQ    32(SP), R12
+	VMOVUPS Y12, (R12)(R13*4)
+	MOVQ    40(SP), R12
+	VMOVUPS Y13, (R12)(R13*4)
+	MOVQ    48(SP), R12
+	VMOVUPS Y11, (R12)(R13*4)
+	MOVQ    56(SP), R12
+	VMOVUPS Y6, (R12)(R13*4)
+	MOVQ    64(SP), R12
+	VMOVUPS Y9, (R12)(R13*4)
+	MOVQ    72(SP), R12
+	VMOVUPS Y1, (R12)(R13*4)
+	MOVQ    80(SP), R12
+	VMOVUPS Y5, (R12)(R13*4)
+	VMOVUPS 320(R9), Y1
+	MOVQ    88(SP), R12
+	VMOVUPS Y1, (R12)(R13*4)
+	VMOVUPS 288(R9), Y1
+	MOVQ    96(SP), R12
+	VMOVUPS Y1, (R12)(R13*4)
+	ADDQ    $0x00000008, R13
+	MOVQ    n+40(FP), R14
+	SUBQ    R13, R14
+
+PlaneContactsAVX2_tail:
+	TESTQ        R14, R14
+	JZ           PlaneContactsAVX2_done
+	VMOVD        R14, X1
+	VPBROADCASTD X1, Y1
+	VPCMPGTD     iota<>+0(SB), Y1, Y1
+
+	// The remaining pair indices, zero (capsule 0) past n.
+	VPMASKMOVD (DX)(R13*4), Y1, Y2
+	VMOVUPS    Y2, 3456(R9)
+	VPMASKMOVD (SI)(R13*4), Y1, Y2
+	VMOVUPS    Y2, 3488(R9)
+
+	// Capsule records of side I, transposed.
+	MOVL           3456(R9), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           3472(R9), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           3460(R9), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           3476(R9), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           3464(R9), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           3480(R9), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           3468(R9), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           3484(R9), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, (BX)
+	VMOVUPS        Y5, 32(BX)
+	VMOVUPS        Y6, 64(BX)
+	VMOVUPS        Y2, 192(BX)
+	MOVL           3456(R9), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           3472(R9), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           3460(R9), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           3476(R9), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           3464(R9), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           3480(R9), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           3468(R9), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           3484(R9), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 96(BX)
+	VMOVUPS        Y5, 128(BX)
+	VMOVUPS        Y2, 160(BX)
+
+	// Plane records of side J, transposed.
+	MOVL           3488(R9), AX
+	SHLQ           $0x05, AX
+	VBROADCASTF128 (DI)(AX*1), Y2
+	MOVL           3504(R9), AX
+	SHLQ           $0x05, AX
+	VINSERTF128    $0x01, (DI)(AX*1), Y2, Y2
+	MOVL           3492(R9), AX
+	SHLQ           $0x05, AX
+	VBROADCASTF128 (DI)(AX*1), Y3
+	MOVL           3508(R9), AX
+	SHLQ           $0x05, AX
+	VINSERTF128    $0x01, (DI)(AX*1), Y3, Y3
+	MOVL           3496(R9), AX
+	SHLQ           $0x05, AX
+	VBROADCASTF128 (DI)(AX*1), Y4
+	MOVL           3512(R9), AX
+	SHLQ           $0x05, AX
+	VINSERTF128    $0x01, (DI)(AX*1), Y4, Y4
+	MOVL           3500(R9), AX
+	SHLQ           $0x05, AX
+	VBROADCASTF128 (DI)(AX*1), Y5
+	MOVL           3516(R9), AX
+	SHLQ           $0x05, AX
+	VINSERTF128    $0x01, (DI)(AX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 224(BX)
+	VMOVUPS        Y5, 256(BX)
+	VMOVUPS        Y6, 288(BX)
+	VMOVUPS        Y2, 416(BX)
+	MOVL           3488(R9), AX
+	SHLQ           $0x05, AX
+	VBROADCASTF128 16(DI)(AX*1), Y2
+	MOVL           3504(R9), AX
+	SHLQ           $0x05, AX
+	VINSERTF128    $0x01, 16(DI)(AX*1), Y2, Y2
+	MOVL           3492(R9), AX
+	SHLQ           $0x05, AX
+	VBROADCASTF128 16(DI)(AX*1), Y3
+	MOVL           3508(R9), AX
+	SHLQ           $0x05, AX
+	VINSERTF128    $0x01, 16(DI)(AX*1), Y3, Y3
+	MOVL           3496(R9), AX
+	SHLQ           $0x05, AX
+	VBROADCASTF128 16(DI)(AX*1), Y4
+	MOVL           3512(R9), AX
+	SHLQ           $0x05, AX
+	VINSERTF128    $0x01, 16(DI)(AX*1), Y4, Y4
+	MOVL           3500(R9), AX
+	SHLQ           $0x05, AX
+	VBROADCASTF128 16(DI)(AX*1), Y5
+	MOVL           3516(R9), AX
+	SHLQ           $0x05, AX
+	VINSERTF128    $0x01, 16(DI)(AX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 320(BX)
+	VMOVUPS        Y5, 352(BX)
+	VMOVUPS        Y2, 384(BX)
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y2
+	VMULPS  (BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPS  32(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPS  64(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VSUBPS  416(BX), Y2, Y2
+	VMOVUPS 224(BX), Y3
+	VMULPS  96(BX), Y3, Y3
+	VMOVUPS 256(BX), Y4
+	VMULPS  128(BX), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 288(BX), Y4
+	VMULPS  160(BX), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VSUBPS  416(BX), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPS  Y2, Y4, Y4
+	VMOVUPS 192(BX), Y5
+	VSUBPS  Y3, Y5, Y5
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS margin+48(FP), Y6
+	VADDPS       192(BX), Y6, Y6
+	VCMPPS       $0x12, Y6, Y2, Y7
+	VCMPPS       $0x12, Y6, Y3, Y6
+	VMOVUPS      (BX), Y8
+	VCMPPS       $0x00, 96(BX), Y8, Y8
+	VMOVUPS      32(BX), Y9
+	VCMPPS       $0x00, 128(BX), Y9, Y9
+	VANDPS       Y9, Y8, Y8
+	VMOVUPS      64(BX), Y9
+	VCMPPS       $0x00, 160(BX), Y9, Y9
+	VANDPS       Y9, Y8, Y8
+	VANDPS       Y6, Y7, Y9
+	VANDNPS      Y9, Y8, Y8
+	VORPS        Y6, Y7, Y6
+	VANDPS       int1<>+0(SB), Y6, Y6
+	VBLENDVPS    Y8, int2<>+0(SB), Y6, Y6
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPS       192(BX), Y2, Y9
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y9, Y9
+	VMULPS       224(BX), Y9, Y10
+	VMULPS       256(BX), Y9, Y11
+	VMULPS       288(BX), Y9, Y9
+	VMOVUPS      (BX), Y12
+	VSUBPS       Y10, Y12, Y10
+	VMOVUPS      32(BX), Y12
+	VSUBPS       Y11, Y12, Y11
+	VMOVUPS      64(BX), Y12
+	VSUBPS       Y9, Y12, Y9
+	VADDPS       192(BX), Y3, Y12
+	VBROADCASTSS half<>+0(SB), Y13
+	VMULPS       Y13, Y12, Y12
+	VMULPS       224(BX), Y12, Y13
+	VMULPS       256(BX), Y12, Y14
+	VMOVUPS      Y6, 256(R9)
+	VMULPS       288(BX), Y12, Y6
+	VMOVUPS      Y8, 288(R9)
+	VMOVUPS      96(BX), Y8
+	VSUBPS       Y13, Y8, Y8
+	VMOVUPS      128(BX), Y12
+	VSUBPS       Y14, Y12, Y12
+	VMOVUPS      160(BX), Y13
+	VSUBPS       Y6, Y13, Y6
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPS    $0x11, Y2, Y3, Y2
+	VANDNPS   Y2, Y7, Y2
+	VBLENDVPS Y2, Y5, Y4, Y3
+	VBLENDVPS Y2, Y8, Y10, Y7
+	VBLENDVPS Y2, Y12, Y11, Y10
+	VBLENDVPS Y2, Y6, Y9, Y2
+	VMOVUPS   288(R9), Y9
+	VBLENDVPS Y9, Y5, Y3, Y9
+	VMOVUPS   288(R9), Y11
+	VBLENDVPS Y11, Y8, Y7, Y8
+	VMOVUPS   288(R9), Y11
+	VBLENDVPS Y11, Y12, Y10, Y11
+	VMOVUPS   288(R9), Y12
+	VBLENDVPS Y12, Y6, Y2, Y6
+	VMOVUPS   256(R9), Y12
+	VMOVUPS   224(BX), Y13
+	VMOVUPS   Y12, 256(R9)
+	VMOVUPS   256(BX), Y12
+	VMOVUPS   Y12, 288(R9)
+	VMOVUPS   288(BX), Y12
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPS  Y5, Y4, Y4
+	VANDPS  absmask<>+0(SB), Y4, Y4
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y4, Y4
+	VMOVUPS 192(BX), Y5
+	VCMPPS  $0x11, Y0, Y5, Y5
+	VORPS   Y5, Y4, Y4
+	VMOVUPS Y6, 320(R9)
+	VMOVUPS Y11, 352(R9)
+	VTESTPS Y4, Y4
+	JZ      PlaneContactsAVX2_tailgroup_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y9, Y5
+	VMOVAPS   Y5, Y9
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y13, Y5
+	VMOVAPS   Y5, Y13
+	VMOVUPS   288(R9), Y5
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 288(R9)
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y12, Y5
+	VMOVAPS   Y5, Y12
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y7, Y5
+	VMOVAPS   Y5, Y7
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y10, Y5
+	VMOVAPS   Y5, Y10
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y8, Y5
+	VMOVAPS   Y5, Y8
+	VMOVUPS   352(R9), Y5
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 352(R9)
+	VMOVUPS   320(R9), Y5
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   256(R9), Y5
+	VBLENDVPS Y4, Y0, Y5, Y0
+	VMOVUPS   Y0, 256(R9)
+
+PlaneContactsAVX2_tailgroup_finite:
+	VMOVUPS Y3, 384(R9)
+
+	// Pair index k = i + lane.
+	VMOVD        R13, X0
+	VPBROADCASTD X0, Y0
+	VPADDD       iota<>+0(SB), Y0, Y0
+
+	// Store one row per pair.
+	MOVQ       (SP), R12
+	VMASKMOVPS Y0, Y1, (R12)(R13*4)
+	VMOVUPS    256(R9), Y0
+	MOVQ       8(SP), R12
+	VMASKMOVPS Y0, Y1, (R12)(R13*4)
+	VMOVUPS    384(R9), Y0
+	MOVQ       16(SP), R12
+	VMASKMOVPS Y0, Y1, (R12)(R13*4)
+	MOVQ       24(SP), R12
+	VMASKMOVPS Y9, Y1, (R12)(R13*4)
+	MOVQ       32(SP), R12
+	VMASKMOVPS Y13, Y1, (R12)(R13*4)
+	VMOVUPS    288(R9), Y0
+	MOVQ       40(SP), R12
+	VMASKMOVPS Y0, Y1, (R12)(R13*4)
+	MOVQ       48(SP), R12
+	VMASKMOVPS Y12, Y1, (R12)(R13*4)
+	MOVQ       56(SP), R12
+	VMASKMOVPS Y7, Y1, (R12)(R13*4)
+	MOVQ       64(SP), R12
+	VMASKMOVPS Y10, Y1, (R12)(R13*4)
+	MOVQ       72(SP), R12
+	VMASKMOVPS Y2, Y1, (R12)(R13*4)
+	MOVQ       80(SP), R12
+	VMASKMOVPS Y8, Y1, (R12)(R13*4)
+	VMOVUPS    352(R9), Y0
+	MOVQ       88(SP), R12
+	VMASKMOVPS Y0, Y1, (R12)(R13*4)
+	VMOVUPS    320(R9), Y0
+	MOVQ       96(SP), R12
+	VMASKMOVPS Y0, Y1, (R12)(R13*4)
+
+PlaneContactsAVX2_done:
+	MOVQ n+40(FP), R14
+	MOVQ R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func CompactPlaneContactsAVX2(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+// Requires: AVX, AVX2, MMX+, POPCNT
+TEXT ·CompactPlaneContactsAVX2(SB), $4584-72
+	// The thirteen stream pointers, copied to the frame: a row's store then loads its
+	// pointer in one instruction, not two.
+	MOVQ         out+32(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
+	XORQ         R13, R13
+	XORQ         R11, R11
+	MOVQ         caps+0(FP), AX
+	MOVQ         planes+8(FP), DI
+	MOVQ         pi+16(FP), DX
+	MOVQ         pj+24(FP), SI
+	LEAQ         104(SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	LEAQ         2560(R9), BX
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSS one<>+0(SB), Y1
+
+	// 2 groups at a time, their instruction streams merged.
+	// Records beyond L2 (prefetch != 0) go to the one-group loop (WideRecordsAt).
+	MOVQ  prefetch+56(FP), CX
+	TESTQ CX, CX
+	JNZ   CompactPlaneContactsAVX2_loop
+	MOVQ  n+40(FP), R14
+	SUBQ  R13, R14
+	CMPQ  R14, $0x00000010
+	JB    CompactPlaneContactsAVX2_loop
+
+	// Each iteration loads the next one's records into the other set part-way
+	// through its body (WideRecordsAt); the last whole iteration loads none.
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y1
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y5
+	VSHUFPS        $0xee, Y2, Y1, Y1
+	VMOVUPS        Y3, (BX)
+	VMOVUPS        Y4, 32(BX)
+	VMOVUPS        Y5, 64(BX)
+	VMOVUPS        Y1, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y1
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y1
+	VMOVUPS        Y3, 96(BX)
+	VMOVUPS        Y4, 128(BX)
+	VMOVUPS        Y1, 160(BX)
+
+	// Plane records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y1
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y2, Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y3
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y3, Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y5
+	VSHUFPS        $0xee, Y2, Y1, Y1
+	VMOVUPS        Y3, 224(BX)
+	VMOVUPS        Y4, 256(BX)
+	VMOVUPS        Y5, 288(BX)
+	VMOVUPS        Y1, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y1
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y2, Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y3
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y3, Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y1
+	VMOVUPS        Y3, 320(BX)
+	VMOVUPS        Y4, 352(BX)
+	VMOVUPS        Y1, 384(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y1
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y1, Y1
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y5
+	VSHUFPS        $0xee, Y2, Y1, Y1
+	VMOVUPS        Y3, 448(BX)
+	VMOVUPS        Y4, 480(BX)
+	VMOVUPS        Y5, 512(BX)
+	VMOVUPS        Y1, 640(BX)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y1
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y1, Y1
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y1
+	VMOVUPS        Y3, 544(BX)
+	VMOVUPS        Y4, 576(BX)
+	VMOVUPS        Y1, 608(BX)
+
+	// Plane records of side J, transposed.
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y1
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y1, Y1
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y2
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y2, Y2
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y3
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y3, Y3
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y5
+	VSHUFPS        $0xee, Y2, Y1, Y1
+	VMOVUPS        Y3, 672(BX)
+	VMOVUPS        Y4, 704(BX)
+	VMOVUPS        Y5, 736(BX)
+	VMOVUPS        Y1, 864(BX)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y1
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y1, Y1
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y2
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y2, Y2
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y3
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y3, Y3
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y1
+	VMOVUPS        Y3, 768(BX)
+	VMOVUPS        Y4, 800(BX)
+	VMOVUPS        Y1, 832(BX)
+	LEAQ           3520(R9), R10
+
+CompactPlaneContactsAVX2_wideahead:
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000020
+	JB   CompactPlaneContactsAVX2_widelast
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y1
+	VMULPS  (BX), Y1, Y1
+	VMOVUPS 256(BX), Y2
+	VMULPS  32(BX), Y2, Y2
+	VADDPS  Y2, Y1, Y1
+	VMOVUPS 288(BX), Y2
+	VMULPS  64(BX), Y2, Y2
+	VADDPS  Y2, Y1, Y1
+	VSUBPS  416(BX), Y1, Y1
+	VMOVUPS 224(BX), Y2
+	VMULPS  96(BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPS  128(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPS  160(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VSUBPS  416(BX), Y2, Y2
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 672(BX), Y3
+	VMULPS  448(BX), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPS  Y1, Y4, Y4
+	VMOVUPS 704(BX), Y5
+	VMULPS  480(BX), Y5, Y5
+	VMOVUPS 192(BX), Y6
+	VSUBPS  Y2, Y6, Y6
+	VADDPS  Y5, Y3, Y3
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS margin+48(FP), Y5
+	VADDPS       192(BX), Y5, Y5
+	VMOVUPS      736(BX), Y7
+	VMULPS       512(BX), Y7, Y7
+	VCMPPS       $0x12, Y5, Y1, Y8
+	VADDPS       Y7, Y3, Y3
+	VCMPPS       $0x12, Y5, Y2, Y5
+	VSUBPS       864(BX), Y3, Y3
+	VMOVUPS      (BX), Y7
+	VCMPPS       $0x00, 96(BX), Y7, Y7
+	VMOVUPS      672(BX), Y9
+	VMULPS       544(BX), Y9, Y9
+	VMOVUPS      32(BX), Y10
+	VCMPPS       $0x00, 128(BX), Y10, Y10
+	VMOVUPS      704(BX), Y11
+	VMULPS       576(BX), Y11, Y11
+	VANDPS       Y10, Y7, Y7
+	VADDPS       Y11, Y9, Y9
+	VMOVUPS      64(BX), Y10
+	VCMPPS       $0x00, 160(BX), Y10, Y10
+	VMOVUPS      736(BX), Y11
+	VMULPS       608(BX), Y11, Y11
+	VANDPS       Y10, Y7, Y7
+	VADDPS       Y11, Y9, Y9
+	VANDPS       Y5, Y8, Y10
+	VSUBPS       864(BX), Y9, Y9
+	VANDNPS      Y10, Y7, Y7
+	VMOVUPS      640(BX), Y10
+	VSUBPS       Y3, Y10, Y10
+	VMOVUPS      640(BX), Y11
+	VSUBPS       Y9, Y11, Y11
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS margin+48(FP), Y12
+	VADDPS       640(BX), Y12, Y12
+	VORPS        Y5, Y8, Y5
+	VCMPPS       $0x12, Y12, Y3, Y13
+	VMOVUPS      Y10, 256(R9)
+	VMOVUPS      Y11, 288(R9)
+	VMOVUPS      Y4, 320(R9)
+	VMOVUPS      Y6, 352(R9)
+	VMOVUPS      Y8, 384(R9)
+	VMOVUPS      Y3, 416(R9)
+	VMOVUPS      Y2, 448(R9)
+
+	// The records of the next 2 group(s).
+	// Capsule records of side I, transposed.
+	MOVL           64(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           80(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           68(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           84(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           72(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           88(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           76(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y6
+	MOVL           92(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y3, Y2, Y8
+	VUNPCKLPS      Y6, Y4, Y10
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y6, Y4, Y3
+	VSHUFPS        $0x44, Y10, Y8, Y4
+	VSHUFPS        $0xee, Y10, Y8, Y6
+	VSHUFPS        $0x44, Y3, Y2, Y8
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, (R10)
+	VMOVUPS        Y6, 32(R10)
+	VMOVUPS        Y8, 64(R10)
+	VMOVUPS        Y2, 192(R10)
+	MOVL           64(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           80(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           68(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           84(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           72(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           88(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           76(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y6
+	MOVL           92(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y3, Y2, Y8
+	VUNPCKLPS      Y6, Y4, Y10
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y6, Y4, Y3
+	VSHUFPS        $0x44, Y10, Y8, Y4
+	VSHUFPS        $0xee, Y10, Y8, Y6
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 96(R10)
+	VMOVUPS        Y6, 128(R10)
+	VMOVUPS        Y2, 160(R10)
+
+	// Plane records of side J, transposed.
+	MOVL           64(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y2
+	MOVL           80(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y2, Y2
+	MOVL           68(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y3
+	MOVL           84(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y3, Y3
+	MOVL           72(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           88(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	MOVL           76(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y6
+	MOVL           92(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y6, Y6
+	VUNPCKLPS      Y3, Y2, Y8
+	VUNPCKLPS      Y6, Y4, Y10
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y6, Y4, Y3
+	VSHUFPS        $0x44, Y10, Y8, Y4
+	VSHUFPS        $0xee, Y10, Y8, Y6
+	VSHUFPS        $0x44, Y3, Y2, Y8
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 224(R10)
+	VMOVUPS        Y6, 256(R10)
+	VMOVUPS        Y8, 288(R10)
+	VMOVUPS        Y2, 416(R10)
+	MOVL           64(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y2
+	MOVL           80(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y2, Y2
+	MOVL           68(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y3
+	MOVL           84(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y3, Y3
+	MOVL           72(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           88(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	MOVL           76(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y6
+	MOVL           92(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y6, Y6
+	VUNPCKLPS      Y3, Y2, Y8
+	VUNPCKLPS      Y6, Y4, Y10
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y6, Y4, Y3
+	VSHUFPS        $0x44, Y10, Y8, Y4
+	VSHUFPS        $0xee, Y10, Y8, Y6
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 320(R10)
+	VMOVUPS        Y6, 352(R10)
+	VMOVUPS        Y2, 384(R10)
+
+	// Capsule records of side I, transposed.
+	MOVL           96(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           112(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           100(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           116(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           104(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           120(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           108(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y6
+	MOVL           124(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y3, Y2, Y8
+	VUNPCKLPS      Y6, Y4, Y10
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y6, Y4, Y3
+	VSHUFPS        $0x44, Y10, Y8, Y4
+	VSHUFPS        $0xee, Y10, Y8, Y6
+	VSHUFPS        $0x44, Y3, Y2, Y8
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 448(R10)
+	VMOVUPS        Y6, 480(R10)
+	VMOVUPS        Y8, 512(R10)
+	VMOVUPS        Y2, 640(R10)
+	MOVL           96(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           112(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           100(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           116(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           104(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           120(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           108(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y6
+	MOVL           124(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y3, Y2, Y8
+	VUNPCKLPS      Y6, Y4, Y10
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y6, Y4, Y3
+	VSHUFPS        $0x44, Y10, Y8, Y4
+	VSHUFPS        $0xee, Y10, Y8, Y6
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 544(R10)
+	VMOVUPS        Y6, 576(R10)
+	VMOVUPS        Y2, 608(R10)
+
+	// Plane records of side J, transposed.
+	MOVL           96(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y2
+	MOVL           112(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y2, Y2
+	MOVL           100(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y3
+	MOVL           116(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y3, Y3
+	MOVL           104(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           120(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	MOVL           108(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y6
+	MOVL           124(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y6, Y6
+	VUNPCKLPS      Y3, Y2, Y8
+	VUNPCKLPS      Y6, Y4, Y10
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y6, Y4, Y3
+	VSHUFPS        $0x44, Y10, Y8, Y4
+	VSHUFPS        $0xee, Y10, Y8, Y6
+	VSHUFPS        $0x44, Y3, Y2, Y8
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 672(R10)
+	VMOVUPS        Y6, 704(R10)
+	VMOVUPS        Y8, 736(R10)
+	VMOVUPS        Y2, 864(R10)
+	MOVL           96(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y2
+	MOVL           112(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y2, Y2
+	MOVL           100(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y3
+	MOVL           116(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y3, Y3
+	MOVL           104(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           120(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	MOVL           108(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y6
+	MOVL           124(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y6, Y6
+	VUNPCKLPS      Y3, Y2, Y8
+	VUNPCKLPS      Y6, Y4, Y10
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y6, Y4, Y3
+	VSHUFPS        $0x44, Y10, Y8, Y4
+	VSHUFPS        $0xee, Y10, Y8, Y6
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 768(R10)
+	VMOVUPS        Y6, 800(R10)
+	VMOVUPS        Y2, 832(R10)
+	VCMPPS         $0x12, Y12, Y9, Y2
+	VANDPS         int1<>+0(SB), Y5, Y3
+	VMOVUPS        448(BX), Y4
+	VCMPPS         $0x00, 544(BX), Y4, Y4
+	VBLENDVPS      Y7, int2<>+0(SB), Y3, Y3
+	VMOVUPS        480(BX), Y5
+	VCMPPS         $0x00, 576(BX), Y5, Y5
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VANDPS       Y5, Y4, Y4
+	VADDPS       192(BX), Y1, Y5
+	VMOVUPS      512(BX), Y6
+	VCMPPS       $0x00, 608(BX), Y6, Y6
+	VBROADCASTSS half<>+0(SB), Y8
+	VMULPS       Y8, Y5, Y5
+	VANDPS       Y6, Y4, Y4
+	VMULPS       224(BX), Y5, Y6
+	VANDPS       Y2, Y13, Y8
+	VMULPS       256(BX), Y5, Y10
+	VANDNPS      Y8, Y4, Y4
+	VMULPS       288(BX), Y5, Y5
+	VMOVUPS      (BX), Y8
+	VSUBPS       Y6, Y8, Y6
+	VMOVUPS      32(BX), Y8
+	VSUBPS       Y10, Y8, Y8
+	VORPS        Y2, Y13, Y2
+	VMOVUPS      64(BX), Y10
+	VSUBPS       Y5, Y10, Y5
+	VMOVUPS      192(BX), Y10
+	VADDPS       448(R9), Y10, Y10
+	VANDPS       int1<>+0(SB), Y2, Y2
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y10, Y10
+	VBLENDVPS    Y4, int2<>+0(SB), Y2, Y2
+	VMULPS       224(BX), Y10, Y11
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VMULPS       256(BX), Y10, Y12
+	VMOVUPS      Y2, 480(R9)
+	VMOVUPS      640(BX), Y2
+	VADDPS       416(R9), Y2, Y2
+	VMULPS       288(BX), Y10, Y10
+	VMOVUPS      Y4, 512(R9)
+	VBROADCASTSS half<>+0(SB), Y4
+	VMULPS       Y4, Y2, Y2
+	VMOVUPS      96(BX), Y4
+	VSUBPS       Y11, Y4, Y4
+	VMULPS       672(BX), Y2, Y11
+	VMOVUPS      Y13, 544(R9)
+	VMOVUPS      128(BX), Y13
+	VSUBPS       Y12, Y13, Y12
+	VMULPS       704(BX), Y2, Y13
+	VMOVUPS      Y3, 576(R9)
+	VMOVUPS      160(BX), Y3
+	VSUBPS       Y10, Y3, Y3
+	VMULPS       736(BX), Y2, Y2
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VMOVUPS      448(R9), Y10
+	VCMPPS       $0x11, Y1, Y10, Y1
+	VMOVUPS      448(BX), Y10
+	VSUBPS       Y11, Y10, Y10
+	VMOVUPS      384(R9), Y11
+	VANDNPS      Y1, Y11, Y1
+	VMOVUPS      480(BX), Y11
+	VSUBPS       Y13, Y11, Y11
+	VMOVUPS      Y11, 384(R9)
+	VMOVUPS      320(R9), Y11
+	VBLENDVPS    Y1, 352(R9), Y11, Y11
+	VMOVUPS      512(BX), Y13
+	VSUBPS       Y2, Y13, Y2
+	VBLENDVPS    Y1, Y4, Y6, Y6
+	VADDPS       640(BX), Y9, Y13
+	VBLENDVPS    Y1, Y12, Y8, Y8
+	VMOVUPS      Y2, 448(R9)
+	VBROADCASTSS half<>+0(SB), Y2
+	VMULPS       Y2, Y13, Y2
+	VBLENDVPS    Y1, Y3, Y5, Y1
+	VMULPS       672(BX), Y2, Y5
+	VBLENDVPS    Y7, 352(R9), Y11, Y13
+	VMULPS       704(BX), Y2, Y14
+	VMOVUPS      Y10, 608(R9)
+	VBLENDVPS    Y7, Y4, Y6, Y4
+	VMULPS       736(BX), Y2, Y2
+	VBLENDVPS    Y7, Y12, Y8, Y10
+	VMOVUPS      Y10, 640(R9)
+	VMOVUPS      544(BX), Y10
+	VSUBPS       Y5, Y10, Y5
+	VBLENDVPS    Y7, Y3, Y1, Y3
+	VMOVUPS      576(BX), Y7
+	VSUBPS       Y14, Y7, Y7
+	VMOVUPS      576(R9), Y10
+	VMOVUPS      608(BX), Y12
+	VSUBPS       Y2, Y12, Y2
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPS    $0x11, 416(R9), Y9, Y9
+	VMOVUPS   544(R9), Y12
+	VANDNPS   Y9, Y12, Y9
+	VMOVUPS   224(BX), Y12
+	VMOVUPS   Y10, 416(R9)
+	VMOVUPS   Y12, 544(R9)
+	VMOVUPS   256(R9), Y10
+	VBLENDVPS Y9, 288(R9), Y10, Y10
+	VMOVUPS   256(BX), Y12
+	VMOVUPS   Y12, 576(R9)
+	VMOVUPS   608(R9), Y12
+	VBLENDVPS Y9, Y5, Y12, Y12
+	VMOVUPS   Y13, 608(R9)
+	VMOVUPS   288(BX), Y13
+	VMOVUPS   Y13, 672(R9)
+	VMOVUPS   384(R9), Y13
+	VBLENDVPS Y9, Y7, Y13, Y13
+	VMOVUPS   Y6, 384(R9)
+	VMOVUPS   448(R9), Y6
+	VBLENDVPS Y9, Y2, Y6, Y6
+	VMOVUPS   Y8, 448(R9)
+	VMOVUPS   512(R9), Y8
+	VBLENDVPS Y8, 288(R9), Y10, Y8
+	VMOVUPS   512(R9), Y9
+	VBLENDVPS Y9, Y5, Y12, Y5
+	VMOVUPS   512(R9), Y9
+	VBLENDVPS Y9, Y7, Y13, Y7
+	VMOVUPS   640(R9), Y9
+	VMOVUPS   Y7, 640(R9)
+	VMOVUPS   512(R9), Y7
+	VBLENDVPS Y7, Y2, Y6, Y2
+	VMOVUPS   480(R9), Y7
+	VMOVUPS   Y7, 480(R9)
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VMOVUPS 320(R9), Y7
+	VADDPS  352(R9), Y7, Y7
+	VANDPS  absmask<>+0(SB), Y7, Y7
+	VMOVUPS Y8, 320(R9)
+	VMOVUPS 672(BX), Y8
+	VMOVUPS Y8, 352(R9)
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y7, Y7
+	VMOVUPS 704(BX), Y8
+	VMOVUPS Y8, 512(R9)
+	VMOVUPS 192(BX), Y8
+	VCMPPS  $0x11, Y0, Y8, Y8
+	VMOVUPS Y10, 704(R9)
+	VMOVUPS 736(BX), Y10
+	VORPS   Y8, Y7, Y7
+	VMOVUPS Y12, 736(R9)
+	VMOVUPS Y10, 768(R9)
+	VTESTPS Y7, Y7
+	JZ      CompactPlaneContactsAVX2_wideahead_g0_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y11, Y8
+	VMOVAPS   Y8, Y11
+	VMOVUPS   608(R9), Y8
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 608(R9)
+	VMOVUPS   544(R9), Y8
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 544(R9)
+	VMOVUPS   576(R9), Y8
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 576(R9)
+	VMOVUPS   672(R9), Y8
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 672(R9)
+	VMOVUPS   384(R9), Y8
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 384(R9)
+	VMOVUPS   448(R9), Y8
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 448(R9)
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y4, Y4
+	VMOVAPS   Y4, Y4
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y9, Y8
+	VMOVAPS   Y8, Y9
+	VBLENDVPS Y7, canonicalnan<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VMOVUPS   416(R9), Y8
+	VBLENDVPS Y7, Y0, Y8, Y7
+	VMOVUPS   Y7, 416(R9)
+
+CompactPlaneContactsAVX2_wideahead_g0_finite:
+	VMOVUPS Y2, 800(R9)
+
+	// Pair index k = i + lane.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one (most groups at a low hit rate).
+	VMOVUPS      416(R9), Y7
+	VPCMPGTD     Y0, Y7, Y7
+	VTESTPS      Y7, Y7
+	JZ           CompactPlaneContactsAVX2_wideahead_g0_none
+	VMOVMSKPS    Y7, R14
+	LEAQ         compress8<>+0(SB), R12
+	SHLQ         $0x05, R14
+	VMOVDQU      (R12)(R14*1), Y7
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X8
+	VPBROADCASTD X8, Y8
+	VPCMPGTD     iota<>+0(SB), Y8, Y8
+	VMOVUPS      Y8, (R9)
+	VMOVUPS      Y7, 32(R9)
+
+	// A whole group: rows written+8 <= i+8 <= n, so the 8 rows from written are in
+	// dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are
+	// microcoded on AMD). The rows past the count get their own bits back.
+	VMOVUPS   32(R9), Y7
+	VPERMPS   Y2, Y7, Y2
+	VMOVUPS   (R9), Y7
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), Y8
+	VBLENDVPS Y7, Y2, Y8, Y8
+	VMOVUPS   Y8, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   416(R9), Y7
+	VPERMPS   Y7, Y2, Y2
+	VMOVUPS   (R9), Y7
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), Y8
+	VBLENDVPS Y7, Y2, Y8, Y8
+	VMOVUPS   Y8, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y11, Y2, Y2
+	VMOVUPS   (R9), Y7
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*4), Y8
+	VBLENDVPS Y7, Y2, Y8, Y8
+	VMOVUPS   Y8, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   608(R9), Y7
+	VPERMPS   Y7, Y2, Y2
+	VMOVUPS   (R9), Y7
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*4), Y8
+	VBLENDVPS Y7, Y2, Y8, Y8
+	VMOVUPS   Y8, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   544(R9), Y7
+	VPERMPS   Y7, Y2, Y2
+	VMOVUPS   (R9), Y7
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*4), Y8
+	VBLENDVPS Y7, Y2, Y8, Y8
+	VMOVUPS   Y8, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   576(R9), Y7
+	VPERMPS   Y7, Y2, Y2
+	VMOVUPS   (R9), Y7
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*4), Y8
+	VBLENDVPS Y7, Y2, Y8, Y8
+	VMOVUPS   Y8, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   672(R9), Y7
+	VPERMPS   Y7, Y2, Y2
+	VMOVUPS   (R9), Y7
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*4), Y8
+	VBLENDVPS Y7, Y2, Y8, Y8
+	VMOVUPS   Y8, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   384(R9), Y7
+	VPERMPS   Y7, Y2, Y2
+	VMOVUPS   (R9), Y7
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*4), Y8
+	VBLENDVPS Y7, Y2, Y8, Y8
+	VMOVUPS   Y8, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   448(R9), Y7
+	VPERMPS   Y7, Y2, Y2
+	VMOVUPS   (R9), Y7
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*4), Y8
+	VBLENDVPS Y7, Y2, Y8, Y8
+	VMOVUPS   Y8, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y1, Y2, Y1
+	VMOVUPS   (R9), Y2
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*4), Y7
+	VBLENDVPS Y2, Y1, Y7, Y7
+	VMOVUPS   Y7, (R12)(R11*4)
+	VMOVUPS   32(R9), Y1
+	VPERMPS   Y4, Y1, Y1
+	VMOVUPS   (R9), Y2
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y2, Y1, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y1
+	VPERMPS   Y9, Y1, Y1
+	VMOVUPS   (R9), Y2
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y2, Y1, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y1
+	VPERMPS   Y3, Y1, Y1
+	VMOVUPS   (R9), Y2
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*4), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*4)
+	ADDQ      R14, R11
+
+CompactPlaneContactsAVX2_wideahead_g0_none:
+	VMOVUPS 640(R9), Y1
+	VMOVUPS 800(R9), Y2
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VMOVUPS 256(R9), Y3
+	VADDPS  288(R9), Y3, Y3
+	VANDPS  absmask<>+0(SB), Y3, Y3
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y3
+	VMOVUPS 640(BX), Y4
+	VCMPPS  $0x11, Y0, Y4, Y4
+	VORPS   Y4, Y3, Y3
+	VTESTPS Y3, Y3
+	JZ      CompactPlaneContactsAVX2_wideahead_g1_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   704(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 704(R9)
+	VMOVUPS   320(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   352(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 352(R9)
+	VMOVUPS   512(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 512(R9)
+	VMOVUPS   768(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 768(R9)
+	VMOVUPS   736(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 736(R9)
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y13, Y4
+	VMOVAPS   Y4, Y13
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y6, Y4
+	VMOVAPS   Y4, Y6
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y5, Y4
+	VMOVAPS   Y4, Y5
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+	VMOVUPS   480(R9), Y4
+	VBLENDVPS Y3, Y0, Y4, Y3
+	VMOVUPS   Y3, 480(R9)
+
+CompactPlaneContactsAVX2_wideahead_g1_finite:
+	// Pair index k = i + lane.
+	LEAQ         8(R13), R14
+	VMOVD        R14, X3
+	VPBROADCASTD X3, Y3
+	VPADDD       iota<>+0(SB), Y3, Y3
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one (most groups at a low hit rate).
+	VMOVUPS      480(R9), Y4
+	VPCMPGTD     Y0, Y4, Y4
+	VTESTPS      Y4, Y4
+	JZ           CompactPlaneContactsAVX2_wideahead_g1_none
+	VMOVMSKPS    Y4, R14
+	LEAQ         compress8<>+0(SB), R12
+	SHLQ         $0x05, R14
+	VMOVDQU      (R12)(R14*1), Y4
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X7
+	VPBROADCASTD X7, Y7
+	VPCMPGTD     iota<>+0(SB), Y7, Y7
+	VMOVUPS      Y7, 1280(R9)
+	VMOVUPS      Y4, 1312(R9)
+
+	// A whole group: rows written+8 <= i+8 <= n, so the 8 rows from written are in
+	// dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are
+	// microcoded on AMD). The rows past the count get their own bits back.
+	VMOVUPS   1312(R9), Y4
+	VPERMPS   Y3, Y4, Y3
+	VMOVUPS   1280(R9), Y4
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), Y7
+	VBLENDVPS Y4, Y3, Y7, Y7
+	VMOVUPS   Y7, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y3
+	VMOVUPS   480(R9), Y4
+	VPERMPS   Y4, Y3, Y3
+	VMOVUPS   1280(R9), Y4
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), Y7
+	VBLENDVPS Y4, Y3, Y7, Y7
+	VMOVUPS   Y7, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y3
+	VMOVUPS   704(R9), Y4
+	VPERMPS   Y4, Y3, Y3
+	VMOVUPS   1280(R9), Y4
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*4), Y7
+	VBLENDVPS Y4, Y3, Y7, Y7
+	VMOVUPS   Y7, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y3
+	VMOVUPS   320(R9), Y4
+	VPERMPS   Y4, Y3, Y3
+	VMOVUPS   1280(R9), Y4
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*4), Y7
+	VBLENDVPS Y4, Y3, Y7, Y7
+	VMOVUPS   Y7, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y3
+	VMOVUPS   352(R9), Y4
+	VPERMPS   Y4, Y3, Y3
+	VMOVUPS   1280(R9), Y4
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*4), Y7
+	VBLENDVPS Y4, Y3, Y7, Y7
+	VMOVUPS   Y7, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y3
+	VMOVUPS   512(R9), Y4
+	VPERMPS   Y4, Y3, Y3
+	VMOVUPS   1280(R9), Y4
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*4), Y7
+	VBLENDVPS Y4, Y3, Y7, Y7
+	VMOVUPS   Y7, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y3
+	VMOVUPS   768(R9), Y4
+	VPERMPS   Y4, Y3, Y3
+	VMOVUPS   1280(R9), Y4
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*4), Y7
+	VBLENDVPS Y4, Y3, Y7, Y7
+	VMOVUPS   Y7, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y3
+	VMOVUPS   736(R9), Y4
+	VPERMPS   Y4, Y3, Y3
+	VMOVUPS   1280(R9), Y4
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*4), Y7
+	VBLENDVPS Y4, Y3, Y7, Y7
+	VMOVUPS   Y7, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y3
+	VPERMPS   Y13, Y3, Y3
+	VMOVUPS   1280(R9), Y4
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*4), Y7
+	VBLENDVPS Y4, Y3, Y7, Y7
+	VMOVUPS   Y7, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y3
+	VPERMPS   Y6, Y3, Y3
+	VMOVUPS   1280(R9), Y4
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*4), Y6
+	VBLENDVPS Y4, Y3, Y6, Y6
+	VMOVUPS   Y6, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y3
+	VPERMPS   Y5, Y3, Y3
+	VMOVUPS   1280(R9), Y4
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*4), Y5
+	VBLENDVPS Y4, Y3, Y5, Y5
+	VMOVUPS   Y5, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y3
+	VPERMPS   Y1, Y3, Y1
+	VMOVUPS   1280(R9), Y3
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y1, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y1
+	VPERMPS   Y2, Y1, Y1
+	VMOVUPS   1280(R9), Y2
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*4), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*4)
+	ADDQ      R14, R11
+
+CompactPlaneContactsAVX2_wideahead_g1_none:
+	ADDQ  $0x00000010, R13
+	XCHGQ BX, R10
+	JMP   CompactPlaneContactsAVX2_wideahead
+
+CompactPlaneContactsAVX2_widelast:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y1
+	VMULPS  (BX), Y1, Y1
+	VMOVUPS 256(BX), Y2
+	VMULPS  32(BX), Y2, Y2
+	VADDPS  Y2, Y1, Y1
+	VMOVUPS 288(BX), Y2
+	VMULPS  64(BX), Y2, Y2
+	VADDPS  Y2, Y1, Y1
+	VSUBPS  416(BX), Y1, Y1
+	VMOVUPS 224(BX), Y2
+	VMULPS  96(BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPS  128(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPS  160(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VSUBPS  416(BX), Y2, Y2
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 672(BX), Y3
+	VMULPS  448(BX), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPS  Y1, Y4, Y4
+	VMOVUPS 704(BX), Y5
+	VMULPS  480(BX), Y5, Y5
+	VMOVUPS 192(BX), Y6
+	VSUBPS  Y2, Y6, Y6
+	VADDPS  Y5, Y3, Y3
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS margin+48(FP), Y5
+	VADDPS       192(BX), Y5, Y5
+	VMOVUPS      736(BX), Y7
+	VMULPS       512(BX), Y7, Y7
+	VCMPPS       $0x12, Y5, Y1, Y8
+	VADDPS       Y7, Y3, Y3
+	VCMPPS       $0x12, Y5, Y2, Y5
+	VSUBPS       864(BX), Y3, Y3
+	VMOVUPS      (BX), Y7
+	VCMPPS       $0x00, 96(BX), Y7, Y7
+	VMOVUPS      672(BX), Y9
+	VMULPS       544(BX), Y9, Y9
+	VMOVUPS      32(BX), Y10
+	VCMPPS       $0x00, 128(BX), Y10, Y10
+	VMOVUPS      704(BX), Y11
+	VMULPS       576(BX), Y11, Y11
+	VANDPS       Y10, Y7, Y7
+	VADDPS       Y11, Y9, Y9
+	VMOVUPS      64(BX), Y10
+	VCMPPS       $0x00, 160(BX), Y10, Y10
+	VMOVUPS      736(BX), Y11
+	VMULPS       608(BX), Y11, Y11
+	VANDPS       Y10, Y7, Y7
+	VADDPS       Y11, Y9, Y9
+	VANDPS       Y5, Y8, Y10
+	VSUBPS       864(BX), Y9, Y9
+	VANDNPS      Y10, Y7, Y7
+	VMOVUPS      640(BX), Y10
+	VSUBPS       Y3, Y10, Y10
+	VMOVUPS      640(BX), Y11
+	VSUBPS       Y9, Y11, Y11
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS margin+48(FP), Y12
+	VADDPS       640(BX), Y12, Y12
+	VORPS        Y5, Y8, Y5
+	VCMPPS       $0x12, Y12, Y3, Y13
+	VCMPPS       $0x12, Y12, Y9, Y12
+	VMOVUPS      Y10, 256(R9)
+	VANDPS       int1<>+0(SB), Y5, Y5
+	VMOVUPS      Y11, 288(R9)
+	VMOVUPS      448(BX), Y10
+	VCMPPS       $0x00, 544(BX), Y10, Y10
+	VBLENDVPS    Y7, int2<>+0(SB), Y5, Y5
+	VMOVUPS      Y5, 320(R9)
+	VMOVUPS      480(BX), Y5
+	VCMPPS       $0x00, 576(BX), Y5, Y5
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VANDPS       Y5, Y10, Y5
+	VADDPS       192(BX), Y1, Y10
+	VMOVUPS      Y7, 352(R9)
+	VMOVUPS      512(BX), Y7
+	VCMPPS       $0x00, 608(BX), Y7, Y7
+	VBROADCASTSS half<>+0(SB), Y11
+	VMULPS       Y11, Y10, Y10
+	VANDPS       Y7, Y5, Y5
+	VMULPS       224(BX), Y10, Y7
+	VANDPS       Y12, Y13, Y11
+	VMULPS       256(BX), Y10, Y14
+	VMOVUPS      Y9, 384(R9)
+	VANDNPS      Y11, Y5, Y5
+	VMULPS       288(BX), Y10, Y9
+	VMOVUPS      (BX), Y10
+	VSUBPS       Y7, Y10, Y7
+	VMOVUPS      32(BX), Y10
+	VSUBPS       Y14, Y10, Y10
+	VORPS        Y12, Y13, Y11
+	VMOVUPS      64(BX), Y12
+	VSUBPS       Y9, Y12, Y9
+	VADDPS       192(BX), Y2, Y12
+	VMOVUPS      Y13, 416(R9)
+	VANDPS       int1<>+0(SB), Y11, Y11
+	VBROADCASTSS half<>+0(SB), Y13
+	VMULPS       Y13, Y12, Y12
+	VBLENDVPS    Y5, int2<>+0(SB), Y11, Y11
+	VMULPS       224(BX), Y12, Y13
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VMULPS       256(BX), Y12, Y14
+	VMOVUPS      Y11, 448(R9)
+	VADDPS       640(BX), Y3, Y11
+	VMOVUPS      Y5, 480(R9)
+	VMULPS       288(BX), Y12, Y5
+	VMOVUPS      Y3, 512(R9)
+	VBROADCASTSS half<>+0(SB), Y3
+	VMULPS       Y3, Y11, Y3
+	VMOVUPS      96(BX), Y11
+	VSUBPS       Y13, Y11, Y11
+	VMULPS       672(BX), Y3, Y12
+	VMOVUPS      Y9, 544(R9)
+	VMOVUPS      128(BX), Y9
+	VSUBPS       Y14, Y9, Y9
+	VMULPS       704(BX), Y3, Y13
+	VMOVUPS      Y10, 576(R9)
+	VMOVUPS      160(BX), Y10
+	VSUBPS       Y5, Y10, Y5
+	VMULPS       736(BX), Y3, Y3
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPS       $0x11, Y1, Y2, Y1
+	VMOVUPS      448(BX), Y2
+	VSUBPS       Y12, Y2, Y2
+	VANDNPS      Y1, Y8, Y1
+	VMOVUPS      480(BX), Y8
+	VSUBPS       Y13, Y8, Y8
+	VBLENDVPS    Y1, Y6, Y4, Y10
+	VMOVUPS      512(BX), Y12
+	VSUBPS       Y3, Y12, Y3
+	VBLENDVPS    Y1, Y11, Y7, Y7
+	VMOVUPS      640(BX), Y12
+	VADDPS       384(R9), Y12, Y12
+	VMOVUPS      576(R9), Y13
+	VBLENDVPS    Y1, Y9, Y13, Y13
+	VMOVUPS      Y4, 576(R9)
+	VBROADCASTSS half<>+0(SB), Y4
+	VMULPS       Y4, Y12, Y4
+	VMOVUPS      544(R9), Y12
+	VBLENDVPS    Y1, Y5, Y12, Y1
+	VMULPS       672(BX), Y4, Y12
+	VMOVUPS      Y3, 544(R9)
+	VMOVUPS      352(R9), Y3
+	VBLENDVPS    Y3, Y6, Y10, Y3
+	VMULPS       704(BX), Y4, Y14
+	VMOVUPS      Y6, 608(R9)
+	VMOVUPS      Y8, 640(R9)
+	VMOVUPS      352(R9), Y6
+	VBLENDVPS    Y6, Y11, Y7, Y6
+	VMULPS       736(BX), Y4, Y4
+	VMOVUPS      352(R9), Y8
+	VBLENDVPS    Y8, Y9, Y13, Y8
+	VMOVUPS      544(BX), Y9
+	VSUBPS       Y12, Y9, Y9
+	VMOVUPS      352(R9), Y11
+	VBLENDVPS    Y11, Y5, Y1, Y5
+	VMOVUPS      576(BX), Y11
+	VSUBPS       Y14, Y11, Y11
+	VMOVUPS      320(R9), Y12
+	VMOVUPS      Y12, 320(R9)
+	VMOVUPS      608(BX), Y12
+	VSUBPS       Y4, Y12, Y4
+	VMOVUPS      Y10, 352(R9)
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VMOVUPS   384(R9), Y10
+	VCMPPS    $0x11, 512(R9), Y10, Y10
+	VMOVUPS   416(R9), Y12
+	VANDNPS   Y10, Y12, Y10
+	VMOVUPS   224(BX), Y12
+	VMOVUPS   Y12, 384(R9)
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPS Y10, 288(R9), Y3, Y3
+	VMOVUPS   256(BX), Y12
+	VBLENDVPS Y10, Y9, Y2, Y2
+	VMOVUPS   Y12, 512(R9)
+	VMOVUPS   288(BX), Y12
+	VMOVUPS   Y12, 672(R9)
+	VMOVUPS   640(R9), Y12
+	VBLENDVPS Y10, Y11, Y12, Y12
+	VMOVUPS   Y7, 640(R9)
+	VMOVUPS   544(R9), Y7
+	VBLENDVPS Y10, Y4, Y7, Y7
+	VMOVUPS   Y13, 544(R9)
+	VMOVUPS   480(R9), Y10
+	VBLENDVPS Y10, 288(R9), Y3, Y10
+	VMOVUPS   480(R9), Y13
+	VBLENDVPS Y13, Y9, Y2, Y9
+	VMOVUPS   480(R9), Y13
+	VBLENDVPS Y13, Y11, Y12, Y11
+	VMOVUPS   480(R9), Y13
+	VBLENDVPS Y13, Y4, Y7, Y4
+	VMOVUPS   448(R9), Y13
+	VMOVUPS   Y13, 448(R9)
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VMOVUPS 576(R9), Y13
+	VADDPS  608(R9), Y13, Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VMOVUPS Y10, 480(R9)
+	VMOVUPS 672(BX), Y10
+	VMOVUPS Y10, 576(R9)
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y13, Y10
+	VMOVUPS 704(BX), Y13
+	VMOVUPS Y13, 608(R9)
+	VMOVUPS 192(BX), Y13
+	VCMPPS  $0x11, Y0, Y13, Y13
+	VMOVUPS Y3, 704(R9)
+	VMOVUPS 736(BX), Y3
+	VORPS   Y13, Y10, Y10
+	VMOVUPS Y2, 736(R9)
+	VMOVUPS Y3, 768(R9)
+	VTESTPS Y10, Y10
+	JZ      CompactPlaneContactsAVX2_widelast_g0_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   352(R9), Y2
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 352(R9)
+	VMOVUPS   416(R9), Y2
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 416(R9)
+	VMOVUPS   384(R9), Y2
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 384(R9)
+	VMOVUPS   512(R9), Y2
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 512(R9)
+	VMOVUPS   672(R9), Y2
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 672(R9)
+	VMOVUPS   640(R9), Y2
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 640(R9)
+	VMOVUPS   544(R9), Y2
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 544(R9)
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y6, Y2
+	VMOVAPS   Y2, Y6
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y8, Y2
+	VMOVAPS   Y2, Y8
+	VBLENDVPS Y10, canonicalnan<>+0(SB), Y5, Y2
+	VMOVAPS   Y2, Y5
+	VMOVUPS   320(R9), Y2
+	VBLENDVPS Y10, Y0, Y2, Y2
+	VMOVUPS   Y2, 320(R9)
+
+CompactPlaneContactsAVX2_widelast_g0_finite:
+	VMOVUPS Y4, 800(R9)
+
+	// Pair index k = i + lane.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one (most groups at a low hit rate).
+	VMOVUPS      320(R9), Y3
+	VPCMPGTD     Y0, Y3, Y3
+	VTESTPS      Y3, Y3
+	JZ           CompactPlaneContactsAVX2_widelast_g0_none
+	VMOVMSKPS    Y3, R14
+	LEAQ         compress8<>+0(SB), R12
+	SHLQ         $0x05, R14
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVUPS      Y4, (R9)
+	VMOVUPS      Y3, 32(R9)
+
+	// A whole group: rows written+8 <= i+8 <= n, so the 8 rows from written are in
+	// dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are
+	// microcoded on AMD). The rows past the count get their own bits back.
+	VMOVUPS   32(R9), Y3
+	VPERMPS   Y2, Y3, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   320(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   352(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   416(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   384(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   512(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   672(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   640(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   544(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y1, Y2, Y1
+	VMOVUPS   (R9), Y2
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*4), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*4)
+	VMOVUPS   32(R9), Y1
+	VPERMPS   Y6, Y1, Y1
+	VMOVUPS   (R9), Y2
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*4), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*4)
+	VMOVUPS   32(R9), Y1
+	VPERMPS   Y8, Y1, Y1
+	VMOVUPS   (R9), Y2
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*4), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*4)
+	VMOVUPS   32(R9), Y1
+	VPERMPS   Y5, Y1, Y1
+	VMOVUPS   (R9), Y2
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*4), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*4)
+	ADDQ      R14, R11
+
+CompactPlaneContactsAVX2_widelast_g0_none:
+	VMOVUPS 800(R9), Y1
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VMOVUPS 256(R9), Y2
+	VADDPS  288(R9), Y2, Y2
+	VANDPS  absmask<>+0(SB), Y2, Y2
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y2, Y2
+	VMOVUPS 640(BX), Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VORPS   Y3, Y2, Y2
+	VTESTPS Y2, Y2
+	JZ      CompactPlaneContactsAVX2_widelast_g1_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   704(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   768(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 768(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y12, Y3
+	VMOVAPS   Y3, Y12
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y7, Y3
+	VMOVAPS   Y3, Y7
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y9, Y3
+	VMOVAPS   Y3, Y9
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y11, Y3
+	VMOVAPS   Y3, Y11
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VMOVUPS   448(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y2
+	VMOVUPS   Y2, 448(R9)
+
+CompactPlaneContactsAVX2_widelast_g1_finite:
+	// Pair index k = i + lane.
+	LEAQ         8(R13), R14
+	VMOVD        R14, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one (most groups at a low hit rate).
+	VMOVUPS      448(R9), Y3
+	VPCMPGTD     Y0, Y3, Y3
+	VTESTPS      Y3, Y3
+	JZ           CompactPlaneContactsAVX2_widelast_g1_none
+	VMOVMSKPS    Y3, R14
+	LEAQ         compress8<>+0(SB), R12
+	SHLQ         $0x05, R14
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVUPS      Y4, 1280(R9)
+	VMOVUPS      Y3, 1312(R9)
+
+	// A whole group: rows written+8 <= i+8 <= n, so the 8 rows from written are in
+	// dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are
+	// microcoded on AMD). The rows past the count get their own bits back.
+	VMOVUPS   1312(R9), Y3
+	VPERMPS   Y2, Y3, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   448(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   704(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   480(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   576(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   608(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   768(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VMOVUPS   736(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VPERMPS   Y12, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VPERMPS   Y7, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VPERMPS   Y9, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VPERMPS   Y11, Y2, Y2
+	VMOVUPS   1280(R9), Y3
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   1312(R9), Y2
+	VPERMPS   Y1, Y2, Y1
+	VMOVUPS   1280(R9), Y2
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*4), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*4)
+	ADDQ      R14, R11
+
+CompactPlaneContactsAVX2_widelast_g1_none:
+	ADDQ $0x00000010, R13
+	LEAQ 2560(R9), BX
+
+CompactPlaneContactsAVX2_loop:
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   CompactPlaneContactsAVX2_tail
+
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y1
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y5
+	VSHUFPS        $0xee, Y2, Y1, Y1
+	VMOVUPS        Y3, (BX)
+	VMOVUPS        Y4, 32(BX)
+	VMOVUPS        Y5, 64(BX)
+	VMOVUPS        Y1, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y1
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y1
+	VMOVUPS        Y3, 96(BX)
+	VMOVUPS        Y4, 128(BX)
+	VMOVUPS        Y1, 160(BX)
+
+	// Plane records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y1
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y2, Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y3
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y3, Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y5
+	VSHUFPS        $0xee, Y2, Y1, Y1
+	VMOVUPS        Y3, 224(BX)
+	VMOVUPS        Y4, 256(BX)
+	VMOVUPS        Y5, 288(BX)
+	VMOVUPS        Y1, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y1
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y2
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y2, Y2
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y3
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y3, Y3
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y1
+	VMOVUPS        Y3, 320(BX)
+	VMOVUPS        Y4, 352(BX)
+	VMOVUPS        Y1, 384(BX)
+	LEAQ           3520(R9), R10
+
+CompactPlaneContactsAVX2_ahead:
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   CompactPlaneContactsAVX2_last
+
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000020
+	JB         CompactPlaneContactsAVX2_ahead_noprefetch
+	MOVQ       prefetch+56(FP), CX
+	TESTQ      CX, CX
+	JZ         CompactPlaneContactsAVX2_ahead_noprefetch
+	MOVL       96(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+
+CompactPlaneContactsAVX2_ahead_noprefetch:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y1
+	VMULPS  (BX), Y1, Y1
+	VMOVUPS 256(BX), Y2
+	VMULPS  32(BX), Y2, Y2
+	VADDPS  Y2, Y1, Y1
+	VMOVUPS 288(BX), Y2
+	VMULPS  64(BX), Y2, Y2
+	VADDPS  Y2, Y1, Y1
+	VSUBPS  416(BX), Y1, Y1
+	VMOVUPS 224(BX), Y2
+	VMULPS  96(BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPS  128(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPS  160(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VSUBPS  416(BX), Y2, Y2
+
+	// The records of the next 1 group(s).
+	// Capsule records of side I, transposed.
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y6
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y7
+	VSHUFPS        $0xee, Y4, Y3, Y3
+	VMOVUPS        Y5, (R10)
+	VMOVUPS        Y6, 32(R10)
+	VMOVUPS        Y7, 64(R10)
+	VMOVUPS        Y3, 192(R10)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y6
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y3
+	VMOVUPS        Y5, 96(R10)
+	VMOVUPS        Y6, 128(R10)
+	VMOVUPS        Y3, 160(R10)
+
+	// Plane records of side J, transposed.
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y3
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y3, Y3
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y5
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y5, Y5
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (DI)(CX*1), Y6
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y7
+	VSHUFPS        $0xee, Y4, Y3, Y3
+	VMOVUPS        Y5, 224(R10)
+	VMOVUPS        Y6, 256(R10)
+	VMOVUPS        Y7, 288(R10)
+	VMOVUPS        Y3, 416(R10)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y3
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y3, Y3
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y5
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y5, Y5
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(DI)(CX*1), Y6
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y6, Y6
+	VUNPCKLPS      Y4, Y3, Y7
+	VUNPCKLPS      Y6, Y5, Y8
+	VUNPCKHPS      Y4, Y3, Y3
+	VUNPCKHPS      Y6, Y5, Y4
+	VSHUFPS        $0x44, Y8, Y7, Y5
+	VSHUFPS        $0xee, Y8, Y7, Y6
+	VSHUFPS        $0x44, Y4, Y3, Y3
+	VMOVUPS        Y5, 320(R10)
+	VMOVUPS        Y6, 352(R10)
+	VMOVUPS        Y3, 384(R10)
+	VMOVUPS        192(BX), Y3
+	VSUBPS         Y1, Y3, Y3
+	VMOVUPS        192(BX), Y4
+	VSUBPS         Y2, Y4, Y4
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS margin+48(FP), Y5
+	VADDPS       192(BX), Y5, Y5
+	VCMPPS       $0x12, Y5, Y1, Y6
+	VCMPPS       $0x12, Y5, Y2, Y5
+	VMOVUPS      (BX), Y7
+	VCMPPS       $0x00, 96(BX), Y7, Y7
+	VMOVUPS      32(BX), Y8
+	VCMPPS       $0x00, 128(BX), Y8, Y8
+	VANDPS       Y8, Y7, Y7
+	VMOVUPS      64(BX), Y8
+	VCMPPS       $0x00, 160(BX), Y8, Y8
+	VANDPS       Y8, Y7, Y7
+	VANDPS       Y5, Y6, Y8
+	VANDNPS      Y8, Y7, Y7
+	VORPS        Y5, Y6, Y5
+	VANDPS       int1<>+0(SB), Y5, Y5
+	VBLENDVPS    Y7, int2<>+0(SB), Y5, Y5
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPS       192(BX), Y1, Y8
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y8, Y8
+	VMULPS       224(BX), Y8, Y9
+	VMULPS       256(BX), Y8, Y10
+	VMULPS       288(BX), Y8, Y8
+	VMOVUPS      (BX), Y11
+	VSUBPS       Y9, Y11, Y9
+	VMOVUPS      32(BX), Y11
+	VSUBPS       Y10, Y11, Y10
+	VMOVUPS      64(BX), Y11
+	VSUBPS       Y8, Y11, Y8
+	VADDPS       192(BX), Y2, Y11
+	VBROADCASTSS half<>+0(SB), Y12
+	VMULPS       Y12, Y11, Y11
+	VMULPS       224(BX), Y11, Y12
+	VMULPS       256(BX), Y11, Y13
+	VMULPS       288(BX), Y11, Y11
+	VMOVUPS      Y5, 256(R9)
+	VMOVUPS      96(BX), Y5
+	VSUBPS       Y12, Y5, Y5
+	VMOVUPS      128(BX), Y12
+	VSUBPS       Y13, Y12, Y12
+	VMOVUPS      160(BX), Y13
+	VSUBPS       Y11, Y13, Y11
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPS    $0x11, Y1, Y2, Y1
+	VANDNPS   Y1, Y6, Y1
+	VBLENDVPS Y1, Y4, Y3, Y2
+	VBLENDVPS Y1, Y5, Y9, Y6
+	VBLENDVPS Y1, Y12, Y10, Y9
+	VBLENDVPS Y1, Y11, Y8, Y1
+	VBLENDVPS Y7, Y4, Y2, Y8
+	VBLENDVPS Y7, Y5, Y6, Y5
+	VBLENDVPS Y7, Y12, Y9, Y10
+	VBLENDVPS Y7, Y11, Y1, Y7
+	VMOVUPS   256(R9), Y11
+	VMOVUPS   224(BX), Y12
+	VMOVUPS   256(BX), Y13
+	VMOVUPS   Y11, 256(R9)
+	VMOVUPS   288(BX), Y11
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPS  Y4, Y3, Y3
+	VANDPS  absmask<>+0(SB), Y3, Y3
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VCMPPS  $0x11, Y0, Y4, Y4
+	VORPS   Y4, Y3, Y3
+	VMOVUPS Y7, 288(R9)
+	VMOVUPS Y10, 320(R9)
+	VTESTPS Y3, Y3
+	JZ      CompactPlaneContactsAVX2_ahead_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y8, Y4
+	VMOVAPS   Y4, Y8
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y12, Y4
+	VMOVAPS   Y4, Y12
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y13, Y4
+	VMOVAPS   Y4, Y13
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y11, Y4
+	VMOVAPS   Y4, Y11
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y6, Y4
+	VMOVAPS   Y4, Y6
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y9, Y4
+	VMOVAPS   Y4, Y9
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y5, Y4
+	VMOVAPS   Y4, Y5
+	VMOVUPS   320(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   288(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 288(R9)
+	VMOVUPS   256(R9), Y4
+	VBLENDVPS Y3, Y0, Y4, Y3
+	VMOVUPS   Y3, 256(R9)
+
+CompactPlaneContactsAVX2_ahead_finite:
+	VMOVUPS Y2, 352(R9)
+
+	// Pair index k = i + lane.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one (most groups at a low hit rate).
+	VMOVUPS      256(R9), Y3
+	VPCMPGTD     Y0, Y3, Y3
+	VTESTPS      Y3, Y3
+	JZ           CompactPlaneContactsAVX2_ahead_none
+	VMOVMSKPS    Y3, R14
+	LEAQ         compress8<>+0(SB), R12
+	SHLQ         $0x05, R14
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVUPS      Y4, (R9)
+	VMOVUPS      Y3, 32(R9)
+
+	// A whole group: rows written+8 <= i+8 <= n, so the 8 rows from written are in
+	// dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are
+	// microcoded on AMD). The rows past the count get their own bits back.
+	VMOVUPS   32(R9), Y3
+	VPERMPS   Y2, Y3, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   256(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   352(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y8, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y12, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y13, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y11, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y6, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y9, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y1, Y2, Y1
+	VMOVUPS   (R9), Y2
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*4), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*4)
+	VMOVUPS   32(R9), Y1
+	VPERMPS   Y5, Y1, Y1
+	VMOVUPS   (R9), Y2
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*4), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*4)
+	VMOVUPS   32(R9), Y1
+	VMOVUPS   320(R9), Y2
+	VPERMPS   Y2, Y1, Y1
+	VMOVUPS   (R9), Y2
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*4), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*4)
+	VMOVUPS   32(R9), Y1
+	VMOVUPS   288(R9), Y2
+	VPERMPS   Y2, Y1, Y1
+	VMOVUPS   (R9), Y2
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*4), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*4)
+	ADDQ      R14, R11
+
+CompactPlaneContactsAVX2_ahead_none:
+	ADDQ  $0x00000008, R13
+	XCHGQ BX, R10
+	JMP   CompactPlaneContactsAVX2_ahead
+
+CompactPlaneContactsAVX2_last:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y1
+	VMULPS  (BX), Y1, Y1
+	VMOVUPS 256(BX), Y2
+	VMULPS  32(BX), Y2, Y2
+	VADDPS  Y2, Y1, Y1
+	VMOVUPS 288(BX), Y2
+	VMULPS  64(BX), Y2, Y2
+	VADDPS  Y2, Y1, Y1
+	VSUBPS  416(BX), Y1, Y1
+	VMOVUPS 224(BX), Y2
+	VMULPS  96(BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPS  128(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPS  160(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VSUBPS  416(BX), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VSUBPS  Y1, Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPS  Y2, Y4, Y4
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS margin+48(FP), Y5
+	VADDPS       192(BX), Y5, Y5
+	VCMPPS       $0x12, Y5, Y1, Y6
+	VCMPPS       $0x12, Y5, Y2, Y5
+	VMOVUPS      (BX), Y7
+	VCMPPS       $0x00, 96(BX), Y7, Y7
+	VMOVUPS      32(BX), Y8
+	VCMPPS       $0x00, 128(BX), Y8, Y8
+	VANDPS       Y8, Y7, Y7
+	VMOVUPS      64(BX), Y8
+	VCMPPS       $0x00, 160(BX), Y8, Y8
+	VANDPS       Y8, Y7, Y7
+	VANDPS       Y5, Y6, Y8
+	VANDNPS      Y8, Y7, Y7
+	VORPS        Y5, Y6, Y5
+	VANDPS       int1<>+0(SB), Y5, Y5
+	VBLENDVPS    Y7, int2<>+0(SB), Y5, Y5
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPS       192(BX), Y1, Y8
+	VBROADCASTSS half<>+0(SB), Y9
+	VMULPS       Y9, Y8, Y8
+	VMULPS       224(BX), Y8, Y9
+	VMULPS       256(BX), Y8, Y10
+	VMULPS       288(BX), Y8, Y8
+	VMOVUPS      (BX), Y11
+	VSUBPS       Y9, Y11, Y9
+	VMOVUPS      32(BX), Y11
+	VSUBPS       Y10, Y11, Y10
+	VMOVUPS      64(BX), Y11
+	VSUBPS       Y8, Y11, Y8
+	VADDPS       192(BX), Y2, Y11
+	VBROADCASTSS half<>+0(SB), Y12
+	VMULPS       Y12, Y11, Y11
+	VMULPS       224(BX), Y11, Y12
+	VMULPS       256(BX), Y11, Y13
+	VMULPS       288(BX), Y11, Y11
+	VMOVUPS      Y5, 256(R9)
+	VMOVUPS      96(BX), Y5
+	VSUBPS       Y12, Y5, Y5
+	VMOVUPS      128(BX), Y12
+	VSUBPS       Y13, Y12, Y12
+	VMOVUPS      160(BX), Y13
+	VSUBPS       Y11, Y13, Y11
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPS    $0x11, Y1, Y2, Y1
+	VANDNPS   Y1, Y6, Y1
+	VBLENDVPS Y1, Y4, Y3, Y2
+	VBLENDVPS Y1, Y5, Y9, Y6
+	VBLENDVPS Y1, Y12, Y10, Y9
+	VBLENDVPS Y1, Y11, Y8, Y1
+	VBLENDVPS Y7, Y4, Y2, Y8
+	VBLENDVPS Y7, Y5, Y6, Y5
+	VBLENDVPS Y7, Y12, Y9, Y10
+	VBLENDVPS Y7, Y11, Y1, Y7
+	VMOVUPS   256(R9), Y11
+	VMOVUPS   224(BX), Y12
+	VMOVUPS   256(BX), Y13
+	VMOVUPS   Y11, 256(R9)
+	VMOVUPS   288(BX), Y11
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPS  Y4, Y3, Y3
+	VANDPS  absmask<>+0(SB), Y3, Y3
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VCMPPS  $0x11, Y0, Y4, Y4
+	VORPS   Y4, Y3, Y3
+	VMOVUPS Y7, 288(R9)
+	VMOVUPS Y10, 320(R9)
+	VTESTPS Y3, Y3
+	JZ      CompactPlaneContactsAVX2_last_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y8, Y4
+	VMOVAPS   Y4, Y8
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y12, Y4
+	VMOVAPS   Y4, Y12
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y13, Y4
+	VMOVAPS   Y4, Y13
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y11, Y4
+	VMOVAPS   Y4, Y11
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y6, Y4
+	VMOVAPS   Y4, Y6
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y9, Y4
+	VMOVAPS   Y4, Y9
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y5, Y4
+	VMOVAPS   Y4, Y5
+	VMOVUPS   320(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   288(R9), Y4
+	VBLENDVPS Y3, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 288(R9)
+	VMOVUPS   256(R9), Y4
+	VBLENDVPS Y3, Y0, Y4, Y3
+	VMOVUPS   Y3, 256(R9)
+
+CompactPlaneContactsAVX2_last_finite:
+	VMOVUPS Y2, 352(R9)
+
+	// Pair index k = i + lane.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       iota<>+0(SB), Y2, Y2
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one (most groups at a low hit rate).
+	VMOVUPS      256(R9), Y3
+	VPCMPGTD     Y0, Y3, Y3
+	VTESTPS      Y3, Y3
+	JZ           CompactPlaneContactsAVX2_last_none
+	VMOVMSKPS    Y3, R14
+	LEAQ         compress8<>+0(SB), R12
+	SHLQ         $0x05, R14
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVUPS      Y4, (R9)
+	VMOVUPS      Y3, 32(R9)
+
+	// A whole group: rows written+8 <= i+8 <= n, so the 8 rows from written are in
+	// dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are
+	// microcoded on AMD). The rows past the count get their own bits back.
+	VMOVUPS   32(R9), Y3
+	VPERMPS   Y2, Y3, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   256(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VMOVUPS   352(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y8, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y12, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y13, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y11, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y6, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y9, Y2, Y2
+	VMOVUPS   (R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*4), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*4)
+	VMOVUPS   32(R9), Y2
+	VPERMPS   Y1, Y2, Y1
+	VMOVUPS   (R9), Y2
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*4), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*4)
+	VMOVUPS   32(R9), Y1
+	VPERMPS   Y5, Y1, Y1
+	VMOVUPS   (R9), Y2
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*4), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*4)
+	VMOVUPS   32(R9), Y1
+	VMOVUPS   320(R9), Y2
+	VPERMPS   Y2, Y1, Y1
+	VMOVUPS   (R9), Y2
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*4), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*4)
+	VMOVUPS   32(R9), Y1
+	VMOVUPS   288(R9), Y2
+	VPERMPS   Y2, Y1, Y1
+	VMOVUPS   (R9), Y2
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*4), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*4)
+	ADDQ      R14, R11
+
+CompactPlaneContactsAVX2_last_none:
+	ADDQ $0x00000008, R13
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+
+CompactPlaneContactsAVX2_tail:
+	TESTQ        R14, R14
+	JZ           CompactPlaneContactsAVX2_done
+	VMOVD        R14, X1
+	VPBROADCASTD X1, Y1
+	VPCMPGTD     iota<>+0(SB), Y1, Y1
+
+	// The remaining pair indices, zero (capsule 0) past n.
+	VPMASKMOVD (DX)(R13*4), Y1, Y2
+	VMOVUPS    Y2, 3456(R9)
+	VPMASKMOVD (SI)(R13*4), Y1, Y2
+	VMOVUPS    Y2, 3488(R9)
+
+	// Capsule records of side I, transposed.
+	MOVL           3456(R9), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           3472(R9), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           3460(R9), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           3476(R9), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           3464(R9), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           3480(R9), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           3468(R9), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 (AX)(CX*1), Y5
+	MOVL           3484(R9), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, (BX)
+	VMOVUPS        Y5, 32(BX)
+	VMOVUPS        Y6, 64(BX)
+	VMOVUPS        Y2, 192(BX)
+	MOVL           3456(R9), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           3472(R9), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           3460(R9), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           3476(R9), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           3464(R9), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           3480(R9), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           3468(R9), CX
+	SHLQ           $0x05, CX
+	VBROADCASTF128 16(AX)(CX*1), Y5
+	MOVL           3484(R9), CX
+	SHLQ           $0x05, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 96(BX)
+	VMOVUPS        Y5, 128(BX)
+	VMOVUPS        Y2, 160(BX)
+
+	// Plane records of side J, transposed.
+	MOVL           3488(R9), AX
+	SHLQ           $0x05, AX
+	VBROADCASTF128 (DI)(AX*1), Y2
+	MOVL           3504(R9), AX
+	SHLQ           $0x05, AX
+	VINSERTF128    $0x01, (DI)(AX*1), Y2, Y2
+	MOVL           3492(R9), AX
+	SHLQ           $0x05, AX
+	VBROADCASTF128 (DI)(AX*1), Y3
+	MOVL           3508(R9), AX
+	SHLQ           $0x05, AX
+	VINSERTF128    $0x01, (DI)(AX*1), Y3, Y3
+	MOVL           3496(R9), AX
+	SHLQ           $0x05, AX
+	VBROADCASTF128 (DI)(AX*1), Y4
+	MOVL           3512(R9), AX
+	SHLQ           $0x05, AX
+	VINSERTF128    $0x01, (DI)(AX*1), Y4, Y4
+	MOVL           3500(R9), AX
+	SHLQ           $0x05, AX
+	VBROADCASTF128 (DI)(AX*1), Y5
+	MOVL           3516(R9), AX
+	SHLQ           $0x05, AX
+	VINSERTF128    $0x01, (DI)(AX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 224(BX)
+	VMOVUPS        Y5, 256(BX)
+	VMOVUPS        Y6, 288(BX)
+	VMOVUPS        Y2, 416(BX)
+	MOVL           3488(R9), AX
+	SHLQ           $0x05, AX
+	VBROADCASTF128 16(DI)(AX*1), Y2
+	MOVL           3504(R9), AX
+	SHLQ           $0x05, AX
+	VINSERTF128    $0x01, 16(DI)(AX*1), Y2, Y2
+	MOVL           3492(R9), AX
+	SHLQ           $0x05, AX
+	VBROADCASTF128 16(DI)(AX*1), Y3
+	MOVL           3508(R9), AX
+	SHLQ           $0x05, AX
+	VINSERTF128    $0x01, 16(DI)(AX*1), Y3, Y3
+	MOVL           3496(R9), AX
+	SHLQ           $0x05, AX
+	VBROADCASTF128 16(DI)(AX*1), Y4
+	MOVL           3512(R9), AX
+	SHLQ           $0x05, AX
+	VINSERTF128    $0x01, 16(DI)(AX*1), Y4, Y4
+	MOVL           3500(R9), AX
+	SHLQ           $0x05, AX
+	VBROADCASTF128 16(DI)(AX*1), Y5
+	MOVL           3516(R9), AX
+	SHLQ           $0x05, AX
+	VINSERTF128    $0x01, 16(DI)(AX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 320(BX)
+	VMOVUPS        Y5, 352(BX)
+	VMOVUPS        Y2, 384(BX)
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y2
+	VMULPS  (BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPS  32(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPS  64(BX), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VSUBPS  416(BX), Y2, Y2
+	VMOVUPS 224(BX), Y3
+	VMULPS  96(BX), Y3, Y3
+	VMOVUPS 256(BX), Y4
+	VMULPS  128(BX), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 288(BX), Y4
+	VMULPS  160(BX), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VSUBPS  416(BX), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPS  Y2, Y4, Y4
+	VMOVUPS 192(BX), Y5
+	VSUBPS  Y3, Y5, Y5
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS margin+48(FP), Y6
+	VADDPS       192(BX), Y6, Y6
+	VCMPPS       $0x12, Y6, Y2, Y7
+	VCMPPS       $0x12, Y6, Y3, Y6
+	VMOVUPS      (BX), Y8
+	VCMPPS       $0x00, 96(BX), Y8, Y8
+	VMOVUPS      32(BX), Y9
+	VCMPPS       $0x00, 128(BX), Y9, Y9
+	VANDPS       Y9, Y8, Y8
+	VMOVUPS      64(BX), Y9
+	VCMPPS       $0x00, 160(BX), Y9, Y9
+	VANDPS       Y9, Y8, Y8
+	VANDPS       Y6, Y7, Y9
+	VANDNPS      Y9, Y8, Y8
+	VORPS        Y6, Y7, Y6
+	VANDPS       int1<>+0(SB), Y6, Y6
+	VBLENDVPS    Y8, int2<>+0(SB), Y6, Y6
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPS       192(BX), Y2, Y9
+	VBROADCASTSS half<>+0(SB), Y10
+	VMULPS       Y10, Y9, Y9
+	VMULPS       224(BX), Y9, Y10
+	VMULPS       256(BX), Y9, Y11
+	VMULPS       288(BX), Y9, Y9
+	VMOVUPS      (BX), Y12
+	VSUBPS       Y10, Y12, Y10
+	VMOVUPS      32(BX), Y12
+	VSUBPS       Y11, Y12, Y11
+	VMOVUPS      64(BX), Y12
+	VSUBPS       Y9, Y12, Y9
+	VADDPS       192(BX), Y3, Y12
+	VBROADCASTSS half<>+0(SB), Y13
+	VMULPS       Y13, Y12, Y12
+	VMULPS       224(BX), Y12, Y13
+	VMULPS       256(BX), Y12, Y14
+	VMOVUPS      Y6, 256(R9)
+	VMULPS       288(BX), Y12, Y6
+	VMOVUPS      Y8, 288(R9)
+	VMOVUPS      96(BX), Y8
+	VSUBPS       Y13, Y8, Y8
+	VMOVUPS      128(BX), Y12
+	VSUBPS       Y14, Y12, Y12
+	VMOVUPS      160(BX), Y13
+	VSUBPS       Y6, Y13, Y6
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPS    $0x11, Y2, Y3, Y2
+	VANDNPS   Y2, Y7, Y2
+	VBLENDVPS Y2, Y5, Y4, Y3
+	VBLENDVPS Y2, Y8, Y10, Y7
+	VBLENDVPS Y2, Y12, Y11, Y10
+	VBLENDVPS Y2, Y6, Y9, Y2
+	VMOVUPS   288(R9), Y9
+	VBLENDVPS Y9, Y5, Y3, Y9
+	VMOVUPS   288(R9), Y11
+	VBLENDVPS Y11, Y8, Y7, Y8
+	VMOVUPS   288(R9), Y11
+	VBLENDVPS Y11, Y12, Y10, Y11
+	VMOVUPS   288(R9), Y12
+	VBLENDVPS Y12, Y6, Y2, Y6
+	VMOVUPS   256(R9), Y12
+	VMOVUPS   224(BX), Y13
+	VMOVUPS   Y12, 256(R9)
+	VMOVUPS   256(BX), Y12
+	VMOVUPS   Y12, 288(R9)
+	VMOVUPS   288(BX), Y12
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPS  Y5, Y4, Y4
+	VANDPS  absmask<>+0(SB), Y4, Y4
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y4, Y4
+	VMOVUPS 192(BX), Y5
+	VCMPPS  $0x11, Y0, Y5, Y5
+	VORPS   Y5, Y4, Y4
+	VMOVUPS Y6, 320(R9)
+	VMOVUPS Y11, 352(R9)
+	VTESTPS Y4, Y4
+	JZ      CompactPlaneContactsAVX2_tailgroup_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y9, Y5
+	VMOVAPS   Y5, Y9
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y13, Y5
+	VMOVAPS   Y5, Y13
+	VMOVUPS   288(R9), Y5
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 288(R9)
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y12, Y5
+	VMOVAPS   Y5, Y12
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y7, Y5
+	VMOVAPS   Y5, Y7
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y10, Y5
+	VMOVAPS   Y5, Y10
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y8, Y5
+	VMOVAPS   Y5, Y8
+	VMOVUPS   352(R9), Y5
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 352(R9)
+	VMOVUPS   320(R9), Y5
+	VBLENDVPS Y4, canonicalnan<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   256(R9), Y5
+	VBLENDVPS Y4, Y0, Y5, Y4
+	VMOVUPS   Y4, 256(R9)
+
+CompactPlaneContactsAVX2_tailgroup_finite:
+	VMOVUPS Y3, 384(R9)
+
+	// Pair index k = i + lane.
+	VMOVD        R13, X3
+	VPBROADCASTD X3, Y3
+	VPADDD       iota<>+0(SB), Y3, Y3
+
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one (most groups at a low hit rate).
+	VMOVUPS      256(R9), Y4
+	VPCMPGTD     Y0, Y4, Y0
+	VANDPS       Y1, Y0, Y0
+	VTESTPS      Y0, Y0
+	JZ           CompactPlaneContactsAVX2_tailgroup_none
+	VMOVMSKPS    Y0, R14
+	LEAQ         compress8<>+0(SB), R12
+	SHLQ         $0x05, R14
+	VMOVDQU      (R12)(R14*1), Y0
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X1
+	VPBROADCASTD X1, Y1
+	VPCMPGTD     iota<>+0(SB), Y1, Y1
+	VMOVUPS      Y1, (R9)
+	VMOVUPS      Y0, 32(R9)
+	VMOVUPS      32(R9), Y0
+	VPERMPS      Y3, Y0, Y0
+	VMOVUPS      (R9), Y1
+	MOVQ         (SP), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      32(R9), Y0
+	VMOVUPS      256(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVUPS      (R9), Y1
+	MOVQ         8(SP), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      32(R9), Y0
+	VMOVUPS      384(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVUPS      (R9), Y1
+	MOVQ         16(SP), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      32(R9), Y0
+	VPERMPS      Y9, Y0, Y0
+	VMOVUPS      (R9), Y1
+	MOVQ         24(SP), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      32(R9), Y0
+	VPERMPS      Y13, Y0, Y0
+	VMOVUPS      (R9), Y1
+	MOVQ         32(SP), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      32(R9), Y0
+	VMOVUPS      288(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVUPS      (R9), Y1
+	MOVQ         40(SP), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      32(R9), Y0
+	VPERMPS      Y12, Y0, Y0
+	VMOVUPS      (R9), Y1
+	MOVQ         48(SP), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      32(R9), Y0
+	VPERMPS      Y7, Y0, Y0
+	VMOVUPS      (R9), Y1
+	MOVQ         56(SP), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      32(R9), Y0
+	VPERMPS      Y10, Y0, Y0
+	VMOVUPS      (R9), Y1
+	MOVQ         64(SP), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      32(R9), Y0
+	VPERMPS      Y2, Y0, Y0
+	VMOVUPS      (R9), Y1
+	MOVQ         72(SP), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      32(R9), Y0
+	VPERMPS      Y8, Y0, Y0
+	VMOVUPS      (R9), Y1
+	MOVQ         80(SP), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      32(R9), Y0
+	VMOVUPS      352(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVUPS      (R9), Y1
+	MOVQ         88(SP), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	VMOVUPS      32(R9), Y0
+	VMOVUPS      320(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVUPS      (R9), Y1
+	MOVQ         96(SP), R12
+	VMASKMOVPS   Y0, Y1, (R12)(R11*4)
+	ADDQ         R14, R11
+
+CompactPlaneContactsAVX2_tailgroup_none:
+CompactPlaneContactsAVX2_done:
+	MOVQ R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func PlaneContactsAVX512(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
+TEXT ·PlaneContactsAVX512(SB), $2216-72
+	// The thirteen stream pointers, copied to the frame: a row's store then loads its
+	// pointer in one instruction, not two.
+	MOVQ         out+32(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
+	XORQ         R13, R13
+	XORQ         R11, R11
+	MOVQ         caps+0(FP), AX
+	MOVQ         planes+8(FP), DI
+	MOVQ         pi+16(FP), DX
+	MOVQ         pj+24(FP), SI
+	LEAQ         104(SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	LEAQ         128(R9), BX
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSS one<>+0(SB), Z1
+
+	// Constants held in registers (PinnedConstants).
+	VBROADCASTSS half<>+0(SB), Z1
+
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   PlaneContactsAVX512_tail
+
+	// Capsule records of side I, transposed.
+	MOVL         (DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         16(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z2
+	MOVL         4(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y3
+	MOVL         20(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z3, Z3
+	MOVL         8(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y4
+	MOVL         24(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z4, Z4
+	MOVL         12(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y5
+	MOVL         28(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         32(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         48(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         36(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         52(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
+	MOVL         40(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         56(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z9
+	MOVL         44(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         60(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z10
+	VUNPCKLPS    Z7, Z3, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z10, Z9, Z7
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z7, Z3, Z11
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z9, Z4, Z7
+	VMOVUPS      Z7, (BX)
+	VSHUFF32X4   $0x88, Z10, Z5, Z7
+	VMOVUPS      Z7, 64(BX)
+	VSHUFF32X4   $0x88, Z11, Z6, Z7
+	VMOVUPS      Z7, 128(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 384(BX)
+	VSHUFF32X4   $0xdd, Z9, Z4, Z2
+	VMOVUPS      Z2, 192(BX)
+	VSHUFF32X4   $0xdd, Z10, Z5, Z2
+	VMOVUPS      Z2, 256(BX)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z2
+	VMOVUPS      Z2, 320(BX)
+
+	// Plane records of side J, transposed.
+	MOVL         (SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         16(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z2
+	MOVL         4(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         20(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z3
+	MOVL         8(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         24(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z4
+	MOVL         12(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         28(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         32(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         48(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z3
+	MOVL         36(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         52(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z7
+	MOVL         40(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         56(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z9
+	MOVL         44(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         60(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z10
+	VUNPCKLPS    Z7, Z3, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z10, Z9, Z7
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z7, Z3, Z11
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z9, Z4, Z7
+	VMOVUPS      Z7, 448(BX)
+	VSHUFF32X4   $0x88, Z10, Z5, Z7
+	VMOVUPS      Z7, 512(BX)
+	VSHUFF32X4   $0x88, Z11, Z6, Z7
+	VMOVUPS      Z7, 576(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 832(BX)
+	VSHUFF32X4   $0xdd, Z9, Z4, Z2
+	VMOVUPS      Z2, 640(BX)
+	VSHUFF32X4   $0xdd, Z10, Z5, Z2
+	VMOVUPS      Z2, 704(BX)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z2
+	VMOVUPS      Z2, 768(BX)
+	LEAQ         1152(R9), R10
+
+PlaneContactsAVX512_ahead:
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000020
+	JB   PlaneContactsAVX512_last
+
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000040
+	JB         PlaneContactsAVX512_ahead_noprefetch
+	MOVQ       prefetch+56(FP), CX
+	TESTQ      CX, CX
+	JZ         PlaneContactsAVX512_ahead_noprefetch
+	MOVL       192(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       196(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       200(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       204(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       208(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       212(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       216(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       220(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       224(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       228(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       232(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       236(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       240(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       244(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       248(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       252(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+
+PlaneContactsAVX512_ahead_noprefetch:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 448(BX), Z2
+	VMULPS  (BX), Z2, Z2
+	VMOVUPS 512(BX), Z3
+	VMULPS  64(BX), Z3, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS 576(BX), Z3
+	VMULPS  128(BX), Z3, Z3
+	VADDPS  Z3, Z2, Z2
+	VSUBPS  832(BX), Z2, Z2
+	VMOVUPS 448(BX), Z3
+	VMULPS  192(BX), Z3, Z3
+	VMOVUPS 512(BX), Z4
+	VMULPS  256(BX), Z4, Z4
+	VADDPS  Z4, Z3, Z3
+	VMOVUPS 576(BX), Z4
+	VMULPS  320(BX), Z4, Z4
+	VADDPS  Z4, Z3, Z3
+
+	// The records of the next 1 group(s).
+	// Capsule records of side I, transposed.
+	MOVL         64(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         80(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z4
+	MOVL         68(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         84(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
+	MOVL         72(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         88(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z6
+	MOVL         76(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         92(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
+	VUNPCKLPS    Z5, Z4, Z9
+	VUNPCKLPS    Z7, Z6, Z10
+	VUNPCKHPS    Z5, Z4, Z4
+	VUNPCKHPS    Z7, Z6, Z5
+	VSHUFPS      $0x44, Z10, Z9, Z6
+	VSHUFPS      $0xee, Z10, Z9, Z7
+	VSHUFPS      $0x44, Z5, Z4, Z9
+	VSHUFPS      $0xee, Z5, Z4, Z4
+	MOVL         96(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         112(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
+	MOVL         100(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         116(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z10
+	MOVL         104(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         120(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z11
+	MOVL         108(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         124(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z12
+	VUNPCKLPS    Z10, Z5, Z13
+	VUNPCKLPS    Z12, Z11, Z14
+	VUNPCKHPS    Z10, Z5, Z5
+	VUNPCKHPS    Z12, Z11, Z10
+	VSHUFPS      $0x44, Z14, Z13, Z11
+	VSHUFPS      $0xee, Z14, Z13, Z12
+	VSHUFPS      $0x44, Z10, Z5, Z13
+	VSHUFPS      $0xee, Z10, Z5, Z5
+	VSHUFF32X4   $0x88, Z11, Z6, Z10
+	VMOVUPS      Z10, (R10)
+	VSHUFF32X4   $0x88, Z12, Z7, Z10
+	VMOVUPS      Z10, 64(R10)
+	VSHUFF32X4   $0x88, Z13, Z9, Z10
+	VMOVUPS      Z10, 128(R10)
+	VSHUFF32X4   $0x88, Z5, Z4, Z4
+	VMOVUPS      Z4, 384(R10)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z4
+	VMOVUPS      Z4, 192(R10)
+	VSHUFF32X4   $0xdd, Z12, Z7, Z4
+	VMOVUPS      Z4, 256(R10)
+	VSHUFF32X4   $0xdd, Z13, Z9, Z4
+	VMOVUPS      Z4, 320(R10)
+
+	// Plane records of side J, transposed.
+	MOVL         64(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         80(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z4
+	MOVL         68(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         84(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z5
+	MOVL         72(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         88(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z6
+	MOVL         76(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         92(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z7
+	VUNPCKLPS    Z5, Z4, Z9
+	VUNPCKLPS    Z7, Z6, Z10
+	VUNPCKHPS    Z5, Z4, Z4
+	VUNPCKHPS    Z7, Z6, Z5
+	VSHUFPS      $0x44, Z10, Z9, Z6
+	VSHUFPS      $0xee, Z10, Z9, Z7
+	VSHUFPS      $0x44, Z5, Z4, Z9
+	VSHUFPS      $0xee, Z5, Z4, Z4
+	MOVL         96(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         112(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z5
+	MOVL         100(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         116(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z10
+	MOVL         104(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         120(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z11
+	MOVL         108(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         124(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z12
+	VUNPCKLPS    Z10, Z5, Z13
+	VUNPCKLPS    Z12, Z11, Z14
+	VUNPCKHPS    Z10, Z5, Z5
+	VUNPCKHPS    Z12, Z11, Z10
+	VSHUFPS      $0x44, Z14, Z13, Z11
+	VSHUFPS      $0xee, Z14, Z13, Z12
+	VSHUFPS      $0x44, Z10, Z5, Z13
+	VSHUFPS      $0xee, Z10, Z5, Z5
+	VSHUFF32X4   $0x88, Z11, Z6, Z10
+	VMOVUPS      Z10, 448(R10)
+	VSHUFF32X4   $0x88, Z12, Z7, Z10
+	VMOVUPS      Z10, 512(R10)
+	VSHUFF32X4   $0x88, Z13, Z9, Z10
+	VMOVUPS      Z10, 576(R10)
+	VSHUFF32X4   $0x88, Z5, Z4, Z4
+	VMOVUPS      Z4, 832(R10)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z4
+	VMOVUPS      Z4, 640(R10)
+	VSHUFF32X4   $0xdd, Z12, Z7, Z4
+	VMOVUPS      Z4, 704(R10)
+	VSHUFF32X4   $0xdd, Z13, Z9, Z4
+	VMOVUPS      Z4, 768(R10)
+	VSUBPS       832(BX), Z3, Z3
+	VMOVUPS      384(BX), Z4
+	VSUBPS       Z2, Z4, Z4
+	VMOVUPS      384(BX), Z5
+	VSUBPS       Z3, Z5, Z5
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS   margin+48(FP), Z6
+	VADDPS         384(BX), Z6, Z6
+	VCMPPS         $0x12, Z6, Z2, K1
+	VCMPPS         $0x12, Z6, Z3, K2
+	VMOVUPS        (BX), Z6
+	VCMPPS         $0x00, 192(BX), Z6, K3
+	VMOVUPS        64(BX), Z6
+	VCMPPS         $0x00, 256(BX), Z6, K4
+	KANDW          K4, K3, K3
+	VMOVUPS        128(BX), Z6
+	VCMPPS         $0x00, 320(BX), Z6, K4
+	KANDW          K4, K3, K3
+	KANDW          K2, K1, K4
+	KANDNW         K4, K3, K3
+	KORW           K2, K1, K2
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z6
+	VBLENDMPS.BCST int2<>+0(SB), Z6, K3, Z6
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPS  384(BX), Z2, Z7
+	VMULPS  Z1, Z7, Z7
+	VMULPS  448(BX), Z7, Z9
+	VMULPS  512(BX), Z7, Z10
+	VMULPS  576(BX), Z7, Z7
+	VMOVUPS (BX), Z11
+	VSUBPS  Z9, Z11, Z9
+	VMOVUPS 64(BX), Z11
+	VSUBPS  Z10, Z11, Z10
+	VMOVUPS 128(BX), Z11
+	VSUBPS  Z7, Z11, Z7
+	VADDPS  384(BX), Z3, Z11
+	VMULPS  Z1, Z11, Z11
+	VMULPS  448(BX), Z11, Z12
+	VMULPS  512(BX), Z11, Z13
+	VMULPS  576(BX), Z11, Z11
+	VMOVUPS 192(BX), Z14
+	VSUBPS  Z12, Z14, Z12
+	VMOVUPS 256(BX), Z14
+	VSUBPS  Z13, Z14, Z13
+	VMOVUPS 320(BX), Z14
+	VSUBPS  Z11, Z14, Z11
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPS    $0x11, Z2, Z3, K2
+	KANDNW    K2, K1, K1
+	VXORPS    Z2, Z2, Z2
+	VBLENDMPS Z5, Z4, K1, Z2
+	VBLENDMPS Z12, Z9, K1, Z9
+	VBLENDMPS Z13, Z10, K1, Z10
+	VBLENDMPS Z11, Z7, K1, Z7
+	VXORPS    Z3, Z3, Z3
+	VBLENDMPS Z5, Z2, K3, Z3
+	VXORPS    Z14, Z14, Z14
+	VBLENDMPS Z12, Z9, K3, Z14
+	VXORPS    Z12, Z12, Z12
+	VBLENDMPS Z13, Z10, K3, Z12
+	VXORPS    Z13, Z13, Z13
+	VBLENDMPS Z11, Z7, K3, Z13
+	VMOVUPS   448(BX), Z11
+	VMOVUPS   512(BX), Z15
+	VMOVUPS   576(BX), Z16
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPS      Z5, Z4, Z4
+	VANDPS.BCST absmask<>+0(SB), Z4, Z4
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z4, K1
+	VMOVUPS     384(BX), Z4
+	VCMPPS      $0x11, Z0, Z4, K2
+	KORW        K2, K1, K1
+	KORTESTW    K1, K1
+	JZ          PlaneContactsAVX512_ahead_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z4
+	VMOVAPS        Z4, Z2
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z4
+	VMOVAPS        Z4, Z3
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z4
+	VMOVAPS        Z4, Z11
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z15, K1, Z4
+	VMOVAPS        Z4, Z15
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z16, K1, Z4
+	VMOVAPS        Z4, Z16
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z4
+	VMOVAPS        Z4, Z9
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z4
+	VMOVAPS        Z4, Z10
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z4
+	VMOVAPS        Z4, Z7
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z4
+	VMOVAPS        Z4, Z14
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z4
+	VMOVAPS        Z4, Z12
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z4
+	VMOVAPS        Z4, Z13
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS      Z0, Z6, K1, Z4
+	VMOVAPS        Z4, Z6
+
+PlaneContactsAVX512_ahead_finite:
+	// Pair index k = i + lane.
+	VPBROADCASTD R13, Z4
+	VPADDD       iota<>+0(SB), Z4, Z4
+
+	// Store one row per pair.
+	MOVQ    (SP), R12
+	VMOVUPS Z4, (R12)(R13*4)
+	MOVQ    8(SP), R12
+	VMOVUPS Z6, (R12)(R13*4)
+	MOVQ    16(SP), R12
+	VMOVUPS Z2, (R12)(R13*4)
+	MOVQ    24(SP), R12
+	VMOVUPS Z3, (R12)(R13*4)
+	MOVQ    32(SP), R12
+	VMOVUPS Z11, (R12)(R13*4)
+	MOVQ    40(SP), R12
+	VMOVUPS Z15, (R12)(R13*4)
+	MOVQ    48(SP), R12
+	VMOVUPS Z16, (R12)(R13*4)
+	MOVQ    56(SP), R12
+	VMOVUPS Z9, (R12)(R13*4)
+	MOVQ    64(SP), R12
+	VMOVUPS Z10, (R12)(R13*4)
+	MOVQ    72(SP), R12
+	VMOVUPS Z7, (R12)(R13*4)
+	MOVQ    80(SP), R12
+	VMOVUPS Z14, (R12)(R13*4)
+	MOVQ    88(SP), R12
+	VMOVUPS Z12, (R12)(R13*4)
+	MOVQ    96(SP), R12
+	VMOVUPS Z13, (R12)(R13*4)
+	ADDQ    $0x00000010, R13
+	XCHGQ   BX, R10
+	JMP     PlaneContactsAVX512_ahead
+
+PlaneContactsAVX512_last:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 448(BX), Z2
+	VMULPS  (BX), Z2, Z2
+	VMOVUPS 512(BX), Z3
+	VMULPS  64(BX), Z3, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS 576(BX), Z3
+	VMULPS  128(BX), Z3, Z3
+	VADDPS  Z3, Z2, Z2
+	VSUBPS  832(BX), Z2, Z2
+	VMOVUPS 448(BX), Z3
+	VMULPS  192(BX), Z3, Z3
+	VMOVUPS 512(BX), Z4
+	VMULPS  256(BX), Z4, Z4
+	VADDPS  Z4, Z3, Z3
+	VMOVUPS 576(BX), Z4
+	VMULPS  320(BX), Z4, Z4
+	VADDPS  Z4, Z3, Z3
+	VSUBPS  832(BX), Z3, Z3
+	VMOVUPS 384(BX), Z4
+	VSUBPS  Z2, Z4, Z4
+	VMOVUPS 384(BX), Z5
+	VSUBPS  Z3, Z5, Z5
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS   margin+48(FP), Z6
+	VADDPS         384(BX), Z6, Z6
+	VCMPPS         $0x12, Z6, Z2, K1
+	VCMPPS         $0x12, Z6, Z3, K2
+	VMOVUPS        (BX), Z6
+	VCMPPS         $0x00, 192(BX), Z6, K3
+	VMOVUPS        64(BX), Z6
+	VCMPPS         $0x00, 256(BX), Z6, K4
+	KANDW          K4, K3, K3
+	VMOVUPS        128(BX), Z6
+	VCMPPS         $0x00, 320(BX), Z6, K4
+	KANDW          K4, K3, K3
+	KANDW          K2, K1, K4
+	KANDNW         K4, K3, K3
+	KORW           K2, K1, K2
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z6
+	VBLENDMPS.BCST int2<>+0(SB), Z6, K3, Z6
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPS  384(BX), Z2, Z7
+	VMULPS  Z1, Z7, Z7
+	VMULPS  448(BX), Z7, Z9
+	VMULPS  512(BX), Z7, Z10
+	VMULPS  576(BX), Z7, Z7
+	VMOVUPS (BX), Z11
+	VSUBPS  Z9, Z11, Z9
+	VMOVUPS 64(BX), Z11
+	VSUBPS  Z10, Z11, Z10
+	VMOVUPS 128(BX), Z11
+	VSUBPS  Z7, Z11, Z7
+	VADDPS  384(BX), Z3, Z11
+	VMULPS  Z1, Z11, Z11
+	VMULPS  448(BX), Z11, Z12
+	VMULPS  512(BX), Z11, Z13
+	VMULPS  576(BX), Z11, Z11
+	VMOVUPS 192(BX), Z14
+	VSUBPS  Z12, Z14, Z12
+	VMOVUPS 256(BX), Z14
+	VSUBPS  Z13, Z14, Z13
+	VMOVUPS 320(BX), Z14
+	VSUBPS  Z11, Z14, Z11
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPS    $0x11, Z2, Z3, K2
+	KANDNW    K2, K1, K1
+	VXORPS    Z2, Z2, Z2
+	VBLENDMPS Z5, Z4, K1, Z2
+	VBLENDMPS Z12, Z9, K1, Z9
+	VBLENDMPS Z13, Z10, K1, Z10
+	VBLENDMPS Z11, Z7, K1, Z7
+	VXORPS    Z3, Z3, Z3
+	VBLENDMPS Z5, Z2, K3, Z3
+	VXORPS    Z14, Z14, Z14
+	VBLENDMPS Z12, Z9, K3, Z14
+	VXORPS    Z12, Z12, Z12
+	VBLENDMPS Z13, Z10, K3, Z12
+	VXORPS    Z13, Z13, Z13
+	VBLENDMPS Z11, Z7, K3, Z13
+	VMOVUPS   448(BX), Z11
+	VMOVUPS   512(BX), Z15
+	VMOVUPS   576(BX), Z16
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPS      Z5, Z4, Z4
+	VANDPS.BCST absmask<>+0(SB), Z4, Z4
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z4, K1
+	VMOVUPS     384(BX), Z4
+	VCMPPS      $0x11, Z0, Z4, K2
+	KORW        K2, K1, K1
+	KORTESTW    K1, K1
+	JZ          PlaneContactsAVX512_last_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z4
+	VMOVAPS        Z4, Z2
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z4
+	VMOVAPS        Z4, Z3
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z4
+	VMOVAPS        Z4, Z11
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z15, K1, Z4
+	VMOVAPS        Z4, Z15
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z16, K1, Z4
+	VMOVAPS        Z4, Z16
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z4
+	VMOVAPS        Z4, Z9
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z4
+	VMOVAPS        Z4, Z10
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z4
+	VMOVAPS        Z4, Z7
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z4
+	VMOVAPS        Z4, Z14
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z4
+	VMOVAPS        Z4, Z12
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z4
+	VMOVAPS        Z4, Z13
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS      Z0, Z6, K1, Z4
+	VMOVAPS        Z4, Z6
+
+PlaneContactsAVX512_last_finite:
+	// Pair index k = i + lane.
+	VPBROADCASTD R13, Z4
+	VPADDD       iota<>+0(SB), Z4, Z4
+
+	// Store one row per pair.
+	MOVQ    (SP), R12
+	VMOVUPS Z4, (R12)(R13*4)
+	MOVQ    8(SP), R12
+	VMOVUPS Z6, (R12)(R13*4)
+	MOVQ    16(SP), R12
+	VMOVUPS Z2, (R12)(R13*4)
+	MOVQ    24(SP), R12
+	VMOVUPS Z3, (R12)(R13*4)
+	MOVQ    32(SP), R12
+	VMOVUPS Z11, (R12)(R13*4)
+	MOVQ    40(SP), R12
+	VMOVUPS Z15, (R12)(R13*4)
+	MOVQ    48(SP), R12
+	VMOVUPS Z16, (R12)(R13*4)
+	MOVQ    56(SP), R12
+	VMOVUPS Z9, (R12)(R13*4)
+	MOVQ    64(SP), R12
+	VMOVUPS Z10, (R12)(R13*4)
+	MOVQ    72(SP), R12
+	VMOVUPS Z7, (R12)(R13*4)
+	MOVQ    80(SP), R12
+	VMOVUPS Z14, (R12)(R13*4)
+	MOVQ    88(SP), R12
+	VMOVUPS Z12, (R12)(R13*4)
+	MOVQ    96(SP), R12
+	VMOVUPS Z13, (R12)(R13*4)
+	ADDQ    $0x00000010, R13
+	MOVQ    n+40(FP), R14
+	SUBQ    R13, R14
+
+PlaneContactsAVX512_tail:
+	TESTQ R14, R14
+	JZ    PlaneContactsAVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// The remaining pair indices, zero (capsule 0) past n.
+	VMOVDQU32.Z (DX)(R13*4), K1, Z2
+	VMOVUPS     Z2, 1024(R9)
+	VMOVDQU32.Z (SI)(R13*4), K1, Z2
+	VMOVUPS     Z2, 1088(R9)
+
+	// Capsule records of side I, transposed.
+	MOVL         1024(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         1040(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z2
+	MOVL         1028(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         1044(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         1032(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         1048(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z4
+	MOVL         1036(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         1052(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         1056(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         1072(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         1060(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         1076(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
+	MOVL         1064(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         1080(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z9
+	MOVL         1068(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         1084(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z10
+	VUNPCKLPS    Z7, Z3, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z10, Z9, Z7
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z7, Z3, Z11
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z9, Z4, Z7
+	VMOVUPS      Z7, (BX)
+	VSHUFF32X4   $0x88, Z10, Z5, Z7
+	VMOVUPS      Z7, 64(BX)
+	VSHUFF32X4   $0x88, Z11, Z6, Z7
+	VMOVUPS      Z7, 128(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 384(BX)
+	VSHUFF32X4   $0xdd, Z9, Z4, Z2
+	VMOVUPS      Z2, 192(BX)
+	VSHUFF32X4   $0xdd, Z10, Z5, Z2
+	VMOVUPS      Z2, 256(BX)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z2
+	VMOVUPS      Z2, 320(BX)
+
+	// Plane records of side J, transposed.
+	MOVL         1088(R9), AX
+	SHLQ         $0x05, AX
+	VMOVUPS      (DI)(AX*1), Y8
+	MOVL         1104(R9), AX
+	SHLQ         $0x05, AX
+	VINSERTF32X8 $0x01, (DI)(AX*1), Z8, Z2
+	MOVL         1092(R9), AX
+	SHLQ         $0x05, AX
+	VMOVUPS      (DI)(AX*1), Y8
+	MOVL         1108(R9), AX
+	SHLQ         $0x05, AX
+	VINSERTF32X8 $0x01, (DI)(AX*1), Z8, Z3
+	MOVL         1096(R9), AX
+	SHLQ         $0x05, AX
+	VMOVUPS      (DI)(AX*1), Y8
+	MOVL         1112(R9), AX
+	SHLQ         $0x05, AX
+	VINSERTF32X8 $0x01, (DI)(AX*1), Z8, Z4
+	MOVL         1100(R9), AX
+	SHLQ         $0x05, AX
+	VMOVUPS      (DI)(AX*1), Y8
+	MOVL         1116(R9), AX
+	SHLQ         $0x05, AX
+	VINSERTF32X8 $0x01, (DI)(AX*1), Z8, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         1120(R9), AX
+	SHLQ         $0x05, AX
+	VMOVUPS      (DI)(AX*1), Y8
+	MOVL         1136(R9), AX
+	SHLQ         $0x05, AX
+	VINSERTF32X8 $0x01, (DI)(AX*1), Z8, Z3
+	MOVL         1124(R9), AX
+	SHLQ         $0x05, AX
+	VMOVUPS      (DI)(AX*1), Y8
+	MOVL         1140(R9), AX
+	SHLQ         $0x05, AX
+	VINSERTF32X8 $0x01, (DI)(AX*1), Z8, Z7
+	MOVL         1128(R9), AX
+	SHLQ         $0x05, AX
+	VMOVUPS      (DI)(AX*1), Y8
+	MOVL         1144(R9), AX
+	SHLQ         $0x05, AX
+	VINSERTF32X8 $0x01, (DI)(AX*1), Z8, Z9
+	MOVL         1132(R9), AX
+	SHLQ         $0x05, AX
+	VMOVUPS      (DI)(AX*1), Y8
+	MOVL         1148(R9), AX
+	SHLQ         $0x05, AX
+	VINSERTF32X8 $0x01, (DI)(AX*1), Z8, Z8
+	VUNPCKLPS    Z7, Z3, Z10
+	VUNPCKLPS    Z8, Z9, Z11
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z8, Z9, Z7
+	VSHUFPS      $0x44, Z11, Z10, Z8
+	VSHUFPS      $0xee, Z11, Z10, Z9
+	VSHUFPS      $0x44, Z7, Z3, Z10
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z8, Z4, Z7
+	VMOVUPS      Z7, 448(BX)
+	VSHUFF32X4   $0x88, Z9, Z5, Z7
+	VMOVUPS      Z7, 512(BX)
+	VSHUFF32X4   $0x88, Z10, Z6, Z7
+	VMOVUPS      Z7, 576(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 832(BX)
+	VSHUFF32X4   $0xdd, Z8, Z4, Z2
+	VMOVUPS      Z2, 640(BX)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z2
+	VMOVUPS      Z2, 704(BX)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z2
+	VMOVUPS      Z2, 768(BX)
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 448(BX), Z2
+	VMULPS  (BX), Z2, Z2
+	VMOVUPS 512(BX), Z3
+	VMULPS  64(BX), Z3, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS 576(BX), Z3
+	VMULPS  128(BX), Z3, Z3
+	VADDPS  Z3, Z2, Z2
+	VSUBPS  832(BX), Z2, Z2
+	VMOVUPS 448(BX), Z3
+	VMULPS  192(BX), Z3, Z3
+	VMOVUPS 512(BX), Z4
+	VMULPS  256(BX), Z4, Z4
+	VADDPS  Z4, Z3, Z3
+	VMOVUPS 576(BX), Z4
+	VMULPS  320(BX), Z4, Z4
+	VADDPS  Z4, Z3, Z3
+	VSUBPS  832(BX), Z3, Z3
+	VMOVUPS 384(BX), Z4
+	VSUBPS  Z2, Z4, Z4
+	VMOVUPS 384(BX), Z5
+	VSUBPS  Z3, Z5, Z5
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS   margin+48(FP), Z6
+	VADDPS         384(BX), Z6, Z6
+	VCMPPS         $0x12, Z6, Z2, K2
+	VCMPPS         $0x12, Z6, Z3, K3
+	VMOVUPS        (BX), Z6
+	VCMPPS         $0x00, 192(BX), Z6, K4
+	VMOVUPS        64(BX), Z6
+	VCMPPS         $0x00, 256(BX), Z6, K5
+	KANDW          K5, K4, K4
+	VMOVUPS        128(BX), Z6
+	VCMPPS         $0x00, 320(BX), Z6, K5
+	KANDW          K5, K4, K4
+	KANDW          K3, K2, K5
+	KANDNW         K5, K4, K4
+	KORW           K3, K2, K3
+	VPBROADCASTD.Z int1<>+0(SB), K3, Z6
+	VBLENDMPS.BCST int2<>+0(SB), Z6, K4, Z6
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPS  384(BX), Z2, Z7
+	VMULPS  Z1, Z7, Z7
+	VMULPS  448(BX), Z7, Z8
+	VMULPS  512(BX), Z7, Z9
+	VMULPS  576(BX), Z7, Z7
+	VMOVUPS (BX), Z10
+	VSUBPS  Z8, Z10, Z8
+	VMOVUPS 64(BX), Z10
+	VSUBPS  Z9, Z10, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPS  Z7, Z10, Z7
+	VADDPS  384(BX), Z3, Z10
+	VMULPS  Z1, Z10, Z1
+	VMULPS  448(BX), Z1, Z10
+	VMULPS  512(BX), Z1, Z11
+	VMULPS  576(BX), Z1, Z1
+	VMOVUPS 192(BX), Z12
+	VSUBPS  Z10, Z12, Z10
+	VMOVUPS 256(BX), Z12
+	VSUBPS  Z11, Z12, Z11
+	VMOVUPS 320(BX), Z12
+	VSUBPS  Z1, Z12, Z1
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPS    $0x11, Z2, Z3, K3
+	KANDNW    K3, K2, K2
+	VXORPS    Z2, Z2, Z2
+	VBLENDMPS Z5, Z4, K2, Z2
+	VBLENDMPS Z10, Z8, K2, Z8
+	VBLENDMPS Z11, Z9, K2, Z9
+	VBLENDMPS Z1, Z7, K2, Z7
+	VXORPS    Z3, Z3, Z3
+	VBLENDMPS Z5, Z2, K4, Z3
+	VXORPS    Z12, Z12, Z12
+	VBLENDMPS Z10, Z8, K4, Z12
+	VXORPS    Z10, Z10, Z10
+	VBLENDMPS Z11, Z9, K4, Z10
+	VXORPS    Z11, Z11, Z11
+	VBLENDMPS Z1, Z7, K4, Z11
+	VMOVUPS   448(BX), Z1
+	VMOVUPS   512(BX), Z13
+	VMOVUPS   576(BX), Z14
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPS      Z5, Z4, Z4
+	VANDPS.BCST absmask<>+0(SB), Z4, Z4
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z4, K2
+	VMOVUPS     384(BX), Z4
+	VCMPPS      $0x11, Z0, Z4, K3
+	KORW        K3, K2, K2
+	KORTESTW    K2, K2
+	JZ          PlaneContactsAVX512_tailgroup_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z4
+	VMOVAPS        Z4, Z2
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z4
+	VMOVAPS        Z4, Z3
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z4
+	VMOVAPS        Z4, Z1
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K2, Z4
+	VMOVAPS        Z4, Z13
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K2, Z4
+	VMOVAPS        Z4, Z14
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z4
+	VMOVAPS        Z4, Z8
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K2, Z4
+	VMOVAPS        Z4, Z9
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z4
+	VMOVAPS        Z4, Z7
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z4
+	VMOVAPS        Z4, Z12
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K2, Z4
+	VMOVAPS        Z4, Z10
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K2, Z4
+	VMOVAPS        Z4, Z11
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS      Z0, Z6, K2, Z4
+	VMOVAPS        Z4, Z6
+
+PlaneContactsAVX512_tailgroup_finite:
+	// Pair index k = i + lane.
+	VPBROADCASTD R13, Z0
+	VPADDD       iota<>+0(SB), Z0, Z0
+
+	// Store one row per pair.
+	MOVQ    (SP), R12
+	VMOVUPS Z0, K1, (R12)(R13*4)
+	MOVQ    8(SP), R12
+	VMOVUPS Z6, K1, (R12)(R13*4)
+	MOVQ    16(SP), R12
+	VMOVUPS Z2, K1, (R12)(R13*4)
+	MOVQ    24(SP), R12
+	VMOVUPS Z3, K1, (R12)(R13*4)
+	MOVQ    32(SP), R12
+	VMOVUPS Z1, K1, (R12)(R13*4)
+	MOVQ    40(SP), R12
+	VMOVUPS Z13, K1, (R12)(R13*4)
+	MOVQ    48(SP), R12
+	VMOVUPS Z14, K1, (R12)(R13*4)
+	MOVQ    56(SP), R12
+	VMOVUPS Z8, K1, (R12)(R13*4)
+	MOVQ    64(SP), R12
+	VMOVUPS Z9, K1, (R12)(R13*4)
+	MOVQ    72(SP), R12
+	VMOVUPS Z7, K1, (R12)(R13*4)
+	MOVQ    80(SP), R12
+	VMOVUPS Z12, K1, (R12)(R13*4)
+	MOVQ    88(SP), R12
+	VMOVUPS Z10, K1, (R12)(R13*4)
+	MOVQ    96(SP), R12
+	VMOVUPS Z11, K1, (R12)(R13*4)
+
+PlaneContactsAVX512_done:
+	MOVQ n+40(FP), R14
+	MOVQ R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func CompactPlaneContactsAVX512(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+// Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+, POPCNT
+TEXT ·CompactPlaneContactsAVX512(SB), $3056-72
+	// The thirteen stream pointers, copied to the frame: a row's store then loads its
+	// pointer in one instruction, not two.
+	MOVQ         out+32(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
+	MOVL         $0x00000000, 104(SP)
+	XORQ         R13, R13
+	XORQ         R11, R11
+	MOVQ         caps+0(FP), AX
+	MOVQ         planes+8(FP), DI
+	MOVQ         pi+16(FP), DX
+	MOVQ         pj+24(FP), SI
+	LEAQ         112(SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	LEAQ         128(R9), BX
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSS one<>+0(SB), Z1
+
+	// Constants held in registers (PinnedConstants).
+	VBROADCASTSS half<>+0(SB), Z1
+
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   CompactPlaneContactsAVX512_tail
+
+	// Capsule records of side I, transposed.
+	MOVL         (DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y2
+	MOVL         16(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z2
+	MOVL         4(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y3
+	MOVL         20(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z3, Z3
+	MOVL         8(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y4
+	MOVL         24(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z4, Z4
+	MOVL         12(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y5
+	MOVL         28(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z5, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         32(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         48(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         36(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         52(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
+	MOVL         40(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         56(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z9
+	MOVL         44(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         60(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z10
+	VUNPCKLPS    Z7, Z3, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z10, Z9, Z7
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z7, Z3, Z11
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z9, Z4, Z7
+	VMOVUPS      Z7, (BX)
+	VSHUFF32X4   $0x88, Z10, Z5, Z7
+	VMOVUPS      Z7, 64(BX)
+	VSHUFF32X4   $0x88, Z11, Z6, Z7
+	VMOVUPS      Z7, 128(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 384(BX)
+	VSHUFF32X4   $0xdd, Z9, Z4, Z2
+	VMOVUPS      Z2, 192(BX)
+	VSHUFF32X4   $0xdd, Z10, Z5, Z2
+	VMOVUPS      Z2, 256(BX)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z2
+	VMOVUPS      Z2, 320(BX)
+
+	// Plane records of side J, transposed.
+	MOVL         (SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         16(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z2
+	MOVL         4(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         20(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z3
+	MOVL         8(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         24(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z4
+	MOVL         12(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         28(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         32(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         48(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z3
+	MOVL         36(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         52(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z7
+	MOVL         40(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         56(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z9
+	MOVL         44(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         60(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z10
+	VUNPCKLPS    Z7, Z3, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z10, Z9, Z7
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z7, Z3, Z11
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z9, Z4, Z7
+	VMOVUPS      Z7, 448(BX)
+	VSHUFF32X4   $0x88, Z10, Z5, Z7
+	VMOVUPS      Z7, 512(BX)
+	VSHUFF32X4   $0x88, Z11, Z6, Z7
+	VMOVUPS      Z7, 576(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 832(BX)
+	VSHUFF32X4   $0xdd, Z9, Z4, Z2
+	VMOVUPS      Z2, 640(BX)
+	VSHUFF32X4   $0xdd, Z10, Z5, Z2
+	VMOVUPS      Z2, 704(BX)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z2
+	VMOVUPS      Z2, 768(BX)
+	LEAQ         1152(R9), R10
+
+CompactPlaneContactsAVX512_ahead:
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000020
+	JB   CompactPlaneContactsAVX512_last
+
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000040
+	JB         CompactPlaneContactsAVX512_ahead_noprefetch
+	MOVQ       prefetch+56(FP), CX
+	TESTQ      CX, CX
+	JZ         CompactPlaneContactsAVX512_ahead_noprefetch
+	MOVL       192(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       196(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       200(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       204(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       208(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       212(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       216(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       220(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       224(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       228(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       232(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       236(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       240(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       244(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       248(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       252(DX)(R13*4), CX
+	SHLQ       $0x05, CX
+	PREFETCHT0 (AX)(CX*1)
+
+CompactPlaneContactsAVX512_ahead_noprefetch:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 448(BX), Z2
+	VMULPS  (BX), Z2, Z2
+	VMOVUPS 512(BX), Z3
+	VMULPS  64(BX), Z3, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS 576(BX), Z3
+	VMULPS  128(BX), Z3, Z3
+	VADDPS  Z3, Z2, Z2
+	VSUBPS  832(BX), Z2, Z2
+	VMOVUPS 448(BX), Z3
+	VMULPS  192(BX), Z3, Z3
+	VMOVUPS 512(BX), Z4
+	VMULPS  256(BX), Z4, Z4
+	VADDPS  Z4, Z3, Z3
+	VMOVUPS 576(BX), Z4
+	VMULPS  320(BX), Z4, Z4
+	VADDPS  Z4, Z3, Z3
+
+	// The records of the next 1 group(s).
+	// Capsule records of side I, transposed.
+	MOVL         64(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         80(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z4
+	MOVL         68(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         84(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
+	MOVL         72(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         88(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z6
+	MOVL         76(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         92(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
+	VUNPCKLPS    Z5, Z4, Z9
+	VUNPCKLPS    Z7, Z6, Z10
+	VUNPCKHPS    Z5, Z4, Z4
+	VUNPCKHPS    Z7, Z6, Z5
+	VSHUFPS      $0x44, Z10, Z9, Z6
+	VSHUFPS      $0xee, Z10, Z9, Z7
+	VSHUFPS      $0x44, Z5, Z4, Z9
+	VSHUFPS      $0xee, Z5, Z4, Z4
+	MOVL         96(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         112(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
+	MOVL         100(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         116(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z10
+	MOVL         104(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         120(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z11
+	MOVL         108(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         124(DX)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z12
+	VUNPCKLPS    Z10, Z5, Z13
+	VUNPCKLPS    Z12, Z11, Z14
+	VUNPCKHPS    Z10, Z5, Z5
+	VUNPCKHPS    Z12, Z11, Z10
+	VSHUFPS      $0x44, Z14, Z13, Z11
+	VSHUFPS      $0xee, Z14, Z13, Z12
+	VSHUFPS      $0x44, Z10, Z5, Z13
+	VSHUFPS      $0xee, Z10, Z5, Z5
+	VSHUFF32X4   $0x88, Z11, Z6, Z10
+	VMOVUPS      Z10, (R10)
+	VSHUFF32X4   $0x88, Z12, Z7, Z10
+	VMOVUPS      Z10, 64(R10)
+	VSHUFF32X4   $0x88, Z13, Z9, Z10
+	VMOVUPS      Z10, 128(R10)
+	VSHUFF32X4   $0x88, Z5, Z4, Z4
+	VMOVUPS      Z4, 384(R10)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z4
+	VMOVUPS      Z4, 192(R10)
+	VSHUFF32X4   $0xdd, Z12, Z7, Z4
+	VMOVUPS      Z4, 256(R10)
+	VSHUFF32X4   $0xdd, Z13, Z9, Z4
+	VMOVUPS      Z4, 320(R10)
+
+	// Plane records of side J, transposed.
+	MOVL         64(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         80(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z4
+	MOVL         68(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         84(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z5
+	MOVL         72(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         88(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z6
+	MOVL         76(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         92(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z7
+	VUNPCKLPS    Z5, Z4, Z9
+	VUNPCKLPS    Z7, Z6, Z10
+	VUNPCKHPS    Z5, Z4, Z4
+	VUNPCKHPS    Z7, Z6, Z5
+	VSHUFPS      $0x44, Z10, Z9, Z6
+	VSHUFPS      $0xee, Z10, Z9, Z7
+	VSHUFPS      $0x44, Z5, Z4, Z9
+	VSHUFPS      $0xee, Z5, Z4, Z4
+	MOVL         96(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         112(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z5
+	MOVL         100(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         116(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z10
+	MOVL         104(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         120(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z11
+	MOVL         108(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (DI)(CX*1), Y8
+	MOVL         124(SI)(R13*4), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (DI)(CX*1), Z8, Z12
+	VUNPCKLPS    Z10, Z5, Z13
+	VUNPCKLPS    Z12, Z11, Z14
+	VUNPCKHPS    Z10, Z5, Z5
+	VUNPCKHPS    Z12, Z11, Z10
+	VSHUFPS      $0x44, Z14, Z13, Z11
+	VSHUFPS      $0xee, Z14, Z13, Z12
+	VSHUFPS      $0x44, Z10, Z5, Z13
+	VSHUFPS      $0xee, Z10, Z5, Z5
+	VSHUFF32X4   $0x88, Z11, Z6, Z10
+	VMOVUPS      Z10, 448(R10)
+	VSHUFF32X4   $0x88, Z12, Z7, Z10
+	VMOVUPS      Z10, 512(R10)
+	VSHUFF32X4   $0x88, Z13, Z9, Z10
+	VMOVUPS      Z10, 576(R10)
+	VSHUFF32X4   $0x88, Z5, Z4, Z4
+	VMOVUPS      Z4, 832(R10)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z4
+	VMOVUPS      Z4, 640(R10)
+	VSHUFF32X4   $0xdd, Z12, Z7, Z4
+	VMOVUPS      Z4, 704(R10)
+	VSHUFF32X4   $0xdd, Z13, Z9, Z4
+	VMOVUPS      Z4, 768(R10)
+	VSUBPS       832(BX), Z3, Z3
+	VMOVUPS      384(BX), Z4
+	VSUBPS       Z2, Z4, Z4
+	VMOVUPS      384(BX), Z5
+	VSUBPS       Z3, Z5, Z5
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS   margin+48(FP), Z6
+	VADDPS         384(BX), Z6, Z6
+	VCMPPS         $0x12, Z6, Z2, K1
+	VCMPPS         $0x12, Z6, Z3, K2
+	VMOVUPS        (BX), Z6
+	VCMPPS         $0x00, 192(BX), Z6, K3
+	VMOVUPS        64(BX), Z6
+	VCMPPS         $0x00, 256(BX), Z6, K4
+	KANDW          K4, K3, K3
+	VMOVUPS        128(BX), Z6
+	VCMPPS         $0x00, 320(BX), Z6, K4
+	KANDW          K4, K3, K3
+	KANDW          K2, K1, K4
+	KANDNW         K4, K3, K3
+	KORW           K2, K1, K2
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z6
+	VBLENDMPS.BCST int2<>+0(SB), Z6, K3, Z6
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPS  384(BX), Z2, Z7
+	VMULPS  Z1, Z7, Z7
+	VMULPS  448(BX), Z7, Z9
+	VMULPS  512(BX), Z7, Z10
+	VMULPS  576(BX), Z7, Z7
+	VMOVUPS (BX), Z11
+	VSUBPS  Z9, Z11, Z9
+	VMOVUPS 64(BX), Z11
+	VSUBPS  Z10, Z11, Z10
+	VMOVUPS 128(BX), Z11
+	VSUBPS  Z7, Z11, Z7
+	VADDPS  384(BX), Z3, Z11
+	VMULPS  Z1, Z11, Z11
+	VMULPS  448(BX), Z11, Z12
+	VMULPS  512(BX), Z11, Z13
+	VMULPS  576(BX), Z11, Z11
+	VMOVUPS 192(BX), Z14
+	VSUBPS  Z12, Z14, Z12
+	VMOVUPS 256(BX), Z14
+	VSUBPS  Z13, Z14, Z13
+	VMOVUPS 320(BX), Z14
+	VSUBPS  Z11, Z14, Z11
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPS    $0x11, Z2, Z3, K2
+	KANDNW    K2, K1, K1
+	VXORPS    Z2, Z2, Z2
+	VBLENDMPS Z5, Z4, K1, Z2
+	VBLENDMPS Z12, Z9, K1, Z9
+	VBLENDMPS Z13, Z10, K1, Z10
+	VBLENDMPS Z11, Z7, K1, Z7
+	VXORPS    Z3, Z3, Z3
+	VBLENDMPS Z5, Z2, K3, Z3
+	VXORPS    Z14, Z14, Z14
+	VBLENDMPS Z12, Z9, K3, Z14
+	VXORPS    Z12, Z12, Z12
+	VBLENDMPS Z13, Z10, K3, Z12
+	VXORPS    Z13, Z13, Z13
+	VBLENDMPS Z11, Z7, K3, Z13
+	VMOVUPS   448(BX), Z11
+	VMOVUPS   512(BX), Z15
+	VMOVUPS   576(BX), Z16
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPS      Z5, Z4, Z4
+	VANDPS.BCST absmask<>+0(SB), Z4, Z4
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z4, K1
+	VMOVUPS     384(BX), Z4
+	VCMPPS      $0x11, Z0, Z4, K2
+	KORW        K2, K1, K1
+	KORTESTW    K1, K1
+	JZ          CompactPlaneContactsAVX512_ahead_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z4
+	VMOVAPS        Z4, Z2
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z4
+	VMOVAPS        Z4, Z3
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z4
+	VMOVAPS        Z4, Z11
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z15, K1, Z4
+	VMOVAPS        Z4, Z15
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z16, K1, Z4
+	VMOVAPS        Z4, Z16
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z4
+	VMOVAPS        Z4, Z9
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z4
+	VMOVAPS        Z4, Z10
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z4
+	VMOVAPS        Z4, Z7
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z4
+	VMOVAPS        Z4, Z14
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z4
+	VMOVAPS        Z4, Z12
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z4
+	VMOVAPS        Z4, Z13
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS      Z0, Z6, K1, Z4
+	VMOVAPS        Z4, Z6
+
+CompactPlaneContactsAVX512_ahead_finite:
+	// Pair index k = i + lane.
+	VPBROADCASTD R13, Z4
+	VPADDD       iota<>+0(SB), Z4, Z4
+
+	// The previous group's touching rows, from the stage (LateCompaction).
+	MOVL          104(SP), R14
+	TESTL         R14, R14
+	JZ            CompactPlaneContactsAVX512_ahead_nostaged
+	KMOVW         R14, K1
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K2
+	VMOVDQU32     iota<>+0(SB), Z5
+	VPCOMPRESSD.Z Z5, K1, Z5
+	VPERMPS       2048(R9), Z5, Z17
+	MOVQ          (SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2112(R9), Z5, Z17
+	MOVQ          8(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2176(R9), Z5, Z17
+	MOVQ          16(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2240(R9), Z5, Z17
+	MOVQ          24(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2304(R9), Z5, Z17
+	MOVQ          32(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2368(R9), Z5, Z17
+	MOVQ          40(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2432(R9), Z5, Z17
+	MOVQ          48(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2496(R9), Z5, Z17
+	MOVQ          56(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2560(R9), Z5, Z17
+	MOVQ          64(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2624(R9), Z5, Z17
+	MOVQ          72(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2688(R9), Z5, Z17
+	MOVQ          80(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2752(R9), Z5, Z17
+	MOVQ          88(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2816(R9), Z5, Z5
+	MOVQ          96(SP), R12
+	VMOVUPS       Z5, K2, (R12)(R11*4)
+	ADDQ          R14, R11
+
+CompactPlaneContactsAVX512_ahead_nostaged:
+	// Compaction, one group late (LateCompaction): this group's rows and touching lanes
+	// wait in the stage for the next group.
+	VPTESTMD Z6, Z6, K1
+	KMOVW    K1, R14
+	MOVL     R14, 104(SP)
+	VMOVUPS  Z4, 2048(R9)
+	VMOVUPS  Z6, 2112(R9)
+	VMOVUPS  Z2, 2176(R9)
+	VMOVUPS  Z3, 2240(R9)
+	VMOVUPS  Z11, 2304(R9)
+	VMOVUPS  Z15, 2368(R9)
+	VMOVUPS  Z16, 2432(R9)
+	VMOVUPS  Z9, 2496(R9)
+	VMOVUPS  Z10, 2560(R9)
+	VMOVUPS  Z7, 2624(R9)
+	VMOVUPS  Z14, 2688(R9)
+	VMOVUPS  Z12, 2752(R9)
+	VMOVUPS  Z13, 2816(R9)
+	ADDQ     $0x00000010, R13
+	XCHGQ    BX, R10
+	JMP      CompactPlaneContactsAVX512_ahead
+
+CompactPlaneContactsAVX512_last:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 448(BX), Z2
+	VMULPS  (BX), Z2, Z2
+	VMOVUPS 512(BX), Z3
+	VMULPS  64(BX), Z3, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS 576(BX), Z3
+	VMULPS  128(BX), Z3, Z3
+	VADDPS  Z3, Z2, Z2
+	VSUBPS  832(BX), Z2, Z2
+	VMOVUPS 448(BX), Z3
+	VMULPS  192(BX), Z3, Z3
+	VMOVUPS 512(BX), Z4
+	VMULPS  256(BX), Z4, Z4
+	VADDPS  Z4, Z3, Z3
+	VMOVUPS 576(BX), Z4
+	VMULPS  320(BX), Z4, Z4
+	VADDPS  Z4, Z3, Z3
+	VSUBPS  832(BX), Z3, Z3
+	VMOVUPS 384(BX), Z4
+	VSUBPS  Z2, Z4, Z4
+	VMOVUPS 384(BX), Z5
+	VSUBPS  Z3, Z5, Z5
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS   margin+48(FP), Z6
+	VADDPS         384(BX), Z6, Z6
+	VCMPPS         $0x12, Z6, Z2, K1
+	VCMPPS         $0x12, Z6, Z3, K2
+	VMOVUPS        (BX), Z6
+	VCMPPS         $0x00, 192(BX), Z6, K3
+	VMOVUPS        64(BX), Z6
+	VCMPPS         $0x00, 256(BX), Z6, K4
+	KANDW          K4, K3, K3
+	VMOVUPS        128(BX), Z6
+	VCMPPS         $0x00, 320(BX), Z6, K4
+	KANDW          K4, K3, K3
+	KANDW          K2, K1, K4
+	KANDNW         K4, K3, K3
+	KORW           K2, K1, K2
+	VPBROADCASTD.Z int1<>+0(SB), K2, Z6
+	VBLENDMPS.BCST int2<>+0(SB), Z6, K3, Z6
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPS  384(BX), Z2, Z7
+	VMULPS  Z1, Z7, Z7
+	VMULPS  448(BX), Z7, Z9
+	VMULPS  512(BX), Z7, Z10
+	VMULPS  576(BX), Z7, Z7
+	VMOVUPS (BX), Z11
+	VSUBPS  Z9, Z11, Z9
+	VMOVUPS 64(BX), Z11
+	VSUBPS  Z10, Z11, Z10
+	VMOVUPS 128(BX), Z11
+	VSUBPS  Z7, Z11, Z7
+	VADDPS  384(BX), Z3, Z11
+	VMULPS  Z1, Z11, Z11
+	VMULPS  448(BX), Z11, Z12
+	VMULPS  512(BX), Z11, Z13
+	VMULPS  576(BX), Z11, Z11
+	VMOVUPS 192(BX), Z14
+	VSUBPS  Z12, Z14, Z12
+	VMOVUPS 256(BX), Z14
+	VSUBPS  Z13, Z14, Z13
+	VMOVUPS 320(BX), Z14
+	VSUBPS  Z11, Z14, Z11
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPS    $0x11, Z2, Z3, K2
+	KANDNW    K2, K1, K1
+	VXORPS    Z2, Z2, Z2
+	VBLENDMPS Z5, Z4, K1, Z2
+	VBLENDMPS Z12, Z9, K1, Z9
+	VBLENDMPS Z13, Z10, K1, Z10
+	VBLENDMPS Z11, Z7, K1, Z7
+	VXORPS    Z3, Z3, Z3
+	VBLENDMPS Z5, Z2, K3, Z3
+	VXORPS    Z14, Z14, Z14
+	VBLENDMPS Z12, Z9, K3, Z14
+	VXORPS    Z12, Z12, Z12
+	VBLENDMPS Z13, Z10, K3, Z12
+	VXORPS    Z13, Z13, Z13
+	VBLENDMPS Z11, Z7, K3, Z13
+	VMOVUPS   448(BX), Z11
+	VMOVUPS   512(BX), Z15
+	VMOVUPS   576(BX), Z16
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPS      Z5, Z4, Z4
+	VANDPS.BCST absmask<>+0(SB), Z4, Z4
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z4, K1
+	VMOVUPS     384(BX), Z4
+	VCMPPS      $0x11, Z0, Z4, K2
+	KORW        K2, K1, K1
+	KORTESTW    K1, K1
+	JZ          CompactPlaneContactsAVX512_last_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z4
+	VMOVAPS        Z4, Z2
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z4
+	VMOVAPS        Z4, Z3
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z4
+	VMOVAPS        Z4, Z11
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z15, K1, Z4
+	VMOVAPS        Z4, Z15
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z16, K1, Z4
+	VMOVAPS        Z4, Z16
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z4
+	VMOVAPS        Z4, Z9
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z4
+	VMOVAPS        Z4, Z10
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z4
+	VMOVAPS        Z4, Z7
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z4
+	VMOVAPS        Z4, Z14
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z4
+	VMOVAPS        Z4, Z12
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z4
+	VMOVAPS        Z4, Z13
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS      Z0, Z6, K1, Z4
+	VMOVAPS        Z4, Z6
+
+CompactPlaneContactsAVX512_last_finite:
+	// Pair index k = i + lane.
+	VPBROADCASTD R13, Z4
+	VPADDD       iota<>+0(SB), Z4, Z4
+
+	// The previous group's touching rows, from the stage (LateCompaction).
+	MOVL          104(SP), R14
+	TESTL         R14, R14
+	JZ            CompactPlaneContactsAVX512_last_nostaged
+	KMOVW         R14, K1
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K2
+	VMOVDQU32     iota<>+0(SB), Z5
+	VPCOMPRESSD.Z Z5, K1, Z5
+	VPERMPS       2048(R9), Z5, Z17
+	MOVQ          (SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2112(R9), Z5, Z17
+	MOVQ          8(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2176(R9), Z5, Z17
+	MOVQ          16(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2240(R9), Z5, Z17
+	MOVQ          24(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2304(R9), Z5, Z17
+	MOVQ          32(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2368(R9), Z5, Z17
+	MOVQ          40(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2432(R9), Z5, Z17
+	MOVQ          48(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2496(R9), Z5, Z17
+	MOVQ          56(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2560(R9), Z5, Z17
+	MOVQ          64(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2624(R9), Z5, Z17
+	MOVQ          72(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2688(R9), Z5, Z17
+	MOVQ          80(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2752(R9), Z5, Z17
+	MOVQ          88(SP), R12
+	VMOVUPS       Z17, K2, (R12)(R11*4)
+	VPERMPS       2816(R9), Z5, Z5
+	MOVQ          96(SP), R12
+	VMOVUPS       Z5, K2, (R12)(R11*4)
+	ADDQ          R14, R11
+	MOVL          $0x00000000, 104(SP)
+
+CompactPlaneContactsAVX512_last_nostaged:
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one (most groups at a low hit rate).
+	VPTESTMD      Z6, Z6, K1
+	KORTESTW      K1, K1
+	JZ            CompactPlaneContactsAVX512_last_none
+	KMOVW         K1, R14
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K2
+	VCOMPRESSPS.Z Z4, K1, Z4
+	MOVQ          (SP), R12
+	VMOVUPS       Z4, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z6, K1, Z4
+	MOVQ          8(SP), R12
+	VMOVUPS       Z4, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z2, K1, Z2
+	MOVQ          16(SP), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z3, K1, Z2
+	MOVQ          24(SP), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z11, K1, Z2
+	MOVQ          32(SP), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z15, K1, Z2
+	MOVQ          40(SP), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z16, K1, Z2
+	MOVQ          48(SP), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z9, K1, Z2
+	MOVQ          56(SP), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z10, K1, Z2
+	MOVQ          64(SP), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z7, K1, Z2
+	MOVQ          72(SP), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z14, K1, Z2
+	MOVQ          80(SP), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z12, K1, Z2
+	MOVQ          88(SP), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z13, K1, Z2
+	MOVQ          96(SP), R12
+	VMOVUPS       Z2, K2, (R12)(R11*4)
+	ADDQ          R14, R11
+
+CompactPlaneContactsAVX512_last_none:
+	ADDQ $0x00000010, R13
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+
+CompactPlaneContactsAVX512_tail:
+	TESTQ R14, R14
+	JZ    CompactPlaneContactsAVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// The remaining pair indices, zero (capsule 0) past n.
+	VMOVDQU32.Z (DX)(R13*4), K1, Z2
+	VMOVUPS     Z2, 1024(R9)
+	VMOVDQU32.Z (SI)(R13*4), K1, Z2
+	VMOVUPS     Z2, 1088(R9)
+
+	// Capsule records of side I, transposed.
+	MOVL         1024(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         1040(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z2
+	MOVL         1028(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         1044(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         1032(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         1048(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z4
+	MOVL         1036(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         1052(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         1056(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         1072(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
+	MOVL         1060(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         1076(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z7
+	MOVL         1064(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         1080(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z9
+	MOVL         1068(R9), CX
+	SHLQ         $0x05, CX
+	VMOVUPS      (AX)(CX*1), Y8
+	MOVL         1084(R9), CX
+	SHLQ         $0x05, CX
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z10
+	VUNPCKLPS    Z7, Z3, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z10, Z9, Z7
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z7, Z3, Z11
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z9, Z4, Z7
+	VMOVUPS      Z7, (BX)
+	VSHUFF32X4   $0x88, Z10, Z5, Z7
+	VMOVUPS      Z7, 64(BX)
+	VSHUFF32X4   $0x88, Z11, Z6, Z7
+	VMOVUPS      Z7, 128(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 384(BX)
+	VSHUFF32X4   $0xdd, Z9, Z4, Z2
+	VMOVUPS      Z2, 192(BX)
+	VSHUFF32X4   $0xdd, Z10, Z5, Z2
+	VMOVUPS      Z2, 256(BX)
+	VSHUFF32X4   $0xdd, Z11, Z6, Z2
+	VMOVUPS      Z2, 320(BX)
+
+	// Plane records of side J, transposed.
+	MOVL         1088(R9), AX
+	SHLQ         $0x05, AX
+	VMOVUPS      (DI)(AX*1), Y8
+	MOVL         1104(R9), AX
+	SHLQ         $0x05, AX
+	VINSERTF32X8 $0x01, (DI)(AX*1), Z8, Z2
+	MOVL         1092(R9), AX
+	SHLQ         $0x05, AX
+	VMOVUPS      (DI)(AX*1), Y8
+	MOVL         1108(R9), AX
+	SHLQ         $0x05, AX
+	VINSERTF32X8 $0x01, (DI)(AX*1), Z8, Z3
+	MOVL         1096(R9), AX
+	SHLQ         $0x05, AX
+	VMOVUPS      (DI)(AX*1), Y8
+	MOVL         1112(R9), AX
+	SHLQ         $0x05, AX
+	VINSERTF32X8 $0x01, (DI)(AX*1), Z8, Z4
+	MOVL         1100(R9), AX
+	SHLQ         $0x05, AX
+	VMOVUPS      (DI)(AX*1), Y8
+	MOVL         1116(R9), AX
+	SHLQ         $0x05, AX
+	VINSERTF32X8 $0x01, (DI)(AX*1), Z8, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	MOVL         1120(R9), AX
+	SHLQ         $0x05, AX
+	VMOVUPS      (DI)(AX*1), Y8
+	MOVL         1136(R9), AX
+	SHLQ         $0x05, AX
+	VINSERTF32X8 $0x01, (DI)(AX*1), Z8, Z3
+	MOVL         1124(R9), AX
+	SHLQ         $0x05, AX
+	VMOVUPS      (DI)(AX*1), Y8
+	MOVL         1140(R9), AX
+	SHLQ         $0x05, AX
+	VINSERTF32X8 $0x01, (DI)(AX*1), Z8, Z7
+	MOVL         1128(R9), AX
+	SHLQ         $0x05, AX
+	VMOVUPS      (DI)(AX*1), Y8
+	MOVL         1144(R9), AX
+	SHLQ         $0x05, AX
+	VINSERTF32X8 $0x01, (DI)(AX*1), Z8, Z9
+	MOVL         1132(R9), AX
+	SHLQ         $0x05, AX
+	VMOVUPS      (DI)(AX*1), Y8
+	MOVL         1148(R9), AX
+	SHLQ         $0x05, AX
+	VINSERTF32X8 $0x01, (DI)(AX*1), Z8, Z8
+	VUNPCKLPS    Z7, Z3, Z10
+	VUNPCKLPS    Z8, Z9, Z11
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z8, Z9, Z7
+	VSHUFPS      $0x44, Z11, Z10, Z8
+	VSHUFPS      $0xee, Z11, Z10, Z9
+	VSHUFPS      $0x44, Z7, Z3, Z10
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z8, Z4, Z7
+	VMOVUPS      Z7, 448(BX)
+	VSHUFF32X4   $0x88, Z9, Z5, Z7
+	VMOVUPS      Z7, 512(BX)
+	VSHUFF32X4   $0x88, Z10, Z6, Z7
+	VMOVUPS      Z7, 576(BX)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 832(BX)
+	VSHUFF32X4   $0xdd, Z8, Z4, Z2
+	VMOVUPS      Z2, 640(BX)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z2
+	VMOVUPS      Z2, 704(BX)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z2
+	VMOVUPS      Z2, 768(BX)
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 448(BX), Z2
+	VMULPS  (BX), Z2, Z2
+	VMOVUPS 512(BX), Z3
+	VMULPS  64(BX), Z3, Z3
+	VADDPS  Z3, Z2, Z2
+	VMOVUPS 576(BX), Z3
+	VMULPS  128(BX), Z3, Z3
+	VADDPS  Z3, Z2, Z2
+	VSUBPS  832(BX), Z2, Z2
+	VMOVUPS 448(BX), Z3
+	VMULPS  192(BX), Z3, Z3
+	VMOVUPS 512(BX), Z4
+	VMULPS  256(BX), Z4, Z4
+	VADDPS  Z4, Z3, Z3
+	VMOVUPS 576(BX), Z4
+	VMULPS  320(BX), Z4, Z4
+	VADDPS  Z4, Z3, Z3
+	VSUBPS  832(BX), Z3, Z3
+	VMOVUPS 384(BX), Z4
+	VSUBPS  Z2, Z4, Z4
+	VMOVUPS 384(BX), Z5
+	VSUBPS  Z3, Z5, Z5
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSS   margin+48(FP), Z6
+	VADDPS         384(BX), Z6, Z6
+	VCMPPS         $0x12, Z6, Z2, K2
+	VCMPPS         $0x12, Z6, Z3, K3
+	VMOVUPS        (BX), Z6
+	VCMPPS         $0x00, 192(BX), Z6, K4
+	VMOVUPS        64(BX), Z6
+	VCMPPS         $0x00, 256(BX), Z6, K5
+	KANDW          K5, K4, K4
+	VMOVUPS        128(BX), Z6
+	VCMPPS         $0x00, 320(BX), Z6, K5
+	KANDW          K5, K4, K4
+	KANDW          K3, K2, K5
+	KANDNW         K5, K4, K4
+	KORW           K3, K2, K3
+	VPBROADCASTD.Z int1<>+0(SB), K3, Z6
+	VBLENDMPS.BCST int2<>+0(SB), Z6, K4, Z6
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPS  384(BX), Z2, Z7
+	VMULPS  Z1, Z7, Z7
+	VMULPS  448(BX), Z7, Z8
+	VMULPS  512(BX), Z7, Z9
+	VMULPS  576(BX), Z7, Z7
+	VMOVUPS (BX), Z10
+	VSUBPS  Z8, Z10, Z8
+	VMOVUPS 64(BX), Z10
+	VSUBPS  Z9, Z10, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPS  Z7, Z10, Z7
+	VADDPS  384(BX), Z3, Z10
+	VMULPS  Z1, Z10, Z1
+	VMULPS  448(BX), Z1, Z10
+	VMULPS  512(BX), Z1, Z11
+	VMULPS  576(BX), Z1, Z1
+	VMOVUPS 192(BX), Z12
+	VSUBPS  Z10, Z12, Z10
+	VMOVUPS 256(BX), Z12
+	VSUBPS  Z11, Z12, Z11
+	VMOVUPS 320(BX), Z12
+	VSUBPS  Z1, Z12, Z1
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPS    $0x11, Z2, Z3, K3
+	KANDNW    K3, K2, K2
+	VXORPS    Z2, Z2, Z2
+	VBLENDMPS Z5, Z4, K2, Z2
+	VBLENDMPS Z10, Z8, K2, Z8
+	VBLENDMPS Z11, Z9, K2, Z9
+	VBLENDMPS Z1, Z7, K2, Z7
+	VXORPS    Z3, Z3, Z3
+	VBLENDMPS Z5, Z2, K4, Z3
+	VXORPS    Z12, Z12, Z12
+	VBLENDMPS Z10, Z8, K4, Z12
+	VXORPS    Z10, Z10, Z10
+	VBLENDMPS Z11, Z9, K4, Z10
+	VXORPS    Z11, Z11, Z11
+	VBLENDMPS Z1, Z7, K4, Z11
+	VMOVUPS   448(BX), Z1
+	VMOVUPS   512(BX), Z13
+	VMOVUPS   576(BX), Z14
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPS      Z5, Z4, Z4
+	VANDPS.BCST absmask<>+0(SB), Z4, Z4
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z4, K2
+	VMOVUPS     384(BX), Z4
+	VCMPPS      $0x11, Z0, Z4, K3
+	KORW        K3, K2, K2
+	KORTESTW    K2, K2
+	JZ          CompactPlaneContactsAVX512_tailgroup_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z4
+	VMOVAPS        Z4, Z2
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z4
+	VMOVAPS        Z4, Z3
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z4
+	VMOVAPS        Z4, Z1
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K2, Z4
+	VMOVAPS        Z4, Z13
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K2, Z4
+	VMOVAPS        Z4, Z14
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z4
+	VMOVAPS        Z4, Z8
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K2, Z4
+	VMOVAPS        Z4, Z9
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z4
+	VMOVAPS        Z4, Z7
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K2, Z4
+	VMOVAPS        Z4, Z12
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K2, Z4
+	VMOVAPS        Z4, Z10
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K2, Z4
+	VMOVAPS        Z4, Z11
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPS      Z0, Z6, K2, Z4
+	VMOVAPS        Z4, Z6
+
+CompactPlaneContactsAVX512_tailgroup_finite:
+	// Pair index k = i + lane.
+	VPBROADCASTD R13, Z0
+	VPADDD       iota<>+0(SB), Z0, Z0
+
+	// The previous group's touching rows, from the stage (LateCompaction).
+	MOVL          104(SP), R14
+	TESTL         R14, R14
+	JZ            CompactPlaneContactsAVX512_tailgroup_nostaged
+	KMOVW         R14, K2
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K3
+	VMOVDQU32     iota<>+0(SB), Z4
+	VPCOMPRESSD.Z Z4, K2, Z4
+	VPERMPS       2048(R9), Z4, Z5
+	MOVQ          (SP), R12
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VPERMPS       2112(R9), Z4, Z5
+	MOVQ          8(SP), R12
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VPERMPS       2176(R9), Z4, Z5
+	MOVQ          16(SP), R12
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VPERMPS       2240(R9), Z4, Z5
+	MOVQ          24(SP), R12
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VPERMPS       2304(R9), Z4, Z5
+	MOVQ          32(SP), R12
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VPERMPS       2368(R9), Z4, Z5
+	MOVQ          40(SP), R12
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VPERMPS       2432(R9), Z4, Z5
+	MOVQ          48(SP), R12
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VPERMPS       2496(R9), Z4, Z5
+	MOVQ          56(SP), R12
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VPERMPS       2560(R9), Z4, Z5
+	MOVQ          64(SP), R12
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VPERMPS       2624(R9), Z4, Z5
+	MOVQ          72(SP), R12
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VPERMPS       2688(R9), Z4, Z5
+	MOVQ          80(SP), R12
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VPERMPS       2752(R9), Z4, Z5
+	MOVQ          88(SP), R12
+	VMOVUPS       Z5, K3, (R12)(R11*4)
+	VPERMPS       2816(R9), Z4, Z4
+	MOVQ          96(SP), R12
+	VMOVUPS       Z4, K3, (R12)(R11*4)
+	ADDQ          R14, R11
+	MOVL          $0x00000000, 104(SP)
+
+CompactPlaneContactsAVX512_tailgroup_nostaged:
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one (most groups at a low hit rate).
+	VPTESTMD      Z6, Z6, K2
+	KANDW         K1, K2, K1
+	KORTESTW      K1, K1
+	JZ            CompactPlaneContactsAVX512_tailgroup_none
+	KMOVW         K1, R14
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K2
+	VCOMPRESSPS.Z Z0, K1, Z0
+	MOVQ          (SP), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z6, K1, Z0
+	MOVQ          8(SP), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z2, K1, Z0
+	MOVQ          16(SP), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z3, K1, Z0
+	MOVQ          24(SP), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z1, K1, Z0
+	MOVQ          32(SP), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z13, K1, Z0
+	MOVQ          40(SP), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z14, K1, Z0
+	MOVQ          48(SP), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z8, K1, Z0
+	MOVQ          56(SP), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z9, K1, Z0
+	MOVQ          64(SP), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z7, K1, Z0
+	MOVQ          72(SP), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z12, K1, Z0
+	MOVQ          80(SP), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z10, K1, Z0
+	MOVQ          88(SP), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	VCOMPRESSPS.Z Z11, K1, Z0
+	MOVQ          96(SP), R12
+	VMOVUPS       Z0, K2, (R12)(R11*4)
+	ADDQ          R14, R11
+
+CompactPlaneContactsAVX512_tailgroup_none:
+CompactPlaneContactsAVX512_done:
+	MOVQ R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func PlaneContacts64AVX2(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+// Requires: AVX, AVX2, MMX+
+TEXT ·PlaneContacts64AVX2(SB), $4584-72
+	// The thirteen stream pointers, copied to the frame: a row's store then loads its
+	// pointer in one instruction, not two.
+	MOVQ         out+32(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
+	XORQ         R13, R13
+	XORQ         R11, R11
+	MOVQ         caps+0(FP), AX
+	MOVQ         planes+8(FP), DI
+	MOVQ         pi+16(FP), DX
+	MOVQ         pj+24(FP), SI
+	LEAQ         104(SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	LEAQ         2560(R9), BX
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSD one64<>+0(SB), Y1
+
+	// 2 groups at a time, their instruction streams merged.
+	// Records beyond L2 (prefetch != 0) go to the one-group loop (WideRecordsAt).
+	MOVQ  prefetch+56(FP), CX
+	TESTQ CX, CX
+	JNZ   PlaneContacts64AVX2_loop
+	MOVQ  n+40(FP), R14
+	SUBQ  R13, R14
+	CMPQ  R14, $0x00000008
+	JB    PlaneContacts64AVX2_loop
+
+	// Each iteration loads the next one's records into the other set part-way
+	// through its body (WideRecordsAt); the last whole iteration loads none.
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y1
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, (BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 32(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y1
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 64(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y1
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 96(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 128(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y1
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 160(BX)
+
+	// Plane records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y1
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y2
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 224(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 256(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y1
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y2
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 288(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y1
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y2
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 320(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 352(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y1
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y2
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 384(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y1
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y1, Y1
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 448(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 480(BX)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y1
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y1, Y1
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 512(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 640(BX)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y1
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y1, Y1
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 544(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 576(BX)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y1
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y1, Y1
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 608(BX)
+
+	// Plane records of side J, transposed.
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y1
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y1, Y1
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y2
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 672(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 704(BX)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y1
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y1, Y1
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y2
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 736(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 864(BX)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y1
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y1, Y1
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y2
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 768(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 800(BX)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y1
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y1, Y1
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y2
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 832(BX)
+	LEAQ           3520(R9), R10
+
+PlaneContacts64AVX2_wideahead:
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   PlaneContacts64AVX2_widelast
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y1
+	VMULPD  (BX), Y1, Y1
+	VMOVUPS 256(BX), Y2
+	VMULPD  32(BX), Y2, Y2
+	VADDPD  Y2, Y1, Y1
+	VMOVUPS 288(BX), Y2
+	VMULPD  64(BX), Y2, Y2
+	VADDPD  Y2, Y1, Y1
+	VSUBPD  416(BX), Y1, Y1
+	VMOVUPS 224(BX), Y2
+	VMULPD  96(BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPD  128(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPD  160(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VSUBPD  416(BX), Y2, Y2
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 672(BX), Y3
+	VMULPD  448(BX), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPD  Y1, Y4, Y4
+	VMOVUPS 704(BX), Y5
+	VMULPD  480(BX), Y5, Y5
+	VMOVUPS 192(BX), Y6
+	VSUBPD  Y2, Y6, Y6
+	VADDPD  Y5, Y3, Y3
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD margin+48(FP), Y5
+	VADDPD       192(BX), Y5, Y5
+	VMOVUPS      736(BX), Y7
+	VMULPD       512(BX), Y7, Y7
+	VCMPPD       $0x12, Y5, Y1, Y8
+	VADDPD       Y7, Y3, Y3
+	VCMPPD       $0x12, Y5, Y2, Y5
+	VSUBPD       864(BX), Y3, Y3
+	VMOVUPS      (BX), Y7
+	VCMPPD       $0x00, 96(BX), Y7, Y7
+	VMOVUPS      672(BX), Y9
+	VMULPD       544(BX), Y9, Y9
+	VMOVUPS      32(BX), Y10
+	VCMPPD       $0x00, 128(BX), Y10, Y10
+	VMOVUPS      704(BX), Y11
+	VMULPD       576(BX), Y11, Y11
+	VANDPD       Y10, Y7, Y7
+	VADDPD       Y11, Y9, Y9
+	VMOVUPS      64(BX), Y10
+	VCMPPD       $0x00, 160(BX), Y10, Y10
+	VMOVUPS      736(BX), Y11
+	VMULPD       608(BX), Y11, Y11
+	VANDPD       Y10, Y7, Y7
+	VADDPD       Y11, Y9, Y9
+	VANDPD       Y5, Y8, Y10
+	VSUBPD       864(BX), Y9, Y9
+	VANDNPD      Y10, Y7, Y7
+	VMOVUPS      640(BX), Y10
+	VSUBPD       Y3, Y10, Y10
+	VMOVUPS      640(BX), Y11
+	VSUBPD       Y9, Y11, Y11
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD margin+48(FP), Y12
+	VADDPD       640(BX), Y12, Y12
+	VORPD        Y5, Y8, Y5
+	VCMPPD       $0x12, Y12, Y3, Y13
+	VMOVUPS      Y10, 256(R9)
+	VMOVUPS      Y11, 288(R9)
+	VMOVUPS      Y4, 320(R9)
+
+	// The records of the next 2 group(s).
+	// Capsule records of side I, transposed.
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y10
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, (R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 32(R10)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y10
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 64(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 192(R10)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y4
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y10
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 96(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 128(R10)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y4
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y10
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 160(R10)
+
+	// Plane records of side J, transposed.
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y10
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 224(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 256(R10)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y10
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 288(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 416(R10)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y4
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y4, Y4
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y10
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 320(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 352(R10)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y4
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y4, Y4
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y10
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 384(R10)
+
+	// Capsule records of side I, transposed.
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y10
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 448(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 480(R10)
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y10
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 512(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 640(R10)
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y4
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y10
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 544(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 576(R10)
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y4
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y10
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 608(R10)
+
+	// Plane records of side J, transposed.
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y10
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 672(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 704(R10)
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y10
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 736(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 864(R10)
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y4
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y4, Y4
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y10
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 768(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 800(R10)
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y4
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y4, Y4
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y10
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 832(R10)
+	VCMPPD         $0x12, Y12, Y9, Y4
+	VANDPD         int164<>+0(SB), Y5, Y5
+	VMOVUPS        448(BX), Y10
+	VCMPPD         $0x00, 544(BX), Y10, Y10
+	VBLENDVPD      Y7, int264<>+0(SB), Y5, Y5
+	VMOVUPS        480(BX), Y11
+	VCMPPD         $0x00, 576(BX), Y11, Y11
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VANDPD       Y11, Y10, Y10
+	VADDPD       192(BX), Y1, Y11
+	VMOVUPS      Y5, 352(R9)
+	VMOVUPS      512(BX), Y5
+	VCMPPD       $0x00, 608(BX), Y5, Y5
+	VBROADCASTSD half64<>+0(SB), Y12
+	VMULPD       Y12, Y11, Y11
+	VANDPD       Y5, Y10, Y5
+	VMULPD       224(BX), Y11, Y10
+	VANDPD       Y4, Y13, Y12
+	VMULPD       256(BX), Y11, Y14
+	VMOVUPS      Y7, 384(R9)
+	VANDNPD      Y12, Y5, Y5
+	VMULPD       288(BX), Y11, Y7
+	VMOVUPS      (BX), Y11
+	VSUBPD       Y10, Y11, Y10
+	VMOVUPS      32(BX), Y11
+	VSUBPD       Y14, Y11, Y11
+	VORPD        Y4, Y13, Y4
+	VMOVUPS      64(BX), Y12
+	VSUBPD       Y7, Y12, Y7
+	VADDPD       192(BX), Y2, Y12
+	VMOVUPS      Y13, 416(R9)
+	VANDPD       int164<>+0(SB), Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y13
+	VMULPD       Y13, Y12, Y12
+	VBLENDVPD    Y5, int264<>+0(SB), Y4, Y4
+	VMULPD       224(BX), Y12, Y13
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VMULPD       256(BX), Y12, Y14
+	VMOVUPS      Y4, 448(R9)
+	VADDPD       640(BX), Y3, Y4
+	VMOVUPS      Y5, 480(R9)
+	VMULPD       288(BX), Y12, Y5
+	VMOVUPS      Y3, 512(R9)
+	VBROADCASTSD half64<>+0(SB), Y3
+	VMULPD       Y3, Y4, Y3
+	VMOVUPS      96(BX), Y4
+	VSUBPD       Y13, Y4, Y4
+	VMULPD       672(BX), Y3, Y12
+	VMOVUPS      Y7, 544(R9)
+	VMOVUPS      128(BX), Y7
+	VSUBPD       Y14, Y7, Y7
+	VMULPD       704(BX), Y3, Y13
+	VMOVUPS      Y11, 576(R9)
+	VMOVUPS      160(BX), Y11
+	VSUBPD       Y5, Y11, Y5
+	VMULPD       736(BX), Y3, Y3
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD       $0x11, Y1, Y2, Y1
+	VMOVUPS      448(BX), Y2
+	VSUBPD       Y12, Y2, Y2
+	VANDNPD      Y1, Y8, Y1
+	VMOVUPS      480(BX), Y8
+	VSUBPD       Y13, Y8, Y8
+	VMOVUPS      320(R9), Y11
+	VBLENDVPD    Y1, Y6, Y11, Y11
+	VMOVUPS      512(BX), Y12
+	VSUBPD       Y3, Y12, Y3
+	VBLENDVPD    Y1, Y4, Y10, Y10
+	VADDPD       640(BX), Y9, Y12
+	VMOVUPS      576(R9), Y13
+	VBLENDVPD    Y1, Y7, Y13, Y13
+	VMOVUPS      Y3, 576(R9)
+	VBROADCASTSD half64<>+0(SB), Y3
+	VMULPD       Y3, Y12, Y3
+	VMOVUPS      544(R9), Y12
+	VBLENDVPD    Y1, Y5, Y12, Y1
+	VMULPD       672(BX), Y3, Y12
+	VMOVUPS      Y8, 544(R9)
+	VMOVUPS      384(R9), Y8
+	VBLENDVPD    Y8, Y6, Y11, Y8
+	VMULPD       704(BX), Y3, Y14
+	VMOVUPS      Y6, 608(R9)
+	VMOVUPS      Y2, 640(R9)
+	VMOVUPS      384(R9), Y2
+	VBLENDVPD    Y2, Y4, Y10, Y2
+	VMULPD       736(BX), Y3, Y3
+	VMOVUPS      384(R9), Y4
+	VBLENDVPD    Y4, Y7, Y13, Y4
+	VMOVUPS      544(BX), Y6
+	VSUBPD       Y12, Y6, Y6
+	VMOVUPS      384(R9), Y7
+	VBLENDVPD    Y7, Y5, Y1, Y5
+	VMOVUPS      576(BX), Y7
+	VSUBPD       Y14, Y7, Y7
+	VMOVUPS      352(R9), Y12
+	VMOVUPS      Y12, 352(R9)
+	VMOVUPS      608(BX), Y12
+	VSUBPD       Y3, Y12, Y3
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD    $0x11, 512(R9), Y9, Y9
+	VMOVUPS   416(R9), Y12
+	VANDNPD   Y9, Y12, Y9
+	VMOVUPS   224(BX), Y12
+	VMOVUPS   Y12, 384(R9)
+	VMOVUPS   Y8, 416(R9)
+	VMOVUPS   256(R9), Y8
+	VBLENDVPD Y9, 288(R9), Y8, Y8
+	VMOVUPS   256(BX), Y12
+	VMOVUPS   Y12, 512(R9)
+	VMOVUPS   640(R9), Y12
+	VBLENDVPD Y9, Y6, Y12, Y12
+	VMOVUPS   Y11, 640(R9)
+	VMOVUPS   288(BX), Y11
+	VMOVUPS   Y11, 672(R9)
+	VMOVUPS   544(R9), Y11
+	VBLENDVPD Y9, Y7, Y11, Y11
+	VMOVUPS   Y10, 544(R9)
+	VMOVUPS   576(R9), Y10
+	VBLENDVPD Y9, Y3, Y10, Y9
+	VMOVUPS   Y13, 576(R9)
+	VMOVUPS   480(R9), Y10
+	VBLENDVPD Y10, 288(R9), Y8, Y10
+	VMOVUPS   480(R9), Y13
+	VBLENDVPD Y13, Y6, Y12, Y6
+	VMOVUPS   480(R9), Y13
+	VBLENDVPD Y13, Y7, Y11, Y7
+	VMOVUPS   480(R9), Y13
+	VBLENDVPD Y13, Y3, Y9, Y3
+	VMOVUPS   448(R9), Y13
+	VMOVUPS   Y13, 448(R9)
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VMOVUPS 320(R9), Y13
+	VADDPD  608(R9), Y13, Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMOVUPS Y10, 320(R9)
+	VMOVUPS 672(BX), Y10
+	VMOVUPS Y10, 480(R9)
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y13, Y10
+	VMOVUPS 704(BX), Y13
+	VMOVUPS Y13, 608(R9)
+	VMOVUPS 192(BX), Y13
+	VCMPPD  $0x11, Y0, Y13, Y13
+	VMOVUPS Y8, 704(R9)
+	VMOVUPS 736(BX), Y8
+	VORPD   Y13, Y10, Y10
+	VMOVUPS Y12, 736(R9)
+	VMOVUPS Y8, 768(R9)
+	VTESTPD Y10, Y10
+	JZ      PlaneContacts64AVX2_wideahead_g0_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   640(R9), Y8
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 640(R9)
+	VMOVUPS   416(R9), Y8
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 416(R9)
+	VMOVUPS   384(R9), Y8
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 384(R9)
+	VMOVUPS   512(R9), Y8
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 512(R9)
+	VMOVUPS   672(R9), Y8
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 672(R9)
+	VMOVUPS   544(R9), Y8
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 544(R9)
+	VMOVUPS   576(R9), Y8
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 576(R9)
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVAPS   Y4, Y4
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   352(R9), Y8
+	VBLENDVPD Y10, Y0, Y8, Y8
+	VMOVUPS   Y8, 352(R9)
+
+PlaneContacts64AVX2_wideahead_g0_finite:
+	VMOVUPS Y3, 800(R9)
+
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X3
+	VPBROADCASTD X3, X3
+	VPADDD       iota<>+0(SB), X3, X3
+	VMOVUPS      352(R9), Y8
+	VMOVDQU      pack64<>+0(SB), Y10
+	VPERMD       Y8, Y10, Y8
+	VMOVDQU      X3, (R9)
+	VMOVDQU      X8, 32(R9)
+
+	// Store one row per pair.
+	VMOVDQU (R9), X3
+	MOVQ    (SP), R12
+	VMOVDQU X3, (R12)(R13*4)
+	VMOVDQU 32(R9), X3
+	MOVQ    8(SP), R12
+	VMOVDQU X3, (R12)(R13*4)
+	VMOVUPS 640(R9), Y3
+	MOVQ    16(SP), R12
+	VMOVUPD Y3, (R12)(R13*8)
+	VMOVUPS 416(R9), Y3
+	MOVQ    24(SP), R12
+	VMOVUPD Y3, (R12)(R13*8)
+	VMOVUPS 384(R9), Y3
+	MOVQ    32(SP), R12
+	VMOVUPD Y3, (R12)(R13*8)
+	VMOVUPS 512(R9), Y3
+	MOVQ    40(SP), R12
+	VMOVUPD Y3, (R12)(R13*8)
+	VMOVUPS 672(R9), Y3
+	MOVQ    48(SP), R12
+	VMOVUPD Y3, (R12)(R13*8)
+	VMOVUPS 544(R9), Y3
+	MOVQ    56(SP), R12
+	VMOVUPD Y3, (R12)(R13*8)
+	VMOVUPS 576(R9), Y3
+	MOVQ    64(SP), R12
+	VMOVUPD Y3, (R12)(R13*8)
+	MOVQ    72(SP), R12
+	VMOVUPD Y1, (R12)(R13*8)
+	MOVQ    80(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	MOVQ    88(SP), R12
+	VMOVUPD Y4, (R12)(R13*8)
+	MOVQ    96(SP), R12
+	VMOVUPD Y5, (R12)(R13*8)
+	VMOVUPS 800(R9), Y1
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VMOVUPS 256(R9), Y2
+	VADDPD  288(R9), Y2, Y2
+	VANDPD  absmask64<>+0(SB), Y2, Y2
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 640(BX), Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y2, Y2
+	VTESTPD Y2, Y2
+	JZ      PlaneContacts64AVX2_wideahead_g1_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   704(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   768(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 768(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y11, Y3
+	VMOVAPS   Y3, Y11
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y9, Y3
+	VMOVAPS   Y3, Y9
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y6, Y3
+	VMOVAPS   Y3, Y6
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y7, Y3
+	VMOVAPS   Y3, Y7
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VMOVUPS   448(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y2
+	VMOVUPS   Y2, 448(R9)
+
+PlaneContacts64AVX2_wideahead_g1_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	LEAQ         4(R13), R14
+	VMOVD        R14, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVUPS      448(R9), Y3
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y3
+	VMOVDQU      X2, 1280(R9)
+	VMOVDQU      X3, 1312(R9)
+
+	// Store one row per pair.
+	VMOVDQU 1280(R9), X2
+	MOVQ    (SP), R12
+	VMOVDQU X2, 16(R12)(R13*4)
+	VMOVDQU 1312(R9), X2
+	MOVQ    8(SP), R12
+	VMOVDQU X2, 16(R12)(R13*4)
+	VMOVUPS 704(R9), Y2
+	MOVQ    16(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 320(R9), Y2
+	MOVQ    24(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 480(R9), Y2
+	MOVQ    32(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 608(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 768(R9), Y2
+	MOVQ    48(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 736(R9), Y2
+	MOVQ    56(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	MOVQ    64(SP), R12
+	VMOVUPD Y11, 32(R12)(R13*8)
+	MOVQ    72(SP), R12
+	VMOVUPD Y9, 32(R12)(R13*8)
+	MOVQ    80(SP), R12
+	VMOVUPD Y6, 32(R12)(R13*8)
+	MOVQ    88(SP), R12
+	VMOVUPD Y7, 32(R12)(R13*8)
+	MOVQ    96(SP), R12
+	VMOVUPD Y1, 32(R12)(R13*8)
+	ADDQ    $0x00000008, R13
+	XCHGQ   BX, R10
+	JMP     PlaneContacts64AVX2_wideahead
+
+PlaneContacts64AVX2_widelast:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y1
+	VMULPD  (BX), Y1, Y1
+	VMOVUPS 256(BX), Y2
+	VMULPD  32(BX), Y2, Y2
+	VADDPD  Y2, Y1, Y1
+	VMOVUPS 288(BX), Y2
+	VMULPD  64(BX), Y2, Y2
+	VADDPD  Y2, Y1, Y1
+	VSUBPD  416(BX), Y1, Y1
+	VMOVUPS 224(BX), Y2
+	VMULPD  96(BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPD  128(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPD  160(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VSUBPD  416(BX), Y2, Y2
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 672(BX), Y3
+	VMULPD  448(BX), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPD  Y1, Y4, Y4
+	VMOVUPS 704(BX), Y5
+	VMULPD  480(BX), Y5, Y5
+	VMOVUPS 192(BX), Y6
+	VSUBPD  Y2, Y6, Y6
+	VADDPD  Y5, Y3, Y3
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD margin+48(FP), Y5
+	VADDPD       192(BX), Y5, Y5
+	VMOVUPS      736(BX), Y7
+	VMULPD       512(BX), Y7, Y7
+	VCMPPD       $0x12, Y5, Y1, Y8
+	VADDPD       Y7, Y3, Y3
+	VCMPPD       $0x12, Y5, Y2, Y5
+	VSUBPD       864(BX), Y3, Y3
+	VMOVUPS      (BX), Y7
+	VCMPPD       $0x00, 96(BX), Y7, Y7
+	VMOVUPS      672(BX), Y9
+	VMULPD       544(BX), Y9, Y9
+	VMOVUPS      32(BX), Y10
+	VCMPPD       $0x00, 128(BX), Y10, Y10
+	VMOVUPS      704(BX), Y11
+	VMULPD       576(BX), Y11, Y11
+	VANDPD       Y10, Y7, Y7
+	VADDPD       Y11, Y9, Y9
+	VMOVUPS      64(BX), Y10
+	VCMPPD       $0x00, 160(BX), Y10, Y10
+	VMOVUPS      736(BX), Y11
+	VMULPD       608(BX), Y11, Y11
+	VANDPD       Y10, Y7, Y7
+	VADDPD       Y11, Y9, Y9
+	VANDPD       Y5, Y8, Y10
+	VSUBPD       864(BX), Y9, Y9
+	VANDNPD      Y10, Y7, Y7
+	VMOVUPS      640(BX), Y10
+	VSUBPD       Y3, Y10, Y10
+	VMOVUPS      640(BX), Y11
+	VSUBPD       Y9, Y11, Y11
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD margin+48(FP), Y12
+	VADDPD       640(BX), Y12, Y12
+	VORPD        Y5, Y8, Y5
+	VCMPPD       $0x12, Y12, Y3, Y13
+	VCMPPD       $0x12, Y12, Y9, Y12
+	VMOVUPS      Y10, 256(R9)
+	VANDPD       int164<>+0(SB), Y5, Y5
+	VMOVUPS      Y11, 288(R9)
+	VMOVUPS      448(BX), Y10
+	VCMPPD       $0x00, 544(BX), Y10, Y10
+	VBLENDVPD    Y7, int264<>+0(SB), Y5, Y5
+	VMOVUPS      Y5, 320(R9)
+	VMOVUPS      480(BX), Y5
+	VCMPPD       $0x00, 576(BX), Y5, Y5
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VANDPD       Y5, Y10, Y5
+	VADDPD       192(BX), Y1, Y10
+	VMOVUPS      Y7, 352(R9)
+	VMOVUPS      512(BX), Y7
+	VCMPPD       $0x00, 608(BX), Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y10, Y10
+	VANDPD       Y7, Y5, Y5
+	VMULPD       224(BX), Y10, Y7
+	VANDPD       Y12, Y13, Y11
+	VMULPD       256(BX), Y10, Y14
+	VMOVUPS      Y9, 384(R9)
+	VANDNPD      Y11, Y5, Y5
+	VMULPD       288(BX), Y10, Y9
+	VMOVUPS      (BX), Y10
+	VSUBPD       Y7, Y10, Y7
+	VMOVUPS      32(BX), Y10
+	VSUBPD       Y14, Y10, Y10
+	VORPD        Y12, Y13, Y11
+	VMOVUPS      64(BX), Y12
+	VSUBPD       Y9, Y12, Y9
+	VADDPD       192(BX), Y2, Y12
+	VMOVUPS      Y13, 416(R9)
+	VANDPD       int164<>+0(SB), Y11, Y11
+	VBROADCASTSD half64<>+0(SB), Y13
+	VMULPD       Y13, Y12, Y12
+	VBLENDVPD    Y5, int264<>+0(SB), Y11, Y11
+	VMULPD       224(BX), Y12, Y13
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VMULPD       256(BX), Y12, Y14
+	VMOVUPS      Y11, 448(R9)
+	VADDPD       640(BX), Y3, Y11
+	VMOVUPS      Y5, 480(R9)
+	VMULPD       288(BX), Y12, Y5
+	VMOVUPS      Y3, 512(R9)
+	VBROADCASTSD half64<>+0(SB), Y3
+	VMULPD       Y3, Y11, Y3
+	VMOVUPS      96(BX), Y11
+	VSUBPD       Y13, Y11, Y11
+	VMULPD       672(BX), Y3, Y12
+	VMOVUPS      Y9, 544(R9)
+	VMOVUPS      128(BX), Y9
+	VSUBPD       Y14, Y9, Y9
+	VMULPD       704(BX), Y3, Y13
+	VMOVUPS      Y10, 576(R9)
+	VMOVUPS      160(BX), Y10
+	VSUBPD       Y5, Y10, Y5
+	VMULPD       736(BX), Y3, Y3
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD       $0x11, Y1, Y2, Y1
+	VMOVUPS      448(BX), Y2
+	VSUBPD       Y12, Y2, Y2
+	VANDNPD      Y1, Y8, Y1
+	VMOVUPS      480(BX), Y8
+	VSUBPD       Y13, Y8, Y8
+	VBLENDVPD    Y1, Y6, Y4, Y10
+	VMOVUPS      512(BX), Y12
+	VSUBPD       Y3, Y12, Y3
+	VBLENDVPD    Y1, Y11, Y7, Y7
+	VMOVUPS      640(BX), Y12
+	VADDPD       384(R9), Y12, Y12
+	VMOVUPS      576(R9), Y13
+	VBLENDVPD    Y1, Y9, Y13, Y13
+	VMOVUPS      Y4, 576(R9)
+	VBROADCASTSD half64<>+0(SB), Y4
+	VMULPD       Y4, Y12, Y4
+	VMOVUPS      544(R9), Y12
+	VBLENDVPD    Y1, Y5, Y12, Y1
+	VMULPD       672(BX), Y4, Y12
+	VMOVUPS      Y3, 544(R9)
+	VMOVUPS      352(R9), Y3
+	VBLENDVPD    Y3, Y6, Y10, Y3
+	VMULPD       704(BX), Y4, Y14
+	VMOVUPS      Y6, 608(R9)
+	VMOVUPS      Y8, 640(R9)
+	VMOVUPS      352(R9), Y6
+	VBLENDVPD    Y6, Y11, Y7, Y6
+	VMULPD       736(BX), Y4, Y4
+	VMOVUPS      352(R9), Y8
+	VBLENDVPD    Y8, Y9, Y13, Y8
+	VMOVUPS      544(BX), Y9
+	VSUBPD       Y12, Y9, Y9
+	VMOVUPS      352(R9), Y11
+	VBLENDVPD    Y11, Y5, Y1, Y5
+	VMOVUPS      576(BX), Y11
+	VSUBPD       Y14, Y11, Y11
+	VMOVUPS      320(R9), Y12
+	VMOVUPS      Y12, 320(R9)
+	VMOVUPS      608(BX), Y12
+	VSUBPD       Y4, Y12, Y4
+	VMOVUPS      Y10, 352(R9)
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VMOVUPS   384(R9), Y10
+	VCMPPD    $0x11, 512(R9), Y10, Y10
+	VMOVUPS   416(R9), Y12
+	VANDNPD   Y10, Y12, Y10
+	VMOVUPS   224(BX), Y12
+	VMOVUPS   Y12, 384(R9)
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPD Y10, 288(R9), Y3, Y3
+	VMOVUPS   256(BX), Y12
+	VBLENDVPD Y10, Y9, Y2, Y2
+	VMOVUPS   Y12, 512(R9)
+	VMOVUPS   288(BX), Y12
+	VMOVUPS   Y12, 672(R9)
+	VMOVUPS   640(R9), Y12
+	VBLENDVPD Y10, Y11, Y12, Y12
+	VMOVUPS   Y7, 640(R9)
+	VMOVUPS   544(R9), Y7
+	VBLENDVPD Y10, Y4, Y7, Y7
+	VMOVUPS   Y13, 544(R9)
+	VMOVUPS   480(R9), Y10
+	VBLENDVPD Y10, 288(R9), Y3, Y10
+	VMOVUPS   480(R9), Y13
+	VBLENDVPD Y13, Y9, Y2, Y9
+	VMOVUPS   480(R9), Y13
+	VBLENDVPD Y13, Y11, Y12, Y11
+	VMOVUPS   480(R9), Y13
+	VBLENDVPD Y13, Y4, Y7, Y4
+	VMOVUPS   448(R9), Y13
+	VMOVUPS   Y13, 448(R9)
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VMOVUPS 576(R9), Y13
+	VADDPD  608(R9), Y13, Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMOVUPS Y10, 480(R9)
+	VMOVUPS 672(BX), Y10
+	VMOVUPS Y10, 576(R9)
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y13, Y10
+	VMOVUPS 704(BX), Y13
+	VMOVUPS Y13, 608(R9)
+	VMOVUPS 192(BX), Y13
+	VCMPPD  $0x11, Y0, Y13, Y13
+	VMOVUPS Y3, 704(R9)
+	VMOVUPS 736(BX), Y3
+	VORPD   Y13, Y10, Y10
+	VMOVUPS Y2, 736(R9)
+	VMOVUPS Y3, 768(R9)
+	VTESTPD Y10, Y10
+	JZ      PlaneContacts64AVX2_widelast_g0_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   352(R9), Y2
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 352(R9)
+	VMOVUPS   416(R9), Y2
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 416(R9)
+	VMOVUPS   384(R9), Y2
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 384(R9)
+	VMOVUPS   512(R9), Y2
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 512(R9)
+	VMOVUPS   672(R9), Y2
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 672(R9)
+	VMOVUPS   640(R9), Y2
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 640(R9)
+	VMOVUPS   544(R9), Y2
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 544(R9)
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y6, Y2
+	VMOVAPS   Y2, Y6
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y8, Y2
+	VMOVAPS   Y2, Y8
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y5, Y2
+	VMOVAPS   Y2, Y5
+	VMOVUPS   320(R9), Y2
+	VBLENDVPD Y10, Y0, Y2, Y2
+	VMOVUPS   Y2, 320(R9)
+
+PlaneContacts64AVX2_widelast_g0_finite:
+	VMOVUPS Y4, 800(R9)
+
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVUPS      320(R9), Y3
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y3
+	VMOVDQU      X2, (R9)
+	VMOVDQU      X3, 32(R9)
+
+	// Store one row per pair.
+	VMOVDQU (R9), X2
+	MOVQ    (SP), R12
+	VMOVDQU X2, (R12)(R13*4)
+	VMOVDQU 32(R9), X2
+	MOVQ    8(SP), R12
+	VMOVDQU X2, (R12)(R13*4)
+	VMOVUPS 352(R9), Y2
+	MOVQ    16(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 416(R9), Y2
+	MOVQ    24(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 384(R9), Y2
+	MOVQ    32(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 512(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 672(R9), Y2
+	MOVQ    48(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 640(R9), Y2
+	MOVQ    56(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	VMOVUPS 544(R9), Y2
+	MOVQ    64(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	MOVQ    72(SP), R12
+	VMOVUPD Y1, (R12)(R13*8)
+	MOVQ    80(SP), R12
+	VMOVUPD Y6, (R12)(R13*8)
+	MOVQ    88(SP), R12
+	VMOVUPD Y8, (R12)(R13*8)
+	MOVQ    96(SP), R12
+	VMOVUPD Y5, (R12)(R13*8)
+	VMOVUPS 800(R9), Y1
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VMOVUPS 256(R9), Y2
+	VADDPD  288(R9), Y2, Y2
+	VANDPD  absmask64<>+0(SB), Y2, Y2
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 640(BX), Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y2, Y2
+	VTESTPD Y2, Y2
+	JZ      PlaneContacts64AVX2_widelast_g1_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   704(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   768(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 768(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y12, Y3
+	VMOVAPS   Y3, Y12
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y7, Y3
+	VMOVAPS   Y3, Y7
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y9, Y3
+	VMOVAPS   Y3, Y9
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y11, Y3
+	VMOVAPS   Y3, Y11
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VMOVUPS   448(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y2
+	VMOVUPS   Y2, 448(R9)
+
+PlaneContacts64AVX2_widelast_g1_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	LEAQ         4(R13), R14
+	VMOVD        R14, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVUPS      448(R9), Y3
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y3
+	VMOVDQU      X2, 1280(R9)
+	VMOVDQU      X3, 1312(R9)
+
+	// Store one row per pair.
+	VMOVDQU 1280(R9), X2
+	MOVQ    (SP), R12
+	VMOVDQU X2, 16(R12)(R13*4)
+	VMOVDQU 1312(R9), X2
+	MOVQ    8(SP), R12
+	VMOVDQU X2, 16(R12)(R13*4)
+	VMOVUPS 704(R9), Y2
+	MOVQ    16(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 480(R9), Y2
+	MOVQ    24(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 576(R9), Y2
+	MOVQ    32(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 608(R9), Y2
+	MOVQ    40(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 768(R9), Y2
+	MOVQ    48(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	VMOVUPS 736(R9), Y2
+	MOVQ    56(SP), R12
+	VMOVUPD Y2, 32(R12)(R13*8)
+	MOVQ    64(SP), R12
+	VMOVUPD Y12, 32(R12)(R13*8)
+	MOVQ    72(SP), R12
+	VMOVUPD Y7, 32(R12)(R13*8)
+	MOVQ    80(SP), R12
+	VMOVUPD Y9, 32(R12)(R13*8)
+	MOVQ    88(SP), R12
+	VMOVUPD Y11, 32(R12)(R13*8)
+	MOVQ    96(SP), R12
+	VMOVUPD Y1, 32(R12)(R13*8)
+	ADDQ    $0x00000008, R13
+	LEAQ    2560(R9), BX
+
+PlaneContacts64AVX2_loop:
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000004
+	JB   PlaneContacts64AVX2_tail
+
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y1
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, (BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 32(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y1
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 64(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y1
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 96(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 128(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y1
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 160(BX)
+
+	// Plane records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y1
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y2
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 224(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 256(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y1
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y2
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 288(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y1
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y2
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 320(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 352(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y1
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y2
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 384(BX)
+	LEAQ           3520(R9), R10
+
+PlaneContacts64AVX2_ahead:
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   PlaneContacts64AVX2_last
+
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000010
+	JB         PlaneContacts64AVX2_ahead_noprefetch
+	MOVQ       prefetch+56(FP), CX
+	TESTQ      CX, CX
+	JZ         PlaneContacts64AVX2_ahead_noprefetch
+	MOVL       48(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       52(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       56(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       60(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+
+PlaneContacts64AVX2_ahead_noprefetch:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y1
+	VMULPD  (BX), Y1, Y1
+	VMOVUPS 256(BX), Y2
+	VMULPD  32(BX), Y2, Y2
+	VADDPD  Y2, Y1, Y1
+	VMOVUPS 288(BX), Y2
+	VMULPD  64(BX), Y2, Y2
+	VADDPD  Y2, Y1, Y1
+	VSUBPD  416(BX), Y1, Y1
+	VMOVUPS 224(BX), Y2
+	VMULPD  96(BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPD  128(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPD  160(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VSUBPD  416(BX), Y2, Y2
+
+	// The records of the next 1 group(s).
+	// Capsule records of side I, transposed.
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, (R10)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 32(R10)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 64(R10)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 192(R10)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y4
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 96(R10)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 128(R10)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y4
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 160(R10)
+
+	// Plane records of side J, transposed.
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y3
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y3, Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 224(R10)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 256(R10)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y3
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y3, Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 288(R10)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 416(R10)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y3
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y3, Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y4
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 320(R10)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 352(R10)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y3
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y3, Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y4
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 384(R10)
+	VMOVUPS        192(BX), Y3
+	VSUBPD         Y1, Y3, Y3
+	VMOVUPS        192(BX), Y4
+	VSUBPD         Y2, Y4, Y4
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD margin+48(FP), Y5
+	VADDPD       192(BX), Y5, Y5
+	VCMPPD       $0x12, Y5, Y1, Y6
+	VCMPPD       $0x12, Y5, Y2, Y5
+	VMOVUPS      (BX), Y7
+	VCMPPD       $0x00, 96(BX), Y7, Y7
+	VMOVUPS      32(BX), Y8
+	VCMPPD       $0x00, 128(BX), Y8, Y8
+	VANDPD       Y8, Y7, Y7
+	VMOVUPS      64(BX), Y8
+	VCMPPD       $0x00, 160(BX), Y8, Y8
+	VANDPD       Y8, Y7, Y7
+	VANDPD       Y5, Y6, Y8
+	VANDNPD      Y8, Y7, Y7
+	VORPD        Y5, Y6, Y5
+	VANDPD       int164<>+0(SB), Y5, Y5
+	VBLENDVPD    Y7, int264<>+0(SB), Y5, Y5
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPD       192(BX), Y1, Y8
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y8, Y8
+	VMULPD       224(BX), Y8, Y9
+	VMULPD       256(BX), Y8, Y10
+	VMULPD       288(BX), Y8, Y8
+	VMOVUPS      (BX), Y11
+	VSUBPD       Y9, Y11, Y9
+	VMOVUPS      32(BX), Y11
+	VSUBPD       Y10, Y11, Y10
+	VMOVUPS      64(BX), Y11
+	VSUBPD       Y8, Y11, Y8
+	VADDPD       192(BX), Y2, Y11
+	VBROADCASTSD half64<>+0(SB), Y12
+	VMULPD       Y12, Y11, Y11
+	VMULPD       224(BX), Y11, Y12
+	VMULPD       256(BX), Y11, Y13
+	VMULPD       288(BX), Y11, Y11
+	VMOVUPS      Y5, 256(R9)
+	VMOVUPS      96(BX), Y5
+	VSUBPD       Y12, Y5, Y5
+	VMOVUPS      128(BX), Y12
+	VSUBPD       Y13, Y12, Y12
+	VMOVUPS      160(BX), Y13
+	VSUBPD       Y11, Y13, Y11
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD    $0x11, Y1, Y2, Y1
+	VANDNPD   Y1, Y6, Y1
+	VBLENDVPD Y1, Y4, Y3, Y2
+	VBLENDVPD Y1, Y5, Y9, Y6
+	VBLENDVPD Y1, Y12, Y10, Y9
+	VBLENDVPD Y1, Y11, Y8, Y1
+	VBLENDVPD Y7, Y4, Y2, Y8
+	VBLENDVPD Y7, Y5, Y6, Y5
+	VBLENDVPD Y7, Y12, Y9, Y10
+	VBLENDVPD Y7, Y11, Y1, Y7
+	VMOVUPS   256(R9), Y11
+	VMOVUPS   224(BX), Y12
+	VMOVUPS   256(BX), Y13
+	VMOVUPS   Y11, 256(R9)
+	VMOVUPS   288(BX), Y11
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPD  Y4, Y3, Y3
+	VANDPD  absmask64<>+0(SB), Y3, Y3
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VCMPPD  $0x11, Y0, Y4, Y4
+	VORPD   Y4, Y3, Y3
+	VMOVUPS Y7, 288(R9)
+	VMOVUPS Y10, 320(R9)
+	VTESTPD Y3, Y3
+	JZ      PlaneContacts64AVX2_ahead_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y8, Y4
+	VMOVAPS   Y4, Y8
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y12, Y4
+	VMOVAPS   Y4, Y12
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y13, Y4
+	VMOVAPS   Y4, Y13
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y11, Y4
+	VMOVAPS   Y4, Y11
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y6, Y4
+	VMOVAPS   Y4, Y6
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y9, Y4
+	VMOVAPS   Y4, Y9
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y5, Y4
+	VMOVAPS   Y4, Y5
+	VMOVUPS   320(R9), Y4
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   288(R9), Y4
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 288(R9)
+	VMOVUPS   256(R9), Y4
+	VBLENDVPD Y3, Y0, Y4, Y3
+	VMOVUPS   Y3, 256(R9)
+
+PlaneContacts64AVX2_ahead_finite:
+	VMOVUPS Y2, 352(R9)
+
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVUPS      256(R9), Y3
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y3
+	VMOVDQU      X2, (R9)
+	VMOVDQU      X3, 32(R9)
+
+	// Store one row per pair.
+	VMOVDQU (R9), X2
+	MOVQ    (SP), R12
+	VMOVDQU X2, (R12)(R13*4)
+	VMOVDQU 32(R9), X2
+	MOVQ    8(SP), R12
+	VMOVDQU X2, (R12)(R13*4)
+	VMOVUPS 352(R9), Y2
+	MOVQ    16(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	MOVQ    24(SP), R12
+	VMOVUPD Y8, (R12)(R13*8)
+	MOVQ    32(SP), R12
+	VMOVUPD Y12, (R12)(R13*8)
+	MOVQ    40(SP), R12
+	VMOVUPD Y13, (R12)(R13*8)
+	MOVQ    48(SP), R12
+	VMOVUPD Y11, (R12)(R13*8)
+	MOVQ    56(SP), R12
+	VMOVUPD Y6, (R12)(R13*8)
+	MOVQ    64(SP), R12
+	VMOVUPD Y9, (R12)(R13*8)
+	MOVQ    72(SP), R12
+	VMOVUPD Y1, (R12)(R13*8)
+	MOVQ    80(SP), R12
+	VMOVUPD Y5, (R12)(R13*8)
+	VMOVUPS 320(R9), Y1
+	MOVQ    88(SP), R12
+	VMOVUPD Y1, (R12)(R13*8)
+	VMOVUPS 288(R9), Y1
+	MOVQ    96(SP), R12
+	VMOVUPD Y1, (R12)(R13*8)
+	ADDQ    $0x00000004, R13
+	XCHGQ   BX, R10
+	JMP     PlaneContacts64AVX2_ahead
+
+PlaneContacts64AVX2_last:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y1
+	VMULPD  (BX), Y1, Y1
+	VMOVUPS 256(BX), Y2
+	VMULPD  32(BX), Y2, Y2
+	VADDPD  Y2, Y1, Y1
+	VMOVUPS 288(BX), Y2
+	VMULPD  64(BX), Y2, Y2
+	VADDPD  Y2, Y1, Y1
+	VSUBPD  416(BX), Y1, Y1
+	VMOVUPS 224(BX), Y2
+	VMULPD  96(BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPD  128(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPD  160(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VSUBPD  416(BX), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VSUBPD  Y1, Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPD  Y2, Y4, Y4
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD margin+48(FP), Y5
+	VADDPD       192(BX), Y5, Y5
+	VCMPPD       $0x12, Y5, Y1, Y6
+	VCMPPD       $0x12, Y5, Y2, Y5
+	VMOVUPS      (BX), Y7
+	VCMPPD       $0x00, 96(BX), Y7, Y7
+	VMOVUPS      32(BX), Y8
+	VCMPPD       $0x00, 128(BX), Y8, Y8
+	VANDPD       Y8, Y7, Y7
+	VMOVUPS      64(BX), Y8
+	VCMPPD       $0x00, 160(BX), Y8, Y8
+	VANDPD       Y8, Y7, Y7
+	VANDPD       Y5, Y6, Y8
+	VANDNPD      Y8, Y7, Y7
+	VORPD        Y5, Y6, Y5
+	VANDPD       int164<>+0(SB), Y5, Y5
+	VBLENDVPD    Y7, int264<>+0(SB), Y5, Y5
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPD       192(BX), Y1, Y8
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y8, Y8
+	VMULPD       224(BX), Y8, Y9
+	VMULPD       256(BX), Y8, Y10
+	VMULPD       288(BX), Y8, Y8
+	VMOVUPS      (BX), Y11
+	VSUBPD       Y9, Y11, Y9
+	VMOVUPS      32(BX), Y11
+	VSUBPD       Y10, Y11, Y10
+	VMOVUPS      64(BX), Y11
+	VSUBPD       Y8, Y11, Y8
+	VADDPD       192(BX), Y2, Y11
+	VBROADCASTSD half64<>+0(SB), Y12
+	VMULPD       Y12, Y11, Y11
+	VMULPD       224(BX), Y11, Y12
+	VMULPD       256(BX), Y11, Y13
+	VMULPD       288(BX), Y11, Y11
+	VMOVUPS      Y5, 256(R9)
+	VMOVUPS      96(BX), Y5
+	VSUBPD       Y12, Y5, Y5
+	VMOVUPS      128(BX), Y12
+	VSUBPD       Y13, Y12, Y12
+	VMOVUPS      160(BX), Y13
+	VSUBPD       Y11, Y13, Y11
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD    $0x11, Y1, Y2, Y1
+	VANDNPD   Y1, Y6, Y1
+	VBLENDVPD Y1, Y4, Y3, Y2
+	VBLENDVPD Y1, Y5, Y9, Y6
+	VBLENDVPD Y1, Y12, Y10, Y9
+	VBLENDVPD Y1, Y11, Y8, Y1
+	VBLENDVPD Y7, Y4, Y2, Y8
+	VBLENDVPD Y7, Y5, Y6, Y5
+	VBLENDVPD Y7, Y12, Y9, Y10
+	VBLENDVPD Y7, Y11, Y1, Y7
+	VMOVUPS   256(R9), Y11
+	VMOVUPS   224(BX), Y12
+	VMOVUPS   256(BX), Y13
+	VMOVUPS   Y11, 256(R9)
+	VMOVUPS   288(BX), Y11
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPD  Y4, Y3, Y3
+	VANDPD  absmask64<>+0(SB), Y3, Y3
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VCMPPD  $0x11, Y0, Y4, Y4
+	VORPD   Y4, Y3, Y3
+	VMOVUPS Y7, 288(R9)
+	VMOVUPS Y10, 320(R9)
+	VTESTPD Y3, Y3
+	JZ      PlaneContacts64AVX2_last_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y8, Y4
+	VMOVAPS   Y4, Y8
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y12, Y4
+	VMOVAPS   Y4, Y12
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y13, Y4
+	VMOVAPS   Y4, Y13
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y11, Y4
+	VMOVAPS   Y4, Y11
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y6, Y4
+	VMOVAPS   Y4, Y6
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y9, Y4
+	VMOVAPS   Y4, Y9
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y5, Y4
+	VMOVAPS   Y4, Y5
+	VMOVUPS   320(R9), Y4
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   288(R9), Y4
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 288(R9)
+	VMOVUPS   256(R9), Y4
+	VBLENDVPD Y3, Y0, Y4, Y3
+	VMOVUPS   Y3, 256(R9)
+
+PlaneContacts64AVX2_last_finite:
+	VMOVUPS Y2, 352(R9)
+
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVUPS      256(R9), Y3
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y3
+	VMOVDQU      X2, (R9)
+	VMOVDQU      X3, 32(R9)
+
+	// Store one row per pair.
+	VMOVDQU (R9), X2
+	MOVQ    (SP), R12
+	VMOVDQU X2, (R12)(R13*4)
+	VMOVDQU 32(R9), X2
+	MOVQ    8(SP), R12
+	VMOVDQU X2, (R12)(R13*4)
+	VMOVUPS 352(R9), Y2
+	MOVQ    16(SP), R12
+	VMOVUPD Y2, (R12)(R13*8)
+	MOVQ    24(SP), R12
+	VMOVUPD Y8, (R12)(R13*8)
+	MOVQ    32(SP), R12
+	VMOVUPD Y12, (R12)(R13*8)
+	MOVQ    40(SP), R12
+	VMOVUPD Y13, (R12)(R13*8)
+	MOVQ    48(SP), R12
+	VMOVUPD Y11, (R12)(R13*8)
+	MOVQ    56(SP), R12
+	VMOVUPD Y6, (R12)(R13*8)
+	MOVQ    64(SP), R12
+	VMOVUPD Y9, (R12)(R13*8)
+	MOVQ    72(SP), R12
+	VMOVUPD Y1, (R12)(R13*8)
+	MOVQ    80(SP), R12
+	VMOVUPD Y5, (R12)(R13*8)
+	VMOVUPS 320(R9), Y1
+	MOVQ    88(SP), R12
+	VMOVUPD Y1, (R12)(R13*8)
+	VMOVUPS 288(R9), Y1
+	MOVQ    96(SP), R12
+	VMOVUPD Y1, (R12)(R13*8)
+	ADDQ    $0x00000004, R13
+	MOVQ    n+40(FP), R14
+	SUBQ    R13, R14
+
+PlaneContacts64AVX2_tail:
+	TESTQ        R14, R14
+	JZ           PlaneContacts64AVX2_done
+	VMOVD        R14, X1
+	VPBROADCASTD X1, Y1
+	VPCMPGTD     iota64<>+0(SB), Y1, Y1
+
+	// The remaining pair indices, zero (capsule 0) past n.
+	VMOVDQU    pack64<>+0(SB), Y2
+	VPERMD     Y1, Y2, Y2
+	VPMASKMOVD (DX)(R13*4), X2, X2
+	VMOVUPS    X2, 3456(R9)
+	VMOVDQU    pack64<>+0(SB), Y2
+	VPERMD     Y1, Y2, Y2
+	VPMASKMOVD (SI)(R13*4), X2, X2
+	VMOVUPS    X2, 3488(R9)
+
+	// Capsule records of side I, transposed.
+	MOVL           3456(R9), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           3464(R9), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           3460(R9), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           3468(R9), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, (BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 32(BX)
+	MOVL           3456(R9), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           3464(R9), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           3460(R9), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           3468(R9), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 64(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 192(BX)
+	MOVL           3456(R9), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           3464(R9), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           3460(R9), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           3468(R9), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 96(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 128(BX)
+	MOVL           3456(R9), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           3464(R9), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           3460(R9), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           3468(R9), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 160(BX)
+
+	// Plane records of side J, transposed.
+	MOVL           3488(R9), AX
+	SHLQ           $0x06, AX
+	VBROADCASTF128 (DI)(AX*1), Y2
+	MOVL           3496(R9), AX
+	SHLQ           $0x06, AX
+	VINSERTF128    $0x01, (DI)(AX*1), Y2, Y2
+	MOVL           3492(R9), AX
+	SHLQ           $0x06, AX
+	VBROADCASTF128 (DI)(AX*1), Y3
+	MOVL           3500(R9), AX
+	SHLQ           $0x06, AX
+	VINSERTF128    $0x01, (DI)(AX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 224(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 256(BX)
+	MOVL           3488(R9), AX
+	SHLQ           $0x06, AX
+	VBROADCASTF128 16(DI)(AX*1), Y2
+	MOVL           3496(R9), AX
+	SHLQ           $0x06, AX
+	VINSERTF128    $0x01, 16(DI)(AX*1), Y2, Y2
+	MOVL           3492(R9), AX
+	SHLQ           $0x06, AX
+	VBROADCASTF128 16(DI)(AX*1), Y3
+	MOVL           3500(R9), AX
+	SHLQ           $0x06, AX
+	VINSERTF128    $0x01, 16(DI)(AX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 288(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 416(BX)
+	MOVL           3488(R9), AX
+	SHLQ           $0x06, AX
+	VBROADCASTF128 32(DI)(AX*1), Y2
+	MOVL           3496(R9), AX
+	SHLQ           $0x06, AX
+	VINSERTF128    $0x01, 32(DI)(AX*1), Y2, Y2
+	MOVL           3492(R9), AX
+	SHLQ           $0x06, AX
+	VBROADCASTF128 32(DI)(AX*1), Y3
+	MOVL           3500(R9), AX
+	SHLQ           $0x06, AX
+	VINSERTF128    $0x01, 32(DI)(AX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 320(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 352(BX)
+	MOVL           3488(R9), AX
+	SHLQ           $0x06, AX
+	VBROADCASTF128 48(DI)(AX*1), Y2
+	MOVL           3496(R9), AX
+	SHLQ           $0x06, AX
+	VINSERTF128    $0x01, 48(DI)(AX*1), Y2, Y2
+	MOVL           3492(R9), AX
+	SHLQ           $0x06, AX
+	VBROADCASTF128 48(DI)(AX*1), Y3
+	MOVL           3500(R9), AX
+	SHLQ           $0x06, AX
+	VINSERTF128    $0x01, 48(DI)(AX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 384(BX)
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y2
+	VMULPD  (BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPD  32(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPD  64(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VSUBPD  416(BX), Y2, Y2
+	VMOVUPS 224(BX), Y3
+	VMULPD  96(BX), Y3, Y3
+	VMOVUPS 256(BX), Y4
+	VMULPD  128(BX), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 288(BX), Y4
+	VMULPD  160(BX), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VSUBPD  416(BX), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPD  Y2, Y4, Y4
+	VMOVUPS 192(BX), Y5
+	VSUBPD  Y3, Y5, Y5
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD margin+48(FP), Y6
+	VADDPD       192(BX), Y6, Y6
+	VCMPPD       $0x12, Y6, Y2, Y7
+	VCMPPD       $0x12, Y6, Y3, Y6
+	VMOVUPS      (BX), Y8
+	VCMPPD       $0x00, 96(BX), Y8, Y8
+	VMOVUPS      32(BX), Y9
+	VCMPPD       $0x00, 128(BX), Y9, Y9
+	VANDPD       Y9, Y8, Y8
+	VMOVUPS      64(BX), Y9
+	VCMPPD       $0x00, 160(BX), Y9, Y9
+	VANDPD       Y9, Y8, Y8
+	VANDPD       Y6, Y7, Y9
+	VANDNPD      Y9, Y8, Y8
+	VORPD        Y6, Y7, Y6
+	VANDPD       int164<>+0(SB), Y6, Y6
+	VBLENDVPD    Y8, int264<>+0(SB), Y6, Y6
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPD       192(BX), Y2, Y9
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y9, Y9
+	VMULPD       224(BX), Y9, Y10
+	VMULPD       256(BX), Y9, Y11
+	VMULPD       288(BX), Y9, Y9
+	VMOVUPS      (BX), Y12
+	VSUBPD       Y10, Y12, Y10
+	VMOVUPS      32(BX), Y12
+	VSUBPD       Y11, Y12, Y11
+	VMOVUPS      64(BX), Y12
+	VSUBPD       Y9, Y12, Y9
+	VADDPD       192(BX), Y3, Y12
+	VBROADCASTSD half64<>+0(SB), Y13
+	VMULPD       Y13, Y12, Y12
+	VMULPD       224(BX), Y12, Y13
+	VMULPD       256(BX), Y12, Y14
+	VMOVUPS      Y6, 256(R9)
+	VMULPD       288(BX), Y12, Y6
+	VMOVUPS      Y8, 288(R9)
+	VMOVUPS      96(BX), Y8
+	VSUBPD       Y13, Y8, Y8
+	VMOVUPS      128(BX), Y12
+	VSUBPD       Y14, Y12, Y12
+	VMOVUPS      160(BX), Y13
+	VSUBPD       Y6, Y13, Y6
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD    $0x11, Y2, Y3, Y2
+	VANDNPD   Y2, Y7, Y2
+	VBLENDVPD Y2, Y5, Y4, Y3
+	VBLENDVPD Y2, Y8, Y10, Y7
+	VBLENDVPD Y2, Y12, Y11, Y10
+	VBLENDVPD Y2, Y6, Y9, Y2
+	VMOVUPS   288(R9), Y9
+	VBLENDVPD Y9, Y5, Y3, Y9
+	VMOVUPS   288(R9), Y11
+	VBLENDVPD Y11, Y8, Y7, Y8
+	VMOVUPS   288(R9), Y11
+	VBLENDVPD Y11, Y12, Y10, Y11
+	VMOVUPS   288(R9), Y12
+	VBLENDVPD Y12, Y6, Y2, Y6
+	VMOVUPS   256(R9), Y12
+	VMOVUPS   224(BX), Y13
+	VMOVUPS   Y12, 256(R9)
+	VMOVUPS   256(BX), Y12
+	VMOVUPS   Y12, 288(R9)
+	VMOVUPS   288(BX), Y12
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPD  Y5, Y4, Y4
+	VANDPD  absmask64<>+0(SB), Y4, Y4
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y4, Y4
+	VMOVUPS 192(BX), Y5
+	VCMPPD  $0x11, Y0, Y5, Y5
+	VORPD   Y5, Y4, Y4
+	VMOVUPS Y6, 320(R9)
+	VMOVUPS Y11, 352(R9)
+	VTESTPD Y4, Y4
+	JZ      PlaneContacts64AVX2_tailgroup_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y9, Y5
+	VMOVAPS   Y5, Y9
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y13, Y5
+	VMOVAPS   Y5, Y13
+	VMOVUPS   288(R9), Y5
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 288(R9)
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y12, Y5
+	VMOVAPS   Y5, Y12
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y7, Y5
+	VMOVAPS   Y5, Y7
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y10, Y5
+	VMOVAPS   Y5, Y10
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y8, Y5
+	VMOVAPS   Y5, Y8
+	VMOVUPS   352(R9), Y5
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 352(R9)
+	VMOVUPS   320(R9), Y5
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   256(R9), Y5
+	VBLENDVPD Y4, Y0, Y5, Y0
+	VMOVUPS   Y0, 256(R9)
+
+PlaneContacts64AVX2_tailgroup_finite:
+	VMOVUPS Y3, 384(R9)
+
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X0
+	VPBROADCASTD X0, X0
+	VPADDD       iota<>+0(SB), X0, X0
+	VMOVUPS      256(R9), Y3
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y3
+	VMOVDQU      X0, (R9)
+	VMOVDQU      X3, 32(R9)
+
+	// Store one row per pair.
+	VMOVDQU    pack64<>+0(SB), Y0
+	VPERMD     Y1, Y0, Y0
+	VMOVDQU    X0, 64(R9)
+	VMOVDQU    (R9), X0
+	VMOVDQU    64(R9), X3
+	MOVQ       (SP), R12
+	VPMASKMOVD X0, X3, (R12)(R13*4)
+	VMOVDQU    32(R9), X0
+	VMOVDQU    64(R9), X3
+	MOVQ       8(SP), R12
+	VPMASKMOVD X0, X3, (R12)(R13*4)
+	VMOVUPS    384(R9), Y0
+	MOVQ       16(SP), R12
+	VMASKMOVPD Y0, Y1, (R12)(R13*8)
+	MOVQ       24(SP), R12
+	VMASKMOVPD Y9, Y1, (R12)(R13*8)
+	MOVQ       32(SP), R12
+	VMASKMOVPD Y13, Y1, (R12)(R13*8)
+	VMOVUPS    288(R9), Y0
+	MOVQ       40(SP), R12
+	VMASKMOVPD Y0, Y1, (R12)(R13*8)
+	MOVQ       48(SP), R12
+	VMASKMOVPD Y12, Y1, (R12)(R13*8)
+	MOVQ       56(SP), R12
+	VMASKMOVPD Y7, Y1, (R12)(R13*8)
+	MOVQ       64(SP), R12
+	VMASKMOVPD Y10, Y1, (R12)(R13*8)
+	MOVQ       72(SP), R12
+	VMASKMOVPD Y2, Y1, (R12)(R13*8)
+	MOVQ       80(SP), R12
+	VMASKMOVPD Y8, Y1, (R12)(R13*8)
+	VMOVUPS    352(R9), Y0
+	MOVQ       88(SP), R12
+	VMASKMOVPD Y0, Y1, (R12)(R13*8)
+	VMOVUPS    320(R9), Y0
+	MOVQ       96(SP), R12
+	VMASKMOVPD Y0, Y1, (R12)(R13*8)
+
+PlaneContacts64AVX2_done:
+	MOVQ n+40(FP), R14
+	MOVQ R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func CompactPlaneContacts64AVX2(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+// Requires: AVX, AVX2, MMX+, POPCNT
+TEXT ·CompactPlaneContacts64AVX2(SB), $4584-72
+	// The thirteen stream pointers, copied to the frame: a row's store then loads its
+	// pointer in one instruction, not two.
+	MOVQ         out+32(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
+	XORQ         R13, R13
+	XORQ         R11, R11
+	MOVQ         caps+0(FP), AX
+	MOVQ         planes+8(FP), DI
+	MOVQ         pi+16(FP), DX
+	MOVQ         pj+24(FP), SI
+	LEAQ         104(SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	LEAQ         2560(R9), BX
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSD one64<>+0(SB), Y1
+
+	// 2 groups at a time, their instruction streams merged.
+	// Records beyond L2 (prefetch != 0) go to the one-group loop (WideRecordsAt).
+	MOVQ  prefetch+56(FP), CX
+	TESTQ CX, CX
+	JNZ   CompactPlaneContacts64AVX2_loop
+	MOVQ  n+40(FP), R14
+	SUBQ  R13, R14
+	CMPQ  R14, $0x00000008
+	JB    CompactPlaneContacts64AVX2_loop
+
+	// Each iteration loads the next one's records into the other set part-way
+	// through its body (WideRecordsAt); the last whole iteration loads none.
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y1
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, (BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 32(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y1
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 64(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y1
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 96(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 128(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y1
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 160(BX)
+
+	// Plane records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y1
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y2
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 224(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 256(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y1
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y2
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 288(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y1
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y2
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 320(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 352(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y1
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y2
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 384(BX)
+
+	// Capsule records of side I, transposed.
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y1
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y1, Y1
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 448(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 480(BX)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y1
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y1, Y1
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 512(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 640(BX)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y1
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y1, Y1
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 544(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 576(BX)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y1
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y1, Y1
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 608(BX)
+
+	// Plane records of side J, transposed.
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y1
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y1, Y1
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y2
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 672(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 704(BX)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y1
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y1, Y1
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y2
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 736(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 864(BX)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y1
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y1, Y1
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y2
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 768(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 800(BX)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y1
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y1, Y1
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y2
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 832(BX)
+	LEAQ           3520(R9), R10
+
+CompactPlaneContacts64AVX2_wideahead:
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   CompactPlaneContacts64AVX2_widelast
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y1
+	VMULPD  (BX), Y1, Y1
+	VMOVUPS 256(BX), Y2
+	VMULPD  32(BX), Y2, Y2
+	VADDPD  Y2, Y1, Y1
+	VMOVUPS 288(BX), Y2
+	VMULPD  64(BX), Y2, Y2
+	VADDPD  Y2, Y1, Y1
+	VSUBPD  416(BX), Y1, Y1
+	VMOVUPS 224(BX), Y2
+	VMULPD  96(BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPD  128(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPD  160(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VSUBPD  416(BX), Y2, Y2
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 672(BX), Y3
+	VMULPD  448(BX), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPD  Y1, Y4, Y4
+	VMOVUPS 704(BX), Y5
+	VMULPD  480(BX), Y5, Y5
+	VMOVUPS 192(BX), Y6
+	VSUBPD  Y2, Y6, Y6
+	VADDPD  Y5, Y3, Y3
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD margin+48(FP), Y5
+	VADDPD       192(BX), Y5, Y5
+	VMOVUPS      736(BX), Y7
+	VMULPD       512(BX), Y7, Y7
+	VCMPPD       $0x12, Y5, Y1, Y8
+	VADDPD       Y7, Y3, Y3
+	VCMPPD       $0x12, Y5, Y2, Y5
+	VSUBPD       864(BX), Y3, Y3
+	VMOVUPS      (BX), Y7
+	VCMPPD       $0x00, 96(BX), Y7, Y7
+	VMOVUPS      672(BX), Y9
+	VMULPD       544(BX), Y9, Y9
+	VMOVUPS      32(BX), Y10
+	VCMPPD       $0x00, 128(BX), Y10, Y10
+	VMOVUPS      704(BX), Y11
+	VMULPD       576(BX), Y11, Y11
+	VANDPD       Y10, Y7, Y7
+	VADDPD       Y11, Y9, Y9
+	VMOVUPS      64(BX), Y10
+	VCMPPD       $0x00, 160(BX), Y10, Y10
+	VMOVUPS      736(BX), Y11
+	VMULPD       608(BX), Y11, Y11
+	VANDPD       Y10, Y7, Y7
+	VADDPD       Y11, Y9, Y9
+	VANDPD       Y5, Y8, Y10
+	VSUBPD       864(BX), Y9, Y9
+	VANDNPD      Y10, Y7, Y7
+	VMOVUPS      640(BX), Y10
+	VSUBPD       Y3, Y10, Y10
+	VMOVUPS      640(BX), Y11
+	VSUBPD       Y9, Y11, Y11
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD margin+48(FP), Y12
+	VADDPD       640(BX), Y12, Y12
+	VORPD        Y5, Y8, Y5
+	VCMPPD       $0x12, Y12, Y3, Y13
+	VMOVUPS      Y10, 256(R9)
+	VMOVUPS      Y11, 288(R9)
+	VMOVUPS      Y4, 320(R9)
+
+	// The records of the next 2 group(s).
+	// Capsule records of side I, transposed.
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y10
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, (R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 32(R10)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y10
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 64(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 192(R10)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y4
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y10
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 96(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 128(R10)
+	MOVL           32(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y4
+	MOVL           40(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
+	MOVL           36(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y10
+	MOVL           44(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 160(R10)
+
+	// Plane records of side J, transposed.
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y10
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 224(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 256(R10)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y10
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 288(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 416(R10)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y4
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y4, Y4
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y10
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 320(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 352(R10)
+	MOVL           32(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y4
+	MOVL           40(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y4, Y4
+	MOVL           36(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y10
+	MOVL           44(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 384(R10)
+
+	// Capsule records of side I, transposed.
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y10
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 448(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 480(R10)
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y10
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 512(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 640(R10)
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y4
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y10
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 544(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 576(R10)
+	MOVL           48(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y4
+	MOVL           56(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
+	MOVL           52(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y10
+	MOVL           60(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 608(R10)
+
+	// Plane records of side J, transposed.
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y10
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 672(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 704(R10)
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y10
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 736(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 864(R10)
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y4
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y4, Y4
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y10
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y11
+	VMOVUPS        Y11, 768(R10)
+	VUNPCKHPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 800(R10)
+	MOVL           48(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y4
+	MOVL           56(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y4, Y4
+	MOVL           52(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y10
+	MOVL           60(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y10, Y10
+	VUNPCKLPD      Y10, Y4, Y4
+	VMOVUPS        Y4, 832(R10)
+	VCMPPD         $0x12, Y12, Y9, Y4
+	VANDPD         int164<>+0(SB), Y5, Y5
+	VMOVUPS        448(BX), Y10
+	VCMPPD         $0x00, 544(BX), Y10, Y10
+	VBLENDVPD      Y7, int264<>+0(SB), Y5, Y5
+	VMOVUPS        480(BX), Y11
+	VCMPPD         $0x00, 576(BX), Y11, Y11
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VANDPD       Y11, Y10, Y10
+	VADDPD       192(BX), Y1, Y11
+	VMOVUPS      Y5, 352(R9)
+	VMOVUPS      512(BX), Y5
+	VCMPPD       $0x00, 608(BX), Y5, Y5
+	VBROADCASTSD half64<>+0(SB), Y12
+	VMULPD       Y12, Y11, Y11
+	VANDPD       Y5, Y10, Y5
+	VMULPD       224(BX), Y11, Y10
+	VANDPD       Y4, Y13, Y12
+	VMULPD       256(BX), Y11, Y14
+	VMOVUPS      Y7, 384(R9)
+	VANDNPD      Y12, Y5, Y5
+	VMULPD       288(BX), Y11, Y7
+	VMOVUPS      (BX), Y11
+	VSUBPD       Y10, Y11, Y10
+	VMOVUPS      32(BX), Y11
+	VSUBPD       Y14, Y11, Y11
+	VORPD        Y4, Y13, Y4
+	VMOVUPS      64(BX), Y12
+	VSUBPD       Y7, Y12, Y7
+	VADDPD       192(BX), Y2, Y12
+	VMOVUPS      Y13, 416(R9)
+	VANDPD       int164<>+0(SB), Y4, Y4
+	VBROADCASTSD half64<>+0(SB), Y13
+	VMULPD       Y13, Y12, Y12
+	VBLENDVPD    Y5, int264<>+0(SB), Y4, Y4
+	VMULPD       224(BX), Y12, Y13
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VMULPD       256(BX), Y12, Y14
+	VMOVUPS      Y4, 448(R9)
+	VADDPD       640(BX), Y3, Y4
+	VMOVUPS      Y5, 480(R9)
+	VMULPD       288(BX), Y12, Y5
+	VMOVUPS      Y3, 512(R9)
+	VBROADCASTSD half64<>+0(SB), Y3
+	VMULPD       Y3, Y4, Y3
+	VMOVUPS      96(BX), Y4
+	VSUBPD       Y13, Y4, Y4
+	VMULPD       672(BX), Y3, Y12
+	VMOVUPS      Y7, 544(R9)
+	VMOVUPS      128(BX), Y7
+	VSUBPD       Y14, Y7, Y7
+	VMULPD       704(BX), Y3, Y13
+	VMOVUPS      Y11, 576(R9)
+	VMOVUPS      160(BX), Y11
+	VSUBPD       Y5, Y11, Y5
+	VMULPD       736(BX), Y3, Y3
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD       $0x11, Y1, Y2, Y1
+	VMOVUPS      448(BX), Y2
+	VSUBPD       Y12, Y2, Y2
+	VANDNPD      Y1, Y8, Y1
+	VMOVUPS      480(BX), Y8
+	VSUBPD       Y13, Y8, Y8
+	VMOVUPS      320(R9), Y11
+	VBLENDVPD    Y1, Y6, Y11, Y11
+	VMOVUPS      512(BX), Y12
+	VSUBPD       Y3, Y12, Y3
+	VBLENDVPD    Y1, Y4, Y10, Y10
+	VADDPD       640(BX), Y9, Y12
+	VMOVUPS      576(R9), Y13
+	VBLENDVPD    Y1, Y7, Y13, Y13
+	VMOVUPS      Y3, 576(R9)
+	VBROADCASTSD half64<>+0(SB), Y3
+	VMULPD       Y3, Y12, Y3
+	VMOVUPS      544(R9), Y12
+	VBLENDVPD    Y1, Y5, Y12, Y1
+	VMULPD       672(BX), Y3, Y12
+	VMOVUPS      Y8, 544(R9)
+	VMOVUPS      384(R9), Y8
+	VBLENDVPD    Y8, Y6, Y11, Y8
+	VMULPD       704(BX), Y3, Y14
+	VMOVUPS      Y6, 608(R9)
+	VMOVUPS      Y2, 640(R9)
+	VMOVUPS      384(R9), Y2
+	VBLENDVPD    Y2, Y4, Y10, Y2
+	VMULPD       736(BX), Y3, Y3
+	VMOVUPS      384(R9), Y4
+	VBLENDVPD    Y4, Y7, Y13, Y4
+	VMOVUPS      544(BX), Y6
+	VSUBPD       Y12, Y6, Y6
+	VMOVUPS      384(R9), Y7
+	VBLENDVPD    Y7, Y5, Y1, Y5
+	VMOVUPS      576(BX), Y7
+	VSUBPD       Y14, Y7, Y7
+	VMOVUPS      352(R9), Y12
+	VMOVUPS      Y12, 352(R9)
+	VMOVUPS      608(BX), Y12
+	VSUBPD       Y3, Y12, Y3
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD    $0x11, 512(R9), Y9, Y9
+	VMOVUPS   416(R9), Y12
+	VANDNPD   Y9, Y12, Y9
+	VMOVUPS   224(BX), Y12
+	VMOVUPS   Y12, 384(R9)
+	VMOVUPS   Y8, 416(R9)
+	VMOVUPS   256(R9), Y8
+	VBLENDVPD Y9, 288(R9), Y8, Y8
+	VMOVUPS   256(BX), Y12
+	VMOVUPS   Y12, 512(R9)
+	VMOVUPS   640(R9), Y12
+	VBLENDVPD Y9, Y6, Y12, Y12
+	VMOVUPS   Y11, 640(R9)
+	VMOVUPS   288(BX), Y11
+	VMOVUPS   Y11, 672(R9)
+	VMOVUPS   544(R9), Y11
+	VBLENDVPD Y9, Y7, Y11, Y11
+	VMOVUPS   Y10, 544(R9)
+	VMOVUPS   576(R9), Y10
+	VBLENDVPD Y9, Y3, Y10, Y9
+	VMOVUPS   Y13, 576(R9)
+	VMOVUPS   480(R9), Y10
+	VBLENDVPD Y10, 288(R9), Y8, Y10
+	VMOVUPS   480(R9), Y13
+	VBLENDVPD Y13, Y6, Y12, Y6
+	VMOVUPS   480(R9), Y13
+	VBLENDVPD Y13, Y7, Y11, Y7
+	VMOVUPS   480(R9), Y13
+	VBLENDVPD Y13, Y3, Y9, Y3
+	VMOVUPS   448(R9), Y13
+	VMOVUPS   Y13, 448(R9)
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VMOVUPS 320(R9), Y13
+	VADDPD  608(R9), Y13, Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMOVUPS Y10, 320(R9)
+	VMOVUPS 672(BX), Y10
+	VMOVUPS Y10, 480(R9)
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y13, Y10
+	VMOVUPS 704(BX), Y13
+	VMOVUPS Y13, 608(R9)
+	VMOVUPS 192(BX), Y13
+	VCMPPD  $0x11, Y0, Y13, Y13
+	VMOVUPS Y8, 704(R9)
+	VMOVUPS 736(BX), Y8
+	VORPD   Y13, Y10, Y10
+	VMOVUPS Y12, 736(R9)
+	VMOVUPS Y8, 768(R9)
+	VTESTPD Y10, Y10
+	JZ      CompactPlaneContacts64AVX2_wideahead_g0_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   640(R9), Y8
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 640(R9)
+	VMOVUPS   416(R9), Y8
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 416(R9)
+	VMOVUPS   384(R9), Y8
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 384(R9)
+	VMOVUPS   512(R9), Y8
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 512(R9)
+	VMOVUPS   672(R9), Y8
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 672(R9)
+	VMOVUPS   544(R9), Y8
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 544(R9)
+	VMOVUPS   576(R9), Y8
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y8, Y8
+	VMOVUPS   Y8, 576(R9)
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVAPS   Y4, Y4
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VMOVUPS   352(R9), Y8
+	VBLENDVPD Y10, Y0, Y8, Y8
+	VMOVUPS   Y8, 352(R9)
+
+CompactPlaneContacts64AVX2_wideahead_g0_finite:
+	VMOVUPS Y3, 800(R9)
+
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X3
+	VPBROADCASTD X3, X3
+	VPADDD       iota<>+0(SB), X3, X3
+	VMOVUPS      352(R9), Y8
+	VMOVDQU      pack64<>+0(SB), Y10
+	VPERMD       Y8, Y10, Y10
+	VMOVDQU      X3, (R9)
+	VMOVDQU      X10, 32(R9)
+
+	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
+	// a masked store of that many lanes; nothing for a group without one.
+	VPCMPGTQ     Y0, Y8, Y3
+	VTESTPD      Y3, Y3
+	JZ           CompactPlaneContacts64AVX2_wideahead_g0_none
+	VMOVMSKPD    Y3, R14
+	SHLQ         $0x05, R14
+	LEAQ         compress4q<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y3
+	LEAQ         compress4d<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y8
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X10
+	VPBROADCASTD X10, Y10
+	VPCMPGTD     iota64<>+0(SB), Y10, Y12
+	VPCMPGTD     iota<>+0(SB), Y10, Y10
+	VMOVDQU      Y3, 64(R9)
+	VMOVDQU      Y8, 96(R9)
+	VMOVDQU      Y12, 128(R9)
+	VMOVDQU      Y10, 160(R9)
+
+	// A whole group: the 4 rows from written are in dst (written+4 <= i+4 <= n);
+	// blend the new rows into them and store all 4, as the float32 sink does.
+	VMOVDQU   (R9), Y3
+	VMOVDQU   96(R9), Y8
+	VPERMD    Y3, Y8, Y3
+	VMOVDQU   160(R9), X8
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), X10
+	VBLENDVPS X8, X3, X10, X10
+	VMOVUPS   X10, (R12)(R11*4)
+	VMOVDQU   32(R9), Y3
+	VMOVDQU   96(R9), Y8
+	VPERMD    Y3, Y8, Y3
+	VMOVDQU   160(R9), X8
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), X10
+	VBLENDVPS X8, X3, X10, X10
+	VMOVUPS   X10, (R12)(R11*4)
+	VMOVDQU   64(R9), Y3
+	VMOVUPS   640(R9), Y8
+	VPERMPS   Y8, Y3, Y3
+	VMOVDQU   128(R9), Y8
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*8), Y10
+	VBLENDVPS Y8, Y3, Y10, Y10
+	VMOVUPS   Y10, (R12)(R11*8)
+	VMOVDQU   64(R9), Y3
+	VMOVUPS   416(R9), Y8
+	VPERMPS   Y8, Y3, Y3
+	VMOVDQU   128(R9), Y8
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*8), Y10
+	VBLENDVPS Y8, Y3, Y10, Y10
+	VMOVUPS   Y10, (R12)(R11*8)
+	VMOVDQU   64(R9), Y3
+	VMOVUPS   384(R9), Y8
+	VPERMPS   Y8, Y3, Y3
+	VMOVDQU   128(R9), Y8
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*8), Y10
+	VBLENDVPS Y8, Y3, Y10, Y10
+	VMOVUPS   Y10, (R12)(R11*8)
+	VMOVDQU   64(R9), Y3
+	VMOVUPS   512(R9), Y8
+	VPERMPS   Y8, Y3, Y3
+	VMOVDQU   128(R9), Y8
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*8), Y10
+	VBLENDVPS Y8, Y3, Y10, Y10
+	VMOVUPS   Y10, (R12)(R11*8)
+	VMOVDQU   64(R9), Y3
+	VMOVUPS   672(R9), Y8
+	VPERMPS   Y8, Y3, Y3
+	VMOVDQU   128(R9), Y8
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*8), Y10
+	VBLENDVPS Y8, Y3, Y10, Y10
+	VMOVUPS   Y10, (R12)(R11*8)
+	VMOVDQU   64(R9), Y3
+	VMOVUPS   544(R9), Y8
+	VPERMPS   Y8, Y3, Y3
+	VMOVDQU   128(R9), Y8
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*8), Y10
+	VBLENDVPS Y8, Y3, Y10, Y10
+	VMOVUPS   Y10, (R12)(R11*8)
+	VMOVDQU   64(R9), Y3
+	VMOVUPS   576(R9), Y8
+	VPERMPS   Y8, Y3, Y3
+	VMOVDQU   128(R9), Y8
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*8), Y10
+	VBLENDVPS Y8, Y3, Y10, Y10
+	VMOVUPS   Y10, (R12)(R11*8)
+	VMOVDQU   64(R9), Y3
+	VPERMPS   Y1, Y3, Y1
+	VMOVDQU   128(R9), Y3
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*8), Y8
+	VBLENDVPS Y3, Y1, Y8, Y8
+	VMOVUPS   Y8, (R12)(R11*8)
+	VMOVDQU   64(R9), Y1
+	VPERMPS   Y2, Y1, Y1
+	VMOVDQU   128(R9), Y2
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*8), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*8)
+	VMOVDQU   64(R9), Y1
+	VPERMPS   Y4, Y1, Y1
+	VMOVDQU   128(R9), Y2
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*8), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*8)
+	VMOVDQU   64(R9), Y1
+	VPERMPS   Y5, Y1, Y1
+	VMOVDQU   128(R9), Y2
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*8), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*8)
+	ADDQ      R14, R11
+
+CompactPlaneContacts64AVX2_wideahead_g0_none:
+	VMOVUPS 800(R9), Y1
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VMOVUPS 256(R9), Y2
+	VADDPD  288(R9), Y2, Y2
+	VANDPD  absmask64<>+0(SB), Y2, Y2
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 640(BX), Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y2, Y2
+	VTESTPD Y2, Y2
+	JZ      CompactPlaneContacts64AVX2_wideahead_g1_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   704(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   320(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 320(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   768(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 768(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y11, Y3
+	VMOVAPS   Y3, Y11
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y9, Y3
+	VMOVAPS   Y3, Y9
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y6, Y3
+	VMOVAPS   Y3, Y6
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y7, Y3
+	VMOVAPS   Y3, Y7
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VMOVUPS   448(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y2
+	VMOVUPS   Y2, 448(R9)
+
+CompactPlaneContacts64AVX2_wideahead_g1_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	LEAQ         4(R13), R14
+	VMOVD        R14, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVUPS      448(R9), Y3
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y4
+	VMOVDQU      X2, 1280(R9)
+	VMOVDQU      X4, 1312(R9)
+
+	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
+	// a masked store of that many lanes; nothing for a group without one.
+	VPCMPGTQ     Y0, Y3, Y2
+	VTESTPD      Y2, Y2
+	JZ           CompactPlaneContacts64AVX2_wideahead_g1_none
+	VMOVMSKPD    Y2, R14
+	SHLQ         $0x05, R14
+	LEAQ         compress4q<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y2
+	LEAQ         compress4d<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota64<>+0(SB), Y4, Y5
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVDQU      Y2, 1344(R9)
+	VMOVDQU      Y3, 1376(R9)
+	VMOVDQU      Y5, 1408(R9)
+	VMOVDQU      Y4, 1440(R9)
+
+	// A whole group: the 4 rows from written are in dst (written+4 <= i+4 <= n);
+	// blend the new rows into them and store all 4, as the float32 sink does.
+	VMOVDQU   1280(R9), Y2
+	VMOVDQU   1376(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   1440(R9), X3
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   1312(R9), Y2
+	VMOVDQU   1376(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   1440(R9), X3
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   704(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   320(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   480(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   608(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   768(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   736(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VPERMPS   Y11, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VPERMPS   Y9, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VPERMPS   Y6, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VPERMPS   Y7, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VPERMPS   Y1, Y2, Y1
+	VMOVDQU   1408(R9), Y2
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*8), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*8)
+	ADDQ      R14, R11
+
+CompactPlaneContacts64AVX2_wideahead_g1_none:
+	ADDQ  $0x00000008, R13
+	XCHGQ BX, R10
+	JMP   CompactPlaneContacts64AVX2_wideahead
+
+CompactPlaneContacts64AVX2_widelast:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y1
+	VMULPD  (BX), Y1, Y1
+	VMOVUPS 256(BX), Y2
+	VMULPD  32(BX), Y2, Y2
+	VADDPD  Y2, Y1, Y1
+	VMOVUPS 288(BX), Y2
+	VMULPD  64(BX), Y2, Y2
+	VADDPD  Y2, Y1, Y1
+	VSUBPD  416(BX), Y1, Y1
+	VMOVUPS 224(BX), Y2
+	VMULPD  96(BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPD  128(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPD  160(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VSUBPD  416(BX), Y2, Y2
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 672(BX), Y3
+	VMULPD  448(BX), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPD  Y1, Y4, Y4
+	VMOVUPS 704(BX), Y5
+	VMULPD  480(BX), Y5, Y5
+	VMOVUPS 192(BX), Y6
+	VSUBPD  Y2, Y6, Y6
+	VADDPD  Y5, Y3, Y3
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD margin+48(FP), Y5
+	VADDPD       192(BX), Y5, Y5
+	VMOVUPS      736(BX), Y7
+	VMULPD       512(BX), Y7, Y7
+	VCMPPD       $0x12, Y5, Y1, Y8
+	VADDPD       Y7, Y3, Y3
+	VCMPPD       $0x12, Y5, Y2, Y5
+	VSUBPD       864(BX), Y3, Y3
+	VMOVUPS      (BX), Y7
+	VCMPPD       $0x00, 96(BX), Y7, Y7
+	VMOVUPS      672(BX), Y9
+	VMULPD       544(BX), Y9, Y9
+	VMOVUPS      32(BX), Y10
+	VCMPPD       $0x00, 128(BX), Y10, Y10
+	VMOVUPS      704(BX), Y11
+	VMULPD       576(BX), Y11, Y11
+	VANDPD       Y10, Y7, Y7
+	VADDPD       Y11, Y9, Y9
+	VMOVUPS      64(BX), Y10
+	VCMPPD       $0x00, 160(BX), Y10, Y10
+	VMOVUPS      736(BX), Y11
+	VMULPD       608(BX), Y11, Y11
+	VANDPD       Y10, Y7, Y7
+	VADDPD       Y11, Y9, Y9
+	VANDPD       Y5, Y8, Y10
+	VSUBPD       864(BX), Y9, Y9
+	VANDNPD      Y10, Y7, Y7
+	VMOVUPS      640(BX), Y10
+	VSUBPD       Y3, Y10, Y10
+	VMOVUPS      640(BX), Y11
+	VSUBPD       Y9, Y11, Y11
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD margin+48(FP), Y12
+	VADDPD       640(BX), Y12, Y12
+	VORPD        Y5, Y8, Y5
+	VCMPPD       $0x12, Y12, Y3, Y13
+	VCMPPD       $0x12, Y12, Y9, Y12
+	VMOVUPS      Y10, 256(R9)
+	VANDPD       int164<>+0(SB), Y5, Y5
+	VMOVUPS      Y11, 288(R9)
+	VMOVUPS      448(BX), Y10
+	VCMPPD       $0x00, 544(BX), Y10, Y10
+	VBLENDVPD    Y7, int264<>+0(SB), Y5, Y5
+	VMOVUPS      Y5, 320(R9)
+	VMOVUPS      480(BX), Y5
+	VCMPPD       $0x00, 576(BX), Y5, Y5
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VANDPD       Y5, Y10, Y5
+	VADDPD       192(BX), Y1, Y10
+	VMOVUPS      Y7, 352(R9)
+	VMOVUPS      512(BX), Y7
+	VCMPPD       $0x00, 608(BX), Y7, Y7
+	VBROADCASTSD half64<>+0(SB), Y11
+	VMULPD       Y11, Y10, Y10
+	VANDPD       Y7, Y5, Y5
+	VMULPD       224(BX), Y10, Y7
+	VANDPD       Y12, Y13, Y11
+	VMULPD       256(BX), Y10, Y14
+	VMOVUPS      Y9, 384(R9)
+	VANDNPD      Y11, Y5, Y5
+	VMULPD       288(BX), Y10, Y9
+	VMOVUPS      (BX), Y10
+	VSUBPD       Y7, Y10, Y7
+	VMOVUPS      32(BX), Y10
+	VSUBPD       Y14, Y10, Y10
+	VORPD        Y12, Y13, Y11
+	VMOVUPS      64(BX), Y12
+	VSUBPD       Y9, Y12, Y9
+	VADDPD       192(BX), Y2, Y12
+	VMOVUPS      Y13, 416(R9)
+	VANDPD       int164<>+0(SB), Y11, Y11
+	VBROADCASTSD half64<>+0(SB), Y13
+	VMULPD       Y13, Y12, Y12
+	VBLENDVPD    Y5, int264<>+0(SB), Y11, Y11
+	VMULPD       224(BX), Y12, Y13
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VMULPD       256(BX), Y12, Y14
+	VMOVUPS      Y11, 448(R9)
+	VADDPD       640(BX), Y3, Y11
+	VMOVUPS      Y5, 480(R9)
+	VMULPD       288(BX), Y12, Y5
+	VMOVUPS      Y3, 512(R9)
+	VBROADCASTSD half64<>+0(SB), Y3
+	VMULPD       Y3, Y11, Y3
+	VMOVUPS      96(BX), Y11
+	VSUBPD       Y13, Y11, Y11
+	VMULPD       672(BX), Y3, Y12
+	VMOVUPS      Y9, 544(R9)
+	VMOVUPS      128(BX), Y9
+	VSUBPD       Y14, Y9, Y9
+	VMULPD       704(BX), Y3, Y13
+	VMOVUPS      Y10, 576(R9)
+	VMOVUPS      160(BX), Y10
+	VSUBPD       Y5, Y10, Y5
+	VMULPD       736(BX), Y3, Y3
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD       $0x11, Y1, Y2, Y1
+	VMOVUPS      448(BX), Y2
+	VSUBPD       Y12, Y2, Y2
+	VANDNPD      Y1, Y8, Y1
+	VMOVUPS      480(BX), Y8
+	VSUBPD       Y13, Y8, Y8
+	VBLENDVPD    Y1, Y6, Y4, Y10
+	VMOVUPS      512(BX), Y12
+	VSUBPD       Y3, Y12, Y3
+	VBLENDVPD    Y1, Y11, Y7, Y7
+	VMOVUPS      640(BX), Y12
+	VADDPD       384(R9), Y12, Y12
+	VMOVUPS      576(R9), Y13
+	VBLENDVPD    Y1, Y9, Y13, Y13
+	VMOVUPS      Y4, 576(R9)
+	VBROADCASTSD half64<>+0(SB), Y4
+	VMULPD       Y4, Y12, Y4
+	VMOVUPS      544(R9), Y12
+	VBLENDVPD    Y1, Y5, Y12, Y1
+	VMULPD       672(BX), Y4, Y12
+	VMOVUPS      Y3, 544(R9)
+	VMOVUPS      352(R9), Y3
+	VBLENDVPD    Y3, Y6, Y10, Y3
+	VMULPD       704(BX), Y4, Y14
+	VMOVUPS      Y6, 608(R9)
+	VMOVUPS      Y8, 640(R9)
+	VMOVUPS      352(R9), Y6
+	VBLENDVPD    Y6, Y11, Y7, Y6
+	VMULPD       736(BX), Y4, Y4
+	VMOVUPS      352(R9), Y8
+	VBLENDVPD    Y8, Y9, Y13, Y8
+	VMOVUPS      544(BX), Y9
+	VSUBPD       Y12, Y9, Y9
+	VMOVUPS      352(R9), Y11
+	VBLENDVPD    Y11, Y5, Y1, Y5
+	VMOVUPS      576(BX), Y11
+	VSUBPD       Y14, Y11, Y11
+	VMOVUPS      320(R9), Y12
+	VMOVUPS      Y12, 320(R9)
+	VMOVUPS      608(BX), Y12
+	VSUBPD       Y4, Y12, Y4
+	VMOVUPS      Y10, 352(R9)
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VMOVUPS   384(R9), Y10
+	VCMPPD    $0x11, 512(R9), Y10, Y10
+	VMOVUPS   416(R9), Y12
+	VANDNPD   Y10, Y12, Y10
+	VMOVUPS   224(BX), Y12
+	VMOVUPS   Y12, 384(R9)
+	VMOVUPS   Y3, 416(R9)
+	VMOVUPS   256(R9), Y3
+	VBLENDVPD Y10, 288(R9), Y3, Y3
+	VMOVUPS   256(BX), Y12
+	VBLENDVPD Y10, Y9, Y2, Y2
+	VMOVUPS   Y12, 512(R9)
+	VMOVUPS   288(BX), Y12
+	VMOVUPS   Y12, 672(R9)
+	VMOVUPS   640(R9), Y12
+	VBLENDVPD Y10, Y11, Y12, Y12
+	VMOVUPS   Y7, 640(R9)
+	VMOVUPS   544(R9), Y7
+	VBLENDVPD Y10, Y4, Y7, Y7
+	VMOVUPS   Y13, 544(R9)
+	VMOVUPS   480(R9), Y10
+	VBLENDVPD Y10, 288(R9), Y3, Y10
+	VMOVUPS   480(R9), Y13
+	VBLENDVPD Y13, Y9, Y2, Y9
+	VMOVUPS   480(R9), Y13
+	VBLENDVPD Y13, Y11, Y12, Y11
+	VMOVUPS   480(R9), Y13
+	VBLENDVPD Y13, Y4, Y7, Y4
+	VMOVUPS   448(R9), Y13
+	VMOVUPS   Y13, 448(R9)
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VMOVUPS 576(R9), Y13
+	VADDPD  608(R9), Y13, Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMOVUPS Y10, 480(R9)
+	VMOVUPS 672(BX), Y10
+	VMOVUPS Y10, 576(R9)
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y13, Y10
+	VMOVUPS 704(BX), Y13
+	VMOVUPS Y13, 608(R9)
+	VMOVUPS 192(BX), Y13
+	VCMPPD  $0x11, Y0, Y13, Y13
+	VMOVUPS Y3, 704(R9)
+	VMOVUPS 736(BX), Y3
+	VORPD   Y13, Y10, Y10
+	VMOVUPS Y2, 736(R9)
+	VMOVUPS Y3, 768(R9)
+	VTESTPD Y10, Y10
+	JZ      CompactPlaneContacts64AVX2_widelast_g0_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   352(R9), Y2
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 352(R9)
+	VMOVUPS   416(R9), Y2
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 416(R9)
+	VMOVUPS   384(R9), Y2
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 384(R9)
+	VMOVUPS   512(R9), Y2
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 512(R9)
+	VMOVUPS   672(R9), Y2
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 672(R9)
+	VMOVUPS   640(R9), Y2
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 640(R9)
+	VMOVUPS   544(R9), Y2
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVUPS   Y2, 544(R9)
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y6, Y2
+	VMOVAPS   Y2, Y6
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y8, Y2
+	VMOVAPS   Y2, Y8
+	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y5, Y2
+	VMOVAPS   Y2, Y5
+	VMOVUPS   320(R9), Y2
+	VBLENDVPD Y10, Y0, Y2, Y2
+	VMOVUPS   Y2, 320(R9)
+
+CompactPlaneContacts64AVX2_widelast_g0_finite:
+	VMOVUPS Y4, 800(R9)
+
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVUPS      320(R9), Y3
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y4
+	VMOVDQU      X2, (R9)
+	VMOVDQU      X4, 32(R9)
+
+	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
+	// a masked store of that many lanes; nothing for a group without one.
+	VPCMPGTQ     Y0, Y3, Y2
+	VTESTPD      Y2, Y2
+	JZ           CompactPlaneContacts64AVX2_widelast_g0_none
+	VMOVMSKPD    Y2, R14
+	SHLQ         $0x05, R14
+	LEAQ         compress4q<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y2
+	LEAQ         compress4d<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota64<>+0(SB), Y4, Y10
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVDQU      Y2, 64(R9)
+	VMOVDQU      Y3, 96(R9)
+	VMOVDQU      Y10, 128(R9)
+	VMOVDQU      Y4, 160(R9)
+
+	// A whole group: the 4 rows from written are in dst (written+4 <= i+4 <= n);
+	// blend the new rows into them and store all 4, as the float32 sink does.
+	VMOVDQU   (R9), Y2
+	VMOVDQU   96(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   160(R9), X3
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   32(R9), Y2
+	VMOVDQU   96(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   160(R9), X3
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   352(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   416(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   384(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   512(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   672(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   640(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   544(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VPERMPS   Y1, Y2, Y1
+	VMOVDQU   128(R9), Y2
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*8), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*8)
+	VMOVDQU   64(R9), Y1
+	VPERMPS   Y6, Y1, Y1
+	VMOVDQU   128(R9), Y2
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*8), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*8)
+	VMOVDQU   64(R9), Y1
+	VPERMPS   Y8, Y1, Y1
+	VMOVDQU   128(R9), Y2
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*8), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*8)
+	VMOVDQU   64(R9), Y1
+	VPERMPS   Y5, Y1, Y1
+	VMOVDQU   128(R9), Y2
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*8), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*8)
+	ADDQ      R14, R11
+
+CompactPlaneContacts64AVX2_widelast_g0_none:
+	VMOVUPS 800(R9), Y1
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VMOVUPS 256(R9), Y2
+	VADDPD  288(R9), Y2, Y2
+	VANDPD  absmask64<>+0(SB), Y2, Y2
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y2, Y2
+	VMOVUPS 640(BX), Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VORPD   Y3, Y2, Y2
+	VTESTPD Y2, Y2
+	JZ      CompactPlaneContacts64AVX2_widelast_g1_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VMOVUPS   704(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 704(R9)
+	VMOVUPS   480(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 480(R9)
+	VMOVUPS   576(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 576(R9)
+	VMOVUPS   608(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   768(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 768(R9)
+	VMOVUPS   736(R9), Y3
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   Y3, 736(R9)
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y12, Y3
+	VMOVAPS   Y3, Y12
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y7, Y3
+	VMOVAPS   Y3, Y7
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y9, Y3
+	VMOVAPS   Y3, Y9
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y11, Y3
+	VMOVAPS   Y3, Y11
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VMOVUPS   448(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y2
+	VMOVUPS   Y2, 448(R9)
+
+CompactPlaneContacts64AVX2_widelast_g1_finite:
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	LEAQ         4(R13), R14
+	VMOVD        R14, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVUPS      448(R9), Y3
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y4
+	VMOVDQU      X2, 1280(R9)
+	VMOVDQU      X4, 1312(R9)
+
+	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
+	// a masked store of that many lanes; nothing for a group without one.
+	VPCMPGTQ     Y0, Y3, Y2
+	VTESTPD      Y2, Y2
+	JZ           CompactPlaneContacts64AVX2_widelast_g1_none
+	VMOVMSKPD    Y2, R14
+	SHLQ         $0x05, R14
+	LEAQ         compress4q<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y2
+	LEAQ         compress4d<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota64<>+0(SB), Y4, Y5
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVDQU      Y2, 1344(R9)
+	VMOVDQU      Y3, 1376(R9)
+	VMOVDQU      Y5, 1408(R9)
+	VMOVDQU      Y4, 1440(R9)
+
+	// A whole group: the 4 rows from written are in dst (written+4 <= i+4 <= n);
+	// blend the new rows into them and store all 4, as the float32 sink does.
+	VMOVDQU   1280(R9), Y2
+	VMOVDQU   1376(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   1440(R9), X3
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   1312(R9), Y2
+	VMOVDQU   1376(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   1440(R9), X3
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   704(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   480(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   576(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   608(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   768(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VMOVUPS   736(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VPERMPS   Y12, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VPERMPS   Y7, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VPERMPS   Y9, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VPERMPS   Y11, Y2, Y2
+	VMOVDQU   1408(R9), Y3
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   1344(R9), Y2
+	VPERMPS   Y1, Y2, Y1
+	VMOVDQU   1408(R9), Y2
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*8), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*8)
+	ADDQ      R14, R11
+
+CompactPlaneContacts64AVX2_widelast_g1_none:
+	ADDQ $0x00000008, R13
+	LEAQ 2560(R9), BX
+
+CompactPlaneContacts64AVX2_loop:
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000004
+	JB   CompactPlaneContacts64AVX2_tail
+
+	// Capsule records of side I, transposed.
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y1
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, (BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 32(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y1
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 64(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 192(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y1
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 96(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 128(BX)
+	MOVL           (DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y1
+	MOVL           8(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y1, Y1
+	MOVL           4(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           12(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 160(BX)
+
+	// Plane records of side J, transposed.
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y1
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y2
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 224(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 256(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y1
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y2
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 288(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 416(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y1
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y2
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 320(BX)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 352(BX)
+	MOVL           (SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y1
+	MOVL           8(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y1, Y1
+	MOVL           4(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y2
+	MOVL           12(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 384(BX)
+	LEAQ           3520(R9), R10
+
+CompactPlaneContacts64AVX2_ahead:
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   CompactPlaneContacts64AVX2_last
+
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000010
+	JB         CompactPlaneContacts64AVX2_ahead_noprefetch
+	MOVQ       prefetch+56(FP), CX
+	TESTQ      CX, CX
+	JZ         CompactPlaneContacts64AVX2_ahead_noprefetch
+	MOVL       48(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       52(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       56(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       60(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+
+CompactPlaneContacts64AVX2_ahead_noprefetch:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y1
+	VMULPD  (BX), Y1, Y1
+	VMOVUPS 256(BX), Y2
+	VMULPD  32(BX), Y2, Y2
+	VADDPD  Y2, Y1, Y1
+	VMOVUPS 288(BX), Y2
+	VMULPD  64(BX), Y2, Y2
+	VADDPD  Y2, Y1, Y1
+	VSUBPD  416(BX), Y1, Y1
+	VMOVUPS 224(BX), Y2
+	VMULPD  96(BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPD  128(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPD  160(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VSUBPD  416(BX), Y2, Y2
+
+	// The records of the next 1 group(s).
+	// Capsule records of side I, transposed.
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y4
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, (R10)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 32(R10)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y4
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 64(R10)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 192(R10)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y4
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 96(R10)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 128(R10)
+	MOVL           16(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           24(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	MOVL           20(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y4
+	MOVL           28(DX)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 160(R10)
+
+	// Plane records of side J, transposed.
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y3
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y3, Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (DI)(CX*1), Y4
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (DI)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 224(R10)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 256(R10)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y3
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y3, Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(DI)(CX*1), Y4
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(DI)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 288(R10)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 416(R10)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y3
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y3, Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(DI)(CX*1), Y4
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(DI)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y5
+	VMOVUPS        Y5, 320(R10)
+	VUNPCKHPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 352(R10)
+	MOVL           16(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y3
+	MOVL           24(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y3, Y3
+	MOVL           20(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(DI)(CX*1), Y4
+	MOVL           28(SI)(R13*4), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(DI)(CX*1), Y4, Y4
+	VUNPCKLPD      Y4, Y3, Y3
+	VMOVUPS        Y3, 384(R10)
+	VMOVUPS        192(BX), Y3
+	VSUBPD         Y1, Y3, Y3
+	VMOVUPS        192(BX), Y4
+	VSUBPD         Y2, Y4, Y4
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD margin+48(FP), Y5
+	VADDPD       192(BX), Y5, Y5
+	VCMPPD       $0x12, Y5, Y1, Y6
+	VCMPPD       $0x12, Y5, Y2, Y5
+	VMOVUPS      (BX), Y7
+	VCMPPD       $0x00, 96(BX), Y7, Y7
+	VMOVUPS      32(BX), Y8
+	VCMPPD       $0x00, 128(BX), Y8, Y8
+	VANDPD       Y8, Y7, Y7
+	VMOVUPS      64(BX), Y8
+	VCMPPD       $0x00, 160(BX), Y8, Y8
+	VANDPD       Y8, Y7, Y7
+	VANDPD       Y5, Y6, Y8
+	VANDNPD      Y8, Y7, Y7
+	VORPD        Y5, Y6, Y5
+	VANDPD       int164<>+0(SB), Y5, Y5
+	VBLENDVPD    Y7, int264<>+0(SB), Y5, Y5
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPD       192(BX), Y1, Y8
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y8, Y8
+	VMULPD       224(BX), Y8, Y9
+	VMULPD       256(BX), Y8, Y10
+	VMULPD       288(BX), Y8, Y8
+	VMOVUPS      (BX), Y11
+	VSUBPD       Y9, Y11, Y9
+	VMOVUPS      32(BX), Y11
+	VSUBPD       Y10, Y11, Y10
+	VMOVUPS      64(BX), Y11
+	VSUBPD       Y8, Y11, Y8
+	VADDPD       192(BX), Y2, Y11
+	VBROADCASTSD half64<>+0(SB), Y12
+	VMULPD       Y12, Y11, Y11
+	VMULPD       224(BX), Y11, Y12
+	VMULPD       256(BX), Y11, Y13
+	VMULPD       288(BX), Y11, Y11
+	VMOVUPS      Y5, 256(R9)
+	VMOVUPS      96(BX), Y5
+	VSUBPD       Y12, Y5, Y5
+	VMOVUPS      128(BX), Y12
+	VSUBPD       Y13, Y12, Y12
+	VMOVUPS      160(BX), Y13
+	VSUBPD       Y11, Y13, Y11
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD    $0x11, Y1, Y2, Y1
+	VANDNPD   Y1, Y6, Y1
+	VBLENDVPD Y1, Y4, Y3, Y2
+	VBLENDVPD Y1, Y5, Y9, Y6
+	VBLENDVPD Y1, Y12, Y10, Y9
+	VBLENDVPD Y1, Y11, Y8, Y1
+	VBLENDVPD Y7, Y4, Y2, Y8
+	VBLENDVPD Y7, Y5, Y6, Y5
+	VBLENDVPD Y7, Y12, Y9, Y10
+	VBLENDVPD Y7, Y11, Y1, Y7
+	VMOVUPS   256(R9), Y11
+	VMOVUPS   224(BX), Y12
+	VMOVUPS   256(BX), Y13
+	VMOVUPS   Y11, 256(R9)
+	VMOVUPS   288(BX), Y11
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPD  Y4, Y3, Y3
+	VANDPD  absmask64<>+0(SB), Y3, Y3
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VCMPPD  $0x11, Y0, Y4, Y4
+	VORPD   Y4, Y3, Y3
+	VMOVUPS Y7, 288(R9)
+	VMOVUPS Y10, 320(R9)
+	VTESTPD Y3, Y3
+	JZ      CompactPlaneContacts64AVX2_ahead_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y8, Y4
+	VMOVAPS   Y4, Y8
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y12, Y4
+	VMOVAPS   Y4, Y12
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y13, Y4
+	VMOVAPS   Y4, Y13
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y11, Y4
+	VMOVAPS   Y4, Y11
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y6, Y4
+	VMOVAPS   Y4, Y6
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y9, Y4
+	VMOVAPS   Y4, Y9
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y5, Y4
+	VMOVAPS   Y4, Y5
+	VMOVUPS   320(R9), Y4
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   288(R9), Y4
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 288(R9)
+	VMOVUPS   256(R9), Y4
+	VBLENDVPD Y3, Y0, Y4, Y3
+	VMOVUPS   Y3, 256(R9)
+
+CompactPlaneContacts64AVX2_ahead_finite:
+	VMOVUPS Y2, 352(R9)
+
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVUPS      256(R9), Y3
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y4
+	VMOVDQU      X2, (R9)
+	VMOVDQU      X4, 32(R9)
+
+	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
+	// a masked store of that many lanes; nothing for a group without one.
+	VPCMPGTQ     Y0, Y3, Y2
+	VTESTPD      Y2, Y2
+	JZ           CompactPlaneContacts64AVX2_ahead_none
+	VMOVMSKPD    Y2, R14
+	SHLQ         $0x05, R14
+	LEAQ         compress4q<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y2
+	LEAQ         compress4d<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota64<>+0(SB), Y4, Y7
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVDQU      Y2, 64(R9)
+	VMOVDQU      Y3, 96(R9)
+	VMOVDQU      Y7, 128(R9)
+	VMOVDQU      Y4, 160(R9)
+
+	// A whole group: the 4 rows from written are in dst (written+4 <= i+4 <= n);
+	// blend the new rows into them and store all 4, as the float32 sink does.
+	VMOVDQU   (R9), Y2
+	VMOVDQU   96(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   160(R9), X3
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   32(R9), Y2
+	VMOVDQU   96(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   160(R9), X3
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   352(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VPERMPS   Y8, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VPERMPS   Y12, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VPERMPS   Y13, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VPERMPS   Y11, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VPERMPS   Y6, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VPERMPS   Y9, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VPERMPS   Y1, Y2, Y1
+	VMOVDQU   128(R9), Y2
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*8), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*8)
+	VMOVDQU   64(R9), Y1
+	VPERMPS   Y5, Y1, Y1
+	VMOVDQU   128(R9), Y2
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*8), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*8)
+	VMOVDQU   64(R9), Y1
+	VMOVUPS   320(R9), Y2
+	VPERMPS   Y2, Y1, Y1
+	VMOVDQU   128(R9), Y2
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*8), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*8)
+	VMOVDQU   64(R9), Y1
+	VMOVUPS   288(R9), Y2
+	VPERMPS   Y2, Y1, Y1
+	VMOVDQU   128(R9), Y2
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*8), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*8)
+	ADDQ      R14, R11
+
+CompactPlaneContacts64AVX2_ahead_none:
+	ADDQ  $0x00000004, R13
+	XCHGQ BX, R10
+	JMP   CompactPlaneContacts64AVX2_ahead
+
+CompactPlaneContacts64AVX2_last:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y1
+	VMULPD  (BX), Y1, Y1
+	VMOVUPS 256(BX), Y2
+	VMULPD  32(BX), Y2, Y2
+	VADDPD  Y2, Y1, Y1
+	VMOVUPS 288(BX), Y2
+	VMULPD  64(BX), Y2, Y2
+	VADDPD  Y2, Y1, Y1
+	VSUBPD  416(BX), Y1, Y1
+	VMOVUPS 224(BX), Y2
+	VMULPD  96(BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPD  128(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPD  160(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VSUBPD  416(BX), Y2, Y2
+	VMOVUPS 192(BX), Y3
+	VSUBPD  Y1, Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPD  Y2, Y4, Y4
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD margin+48(FP), Y5
+	VADDPD       192(BX), Y5, Y5
+	VCMPPD       $0x12, Y5, Y1, Y6
+	VCMPPD       $0x12, Y5, Y2, Y5
+	VMOVUPS      (BX), Y7
+	VCMPPD       $0x00, 96(BX), Y7, Y7
+	VMOVUPS      32(BX), Y8
+	VCMPPD       $0x00, 128(BX), Y8, Y8
+	VANDPD       Y8, Y7, Y7
+	VMOVUPS      64(BX), Y8
+	VCMPPD       $0x00, 160(BX), Y8, Y8
+	VANDPD       Y8, Y7, Y7
+	VANDPD       Y5, Y6, Y8
+	VANDNPD      Y8, Y7, Y7
+	VORPD        Y5, Y6, Y5
+	VANDPD       int164<>+0(SB), Y5, Y5
+	VBLENDVPD    Y7, int264<>+0(SB), Y5, Y5
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPD       192(BX), Y1, Y8
+	VBROADCASTSD half64<>+0(SB), Y9
+	VMULPD       Y9, Y8, Y8
+	VMULPD       224(BX), Y8, Y9
+	VMULPD       256(BX), Y8, Y10
+	VMULPD       288(BX), Y8, Y8
+	VMOVUPS      (BX), Y11
+	VSUBPD       Y9, Y11, Y9
+	VMOVUPS      32(BX), Y11
+	VSUBPD       Y10, Y11, Y10
+	VMOVUPS      64(BX), Y11
+	VSUBPD       Y8, Y11, Y8
+	VADDPD       192(BX), Y2, Y11
+	VBROADCASTSD half64<>+0(SB), Y12
+	VMULPD       Y12, Y11, Y11
+	VMULPD       224(BX), Y11, Y12
+	VMULPD       256(BX), Y11, Y13
+	VMULPD       288(BX), Y11, Y11
+	VMOVUPS      Y5, 256(R9)
+	VMOVUPS      96(BX), Y5
+	VSUBPD       Y12, Y5, Y5
+	VMOVUPS      128(BX), Y12
+	VSUBPD       Y13, Y12, Y12
+	VMOVUPS      160(BX), Y13
+	VSUBPD       Y11, Y13, Y11
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD    $0x11, Y1, Y2, Y1
+	VANDNPD   Y1, Y6, Y1
+	VBLENDVPD Y1, Y4, Y3, Y2
+	VBLENDVPD Y1, Y5, Y9, Y6
+	VBLENDVPD Y1, Y12, Y10, Y9
+	VBLENDVPD Y1, Y11, Y8, Y1
+	VBLENDVPD Y7, Y4, Y2, Y8
+	VBLENDVPD Y7, Y5, Y6, Y5
+	VBLENDVPD Y7, Y12, Y9, Y10
+	VBLENDVPD Y7, Y11, Y1, Y7
+	VMOVUPS   256(R9), Y11
+	VMOVUPS   224(BX), Y12
+	VMOVUPS   256(BX), Y13
+	VMOVUPS   Y11, 256(R9)
+	VMOVUPS   288(BX), Y11
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPD  Y4, Y3, Y3
+	VANDPD  absmask64<>+0(SB), Y3, Y3
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VCMPPD  $0x11, Y0, Y4, Y4
+	VORPD   Y4, Y3, Y3
+	VMOVUPS Y7, 288(R9)
+	VMOVUPS Y10, 320(R9)
+	VTESTPD Y3, Y3
+	JZ      CompactPlaneContacts64AVX2_last_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y8, Y4
+	VMOVAPS   Y4, Y8
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y12, Y4
+	VMOVAPS   Y4, Y12
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y13, Y4
+	VMOVAPS   Y4, Y13
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y11, Y4
+	VMOVAPS   Y4, Y11
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y6, Y4
+	VMOVAPS   Y4, Y6
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y9, Y4
+	VMOVAPS   Y4, Y9
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y5, Y4
+	VMOVAPS   Y4, Y5
+	VMOVUPS   320(R9), Y4
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 320(R9)
+	VMOVUPS   288(R9), Y4
+	VBLENDVPD Y3, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   Y4, 288(R9)
+	VMOVUPS   256(R9), Y4
+	VBLENDVPD Y3, Y0, Y4, Y3
+	VMOVUPS   Y3, 256(R9)
+
+CompactPlaneContacts64AVX2_last_finite:
+	VMOVUPS Y2, 352(R9)
+
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X2
+	VPBROADCASTD X2, X2
+	VPADDD       iota<>+0(SB), X2, X2
+	VMOVUPS      256(R9), Y3
+	VMOVDQU      pack64<>+0(SB), Y4
+	VPERMD       Y3, Y4, Y4
+	VMOVDQU      X2, (R9)
+	VMOVDQU      X4, 32(R9)
+
+	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
+	// a masked store of that many lanes; nothing for a group without one.
+	VPCMPGTQ     Y0, Y3, Y2
+	VTESTPD      Y2, Y2
+	JZ           CompactPlaneContacts64AVX2_last_none
+	VMOVMSKPD    Y2, R14
+	SHLQ         $0x05, R14
+	LEAQ         compress4q<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y2
+	LEAQ         compress4d<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y3
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     iota64<>+0(SB), Y4, Y7
+	VPCMPGTD     iota<>+0(SB), Y4, Y4
+	VMOVDQU      Y2, 64(R9)
+	VMOVDQU      Y3, 96(R9)
+	VMOVDQU      Y7, 128(R9)
+	VMOVDQU      Y4, 160(R9)
+
+	// A whole group: the 4 rows from written are in dst (written+4 <= i+4 <= n);
+	// blend the new rows into them and store all 4, as the float32 sink does.
+	VMOVDQU   (R9), Y2
+	VMOVDQU   96(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   160(R9), X3
+	MOVQ      (SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   32(R9), Y2
+	VMOVDQU   96(R9), Y3
+	VPERMD    Y2, Y3, Y2
+	VMOVDQU   160(R9), X3
+	MOVQ      8(SP), R12
+	VMOVUPS   (R12)(R11*4), X4
+	VBLENDVPS X3, X2, X4, X4
+	VMOVUPS   X4, (R12)(R11*4)
+	VMOVDQU   64(R9), Y2
+	VMOVUPS   352(R9), Y3
+	VPERMPS   Y3, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      16(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VPERMPS   Y8, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      24(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VPERMPS   Y12, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      32(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VPERMPS   Y13, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      40(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VPERMPS   Y11, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      48(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VPERMPS   Y6, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      56(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VPERMPS   Y9, Y2, Y2
+	VMOVDQU   128(R9), Y3
+	MOVQ      64(SP), R12
+	VMOVUPS   (R12)(R11*8), Y4
+	VBLENDVPS Y3, Y2, Y4, Y4
+	VMOVUPS   Y4, (R12)(R11*8)
+	VMOVDQU   64(R9), Y2
+	VPERMPS   Y1, Y2, Y1
+	VMOVDQU   128(R9), Y2
+	MOVQ      72(SP), R12
+	VMOVUPS   (R12)(R11*8), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*8)
+	VMOVDQU   64(R9), Y1
+	VPERMPS   Y5, Y1, Y1
+	VMOVDQU   128(R9), Y2
+	MOVQ      80(SP), R12
+	VMOVUPS   (R12)(R11*8), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*8)
+	VMOVDQU   64(R9), Y1
+	VMOVUPS   320(R9), Y2
+	VPERMPS   Y2, Y1, Y1
+	VMOVDQU   128(R9), Y2
+	MOVQ      88(SP), R12
+	VMOVUPS   (R12)(R11*8), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*8)
+	VMOVDQU   64(R9), Y1
+	VMOVUPS   288(R9), Y2
+	VPERMPS   Y2, Y1, Y1
+	VMOVDQU   128(R9), Y2
+	MOVQ      96(SP), R12
+	VMOVUPS   (R12)(R11*8), Y3
+	VBLENDVPS Y2, Y1, Y3, Y3
+	VMOVUPS   Y3, (R12)(R11*8)
+	ADDQ      R14, R11
+
+CompactPlaneContacts64AVX2_last_none:
+	ADDQ $0x00000004, R13
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+
+CompactPlaneContacts64AVX2_tail:
+	TESTQ        R14, R14
+	JZ           CompactPlaneContacts64AVX2_done
+	VMOVD        R14, X1
+	VPBROADCASTD X1, Y1
+	VPCMPGTD     iota64<>+0(SB), Y1, Y1
+
+	// The remaining pair indices, zero (capsule 0) past n.
+	VMOVDQU    pack64<>+0(SB), Y2
+	VPERMD     Y1, Y2, Y2
+	VPMASKMOVD (DX)(R13*4), X2, X2
+	VMOVUPS    X2, 3456(R9)
+	VMOVDQU    pack64<>+0(SB), Y2
+	VPERMD     Y1, Y2, Y2
+	VPMASKMOVD (SI)(R13*4), X2, X2
+	VMOVUPS    X2, 3488(R9)
+
+	// Capsule records of side I, transposed.
+	MOVL           3456(R9), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y2
+	MOVL           3464(R9), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y2, Y2
+	MOVL           3460(R9), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 (AX)(CX*1), Y3
+	MOVL           3468(R9), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, (AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, (BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 32(BX)
+	MOVL           3456(R9), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y2
+	MOVL           3464(R9), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y2, Y2
+	MOVL           3460(R9), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 16(AX)(CX*1), Y3
+	MOVL           3468(R9), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 16(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 64(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 192(BX)
+	MOVL           3456(R9), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y2
+	MOVL           3464(R9), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y2, Y2
+	MOVL           3460(R9), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 32(AX)(CX*1), Y3
+	MOVL           3468(R9), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 32(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 96(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 128(BX)
+	MOVL           3456(R9), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y2
+	MOVL           3464(R9), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y2, Y2
+	MOVL           3460(R9), CX
+	SHLQ           $0x06, CX
+	VBROADCASTF128 48(AX)(CX*1), Y3
+	MOVL           3468(R9), CX
+	SHLQ           $0x06, CX
+	VINSERTF128    $0x01, 48(AX)(CX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 160(BX)
+
+	// Plane records of side J, transposed.
+	MOVL           3488(R9), AX
+	SHLQ           $0x06, AX
+	VBROADCASTF128 (DI)(AX*1), Y2
+	MOVL           3496(R9), AX
+	SHLQ           $0x06, AX
+	VINSERTF128    $0x01, (DI)(AX*1), Y2, Y2
+	MOVL           3492(R9), AX
+	SHLQ           $0x06, AX
+	VBROADCASTF128 (DI)(AX*1), Y3
+	MOVL           3500(R9), AX
+	SHLQ           $0x06, AX
+	VINSERTF128    $0x01, (DI)(AX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 224(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 256(BX)
+	MOVL           3488(R9), AX
+	SHLQ           $0x06, AX
+	VBROADCASTF128 16(DI)(AX*1), Y2
+	MOVL           3496(R9), AX
+	SHLQ           $0x06, AX
+	VINSERTF128    $0x01, 16(DI)(AX*1), Y2, Y2
+	MOVL           3492(R9), AX
+	SHLQ           $0x06, AX
+	VBROADCASTF128 16(DI)(AX*1), Y3
+	MOVL           3500(R9), AX
+	SHLQ           $0x06, AX
+	VINSERTF128    $0x01, 16(DI)(AX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 288(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 416(BX)
+	MOVL           3488(R9), AX
+	SHLQ           $0x06, AX
+	VBROADCASTF128 32(DI)(AX*1), Y2
+	MOVL           3496(R9), AX
+	SHLQ           $0x06, AX
+	VINSERTF128    $0x01, 32(DI)(AX*1), Y2, Y2
+	MOVL           3492(R9), AX
+	SHLQ           $0x06, AX
+	VBROADCASTF128 32(DI)(AX*1), Y3
+	MOVL           3500(R9), AX
+	SHLQ           $0x06, AX
+	VINSERTF128    $0x01, 32(DI)(AX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 320(BX)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 352(BX)
+	MOVL           3488(R9), AX
+	SHLQ           $0x06, AX
+	VBROADCASTF128 48(DI)(AX*1), Y2
+	MOVL           3496(R9), AX
+	SHLQ           $0x06, AX
+	VINSERTF128    $0x01, 48(DI)(AX*1), Y2, Y2
+	MOVL           3492(R9), AX
+	SHLQ           $0x06, AX
+	VBROADCASTF128 48(DI)(AX*1), Y3
+	MOVL           3500(R9), AX
+	SHLQ           $0x06, AX
+	VINSERTF128    $0x01, 48(DI)(AX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 384(BX)
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 224(BX), Y2
+	VMULPD  (BX), Y2, Y2
+	VMOVUPS 256(BX), Y3
+	VMULPD  32(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VMOVUPS 288(BX), Y3
+	VMULPD  64(BX), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VSUBPD  416(BX), Y2, Y2
+	VMOVUPS 224(BX), Y3
+	VMULPD  96(BX), Y3, Y3
+	VMOVUPS 256(BX), Y4
+	VMULPD  128(BX), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 288(BX), Y4
+	VMULPD  160(BX), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VSUBPD  416(BX), Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPD  Y2, Y4, Y4
+	VMOVUPS 192(BX), Y5
+	VSUBPD  Y3, Y5, Y5
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD margin+48(FP), Y6
+	VADDPD       192(BX), Y6, Y6
+	VCMPPD       $0x12, Y6, Y2, Y7
+	VCMPPD       $0x12, Y6, Y3, Y6
+	VMOVUPS      (BX), Y8
+	VCMPPD       $0x00, 96(BX), Y8, Y8
+	VMOVUPS      32(BX), Y9
+	VCMPPD       $0x00, 128(BX), Y9, Y9
+	VANDPD       Y9, Y8, Y8
+	VMOVUPS      64(BX), Y9
+	VCMPPD       $0x00, 160(BX), Y9, Y9
+	VANDPD       Y9, Y8, Y8
+	VANDPD       Y6, Y7, Y9
+	VANDNPD      Y9, Y8, Y8
+	VORPD        Y6, Y7, Y6
+	VANDPD       int164<>+0(SB), Y6, Y6
+	VBLENDVPD    Y8, int264<>+0(SB), Y6, Y6
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPD       192(BX), Y2, Y9
+	VBROADCASTSD half64<>+0(SB), Y10
+	VMULPD       Y10, Y9, Y9
+	VMULPD       224(BX), Y9, Y10
+	VMULPD       256(BX), Y9, Y11
+	VMULPD       288(BX), Y9, Y9
+	VMOVUPS      (BX), Y12
+	VSUBPD       Y10, Y12, Y10
+	VMOVUPS      32(BX), Y12
+	VSUBPD       Y11, Y12, Y11
+	VMOVUPS      64(BX), Y12
+	VSUBPD       Y9, Y12, Y9
+	VADDPD       192(BX), Y3, Y12
+	VBROADCASTSD half64<>+0(SB), Y13
+	VMULPD       Y13, Y12, Y12
+	VMULPD       224(BX), Y12, Y13
+	VMULPD       256(BX), Y12, Y14
+	VMOVUPS      Y6, 256(R9)
+	VMULPD       288(BX), Y12, Y6
+	VMOVUPS      Y8, 288(R9)
+	VMOVUPS      96(BX), Y8
+	VSUBPD       Y13, Y8, Y8
+	VMOVUPS      128(BX), Y12
+	VSUBPD       Y14, Y12, Y12
+	VMOVUPS      160(BX), Y13
+	VSUBPD       Y6, Y13, Y6
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD    $0x11, Y2, Y3, Y2
+	VANDNPD   Y2, Y7, Y2
+	VBLENDVPD Y2, Y5, Y4, Y3
+	VBLENDVPD Y2, Y8, Y10, Y7
+	VBLENDVPD Y2, Y12, Y11, Y10
+	VBLENDVPD Y2, Y6, Y9, Y2
+	VMOVUPS   288(R9), Y9
+	VBLENDVPD Y9, Y5, Y3, Y9
+	VMOVUPS   288(R9), Y11
+	VBLENDVPD Y11, Y8, Y7, Y8
+	VMOVUPS   288(R9), Y11
+	VBLENDVPD Y11, Y12, Y10, Y11
+	VMOVUPS   288(R9), Y12
+	VBLENDVPD Y12, Y6, Y2, Y6
+	VMOVUPS   256(R9), Y12
+	VMOVUPS   224(BX), Y13
+	VMOVUPS   Y12, 256(R9)
+	VMOVUPS   256(BX), Y12
+	VMOVUPS   Y12, 288(R9)
+	VMOVUPS   288(BX), Y12
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPD  Y5, Y4, Y4
+	VANDPD  absmask64<>+0(SB), Y4, Y4
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y4, Y4
+	VMOVUPS 192(BX), Y5
+	VCMPPD  $0x11, Y0, Y5, Y5
+	VORPD   Y5, Y4, Y4
+	VMOVUPS Y6, 320(R9)
+	VMOVUPS Y11, 352(R9)
+	VTESTPD Y4, Y4
+	JZ      CompactPlaneContacts64AVX2_tailgroup_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y9, Y5
+	VMOVAPS   Y5, Y9
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y13, Y5
+	VMOVAPS   Y5, Y13
+	VMOVUPS   288(R9), Y5
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 288(R9)
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y12, Y5
+	VMOVAPS   Y5, Y12
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y7, Y5
+	VMOVAPS   Y5, Y7
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y10, Y5
+	VMOVAPS   Y5, Y10
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y8, Y5
+	VMOVAPS   Y5, Y8
+	VMOVUPS   352(R9), Y5
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 352(R9)
+	VMOVUPS   320(R9), Y5
+	VBLENDVPD Y4, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   256(R9), Y5
+	VBLENDVPD Y4, Y0, Y5, Y4
+	VMOVUPS   Y4, 256(R9)
+
+CompactPlaneContacts64AVX2_tailgroup_finite:
+	VMOVUPS Y3, 384(R9)
+
+	// Pair index k = i + lane (4 uint32), and the count narrowed to uint32.
+	VMOVD        R13, X3
+	VPBROADCASTD X3, X3
+	VPADDD       iota<>+0(SB), X3, X3
+	VMOVUPS      256(R9), Y4
+	VMOVDQU      pack64<>+0(SB), Y5
+	VPERMD       Y4, Y5, Y5
+	VMOVDQU      X3, (R9)
+	VMOVDQU      X5, 32(R9)
+
+	// Compaction: the touching lanes (count > 0) moved first by a permutation, then
+	// a masked store of that many lanes; nothing for a group without one.
+	VPCMPGTQ     Y0, Y4, Y0
+	VANDPD       Y1, Y0, Y0
+	VTESTPD      Y0, Y0
+	JZ           CompactPlaneContacts64AVX2_tailgroup_none
+	VMOVMSKPD    Y0, R14
+	SHLQ         $0x05, R14
+	LEAQ         compress4q<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y0
+	LEAQ         compress4d<>+0(SB), R12
+	VMOVDQU      (R12)(R14*1), Y1
+	SHRQ         $0x05, R14
+	POPCNTL      R14, R14
+	VMOVD        R14, X3
+	VPBROADCASTD X3, Y3
+	VPCMPGTD     iota64<>+0(SB), Y3, Y4
+	VPCMPGTD     iota<>+0(SB), Y3, Y3
+	VMOVDQU      Y0, 64(R9)
+	VMOVDQU      Y1, 96(R9)
+	VMOVDQU      Y4, 128(R9)
+	VMOVDQU      Y3, 160(R9)
+	VMOVDQU      (R9), Y0
+	VMOVDQU      96(R9), Y1
+	VPERMD       Y0, Y1, Y0
+	VMOVDQU      160(R9), X1
+	MOVQ         (SP), R12
+	VPMASKMOVD   X0, X1, (R12)(R11*4)
+	VMOVDQU      32(R9), Y0
+	VMOVDQU      96(R9), Y1
+	VPERMD       Y0, Y1, Y0
+	VMOVDQU      160(R9), X1
+	MOVQ         8(SP), R12
+	VPMASKMOVD   X0, X1, (R12)(R11*4)
+	VMOVDQU      64(R9), Y0
+	VMOVUPS      384(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVDQU      128(R9), Y1
+	MOVQ         16(SP), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      64(R9), Y0
+	VPERMPS      Y9, Y0, Y0
+	VMOVDQU      128(R9), Y1
+	MOVQ         24(SP), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      64(R9), Y0
+	VPERMPS      Y13, Y0, Y0
+	VMOVDQU      128(R9), Y1
+	MOVQ         32(SP), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      64(R9), Y0
+	VMOVUPS      288(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVDQU      128(R9), Y1
+	MOVQ         40(SP), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      64(R9), Y0
+	VPERMPS      Y12, Y0, Y0
+	VMOVDQU      128(R9), Y1
+	MOVQ         48(SP), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      64(R9), Y0
+	VPERMPS      Y7, Y0, Y0
+	VMOVDQU      128(R9), Y1
+	MOVQ         56(SP), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      64(R9), Y0
+	VPERMPS      Y10, Y0, Y0
+	VMOVDQU      128(R9), Y1
+	MOVQ         64(SP), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      64(R9), Y0
+	VPERMPS      Y2, Y0, Y0
+	VMOVDQU      128(R9), Y1
+	MOVQ         72(SP), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      64(R9), Y0
+	VPERMPS      Y8, Y0, Y0
+	VMOVDQU      128(R9), Y1
+	MOVQ         80(SP), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      64(R9), Y0
+	VMOVUPS      352(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVDQU      128(R9), Y1
+	MOVQ         88(SP), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	VMOVDQU      64(R9), Y0
+	VMOVUPS      320(R9), Y1
+	VPERMPS      Y1, Y0, Y0
+	VMOVDQU      128(R9), Y1
+	MOVQ         96(SP), R12
+	VMASKMOVPD   Y0, Y1, (R12)(R11*8)
+	ADDQ         R14, R11
+
+CompactPlaneContacts64AVX2_tailgroup_none:
+CompactPlaneContacts64AVX2_done:
+	MOVQ R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func PlaneContacts64AVX512(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2, MMX+
+TEXT ·PlaneContacts64AVX512(SB), $2216-72
+	// The thirteen stream pointers, copied to the frame: a row's store then loads its
+	// pointer in one instruction, not two.
+	MOVQ         out+32(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
+	XORQ         R13, R13
+	XORQ         R11, R11
+	MOVQ         caps+0(FP), AX
+	MOVQ         planes+8(FP), DI
+	MOVQ         pi+16(FP), DX
+	MOVQ         pj+24(FP), SI
+	LEAQ         104(SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	LEAQ         128(R9), BX
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSD one64<>+0(SB), Z1
+
+	// Constants held in registers (PinnedConstants).
+	VBROADCASTSD half64<>+0(SB), Z1
+
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   PlaneContacts64AVX512_tail
+
+	// Capsule records of side I, transposed.
+	MOVL       (DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       4(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       8(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       12(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       16(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       20(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       24(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       28(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, (BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 192(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 128(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 320(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 64(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 256(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 384(BX)
+
+	// Plane records of side J, transposed.
+	MOVL       (SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z2
+	MOVL       4(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z3
+	MOVL       8(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z4
+	MOVL       12(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z5
+	MOVL       16(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z6
+	MOVL       20(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z7
+	MOVL       24(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z8
+	MOVL       28(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 448(BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 640(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 576(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 768(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 512(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 704(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 832(BX)
+	LEAQ       1152(R9), R10
+
+PlaneContacts64AVX512_ahead:
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   PlaneContacts64AVX512_last
+
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000020
+	JB         PlaneContacts64AVX512_ahead_noprefetch
+	MOVQ       prefetch+56(FP), CX
+	TESTQ      CX, CX
+	JZ         PlaneContacts64AVX512_ahead_noprefetch
+	MOVL       96(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+
+PlaneContacts64AVX512_ahead_noprefetch:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 448(BX), Z2
+	VMULPD  (BX), Z2, Z2
+	VMOVUPS 512(BX), Z3
+	VMULPD  64(BX), Z3, Z3
+	VADDPD  Z3, Z2, Z2
+	VMOVUPS 576(BX), Z3
+	VMULPD  128(BX), Z3, Z3
+	VADDPD  Z3, Z2, Z2
+	VSUBPD  832(BX), Z2, Z2
+	VMOVUPS 448(BX), Z3
+	VMULPD  192(BX), Z3, Z3
+	VMOVUPS 512(BX), Z4
+	VMULPD  256(BX), Z4, Z4
+	VADDPD  Z4, Z3, Z3
+	VMOVUPS 576(BX), Z4
+	VMULPD  320(BX), Z4, Z4
+	VADDPD  Z4, Z3, Z3
+
+	// The records of the next 1 group(s).
+	// Capsule records of side I, transposed.
+	MOVL       32(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       36(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       40(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       44(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       48(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       52(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	MOVL       56(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z10
+	MOVL       60(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z11
+	VUNPCKLPD  Z5, Z4, Z12
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VUNPCKLPD  Z11, Z10, Z9
+	VUNPCKHPD  Z11, Z10, Z10
+	VSHUFF64X2 $0x88, Z5, Z12, Z11
+	VSHUFF64X2 $0xdd, Z5, Z12, Z5
+	VSHUFF64X2 $0x88, Z9, Z7, Z12
+	VSHUFF64X2 $0xdd, Z9, Z7, Z7
+	VSHUFF64X2 $0x88, Z12, Z11, Z9
+	VMOVUPS    Z9, (R10)
+	VSHUFF64X2 $0xdd, Z12, Z11, Z9
+	VMOVUPS    Z9, 192(R10)
+	VSHUFF64X2 $0x88, Z7, Z5, Z9
+	VMOVUPS    Z9, 128(R10)
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VMOVUPS    Z5, 320(R10)
+	VSHUFF64X2 $0x88, Z6, Z4, Z5
+	VSHUFF64X2 $0xdd, Z6, Z4, Z4
+	VSHUFF64X2 $0x88, Z10, Z8, Z6
+	VSHUFF64X2 $0xdd, Z10, Z8, Z7
+	VSHUFF64X2 $0x88, Z6, Z5, Z8
+	VMOVUPS    Z8, 64(R10)
+	VSHUFF64X2 $0xdd, Z6, Z5, Z5
+	VMOVUPS    Z5, 256(R10)
+	VSHUFF64X2 $0x88, Z7, Z4, Z4
+	VMOVUPS    Z4, 384(R10)
+
+	// Plane records of side J, transposed.
+	MOVL       32(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z4
+	MOVL       36(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z5
+	MOVL       40(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z6
+	MOVL       44(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z7
+	MOVL       48(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z8
+	MOVL       52(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z9
+	MOVL       56(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z10
+	MOVL       60(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z11
+	VUNPCKLPD  Z5, Z4, Z12
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VUNPCKLPD  Z11, Z10, Z9
+	VUNPCKHPD  Z11, Z10, Z10
+	VSHUFF64X2 $0x88, Z5, Z12, Z11
+	VSHUFF64X2 $0xdd, Z5, Z12, Z5
+	VSHUFF64X2 $0x88, Z9, Z7, Z12
+	VSHUFF64X2 $0xdd, Z9, Z7, Z7
+	VSHUFF64X2 $0x88, Z12, Z11, Z9
+	VMOVUPS    Z9, 448(R10)
+	VSHUFF64X2 $0xdd, Z12, Z11, Z9
+	VMOVUPS    Z9, 640(R10)
+	VSHUFF64X2 $0x88, Z7, Z5, Z9
+	VMOVUPS    Z9, 576(R10)
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VMOVUPS    Z5, 768(R10)
+	VSHUFF64X2 $0x88, Z6, Z4, Z5
+	VSHUFF64X2 $0xdd, Z6, Z4, Z4
+	VSHUFF64X2 $0x88, Z10, Z8, Z6
+	VSHUFF64X2 $0xdd, Z10, Z8, Z7
+	VSHUFF64X2 $0x88, Z6, Z5, Z8
+	VMOVUPS    Z8, 512(R10)
+	VSHUFF64X2 $0xdd, Z6, Z5, Z5
+	VMOVUPS    Z5, 704(R10)
+	VSHUFF64X2 $0x88, Z7, Z4, Z4
+	VMOVUPS    Z4, 832(R10)
+	VSUBPD     832(BX), Z3, Z3
+	VMOVUPS    384(BX), Z4
+	VSUBPD     Z2, Z4, Z4
+	VMOVUPS    384(BX), Z5
+	VSUBPD     Z3, Z5, Z5
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD   margin+48(FP), Z6
+	VADDPD         384(BX), Z6, Z6
+	VCMPPD         $0x12, Z6, Z2, K1
+	VCMPPD         $0x12, Z6, Z3, K2
+	VMOVUPS        (BX), Z6
+	VCMPPD         $0x00, 192(BX), Z6, K3
+	VMOVUPS        64(BX), Z6
+	VCMPPD         $0x00, 256(BX), Z6, K4
+	KANDW          K4, K3, K3
+	VMOVUPS        128(BX), Z6
+	VCMPPD         $0x00, 320(BX), Z6, K4
+	KANDW          K4, K3, K3
+	KANDW          K2, K1, K4
+	KANDNW         K4, K3, K3
+	KORW           K2, K1, K2
+	VPBROADCASTQ.Z int164<>+0(SB), K2, Z6
+	VBLENDMPD.BCST int264<>+0(SB), Z6, K3, Z6
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPD  384(BX), Z2, Z7
+	VMULPD  Z1, Z7, Z7
+	VMULPD  448(BX), Z7, Z8
+	VMULPD  512(BX), Z7, Z9
+	VMULPD  576(BX), Z7, Z7
+	VMOVUPS (BX), Z10
+	VSUBPD  Z8, Z10, Z8
+	VMOVUPS 64(BX), Z10
+	VSUBPD  Z9, Z10, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPD  Z7, Z10, Z7
+	VADDPD  384(BX), Z3, Z10
+	VMULPD  Z1, Z10, Z10
+	VMULPD  448(BX), Z10, Z11
+	VMULPD  512(BX), Z10, Z12
+	VMULPD  576(BX), Z10, Z10
+	VMOVUPS 192(BX), Z13
+	VSUBPD  Z11, Z13, Z11
+	VMOVUPS 256(BX), Z13
+	VSUBPD  Z12, Z13, Z12
+	VMOVUPS 320(BX), Z13
+	VSUBPD  Z10, Z13, Z10
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD    $0x11, Z2, Z3, K2
+	KANDNW    K2, K1, K1
+	VXORPS    Z2, Z2, Z2
+	VBLENDMPD Z5, Z4, K1, Z2
+	VBLENDMPD Z11, Z8, K1, Z8
+	VBLENDMPD Z12, Z9, K1, Z9
+	VBLENDMPD Z10, Z7, K1, Z7
+	VXORPS    Z3, Z3, Z3
+	VBLENDMPD Z5, Z2, K3, Z3
+	VXORPS    Z13, Z13, Z13
+	VBLENDMPD Z11, Z8, K3, Z13
+	VXORPS    Z11, Z11, Z11
+	VBLENDMPD Z12, Z9, K3, Z11
+	VXORPS    Z12, Z12, Z12
+	VBLENDMPD Z10, Z7, K3, Z12
+	VMOVUPS   448(BX), Z10
+	VMOVUPS   512(BX), Z14
+	VMOVUPS   576(BX), Z15
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPD      Z5, Z4, Z4
+	VANDPD.BCST absmask64<>+0(SB), Z4, Z4
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z4, K1
+	VMOVUPS     384(BX), Z4
+	VCMPPD      $0x11, Z0, Z4, K2
+	KORW        K2, K1, K1
+	KORTESTW    K1, K1
+	JZ          PlaneContacts64AVX512_ahead_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z4
+	VMOVAPS        Z4, Z2
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z4
+	VMOVAPS        Z4, Z3
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z4
+	VMOVAPS        Z4, Z10
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K1, Z4
+	VMOVAPS        Z4, Z14
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z15, K1, Z4
+	VMOVAPS        Z4, Z15
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z4
+	VMOVAPS        Z4, Z8
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z4
+	VMOVAPS        Z4, Z9
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z4
+	VMOVAPS        Z4, Z7
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z4
+	VMOVAPS        Z4, Z13
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z4
+	VMOVAPS        Z4, Z11
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z4
+	VMOVAPS        Z4, Z12
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD      Z0, Z6, K1, Z4
+	VMOVAPS        Z4, Z6
+
+PlaneContacts64AVX512_ahead_finite:
+	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
+	VPBROADCASTD R13, Y4
+	VPADDD       iota<>+0(SB), Y4, Y4
+	VPMOVQD      Z6, Y5
+
+	// Store one row per pair.
+	MOVQ    (SP), R12
+	VMOVDQU Y4, (R12)(R13*4)
+	MOVQ    8(SP), R12
+	VMOVDQU Y5, (R12)(R13*4)
+	MOVQ    16(SP), R12
+	VMOVUPD Z2, (R12)(R13*8)
+	MOVQ    24(SP), R12
+	VMOVUPD Z3, (R12)(R13*8)
+	MOVQ    32(SP), R12
+	VMOVUPD Z10, (R12)(R13*8)
+	MOVQ    40(SP), R12
+	VMOVUPD Z14, (R12)(R13*8)
+	MOVQ    48(SP), R12
+	VMOVUPD Z15, (R12)(R13*8)
+	MOVQ    56(SP), R12
+	VMOVUPD Z8, (R12)(R13*8)
+	MOVQ    64(SP), R12
+	VMOVUPD Z9, (R12)(R13*8)
+	MOVQ    72(SP), R12
+	VMOVUPD Z7, (R12)(R13*8)
+	MOVQ    80(SP), R12
+	VMOVUPD Z13, (R12)(R13*8)
+	MOVQ    88(SP), R12
+	VMOVUPD Z11, (R12)(R13*8)
+	MOVQ    96(SP), R12
+	VMOVUPD Z12, (R12)(R13*8)
+	ADDQ    $0x00000008, R13
+	XCHGQ   BX, R10
+	JMP     PlaneContacts64AVX512_ahead
+
+PlaneContacts64AVX512_last:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 448(BX), Z2
+	VMULPD  (BX), Z2, Z2
+	VMOVUPS 512(BX), Z3
+	VMULPD  64(BX), Z3, Z3
+	VADDPD  Z3, Z2, Z2
+	VMOVUPS 576(BX), Z3
+	VMULPD  128(BX), Z3, Z3
+	VADDPD  Z3, Z2, Z2
+	VSUBPD  832(BX), Z2, Z2
+	VMOVUPS 448(BX), Z3
+	VMULPD  192(BX), Z3, Z3
+	VMOVUPS 512(BX), Z4
+	VMULPD  256(BX), Z4, Z4
+	VADDPD  Z4, Z3, Z3
+	VMOVUPS 576(BX), Z4
+	VMULPD  320(BX), Z4, Z4
+	VADDPD  Z4, Z3, Z3
+	VSUBPD  832(BX), Z3, Z3
+	VMOVUPS 384(BX), Z4
+	VSUBPD  Z2, Z4, Z4
+	VMOVUPS 384(BX), Z5
+	VSUBPD  Z3, Z5, Z5
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD   margin+48(FP), Z6
+	VADDPD         384(BX), Z6, Z6
+	VCMPPD         $0x12, Z6, Z2, K1
+	VCMPPD         $0x12, Z6, Z3, K2
+	VMOVUPS        (BX), Z6
+	VCMPPD         $0x00, 192(BX), Z6, K3
+	VMOVUPS        64(BX), Z6
+	VCMPPD         $0x00, 256(BX), Z6, K4
+	KANDW          K4, K3, K3
+	VMOVUPS        128(BX), Z6
+	VCMPPD         $0x00, 320(BX), Z6, K4
+	KANDW          K4, K3, K3
+	KANDW          K2, K1, K4
+	KANDNW         K4, K3, K3
+	KORW           K2, K1, K2
+	VPBROADCASTQ.Z int164<>+0(SB), K2, Z6
+	VBLENDMPD.BCST int264<>+0(SB), Z6, K3, Z6
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPD  384(BX), Z2, Z7
+	VMULPD  Z1, Z7, Z7
+	VMULPD  448(BX), Z7, Z8
+	VMULPD  512(BX), Z7, Z9
+	VMULPD  576(BX), Z7, Z7
+	VMOVUPS (BX), Z10
+	VSUBPD  Z8, Z10, Z8
+	VMOVUPS 64(BX), Z10
+	VSUBPD  Z9, Z10, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPD  Z7, Z10, Z7
+	VADDPD  384(BX), Z3, Z10
+	VMULPD  Z1, Z10, Z10
+	VMULPD  448(BX), Z10, Z11
+	VMULPD  512(BX), Z10, Z12
+	VMULPD  576(BX), Z10, Z10
+	VMOVUPS 192(BX), Z13
+	VSUBPD  Z11, Z13, Z11
+	VMOVUPS 256(BX), Z13
+	VSUBPD  Z12, Z13, Z12
+	VMOVUPS 320(BX), Z13
+	VSUBPD  Z10, Z13, Z10
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD    $0x11, Z2, Z3, K2
+	KANDNW    K2, K1, K1
+	VXORPS    Z2, Z2, Z2
+	VBLENDMPD Z5, Z4, K1, Z2
+	VBLENDMPD Z11, Z8, K1, Z8
+	VBLENDMPD Z12, Z9, K1, Z9
+	VBLENDMPD Z10, Z7, K1, Z7
+	VXORPS    Z3, Z3, Z3
+	VBLENDMPD Z5, Z2, K3, Z3
+	VXORPS    Z13, Z13, Z13
+	VBLENDMPD Z11, Z8, K3, Z13
+	VXORPS    Z11, Z11, Z11
+	VBLENDMPD Z12, Z9, K3, Z11
+	VXORPS    Z12, Z12, Z12
+	VBLENDMPD Z10, Z7, K3, Z12
+	VMOVUPS   448(BX), Z10
+	VMOVUPS   512(BX), Z14
+	VMOVUPS   576(BX), Z15
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPD      Z5, Z4, Z4
+	VANDPD.BCST absmask64<>+0(SB), Z4, Z4
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z4, K1
+	VMOVUPS     384(BX), Z4
+	VCMPPD      $0x11, Z0, Z4, K2
+	KORW        K2, K1, K1
+	KORTESTW    K1, K1
+	JZ          PlaneContacts64AVX512_last_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z4
+	VMOVAPS        Z4, Z2
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z4
+	VMOVAPS        Z4, Z3
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z4
+	VMOVAPS        Z4, Z10
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K1, Z4
+	VMOVAPS        Z4, Z14
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z15, K1, Z4
+	VMOVAPS        Z4, Z15
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z4
+	VMOVAPS        Z4, Z8
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z4
+	VMOVAPS        Z4, Z9
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z4
+	VMOVAPS        Z4, Z7
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z4
+	VMOVAPS        Z4, Z13
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z4
+	VMOVAPS        Z4, Z11
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z4
+	VMOVAPS        Z4, Z12
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD      Z0, Z6, K1, Z4
+	VMOVAPS        Z4, Z6
+
+PlaneContacts64AVX512_last_finite:
+	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
+	VPBROADCASTD R13, Y4
+	VPADDD       iota<>+0(SB), Y4, Y4
+	VPMOVQD      Z6, Y5
+
+	// Store one row per pair.
+	MOVQ    (SP), R12
+	VMOVDQU Y4, (R12)(R13*4)
+	MOVQ    8(SP), R12
+	VMOVDQU Y5, (R12)(R13*4)
+	MOVQ    16(SP), R12
+	VMOVUPD Z2, (R12)(R13*8)
+	MOVQ    24(SP), R12
+	VMOVUPD Z3, (R12)(R13*8)
+	MOVQ    32(SP), R12
+	VMOVUPD Z10, (R12)(R13*8)
+	MOVQ    40(SP), R12
+	VMOVUPD Z14, (R12)(R13*8)
+	MOVQ    48(SP), R12
+	VMOVUPD Z15, (R12)(R13*8)
+	MOVQ    56(SP), R12
+	VMOVUPD Z8, (R12)(R13*8)
+	MOVQ    64(SP), R12
+	VMOVUPD Z9, (R12)(R13*8)
+	MOVQ    72(SP), R12
+	VMOVUPD Z7, (R12)(R13*8)
+	MOVQ    80(SP), R12
+	VMOVUPD Z13, (R12)(R13*8)
+	MOVQ    88(SP), R12
+	VMOVUPD Z11, (R12)(R13*8)
+	MOVQ    96(SP), R12
+	VMOVUPD Z12, (R12)(R13*8)
+	ADDQ    $0x00000008, R13
+	MOVQ    n+40(FP), R14
+	SUBQ    R13, R14
+
+PlaneContacts64AVX512_tail:
+	TESTQ R14, R14
+	JZ    PlaneContacts64AVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// The remaining pair indices, zero (capsule 0) past n.
+	VMOVDQU32.Z (DX)(R13*4), K1, Y2
+	VMOVUPS     Y2, 1024(R9)
+	VMOVDQU32.Z (SI)(R13*4), K1, Y2
+	VMOVUPS     Y2, 1088(R9)
+
+	// Capsule records of side I, transposed.
+	MOVL       1024(R9), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       1028(R9), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       1032(R9), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       1036(R9), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       1040(R9), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       1044(R9), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       1048(R9), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       1052(R9), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, (BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 192(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 128(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 320(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 64(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 256(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 384(BX)
+
+	// Plane records of side J, transposed.
+	MOVL       1088(R9), AX
+	SHLQ       $0x06, AX
+	VMOVUPD    (DI)(AX*1), Z2
+	MOVL       1092(R9), AX
+	SHLQ       $0x06, AX
+	VMOVUPD    (DI)(AX*1), Z3
+	MOVL       1096(R9), AX
+	SHLQ       $0x06, AX
+	VMOVUPD    (DI)(AX*1), Z4
+	MOVL       1100(R9), AX
+	SHLQ       $0x06, AX
+	VMOVUPD    (DI)(AX*1), Z5
+	MOVL       1104(R9), AX
+	SHLQ       $0x06, AX
+	VMOVUPD    (DI)(AX*1), Z6
+	MOVL       1108(R9), AX
+	SHLQ       $0x06, AX
+	VMOVUPD    (DI)(AX*1), Z7
+	MOVL       1112(R9), AX
+	SHLQ       $0x06, AX
+	VMOVUPD    (DI)(AX*1), Z8
+	MOVL       1116(R9), AX
+	SHLQ       $0x06, AX
+	VMOVUPD    (DI)(AX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 448(BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 640(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 576(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 768(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 512(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 704(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 832(BX)
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 448(BX), Z2
+	VMULPD  (BX), Z2, Z2
+	VMOVUPS 512(BX), Z3
+	VMULPD  64(BX), Z3, Z3
+	VADDPD  Z3, Z2, Z2
+	VMOVUPS 576(BX), Z3
+	VMULPD  128(BX), Z3, Z3
+	VADDPD  Z3, Z2, Z2
+	VSUBPD  832(BX), Z2, Z2
+	VMOVUPS 448(BX), Z3
+	VMULPD  192(BX), Z3, Z3
+	VMOVUPS 512(BX), Z4
+	VMULPD  256(BX), Z4, Z4
+	VADDPD  Z4, Z3, Z3
+	VMOVUPS 576(BX), Z4
+	VMULPD  320(BX), Z4, Z4
+	VADDPD  Z4, Z3, Z3
+	VSUBPD  832(BX), Z3, Z3
+	VMOVUPS 384(BX), Z4
+	VSUBPD  Z2, Z4, Z4
+	VMOVUPS 384(BX), Z5
+	VSUBPD  Z3, Z5, Z5
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD   margin+48(FP), Z6
+	VADDPD         384(BX), Z6, Z6
+	VCMPPD         $0x12, Z6, Z2, K2
+	VCMPPD         $0x12, Z6, Z3, K3
+	VMOVUPS        (BX), Z6
+	VCMPPD         $0x00, 192(BX), Z6, K4
+	VMOVUPS        64(BX), Z6
+	VCMPPD         $0x00, 256(BX), Z6, K5
+	KANDW          K5, K4, K4
+	VMOVUPS        128(BX), Z6
+	VCMPPD         $0x00, 320(BX), Z6, K5
+	KANDW          K5, K4, K4
+	KANDW          K3, K2, K5
+	KANDNW         K5, K4, K4
+	KORW           K3, K2, K3
+	VPBROADCASTQ.Z int164<>+0(SB), K3, Z6
+	VBLENDMPD.BCST int264<>+0(SB), Z6, K4, Z6
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPD  384(BX), Z2, Z7
+	VMULPD  Z1, Z7, Z7
+	VMULPD  448(BX), Z7, Z8
+	VMULPD  512(BX), Z7, Z9
+	VMULPD  576(BX), Z7, Z7
+	VMOVUPS (BX), Z10
+	VSUBPD  Z8, Z10, Z8
+	VMOVUPS 64(BX), Z10
+	VSUBPD  Z9, Z10, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPD  Z7, Z10, Z7
+	VADDPD  384(BX), Z3, Z10
+	VMULPD  Z1, Z10, Z1
+	VMULPD  448(BX), Z1, Z10
+	VMULPD  512(BX), Z1, Z11
+	VMULPD  576(BX), Z1, Z1
+	VMOVUPS 192(BX), Z12
+	VSUBPD  Z10, Z12, Z10
+	VMOVUPS 256(BX), Z12
+	VSUBPD  Z11, Z12, Z11
+	VMOVUPS 320(BX), Z12
+	VSUBPD  Z1, Z12, Z1
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD    $0x11, Z2, Z3, K3
+	KANDNW    K3, K2, K2
+	VXORPS    Z2, Z2, Z2
+	VBLENDMPD Z5, Z4, K2, Z2
+	VBLENDMPD Z10, Z8, K2, Z8
+	VBLENDMPD Z11, Z9, K2, Z9
+	VBLENDMPD Z1, Z7, K2, Z7
+	VXORPS    Z3, Z3, Z3
+	VBLENDMPD Z5, Z2, K4, Z3
+	VXORPS    Z12, Z12, Z12
+	VBLENDMPD Z10, Z8, K4, Z12
+	VXORPS    Z10, Z10, Z10
+	VBLENDMPD Z11, Z9, K4, Z10
+	VXORPS    Z11, Z11, Z11
+	VBLENDMPD Z1, Z7, K4, Z11
+	VMOVUPS   448(BX), Z1
+	VMOVUPS   512(BX), Z13
+	VMOVUPS   576(BX), Z14
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPD      Z5, Z4, Z4
+	VANDPD.BCST absmask64<>+0(SB), Z4, Z4
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z4, K2
+	VMOVUPS     384(BX), Z4
+	VCMPPD      $0x11, Z0, Z4, K3
+	KORW        K3, K2, K2
+	KORTESTW    K2, K2
+	JZ          PlaneContacts64AVX512_tailgroup_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K2, Z4
+	VMOVAPS        Z4, Z2
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K2, Z4
+	VMOVAPS        Z4, Z3
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z1, K2, Z4
+	VMOVAPS        Z4, Z1
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K2, Z4
+	VMOVAPS        Z4, Z13
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K2, Z4
+	VMOVAPS        Z4, Z14
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K2, Z4
+	VMOVAPS        Z4, Z8
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K2, Z4
+	VMOVAPS        Z4, Z9
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K2, Z4
+	VMOVAPS        Z4, Z7
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K2, Z4
+	VMOVAPS        Z4, Z12
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K2, Z4
+	VMOVAPS        Z4, Z10
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K2, Z4
+	VMOVAPS        Z4, Z11
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD      Z0, Z6, K2, Z4
+	VMOVAPS        Z4, Z6
+
+PlaneContacts64AVX512_tailgroup_finite:
+	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
+	VPBROADCASTD R13, Y0
+	VPADDD       iota<>+0(SB), Y0, Y0
+	VPMOVQD      Z6, Y4
+
+	// Store one row per pair.
+	MOVQ      (SP), R12
+	VMOVDQU32 Y0, K1, (R12)(R13*4)
+	MOVQ      8(SP), R12
+	VMOVDQU32 Y4, K1, (R12)(R13*4)
+	MOVQ      16(SP), R12
+	VMOVUPD   Z2, K1, (R12)(R13*8)
+	MOVQ      24(SP), R12
+	VMOVUPD   Z3, K1, (R12)(R13*8)
+	MOVQ      32(SP), R12
+	VMOVUPD   Z1, K1, (R12)(R13*8)
+	MOVQ      40(SP), R12
+	VMOVUPD   Z13, K1, (R12)(R13*8)
+	MOVQ      48(SP), R12
+	VMOVUPD   Z14, K1, (R12)(R13*8)
+	MOVQ      56(SP), R12
+	VMOVUPD   Z8, K1, (R12)(R13*8)
+	MOVQ      64(SP), R12
+	VMOVUPD   Z9, K1, (R12)(R13*8)
+	MOVQ      72(SP), R12
+	VMOVUPD   Z7, K1, (R12)(R13*8)
+	MOVQ      80(SP), R12
+	VMOVUPD   Z12, K1, (R12)(R13*8)
+	MOVQ      88(SP), R12
+	VMOVUPD   Z10, K1, (R12)(R13*8)
+	MOVQ      96(SP), R12
+	VMOVUPD   Z11, K1, (R12)(R13*8)
+
+PlaneContacts64AVX512_done:
+	MOVQ n+40(FP), R14
+	MOVQ R14, ret+64(FP)
+	VZEROUPPER
+	RET
+
+// func CompactPlaneContacts64AVX512(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2, MMX+, POPCNT
+TEXT ·CompactPlaneContacts64AVX512(SB), $3056-72
+	// The thirteen stream pointers, copied to the frame: a row's store then loads its
+	// pointer in one instruction, not two.
+	MOVQ         out+32(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
+	MOVL         $0x00000000, 104(SP)
+	XORQ         R13, R13
+	XORQ         R11, R11
+	MOVQ         caps+0(FP), AX
+	MOVQ         planes+8(FP), DI
+	MOVQ         pi+16(FP), DX
+	MOVQ         pj+24(FP), SI
+	LEAQ         112(SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	LEAQ         128(R9), BX
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSD one64<>+0(SB), Z1
+
+	// Constants held in registers (PinnedConstants).
+	VBROADCASTSD half64<>+0(SB), Z1
+
+	// One group at a time, each loading the next one's records into the other set
+	// part-way through its body (NextRecordsAt); the last whole group loads none.
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   CompactPlaneContacts64AVX512_tail
+
+	// Capsule records of side I, transposed.
+	MOVL       (DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       4(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       8(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       12(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       16(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       20(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       24(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       28(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, (BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 192(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 128(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 320(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 64(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 256(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 384(BX)
+
+	// Plane records of side J, transposed.
+	MOVL       (SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z2
+	MOVL       4(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z3
+	MOVL       8(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z4
+	MOVL       12(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z5
+	MOVL       16(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z6
+	MOVL       20(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z7
+	MOVL       24(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z8
+	MOVL       28(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 448(BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 640(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 576(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 768(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 512(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 704(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 832(BX)
+	LEAQ       1152(R9), R10
+
+CompactPlaneContacts64AVX512_ahead:
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   CompactPlaneContacts64AVX512_last
+
+	// Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).
+	CMPQ       R14, $0x00000020
+	JB         CompactPlaneContacts64AVX512_ahead_noprefetch
+	MOVQ       prefetch+56(FP), CX
+	TESTQ      CX, CX
+	JZ         CompactPlaneContacts64AVX512_ahead_noprefetch
+	MOVL       96(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       100(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       104(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       108(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       112(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       116(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       120(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+	MOVL       124(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	PREFETCHT0 (AX)(CX*1)
+
+CompactPlaneContacts64AVX512_ahead_noprefetch:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 448(BX), Z2
+	VMULPD  (BX), Z2, Z2
+	VMOVUPS 512(BX), Z3
+	VMULPD  64(BX), Z3, Z3
+	VADDPD  Z3, Z2, Z2
+	VMOVUPS 576(BX), Z3
+	VMULPD  128(BX), Z3, Z3
+	VADDPD  Z3, Z2, Z2
+	VSUBPD  832(BX), Z2, Z2
+	VMOVUPS 448(BX), Z3
+	VMULPD  192(BX), Z3, Z3
+	VMOVUPS 512(BX), Z4
+	VMULPD  256(BX), Z4, Z4
+	VADDPD  Z4, Z3, Z3
+	VMOVUPS 576(BX), Z4
+	VMULPD  320(BX), Z4, Z4
+	VADDPD  Z4, Z3, Z3
+
+	// The records of the next 1 group(s).
+	// Capsule records of side I, transposed.
+	MOVL       32(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       36(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       40(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       44(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       48(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       52(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	MOVL       56(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z10
+	MOVL       60(DX)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z11
+	VUNPCKLPD  Z5, Z4, Z12
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VUNPCKLPD  Z11, Z10, Z9
+	VUNPCKHPD  Z11, Z10, Z10
+	VSHUFF64X2 $0x88, Z5, Z12, Z11
+	VSHUFF64X2 $0xdd, Z5, Z12, Z5
+	VSHUFF64X2 $0x88, Z9, Z7, Z12
+	VSHUFF64X2 $0xdd, Z9, Z7, Z7
+	VSHUFF64X2 $0x88, Z12, Z11, Z9
+	VMOVUPS    Z9, (R10)
+	VSHUFF64X2 $0xdd, Z12, Z11, Z9
+	VMOVUPS    Z9, 192(R10)
+	VSHUFF64X2 $0x88, Z7, Z5, Z9
+	VMOVUPS    Z9, 128(R10)
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VMOVUPS    Z5, 320(R10)
+	VSHUFF64X2 $0x88, Z6, Z4, Z5
+	VSHUFF64X2 $0xdd, Z6, Z4, Z4
+	VSHUFF64X2 $0x88, Z10, Z8, Z6
+	VSHUFF64X2 $0xdd, Z10, Z8, Z7
+	VSHUFF64X2 $0x88, Z6, Z5, Z8
+	VMOVUPS    Z8, 64(R10)
+	VSHUFF64X2 $0xdd, Z6, Z5, Z5
+	VMOVUPS    Z5, 256(R10)
+	VSHUFF64X2 $0x88, Z7, Z4, Z4
+	VMOVUPS    Z4, 384(R10)
+
+	// Plane records of side J, transposed.
+	MOVL       32(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z4
+	MOVL       36(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z5
+	MOVL       40(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z6
+	MOVL       44(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z7
+	MOVL       48(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z8
+	MOVL       52(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z9
+	MOVL       56(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z10
+	MOVL       60(SI)(R13*4), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (DI)(CX*1), Z11
+	VUNPCKLPD  Z5, Z4, Z12
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VUNPCKLPD  Z11, Z10, Z9
+	VUNPCKHPD  Z11, Z10, Z10
+	VSHUFF64X2 $0x88, Z5, Z12, Z11
+	VSHUFF64X2 $0xdd, Z5, Z12, Z5
+	VSHUFF64X2 $0x88, Z9, Z7, Z12
+	VSHUFF64X2 $0xdd, Z9, Z7, Z7
+	VSHUFF64X2 $0x88, Z12, Z11, Z9
+	VMOVUPS    Z9, 448(R10)
+	VSHUFF64X2 $0xdd, Z12, Z11, Z9
+	VMOVUPS    Z9, 640(R10)
+	VSHUFF64X2 $0x88, Z7, Z5, Z9
+	VMOVUPS    Z9, 576(R10)
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VMOVUPS    Z5, 768(R10)
+	VSHUFF64X2 $0x88, Z6, Z4, Z5
+	VSHUFF64X2 $0xdd, Z6, Z4, Z4
+	VSHUFF64X2 $0x88, Z10, Z8, Z6
+	VSHUFF64X2 $0xdd, Z10, Z8, Z7
+	VSHUFF64X2 $0x88, Z6, Z5, Z8
+	VMOVUPS    Z8, 512(R10)
+	VSHUFF64X2 $0xdd, Z6, Z5, Z5
+	VMOVUPS    Z5, 704(R10)
+	VSHUFF64X2 $0x88, Z7, Z4, Z4
+	VMOVUPS    Z4, 832(R10)
+	VSUBPD     832(BX), Z3, Z3
+	VMOVUPS    384(BX), Z4
+	VSUBPD     Z2, Z4, Z4
+	VMOVUPS    384(BX), Z5
+	VSUBPD     Z3, Z5, Z5
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD   margin+48(FP), Z6
+	VADDPD         384(BX), Z6, Z6
+	VCMPPD         $0x12, Z6, Z2, K1
+	VCMPPD         $0x12, Z6, Z3, K2
+	VMOVUPS        (BX), Z6
+	VCMPPD         $0x00, 192(BX), Z6, K3
+	VMOVUPS        64(BX), Z6
+	VCMPPD         $0x00, 256(BX), Z6, K4
+	KANDW          K4, K3, K3
+	VMOVUPS        128(BX), Z6
+	VCMPPD         $0x00, 320(BX), Z6, K4
+	KANDW          K4, K3, K3
+	KANDW          K2, K1, K4
+	KANDNW         K4, K3, K3
+	KORW           K2, K1, K2
+	VPBROADCASTQ.Z int164<>+0(SB), K2, Z6
+	VBLENDMPD.BCST int264<>+0(SB), Z6, K3, Z6
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPD  384(BX), Z2, Z7
+	VMULPD  Z1, Z7, Z7
+	VMULPD  448(BX), Z7, Z8
+	VMULPD  512(BX), Z7, Z9
+	VMULPD  576(BX), Z7, Z7
+	VMOVUPS (BX), Z10
+	VSUBPD  Z8, Z10, Z8
+	VMOVUPS 64(BX), Z10
+	VSUBPD  Z9, Z10, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPD  Z7, Z10, Z7
+	VADDPD  384(BX), Z3, Z10
+	VMULPD  Z1, Z10, Z10
+	VMULPD  448(BX), Z10, Z11
+	VMULPD  512(BX), Z10, Z12
+	VMULPD  576(BX), Z10, Z10
+	VMOVUPS 192(BX), Z13
+	VSUBPD  Z11, Z13, Z11
+	VMOVUPS 256(BX), Z13
+	VSUBPD  Z12, Z13, Z12
+	VMOVUPS 320(BX), Z13
+	VSUBPD  Z10, Z13, Z10
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD    $0x11, Z2, Z3, K2
+	KANDNW    K2, K1, K1
+	VXORPS    Z2, Z2, Z2
+	VBLENDMPD Z5, Z4, K1, Z2
+	VBLENDMPD Z11, Z8, K1, Z8
+	VBLENDMPD Z12, Z9, K1, Z9
+	VBLENDMPD Z10, Z7, K1, Z7
+	VXORPS    Z3, Z3, Z3
+	VBLENDMPD Z5, Z2, K3, Z3
+	VXORPS    Z13, Z13, Z13
+	VBLENDMPD Z11, Z8, K3, Z13
+	VXORPS    Z11, Z11, Z11
+	VBLENDMPD Z12, Z9, K3, Z11
+	VXORPS    Z12, Z12, Z12
+	VBLENDMPD Z10, Z7, K3, Z12
+	VMOVUPS   448(BX), Z10
+	VMOVUPS   512(BX), Z14
+	VMOVUPS   576(BX), Z15
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPD      Z5, Z4, Z4
+	VANDPD.BCST absmask64<>+0(SB), Z4, Z4
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z4, K1
+	VMOVUPS     384(BX), Z4
+	VCMPPD      $0x11, Z0, Z4, K2
+	KORW        K2, K1, K1
+	KORTESTW    K1, K1
+	JZ          CompactPlaneContacts64AVX512_ahead_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z4
+	VMOVAPS        Z4, Z2
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z4
+	VMOVAPS        Z4, Z3
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z4
+	VMOVAPS        Z4, Z10
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K1, Z4
+	VMOVAPS        Z4, Z14
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z15, K1, Z4
+	VMOVAPS        Z4, Z15
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z4
+	VMOVAPS        Z4, Z8
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z4
+	VMOVAPS        Z4, Z9
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z4
+	VMOVAPS        Z4, Z7
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z4
+	VMOVAPS        Z4, Z13
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z4
+	VMOVAPS        Z4, Z11
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z4
+	VMOVAPS        Z4, Z12
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD      Z0, Z6, K1, Z4
+	VMOVAPS        Z4, Z6
+
+CompactPlaneContacts64AVX512_ahead_finite:
+	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
+	VPBROADCASTD R13, Y4
+	VPADDD       iota<>+0(SB), Y4, Y4
+	VPMOVQD      Z6, Y5
+
+	// The previous group's touching rows, from the stage (LateCompaction).
+	MOVL          104(SP), R14
+	TESTL         R14, R14
+	JZ            CompactPlaneContacts64AVX512_ahead_nostaged
+	KMOVW         R14, K1
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K2
+	VMOVDQU32     iota<>+0(SB), Y16
+	VPCOMPRESSD.Z Y16, K1, Y16
+	VPERMD        2048(R9), Y16, Y17
+	MOVQ          (SP), R12
+	VMOVDQU32     Y17, K2, (R12)(R11*4)
+	VPERMD        2112(R9), Y16, Y17
+	MOVQ          8(SP), R12
+	VMOVDQU32     Y17, K2, (R12)(R11*4)
+	VPMOVZXDQ     Y16, Z16
+	VPERMPD       2176(R9), Z16, Z17
+	MOVQ          16(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2240(R9), Z16, Z17
+	MOVQ          24(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2304(R9), Z16, Z17
+	MOVQ          32(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2368(R9), Z16, Z17
+	MOVQ          40(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2432(R9), Z16, Z17
+	MOVQ          48(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2496(R9), Z16, Z17
+	MOVQ          56(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2560(R9), Z16, Z17
+	MOVQ          64(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2624(R9), Z16, Z17
+	MOVQ          72(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2688(R9), Z16, Z17
+	MOVQ          80(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2752(R9), Z16, Z17
+	MOVQ          88(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2816(R9), Z16, Z16
+	MOVQ          96(SP), R12
+	VMOVUPD       Z16, K2, (R12)(R11*8)
+	ADDQ          R14, R11
+
+CompactPlaneContacts64AVX512_ahead_nostaged:
+	// Compaction, one group late (LateCompaction): this group's rows and touching lanes
+	// wait in the stage for the next group.
+	VPTESTMQ Z6, Z6, K1
+	KMOVW    K1, R14
+	MOVL     R14, 104(SP)
+	VMOVUPS  Y4, 2048(R9)
+	VMOVUPS  Y5, 2112(R9)
+	VMOVUPS  Z2, 2176(R9)
+	VMOVUPS  Z3, 2240(R9)
+	VMOVUPS  Z10, 2304(R9)
+	VMOVUPS  Z14, 2368(R9)
+	VMOVUPS  Z15, 2432(R9)
+	VMOVUPS  Z8, 2496(R9)
+	VMOVUPS  Z9, 2560(R9)
+	VMOVUPS  Z7, 2624(R9)
+	VMOVUPS  Z13, 2688(R9)
+	VMOVUPS  Z11, 2752(R9)
+	VMOVUPS  Z12, 2816(R9)
+	ADDQ     $0x00000008, R13
+	XCHGQ    BX, R10
+	JMP      CompactPlaneContacts64AVX512_ahead
+
+CompactPlaneContacts64AVX512_last:
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 448(BX), Z2
+	VMULPD  (BX), Z2, Z2
+	VMOVUPS 512(BX), Z3
+	VMULPD  64(BX), Z3, Z3
+	VADDPD  Z3, Z2, Z2
+	VMOVUPS 576(BX), Z3
+	VMULPD  128(BX), Z3, Z3
+	VADDPD  Z3, Z2, Z2
+	VSUBPD  832(BX), Z2, Z2
+	VMOVUPS 448(BX), Z3
+	VMULPD  192(BX), Z3, Z3
+	VMOVUPS 512(BX), Z4
+	VMULPD  256(BX), Z4, Z4
+	VADDPD  Z4, Z3, Z3
+	VMOVUPS 576(BX), Z4
+	VMULPD  320(BX), Z4, Z4
+	VADDPD  Z4, Z3, Z3
+	VSUBPD  832(BX), Z3, Z3
+	VMOVUPS 384(BX), Z4
+	VSUBPD  Z2, Z4, Z4
+	VMOVUPS 384(BX), Z5
+	VSUBPD  Z3, Z5, Z5
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD   margin+48(FP), Z6
+	VADDPD         384(BX), Z6, Z6
+	VCMPPD         $0x12, Z6, Z2, K1
+	VCMPPD         $0x12, Z6, Z3, K2
+	VMOVUPS        (BX), Z6
+	VCMPPD         $0x00, 192(BX), Z6, K3
+	VMOVUPS        64(BX), Z6
+	VCMPPD         $0x00, 256(BX), Z6, K4
+	KANDW          K4, K3, K3
+	VMOVUPS        128(BX), Z6
+	VCMPPD         $0x00, 320(BX), Z6, K4
+	KANDW          K4, K3, K3
+	KANDW          K2, K1, K4
+	KANDNW         K4, K3, K3
+	KORW           K2, K1, K2
+	VPBROADCASTQ.Z int164<>+0(SB), K2, Z6
+	VBLENDMPD.BCST int264<>+0(SB), Z6, K3, Z6
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPD  384(BX), Z2, Z7
+	VMULPD  Z1, Z7, Z7
+	VMULPD  448(BX), Z7, Z8
+	VMULPD  512(BX), Z7, Z9
+	VMULPD  576(BX), Z7, Z7
+	VMOVUPS (BX), Z10
+	VSUBPD  Z8, Z10, Z8
+	VMOVUPS 64(BX), Z10
+	VSUBPD  Z9, Z10, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPD  Z7, Z10, Z7
+	VADDPD  384(BX), Z3, Z10
+	VMULPD  Z1, Z10, Z10
+	VMULPD  448(BX), Z10, Z11
+	VMULPD  512(BX), Z10, Z12
+	VMULPD  576(BX), Z10, Z10
+	VMOVUPS 192(BX), Z13
+	VSUBPD  Z11, Z13, Z11
+	VMOVUPS 256(BX), Z13
+	VSUBPD  Z12, Z13, Z12
+	VMOVUPS 320(BX), Z13
+	VSUBPD  Z10, Z13, Z10
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD    $0x11, Z2, Z3, K2
+	KANDNW    K2, K1, K1
+	VXORPS    Z2, Z2, Z2
+	VBLENDMPD Z5, Z4, K1, Z2
+	VBLENDMPD Z11, Z8, K1, Z8
+	VBLENDMPD Z12, Z9, K1, Z9
+	VBLENDMPD Z10, Z7, K1, Z7
+	VXORPS    Z3, Z3, Z3
+	VBLENDMPD Z5, Z2, K3, Z3
+	VXORPS    Z13, Z13, Z13
+	VBLENDMPD Z11, Z8, K3, Z13
+	VXORPS    Z11, Z11, Z11
+	VBLENDMPD Z12, Z9, K3, Z11
+	VXORPS    Z12, Z12, Z12
+	VBLENDMPD Z10, Z7, K3, Z12
+	VMOVUPS   448(BX), Z10
+	VMOVUPS   512(BX), Z14
+	VMOVUPS   576(BX), Z15
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPD      Z5, Z4, Z4
+	VANDPD.BCST absmask64<>+0(SB), Z4, Z4
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z4, K1
+	VMOVUPS     384(BX), Z4
+	VCMPPD      $0x11, Z0, Z4, K2
+	KORW        K2, K1, K1
+	KORTESTW    K1, K1
+	JZ          CompactPlaneContacts64AVX512_last_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z4
+	VMOVAPS        Z4, Z2
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z4
+	VMOVAPS        Z4, Z3
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z4
+	VMOVAPS        Z4, Z10
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K1, Z4
+	VMOVAPS        Z4, Z14
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z15, K1, Z4
+	VMOVAPS        Z4, Z15
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z4
+	VMOVAPS        Z4, Z8
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z4
+	VMOVAPS        Z4, Z9
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z4
+	VMOVAPS        Z4, Z7
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z4
+	VMOVAPS        Z4, Z13
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z4
+	VMOVAPS        Z4, Z11
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z4
+	VMOVAPS        Z4, Z12
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD      Z0, Z6, K1, Z4
+	VMOVAPS        Z4, Z6
+
+CompactPlaneContacts64AVX512_last_finite:
+	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
+	VPBROADCASTD R13, Y4
+	VPADDD       iota<>+0(SB), Y4, Y4
+	VPMOVQD      Z6, Y5
+
+	// The previous group's touching rows, from the stage (LateCompaction).
+	MOVL          104(SP), R14
+	TESTL         R14, R14
+	JZ            CompactPlaneContacts64AVX512_last_nostaged
+	KMOVW         R14, K1
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K2
+	VMOVDQU32     iota<>+0(SB), Y16
+	VPCOMPRESSD.Z Y16, K1, Y16
+	VPERMD        2048(R9), Y16, Y17
+	MOVQ          (SP), R12
+	VMOVDQU32     Y17, K2, (R12)(R11*4)
+	VPERMD        2112(R9), Y16, Y17
+	MOVQ          8(SP), R12
+	VMOVDQU32     Y17, K2, (R12)(R11*4)
+	VPMOVZXDQ     Y16, Z16
+	VPERMPD       2176(R9), Z16, Z17
+	MOVQ          16(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2240(R9), Z16, Z17
+	MOVQ          24(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2304(R9), Z16, Z17
+	MOVQ          32(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2368(R9), Z16, Z17
+	MOVQ          40(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2432(R9), Z16, Z17
+	MOVQ          48(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2496(R9), Z16, Z17
+	MOVQ          56(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2560(R9), Z16, Z17
+	MOVQ          64(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2624(R9), Z16, Z17
+	MOVQ          72(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2688(R9), Z16, Z17
+	MOVQ          80(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2752(R9), Z16, Z17
+	MOVQ          88(SP), R12
+	VMOVUPD       Z17, K2, (R12)(R11*8)
+	VPERMPD       2816(R9), Z16, Z16
+	MOVQ          96(SP), R12
+	VMOVUPD       Z16, K2, (R12)(R11*8)
+	ADDQ          R14, R11
+	MOVL          $0x00000000, 104(SP)
+
+CompactPlaneContacts64AVX512_last_nostaged:
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one.
+	VPTESTMQ      Z6, Z6, K1
+	KORTESTW      K1, K1
+	JZ            CompactPlaneContacts64AVX512_last_none
+	KMOVW         K1, R14
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K2
+	VPCOMPRESSD.Z Y4, K1, Y4
+	MOVQ          (SP), R12
+	VMOVDQU32     Y4, K2, (R12)(R11*4)
+	VPCOMPRESSD.Z Y5, K1, Y4
+	MOVQ          8(SP), R12
+	VMOVDQU32     Y4, K2, (R12)(R11*4)
+	VCOMPRESSPD.Z Z2, K1, Z2
+	MOVQ          16(SP), R12
+	VMOVUPD       Z2, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z3, K1, Z2
+	MOVQ          24(SP), R12
+	VMOVUPD       Z2, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z10, K1, Z2
+	MOVQ          32(SP), R12
+	VMOVUPD       Z2, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z14, K1, Z2
+	MOVQ          40(SP), R12
+	VMOVUPD       Z2, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z15, K1, Z2
+	MOVQ          48(SP), R12
+	VMOVUPD       Z2, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z8, K1, Z2
+	MOVQ          56(SP), R12
+	VMOVUPD       Z2, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z9, K1, Z2
+	MOVQ          64(SP), R12
+	VMOVUPD       Z2, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z7, K1, Z2
+	MOVQ          72(SP), R12
+	VMOVUPD       Z2, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z13, K1, Z2
+	MOVQ          80(SP), R12
+	VMOVUPD       Z2, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z11, K1, Z2
+	MOVQ          88(SP), R12
+	VMOVUPD       Z2, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z12, K1, Z2
+	MOVQ          96(SP), R12
+	VMOVUPD       Z2, K2, (R12)(R11*8)
+	ADDQ          R14, R11
+
+CompactPlaneContacts64AVX512_last_none:
+	ADDQ $0x00000008, R13
+	MOVQ n+40(FP), R14
+	SUBQ R13, R14
+
+CompactPlaneContacts64AVX512_tail:
+	TESTQ R14, R14
+	JZ    CompactPlaneContacts64AVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// The remaining pair indices, zero (capsule 0) past n.
+	VMOVDQU32.Z (DX)(R13*4), K1, Y2
+	VMOVUPS     Y2, 1024(R9)
+	VMOVDQU32.Z (SI)(R13*4), K1, Y2
+	VMOVUPS     Y2, 1088(R9)
+
+	// Capsule records of side I, transposed.
+	MOVL       1024(R9), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z2
+	MOVL       1028(R9), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z3
+	MOVL       1032(R9), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z4
+	MOVL       1036(R9), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z5
+	MOVL       1040(R9), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z6
+	MOVL       1044(R9), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z7
+	MOVL       1048(R9), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z8
+	MOVL       1052(R9), CX
+	SHLQ       $0x06, CX
+	VMOVUPD    (AX)(CX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, (BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 192(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 128(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 320(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 64(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 256(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 384(BX)
+
+	// Plane records of side J, transposed.
+	MOVL       1088(R9), AX
+	SHLQ       $0x06, AX
+	VMOVUPD    (DI)(AX*1), Z2
+	MOVL       1092(R9), AX
+	SHLQ       $0x06, AX
+	VMOVUPD    (DI)(AX*1), Z3
+	MOVL       1096(R9), AX
+	SHLQ       $0x06, AX
+	VMOVUPD    (DI)(AX*1), Z4
+	MOVL       1100(R9), AX
+	SHLQ       $0x06, AX
+	VMOVUPD    (DI)(AX*1), Z5
+	MOVL       1104(R9), AX
+	SHLQ       $0x06, AX
+	VMOVUPD    (DI)(AX*1), Z6
+	MOVL       1108(R9), AX
+	SHLQ       $0x06, AX
+	VMOVUPD    (DI)(AX*1), Z7
+	MOVL       1112(R9), AX
+	SHLQ       $0x06, AX
+	VMOVUPD    (DI)(AX*1), Z8
+	MOVL       1116(R9), AX
+	SHLQ       $0x06, AX
+	VMOVUPD    (DI)(AX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 448(BX)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 640(BX)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 576(BX)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 768(BX)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 512(BX)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 704(BX)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 832(BX)
+
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	VMOVUPS 448(BX), Z2
+	VMULPD  (BX), Z2, Z2
+	VMOVUPS 512(BX), Z3
+	VMULPD  64(BX), Z3, Z3
+	VADDPD  Z3, Z2, Z2
+	VMOVUPS 576(BX), Z3
+	VMULPD  128(BX), Z3, Z3
+	VADDPD  Z3, Z2, Z2
+	VSUBPD  832(BX), Z2, Z2
+	VMOVUPS 448(BX), Z3
+	VMULPD  192(BX), Z3, Z3
+	VMOVUPS 512(BX), Z4
+	VMULPD  256(BX), Z4, Z4
+	VADDPD  Z4, Z3, Z3
+	VMOVUPS 576(BX), Z4
+	VMULPD  320(BX), Z4, Z4
+	VADDPD  Z4, Z3, Z3
+	VSUBPD  832(BX), Z3, Z3
+	VMOVUPS 384(BX), Z4
+	VSUBPD  Z2, Z4, Z4
+	VMOVUPS 384(BX), Z5
+	VSUBPD  Z3, Z5, Z5
+
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	VBROADCASTSD   margin+48(FP), Z6
+	VADDPD         384(BX), Z6, Z6
+	VCMPPD         $0x12, Z6, Z2, K2
+	VCMPPD         $0x12, Z6, Z3, K3
+	VMOVUPS        (BX), Z6
+	VCMPPD         $0x00, 192(BX), Z6, K4
+	VMOVUPS        64(BX), Z6
+	VCMPPD         $0x00, 256(BX), Z6, K5
+	KANDW          K5, K4, K4
+	VMOVUPS        128(BX), Z6
+	VCMPPD         $0x00, 320(BX), Z6, K5
+	KANDW          K5, K4, K4
+	KANDW          K3, K2, K5
+	KANDNW         K5, K4, K4
+	KORW           K3, K2, K3
+	VPBROADCASTQ.Z int164<>+0(SB), K3, Z6
+	VBLENDMPD.BCST int264<>+0(SB), Z6, K4, Z6
+
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	VADDPD  384(BX), Z2, Z7
+	VMULPD  Z1, Z7, Z7
+	VMULPD  448(BX), Z7, Z8
+	VMULPD  512(BX), Z7, Z9
+	VMULPD  576(BX), Z7, Z7
+	VMOVUPS (BX), Z10
+	VSUBPD  Z8, Z10, Z8
+	VMOVUPS 64(BX), Z10
+	VSUBPD  Z9, Z10, Z9
+	VMOVUPS 128(BX), Z10
+	VSUBPD  Z7, Z10, Z7
+	VADDPD  384(BX), Z3, Z10
+	VMULPD  Z1, Z10, Z1
+	VMULPD  448(BX), Z1, Z10
+	VMULPD  512(BX), Z1, Z11
+	VMULPD  576(BX), Z1, Z1
+	VMOVUPS 192(BX), Z12
+	VSUBPD  Z10, Z12, Z10
+	VMOVUPS 256(BX), Z12
+	VSUBPD  Z11, Z12, Z11
+	VMOVUPS 320(BX), Z12
+	VSUBPD  Z1, Z12, Z1
+
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	VCMPPD    $0x11, Z2, Z3, K3
+	KANDNW    K3, K2, K2
+	VXORPS    Z2, Z2, Z2
+	VBLENDMPD Z5, Z4, K2, Z2
+	VBLENDMPD Z10, Z8, K2, Z8
+	VBLENDMPD Z11, Z9, K2, Z9
+	VBLENDMPD Z1, Z7, K2, Z7
+	VXORPS    Z3, Z3, Z3
+	VBLENDMPD Z5, Z2, K4, Z3
+	VXORPS    Z12, Z12, Z12
+	VBLENDMPD Z10, Z8, K4, Z12
+	VXORPS    Z10, Z10, Z10
+	VBLENDMPD Z11, Z9, K4, Z10
+	VXORPS    Z11, Z11, Z11
+	VBLENDMPD Z1, Z7, K4, Z11
+	VMOVUPS   448(BX), Z1
+	VMOVUPS   512(BX), Z13
+	VMOVUPS   576(BX), Z14
+
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	VADDPD      Z5, Z4, Z4
+	VANDPD.BCST absmask64<>+0(SB), Z4, Z4
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z4, K2
+	VMOVUPS     384(BX), Z4
+	VCMPPD      $0x11, Z0, Z4, K3
+	KORW        K3, K2, K2
+	KORTESTW    K2, K2
+	JZ          CompactPlaneContacts64AVX512_tailgroup_finite
+
+	// Count 0 and the canonical NaN in every float of those lanes.
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K2, Z4
+	VMOVAPS        Z4, Z2
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K2, Z4
+	VMOVAPS        Z4, Z3
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z1, K2, Z4
+	VMOVAPS        Z4, Z1
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K2, Z4
+	VMOVAPS        Z4, Z13
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z14, K2, Z4
+	VMOVAPS        Z4, Z14
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K2, Z4
+	VMOVAPS        Z4, Z8
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K2, Z4
+	VMOVAPS        Z4, Z9
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K2, Z4
+	VMOVAPS        Z4, Z7
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K2, Z4
+	VMOVAPS        Z4, Z12
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K2, Z4
+	VMOVAPS        Z4, Z10
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K2, Z4
+	VMOVAPS        Z4, Z11
+	VXORPS         Z4, Z4, Z4
+	VBLENDMPD      Z0, Z6, K2, Z4
+	VMOVAPS        Z4, Z6
+
+CompactPlaneContacts64AVX512_tailgroup_finite:
+	// Pair index k = i + lane (8 uint32), and the count narrowed to uint32.
+	VPBROADCASTD R13, Y0
+	VPADDD       iota<>+0(SB), Y0, Y0
+	VPMOVQD      Z6, Y4
+
+	// The previous group's touching rows, from the stage (LateCompaction).
+	MOVL          104(SP), R14
+	TESTL         R14, R14
+	JZ            CompactPlaneContacts64AVX512_tailgroup_nostaged
+	KMOVW         R14, K2
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K3
+	VMOVDQU32     iota<>+0(SB), Y5
+	VPCOMPRESSD.Z Y5, K2, Y5
+	VPERMD        2048(R9), Y5, Y15
+	MOVQ          (SP), R12
+	VMOVDQU32     Y15, K3, (R12)(R11*4)
+	VPERMD        2112(R9), Y5, Y15
+	MOVQ          8(SP), R12
+	VMOVDQU32     Y15, K3, (R12)(R11*4)
+	VPMOVZXDQ     Y5, Z5
+	VPERMPD       2176(R9), Z5, Z15
+	MOVQ          16(SP), R12
+	VMOVUPD       Z15, K3, (R12)(R11*8)
+	VPERMPD       2240(R9), Z5, Z15
+	MOVQ          24(SP), R12
+	VMOVUPD       Z15, K3, (R12)(R11*8)
+	VPERMPD       2304(R9), Z5, Z15
+	MOVQ          32(SP), R12
+	VMOVUPD       Z15, K3, (R12)(R11*8)
+	VPERMPD       2368(R9), Z5, Z15
+	MOVQ          40(SP), R12
+	VMOVUPD       Z15, K3, (R12)(R11*8)
+	VPERMPD       2432(R9), Z5, Z15
+	MOVQ          48(SP), R12
+	VMOVUPD       Z15, K3, (R12)(R11*8)
+	VPERMPD       2496(R9), Z5, Z15
+	MOVQ          56(SP), R12
+	VMOVUPD       Z15, K3, (R12)(R11*8)
+	VPERMPD       2560(R9), Z5, Z15
+	MOVQ          64(SP), R12
+	VMOVUPD       Z15, K3, (R12)(R11*8)
+	VPERMPD       2624(R9), Z5, Z15
+	MOVQ          72(SP), R12
+	VMOVUPD       Z15, K3, (R12)(R11*8)
+	VPERMPD       2688(R9), Z5, Z15
+	MOVQ          80(SP), R12
+	VMOVUPD       Z15, K3, (R12)(R11*8)
+	VPERMPD       2752(R9), Z5, Z15
+	MOVQ          88(SP), R12
+	VMOVUPD       Z15, K3, (R12)(R11*8)
+	VPERMPD       2816(R9), Z5, Z5
+	MOVQ          96(SP), R12
+	VMOVUPD       Z5, K3, (R12)(R11*8)
+	ADDQ          R14, R11
+	MOVL          $0x00000000, 104(SP)
+
+CompactPlaneContacts64AVX512_tailgroup_nostaged:
+	// Compaction: the touching lanes (count > 0) first, then a store of that many
+	// lanes; nothing at all for a group without one.
+	VPTESTMQ      Z6, Z6, K2
+	KANDW         K1, K2, K1
+	KORTESTW      K1, K1
+	JZ            CompactPlaneContacts64AVX512_tailgroup_none
+	KMOVW         K1, R14
+	POPCNTL       R14, R14
+	BZHIL         R14, low16<>+0(SB), R12
+	KMOVW         R12, K2
+	VPCOMPRESSD.Z Y0, K1, Y0
+	MOVQ          (SP), R12
+	VMOVDQU32     Y0, K2, (R12)(R11*4)
+	VPCOMPRESSD.Z Y4, K1, Y0
+	MOVQ          8(SP), R12
+	VMOVDQU32     Y0, K2, (R12)(R11*4)
+	VCOMPRESSPD.Z Z2, K1, Z0
+	MOVQ          16(SP), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z3, K1, Z0
+	MOVQ          24(SP), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z1, K1, Z0
+	MOVQ          32(SP), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z13, K1, Z0
+	MOVQ          40(SP), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z14, K1, Z0
+	MOVQ          48(SP), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z8, K1, Z0
+	MOVQ          56(SP), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z9, K1, Z0
+	MOVQ          64(SP), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z7, K1, Z0
+	MOVQ          72(SP), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z12, K1, Z0
+	MOVQ          80(SP), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z10, K1, Z0
+	MOVQ          88(SP), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	VCOMPRESSPD.Z Z11, K1, Z0
+	MOVQ          96(SP), R12
+	VMOVUPD       Z0, K2, (R12)(R11*8)
+	ADDQ          R14, R11
+
+CompactPlaneContacts64AVX512_tailgroup_none:
+CompactPlaneContacts64AVX512_done:
+	MOVQ R11, ret+64(FP)
+	VZEROUPPER
+	RET
+
 // func ClosestIndexedAVX2(caps *float32, pi *uint32, pj *uint32, s *float32, t *float32, dist2 *float32, n int, prefetch int) (bad int)
 // Requires: AVX, AVX2, MMX+
 TEXT ·ClosestIndexedAVX2(SB), $4032-72

@@ -78,6 +78,48 @@ func Contacts64NEON(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n 
 //go:noescape
 func CompactContacts64NEON(caps *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
 
+// PlaneContactsNEON computes the contacts of n capsule-plane pairs on arm64 NEON,
+// one row per pair; it returns n. Bit-identical to fallback.PlaneContactLane on each.
+// caps points at the capsule records (soa.Capsule, 32 bytes), planes at the
+// plane records (soa.Plane, 32 bytes), pi at the n capsule indices and pj at
+// the n plane indices (all in range), out holds the thirteen soa.Contacts
+// streams with room for n rows; n > 0. prefetch is ignored.
+//
+//go:noescape
+func PlaneContactsNEON(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+
+// CompactPlaneContactsNEON computes the contacts of n capsule-plane pairs on arm64 NEON,
+// and writes those of the
+// touching pairs densely, in pair order; it returns their number. Bit-identical to fallback.PlaneContactLane on each.
+// caps points at the capsule records (soa.Capsule, 32 bytes), planes at the
+// plane records (soa.Plane, 32 bytes), pi at the n capsule indices and pj at
+// the n plane indices (all in range), out holds the thirteen soa.Contacts
+// streams with room for n rows; n > 0. prefetch is ignored.
+//
+//go:noescape
+func CompactPlaneContactsNEON(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+
+// PlaneContacts64NEON computes the contacts of n capsule-plane pairs on arm64 NEON,
+// one row per pair; it returns n. Bit-identical to fallback.PlaneContactLane64 on each.
+// caps points at the capsule records (soa.Capsule64, 64 bytes), planes at the
+// plane records (soa.Plane64, 64 bytes), pi at the n capsule indices and pj at
+// the n plane indices (all in range), out holds the thirteen soa.Contacts64
+// streams with room for n rows; n > 0. prefetch is ignored.
+//
+//go:noescape
+func PlaneContacts64NEON(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+
+// CompactPlaneContacts64NEON computes the contacts of n capsule-plane pairs on arm64 NEON,
+// and writes those of the
+// touching pairs densely, in pair order; it returns their number. Bit-identical to fallback.PlaneContactLane64 on each.
+// caps points at the capsule records (soa.Capsule64, 64 bytes), planes at the
+// plane records (soa.Plane64, 64 bytes), pi at the n capsule indices and pj at
+// the n plane indices (all in range), out holds the thirteen soa.Contacts64
+// streams with room for n rows; n > 0. prefetch is ignored.
+//
+//go:noescape
+func CompactPlaneContacts64NEON(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+
 // ClosestIndexedNEON computes the closest points of the axes of n capsule pairs on arm64
 // NEON, bit-identical to fallback.ClosestLane on each. caps points at the capsule
 // records (soa.Capsule, 32 bytes), pi and pj at the n pair indices (all in range),

@@ -9299,6 +9299,2677 @@ CompactContacts64NEON_done:
 	MOVD R12, ret+56(FP)
 	RET
 
+// func PlaneContactsNEON(caps, planes *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+TEXT ·PlaneContactsNEON(SB), $496-72
+	// 22 of 27 vector registers for values, 0 spilled per group.
+	MOVD caps+0(FP), R0
+	MOVD planes+8(FP), R1
+	MOVD pi+16(FP), R7
+	MOVD pj+24(FP), R8
+	MOVD out+32(FP), R9
+	MOVD n+40(FP), R10
+	MOVD $0, R11
+	MOVD $0, R12
+	MOVD $neonconst<>(SB), R20
+	ADD $16, RSP, R21
+	// The margin in every lane, in its slot.
+	MOVWU margin+48(FP), R19
+	WORD $0x4e040e7b // dup v27.4s, w19
+	WORD $0x3d806ebb // str q27, [x21, #432]
+
+PlaneContactsNEON_loop:
+	SUB R11, R10, R13
+	CMP $4, R13
+	BLT PlaneContactsNEON_tail
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 8(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 12(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x3d8006a1 // str q1, [x21, #16]
+	WORD $0x3d800aa2 // str q2, [x21, #32]
+	WORD $0x3d801aa3 // str q3, [x21, #96]
+	WORD $0x3d800ea4 // str q4, [x21, #48]
+	WORD $0x3d8012a5 // str q5, [x21, #64]
+	WORD $0x3d8016a6 // str q6, [x21, #80]
+	// Plane records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	ADD R22<<5, R1, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<5, R1, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 8(R19), R22
+	ADD R22<<5, R1, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 12(R19), R22
+	ADD R22<<5, R1, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d801ea0 // str q0, [x21, #112]
+	WORD $0x3d8022a1 // str q1, [x21, #128]
+	WORD $0x3d8026a2 // str q2, [x21, #144]
+	WORD $0x3d8036a3 // str q3, [x21, #208]
+	WORD $0x3d802aa4 // str q4, [x21, #160]
+	WORD $0x3d802ea5 // str q5, [x21, #176]
+	WORD $0x3d8032a6 // str q6, [x21, #192]
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	WORD $0x3dc01ea0 // ldr q0, [x21, #112]
+	WORD $0x3dc002a1 // ldr q1, [x21, #0]
+	WORD $0x6e21dc02 // fmul v2.4s, v0.4s, v1.4s
+	WORD $0x3dc022a3 // ldr q3, [x21, #128]
+	WORD $0x3dc006a4 // ldr q4, [x21, #16]
+	WORD $0x6e24dc65 // fmul v5.4s, v3.4s, v4.4s
+	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
+	WORD $0x3dc026a5 // ldr q5, [x21, #144]
+	WORD $0x3dc00aa6 // ldr q6, [x21, #32]
+	WORD $0x6e26dca7 // fmul v7.4s, v5.4s, v6.4s
+	WORD $0x4e27d442 // fadd v2.4s, v2.4s, v7.4s
+	WORD $0x3dc036a7 // ldr q7, [x21, #208]
+	WORD $0x4ea7d442 // fsub v2.4s, v2.4s, v7.4s
+	WORD $0x3dc00ea8 // ldr q8, [x21, #48]
+	WORD $0x6e28dc09 // fmul v9.4s, v0.4s, v8.4s
+	WORD $0x3dc012aa // ldr q10, [x21, #64]
+	WORD $0x6e2adc6b // fmul v11.4s, v3.4s, v10.4s
+	WORD $0x4e2bd529 // fadd v9.4s, v9.4s, v11.4s
+	WORD $0x3dc016ab // ldr q11, [x21, #80]
+	WORD $0x6e2bdcac // fmul v12.4s, v5.4s, v11.4s
+	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
+	WORD $0x4ea7d527 // fsub v7.4s, v9.4s, v7.4s
+	WORD $0x3dc01aa9 // ldr q9, [x21, #96]
+	WORD $0x4ea2d52c // fsub v12.4s, v9.4s, v2.4s
+	WORD $0x4ea7d52d // fsub v13.4s, v9.4s, v7.4s
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x4e3cd52e // fadd v14.4s, v9.4s, v28.4s
+	WORD $0x6e22e5cf // fcmge v15.4s, v14.4s, v2.4s
+	WORD $0x6e27e5ce // fcmge v14.4s, v14.4s, v7.4s
+	WORD $0x4e28e430 // fcmeq v16.4s, v1.4s, v8.4s
+	WORD $0x4e2ae491 // fcmeq v17.4s, v4.4s, v10.4s
+	WORD $0x4e311e10 // and v16.16b, v16.16b, v17.16b
+	WORD $0x4e2be4d1 // fcmeq v17.4s, v6.4s, v11.4s
+	WORD $0x4e311e10 // and v16.16b, v16.16b, v17.16b
+	WORD $0x4e2e1df1 // and v17.16b, v15.16b, v14.16b
+	WORD $0x4e701e30 // bic v16.16b, v17.16b, v16.16b
+	WORD $0x4eae1dee // orr v14.16b, v15.16b, v14.16b
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
+	WORD $0x6f00e411 // movi v17.2d, #0x0
+	WORD $0x4eae1dde // mov v30.16b, v14.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e711f8e // bsl v14.16b, v28.16b, v17.16b
+	WORD $0x3dc03a9c // ldr q28, [x20, #224]
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6ebe1f8e // bit v14.16b, v28.16b, v30.16b
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	WORD $0x4e22d532 // fadd v18.4s, v9.4s, v2.4s
+	WORD $0x3dc03293 // ldr q19, [x20, #192]
+	WORD $0x6e33de52 // fmul v18.4s, v18.4s, v19.4s
+	WORD $0x6e32dc14 // fmul v20.4s, v0.4s, v18.4s
+	WORD $0x6e32dc75 // fmul v21.4s, v3.4s, v18.4s
+	WORD $0x6e32dcb2 // fmul v18.4s, v5.4s, v18.4s
+	WORD $0x4eb4d421 // fsub v1.4s, v1.4s, v20.4s
+	WORD $0x4eb5d484 // fsub v4.4s, v4.4s, v21.4s
+	WORD $0x4eb2d4c6 // fsub v6.4s, v6.4s, v18.4s
+	WORD $0x4e27d532 // fadd v18.4s, v9.4s, v7.4s
+	WORD $0x6e33de52 // fmul v18.4s, v18.4s, v19.4s
+	WORD $0x6e32dc13 // fmul v19.4s, v0.4s, v18.4s
+	WORD $0x6e32dc74 // fmul v20.4s, v3.4s, v18.4s
+	WORD $0x6e32dcb2 // fmul v18.4s, v5.4s, v18.4s
+	WORD $0x4eb3d508 // fsub v8.4s, v8.4s, v19.4s
+	WORD $0x4eb4d54a // fsub v10.4s, v10.4s, v20.4s
+	WORD $0x4eb2d56b // fsub v11.4s, v11.4s, v18.4s
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	WORD $0x6ea7e442 // fcmgt v2.4s, v2.4s, v7.4s
+	WORD $0x4e6f1c42 // bic v2.16b, v2.16b, v15.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e6c1da7 // bsl v7.16b, v13.16b, v12.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d44 // bit v4.16b, v10.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d66 // bit v6.16b, v11.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e671da2 // bsl v2.16b, v13.16b, v7.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1c28 // bif v8.16b, v1.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1c8a // bif v10.16b, v4.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1ccb // bif v11.16b, v6.16b, v30.16b
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x4ea0f98c // fabs v12.4s, v12.4s
+	WORD $0x3dc00a9c // ldr q28, [x20, #32]
+	WORD $0x6e2ce78c // fcmge v12.4s, v28.4s, v12.4s
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ea9e789 // fcmgt v9.4s, v28.4s, v9.4s
+	WORD $0x4ea91d89 // orr v9.16b, v12.16b, v9.16b
+	WORD $0x6eb0a93e // umaxv s30, v9.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, PlaneContactsNEON_group_finite
+	// Count 0 and the canonical NaN in every float of those lanes.
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e671f8c // bsl v12.16b, v28.16b, v7.16b
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e621f8c // bsl v12.16b, v28.16b, v2.16b
+	WORD $0x4eac1d82 // mov v2.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e601f8c // bsl v12.16b, v28.16b, v0.16b
+	WORD $0x4eac1d80 // mov v0.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e631f8c // bsl v12.16b, v28.16b, v3.16b
+	WORD $0x4eac1d83 // mov v3.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e651f8c // bsl v12.16b, v28.16b, v5.16b
+	WORD $0x4eac1d85 // mov v5.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e611f8c // bsl v12.16b, v28.16b, v1.16b
+	WORD $0x4eac1d81 // mov v1.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e641f8c // bsl v12.16b, v28.16b, v4.16b
+	WORD $0x4eac1d84 // mov v4.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e661f8c // bsl v12.16b, v28.16b, v6.16b
+	WORD $0x4eac1d86 // mov v6.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e681f8c // bsl v12.16b, v28.16b, v8.16b
+	WORD $0x4eac1d88 // mov v8.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6a1f8c // bsl v12.16b, v28.16b, v10.16b
+	WORD $0x4eac1d8a // mov v10.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
+	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+
+PlaneContactsNEON_group_finite:
+	// Store one row per pair.
+	WORD $0x4e040d7b // dup v27.4s, w11
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
+	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
+	MOVD 0(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d80027b // str q27, [x19, #0]
+	MOVD 8(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d80026e // str q14, [x19, #0]
+	MOVD 16(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800267 // str q7, [x19, #0]
+	MOVD 24(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800262 // str q2, [x19, #0]
+	MOVD 32(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800260 // str q0, [x19, #0]
+	MOVD 40(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800263 // str q3, [x19, #0]
+	MOVD 48(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800265 // str q5, [x19, #0]
+	MOVD 56(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800261 // str q1, [x19, #0]
+	MOVD 64(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800264 // str q4, [x19, #0]
+	MOVD 72(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800266 // str q6, [x19, #0]
+	MOVD 80(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800268 // str q8, [x19, #0]
+	MOVD 88(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d80026a // str q10, [x19, #0]
+	MOVD 96(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d80026b // str q11, [x19, #0]
+	ADD $4, R11
+	B PlaneContactsNEON_loop
+
+PlaneContactsNEON_tail:
+	// The n mod 4 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
+	CBZ R13, PlaneContactsNEON_done
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8072bb // str q27, [x21, #448]
+	WORD $0x3d8076bb // str q27, [x21, #464]
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 448(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 464(R21)
+	CMP $2, R13
+	BLT PlaneContactsNEON_tailin_end
+	ADD R11<<2, R7, R19
+	MOVWU 4(R19), R22
+	MOVW R22, 452(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 4(R19), R22
+	MOVW R22, 468(R21)
+	CMP $3, R13
+	BLT PlaneContactsNEON_tailin_end
+	ADD R11<<2, R7, R19
+	MOVWU 8(R19), R22
+	MOVW R22, 456(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 8(R19), R22
+	MOVW R22, 472(R21)
+
+PlaneContactsNEON_tailin_end:
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 448(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 452(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 456(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 460(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x3d8006a1 // str q1, [x21, #16]
+	WORD $0x3d800aa2 // str q2, [x21, #32]
+	WORD $0x3d801aa3 // str q3, [x21, #96]
+	WORD $0x3d800ea4 // str q4, [x21, #48]
+	WORD $0x3d8012a5 // str q5, [x21, #64]
+	WORD $0x3d8016a6 // str q6, [x21, #80]
+	// Plane records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 464(R21), R22
+	ADD R22<<5, R1, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 468(R21), R22
+	ADD R22<<5, R1, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 472(R21), R22
+	ADD R22<<5, R1, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 476(R21), R22
+	ADD R22<<5, R1, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d801ea0 // str q0, [x21, #112]
+	WORD $0x3d8022a1 // str q1, [x21, #128]
+	WORD $0x3d8026a2 // str q2, [x21, #144]
+	WORD $0x3d8036a3 // str q3, [x21, #208]
+	WORD $0x3d802aa4 // str q4, [x21, #160]
+	WORD $0x3d802ea5 // str q5, [x21, #176]
+	WORD $0x3d8032a6 // str q6, [x21, #192]
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	WORD $0x3dc01ea0 // ldr q0, [x21, #112]
+	WORD $0x3dc002a1 // ldr q1, [x21, #0]
+	WORD $0x6e21dc02 // fmul v2.4s, v0.4s, v1.4s
+	WORD $0x3dc022a3 // ldr q3, [x21, #128]
+	WORD $0x3dc006a4 // ldr q4, [x21, #16]
+	WORD $0x6e24dc65 // fmul v5.4s, v3.4s, v4.4s
+	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
+	WORD $0x3dc026a5 // ldr q5, [x21, #144]
+	WORD $0x3dc00aa6 // ldr q6, [x21, #32]
+	WORD $0x6e26dca7 // fmul v7.4s, v5.4s, v6.4s
+	WORD $0x4e27d442 // fadd v2.4s, v2.4s, v7.4s
+	WORD $0x3dc036a7 // ldr q7, [x21, #208]
+	WORD $0x4ea7d442 // fsub v2.4s, v2.4s, v7.4s
+	WORD $0x3dc00ea8 // ldr q8, [x21, #48]
+	WORD $0x6e28dc09 // fmul v9.4s, v0.4s, v8.4s
+	WORD $0x3dc012aa // ldr q10, [x21, #64]
+	WORD $0x6e2adc6b // fmul v11.4s, v3.4s, v10.4s
+	WORD $0x4e2bd529 // fadd v9.4s, v9.4s, v11.4s
+	WORD $0x3dc016ab // ldr q11, [x21, #80]
+	WORD $0x6e2bdcac // fmul v12.4s, v5.4s, v11.4s
+	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
+	WORD $0x4ea7d527 // fsub v7.4s, v9.4s, v7.4s
+	WORD $0x3dc01aa9 // ldr q9, [x21, #96]
+	WORD $0x4ea2d52c // fsub v12.4s, v9.4s, v2.4s
+	WORD $0x4ea7d52d // fsub v13.4s, v9.4s, v7.4s
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x4e3cd52e // fadd v14.4s, v9.4s, v28.4s
+	WORD $0x6e22e5cf // fcmge v15.4s, v14.4s, v2.4s
+	WORD $0x6e27e5ce // fcmge v14.4s, v14.4s, v7.4s
+	WORD $0x4e28e430 // fcmeq v16.4s, v1.4s, v8.4s
+	WORD $0x4e2ae491 // fcmeq v17.4s, v4.4s, v10.4s
+	WORD $0x4e311e10 // and v16.16b, v16.16b, v17.16b
+	WORD $0x4e2be4d1 // fcmeq v17.4s, v6.4s, v11.4s
+	WORD $0x4e311e10 // and v16.16b, v16.16b, v17.16b
+	WORD $0x4e2e1df1 // and v17.16b, v15.16b, v14.16b
+	WORD $0x4e701e30 // bic v16.16b, v17.16b, v16.16b
+	WORD $0x4eae1dee // orr v14.16b, v15.16b, v14.16b
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
+	WORD $0x6f00e411 // movi v17.2d, #0x0
+	WORD $0x4eae1dde // mov v30.16b, v14.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e711f8e // bsl v14.16b, v28.16b, v17.16b
+	WORD $0x3dc03a9c // ldr q28, [x20, #224]
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6ebe1f8e // bit v14.16b, v28.16b, v30.16b
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	WORD $0x4e22d532 // fadd v18.4s, v9.4s, v2.4s
+	WORD $0x3dc03293 // ldr q19, [x20, #192]
+	WORD $0x6e33de52 // fmul v18.4s, v18.4s, v19.4s
+	WORD $0x6e32dc14 // fmul v20.4s, v0.4s, v18.4s
+	WORD $0x6e32dc75 // fmul v21.4s, v3.4s, v18.4s
+	WORD $0x6e32dcb2 // fmul v18.4s, v5.4s, v18.4s
+	WORD $0x4eb4d421 // fsub v1.4s, v1.4s, v20.4s
+	WORD $0x4eb5d484 // fsub v4.4s, v4.4s, v21.4s
+	WORD $0x4eb2d4c6 // fsub v6.4s, v6.4s, v18.4s
+	WORD $0x4e27d532 // fadd v18.4s, v9.4s, v7.4s
+	WORD $0x6e33de52 // fmul v18.4s, v18.4s, v19.4s
+	WORD $0x6e32dc13 // fmul v19.4s, v0.4s, v18.4s
+	WORD $0x6e32dc74 // fmul v20.4s, v3.4s, v18.4s
+	WORD $0x6e32dcb2 // fmul v18.4s, v5.4s, v18.4s
+	WORD $0x4eb3d508 // fsub v8.4s, v8.4s, v19.4s
+	WORD $0x4eb4d54a // fsub v10.4s, v10.4s, v20.4s
+	WORD $0x4eb2d56b // fsub v11.4s, v11.4s, v18.4s
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	WORD $0x6ea7e442 // fcmgt v2.4s, v2.4s, v7.4s
+	WORD $0x4e6f1c42 // bic v2.16b, v2.16b, v15.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e6c1da7 // bsl v7.16b, v13.16b, v12.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d44 // bit v4.16b, v10.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d66 // bit v6.16b, v11.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e671da2 // bsl v2.16b, v13.16b, v7.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1c28 // bif v8.16b, v1.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1c8a // bif v10.16b, v4.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1ccb // bif v11.16b, v6.16b, v30.16b
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x4ea0f98c // fabs v12.4s, v12.4s
+	WORD $0x3dc00a9c // ldr q28, [x20, #32]
+	WORD $0x6e2ce78c // fcmge v12.4s, v28.4s, v12.4s
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ea9e789 // fcmgt v9.4s, v28.4s, v9.4s
+	WORD $0x4ea91d89 // orr v9.16b, v12.16b, v9.16b
+	WORD $0x6eb0a93e // umaxv s30, v9.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, PlaneContactsNEON_tailgroup_finite
+	// Count 0 and the canonical NaN in every float of those lanes.
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e671f8c // bsl v12.16b, v28.16b, v7.16b
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e621f8c // bsl v12.16b, v28.16b, v2.16b
+	WORD $0x4eac1d82 // mov v2.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e601f8c // bsl v12.16b, v28.16b, v0.16b
+	WORD $0x4eac1d80 // mov v0.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e631f8c // bsl v12.16b, v28.16b, v3.16b
+	WORD $0x4eac1d83 // mov v3.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e651f8c // bsl v12.16b, v28.16b, v5.16b
+	WORD $0x4eac1d85 // mov v5.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e611f8c // bsl v12.16b, v28.16b, v1.16b
+	WORD $0x4eac1d81 // mov v1.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e641f8c // bsl v12.16b, v28.16b, v4.16b
+	WORD $0x4eac1d84 // mov v4.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e661f8c // bsl v12.16b, v28.16b, v6.16b
+	WORD $0x4eac1d86 // mov v6.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e681f8c // bsl v12.16b, v28.16b, v8.16b
+	WORD $0x4eac1d88 // mov v8.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6a1f8c // bsl v12.16b, v28.16b, v10.16b
+	WORD $0x4eac1d8a // mov v10.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
+	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+
+PlaneContactsNEON_tailgroup_finite:
+	WORD $0x4e040d7b // dup v27.4s, w11
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
+	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
+	WORD $0x3d803abb // str q27, [x21, #224]
+	WORD $0x3d803eae // str q14, [x21, #240]
+	WORD $0x3d8042a7 // str q7, [x21, #256]
+	WORD $0x3d8046a2 // str q2, [x21, #272]
+	WORD $0x3d804aa0 // str q0, [x21, #288]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a1 // str q1, [x21, #336]
+	WORD $0x3d805aa4 // str q4, [x21, #352]
+	WORD $0x3d805ea6 // str q6, [x21, #368]
+	WORD $0x3d8062a8 // str q8, [x21, #384]
+	WORD $0x3d8066aa // str q10, [x21, #400]
+	WORD $0x3d806aab // str q11, [x21, #416]
+	MOVWU 224(R21), R22
+	MOVD 0(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 240(R21), R22
+	MOVD 8(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 256(R21), R22
+	MOVD 16(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 272(R21), R22
+	MOVD 24(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 288(R21), R22
+	MOVD 32(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 304(R21), R22
+	MOVD 40(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 320(R21), R22
+	MOVD 48(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 336(R21), R22
+	MOVD 56(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 352(R21), R22
+	MOVD 64(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 368(R21), R22
+	MOVD 72(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 384(R21), R22
+	MOVD 80(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 400(R21), R22
+	MOVD 88(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 416(R21), R22
+	MOVD 96(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	CMP $2, R13
+	BLT PlaneContactsNEON_tailout_end
+	MOVWU 228(R21), R22
+	MOVD 0(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 244(R21), R22
+	MOVD 8(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 260(R21), R22
+	MOVD 16(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 276(R21), R22
+	MOVD 24(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 292(R21), R22
+	MOVD 32(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 308(R21), R22
+	MOVD 40(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 324(R21), R22
+	MOVD 48(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 340(R21), R22
+	MOVD 56(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 356(R21), R22
+	MOVD 64(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 372(R21), R22
+	MOVD 72(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 388(R21), R22
+	MOVD 80(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 404(R21), R22
+	MOVD 88(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 420(R21), R22
+	MOVD 96(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	CMP $3, R13
+	BLT PlaneContactsNEON_tailout_end
+	MOVWU 232(R21), R22
+	MOVD 0(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 248(R21), R22
+	MOVD 8(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 264(R21), R22
+	MOVD 16(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 280(R21), R22
+	MOVD 24(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 296(R21), R22
+	MOVD 32(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 312(R21), R22
+	MOVD 40(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 328(R21), R22
+	MOVD 48(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 344(R21), R22
+	MOVD 56(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 360(R21), R22
+	MOVD 64(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 376(R21), R22
+	MOVD 72(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 392(R21), R22
+	MOVD 80(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 408(R21), R22
+	MOVD 88(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 424(R21), R22
+	MOVD 96(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+
+PlaneContactsNEON_tailout_end:
+	ADD R13, R11, R11
+
+PlaneContactsNEON_done:
+	MOVD R10, ret+64(FP)
+	RET
+
+// func CompactPlaneContactsNEON(caps, planes *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+TEXT ·CompactPlaneContactsNEON(SB), $496-72
+	// 22 of 27 vector registers for values, 0 spilled per group.
+	MOVD caps+0(FP), R0
+	MOVD planes+8(FP), R1
+	MOVD pi+16(FP), R7
+	MOVD pj+24(FP), R8
+	MOVD out+32(FP), R9
+	MOVD n+40(FP), R10
+	MOVD $0, R11
+	MOVD $0, R12
+	MOVD $neonconst<>(SB), R20
+	ADD $16, RSP, R21
+	// The margin in every lane, in its slot.
+	MOVWU margin+48(FP), R19
+	WORD $0x4e040e7b // dup v27.4s, w19
+	WORD $0x3d806ebb // str q27, [x21, #432]
+
+CompactPlaneContactsNEON_loop:
+	SUB R11, R10, R13
+	CMP $4, R13
+	BLT CompactPlaneContactsNEON_tail
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 8(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 12(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x3d8006a1 // str q1, [x21, #16]
+	WORD $0x3d800aa2 // str q2, [x21, #32]
+	WORD $0x3d801aa3 // str q3, [x21, #96]
+	WORD $0x3d800ea4 // str q4, [x21, #48]
+	WORD $0x3d8012a5 // str q5, [x21, #64]
+	WORD $0x3d8016a6 // str q6, [x21, #80]
+	// Plane records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	ADD R22<<5, R1, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<5, R1, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 8(R19), R22
+	ADD R22<<5, R1, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 12(R19), R22
+	ADD R22<<5, R1, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d801ea0 // str q0, [x21, #112]
+	WORD $0x3d8022a1 // str q1, [x21, #128]
+	WORD $0x3d8026a2 // str q2, [x21, #144]
+	WORD $0x3d8036a3 // str q3, [x21, #208]
+	WORD $0x3d802aa4 // str q4, [x21, #160]
+	WORD $0x3d802ea5 // str q5, [x21, #176]
+	WORD $0x3d8032a6 // str q6, [x21, #192]
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	WORD $0x3dc01ea0 // ldr q0, [x21, #112]
+	WORD $0x3dc002a1 // ldr q1, [x21, #0]
+	WORD $0x6e21dc02 // fmul v2.4s, v0.4s, v1.4s
+	WORD $0x3dc022a3 // ldr q3, [x21, #128]
+	WORD $0x3dc006a4 // ldr q4, [x21, #16]
+	WORD $0x6e24dc65 // fmul v5.4s, v3.4s, v4.4s
+	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
+	WORD $0x3dc026a5 // ldr q5, [x21, #144]
+	WORD $0x3dc00aa6 // ldr q6, [x21, #32]
+	WORD $0x6e26dca7 // fmul v7.4s, v5.4s, v6.4s
+	WORD $0x4e27d442 // fadd v2.4s, v2.4s, v7.4s
+	WORD $0x3dc036a7 // ldr q7, [x21, #208]
+	WORD $0x4ea7d442 // fsub v2.4s, v2.4s, v7.4s
+	WORD $0x3dc00ea8 // ldr q8, [x21, #48]
+	WORD $0x6e28dc09 // fmul v9.4s, v0.4s, v8.4s
+	WORD $0x3dc012aa // ldr q10, [x21, #64]
+	WORD $0x6e2adc6b // fmul v11.4s, v3.4s, v10.4s
+	WORD $0x4e2bd529 // fadd v9.4s, v9.4s, v11.4s
+	WORD $0x3dc016ab // ldr q11, [x21, #80]
+	WORD $0x6e2bdcac // fmul v12.4s, v5.4s, v11.4s
+	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
+	WORD $0x4ea7d527 // fsub v7.4s, v9.4s, v7.4s
+	WORD $0x3dc01aa9 // ldr q9, [x21, #96]
+	WORD $0x4ea2d52c // fsub v12.4s, v9.4s, v2.4s
+	WORD $0x4ea7d52d // fsub v13.4s, v9.4s, v7.4s
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x4e3cd52e // fadd v14.4s, v9.4s, v28.4s
+	WORD $0x6e22e5cf // fcmge v15.4s, v14.4s, v2.4s
+	WORD $0x6e27e5ce // fcmge v14.4s, v14.4s, v7.4s
+	WORD $0x4e28e430 // fcmeq v16.4s, v1.4s, v8.4s
+	WORD $0x4e2ae491 // fcmeq v17.4s, v4.4s, v10.4s
+	WORD $0x4e311e10 // and v16.16b, v16.16b, v17.16b
+	WORD $0x4e2be4d1 // fcmeq v17.4s, v6.4s, v11.4s
+	WORD $0x4e311e10 // and v16.16b, v16.16b, v17.16b
+	WORD $0x4e2e1df1 // and v17.16b, v15.16b, v14.16b
+	WORD $0x4e701e30 // bic v16.16b, v17.16b, v16.16b
+	WORD $0x4eae1dee // orr v14.16b, v15.16b, v14.16b
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
+	WORD $0x6f00e411 // movi v17.2d, #0x0
+	WORD $0x4eae1dde // mov v30.16b, v14.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e711f8e // bsl v14.16b, v28.16b, v17.16b
+	WORD $0x3dc03a9c // ldr q28, [x20, #224]
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6ebe1f8e // bit v14.16b, v28.16b, v30.16b
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	WORD $0x4e22d532 // fadd v18.4s, v9.4s, v2.4s
+	WORD $0x3dc03293 // ldr q19, [x20, #192]
+	WORD $0x6e33de52 // fmul v18.4s, v18.4s, v19.4s
+	WORD $0x6e32dc14 // fmul v20.4s, v0.4s, v18.4s
+	WORD $0x6e32dc75 // fmul v21.4s, v3.4s, v18.4s
+	WORD $0x6e32dcb2 // fmul v18.4s, v5.4s, v18.4s
+	WORD $0x4eb4d421 // fsub v1.4s, v1.4s, v20.4s
+	WORD $0x4eb5d484 // fsub v4.4s, v4.4s, v21.4s
+	WORD $0x4eb2d4c6 // fsub v6.4s, v6.4s, v18.4s
+	WORD $0x4e27d532 // fadd v18.4s, v9.4s, v7.4s
+	WORD $0x6e33de52 // fmul v18.4s, v18.4s, v19.4s
+	WORD $0x6e32dc13 // fmul v19.4s, v0.4s, v18.4s
+	WORD $0x6e32dc74 // fmul v20.4s, v3.4s, v18.4s
+	WORD $0x6e32dcb2 // fmul v18.4s, v5.4s, v18.4s
+	WORD $0x4eb3d508 // fsub v8.4s, v8.4s, v19.4s
+	WORD $0x4eb4d54a // fsub v10.4s, v10.4s, v20.4s
+	WORD $0x4eb2d56b // fsub v11.4s, v11.4s, v18.4s
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	WORD $0x6ea7e442 // fcmgt v2.4s, v2.4s, v7.4s
+	WORD $0x4e6f1c42 // bic v2.16b, v2.16b, v15.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e6c1da7 // bsl v7.16b, v13.16b, v12.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d44 // bit v4.16b, v10.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d66 // bit v6.16b, v11.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e671da2 // bsl v2.16b, v13.16b, v7.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1c28 // bif v8.16b, v1.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1c8a // bif v10.16b, v4.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1ccb // bif v11.16b, v6.16b, v30.16b
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x4ea0f98c // fabs v12.4s, v12.4s
+	WORD $0x3dc00a9c // ldr q28, [x20, #32]
+	WORD $0x6e2ce78c // fcmge v12.4s, v28.4s, v12.4s
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ea9e789 // fcmgt v9.4s, v28.4s, v9.4s
+	WORD $0x4ea91d89 // orr v9.16b, v12.16b, v9.16b
+	WORD $0x6eb0a93e // umaxv s30, v9.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, CompactPlaneContactsNEON_group_finite
+	// Count 0 and the canonical NaN in every float of those lanes.
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e671f8c // bsl v12.16b, v28.16b, v7.16b
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e621f8c // bsl v12.16b, v28.16b, v2.16b
+	WORD $0x4eac1d82 // mov v2.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e601f8c // bsl v12.16b, v28.16b, v0.16b
+	WORD $0x4eac1d80 // mov v0.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e631f8c // bsl v12.16b, v28.16b, v3.16b
+	WORD $0x4eac1d83 // mov v3.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e651f8c // bsl v12.16b, v28.16b, v5.16b
+	WORD $0x4eac1d85 // mov v5.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e611f8c // bsl v12.16b, v28.16b, v1.16b
+	WORD $0x4eac1d81 // mov v1.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e641f8c // bsl v12.16b, v28.16b, v4.16b
+	WORD $0x4eac1d84 // mov v4.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e661f8c // bsl v12.16b, v28.16b, v6.16b
+	WORD $0x4eac1d86 // mov v6.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e681f8c // bsl v12.16b, v28.16b, v8.16b
+	WORD $0x4eac1d88 // mov v8.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6a1f8c // bsl v12.16b, v28.16b, v10.16b
+	WORD $0x4eac1d8a // mov v10.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
+	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+
+CompactPlaneContactsNEON_group_finite:
+	// Compaction: the touching lanes' rows, in pair order; nothing for a group without one.
+	WORD $0x6eb0a9de // umaxv s30, v14.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, CompactPlaneContactsNEON_none
+	WORD $0x4e040d7b // dup v27.4s, w11
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
+	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
+	WORD $0x3d803abb // str q27, [x21, #224]
+	WORD $0x3d803eae // str q14, [x21, #240]
+	WORD $0x3d8042a7 // str q7, [x21, #256]
+	WORD $0x3d8046a2 // str q2, [x21, #272]
+	WORD $0x3d804aa0 // str q0, [x21, #288]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a1 // str q1, [x21, #336]
+	WORD $0x3d805aa4 // str q4, [x21, #352]
+	WORD $0x3d805ea6 // str q6, [x21, #368]
+	WORD $0x3d8062a8 // str q8, [x21, #384]
+	WORD $0x3d8066aa // str q10, [x21, #400]
+	WORD $0x3d806aab // str q11, [x21, #416]
+	MOVWU 240(R21), R19
+	CBZW R19, CompactPlaneContactsNEON_group_skip0
+	MOVWU 224(R21), R22
+	MOVD 0(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 240(R21), R22
+	MOVD 8(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 256(R21), R22
+	MOVD 16(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 272(R21), R22
+	MOVD 24(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 288(R21), R22
+	MOVD 32(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 304(R21), R22
+	MOVD 40(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 320(R21), R22
+	MOVD 48(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 336(R21), R22
+	MOVD 56(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 352(R21), R22
+	MOVD 64(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 368(R21), R22
+	MOVD 72(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 384(R21), R22
+	MOVD 80(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 400(R21), R22
+	MOVD 88(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 416(R21), R22
+	MOVD 96(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	ADD $1, R12
+
+CompactPlaneContactsNEON_group_skip0:
+	MOVWU 244(R21), R19
+	CBZW R19, CompactPlaneContactsNEON_group_skip1
+	MOVWU 228(R21), R22
+	MOVD 0(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 244(R21), R22
+	MOVD 8(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 260(R21), R22
+	MOVD 16(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 276(R21), R22
+	MOVD 24(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 292(R21), R22
+	MOVD 32(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 308(R21), R22
+	MOVD 40(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 324(R21), R22
+	MOVD 48(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 340(R21), R22
+	MOVD 56(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 356(R21), R22
+	MOVD 64(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 372(R21), R22
+	MOVD 72(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 388(R21), R22
+	MOVD 80(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 404(R21), R22
+	MOVD 88(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 420(R21), R22
+	MOVD 96(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	ADD $1, R12
+
+CompactPlaneContactsNEON_group_skip1:
+	MOVWU 248(R21), R19
+	CBZW R19, CompactPlaneContactsNEON_group_skip2
+	MOVWU 232(R21), R22
+	MOVD 0(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 248(R21), R22
+	MOVD 8(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 264(R21), R22
+	MOVD 16(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 280(R21), R22
+	MOVD 24(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 296(R21), R22
+	MOVD 32(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 312(R21), R22
+	MOVD 40(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 328(R21), R22
+	MOVD 48(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 344(R21), R22
+	MOVD 56(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 360(R21), R22
+	MOVD 64(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 376(R21), R22
+	MOVD 72(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 392(R21), R22
+	MOVD 80(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 408(R21), R22
+	MOVD 88(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 424(R21), R22
+	MOVD 96(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	ADD $1, R12
+
+CompactPlaneContactsNEON_group_skip2:
+	MOVWU 252(R21), R19
+	CBZW R19, CompactPlaneContactsNEON_group_skip3
+	MOVWU 236(R21), R22
+	MOVD 0(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 252(R21), R22
+	MOVD 8(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 268(R21), R22
+	MOVD 16(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 284(R21), R22
+	MOVD 24(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 300(R21), R22
+	MOVD 32(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 316(R21), R22
+	MOVD 40(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 332(R21), R22
+	MOVD 48(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 348(R21), R22
+	MOVD 56(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 364(R21), R22
+	MOVD 64(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 380(R21), R22
+	MOVD 72(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 396(R21), R22
+	MOVD 80(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 412(R21), R22
+	MOVD 88(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 428(R21), R22
+	MOVD 96(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	ADD $1, R12
+
+CompactPlaneContactsNEON_group_skip3:
+
+CompactPlaneContactsNEON_none:
+	ADD $4, R11
+	B CompactPlaneContactsNEON_loop
+
+CompactPlaneContactsNEON_tail:
+	// The n mod 4 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
+	CBZ R13, CompactPlaneContactsNEON_done
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8072bb // str q27, [x21, #448]
+	WORD $0x3d8076bb // str q27, [x21, #464]
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 448(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 464(R21)
+	CMP $2, R13
+	BLT CompactPlaneContactsNEON_tailin_end
+	ADD R11<<2, R7, R19
+	MOVWU 4(R19), R22
+	MOVW R22, 452(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 4(R19), R22
+	MOVW R22, 468(R21)
+	CMP $3, R13
+	BLT CompactPlaneContactsNEON_tailin_end
+	ADD R11<<2, R7, R19
+	MOVWU 8(R19), R22
+	MOVW R22, 456(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 8(R19), R22
+	MOVW R22, 472(R21)
+
+CompactPlaneContactsNEON_tailin_end:
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 448(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 452(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 456(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 460(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x3d8006a1 // str q1, [x21, #16]
+	WORD $0x3d800aa2 // str q2, [x21, #32]
+	WORD $0x3d801aa3 // str q3, [x21, #96]
+	WORD $0x3d800ea4 // str q4, [x21, #48]
+	WORD $0x3d8012a5 // str q5, [x21, #64]
+	WORD $0x3d8016a6 // str q6, [x21, #80]
+	// Plane records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 464(R21), R22
+	ADD R22<<5, R1, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 468(R21), R22
+	ADD R22<<5, R1, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 472(R21), R22
+	ADD R22<<5, R1, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 476(R21), R22
+	ADD R22<<5, R1, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d801ea0 // str q0, [x21, #112]
+	WORD $0x3d8022a1 // str q1, [x21, #128]
+	WORD $0x3d8026a2 // str q2, [x21, #144]
+	WORD $0x3d8036a3 // str q3, [x21, #208]
+	WORD $0x3d802aa4 // str q4, [x21, #160]
+	WORD $0x3d802ea5 // str q5, [x21, #176]
+	WORD $0x3d8032a6 // str q6, [x21, #192]
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	WORD $0x3dc01ea0 // ldr q0, [x21, #112]
+	WORD $0x3dc002a1 // ldr q1, [x21, #0]
+	WORD $0x6e21dc02 // fmul v2.4s, v0.4s, v1.4s
+	WORD $0x3dc022a3 // ldr q3, [x21, #128]
+	WORD $0x3dc006a4 // ldr q4, [x21, #16]
+	WORD $0x6e24dc65 // fmul v5.4s, v3.4s, v4.4s
+	WORD $0x4e25d442 // fadd v2.4s, v2.4s, v5.4s
+	WORD $0x3dc026a5 // ldr q5, [x21, #144]
+	WORD $0x3dc00aa6 // ldr q6, [x21, #32]
+	WORD $0x6e26dca7 // fmul v7.4s, v5.4s, v6.4s
+	WORD $0x4e27d442 // fadd v2.4s, v2.4s, v7.4s
+	WORD $0x3dc036a7 // ldr q7, [x21, #208]
+	WORD $0x4ea7d442 // fsub v2.4s, v2.4s, v7.4s
+	WORD $0x3dc00ea8 // ldr q8, [x21, #48]
+	WORD $0x6e28dc09 // fmul v9.4s, v0.4s, v8.4s
+	WORD $0x3dc012aa // ldr q10, [x21, #64]
+	WORD $0x6e2adc6b // fmul v11.4s, v3.4s, v10.4s
+	WORD $0x4e2bd529 // fadd v9.4s, v9.4s, v11.4s
+	WORD $0x3dc016ab // ldr q11, [x21, #80]
+	WORD $0x6e2bdcac // fmul v12.4s, v5.4s, v11.4s
+	WORD $0x4e2cd529 // fadd v9.4s, v9.4s, v12.4s
+	WORD $0x4ea7d527 // fsub v7.4s, v9.4s, v7.4s
+	WORD $0x3dc01aa9 // ldr q9, [x21, #96]
+	WORD $0x4ea2d52c // fsub v12.4s, v9.4s, v2.4s
+	WORD $0x4ea7d52d // fsub v13.4s, v9.4s, v7.4s
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x4e3cd52e // fadd v14.4s, v9.4s, v28.4s
+	WORD $0x6e22e5cf // fcmge v15.4s, v14.4s, v2.4s
+	WORD $0x6e27e5ce // fcmge v14.4s, v14.4s, v7.4s
+	WORD $0x4e28e430 // fcmeq v16.4s, v1.4s, v8.4s
+	WORD $0x4e2ae491 // fcmeq v17.4s, v4.4s, v10.4s
+	WORD $0x4e311e10 // and v16.16b, v16.16b, v17.16b
+	WORD $0x4e2be4d1 // fcmeq v17.4s, v6.4s, v11.4s
+	WORD $0x4e311e10 // and v16.16b, v16.16b, v17.16b
+	WORD $0x4e2e1df1 // and v17.16b, v15.16b, v14.16b
+	WORD $0x4e701e30 // bic v16.16b, v17.16b, v16.16b
+	WORD $0x4eae1dee // orr v14.16b, v15.16b, v14.16b
+	WORD $0x3dc0369c // ldr q28, [x20, #208]
+	WORD $0x6f00e411 // movi v17.2d, #0x0
+	WORD $0x4eae1dde // mov v30.16b, v14.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e711f8e // bsl v14.16b, v28.16b, v17.16b
+	WORD $0x3dc03a9c // ldr q28, [x20, #224]
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6ebe1f8e // bit v14.16b, v28.16b, v30.16b
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	WORD $0x4e22d532 // fadd v18.4s, v9.4s, v2.4s
+	WORD $0x3dc03293 // ldr q19, [x20, #192]
+	WORD $0x6e33de52 // fmul v18.4s, v18.4s, v19.4s
+	WORD $0x6e32dc14 // fmul v20.4s, v0.4s, v18.4s
+	WORD $0x6e32dc75 // fmul v21.4s, v3.4s, v18.4s
+	WORD $0x6e32dcb2 // fmul v18.4s, v5.4s, v18.4s
+	WORD $0x4eb4d421 // fsub v1.4s, v1.4s, v20.4s
+	WORD $0x4eb5d484 // fsub v4.4s, v4.4s, v21.4s
+	WORD $0x4eb2d4c6 // fsub v6.4s, v6.4s, v18.4s
+	WORD $0x4e27d532 // fadd v18.4s, v9.4s, v7.4s
+	WORD $0x6e33de52 // fmul v18.4s, v18.4s, v19.4s
+	WORD $0x6e32dc13 // fmul v19.4s, v0.4s, v18.4s
+	WORD $0x6e32dc74 // fmul v20.4s, v3.4s, v18.4s
+	WORD $0x6e32dcb2 // fmul v18.4s, v5.4s, v18.4s
+	WORD $0x4eb3d508 // fsub v8.4s, v8.4s, v19.4s
+	WORD $0x4eb4d54a // fsub v10.4s, v10.4s, v20.4s
+	WORD $0x4eb2d56b // fsub v11.4s, v11.4s, v18.4s
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	WORD $0x6ea7e442 // fcmgt v2.4s, v2.4s, v7.4s
+	WORD $0x4e6f1c42 // bic v2.16b, v2.16b, v15.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e6c1da7 // bsl v7.16b, v13.16b, v12.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d44 // bit v4.16b, v10.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d66 // bit v6.16b, v11.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e671da2 // bsl v2.16b, v13.16b, v7.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1c28 // bif v8.16b, v1.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1c8a // bif v10.16b, v4.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1ccb // bif v11.16b, v6.16b, v30.16b
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x4ea0f98c // fabs v12.4s, v12.4s
+	WORD $0x3dc00a9c // ldr q28, [x20, #32]
+	WORD $0x6e2ce78c // fcmge v12.4s, v28.4s, v12.4s
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ea9e789 // fcmgt v9.4s, v28.4s, v9.4s
+	WORD $0x4ea91d89 // orr v9.16b, v12.16b, v9.16b
+	WORD $0x6eb0a93e // umaxv s30, v9.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, CompactPlaneContactsNEON_tailgroup_finite
+	// Count 0 and the canonical NaN in every float of those lanes.
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e671f8c // bsl v12.16b, v28.16b, v7.16b
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e621f8c // bsl v12.16b, v28.16b, v2.16b
+	WORD $0x4eac1d82 // mov v2.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e601f8c // bsl v12.16b, v28.16b, v0.16b
+	WORD $0x4eac1d80 // mov v0.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e631f8c // bsl v12.16b, v28.16b, v3.16b
+	WORD $0x4eac1d83 // mov v3.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e651f8c // bsl v12.16b, v28.16b, v5.16b
+	WORD $0x4eac1d85 // mov v5.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e611f8c // bsl v12.16b, v28.16b, v1.16b
+	WORD $0x4eac1d81 // mov v1.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e641f8c // bsl v12.16b, v28.16b, v4.16b
+	WORD $0x4eac1d84 // mov v4.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e661f8c // bsl v12.16b, v28.16b, v6.16b
+	WORD $0x4eac1d86 // mov v6.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e681f8c // bsl v12.16b, v28.16b, v8.16b
+	WORD $0x4eac1d88 // mov v8.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6a1f8c // bsl v12.16b, v28.16b, v10.16b
+	WORD $0x4eac1d8a // mov v10.16b, v12.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
+	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+
+CompactPlaneContactsNEON_tailgroup_finite:
+	WORD $0x4e040d7b // dup v27.4s, w11
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
+	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
+	WORD $0x3d803abb // str q27, [x21, #224]
+	WORD $0x3d803eae // str q14, [x21, #240]
+	WORD $0x3d8042a7 // str q7, [x21, #256]
+	WORD $0x3d8046a2 // str q2, [x21, #272]
+	WORD $0x3d804aa0 // str q0, [x21, #288]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a1 // str q1, [x21, #336]
+	WORD $0x3d805aa4 // str q4, [x21, #352]
+	WORD $0x3d805ea6 // str q6, [x21, #368]
+	WORD $0x3d8062a8 // str q8, [x21, #384]
+	WORD $0x3d8066aa // str q10, [x21, #400]
+	WORD $0x3d806aab // str q11, [x21, #416]
+	MOVWU 240(R21), R19
+	CBZW R19, CompactPlaneContactsNEON_tailrow_skip0
+	MOVWU 224(R21), R22
+	MOVD 0(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 240(R21), R22
+	MOVD 8(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 256(R21), R22
+	MOVD 16(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 272(R21), R22
+	MOVD 24(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 288(R21), R22
+	MOVD 32(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 304(R21), R22
+	MOVD 40(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 320(R21), R22
+	MOVD 48(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 336(R21), R22
+	MOVD 56(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 352(R21), R22
+	MOVD 64(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 368(R21), R22
+	MOVD 72(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 384(R21), R22
+	MOVD 80(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 400(R21), R22
+	MOVD 88(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 416(R21), R22
+	MOVD 96(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	ADD $1, R12
+
+CompactPlaneContactsNEON_tailrow_skip0:
+	CMP $2, R13
+	BLT CompactPlaneContactsNEON_tailout_end
+	MOVWU 244(R21), R19
+	CBZW R19, CompactPlaneContactsNEON_tailrow_skip1
+	MOVWU 228(R21), R22
+	MOVD 0(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 244(R21), R22
+	MOVD 8(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 260(R21), R22
+	MOVD 16(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 276(R21), R22
+	MOVD 24(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 292(R21), R22
+	MOVD 32(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 308(R21), R22
+	MOVD 40(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 324(R21), R22
+	MOVD 48(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 340(R21), R22
+	MOVD 56(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 356(R21), R22
+	MOVD 64(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 372(R21), R22
+	MOVD 72(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 388(R21), R22
+	MOVD 80(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 404(R21), R22
+	MOVD 88(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 420(R21), R22
+	MOVD 96(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	ADD $1, R12
+
+CompactPlaneContactsNEON_tailrow_skip1:
+	CMP $3, R13
+	BLT CompactPlaneContactsNEON_tailout_end
+	MOVWU 248(R21), R19
+	CBZW R19, CompactPlaneContactsNEON_tailrow_skip2
+	MOVWU 232(R21), R22
+	MOVD 0(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 248(R21), R22
+	MOVD 8(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 264(R21), R22
+	MOVD 16(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 280(R21), R22
+	MOVD 24(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 296(R21), R22
+	MOVD 32(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 312(R21), R22
+	MOVD 40(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 328(R21), R22
+	MOVD 48(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 344(R21), R22
+	MOVD 56(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 360(R21), R22
+	MOVD 64(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 376(R21), R22
+	MOVD 72(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 392(R21), R22
+	MOVD 80(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 408(R21), R22
+	MOVD 88(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 424(R21), R22
+	MOVD 96(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	ADD $1, R12
+
+CompactPlaneContactsNEON_tailrow_skip2:
+
+CompactPlaneContactsNEON_tailout_end:
+	ADD R13, R11, R11
+
+CompactPlaneContactsNEON_done:
+	MOVD R12, ret+64(FP)
+	RET
+
+// func PlaneContacts64NEON(caps, planes *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+TEXT ·PlaneContacts64NEON(SB), $496-72
+	// 22 of 27 vector registers for values, 0 spilled per group.
+	MOVD caps+0(FP), R0
+	MOVD planes+8(FP), R1
+	MOVD pi+16(FP), R7
+	MOVD pj+24(FP), R8
+	MOVD out+32(FP), R9
+	MOVD n+40(FP), R10
+	MOVD $0, R11
+	MOVD $0, R12
+	MOVD $neonconst<>(SB), R20
+	ADD $16, RSP, R21
+	// The margin in every lane, in its slot.
+	MOVD margin+48(FP), R19
+	WORD $0x4e080e7b // dup v27.2d, x19
+	WORD $0x3d806ebb // str q27, [x21, #432]
+
+PlaneContacts64NEON_loop:
+	SUB R11, R10, R13
+	CMP $2, R13
+	BLT PlaneContacts64NEON_tail
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x3d8006a1 // str q1, [x21, #16]
+	WORD $0x3d800aa2 // str q2, [x21, #32]
+	WORD $0x3d801aa3 // str q3, [x21, #96]
+	WORD $0x3d800ea4 // str q4, [x21, #48]
+	WORD $0x3d8012a5 // str q5, [x21, #64]
+	WORD $0x3d8016a6 // str q6, [x21, #80]
+	// Plane records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R1, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<6, R1, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d801ea0 // str q0, [x21, #112]
+	WORD $0x3d8022a1 // str q1, [x21, #128]
+	WORD $0x3d8026a2 // str q2, [x21, #144]
+	WORD $0x3d8036a3 // str q3, [x21, #208]
+	WORD $0x3d802aa4 // str q4, [x21, #160]
+	WORD $0x3d802ea5 // str q5, [x21, #176]
+	WORD $0x3d8032a6 // str q6, [x21, #192]
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	WORD $0x3dc01ea0 // ldr q0, [x21, #112]
+	WORD $0x3dc002a1 // ldr q1, [x21, #0]
+	WORD $0x6e61dc02 // fmul v2.2d, v0.2d, v1.2d
+	WORD $0x3dc022a3 // ldr q3, [x21, #128]
+	WORD $0x3dc006a4 // ldr q4, [x21, #16]
+	WORD $0x6e64dc65 // fmul v5.2d, v3.2d, v4.2d
+	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
+	WORD $0x3dc026a5 // ldr q5, [x21, #144]
+	WORD $0x3dc00aa6 // ldr q6, [x21, #32]
+	WORD $0x6e66dca7 // fmul v7.2d, v5.2d, v6.2d
+	WORD $0x4e67d442 // fadd v2.2d, v2.2d, v7.2d
+	WORD $0x3dc036a7 // ldr q7, [x21, #208]
+	WORD $0x4ee7d442 // fsub v2.2d, v2.2d, v7.2d
+	WORD $0x3dc00ea8 // ldr q8, [x21, #48]
+	WORD $0x6e68dc09 // fmul v9.2d, v0.2d, v8.2d
+	WORD $0x3dc012aa // ldr q10, [x21, #64]
+	WORD $0x6e6adc6b // fmul v11.2d, v3.2d, v10.2d
+	WORD $0x4e6bd529 // fadd v9.2d, v9.2d, v11.2d
+	WORD $0x3dc016ab // ldr q11, [x21, #80]
+	WORD $0x6e6bdcac // fmul v12.2d, v5.2d, v11.2d
+	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
+	WORD $0x4ee7d527 // fsub v7.2d, v9.2d, v7.2d
+	WORD $0x3dc01aa9 // ldr q9, [x21, #96]
+	WORD $0x4ee2d52c // fsub v12.2d, v9.2d, v2.2d
+	WORD $0x4ee7d52d // fsub v13.2d, v9.2d, v7.2d
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x4e7cd52e // fadd v14.2d, v9.2d, v28.2d
+	WORD $0x6e62e5cf // fcmge v15.2d, v14.2d, v2.2d
+	WORD $0x6e67e5ce // fcmge v14.2d, v14.2d, v7.2d
+	WORD $0x4e68e430 // fcmeq v16.2d, v1.2d, v8.2d
+	WORD $0x4e6ae491 // fcmeq v17.2d, v4.2d, v10.2d
+	WORD $0x4e311e10 // and v16.16b, v16.16b, v17.16b
+	WORD $0x4e6be4d1 // fcmeq v17.2d, v6.2d, v11.2d
+	WORD $0x4e311e10 // and v16.16b, v16.16b, v17.16b
+	WORD $0x4e2e1df1 // and v17.16b, v15.16b, v14.16b
+	WORD $0x4e701e30 // bic v16.16b, v17.16b, v16.16b
+	WORD $0x4eae1dee // orr v14.16b, v15.16b, v14.16b
+	WORD $0x3dc0569c // ldr q28, [x20, #336]
+	WORD $0x6f00e411 // movi v17.2d, #0x0
+	WORD $0x4eae1dde // mov v30.16b, v14.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e711f8e // bsl v14.16b, v28.16b, v17.16b
+	WORD $0x3dc05a9c // ldr q28, [x20, #352]
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6ebe1f8e // bit v14.16b, v28.16b, v30.16b
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	WORD $0x4e62d532 // fadd v18.2d, v9.2d, v2.2d
+	WORD $0x3dc05293 // ldr q19, [x20, #320]
+	WORD $0x6e73de52 // fmul v18.2d, v18.2d, v19.2d
+	WORD $0x6e72dc14 // fmul v20.2d, v0.2d, v18.2d
+	WORD $0x6e72dc75 // fmul v21.2d, v3.2d, v18.2d
+	WORD $0x6e72dcb2 // fmul v18.2d, v5.2d, v18.2d
+	WORD $0x4ef4d421 // fsub v1.2d, v1.2d, v20.2d
+	WORD $0x4ef5d484 // fsub v4.2d, v4.2d, v21.2d
+	WORD $0x4ef2d4c6 // fsub v6.2d, v6.2d, v18.2d
+	WORD $0x4e67d532 // fadd v18.2d, v9.2d, v7.2d
+	WORD $0x6e73de52 // fmul v18.2d, v18.2d, v19.2d
+	WORD $0x6e72dc13 // fmul v19.2d, v0.2d, v18.2d
+	WORD $0x6e72dc74 // fmul v20.2d, v3.2d, v18.2d
+	WORD $0x6e72dcb2 // fmul v18.2d, v5.2d, v18.2d
+	WORD $0x4ef3d508 // fsub v8.2d, v8.2d, v19.2d
+	WORD $0x4ef4d54a // fsub v10.2d, v10.2d, v20.2d
+	WORD $0x4ef2d56b // fsub v11.2d, v11.2d, v18.2d
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	WORD $0x6ee7e442 // fcmgt v2.2d, v2.2d, v7.2d
+	WORD $0x4e6f1c42 // bic v2.16b, v2.16b, v15.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e6c1da7 // bsl v7.16b, v13.16b, v12.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d44 // bit v4.16b, v10.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d66 // bit v6.16b, v11.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e671da2 // bsl v2.16b, v13.16b, v7.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1c28 // bif v8.16b, v1.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1c8a // bif v10.16b, v4.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1ccb // bif v11.16b, v6.16b, v30.16b
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x4ee0f98c // fabs v12.2d, v12.2d
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e6ce78c // fcmge v12.2d, v28.2d, v12.2d
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ee9e789 // fcmgt v9.2d, v28.2d, v9.2d
+	WORD $0x4ea91d89 // orr v9.16b, v12.16b, v9.16b
+	WORD $0x6eb0a93e // umaxv s30, v9.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, PlaneContacts64NEON_group_finite
+	// Count 0 and the canonical NaN in every float of those lanes.
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e671f8c // bsl v12.16b, v28.16b, v7.16b
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e621f8c // bsl v12.16b, v28.16b, v2.16b
+	WORD $0x4eac1d82 // mov v2.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e601f8c // bsl v12.16b, v28.16b, v0.16b
+	WORD $0x4eac1d80 // mov v0.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e631f8c // bsl v12.16b, v28.16b, v3.16b
+	WORD $0x4eac1d83 // mov v3.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e651f8c // bsl v12.16b, v28.16b, v5.16b
+	WORD $0x4eac1d85 // mov v5.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e611f8c // bsl v12.16b, v28.16b, v1.16b
+	WORD $0x4eac1d81 // mov v1.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e641f8c // bsl v12.16b, v28.16b, v4.16b
+	WORD $0x4eac1d84 // mov v4.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e661f8c // bsl v12.16b, v28.16b, v6.16b
+	WORD $0x4eac1d86 // mov v6.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e681f8c // bsl v12.16b, v28.16b, v8.16b
+	WORD $0x4eac1d88 // mov v8.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6a1f8c // bsl v12.16b, v28.16b, v10.16b
+	WORD $0x4eac1d8a // mov v10.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
+	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+
+PlaneContacts64NEON_group_finite:
+	// Store one row per pair: Pair and the narrowed Count as two uint32 (8 bytes), the floats whole.
+	WORD $0x4e040d7b // dup v27.4s, w11
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
+	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
+	MOVD 0(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0xfd00027b // str d27, [x19, #0]
+	WORD $0x0ea129db // xtn v27.2s, v14.2d
+	MOVD 8(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0xfd00027b // str d27, [x19, #0]
+	MOVD 16(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800267 // str q7, [x19, #0]
+	MOVD 24(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800262 // str q2, [x19, #0]
+	MOVD 32(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800260 // str q0, [x19, #0]
+	MOVD 40(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800263 // str q3, [x19, #0]
+	MOVD 48(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800265 // str q5, [x19, #0]
+	MOVD 56(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800261 // str q1, [x19, #0]
+	MOVD 64(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800264 // str q4, [x19, #0]
+	MOVD 72(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800266 // str q6, [x19, #0]
+	MOVD 80(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800268 // str q8, [x19, #0]
+	MOVD 88(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d80026a // str q10, [x19, #0]
+	MOVD 96(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d80026b // str q11, [x19, #0]
+	ADD $2, R11
+	B PlaneContacts64NEON_loop
+
+PlaneContacts64NEON_tail:
+	// The n mod 2 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
+	CBZ R13, PlaneContacts64NEON_done
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8072bb // str q27, [x21, #448]
+	WORD $0x3d8076bb // str q27, [x21, #464]
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 448(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 464(R21)
+
+PlaneContacts64NEON_tailin_end:
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 448(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 452(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x3d8006a1 // str q1, [x21, #16]
+	WORD $0x3d800aa2 // str q2, [x21, #32]
+	WORD $0x3d801aa3 // str q3, [x21, #96]
+	WORD $0x3d800ea4 // str q4, [x21, #48]
+	WORD $0x3d8012a5 // str q5, [x21, #64]
+	WORD $0x3d8016a6 // str q6, [x21, #80]
+	// Plane records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 464(R21), R22
+	ADD R22<<6, R1, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 468(R21), R22
+	ADD R22<<6, R1, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d801ea0 // str q0, [x21, #112]
+	WORD $0x3d8022a1 // str q1, [x21, #128]
+	WORD $0x3d8026a2 // str q2, [x21, #144]
+	WORD $0x3d8036a3 // str q3, [x21, #208]
+	WORD $0x3d802aa4 // str q4, [x21, #160]
+	WORD $0x3d802ea5 // str q5, [x21, #176]
+	WORD $0x3d8032a6 // str q6, [x21, #192]
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	WORD $0x3dc01ea0 // ldr q0, [x21, #112]
+	WORD $0x3dc002a1 // ldr q1, [x21, #0]
+	WORD $0x6e61dc02 // fmul v2.2d, v0.2d, v1.2d
+	WORD $0x3dc022a3 // ldr q3, [x21, #128]
+	WORD $0x3dc006a4 // ldr q4, [x21, #16]
+	WORD $0x6e64dc65 // fmul v5.2d, v3.2d, v4.2d
+	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
+	WORD $0x3dc026a5 // ldr q5, [x21, #144]
+	WORD $0x3dc00aa6 // ldr q6, [x21, #32]
+	WORD $0x6e66dca7 // fmul v7.2d, v5.2d, v6.2d
+	WORD $0x4e67d442 // fadd v2.2d, v2.2d, v7.2d
+	WORD $0x3dc036a7 // ldr q7, [x21, #208]
+	WORD $0x4ee7d442 // fsub v2.2d, v2.2d, v7.2d
+	WORD $0x3dc00ea8 // ldr q8, [x21, #48]
+	WORD $0x6e68dc09 // fmul v9.2d, v0.2d, v8.2d
+	WORD $0x3dc012aa // ldr q10, [x21, #64]
+	WORD $0x6e6adc6b // fmul v11.2d, v3.2d, v10.2d
+	WORD $0x4e6bd529 // fadd v9.2d, v9.2d, v11.2d
+	WORD $0x3dc016ab // ldr q11, [x21, #80]
+	WORD $0x6e6bdcac // fmul v12.2d, v5.2d, v11.2d
+	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
+	WORD $0x4ee7d527 // fsub v7.2d, v9.2d, v7.2d
+	WORD $0x3dc01aa9 // ldr q9, [x21, #96]
+	WORD $0x4ee2d52c // fsub v12.2d, v9.2d, v2.2d
+	WORD $0x4ee7d52d // fsub v13.2d, v9.2d, v7.2d
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x4e7cd52e // fadd v14.2d, v9.2d, v28.2d
+	WORD $0x6e62e5cf // fcmge v15.2d, v14.2d, v2.2d
+	WORD $0x6e67e5ce // fcmge v14.2d, v14.2d, v7.2d
+	WORD $0x4e68e430 // fcmeq v16.2d, v1.2d, v8.2d
+	WORD $0x4e6ae491 // fcmeq v17.2d, v4.2d, v10.2d
+	WORD $0x4e311e10 // and v16.16b, v16.16b, v17.16b
+	WORD $0x4e6be4d1 // fcmeq v17.2d, v6.2d, v11.2d
+	WORD $0x4e311e10 // and v16.16b, v16.16b, v17.16b
+	WORD $0x4e2e1df1 // and v17.16b, v15.16b, v14.16b
+	WORD $0x4e701e30 // bic v16.16b, v17.16b, v16.16b
+	WORD $0x4eae1dee // orr v14.16b, v15.16b, v14.16b
+	WORD $0x3dc0569c // ldr q28, [x20, #336]
+	WORD $0x6f00e411 // movi v17.2d, #0x0
+	WORD $0x4eae1dde // mov v30.16b, v14.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e711f8e // bsl v14.16b, v28.16b, v17.16b
+	WORD $0x3dc05a9c // ldr q28, [x20, #352]
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6ebe1f8e // bit v14.16b, v28.16b, v30.16b
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	WORD $0x4e62d532 // fadd v18.2d, v9.2d, v2.2d
+	WORD $0x3dc05293 // ldr q19, [x20, #320]
+	WORD $0x6e73de52 // fmul v18.2d, v18.2d, v19.2d
+	WORD $0x6e72dc14 // fmul v20.2d, v0.2d, v18.2d
+	WORD $0x6e72dc75 // fmul v21.2d, v3.2d, v18.2d
+	WORD $0x6e72dcb2 // fmul v18.2d, v5.2d, v18.2d
+	WORD $0x4ef4d421 // fsub v1.2d, v1.2d, v20.2d
+	WORD $0x4ef5d484 // fsub v4.2d, v4.2d, v21.2d
+	WORD $0x4ef2d4c6 // fsub v6.2d, v6.2d, v18.2d
+	WORD $0x4e67d532 // fadd v18.2d, v9.2d, v7.2d
+	WORD $0x6e73de52 // fmul v18.2d, v18.2d, v19.2d
+	WORD $0x6e72dc13 // fmul v19.2d, v0.2d, v18.2d
+	WORD $0x6e72dc74 // fmul v20.2d, v3.2d, v18.2d
+	WORD $0x6e72dcb2 // fmul v18.2d, v5.2d, v18.2d
+	WORD $0x4ef3d508 // fsub v8.2d, v8.2d, v19.2d
+	WORD $0x4ef4d54a // fsub v10.2d, v10.2d, v20.2d
+	WORD $0x4ef2d56b // fsub v11.2d, v11.2d, v18.2d
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	WORD $0x6ee7e442 // fcmgt v2.2d, v2.2d, v7.2d
+	WORD $0x4e6f1c42 // bic v2.16b, v2.16b, v15.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e6c1da7 // bsl v7.16b, v13.16b, v12.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d44 // bit v4.16b, v10.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d66 // bit v6.16b, v11.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e671da2 // bsl v2.16b, v13.16b, v7.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1c28 // bif v8.16b, v1.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1c8a // bif v10.16b, v4.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1ccb // bif v11.16b, v6.16b, v30.16b
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x4ee0f98c // fabs v12.2d, v12.2d
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e6ce78c // fcmge v12.2d, v28.2d, v12.2d
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ee9e789 // fcmgt v9.2d, v28.2d, v9.2d
+	WORD $0x4ea91d89 // orr v9.16b, v12.16b, v9.16b
+	WORD $0x6eb0a93e // umaxv s30, v9.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, PlaneContacts64NEON_tailgroup_finite
+	// Count 0 and the canonical NaN in every float of those lanes.
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e671f8c // bsl v12.16b, v28.16b, v7.16b
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e621f8c // bsl v12.16b, v28.16b, v2.16b
+	WORD $0x4eac1d82 // mov v2.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e601f8c // bsl v12.16b, v28.16b, v0.16b
+	WORD $0x4eac1d80 // mov v0.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e631f8c // bsl v12.16b, v28.16b, v3.16b
+	WORD $0x4eac1d83 // mov v3.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e651f8c // bsl v12.16b, v28.16b, v5.16b
+	WORD $0x4eac1d85 // mov v5.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e611f8c // bsl v12.16b, v28.16b, v1.16b
+	WORD $0x4eac1d81 // mov v1.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e641f8c // bsl v12.16b, v28.16b, v4.16b
+	WORD $0x4eac1d84 // mov v4.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e661f8c // bsl v12.16b, v28.16b, v6.16b
+	WORD $0x4eac1d86 // mov v6.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e681f8c // bsl v12.16b, v28.16b, v8.16b
+	WORD $0x4eac1d88 // mov v8.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6a1f8c // bsl v12.16b, v28.16b, v10.16b
+	WORD $0x4eac1d8a // mov v10.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
+	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+
+PlaneContacts64NEON_tailgroup_finite:
+	WORD $0x4e040d7b // dup v27.4s, w11
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
+	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
+	WORD $0x3d803abb // str q27, [x21, #224]
+	WORD $0x3d803eae // str q14, [x21, #240]
+	WORD $0x3d8042a7 // str q7, [x21, #256]
+	WORD $0x3d8046a2 // str q2, [x21, #272]
+	WORD $0x3d804aa0 // str q0, [x21, #288]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a1 // str q1, [x21, #336]
+	WORD $0x3d805aa4 // str q4, [x21, #352]
+	WORD $0x3d805ea6 // str q6, [x21, #368]
+	WORD $0x3d8062a8 // str q8, [x21, #384]
+	WORD $0x3d8066aa // str q10, [x21, #400]
+	WORD $0x3d806aab // str q11, [x21, #416]
+	MOVWU 224(R21), R22
+	MOVD 0(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 240(R21), R22
+	MOVD 8(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVD 256(R21), R22
+	MOVD 16(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 272(R21), R22
+	MOVD 24(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 288(R21), R22
+	MOVD 32(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 304(R21), R22
+	MOVD 40(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 320(R21), R22
+	MOVD 48(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 336(R21), R22
+	MOVD 56(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 352(R21), R22
+	MOVD 64(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 368(R21), R22
+	MOVD 72(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 384(R21), R22
+	MOVD 80(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 400(R21), R22
+	MOVD 88(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 416(R21), R22
+	MOVD 96(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+
+PlaneContacts64NEON_tailout_end:
+	ADD R13, R11, R11
+
+PlaneContacts64NEON_done:
+	MOVD R10, ret+64(FP)
+	RET
+
+// func CompactPlaneContacts64NEON(caps, planes *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+TEXT ·CompactPlaneContacts64NEON(SB), $496-72
+	// 22 of 27 vector registers for values, 0 spilled per group.
+	MOVD caps+0(FP), R0
+	MOVD planes+8(FP), R1
+	MOVD pi+16(FP), R7
+	MOVD pj+24(FP), R8
+	MOVD out+32(FP), R9
+	MOVD n+40(FP), R10
+	MOVD $0, R11
+	MOVD $0, R12
+	MOVD $neonconst<>(SB), R20
+	ADD $16, RSP, R21
+	// The margin in every lane, in its slot.
+	MOVD margin+48(FP), R19
+	WORD $0x4e080e7b // dup v27.2d, x19
+	WORD $0x3d806ebb // str q27, [x21, #432]
+
+CompactPlaneContacts64NEON_loop:
+	SUB R11, R10, R13
+	CMP $2, R13
+	BLT CompactPlaneContacts64NEON_tail
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x3d8006a1 // str q1, [x21, #16]
+	WORD $0x3d800aa2 // str q2, [x21, #32]
+	WORD $0x3d801aa3 // str q3, [x21, #96]
+	WORD $0x3d800ea4 // str q4, [x21, #48]
+	WORD $0x3d8012a5 // str q5, [x21, #64]
+	WORD $0x3d8016a6 // str q6, [x21, #80]
+	// Plane records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R1, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<6, R1, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d801ea0 // str q0, [x21, #112]
+	WORD $0x3d8022a1 // str q1, [x21, #128]
+	WORD $0x3d8026a2 // str q2, [x21, #144]
+	WORD $0x3d8036a3 // str q3, [x21, #208]
+	WORD $0x3d802aa4 // str q4, [x21, #160]
+	WORD $0x3d802ea5 // str q5, [x21, #176]
+	WORD $0x3d8032a6 // str q6, [x21, #192]
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	WORD $0x3dc01ea0 // ldr q0, [x21, #112]
+	WORD $0x3dc002a1 // ldr q1, [x21, #0]
+	WORD $0x6e61dc02 // fmul v2.2d, v0.2d, v1.2d
+	WORD $0x3dc022a3 // ldr q3, [x21, #128]
+	WORD $0x3dc006a4 // ldr q4, [x21, #16]
+	WORD $0x6e64dc65 // fmul v5.2d, v3.2d, v4.2d
+	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
+	WORD $0x3dc026a5 // ldr q5, [x21, #144]
+	WORD $0x3dc00aa6 // ldr q6, [x21, #32]
+	WORD $0x6e66dca7 // fmul v7.2d, v5.2d, v6.2d
+	WORD $0x4e67d442 // fadd v2.2d, v2.2d, v7.2d
+	WORD $0x3dc036a7 // ldr q7, [x21, #208]
+	WORD $0x4ee7d442 // fsub v2.2d, v2.2d, v7.2d
+	WORD $0x3dc00ea8 // ldr q8, [x21, #48]
+	WORD $0x6e68dc09 // fmul v9.2d, v0.2d, v8.2d
+	WORD $0x3dc012aa // ldr q10, [x21, #64]
+	WORD $0x6e6adc6b // fmul v11.2d, v3.2d, v10.2d
+	WORD $0x4e6bd529 // fadd v9.2d, v9.2d, v11.2d
+	WORD $0x3dc016ab // ldr q11, [x21, #80]
+	WORD $0x6e6bdcac // fmul v12.2d, v5.2d, v11.2d
+	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
+	WORD $0x4ee7d527 // fsub v7.2d, v9.2d, v7.2d
+	WORD $0x3dc01aa9 // ldr q9, [x21, #96]
+	WORD $0x4ee2d52c // fsub v12.2d, v9.2d, v2.2d
+	WORD $0x4ee7d52d // fsub v13.2d, v9.2d, v7.2d
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x4e7cd52e // fadd v14.2d, v9.2d, v28.2d
+	WORD $0x6e62e5cf // fcmge v15.2d, v14.2d, v2.2d
+	WORD $0x6e67e5ce // fcmge v14.2d, v14.2d, v7.2d
+	WORD $0x4e68e430 // fcmeq v16.2d, v1.2d, v8.2d
+	WORD $0x4e6ae491 // fcmeq v17.2d, v4.2d, v10.2d
+	WORD $0x4e311e10 // and v16.16b, v16.16b, v17.16b
+	WORD $0x4e6be4d1 // fcmeq v17.2d, v6.2d, v11.2d
+	WORD $0x4e311e10 // and v16.16b, v16.16b, v17.16b
+	WORD $0x4e2e1df1 // and v17.16b, v15.16b, v14.16b
+	WORD $0x4e701e30 // bic v16.16b, v17.16b, v16.16b
+	WORD $0x4eae1dee // orr v14.16b, v15.16b, v14.16b
+	WORD $0x3dc0569c // ldr q28, [x20, #336]
+	WORD $0x6f00e411 // movi v17.2d, #0x0
+	WORD $0x4eae1dde // mov v30.16b, v14.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e711f8e // bsl v14.16b, v28.16b, v17.16b
+	WORD $0x3dc05a9c // ldr q28, [x20, #352]
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6ebe1f8e // bit v14.16b, v28.16b, v30.16b
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	WORD $0x4e62d532 // fadd v18.2d, v9.2d, v2.2d
+	WORD $0x3dc05293 // ldr q19, [x20, #320]
+	WORD $0x6e73de52 // fmul v18.2d, v18.2d, v19.2d
+	WORD $0x6e72dc14 // fmul v20.2d, v0.2d, v18.2d
+	WORD $0x6e72dc75 // fmul v21.2d, v3.2d, v18.2d
+	WORD $0x6e72dcb2 // fmul v18.2d, v5.2d, v18.2d
+	WORD $0x4ef4d421 // fsub v1.2d, v1.2d, v20.2d
+	WORD $0x4ef5d484 // fsub v4.2d, v4.2d, v21.2d
+	WORD $0x4ef2d4c6 // fsub v6.2d, v6.2d, v18.2d
+	WORD $0x4e67d532 // fadd v18.2d, v9.2d, v7.2d
+	WORD $0x6e73de52 // fmul v18.2d, v18.2d, v19.2d
+	WORD $0x6e72dc13 // fmul v19.2d, v0.2d, v18.2d
+	WORD $0x6e72dc74 // fmul v20.2d, v3.2d, v18.2d
+	WORD $0x6e72dcb2 // fmul v18.2d, v5.2d, v18.2d
+	WORD $0x4ef3d508 // fsub v8.2d, v8.2d, v19.2d
+	WORD $0x4ef4d54a // fsub v10.2d, v10.2d, v20.2d
+	WORD $0x4ef2d56b // fsub v11.2d, v11.2d, v18.2d
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	WORD $0x6ee7e442 // fcmgt v2.2d, v2.2d, v7.2d
+	WORD $0x4e6f1c42 // bic v2.16b, v2.16b, v15.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e6c1da7 // bsl v7.16b, v13.16b, v12.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d44 // bit v4.16b, v10.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d66 // bit v6.16b, v11.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e671da2 // bsl v2.16b, v13.16b, v7.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1c28 // bif v8.16b, v1.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1c8a // bif v10.16b, v4.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1ccb // bif v11.16b, v6.16b, v30.16b
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x4ee0f98c // fabs v12.2d, v12.2d
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e6ce78c // fcmge v12.2d, v28.2d, v12.2d
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ee9e789 // fcmgt v9.2d, v28.2d, v9.2d
+	WORD $0x4ea91d89 // orr v9.16b, v12.16b, v9.16b
+	WORD $0x6eb0a93e // umaxv s30, v9.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, CompactPlaneContacts64NEON_group_finite
+	// Count 0 and the canonical NaN in every float of those lanes.
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e671f8c // bsl v12.16b, v28.16b, v7.16b
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e621f8c // bsl v12.16b, v28.16b, v2.16b
+	WORD $0x4eac1d82 // mov v2.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e601f8c // bsl v12.16b, v28.16b, v0.16b
+	WORD $0x4eac1d80 // mov v0.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e631f8c // bsl v12.16b, v28.16b, v3.16b
+	WORD $0x4eac1d83 // mov v3.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e651f8c // bsl v12.16b, v28.16b, v5.16b
+	WORD $0x4eac1d85 // mov v5.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e611f8c // bsl v12.16b, v28.16b, v1.16b
+	WORD $0x4eac1d81 // mov v1.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e641f8c // bsl v12.16b, v28.16b, v4.16b
+	WORD $0x4eac1d84 // mov v4.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e661f8c // bsl v12.16b, v28.16b, v6.16b
+	WORD $0x4eac1d86 // mov v6.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e681f8c // bsl v12.16b, v28.16b, v8.16b
+	WORD $0x4eac1d88 // mov v8.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6a1f8c // bsl v12.16b, v28.16b, v10.16b
+	WORD $0x4eac1d8a // mov v10.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
+	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+
+CompactPlaneContacts64NEON_group_finite:
+	// Compaction: the touching lanes' rows, in pair order; nothing for a group without one.
+	WORD $0x6eb0a9de // umaxv s30, v14.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, CompactPlaneContacts64NEON_none
+	WORD $0x4e040d7b // dup v27.4s, w11
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
+	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
+	WORD $0x3d803abb // str q27, [x21, #224]
+	WORD $0x3d803eae // str q14, [x21, #240]
+	WORD $0x3d8042a7 // str q7, [x21, #256]
+	WORD $0x3d8046a2 // str q2, [x21, #272]
+	WORD $0x3d804aa0 // str q0, [x21, #288]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a1 // str q1, [x21, #336]
+	WORD $0x3d805aa4 // str q4, [x21, #352]
+	WORD $0x3d805ea6 // str q6, [x21, #368]
+	WORD $0x3d8062a8 // str q8, [x21, #384]
+	WORD $0x3d8066aa // str q10, [x21, #400]
+	WORD $0x3d806aab // str q11, [x21, #416]
+	MOVWU 240(R21), R19
+	CBZW R19, CompactPlaneContacts64NEON_group_skip0
+	MOVWU 224(R21), R22
+	MOVD 0(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 240(R21), R22
+	MOVD 8(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVD 256(R21), R22
+	MOVD 16(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 272(R21), R22
+	MOVD 24(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 288(R21), R22
+	MOVD 32(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 304(R21), R22
+	MOVD 40(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 320(R21), R22
+	MOVD 48(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 336(R21), R22
+	MOVD 56(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 352(R21), R22
+	MOVD 64(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 368(R21), R22
+	MOVD 72(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 384(R21), R22
+	MOVD 80(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 400(R21), R22
+	MOVD 88(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 416(R21), R22
+	MOVD 96(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	ADD $1, R12
+
+CompactPlaneContacts64NEON_group_skip0:
+	MOVWU 248(R21), R19
+	CBZW R19, CompactPlaneContacts64NEON_group_skip1
+	MOVWU 228(R21), R22
+	MOVD 0(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 248(R21), R22
+	MOVD 8(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVD 264(R21), R22
+	MOVD 16(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 280(R21), R22
+	MOVD 24(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 296(R21), R22
+	MOVD 32(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 312(R21), R22
+	MOVD 40(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 328(R21), R22
+	MOVD 48(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 344(R21), R22
+	MOVD 56(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 360(R21), R22
+	MOVD 64(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 376(R21), R22
+	MOVD 72(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 392(R21), R22
+	MOVD 80(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 408(R21), R22
+	MOVD 88(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 424(R21), R22
+	MOVD 96(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	ADD $1, R12
+
+CompactPlaneContacts64NEON_group_skip1:
+
+CompactPlaneContacts64NEON_none:
+	ADD $2, R11
+	B CompactPlaneContacts64NEON_loop
+
+CompactPlaneContacts64NEON_tail:
+	// The n mod 2 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
+	CBZ R13, CompactPlaneContacts64NEON_done
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8072bb // str q27, [x21, #448]
+	WORD $0x3d8076bb // str q27, [x21, #464]
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 448(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 464(R21)
+
+CompactPlaneContacts64NEON_tailin_end:
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 448(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 452(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x3d8006a1 // str q1, [x21, #16]
+	WORD $0x3d800aa2 // str q2, [x21, #32]
+	WORD $0x3d801aa3 // str q3, [x21, #96]
+	WORD $0x3d800ea4 // str q4, [x21, #48]
+	WORD $0x3d8012a5 // str q5, [x21, #64]
+	WORD $0x3d8016a6 // str q6, [x21, #80]
+	// Plane records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 464(R21), R22
+	ADD R22<<6, R1, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 468(R21), R22
+	ADD R22<<6, R1, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d801ea0 // str q0, [x21, #112]
+	WORD $0x3d8022a1 // str q1, [x21, #128]
+	WORD $0x3d8026a2 // str q2, [x21, #144]
+	WORD $0x3d8036a3 // str q3, [x21, #208]
+	WORD $0x3d802aa4 // str q4, [x21, #160]
+	WORD $0x3d802ea5 // str q5, [x21, #176]
+	WORD $0x3d8032a6 // str q6, [x21, #192]
+	// Signed distances s = n.X - d and depths r - s of both ends.
+	WORD $0x3dc01ea0 // ldr q0, [x21, #112]
+	WORD $0x3dc002a1 // ldr q1, [x21, #0]
+	WORD $0x6e61dc02 // fmul v2.2d, v0.2d, v1.2d
+	WORD $0x3dc022a3 // ldr q3, [x21, #128]
+	WORD $0x3dc006a4 // ldr q4, [x21, #16]
+	WORD $0x6e64dc65 // fmul v5.2d, v3.2d, v4.2d
+	WORD $0x4e65d442 // fadd v2.2d, v2.2d, v5.2d
+	WORD $0x3dc026a5 // ldr q5, [x21, #144]
+	WORD $0x3dc00aa6 // ldr q6, [x21, #32]
+	WORD $0x6e66dca7 // fmul v7.2d, v5.2d, v6.2d
+	WORD $0x4e67d442 // fadd v2.2d, v2.2d, v7.2d
+	WORD $0x3dc036a7 // ldr q7, [x21, #208]
+	WORD $0x4ee7d442 // fsub v2.2d, v2.2d, v7.2d
+	WORD $0x3dc00ea8 // ldr q8, [x21, #48]
+	WORD $0x6e68dc09 // fmul v9.2d, v0.2d, v8.2d
+	WORD $0x3dc012aa // ldr q10, [x21, #64]
+	WORD $0x6e6adc6b // fmul v11.2d, v3.2d, v10.2d
+	WORD $0x4e6bd529 // fadd v9.2d, v9.2d, v11.2d
+	WORD $0x3dc016ab // ldr q11, [x21, #80]
+	WORD $0x6e6bdcac // fmul v12.2d, v5.2d, v11.2d
+	WORD $0x4e6cd529 // fadd v9.2d, v9.2d, v12.2d
+	WORD $0x4ee7d527 // fsub v7.2d, v9.2d, v7.2d
+	WORD $0x3dc01aa9 // ldr q9, [x21, #96]
+	WORD $0x4ee2d52c // fsub v12.2d, v9.2d, v2.2d
+	WORD $0x4ee7d52d // fsub v13.2d, v9.2d, v7.2d
+	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
+	WORD $0x3dc06ebc // ldr q28, [x21, #432]
+	WORD $0x4e7cd52e // fadd v14.2d, v9.2d, v28.2d
+	WORD $0x6e62e5cf // fcmge v15.2d, v14.2d, v2.2d
+	WORD $0x6e67e5ce // fcmge v14.2d, v14.2d, v7.2d
+	WORD $0x4e68e430 // fcmeq v16.2d, v1.2d, v8.2d
+	WORD $0x4e6ae491 // fcmeq v17.2d, v4.2d, v10.2d
+	WORD $0x4e311e10 // and v16.16b, v16.16b, v17.16b
+	WORD $0x4e6be4d1 // fcmeq v17.2d, v6.2d, v11.2d
+	WORD $0x4e311e10 // and v16.16b, v16.16b, v17.16b
+	WORD $0x4e2e1df1 // and v17.16b, v15.16b, v14.16b
+	WORD $0x4e701e30 // bic v16.16b, v17.16b, v16.16b
+	WORD $0x4eae1dee // orr v14.16b, v15.16b, v14.16b
+	WORD $0x3dc0569c // ldr q28, [x20, #336]
+	WORD $0x6f00e411 // movi v17.2d, #0x0
+	WORD $0x4eae1dde // mov v30.16b, v14.16b
+	WORD $0x4ebe1fce // mov v14.16b, v30.16b
+	WORD $0x6e711f8e // bsl v14.16b, v28.16b, v17.16b
+	WORD $0x3dc05a9c // ldr q28, [x20, #352]
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6ebe1f8e // bit v14.16b, v28.16b, v30.16b
+	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
+	WORD $0x4e62d532 // fadd v18.2d, v9.2d, v2.2d
+	WORD $0x3dc05293 // ldr q19, [x20, #320]
+	WORD $0x6e73de52 // fmul v18.2d, v18.2d, v19.2d
+	WORD $0x6e72dc14 // fmul v20.2d, v0.2d, v18.2d
+	WORD $0x6e72dc75 // fmul v21.2d, v3.2d, v18.2d
+	WORD $0x6e72dcb2 // fmul v18.2d, v5.2d, v18.2d
+	WORD $0x4ef4d421 // fsub v1.2d, v1.2d, v20.2d
+	WORD $0x4ef5d484 // fsub v4.2d, v4.2d, v21.2d
+	WORD $0x4ef2d4c6 // fsub v6.2d, v6.2d, v18.2d
+	WORD $0x4e67d532 // fadd v18.2d, v9.2d, v7.2d
+	WORD $0x6e73de52 // fmul v18.2d, v18.2d, v19.2d
+	WORD $0x6e72dc13 // fmul v19.2d, v0.2d, v18.2d
+	WORD $0x6e72dc74 // fmul v20.2d, v3.2d, v18.2d
+	WORD $0x6e72dcb2 // fmul v18.2d, v5.2d, v18.2d
+	WORD $0x4ef3d508 // fsub v8.2d, v8.2d, v19.2d
+	WORD $0x4ef4d54a // fsub v10.2d, v10.2d, v20.2d
+	WORD $0x4ef2d56b // fsub v11.2d, v11.2d, v18.2d
+	// Point 1: end B's where A does not touch and B is nearer, else A's; point 2: B's for two points.
+	WORD $0x6ee7e442 // fcmgt v2.2d, v2.2d, v7.2d
+	WORD $0x4e6f1c42 // bic v2.16b, v2.16b, v15.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e6c1da7 // bsl v7.16b, v13.16b, v12.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d01 // bit v1.16b, v8.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d44 // bit v4.16b, v10.16b, v30.16b
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1d66 // bit v6.16b, v11.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e671da2 // bsl v2.16b, v13.16b, v7.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1c28 // bif v8.16b, v1.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1c8a // bif v10.16b, v4.16b, v30.16b
+	WORD $0x4eb01e1e // mov v30.16b, v16.16b
+	WORD $0x6efe1ccb // bif v11.16b, v6.16b, v30.16b
+	// Bad lanes: |da + db| not <= the largest finite float, or a negative radius.
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x4ee0f98c // fabs v12.2d, v12.2d
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e6ce78c // fcmge v12.2d, v28.2d, v12.2d
+	WORD $0x6e20598c // mvn v12.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ee9e789 // fcmgt v9.2d, v28.2d, v9.2d
+	WORD $0x4ea91d89 // orr v9.16b, v12.16b, v9.16b
+	WORD $0x6eb0a93e // umaxv s30, v9.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, CompactPlaneContacts64NEON_tailgroup_finite
+	// Count 0 and the canonical NaN in every float of those lanes.
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e671f8c // bsl v12.16b, v28.16b, v7.16b
+	WORD $0x4eac1d87 // mov v7.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e621f8c // bsl v12.16b, v28.16b, v2.16b
+	WORD $0x4eac1d82 // mov v2.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e601f8c // bsl v12.16b, v28.16b, v0.16b
+	WORD $0x4eac1d80 // mov v0.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e631f8c // bsl v12.16b, v28.16b, v3.16b
+	WORD $0x4eac1d83 // mov v3.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e651f8c // bsl v12.16b, v28.16b, v5.16b
+	WORD $0x4eac1d85 // mov v5.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e611f8c // bsl v12.16b, v28.16b, v1.16b
+	WORD $0x4eac1d81 // mov v1.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e641f8c // bsl v12.16b, v28.16b, v4.16b
+	WORD $0x4eac1d84 // mov v4.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e661f8c // bsl v12.16b, v28.16b, v6.16b
+	WORD $0x4eac1d86 // mov v6.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e681f8c // bsl v12.16b, v28.16b, v8.16b
+	WORD $0x4eac1d88 // mov v8.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6a1f8c // bsl v12.16b, v28.16b, v10.16b
+	WORD $0x4eac1d8a // mov v10.16b, v12.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x4ebe1fcc // mov v12.16b, v30.16b
+	WORD $0x6e6b1f8c // bsl v12.16b, v28.16b, v11.16b
+	WORD $0x4eac1d8b // mov v11.16b, v12.16b
+	WORD $0x4ea91d3e // mov v30.16b, v9.16b
+	WORD $0x6efe1dd1 // bif v17.16b, v14.16b, v30.16b
+	WORD $0x4eb11e2e // mov v14.16b, v17.16b
+
+CompactPlaneContacts64NEON_tailgroup_finite:
+	WORD $0x4e040d7b // dup v27.4s, w11
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
+	WORD $0x4ebf877b // add v27.4s, v27.4s, v31.4s
+	WORD $0x3d803abb // str q27, [x21, #224]
+	WORD $0x3d803eae // str q14, [x21, #240]
+	WORD $0x3d8042a7 // str q7, [x21, #256]
+	WORD $0x3d8046a2 // str q2, [x21, #272]
+	WORD $0x3d804aa0 // str q0, [x21, #288]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8052a5 // str q5, [x21, #320]
+	WORD $0x3d8056a1 // str q1, [x21, #336]
+	WORD $0x3d805aa4 // str q4, [x21, #352]
+	WORD $0x3d805ea6 // str q6, [x21, #368]
+	WORD $0x3d8062a8 // str q8, [x21, #384]
+	WORD $0x3d8066aa // str q10, [x21, #400]
+	WORD $0x3d806aab // str q11, [x21, #416]
+	MOVWU 240(R21), R19
+	CBZW R19, CompactPlaneContacts64NEON_tailrow_skip0
+	MOVWU 224(R21), R22
+	MOVD 0(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVWU 240(R21), R22
+	MOVD 8(R9), R19
+	MOVW R22, (R19)(R12<<2)
+	MOVD 256(R21), R22
+	MOVD 16(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 272(R21), R22
+	MOVD 24(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 288(R21), R22
+	MOVD 32(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 304(R21), R22
+	MOVD 40(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 320(R21), R22
+	MOVD 48(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 336(R21), R22
+	MOVD 56(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 352(R21), R22
+	MOVD 64(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 368(R21), R22
+	MOVD 72(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 384(R21), R22
+	MOVD 80(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 400(R21), R22
+	MOVD 88(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	MOVD 416(R21), R22
+	MOVD 96(R9), R19
+	MOVD R22, (R19)(R12<<3)
+	ADD $1, R12
+
+CompactPlaneContacts64NEON_tailrow_skip0:
+
+CompactPlaneContacts64NEON_tailout_end:
+	ADD R13, R11, R11
+
+CompactPlaneContacts64NEON_done:
+	MOVD R12, ret+64(FP)
+	RET
+
 // func ClosestIndexedNEON(caps *float32, pi, pj *uint32, s, t, dist2 *float32, n int, prefetch int)
 TEXT ·ClosestIndexedNEON(SB), $320-64
 	// 22 of 27 vector registers for values, 0 spilled per group.

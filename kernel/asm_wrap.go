@@ -43,13 +43,35 @@ func wrapContacts[F soa.Float](f func(caps *F, pi, pj *uint32, out *[13]*F, n in
 		// literal of &s[0] in a temporary and copies it, 16-byte loads of
 		// 8-byte stores, which do not forward (docs/levers.md).
 		var out [13]*F
-		out[0] = (*F)(unsafe.Pointer(unsafe.SliceData(dst.Pair)))
-		out[1] = (*F)(unsafe.Pointer(unsafe.SliceData(dst.Count)))
-		out[2], out[3] = unsafe.SliceData(dst.Depth1), unsafe.SliceData(dst.Depth2)
-		out[4], out[5], out[6] = unsafe.SliceData(dst.NX), unsafe.SliceData(dst.NY), unsafe.SliceData(dst.NZ)
-		out[7], out[8], out[9] = unsafe.SliceData(dst.P1X), unsafe.SliceData(dst.P1Y), unsafe.SliceData(dst.P1Z)
-		out[10], out[11], out[12] = unsafe.SliceData(dst.P2X), unsafe.SliceData(dst.P2Y), unsafe.SliceData(dst.P2Z)
+		contactOut(&out, dst)
 		return f(&caps[0].A[0], &pairs.I[0], &pairs.J[0], &out, m, margin, prefetchRecords(caps, recordPrefetchMin))
+	}
+}
+
+// contactOut fills out with the thirteen streams of dst, in the
+// generated contact kernels' order.
+func contactOut[F soa.Float](out *[13]*F, dst *soa.ContactsOf[F]) {
+	out[0] = (*F)(unsafe.Pointer(unsafe.SliceData(dst.Pair)))
+	out[1] = (*F)(unsafe.Pointer(unsafe.SliceData(dst.Count)))
+	out[2], out[3] = unsafe.SliceData(dst.Depth1), unsafe.SliceData(dst.Depth2)
+	out[4], out[5], out[6] = unsafe.SliceData(dst.NX), unsafe.SliceData(dst.NY), unsafe.SliceData(dst.NZ)
+	out[7], out[8], out[9] = unsafe.SliceData(dst.P1X), unsafe.SliceData(dst.P1Y), unsafe.SliceData(dst.P1Z)
+	out[10], out[11], out[12] = unsafe.SliceData(dst.P2X), unsafe.SliceData(dst.P2Y), unsafe.SliceData(dst.P2Z)
+}
+
+// asmPlanes is the signature of the generated plane contact kernels.
+type asmPlanes[F soa.Float] func(caps, planes *F, pi, pj *uint32, out *[13]*F, n int, margin F, prefetch int) int
+
+// wrapPlanes adapts a generated plane contact kernel (all rows or
+// compacted), as wrapContacts does. It runs after checkPlaneArgs: m > 0,
+// every index in range (J against the planes) and every output stream
+// with room for m rows. Only the capsule records are prefetched: the
+// planes are few.
+func wrapPlanes[F soa.Float](f asmPlanes[F]) func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], planes soa.PlanesOf[F], pairs *soa.IndexPairs, margin F) int {
+	return func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], planes soa.PlanesOf[F], pairs *soa.IndexPairs, margin F) int {
+		var out [13]*F
+		contactOut(&out, dst)
+		return f(&caps[0].A[0], &planes[0].N[0], &pairs.I[0], &pairs.J[0], &out, m, margin, prefetchRecords(caps, recordPrefetchMin))
 	}
 }
 

@@ -79,7 +79,10 @@ func TestGeneratedFunctions(t *testing.T) {
 			n++
 		}
 	}
-	if n != 13 { // contacts, compact, closest, stream, point and indexed closest, in float32 and float64, and MaxIndex
-		t.Errorf("%d AVX2 functions in asm/kernels_amd64.s, want 13", n)
+	// Contacts, compact, plane contacts, compact plane contacts, closest,
+	// stream, point and indexed closest, in float32 and float64, and
+	// MaxIndex.
+	if n != 17 {
+		t.Errorf("%d AVX2 functions in asm/kernels_amd64.s, want 17", n)
 	}
 }

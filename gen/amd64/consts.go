@@ -69,7 +69,7 @@ func newConstants() *constants {
 				names = append(names, name)
 			}
 		}
-		for _, k := range []*kernels.Kernel{kernels.Contact, kernels.Closest, kernels.Stream, kernels.ClosestPoint} {
+		for _, k := range []*kernels.Kernel{kernels.Contact, kernels.Closest, kernels.Stream, kernels.ClosestPoint, kernels.PlaneContact, kernels.Pose} {
 			for _, in := range k.ProgramOf(e).Code {
 				if in.Op == ir.OpConst {
 					add(in.Name, in.Bits)

@@ -15,7 +15,9 @@ import (
 
 // The contact kernels load the capsule records of each pair by index (the
 // source, records.go), run the kernels.Contact body and store one row per
-// pair or only the touching pairs, densely (the sink).
+// pair or only the touching pairs, densely (the sink). The plane contact
+// kernels are the same loops with side J's records read from the planes
+// (kernels.PlaneContact).
 
 // contactStreams is the number of soa.Contacts streams a contact kernel
 // writes: Pair, Count, the normal (3), the two depths and the two points
@@ -23,42 +25,57 @@ import (
 const contactStreams = 13
 
 // contactSignature is the Go signature of a contact kernel with lanes of
-// type e: caps points at the first record, out holds the contactStreams
+// type e: caps points at the first record (and planes at the first plane
+// record, for the plane kernels), out holds the contactStreams
 // soa.Contacts stream pointers (Pair and Count among them, as *e).
-func contactSignature(e ir.Elem) string {
+func contactSignature(e ir.Elem, planes bool) string {
 	sig := fmt.Sprintf("func(caps *F, pi, pj *uint32, out *[%d]*F, n int, margin F, prefetch int) int", contactStreams)
+	if planes {
+		sig = strings.Replace(sig, "caps *F", "caps, planes *F", 1)
+	}
 	return strings.ReplaceAll(sig, "F", e.String())
 }
 
 // Registers of the contact kernels.
 var (
-	capsBase  = RAX                    // the capsule records
-	set       = RBX                    // the current group's fourteen input vectors
-	pairIdx   = []GPPhysical{RDX, RSI} // the pair indices pi and pj
-	slotsBase = R9                     // the aligned slot area
-	nextSet   = R10                    // the next group's set (NextRecordsAt)
-	written   = R11                    // rows written (compaction)
+	capsBase   = RAX                    // the capsule records
+	planesBase = RDI                    // the plane records (plane kernels)
+	set        = RBX                    // the current group's fourteen input vectors
+	pairIdx    = []GPPhysical{RDX, RSI} // the pair indices pi and pj
+	slotsBase  = R9                     // the aligned slot area
+	nextSet    = R10                    // the next group's set (NextRecordsAt)
+	written    = R11                    // rows written (compaction)
 )
 
-// Contacts emits ContactsISA (compact false) or CompactContactsISA.
+// The record sources of the loops over pairs: both sides' records from
+// the capsules, or side J's from the planes.
+var (
+	capsSides  = [2]GPPhysical{capsBase, capsBase}
+	planeSides = [2]GPPhysical{capsBase, planesBase}
+)
+
+// Contacts emits the contact kernel of body k (kernels.Contact or
+// kernels.PlaneContact): ContactsISA (compact false) or
+// CompactContactsISA, PlaneContactsISA or CompactPlaneContactsISA.
 //
-// Each group loads its pairs' capsule records and transposes them into a
+// Each group loads its pairs' records and transposes them into a
 // set of fourteen slots (loadRecords), which the body reads as its
 // inputs; the pair indices come from pi and pj, and for the masked tail
 // from two slots holding the remaining indices with zero (capsule 0,
-// always present when n > 0) in the lanes past n. The loops are those of
-// the schedule's Contacts.Rows or Contacts.Compact (recordLoop).
-func (e *emitter) Contacts(compact bool) {
+// always present when n > 0, as is plane 0) in the lanes past n. The
+// loops are those of the schedule's Contacts (or Planes) Rows or Compact
+// (recordLoop).
+func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 	t := e.t
 	check(t)
-	k := kernels.Contact
+	planes := k == kernels.PlaneContact
 	name := KernelName(k, t)
 	if compact {
 		name = "Compact" + name
 	}
-	TEXT(name, 0, contactSignature(t.Elem)) // not NOSPLIT: the slot area is several KiB
+	TEXT(name, 0, contactSignature(t.Elem, planes)) // not NOSPLIT: the slot area is several KiB
 	Pragma("noescape")
-	contactDoc(name, t, compact)
+	contactDoc(name, t, compact, planes)
 	Comment("The thirteen stream pointers, copied to the frame: a row's store then loads its",
 		"pointer in one instruction, not two.")
 	ck := &contactKernel{t: t, compact: compact, outStreams: AllocLocal(8 * contactStreams)}
@@ -68,25 +85,29 @@ func (e *emitter) Contacts(compact bool) {
 		MOVQ(Mem{Base: scratch, Disp: 8 * k}, r)
 		MOVQ(r, ck.outStreams.Offset(8*k))
 	}
-	loop := e.s.Contacts.Rows
+	cl, sides := &e.s.Contacts, capsSides
+	if planes {
+		cl, sides = &e.s.Planes, planeSides
+	}
+	loop := cl.Rows
 	if compact {
-		loop = e.s.Contacts.Compact
+		loop = cl.Compact
 	}
 	// Loops of several groups spill selectively (parking their long-lived
 	// values instead measured slower: ContactLoops.Spill).
-	spill := e.s.Contacts.Spill || loop.Groups > 1
+	spill := cl.Spill || loop.Groups > 1
 	p := k.ProgramOf(t.Elem)
 	if spill {
 		p = ir.Unpark(p)
 	}
-	if e.s.Contacts.Reorder {
+	if cl.Reorder {
 		p = ir.Schedule(p, latencyOf(t))
 	}
-	if compact && e.s.Contacts.LateCompaction {
+	if compact && cl.LateCompaction {
 		ck.stage = &staged{mask: AllocLocal(8)}
 		MOVL(U32(0), ck.stage.mask) // nothing staged
 	}
-	r := &recordLoop{e: e, p: p, spill: spill, name: name, loop: loop, pinned: e.s.Contacts.PinnedConstants, stage: ck.stage}
+	r := &recordLoop{e: e, p: p, spill: spill, name: name, loop: loop, sides: sides, pinned: cl.PinnedConstants, stage: ck.stage}
 	r.group = func(l *lowering, label string, mask Op, in *interlude) {
 		contactBody(l, label, 0)
 		l.begin()
@@ -115,8 +136,12 @@ func (e *emitter) Contacts(compact bool) {
 }
 
 // contactDoc writes the doc comment of contact kernel name.
-func contactDoc(name string, t *ir.Target, compact bool) {
+func contactDoc(name string, t *ir.Target, compact, planes bool) {
 	sfx, rec := t.Elem.Suffix(), fmt.Sprintf("%d bytes", 8*t.ElemBytes)
+	if planes {
+		planeDoc(name, t, compact)
+		return
+	}
 	if compact {
 		Doc(name+" computes the contacts of n capsule pairs with "+t.Name+" and writes",
 			"those of the touching pairs densely, in pair order; it returns their number.",
@@ -131,6 +156,22 @@ func contactDoc(name string, t *ir.Target, compact bool) {
 		"at the capsule records (soa.Capsule"+sfx+", "+rec+"), pi and pj at the n pair indices",
 		"(all in range), out holds the thirteen soa.Contacts"+sfx+" streams of n rows; n > 0.",
 		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")
+}
+
+// planeDoc writes the doc comment of plane contact kernel name.
+func planeDoc(name string, t *ir.Target, compact bool) {
+	sfx, rec := t.Elem.Suffix(), fmt.Sprintf("%d bytes", 8*t.ElemBytes)
+	what := []string{"one row per pair; it returns n."}
+	if compact {
+		what = []string{"and writes those of the touching pairs densely, in pair order; it returns",
+			"their number."}
+	}
+	what[len(what)-1] += " Bit-identical to fallback.PlaneContactLane" + sfx + " on each."
+	Doc(append(append([]string{name + " computes the contacts of n capsule-plane pairs with " + t.Name + ","}, what...),
+		"caps points at the capsule records (soa.Capsule"+sfx+", "+rec+"), planes at the plane records",
+		"(soa.Plane"+sfx+", "+rec+"), pi at the n capsule indices and pj at the n plane indices (all in",
+		"range), out holds the thirteen soa.Contacts"+sfx+" streams, each with room for n rows; n > 0.",
+		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")...)
 }
 
 // contactKernel is the contact kernel being emitted: what its sink
@@ -191,7 +232,8 @@ type recordLoop struct {
 	spill  bool // p is unparked: the loops spill selectively
 	name   string
 	loop   RecordLoop
-	pinned []string // the constants held in registers (ContactLoops.PinnedConstants)
+	sides  [2]GPPhysical // where each side's records are: capsSides or planeSides
+	pinned []string      // the constants held in registers (ContactLoops.PinnedConstants)
 	// stage, if not nil, receives where the sink's stage is:
 	// contactStreams vectors after the sets.
 	stage *staged
@@ -215,6 +257,9 @@ func (r *recordLoop) emit() {
 	XORQ(index, index)
 	XORQ(written, written)
 	Load(Param("caps"), capsBase)
+	if r.sides[1] == planesBase {
+		Load(Param("planes"), planesBase)
+	}
 	Load(Param("pi"), pairIdx[0])
 	Load(Param("pj"), pairIdx[1])
 	r.setup()
@@ -274,7 +319,7 @@ func (r *recordLoop) loadGroups(dst GPPhysical, first, count int) {
 		fromPairs := func(side, lane int) Mem {
 			return Mem{Base: pairIdx[side], Index: index, Scale: 4, Disp: 4 * ((first+g)*t.Lanes + lane)}
 		}
-		loadRecords(t, capsBase, dst, fromPairs, g*recordInputs)
+		loadRecords(t, r.sides, dst, fromPairs, g*recordInputs)
 	}
 }
 
@@ -336,7 +381,7 @@ func (r *recordLoop) wideLoop() {
 	if !r.wideAhead() {
 		// The next iteration's records, a whole iteration (groups groups)
 		// ahead.
-		prefetchRecords(t, name+"_wide", groups, groups)
+		prefetchRecords(t, r.sides, name+"_wide", groups, groups)
 		r.loadGroups(set, 0, groups)
 		r.wide(ls, name+"_wide", nil)
 		ADDQ(U32(groups*t.Lanes), index)
@@ -374,7 +419,7 @@ func (r *recordLoop) groupLoop() {
 		JMP(LabelRef(name + "_loop"))
 		return
 	}
-	pf := func() { prefetchRecords(t, name+"_ahead", PrefetchRecordsAhead, 1) }
+	pf := func() { prefetchRecords(t, r.sides, name+"_ahead", PrefetchRecordsAhead, 1) }
 	r.pipelined(name+"_ahead", name+"_last", 1, r.loop.NextRecordsAt, pf,
 		func(label string, in *interlude) { r.group(r.l, label, nil, in) })
 	Load(Param("n"), remain)
@@ -406,7 +451,7 @@ func (r *recordLoop) tail() {
 		}
 		VMOVUPS(idx, r.tailIdx.Offset(side*t.VecBytes()))
 	}
-	loadRecords(t, capsBase, set, func(side, lane int) Mem {
+	loadRecords(t, r.sides, set, func(side, lane int) Mem {
 		return r.tailIdx.Offset(side*t.VecBytes() + 4*lane)
 	}, 0)
 	r.group(l, name+"_tailgroup", mask, nil)
@@ -435,11 +480,13 @@ func (r *recordLoop) tail() {
 // memory, beyond L3 (docs/levers.md).
 const PrefetchRecordsAhead = 3
 
-// prefetchRecords emits the prefetches of the records of count groups
-// starting ahead groups past the current one, if the kernel's prefetch
-// argument is set and those groups are whole (their indices are then
-// within pi[0:n] and pj[0:n]; a prefetch itself never faults).
-func prefetchRecords(t *ir.Target, label string, ahead, count int) {
+// prefetchRecords emits the prefetches of the capsule records of count
+// groups starting ahead groups past the current one, if the kernel's
+// prefetch argument is set and those groups are whole (their indices are
+// then within pi[0:n] and pj[0:n]; a prefetch itself never faults). Of
+// sides (recordLoop.sides), only those read from the capsules: plane
+// records are few and stay in L1.
+func prefetchRecords(t *ir.Target, sides [2]GPPhysical, label string, ahead, count int) {
 	skip := label + "_noprefetch"
 	Comment("Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).")
 	CMPQ(remain, U32((ahead+count)*t.Lanes))
@@ -448,7 +495,10 @@ func prefetchRecords(t *ir.Target, label string, ahead, count int) {
 	Load(Param("prefetch"), flag)
 	TESTQ(flag, flag)
 	JZ(LabelRef(skip))
-	for side := range 2 {
+	for side, base := range sides {
+		if base != capsBase {
+			continue
+		}
 		for lane := range count * t.Lanes {
 			r := GP64()
 			MOVL(Mem{Base: pairIdx[side], Index: index, Scale: 4, Disp: 4 * (ahead*t.Lanes + lane)}, r.As32())

@@ -30,8 +30,14 @@ func Declare(ss *Schedules) error {
 	MaxIndex()
 	for _, e := range []ir.Elem{ir.F32, ir.F64} {
 		for _, t := range Targets {
-			emit(t.Of(e)).Contacts(false)
-			emit(t.Of(e)).Contacts(true)
+			emit(t.Of(e)).Contacts(kernels.Contact, false)
+			emit(t.Of(e)).Contacts(kernels.Contact, true)
+		}
+	}
+	for _, e := range []ir.Elem{ir.F32, ir.F64} {
+		for _, t := range Targets {
+			emit(t.Of(e)).Contacts(kernels.PlaneContact, false)
+			emit(t.Of(e)).Contacts(kernels.PlaneContact, true)
 		}
 	}
 	for _, e := range []ir.Elem{ir.F32, ir.F64} {

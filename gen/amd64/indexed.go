@@ -83,7 +83,7 @@ func (e *emitter) ClosestIndexed() {
 	// On AVX-512 the canonical NaN goes in with masked stores
 	// (storeOverrides), or its lanes' mask into bad (DeferOverrides).
 	p, ovs := e.splitOverrides(body)
-	r := &recordLoop{e: e, p: p, spill: e.s.Bodies.Spill, name: name, loop: e.s.Indexed}
+	r := &recordLoop{e: e, p: p, spill: e.s.Bodies.Spill, name: name, loop: e.s.Indexed, sides: capsSides}
 	r.group = func(l *lowering, label string, mask Op, in *interlude) {
 		l.slots.used, l.label, l.input, l.arg, l.overrides, l.badLanes = 0, label, input(0), noArgs, ovs, bad
 		l.begin()

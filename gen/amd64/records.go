@@ -20,13 +20,15 @@ import (
 // of that value among one capsule's seven inputs (A0 A1 A2 B0 B1 B2 r).
 var fieldInput = [7]int{0, 1, 2, 6, 3, 4, 5}
 
-// loadRecords loads the records of one group's capsule pairs from caps
-// and stores the transposed fields to set, capsule I's seven values then
-// capsule J's. index(side, lane) is the memory operand holding the
-// capsule index of lane on side 0 (I) or 1 (J); the values go to the set's
-// slots from first on.
-func loadRecords(t *ir.Target, caps, set GPPhysical, index func(side, lane int) Mem, first int) {
-	for side := range 2 {
+// loadRecords loads the records of one group's pairs and stores the
+// transposed fields to set, side I's seven values then side J's. Side s
+// reads its records from bases[s] (the capsules for both sides, or the
+// planes for side J: a plane record is laid out as a capsule record).
+// index(side, lane) is the memory operand holding the record index of
+// lane on side 0 (I) or 1 (J); the values go to the set's slots from first
+// on.
+func loadRecords(t *ir.Target, bases [2]GPPhysical, set GPPhysical, index func(side, lane int) Mem, first int) {
+	for side, caps := range bases {
 		// record returns the address of lane's record (a 64-bit index:
 		// 2^27 capsules and more stay addressable).
 		record := func(lane, offset int) Mem {
@@ -38,7 +40,11 @@ func loadRecords(t *ir.Target, caps, set GPPhysical, index func(side, lane int) 
 		store := func(field int, v Op) {
 			VMOVUPS(v, Mem{Base: set, Disp: (first + 7*side + fieldInput[field]) * t.VecBytes()})
 		}
-		Commentf("Capsule records of side %c, transposed.", "IJ"[side])
+		what := "Capsule"
+		if caps == planesBase {
+			what = "Plane"
+		}
+		Commentf("%s records of side %c, transposed.", what, "IJ"[side])
 		switch {
 		case t.Elem == ir.F64 && evex(t):
 			records8x64(record, store)

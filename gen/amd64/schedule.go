@@ -13,7 +13,8 @@ import (
 //   - Bodies: how the closest-point bodies are prepared (Batch, ClosestIndexed);
 //   - Streams: the stream loops (Batch) of the closest, point and stream kernels;
 //   - Indexed: the record loop of ClosestIndexed;
-//   - Contacts: the record loops of Contacts and CompactContacts.
+//   - Contacts: the record loops of Contacts and CompactContacts;
+//   - Planes: those of PlaneContacts and CompactPlaneContacts.
 func Default() Schedules {
 	pinned := []string{"half", "partol", "crosstol"}
 	one := ir.Merge{Groups: 1}
@@ -24,24 +25,28 @@ func Default() Schedules {
 			Streams:  Streams{Closest: StreamLoop{ir.Merge{Groups: 4, Skew: 0.15}, true}, Point: StreamLoop{one, true}, Stream: StreamLoop{one, false}, SpillSlots: 8, PrefetchBytes: 1024, PrefetchL2: true},
 			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 4, Skew: 0.4}, NextRecordsAt: 0.22},
 			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
+			Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
 		},
 		AVX512F64: Schedule{Target: ir.AVX512.Of(ir.F64),
 			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
 			Streams:  Streams{Closest: StreamLoop{ir.Merge{Groups: 4, Skew: 0.15}, true}, Point: StreamLoop{one, true}, Stream: StreamLoop{one, false}, SpillSlots: 8, PrefetchBytes: 1024, PrefetchL2: true},
 			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 3, Skew: 0.4}, NextRecordsAt: 0.22},
 			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
+			Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
 		},
 		AVX2F32: Schedule{Target: ir.AVX2,
 			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
 			Streams:  Streams{Closest: StreamLoop{ir.Merge{Groups: 3, Skew: 0.1}, true}, Point: StreamLoop{one, true}, Stream: StreamLoop{one, false}, PrefetchBytes: 1024},
 			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 2, Skew: 0.4}, NextRecordsAt: 0.22},
 			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
+			Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
 		},
 		AVX2F64: Schedule{Target: ir.AVX2.Of(ir.F64),
 			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
 			Streams:  Streams{Closest: StreamLoop{ir.Merge{Groups: 3, Skew: 0.1}, true}, Point: StreamLoop{one, true}, Stream: StreamLoop{one, false}, PrefetchBytes: 1024},
 			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 2, Skew: 0.4}, NextRecordsAt: 0.22},
 			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
+			Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
 		},
 	}
 }
@@ -69,6 +74,10 @@ type Schedule struct {
 	Streams  Streams
 	Indexed  RecordLoop
 	Contacts ContactLoops
+	// Planes is Contacts for the plane contact kernels (the same loops,
+	// side J's records read from the planes; docs/levers.md, "Contact
+	// kernels").
+	Planes ContactLoops
 }
 
 // Bodies is how the drivers prepare the closest-point bodies (Batch and
@@ -215,7 +224,8 @@ func (s *Schedule) validate() error {
 		name string
 		m    ir.Merge
 	}{{"Streams.Closest", s.Streams.Closest.Merge}, {"Streams.Point", s.Streams.Point.Merge}, {"Streams.Stream", s.Streams.Stream.Merge},
-		{"Indexed", s.Indexed.Merge}, {"Contacts.Rows", s.Contacts.Rows.Merge}, {"Contacts.Compact", s.Contacts.Compact.Merge}}
+		{"Indexed", s.Indexed.Merge}, {"Contacts.Rows", s.Contacts.Rows.Merge}, {"Contacts.Compact", s.Contacts.Compact.Merge},
+		{"Planes.Rows", s.Planes.Rows.Merge}, {"Planes.Compact", s.Planes.Compact.Merge}}
 	for _, m := range merges {
 		if m.m.Groups < 1 || m.m.Skew < 0 || m.m.Skew > 1 {
 			return fmt.Errorf("%s = %d groups at skew %v: want 1 group or more, skew from 0 to 1", m.name, m.m.Groups, m.m.Skew)
@@ -224,7 +234,8 @@ func (s *Schedule) validate() error {
 	for _, r := range []struct {
 		name string
 		l    RecordLoop
-	}{{"Indexed", s.Indexed}, {"Contacts.Rows", s.Contacts.Rows}, {"Contacts.Compact", s.Contacts.Compact}} {
+	}{{"Indexed", s.Indexed}, {"Contacts.Rows", s.Contacts.Rows}, {"Contacts.Compact", s.Contacts.Compact},
+		{"Planes.Rows", s.Planes.Rows}, {"Planes.Compact", s.Planes.Compact}} {
 		if r.l.NextRecordsAt < 0 || r.l.NextRecordsAt >= 1 || r.l.WideRecordsAt < 0 || r.l.WideRecordsAt >= 1 {
 			return fmt.Errorf("%s.NextRecordsAt = %v, WideRecordsAt = %v: want fractions from 0 (off) to below 1", r.name, r.l.NextRecordsAt, r.l.WideRecordsAt)
 		}
@@ -244,22 +255,30 @@ func (s *Schedule) validate() error {
 		return fmt.Errorf("Indexed = %d groups at skew %v, Bodies.Reorder = %v: avo allocates 4 groups or more only reordered, at skew 0.4 or more (records16)",
 			s.Indexed.Groups, s.Indexed.Skew, s.Bodies.Reorder)
 	}
-	c := &s.Contacts
-	if evex(s.Target) && (c.Rows.Groups > 1 || c.Compact.Groups > 1) {
+	if err := s.Contacts.validate(s.Target, "Contacts"); err != nil {
+		return err
+	}
+	return s.Planes.validate(s.Target, "Planes")
+}
+
+// validate reports the first setting of contact loops c (the schedule's
+// field name) that cannot work on t.
+func (c *ContactLoops) validate(t *ir.Target, name string) error {
+	if evex(t) && (c.Rows.Groups > 1 || c.Compact.Groups > 1) {
 		why := "avo does not allocate them (records16)"
-		if s.Target.Elem == ir.F64 {
+		if t.Elem == ir.F64 {
 			why = "the AVX-512 float64 contact sink takes one group per iteration"
 		}
-		return fmt.Errorf("Contacts.Rows.Groups = %d, Contacts.Compact.Groups = %d: %s", c.Rows.Groups, c.Compact.Groups, why)
+		return fmt.Errorf("%[1]s.Rows.Groups = %[2]d, %[1]s.Compact.Groups = %[3]d: %[4]s", name, c.Rows.Groups, c.Compact.Groups, why)
 	}
 	if c.LateCompaction {
 		switch {
 		case c.Compact.Groups > 1:
-			return fmt.Errorf("Contacts.LateCompaction needs Contacts.Compact.Groups = 1 (the stage holds one group's rows), not %d", c.Compact.Groups)
+			return fmt.Errorf("%[1]s.LateCompaction needs %[1]s.Compact.Groups = 1 (the stage holds one group's rows), not %[2]d", name, c.Compact.Groups)
 		case c.Compact.NextRecordsAt == 0:
-			return fmt.Errorf("Contacts.LateCompaction needs Contacts.Compact.NextRecordsAt (the pipelined loop's groups stage their rows)")
-		case !evex(s.Target) && s.Target.Elem == ir.F64:
-			return fmt.Errorf("Contacts.LateCompaction: the AVX2 float64 contact sink has no stage")
+			return fmt.Errorf("%[1]s.LateCompaction needs %[1]s.Compact.NextRecordsAt (the pipelined loop's groups stage their rows)", name)
+		case !evex(t) && t.Elem == ir.F64:
+			return fmt.Errorf("%s.LateCompaction: the AVX2 float64 contact sink has no stage", name)
 		}
 	}
 	return nil

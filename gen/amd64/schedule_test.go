@@ -33,11 +33,14 @@ func declareFor(ss *Schedules, path string) {
 			}
 			return false
 		}
-		if has("Contacts.Rows.", "Contacts.Reorder", "Contacts.Spill", "Contacts.Pinned") {
-			e.Contacts(false)
-		}
-		if has("Contacts.Compact.", "Contacts.Reorder", "Contacts.Spill", "Contacts.Pinned", "Contacts.Late") {
-			e.Contacts(true)
+		for _, k := range []*kernels.Kernel{kernels.Contact, kernels.PlaneContact} {
+			f := map[*kernels.Kernel]string{kernels.Contact: "Contacts", kernels.PlaneContact: "Planes"}[k]
+			if has(f+".Rows.", f+".Reorder", f+".Spill", f+".Pinned") {
+				e.Contacts(k, false)
+			}
+			if has(f+".Compact.", f+".Reorder", f+".Spill", f+".Pinned", f+".Late") {
+				e.Contacts(k, true)
+			}
 		}
 		if has("Indexed.", "Bodies.") {
 			e.ClosestIndexed()

@@ -226,7 +226,9 @@ func blockPeak(p *ir.Program, last []int, i int) int {
 }
 
 // beforeStores makes room for loading group g's spilled outputs before
-// their stores, at position k.
+// their stores, at position k. The outputs may go to slots themselves (a
+// short body ends with most of them in registers): a store loads a
+// spilled output.
 func (s *spiller) beforeStores(k, g int) {
 	l := s.ls[g]
 	need := 0
@@ -235,7 +237,7 @@ func (s *spiller) beforeStores(k, g int) {
 			need = 1 // a store loads a spilled output
 		}
 	}
-	s.fit(k, max(need, s.storeNeed), g, l.p.Outputs)
+	s.fit(k, max(need, s.storeNeed), g, nil)
 }
 
 // need is an upper bound on the vector registers the lowering of in

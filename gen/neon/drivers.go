@@ -168,26 +168,36 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (
 
 // Registers of the contact kernels.
 const (
-	capsReg = 0  // the capsule records
-	piReg   = 7  // pair indices I
-	pjReg   = 8  // pair indices J
-	outReg  = 9  // the array of the thirteen output stream pointers
-	nReg    = 10 // n
-	iReg    = 11 // the first pair of the current group
-	written = 12 // rows written (compaction)
-	leftReg = 13 // pairs left in the tail
+	capsReg   = 0  // the capsule records
+	planesReg = 1  // the plane records (plane contact kernels)
+	piReg     = 7  // pair indices I
+	pjReg     = 8  // pair indices J
+	outReg    = 9  // the array of the thirteen output stream pointers
+	nReg      = 10 // n
+	iReg      = 11 // the first pair of the current group
+	written   = 12 // rows written (compaction)
+	leftReg   = 13 // pairs left in the tail
 )
 
-// loadRecords loads the capsule records of a group's pairs into the set
-// of 14 vectors at frame offset set (A B r of capsule I, then of J), with
-// transposing LD4 lane loads; index(side, lane) loads the capsule index of
-// lane into tmpB.
-func loadRecords(w *writer, e ir.Elem, set int, index func(side, lane int)) {
-	for side := range 2 {
-		w.comment(fmt.Sprintf("Capsule records of side %c, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.", "IJ"[side]))
+// The record sources of the loops over pairs: both sides' records from
+// the capsules, or side J's from the planes (a plane record is laid out as
+// a capsule record).
+var (
+	capsSides  = [2]int{capsReg, capsReg}
+	planeSides = [2]int{capsReg, planesReg}
+)
+
+// loadRecords loads the records of a group's pairs into the set of 14
+// vectors at frame offset set (A B r of side I, then of J), side s from
+// register bases[s], with transposing LD4 lane loads; index(side, lane)
+// loads the record index of lane into tmpB.
+func loadRecords(w *writer, e ir.Elem, set int, bases [2]int, index func(side, lane int)) {
+	for side, base := range bases {
+		what := map[int]string{capsReg: "Capsule", planesReg: "Plane"}[base]
+		w.comment(fmt.Sprintf("%s records of side %c, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.", what, "IJ"[side]))
 		for lane := range 16 / e.Bytes() {
 			index(side, lane)
-			w.line("ADD R%d<<%d, R%d, R%d", tmpB, 5+int(e), capsReg, tmpC) // 32 or 64 bytes a record
+			w.line("ADD R%d<<%d, R%d, R%d", tmpB, 5+int(e), base, tmpC) // 32 or 64 bytes a record
 			if e == ir.F64 {
 				w.op(ld4laneD(0, lane, tmpC, 32))
 				w.op(ld4laneD(4, lane, tmpC, 0))
@@ -227,9 +237,12 @@ func copyTailIndices(w *writer, name string, lanes, tailIdx int) {
 	})
 }
 
-// Contacts writes ContactsNEON (compact false) or CompactContactsNEON, or
-// their float64 forms (Contacts64NEON, e = ir.F64). Each lane's two
-// capsule records (soa.Capsule, 32 bytes) are loaded with
+// Contacts writes the contact kernel of body k (kernels.Contact or
+// kernels.PlaneContact): ContactsNEON (compact false) or
+// CompactContactsNEON, PlaneContactsNEON or CompactPlaneContactsNEON, or
+// their float64 forms (Contacts64NEON, e = ir.F64). The plane kernels read
+// side J's records from the planes (planeSides). Each lane's two
+// records (soa.Capsule, 32 bytes) are loaded with
 // two transposing LD4 lane loads each (ax ay az r, then bx by bz pad, into
 // one lane of four vectors), and the seven vectors of each side are
 // stored to a set of 14 in the frame, which the body reads as its inputs.
@@ -243,8 +256,7 @@ func copyTailIndices(w *writer, name string, lanes, tailIdx int) {
 // count comes out in 64-bit lanes (narrowed by XTN for whole-group rows;
 // its low 32 bits are the row value in the stage); whole groups store
 // Pair and Count as 8 bytes (a 16-byte store would write four rows).
-func Contacts(w *writer, c *constTable, compact bool, e ir.Elem) (spills, regs int) {
-	k := kernels.Contact
+func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.Elem) (spills, regs int) {
 	name := k.Name + e.Suffix() + "NEON"
 	if compact {
 		name = "Compact" + name
@@ -263,20 +275,27 @@ func Contacts(w *writer, c *constTable, compact bool, e ir.Elem) (spills, regs i
 
 	// prefetch (amd64: prefetch capsule records ahead) is ignored here: NEON
 	// record prefetching is not measured.
-	w.raw(fmt.Sprintf("\n// func %s(caps *%s, pi, pj *uint32, out *[13]*%s, n int, margin %s, prefetch int) int\n", name, e, e, e))
-	w.raw(f.text(name, false, 64))
+	sides, params, a := capsSides, "caps", 0 // a: the offset of the arguments after caps (and planes)
+	if k == kernels.PlaneContact {
+		sides, params, a = planeSides, "caps, planes", 8
+	}
+	w.raw(fmt.Sprintf("\n// func %s(%s *%s, pi, pj *uint32, out *[13]*%s, n int, margin %s, prefetch int) int\n", name, params, e, e, e))
+	w.raw(f.text(name, false, 64+a))
 	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", regs, numRegs, spills))
 	w.line("MOVD caps+0(FP), R%d", capsReg)
-	w.line("MOVD pi+8(FP), R%d", piReg)
-	w.line("MOVD pj+16(FP), R%d", pjReg)
-	w.line("MOVD out+24(FP), R%d", outReg)
-	w.line("MOVD n+32(FP), R%d", nReg)
+	if a > 0 {
+		w.line("MOVD planes+8(FP), R%d", planesReg)
+	}
+	w.line("MOVD pi+%d(FP), R%d", a+8, piReg)
+	w.line("MOVD pj+%d(FP), R%d", a+16, pjReg)
+	w.line("MOVD out+%d(FP), R%d", a+24, outReg)
+	w.line("MOVD n+%d(FP), R%d", a+32, nReg)
 	w.line("MOVD $0, R%d", iReg)
 	w.line("MOVD $0, R%d", written)
 	w.line("MOVD $neonconst<>(SB), R%d", constReg)
 	w.line("ADD $16, RSP, R%d", frameReg)
 	w.comment("The margin in every lane, in its slot.")
-	w.line("%s margin+40(FP), R%d", load, tmpA)
+	w.line("%s margin+%d(FP), R%d", load, a+40, tmpA)
 	if e == ir.F64 {
 		w.op(dupx(operand0, tmpA))
 	} else {
@@ -289,7 +308,7 @@ func Contacts(w *writer, c *constTable, compact bool, e ir.Elem) (spills, regs i
 	l.input = func(s int) source { return func(d int) inst { return ldrqi(d, frameReg, set+16*s) } }
 	l.arg = func(int) source { return func(d int) inst { return ldrqi(d, frameReg, marginOff) } }
 
-	loadRecords := func(index func(side, lane int)) { loadRecords(w, e, set, index) }
+	loadRecords := func(index func(side, lane int)) { loadRecords(w, e, set, sides, index) }
 	fromPairs := func(side, lane int) { indexFromPairs(w, side, lane) }
 	pairIndex := func(dst int) {
 		w.op(dupw(dst, iReg))
@@ -402,9 +421,9 @@ func Contacts(w *writer, c *constTable, compact bool, e ir.Elem) (spills, regs i
 
 	w.label(name + "_done")
 	if compact {
-		w.line("MOVD R%d, ret+56(FP)", written)
+		w.line("MOVD R%d, ret+%d(FP)", written, a+56)
 	} else {
-		w.line("MOVD R%d, ret+56(FP)", nReg)
+		w.line("MOVD R%d, ret+%d(FP)", nReg, a+56)
 	}
 	w.line("RET")
 	return spills, regs
@@ -473,7 +492,7 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (spills, regs int) {
 	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
 	w.line("CMP $%d, R%d", lanes, leftReg)
 	w.line("BLT %s_tail", name)
-	loadRecords(w, e, set, func(side, lane int) { indexFromPairs(w, side, lane) })
+	loadRecords(w, e, set, capsSides, func(side, lane int) { indexFromPairs(w, side, lane) })
 	l.label = name + "_group"
 	l.emit()
 	w.comment("Store S, T and Dist2.")
@@ -488,7 +507,7 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (spills, regs int) {
 	w.comment(fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; results lane by lane.", lanes))
 	w.line("CBZ R%d, %s_done", leftReg, name)
 	copyTailIndices(w, name, lanes, tailIdx)
-	loadRecords(w, e, set, func(side, lane int) {
+	loadRecords(w, e, set, capsSides, func(side, lane int) {
 		w.line("MOVWU %d(R%d), R%d", tailIdx+16*side+4*lane, frameReg, tmpB)
 	})
 	l.label = name + "_tailgroup"

@@ -48,7 +48,7 @@ func Generate(ss *Schedules) (asm, stubs string, stats []Stats) {
 	}
 	for _, e := range []ir.Elem{ir.F32, ir.F64} {
 		for _, compact := range []bool{false, true} {
-			sp, regs := Contacts(&w, c, compact, e)
+			sp, regs := Contacts(&w, c, kernels.Contact, compact, e)
 			name := "Contacts" + e.Suffix() + "NEON"
 			doc := "computes the contacts of n capsule pairs, one row per pair, bit-identical\n// to fallback.ContactLane" + e.Suffix() + " on each; it returns n."
 			if compact {
@@ -58,6 +58,13 @@ func Generate(ss *Schedules) (asm, stubs string, stats []Stats) {
 			stats = append(stats, Stats{name, regs, sp})
 			decls = append(decls, fmt.Sprintf("// %s %s caps points at the capsule records\n// (soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range), out\n// holds the thirteen soa.Contacts%s streams with room for n rows; n > 0. prefetch is\n// ignored (amd64 prefetches capsule records ahead when it is not zero).\n//\n//go:noescape\nfunc %s(caps *%s, pi *uint32, pj *uint32, out *[13]*%s, n int, margin %s, prefetch int) int\n",
 				name, doc, e.Suffix(), 8*e.Bytes(), e.Suffix(), name, e, e, e))
+		}
+	}
+	for _, e := range []ir.Elem{ir.F32, ir.F64} {
+		for _, compact := range []bool{false, true} {
+			name, sp, regs := planeContacts(&w, c, compact, e)
+			stats = append(stats, Stats{name, regs, sp})
+			decls = append(decls, planeDecl(name, compact, e))
 		}
 	}
 	for _, e := range []ir.Elem{ir.F32, ir.F64} {
@@ -79,4 +86,34 @@ var batchDoc = map[string]string{
 	"Closest":      "closest-point kernel (fallback.ClosestLane{64})",
 	"Stream":       "memory-bound baseline (the same loads and stores, three adds per output)",
 	"ClosestPoint": "point-segment kernel (fallback.ClosestPointLane{64})",
+}
+
+// planeContacts writes PlaneContactsNEON or CompactPlaneContactsNEON (or
+// their float64 forms) and returns the name and register use.
+func planeContacts(w *writer, c *constTable, compact bool, e ir.Elem) (name string, spills, regs int) {
+	name = "PlaneContacts" + e.Suffix() + "NEON"
+	if compact {
+		name = "Compact" + name
+	}
+	spills, regs = Contacts(w, c, kernels.PlaneContact, compact, e)
+	return name, spills, regs
+}
+
+// planeDecl is the Go declaration of plane contact kernel name.
+func planeDecl(name string, compact bool, e ir.Elem) string {
+	what := "one row per pair; it returns n."
+	if compact {
+		what = "and writes those of the\n// touching pairs densely, in pair order; it returns their number."
+	}
+	sfx := e.Suffix()
+	return fmt.Sprintf(`// %s computes the contacts of n capsule-plane pairs on arm64 NEON,
+// %s Bit-identical to fallback.PlaneContactLane%s on each.
+// caps points at the capsule records (soa.Capsule%s, %d bytes), planes at the
+// plane records (soa.Plane%s, %[5]d bytes), pi at the n capsule indices and pj at
+// the n plane indices (all in range), out holds the thirteen soa.Contacts%[4]s
+// streams with room for n rows; n > 0. prefetch is ignored.
+//
+//go:noescape
+func %[1]s(caps *%[7]s, planes *%[7]s, pi *uint32, pj *uint32, out *[13]*%[7]s, n int, margin %[7]s, prefetch int) int
+`, name, what, sfx, sfx, 8*e.Bytes(), sfx, e)
 }
