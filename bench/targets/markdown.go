@@ -10,7 +10,7 @@ import (
 // markdownPattern selects the single-core benchmarks of the -markdown
 // table, on every path (the go path included). As with singlePattern,
 // CompactContacts runs its other sizes at 5% too.
-const markdownPattern = `^Benchmark(BatchClosest|BatchClosest64|StreamOnly|Contacts|Contacts64|CompactContacts|CompactContacts64|CopyThenClosest|ClosestIndexed|ClosestPoint)$/^isa=/^(n=4096|n=1048576|hits=5pct)$`
+const markdownPattern = `^Benchmark(BatchClosest|BatchClosest64|StreamOnly|Contacts|Contacts64|CompactContacts|CompactContacts64|CopyThenClosest|ClosestIndexed|ClosestPoint|PlaneContacts|CapsulesFromPoses|TOI|CompactTOI)$/^isa=/^(n=4096|n=1048576|hits=5pct|kernel=batch|kernel=compact|workload=mixed)$`
 
 // peersPattern selects bench/peers' BenchmarkPeers at 4,096 pairs: segdist
 // and the C and archsimd peers in one process.
@@ -41,6 +41,10 @@ var measures = []measure{
 	{name: "`BatchContacts`, 4,096 index pairs", num: "Contacts/isa={isa}/n=4096"},
 	{name: "`CompactContacts`, 5% touching", num: "CompactContacts/isa={isa}/hits=5pct/n=4096"},
 	{name: "`CompactContacts`, 5% touching, fresh pairs every call", num: "FreshPairs/isa={isa}/kernel=compact/pairs=fresh"},
+	{name: "`BatchPlaneContacts`, 4,096 capsule-plane pairs", num: "PlaneContacts/isa={isa}/kernel=batch/n=4096"},
+	{name: "`CompactPlaneContacts`, 4,096 capsule-plane pairs", num: "PlaneContacts/isa={isa}/kernel=compact/n=4096"},
+	{name: "`CapsulesFromPoses`, ns per body, 4,096 bodies", num: "CapsulesFromPoses/isa={isa}/n=4096"},
+	{name: "`BatchTOI`, mixed workload, 4,096 pairs", num: "TOI/isa={isa}/workload=mixed"},
 	{name: "`BatchContacts64`, 4,096 index pairs", num: "Contacts64/isa={isa}/n=4096"},
 	{name: "`CompactContacts64`, 5% touching", num: "CompactContacts64/isa={isa}/hits=5pct/n=4096"},
 	{name: "`Parallel`, 2 workers: `BatchClosest`, 65,536 pairs", num: "Parallel/workers=2/kernel=closest/n=65536", isas: []string{"best"}},

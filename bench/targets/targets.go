@@ -12,7 +12,7 @@ import (
 
 // singlePattern selects the benchmarks of the single-core ratios (and a
 // few sizes more: -test.bench cannot pick a size per benchmark).
-const singlePattern = `^Benchmark(BatchClosest|BatchClosest64|StreamOnly|Contacts|CompactContacts|CopyThenClosest)$/^isa=(avx512|avx2)$/^(n=4096|n=1048576|hits=5pct)$`
+const singlePattern = `^Benchmark(BatchClosest|BatchClosest64|StreamOnly|Contacts|CompactContacts|CopyThenClosest|ClosestPoint|PlaneContacts|TOI|CompactTOI)$/^isa=(avx512|avx2)$/^(n=4096|n=1048576|hits=5pct|kernel=batch|kernel=compact|workload=mixed)$`
 
 // parallelPattern selects the kernel.Parallel benchmarks of the ratios.
 const parallelPattern = `^BenchmarkParallel$/^workers=(1|2)$/^kernel=(closest|stream|compact)$/^(n=65536|n=1048576|hits=5pct)$`
@@ -49,6 +49,12 @@ var targets = []target{
 		isas: []string{"avx512"}, min: 1.7},
 	{name: "copy then `BatchClosest`, over `CompactContacts` 5%", num: "CopyThenClosest/isa={isa}/n=4096", den: "CompactContacts/isa={isa}/hits=5pct/n=4096",
 		isas: []string{"avx2"}, min: 1, above: true},
+	{name: "`BatchPlaneContacts` over `BatchClosestPoint`", num: "PlaneContacts/isa={isa}/kernel=batch/n=4096", den: "ClosestPoint/isa={isa}/n=4096",
+		isas: []string{"avx512", "avx2"}, max: 1},
+	{name: "`BatchTOI`, mixed workload, over `BatchClosest`", num: "TOI/isa={isa}/workload=mixed", den: "BatchClosest/isa={isa}/n=4096",
+		isas: []string{"avx512", "avx2"}, max: 12},
+	{name: "`CompactTOI` 5% over `BatchTOI`", num: "CompactTOI/isa={isa}/kernel=compact", den: "CompactTOI/isa={isa}/kernel=batch",
+		isas: []string{"avx512", "avx2"}, max: 1.1},
 	{name: "`BatchClosest64` over `BatchClosest`", num: "BatchClosest64/isa={isa}/n=4096", den: "BatchClosest/isa={isa}/n=4096",
 		isas: []string{"avx512"}, max: 2},
 	{name: "`BatchClosest` over `StreamOnly` at 1M", num: "BatchClosest/isa={isa}/n=1048576", den: "StreamOnly/isa={isa}/n=1048576",
