@@ -218,6 +218,38 @@ func ClosestIndexed64AVX2(caps *float64, pi *uint32, pj *uint32, s *float64, t *
 //go:noescape
 func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int, prefetch int) (bad int)
 
+// PosesAVX2 moves n capsules to their bodies' poses with AVX2, bit-identical to
+// fallback.PoseCapsuleLane on each: dst[i] is local[i] (soa.Capsule, 32 bytes) moved
+// to position p[i] and quaternion q[i], its padding zero. px to qw point at n floats
+// each, local and dst at n records; n > 0.
+//
+//go:noescape
+func PosesAVX2(px *float32, py *float32, pz *float32, qx *float32, qy *float32, qz *float32, qw *float32, local *float32, dst *float32, n int)
+
+// PosesAVX512 moves n capsules to their bodies' poses with AVX512, bit-identical to
+// fallback.PoseCapsuleLane on each: dst[i] is local[i] (soa.Capsule, 32 bytes) moved
+// to position p[i] and quaternion q[i], its padding zero. px to qw point at n floats
+// each, local and dst at n records; n > 0.
+//
+//go:noescape
+func PosesAVX512(px *float32, py *float32, pz *float32, qx *float32, qy *float32, qz *float32, qw *float32, local *float32, dst *float32, n int)
+
+// Poses64AVX2 moves n capsules to their bodies' poses with AVX2, bit-identical to
+// fallback.PoseCapsuleLane64 on each: dst[i] is local[i] (soa.Capsule64, 64 bytes) moved
+// to position p[i] and quaternion q[i], its padding zero. px to qw point at n floats
+// each, local and dst at n records; n > 0.
+//
+//go:noescape
+func Poses64AVX2(px *float64, py *float64, pz *float64, qx *float64, qy *float64, qz *float64, qw *float64, local *float64, dst *float64, n int)
+
+// Poses64AVX512 moves n capsules to their bodies' poses with AVX512, bit-identical to
+// fallback.PoseCapsuleLane64 on each: dst[i] is local[i] (soa.Capsule64, 64 bytes) moved
+// to position p[i] and quaternion q[i], its padding zero. px to qw point at n floats
+// each, local and dst at n records; n > 0.
+//
+//go:noescape
+func Poses64AVX512(px *float64, py *float64, pz *float64, qx *float64, qy *float64, qz *float64, qw *float64, local *float64, dst *float64, n int)
+
 // ClosestAVX2 computes the closest points of n segment pairs with AVX2,
 // 8 float32 lanes per vector, bit-identical to fallback.ClosestLane.
 // All fifteen pointers must address at least n float32s; n must be > 0.

@@ -138,6 +138,22 @@ func ClosestIndexedNEON(caps *float32, pi *uint32, pj *uint32, s *float32, t *fl
 //go:noescape
 func ClosestIndexed64NEON(caps *float64, pi *uint32, pj *uint32, s *float64, t *float64, dist2 *float64, n int, prefetch int)
 
+// PosesNEON moves n capsules to their bodies' poses on arm64 NEON, bit-identical
+// to fallback.PoseCapsuleLane on each: dst[i] is local[i] (soa.Capsule, 32 bytes)
+// moved to position p[i] and quaternion q[i], its padding zero. px to qw point at n
+// floats each, local and dst at n records; n > 0.
+//
+//go:noescape
+func PosesNEON(px *float32, py *float32, pz *float32, qx *float32, qy *float32, qz *float32, qw *float32, local *float32, dst *float32, n int)
+
+// Poses64NEON moves n capsules to their bodies' poses on arm64 NEON, bit-identical
+// to fallback.PoseCapsuleLane64 on each: dst[i] is local[i] (soa.Capsule64, 64 bytes)
+// moved to position p[i] and quaternion q[i], its padding zero. px to qw point at n
+// floats each, local and dst at n records; n > 0.
+//
+//go:noescape
+func Poses64NEON(px *float64, py *float64, pz *float64, qx *float64, qy *float64, qz *float64, qw *float64, local *float64, dst *float64, n int)
+
 // MaxIndexNEON returns the largest of pi[0:n] and pj[0:n] (0 when n = 0),
 // reading nothing else.
 //

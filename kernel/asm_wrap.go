@@ -82,3 +82,19 @@ func wrapIndexed[F soa.Float](f func(caps *F, pi, pj *uint32, s, t, dist2 *F, n 
 		f(&caps[0].A[0], &pairs.I[0], &pairs.J[0], &dst.S[0], &dst.T[0], &dst.Dist2[0], m, prefetchRecords(caps, indexedPrefetchMin))
 	}
 }
+
+// asmPoses is the signature of the generated pose kernels.
+type asmPoses[F soa.Float] func(px, py, pz, qx, qy, qz, qw, local, dst *F, n int)
+
+// wrapPoses adapts a generated pose kernel. It runs after checkPoseArgs:
+// n > 0 and every stream of n. The indexed form (bodies not nil) runs the
+// Go spec.
+func wrapPoses[F soa.Float](f asmPoses[F]) func(n int, dst, local soa.CapsulesOf[F], poses *soa.PosesOf[F], bodies []uint32) {
+	return func(n int, dst, local soa.CapsulesOf[F], poses *soa.PosesOf[F], bodies []uint32) {
+		if bodies != nil {
+			goPoses(n, dst, local, poses, bodies)
+			return
+		}
+		f(&poses.PX[0], &poses.PY[0], &poses.PZ[0], &poses.QX[0], &poses.QY[0], &poses.QZ[0], &poses.QW[0], &local[0].A[0], &dst[0].A[0], n)
+	}
+}

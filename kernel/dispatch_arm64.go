@@ -12,9 +12,11 @@ func archPaths() []Kernel {
 	return []Kernel{{isa: "neon", f32: &impl[float32]{closest: wrap(asm.ClosestNEON), stream: wrap(asm.StreamNEON),
 		point: wrapPoint(asm.ClosestPointNEON), contacts: wrapContacts(asm.ContactsNEON), compact: wrapContacts(asm.CompactContactsNEON),
 		indexed: wrapIndexed(asm.ClosestIndexedNEON),
-		planes:  wrapPlanes(asm.PlaneContactsNEON), planesCompact: wrapPlanes(asm.CompactPlaneContactsNEON)},
+		planes:  wrapPlanes(asm.PlaneContactsNEON), planesCompact: wrapPlanes(asm.CompactPlaneContactsNEON),
+		poses: wrapPoses(asm.PosesNEON)},
 		f64: &impl[float64]{closest: wrap(asm.Closest64NEON), stream: wrap(asm.Stream64NEON), point: wrapPoint(asm.ClosestPoint64NEON),
 			contacts: wrapContacts(asm.Contacts64NEON), compact: wrapContacts(asm.CompactContacts64NEON),
 			indexed: wrapIndexed(asm.ClosestIndexed64NEON),
-			planes:  wrapPlanes(asm.PlaneContacts64NEON), planesCompact: wrapPlanes(asm.CompactPlaneContacts64NEON)}}}
+			planes:  wrapPlanes(asm.PlaneContacts64NEON), planesCompact: wrapPlanes(asm.CompactPlaneContacts64NEON),
+			poses: wrapPoses(asm.Poses64NEON)}}}
 }

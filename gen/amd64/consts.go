@@ -30,6 +30,10 @@ type constants struct {
 	// and for 32-bit lanes (compress4d, in the low four of eight).
 	compress4q, compress4d Mem
 	pack64                 Mem // int32 0 2 4 6 0 2 4 6: the low halves of four 64-bit lanes (VPERMD)
+	// sinkPerm and seqPerm are the VPERMI2PS indices of the AVX-512
+	// float32 record sink (recordsOut16) and of its sequential record
+	// source (recordsSeq16): 16 dwords for each half of a group.
+	sinkPerm, seqPerm Mem
 }
 
 // vector declares name as bits in 8 lanes.
@@ -113,6 +117,25 @@ func newConstants() *constants {
 		DATA(4*i, U32(2*(i%4)))
 	}
 	c.compress8 = compressTable("compress8", 8, 1)
+	// The sink's u_i for records 8q to 8q+7: field i of the even records,
+	// field i+4 (the second table) of the even records, then both of the
+	// odd records, a 128-bit lane each.
+	c.sinkPerm = GLOBL("sinkperm", RODATA|NOPTR)
+	for q := range 2 {
+		for j := range 16 {
+			DATA(64*q+4*j, U32(8*q+2*(j%4)+j/8+16*(j/4%2)))
+		}
+	}
+	// The source's field f (q = 0) or f+4 (q = 1) of records 0-15 from
+	// the transposed blocks v_f (records 0-7) and w_f (8-15), whose 128-bit
+	// lanes hold fields f and f+4 of the even records, then of the odd ones.
+	c.seqPerm = GLOBL("seqperm", RODATA|NOPTR)
+	for q := range 2 {
+		for j := range 16 {
+			k := j % 8
+			DATA(64*q+4*j, U32(16*(j/8)+8*(k%2)+k/2+4*q))
+		}
+	}
 	return c
 }
 

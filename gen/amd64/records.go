@@ -45,16 +45,23 @@ func loadRecords(t *ir.Target, bases [2]GPPhysical, set GPPhysical, index func(s
 			what = "Plane"
 		}
 		Commentf("%s records of side %c, transposed.", what, "IJ"[side])
-		switch {
-		case t.Elem == ir.F64 && evex(t):
-			records8x64(record, store)
-		case t.Elem == ir.F64:
-			records4x64(record, store)
-		case evex(t):
-			records16(record, store)
-		default:
-			records8(record, store)
-		}
+		transposeRecords(t, record, store)
+	}
+}
+
+// transposeRecords loads the t.Lanes records record(lane, 0) and stores
+// their seven fields (the padding left out), one vector each, by
+// store(field, v).
+func transposeRecords(t *ir.Target, record func(lane, offset int) Mem, store func(field int, v Op)) {
+	switch {
+	case t.Elem == ir.F64 && evex(t):
+		records8x64(record, store)
+	case t.Elem == ir.F64:
+		records4x64(record, store)
+	case evex(t):
+		records16(record, store)
+	default:
+		records8(record, store)
 	}
 }
 
@@ -147,11 +154,20 @@ func transpose4(rows [4]VecVirtual, fields int, newVec func() VecVirtual) []Op {
 // and 2, or 1 and 3, of two vectors) then gather each field of all eight
 // records, in record order. 8 loads, 8 unpacks, 15 cross-lane shuffles.
 func records8x64(record func(lane, offset int) Mem, store func(field int, v Op)) {
-	var rows [8]VecVirtual
+	var rows [8]Op
 	for k := range rows {
-		rows[k] = ZMM()
-		VMOVUPD(record(k, 0), rows[k])
+		r := ZMM()
+		VMOVUPD(record(k, 0), r)
+		rows[k] = r
 	}
+	transpose8x64(rows, 7, store)
+}
+
+// transpose8x64 transposes the 8x8 float64 matrix rows (row k in a zmm
+// register, or in memory for odd k) and stores its columns 0 to fields-1
+// by store: the transpose of records8x64 and of the record sink
+// (recordsOut8x64).
+func transpose8x64(rows [8]Op, fields int, store func(field int, v Op)) {
 	// lo[p], hi[p]: records 2p, 2p+1; lane j holds field 2j (lo) or 2j+1 (hi).
 	var lo, hi [4]VecVirtual
 	for p := range 4 {
@@ -159,9 +175,9 @@ func records8x64(record func(lane, offset int) Mem, store func(field int, v Op))
 		VUNPCKLPD(rows[2*p+1], rows[2*p], lo[p])
 		VUNPCKHPD(rows[2*p+1], rows[2*p], hi[p])
 	}
-	// fields returns fields f0, f0+4 of pairs (u, v) of records... : for
-	// the even (lo) or odd (hi) fields f and f+4, f+2 and f+6.
-	fields := func(in [4]VecVirtual, base int) {
+	// columns stores the even (lo) or odd (hi) fields f and f+4, f+2 and
+	// f+6.
+	columns := func(in [4]VecVirtual, base int) {
 		// a: lanes 0 2 (fields base, base+4) of records 0-3; b: lanes 1 3
 		// (fields base+2, base+6); c, d the same for records 4-7.
 		a, b, c, d := ZMM(), ZMM(), ZMM(), ZMM()
@@ -176,7 +192,7 @@ func records8x64(record func(lane, offset int) Mem, store func(field int, v Op))
 		}{
 			{base, 0x88, a, c}, {base + 4, 0xDD, a, c}, {base + 2, 0x88, b, d}, {base + 6, 0xDD, b, d},
 		} {
-			if f.field > 6 {
+			if f.field >= fields {
 				continue // the padding
 			}
 			out := ZMM()
@@ -184,8 +200,8 @@ func records8x64(record func(lane, offset int) Mem, store func(field int, v Op))
 			store(f.field, out)
 		}
 	}
-	fields(lo, 0)
-	fields(hi, 1)
+	columns(lo, 0)
+	columns(hi, 1)
 }
 
 // records4x64 is the AVX2 transpose of 4 float64 records (two ymm each).

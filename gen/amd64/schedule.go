@@ -14,7 +14,8 @@ import (
 //   - Streams: the stream loops (Batch) of the closest, point and stream kernels;
 //   - Indexed: the record loop of ClosestIndexed;
 //   - Contacts: the record loops of Contacts and CompactContacts;
-//   - Planes: those of PlaneContacts and CompactPlaneContacts.
+//   - Planes: those of PlaneContacts and CompactPlaneContacts;
+//   - Poses: the loop of Poses.
 func Default() Schedules {
 	pinned := []string{"half", "partol", "crosstol"}
 	one := ir.Merge{Groups: 1}
@@ -26,6 +27,7 @@ func Default() Schedules {
 			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 4, Skew: 0.4}, NextRecordsAt: 0.22},
 			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
 			Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
+			Poses:    PoseLoop{Merge: one},
 		},
 		AVX512F64: Schedule{Target: ir.AVX512.Of(ir.F64),
 			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
@@ -33,6 +35,7 @@ func Default() Schedules {
 			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 3, Skew: 0.4}, NextRecordsAt: 0.22},
 			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
 			Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
+			Poses:    PoseLoop{Merge: one},
 		},
 		AVX2F32: Schedule{Target: ir.AVX2,
 			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
@@ -40,6 +43,7 @@ func Default() Schedules {
 			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 2, Skew: 0.4}, NextRecordsAt: 0.22},
 			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
 			Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
+			Poses:    PoseLoop{Merge: one},
 		},
 		AVX2F64: Schedule{Target: ir.AVX2.Of(ir.F64),
 			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
@@ -47,6 +51,7 @@ func Default() Schedules {
 			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 2, Skew: 0.4}, NextRecordsAt: 0.22},
 			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
 			Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
+			Poses:    PoseLoop{Merge: one},
 		},
 	}
 }
@@ -78,6 +83,15 @@ type Schedule struct {
 	// side J's records read from the planes; docs/levers.md, "Contact
 	// kernels").
 	Planes ContactLoops
+	Poses  PoseLoop
+}
+
+// PoseLoop is how the pose loop (Poses) runs kernels.Pose.
+type PoseLoop struct {
+	// Merge is the groups per iteration of the main loop and their skew.
+	ir.Merge
+	// Reorder is Bodies.Reorder for the pose body.
+	Reorder bool
 }
 
 // Bodies is how the drivers prepare the closest-point bodies (Batch and
@@ -225,7 +239,7 @@ func (s *Schedule) validate() error {
 		m    ir.Merge
 	}{{"Streams.Closest", s.Streams.Closest.Merge}, {"Streams.Point", s.Streams.Point.Merge}, {"Streams.Stream", s.Streams.Stream.Merge},
 		{"Indexed", s.Indexed.Merge}, {"Contacts.Rows", s.Contacts.Rows.Merge}, {"Contacts.Compact", s.Contacts.Compact.Merge},
-		{"Planes.Rows", s.Planes.Rows.Merge}, {"Planes.Compact", s.Planes.Compact.Merge}}
+		{"Planes.Rows", s.Planes.Rows.Merge}, {"Planes.Compact", s.Planes.Compact.Merge}, {"Poses", s.Poses.Merge}}
 	for _, m := range merges {
 		if m.m.Groups < 1 || m.m.Skew < 0 || m.m.Skew > 1 {
 			return fmt.Errorf("%s = %d groups at skew %v: want 1 group or more, skew from 0 to 1", m.name, m.m.Groups, m.m.Skew)

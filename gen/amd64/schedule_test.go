@@ -45,6 +45,9 @@ func declareFor(ss *Schedules, path string) {
 		if has("Indexed.", "Bodies.") {
 			e.ClosestIndexed()
 		}
+		if has("Poses.") {
+			e.Poses()
+		}
 		for _, k := range []struct {
 			prefix string
 			k      *kernels.Kernel

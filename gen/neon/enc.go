@@ -237,3 +237,37 @@ func umovw(w, n, lane int) inst {
 	}
 	return inst{0x0E043C00 | uint32(lane)<<19 | reg(n)<<5 | reg(w), fmt.Sprintf("mov w%d, v%d.s[%d]", w, n, lane)}
 }
+
+// st4lane stores one lane of t, t+1, t+2 and t+3 as four float32s at
+// [base] (a transposing store: the inverse of ld4lane), then adds post (0
+// or 16) to base.
+func st4lane(t, lane, base, post int) inst {
+	if t > 28 {
+		panic(fmt.Sprintf("neon: st4 from v%d", t))
+	}
+	regs := fmt.Sprintf("{v%d.s-v%d.s}[%d], [%s]", t, t+3, lane, xbase(base))
+	switch post {
+	case 0:
+		return inst{0x0D20A000 | laneBits(lane) | reg(base)<<5 | reg(t), "st4 " + regs}
+	case 16:
+		return inst{0x0DBFA000 | laneBits(lane) | reg(base)<<5 | reg(t), "st4 " + regs + ", #16"}
+	}
+	panic(fmt.Sprintf("neon: st4 post-increment %d", post))
+}
+
+// st4laneD is st4lane for float64 lanes: lane (0 or 1) of t..t+3 as four
+// float64s at [base], then base += post (0 or 32).
+func st4laneD(t, lane, base, post int) inst {
+	if t > 28 || lane < 0 || lane > 1 {
+		panic(fmt.Sprintf("neon: st4 .d from v%d lane %d", t, lane))
+	}
+	regs := fmt.Sprintf("{v%d.d-v%d.d}[%d], [%s]", t, t+3, lane, xbase(base))
+	q := uint32(lane) << 30
+	switch post {
+	case 0:
+		return inst{0x0D20A400 | q | reg(base)<<5 | reg(t), "st4 " + regs}
+	case 32:
+		return inst{0x0DBFA400 | q | reg(base)<<5 | reg(t), "st4 " + regs + ", #32"}
+	}
+	panic(fmt.Sprintf("neon: st4 .d post-increment %d", post))
+}

@@ -83,6 +83,20 @@ func TestEncoders(t *testing.T) {
 			}
 			return fmt.Sprintf("ld4 {v%d.d-v%d.d}[%d], [%s]%s", x%29, x%29+3, z%2, xb(y), post)
 		}},
+		{"st4lane", func(a, b, c int) inst { return st4lane(a%29, c%4, b, 16*(c%2)) }, func(x, y, z int) string {
+			post := ""
+			if z%2 == 1 {
+				post = ", #16"
+			}
+			return fmt.Sprintf("st4 {v%d.s-v%d.s}[%d], [%s]%s", x%29, x%29+3, z%4, xb(y), post)
+		}},
+		{"st4laneD", func(a, b, c int) inst { return st4laneD(a%29, c%2, b, 32*(c%2)) }, func(x, y, z int) string {
+			post := ""
+			if z%2 == 1 {
+				post = ", #32"
+			}
+			return fmt.Sprintf("st4 {v%d.d-v%d.d}[%d], [%s]%s", x%29, x%29+3, z%2, xb(y), post)
+		}},
 		{"strdi", func(a, b, c int) inst { return strdi(a, b, 8*c) }, func(x, y, z int) string { return fmt.Sprintf("str d%d, [%s, #%d]", x, xb(y), 8*z) }},
 		{"xtn2s", func(a, b, _ int) inst { return xtn2s(a, b) }, func(x, y, _ int) string { return fmt.Sprintf("xtn v%d.2s, v%d.2d", x, y) }},
 		{"dupx", func(a, b, _ int) inst { return dupx(a, b%31) }, func(x, y, _ int) string { return fmt.Sprintf("dup v%d.2d, x%d", x, y%31) }},

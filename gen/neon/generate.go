@@ -74,6 +74,13 @@ func Generate(ss *Schedules) (asm, stubs string, stats []Stats) {
 		decls = append(decls, fmt.Sprintf("// %s computes the closest points of the axes of n capsule pairs on arm64\n// NEON, bit-identical to fallback.ClosestLane%s on each. caps points at the capsule\n// records (soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range),\n// s, t and dist2 at n results each; n > 0. prefetch is ignored (amd64 prefetches\n// capsule records ahead when it is not zero).\n//\n//go:noescape\nfunc %s(caps *%s, pi *uint32, pj *uint32, s *%s, t *%s, dist2 *%s, n int, prefetch int)\n",
 			name, e.Suffix(), e.Suffix(), 8*e.Bytes(), name, e, e, e, e))
 	}
+	for _, e := range []ir.Elem{ir.F32, ir.F64} {
+		name := "Poses" + e.Suffix() + "NEON"
+		sp, regs := Poses(&w, c, e)
+		stats = append(stats, Stats{name, regs, sp})
+		decls = append(decls, fmt.Sprintf("// %s moves n capsules to their bodies' poses on arm64 NEON, bit-identical\n// to fallback.PoseCapsuleLane%s on each: dst[i] is local[i] (soa.Capsule%s, %d bytes)\n// moved to position p[i] and quaternion q[i], its padding zero. px to qw point at n\n// floats each, local and dst at n records; n > 0.\n//\n//go:noescape\nfunc %s(px *%s, py *%s, pz *%s, qx *%s, qy *%s, qz *%s, qw *%s, local *%s, dst *%s, n int)\n",
+			name, e.Suffix(), e.Suffix(), 8*e.Bytes(), name, e, e, e, e, e, e, e, e, e))
+	}
 	decls = append(decls, MaxIndex(&w))
 	w.raw("\n// The constants, one 16-byte vector each.\n" + c.data("neonconst"))
 	stubs = header + "\npackage asm\n\n" + strings.Join(decls, "\n")

@@ -26,7 +26,8 @@ type Schedules struct {
 // Schedule is how the NEON batch loops (Batch) run the closest, point
 // and stream kernels: groups per iteration of the main loop, merged with
 // a skew (ir.Interleave), at most two (one more offset register). The
-// record loops (contacts, indexed closest) run one group.
+// record loops (contacts, plane contacts, indexed closest) and the pose
+// loop run one group: they have no settings.
 type Schedule struct {
 	Target                 *ir.Target
 	Closest, Point, Stream ir.Merge

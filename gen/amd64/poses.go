@@ -1,0 +1,243 @@
+package amd64
+
+import (
+	"fmt"
+	"strings"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+
+	"github.com/segdist/segdist/gen/ir"
+	"github.com/segdist/segdist/gen/kernels"
+)
+
+// The pose kernels run kernels.Pose over bodies: each group reads its
+// bodies' poses from the seven streams, as a batch kernel reads its
+// inputs, and their local capsule records in order (record i for lane i),
+// transposed as the contact kernels' records are (transposeRecords); the
+// record sink (storeRecords) transposes the seven outputs and a zero
+// padding field back into records and stores them at dst[i].
+
+// Registers of the pose kernels besides batch.go's: the seven stream
+// pointers are ptrRegs[:7], the slot area is slotReg.
+var (
+	localPtr = R9  // the current group's local records
+	dstPtr   = R10 // the current group's records in dst
+)
+
+// poseStreams is the number of pose streams (px py pz qx qy qz qw), the
+// body's first inputs; the record's seven fields follow.
+const poseStreams = 7
+
+// Poses emits PosesISA: a loop of the schedule's Poses.Groups groups per
+// iteration (if more than one), then of one group, then the n mod lanes
+// bodies left, whose records are copied one at a time into a zeroed stage
+// in the frame and back, and whose streams are loaded under a mask, so
+// that nothing past n is read or written.
+func (e *emitter) Poses() {
+	t := e.t
+	check(t)
+	name := KernelName(kernels.Pose, t)
+	TEXT(name, 0, strings.ReplaceAll("func(px, py, pz, qx, qy, qz, qw, local, dst *F, n int)", "F", t.Elem.String()))
+	Pragma("noescape")
+	sfx, rec := t.Elem.Suffix(), fmt.Sprintf("%d bytes", 8*t.ElemBytes)
+	Doc(name+" moves n capsules to their bodies' poses with "+t.Name+", bit-identical to",
+		"fallback.PoseCapsuleLane"+sfx+" on each: dst[i] is local[i] (soa.Capsule"+sfx+", "+rec+") moved",
+		"to position p[i] and quaternion q[i], its padding zero. px to qw point at n floats",
+		"each, local and dst at n records; n > 0.")
+	pl := &poseLoop{e: e, name: name, m: e.s.Poses}
+	pl.setup()
+	if pl.m.Groups > 1 {
+		pl.loopOf(name+"_groups", pl.m.Groups)
+	}
+	pl.loopOf(name+"_loop", 1)
+	pl.tail()
+	VZEROUPPER()
+	RET()
+}
+
+// poseLoop is the pose kernel being emitted.
+type poseLoop struct {
+	e    *emitter
+	name string
+	m    PoseLoop
+	ls   []*lowering // one per group of an iteration
+	sets Mem         // group g's seven local fields: vectors 7g to 7g+6 from here
+	// stage holds the tail's records (lanes records, zero past n).
+	stage Mem
+}
+
+// setup reserves the slot area (each group's spill slots, the groups'
+// fields, the stage), loads the pointers and the registers holding 0 and
+// 1, and prepares a lowering per group.
+func (pl *poseLoop) setup() {
+	t, groups := pl.e.t, pl.m.Groups
+	p := ir.Unpark(kernels.Pose.ProgramOf(t.Elem))
+	if pl.m.Reorder {
+		p = ir.Schedule(p, latencyOf(t))
+	}
+	nslots, vb := slotsNeeded(t, p, true), t.VecBytes()
+	stageVecs := t.Lanes * 8 * t.ElemBytes / vb
+	area := newSlots(slotReg, groups*(nslots+poseStreams)+stageVecs, vb)
+	pl.sets = Mem{Base: slotReg, Disp: groups * nslots * vb}
+	pl.stage = pl.sets.Offset(groups * poseStreams * vb)
+	for i := range poseStreams {
+		Load(Param(kernels.Pose.Inputs[i]), ptrRegs[i])
+	}
+	Load(Param("local"), localPtr)
+	Load(Param("dst"), dstPtr)
+	XORQ(index, index)
+	Load(Param("n"), remain)
+	pl.ls = make([]*lowering, groups)
+	for g := range pl.ls {
+		l := &lowering{t: t, p: p, consts: pl.e.c, spill: true}
+		if g == 0 {
+			l.zero, l.one = l.newVec(), l.newVec()
+		} else {
+			l.zero, l.one = pl.ls[0].zero, pl.ls[0].one
+		}
+		if nslots > 0 {
+			l.slots = &slots{base: area.base, bytes: vb, n: nslots, first: g * nslots}
+		}
+		pl.ls[g] = l
+	}
+	VXORPS(pl.ls[0].zero, pl.ls[0].zero, pl.ls[0].zero)
+	fpOf(t).broadcast(pl.e.c.of(t.Elem, "one"), pl.ls[0].one)
+}
+
+// loopOf emits a rotated loop over n groups at a time while at least n
+// groups of bodies remain.
+func (pl *poseLoop) loopOf(label string, n int) {
+	t := pl.e.t
+	step := n * t.Lanes
+	Commentf("%d group(s) at a time while at least %d bodies remain.", n, step)
+	CMPQ(remain, U32(step))
+	JB(LabelRef(label + "_end"))
+	Label(label)
+	pl.iteration(label, pl.ls[:n], nil, Mem{Base: localPtr}, Mem{Base: dstPtr})
+	ADDQ(U32(step), index)
+	SUBQ(U32(step), remain)
+	ADDQ(U32(step*8*t.ElemBytes), localPtr)
+	ADDQ(U32(step*8*t.ElemBytes), dstPtr)
+	CMPQ(remain, U32(step))
+	JAE(LabelRef(label))
+	Label(label + "_end")
+}
+
+// tail emits the group of the n mod lanes bodies left (remain of them).
+func (pl *poseLoop) tail() {
+	t := pl.e.t
+	Label(pl.name + "_tail")
+	TESTQ(remain, remain)
+	JZ(LabelRef(pl.name + "_done"))
+	Comment("The bodies left: their records copied into the zeroed stage, their streams",
+		"loaded under a mask, the records written to the stage and copied out; nothing",
+		"past n is read or written.")
+	for k := range t.Lanes * 8 * t.ElemBytes / t.VecBytes() {
+		VMOVUPS(pl.ls[0].zero, pl.stage.Offset(k*t.VecBytes()))
+	}
+	copyRecords(t, pl.name+"_tailin", Mem{Base: localPtr}, pl.stage)
+	pl.iteration(pl.name+"_tailgroup", pl.ls[:1], tailMask(t, pl.e.c), pl.stage, pl.stage)
+	Load(Param("n"), remain) // tailMask may have turned it into the mask's bits
+	SUBQ(index, remain)
+	copyRecords(t, pl.name+"_tailout", pl.stage, Mem{Base: dstPtr})
+	Label(pl.name + "_done")
+}
+
+// copyRecords copies the first remain records from from to to, the last
+// first, by whole vectors (remain > 0; scratch counts the bytes).
+func copyRecords(t *ir.Target, label string, from, to Mem) {
+	rb := 8 * t.ElemBytes
+	MOVQ(remain, scratch)
+	SHLQ(U8(5+uint8(t.Elem)), scratch) // 32 or 64 bytes per record
+	Label(label)
+	SUBQ(U32(rb), scratch)
+	for off := 0; off < rb; off += min(rb, t.VecBytes()) {
+		v := YMM()
+		if rb == 64 && evex(t) {
+			v = ZMM()
+		}
+		VMOVUPS(Mem{Base: from.Base, Index: scratch, Scale: 1, Disp: from.Disp + off}, v)
+		VMOVUPS(v, Mem{Base: to.Base, Index: scratch, Scale: 1, Disp: to.Disp + off})
+	}
+	JNZ(LabelRef(label)) // the vector moves leave SUBQ's flags
+}
+
+// iteration emits the groups of ls (their instruction streams merged with
+// the schedule's skew), group g reading the records from from + g lanes
+// and writing them to to + g lanes; mask, if not nil, is the tail's.
+func (pl *poseLoop) iteration(label string, ls []*lowering, mask Op, from, to Mem) {
+	t := pl.e.t
+	rb := 8 * t.ElemBytes
+	for g, l := range ls {
+		Commentf("Local records of group %d, transposed.", g)
+		record := func(lane, offset int) Mem { return from.Offset((g*t.Lanes+lane)*rb + offset) }
+		var fields [poseStreams]Op
+		store := func(field int, v Op) {
+			fields[field] = pl.sets.Offset((poseStreams*g + field) * t.VecBytes())
+			VMOVUPS(v, fields[field])
+		}
+		if evex(t) && t.Elem == ir.F32 {
+			recordsSeq16(record, pl.e.c.seqPerm, store) // 64-byte loads of two records
+		} else {
+			transposeRecords(t, record, store)
+		}
+		pl.inputs(l, fmt.Sprintf("%s_g%d", label, g), g, mask, fields)
+	}
+	sink := func(g int) {
+		Commentf("The records of group %d.", g)
+		l := ls[g]
+		var f [8]Op
+		for j := range 7 {
+			f[j] = l.mem(l.p.Outputs[j])
+		}
+		f[7] = l.zero
+		for _, j := range []int{0, 2, 4, 6} {
+			f[j] = l.out(j) // read as registers
+		}
+		storeRecords(t, pl.e.c, f, func(k int) Mem { return to.Offset((g*t.Lanes + k) * rb) })
+	}
+	merge(ls, pl.m.Skew, sink, newSpiller(ls, heldBy(mask), poseSinkRegs(t)), nil)
+}
+
+// inputs begins lowering l for group g: the streams' lanes from index +
+// g lanes (loaded under mask in the tail), the record's fields from the
+// group's set (fields). Holding the streams and fields in registers
+// instead measured no faster on AVX-512 (docs/levers.md, "Pose kernels").
+func (pl *poseLoop) inputs(l *lowering, label string, g int, mask Op, fields [poseStreams]Op) {
+	t := pl.e.t
+	if l.slots != nil {
+		l.slots.used = 0
+	}
+	l.label = label
+	l.input = func(s int) Op {
+		if s >= poseStreams {
+			return fields[s-poseStreams]
+		}
+		m := Mem{Base: ptrRegs[s], Index: index, Scale: scale(t), Disp: g * t.VecBytes()}
+		if mask == nil {
+			return m
+		}
+		r := l.newVec()
+		if evex(t) {
+			fpOf(t).loadZ(m, mask, r)
+		} else {
+			VMASKMOVPS(m, mask, r) // all-ones lanes, whatever their width
+		}
+		return r
+	}
+	l.arg = func(int) Mem { panic("the pose kernel takes no scalar arguments") }
+	l.begin()
+}
+
+// poseSinkRegs is how many vector registers a spilling pose loop leaves
+// the record sink besides the outputs in registers: the transposes'
+// vectors in flight (an allowance, not a tuned figure; the generator
+// fails if it is too small).
+func poseSinkRegs(t *ir.Target) int {
+	if evex(t) && t.Elem == ir.F64 {
+		return 16
+	}
+	return 9
+}

@@ -1,0 +1,163 @@
+package neon
+
+import (
+	"fmt"
+
+	"github.com/segdist/segdist/gen/ir"
+	"github.com/segdist/segdist/gen/kernels"
+)
+
+// Registers of the pose kernels: the seven pose streams in R0-R6.
+const (
+	localReg = 7 // the local records
+	dstReg   = 8 // the records written
+)
+
+// poseStreams is the number of pose streams (px py pz qx qy qz qw), the
+// body's first inputs; the local record's seven fields follow.
+const poseStreams = 7
+
+// poseKernel is the pose kernel being written: its frame offsets.
+type poseKernel struct {
+	w          *writer
+	e          ir.Elem
+	l          *lowering
+	name       string
+	set, stage int // the record's fields; the tail's streams, then the outputs
+}
+
+// Poses writes PosesNEON (or Poses64NEON): kernels.Pose over bodies, one
+// group of 4 float32 (or 2 float64) lanes at a time. Each lane's local
+// record (32 or 64 bytes, the records in order) is loaded with two
+// transposing LD4 lane loads into V0-V7 and the seven fields stored to the
+// frame; the streams are loaded whole (register offsets). The outputs are
+// staged in the frame, loaded into V0-V6 (V7 zero: the padding) and
+// stored lane by lane with transposing ST4s. The tail stages its streams
+// through the frame one float at a time and loads and stores only its
+// records, so nothing past n is read or written.
+func Poses(w *writer, c *constTable, e ir.Elem) (spills, regs int) {
+	k := kernels.Pose
+	name := k.Name + e.Suffix() + "NEON"
+	p := k.ProgramOf(e)
+	lanes := 16 / e.Bytes()
+	var f frame
+	dry := func(int) source { return func(d int) inst { return ldrqi(d, frameReg, 0) } }
+	spills, regs = countSpills(p, dry, nil)
+	slots := f.take(spills)
+	pk := &poseKernel{w: w, e: e, name: name, set: f.take(poseStreams), stage: f.take(2 * poseStreams)}
+
+	w.raw(fmt.Sprintf("\n// func %s(px, py, pz, qx, qy, qz, qw, local, dst *%s, n int)\n", name, e))
+	w.raw(f.text(name, false, 80))
+	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", regs, numRegs, spills))
+	for s, n := range append(k.Inputs[:poseStreams:poseStreams], "local", "dst") {
+		w.line("MOVD %s+%d(FP), R%d", n, 8*s, s)
+	}
+	w.line("MOVD n+72(FP), R%d", nReg)
+	w.line("MOVD $0, R%d", iReg)
+	w.line("MOVD $neonconst<>(SB), R%d", constReg)
+	w.line("ADD $16, RSP, R%d", frameReg)
+
+	pk.l = newLowering(p, w, c)
+	pk.l.slotBase, pk.l.slotEnd = slots, slots+16*spills
+	w.label(name + "_loop")
+	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
+	w.line("CMP $%d, R%d", lanes, leftReg)
+	w.line("BLT %s_tail", name)
+	w.line("LSL $%d, R%d, R%d", map[int]int{4: 2, 8: 3}[e.Bytes()], iReg, offReg)
+	pk.group(name+"_group", lanes, nil)
+	w.line("ADD $%d, R%d", lanes, iReg)
+	w.line("B %s_loop", name)
+	pk.tail(lanes)
+	w.label(name + "_done")
+	w.line("RET")
+	return spills, regs
+}
+
+// group writes one group: its records (lanes of them, from record iReg
+// on), the body, its records out. stream(s), if not nil, is where the
+// body reads stream s; nil streams are loaded whole from offReg.
+func (pk *poseKernel) group(label string, lanes int, stream func(s int) source) {
+	w, e, l := pk.w, pk.e, pk.l
+	pk.records(label+"_in", lanes, func(lane int) {
+		if e == ir.F64 {
+			w.op(ld4laneD(0, lane, tmpC, 32))
+			w.op(ld4laneD(4, lane, tmpC, 32))
+		} else {
+			w.op(ld4lane(0, lane, tmpC, 16))
+			w.op(ld4lane(4, lane, tmpC, 16))
+		}
+	}, localReg)
+	for v := range poseStreams {
+		w.op(strqi(v, frameReg, pk.set+16*v))
+	}
+	l.input = func(s int) source {
+		if s >= poseStreams {
+			return func(d int) inst { return ldrqi(d, frameReg, pk.set+16*(s-poseStreams)) }
+		}
+		if stream != nil {
+			return stream(s)
+		}
+		return func(d int) inst { return ldrqr(d, s, offReg) }
+	}
+	l.label = label
+	l.emit()
+	w.comment("The outputs in V0-V6 (through the frame), V7 zero, stored as records.")
+	out := pk.stage + 16*poseStreams
+	for j := range poseStreams {
+		w.op(strqi(l.output(j), frameReg, out+16*j))
+	}
+	for j := range poseStreams {
+		w.op(ldrqi(j, frameReg, out+16*j))
+	}
+	w.op(movi0(7))
+	pk.records(label+"_out", lanes, func(lane int) {
+		if e == ir.F64 {
+			w.op(st4laneD(0, lane, tmpC, 32))
+			w.op(st4laneD(4, lane, tmpC, 32))
+		} else {
+			w.op(st4lane(0, lane, tmpC, 16))
+			w.op(st4lane(4, lane, tmpC, 16))
+		}
+	}, dstReg)
+}
+
+// records emits one(lane) for each lane of the group (lanes of them in a
+// whole group; in the tail, those below leftReg) with tmpC walking the
+// records from record iReg of base.
+func (pk *poseKernel) records(label string, lanes int, one func(lane int), base int) {
+	pk.w.line("ADD R%d<<%d, R%d, R%d", iReg, 5+int(pk.e), base, tmpC) // 32 or 64 bytes a record
+	if lanes > 0 {
+		for lane := range lanes {
+			one(lane)
+		}
+		return
+	}
+	copyLanesOf(pk.w, leftReg, 16/pk.e.Bytes()-1, label, one)
+}
+
+// tail writes the group of the n mod lanes bodies left: their streams
+// copied into a zeroed stage one float at a time, then the group reading
+// only their records and writing only theirs.
+func (pk *poseKernel) tail(lanes int) {
+	w, e := pk.w, pk.e
+	size := e.Bytes()
+	load, store := map[int]string{4: "MOVWU", 8: "MOVD"}[size], map[int]string{4: "MOVW", 8: "MOVD"}[size]
+	w.label(pk.name + "_tail")
+	w.comment(fmt.Sprintf("The n mod %d bodies left: streams staged through the frame, records lane by lane.", lanes))
+	w.line("CBZ R%d, %s_done", leftReg, pk.name)
+	w.line("LSL $%d, R%d, R%d", map[int]int{4: 2, 8: 3}[size], iReg, offReg)
+	w.op(movi0(operand0))
+	for s := range poseStreams {
+		w.op(strqi(operand0, frameReg, pk.stage+16*s))
+	}
+	copyLanesOf(w, leftReg, lanes-1, pk.name+"_tailstreams", func(lane int) {
+		for s := range poseStreams {
+			w.line("ADD R%d, R%d, R%d", offReg, s, tmpA)
+			w.line("%s %d(R%d), R%d", load, size*lane, tmpA, tmpB)
+			w.line("%s R%d, %d(R%d)", store, tmpB, pk.stage+16*s+size*lane, frameReg)
+		}
+	})
+	pk.group(pk.name+"_tailgroup", 0, func(s int) source {
+		return func(d int) inst { return ldrqi(d, frameReg, pk.stage+16*s) }
+	})
+}
