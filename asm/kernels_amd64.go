@@ -226,6 +226,15 @@ func ClosestIndexed64AVX512(caps *float64, pi *uint32, pj *uint32, s *float64, t
 //go:noescape
 func PosesAVX2(px *float32, py *float32, pz *float32, qx *float32, qy *float32, qz *float32, qw *float32, local *float32, dst *float32, n int)
 
+// PosesIndexedAVX2 moves the capsules of the n bodies listed in bodies to their poses with
+// AVX2, bit-identical to fallback.PoseCapsuleLane on each: for each b of bodies,
+// dst[b] is local[b] (soa.Capsule, 32 bytes) moved to position p[b] and quaternion q[b],
+// its padding zero; no other record of dst is written. Every index must address a
+// float of each of px to qw and a record of local and dst; n > 0.
+//
+//go:noescape
+func PosesIndexedAVX2(px *float32, py *float32, pz *float32, qx *float32, qy *float32, qz *float32, qw *float32, local *float32, dst *float32, bodies *uint32, n int)
+
 // PosesAVX512 moves n capsules to their bodies' poses with AVX512, bit-identical to
 // fallback.PoseCapsuleLane on each: dst[i] is local[i] (soa.Capsule, 32 bytes) moved
 // to position p[i] and quaternion q[i], its padding zero. px to qw point at n floats
@@ -233,6 +242,15 @@ func PosesAVX2(px *float32, py *float32, pz *float32, qx *float32, qy *float32, 
 //
 //go:noescape
 func PosesAVX512(px *float32, py *float32, pz *float32, qx *float32, qy *float32, qz *float32, qw *float32, local *float32, dst *float32, n int)
+
+// PosesIndexedAVX512 moves the capsules of the n bodies listed in bodies to their poses with
+// AVX512, bit-identical to fallback.PoseCapsuleLane on each: for each b of bodies,
+// dst[b] is local[b] (soa.Capsule, 32 bytes) moved to position p[b] and quaternion q[b],
+// its padding zero; no other record of dst is written. Every index must address a
+// float of each of px to qw and a record of local and dst; n > 0.
+//
+//go:noescape
+func PosesIndexedAVX512(px *float32, py *float32, pz *float32, qx *float32, qy *float32, qz *float32, qw *float32, local *float32, dst *float32, bodies *uint32, n int)
 
 // Poses64AVX2 moves n capsules to their bodies' poses with AVX2, bit-identical to
 // fallback.PoseCapsuleLane64 on each: dst[i] is local[i] (soa.Capsule64, 64 bytes) moved
@@ -242,6 +260,15 @@ func PosesAVX512(px *float32, py *float32, pz *float32, qx *float32, qy *float32
 //go:noescape
 func Poses64AVX2(px *float64, py *float64, pz *float64, qx *float64, qy *float64, qz *float64, qw *float64, local *float64, dst *float64, n int)
 
+// PosesIndexed64AVX2 moves the capsules of the n bodies listed in bodies to their poses with
+// AVX2, bit-identical to fallback.PoseCapsuleLane64 on each: for each b of bodies,
+// dst[b] is local[b] (soa.Capsule64, 64 bytes) moved to position p[b] and quaternion q[b],
+// its padding zero; no other record of dst is written. Every index must address a
+// float of each of px to qw and a record of local and dst; n > 0.
+//
+//go:noescape
+func PosesIndexed64AVX2(px *float64, py *float64, pz *float64, qx *float64, qy *float64, qz *float64, qw *float64, local *float64, dst *float64, bodies *uint32, n int)
+
 // Poses64AVX512 moves n capsules to their bodies' poses with AVX512, bit-identical to
 // fallback.PoseCapsuleLane64 on each: dst[i] is local[i] (soa.Capsule64, 64 bytes) moved
 // to position p[i] and quaternion q[i], its padding zero. px to qw point at n floats
@@ -249,6 +276,15 @@ func Poses64AVX2(px *float64, py *float64, pz *float64, qx *float64, qy *float64
 //
 //go:noescape
 func Poses64AVX512(px *float64, py *float64, pz *float64, qx *float64, qy *float64, qz *float64, qw *float64, local *float64, dst *float64, n int)
+
+// PosesIndexed64AVX512 moves the capsules of the n bodies listed in bodies to their poses with
+// AVX512, bit-identical to fallback.PoseCapsuleLane64 on each: for each b of bodies,
+// dst[b] is local[b] (soa.Capsule64, 64 bytes) moved to position p[b] and quaternion q[b],
+// its padding zero; no other record of dst is written. Every index must address a
+// float of each of px to qw and a record of local and dst; n > 0.
+//
+//go:noescape
+func PosesIndexed64AVX512(px *float64, py *float64, pz *float64, qx *float64, qy *float64, qz *float64, qw *float64, local *float64, dst *float64, bodies *uint32, n int)
 
 // ClosestAVX2 computes the closest points of n segment pairs with AVX2,
 // 8 float32 lanes per vector, bit-identical to fallback.ClosestLane.

@@ -2631,6 +2631,24 @@ DATA seqperm<>+120(SB)/4, $0x00000017
 DATA seqperm<>+124(SB)/4, $0x0000001f
 GLOBL seqperm<>(SB), RODATA|NOPTR, $128
 
+DATA apartperm<>+0(SB)/8, $0x0000000000000000
+DATA apartperm<>+8(SB)/8, $0x0000000000000001
+DATA apartperm<>+16(SB)/8, $0x0000000000000008
+DATA apartperm<>+24(SB)/8, $0x0000000000000009
+DATA apartperm<>+32(SB)/8, $0x0000000000000002
+DATA apartperm<>+40(SB)/8, $0x0000000000000003
+DATA apartperm<>+48(SB)/8, $0x000000000000000a
+DATA apartperm<>+56(SB)/8, $0x000000000000000b
+DATA apartperm<>+64(SB)/8, $0x0000000000000004
+DATA apartperm<>+72(SB)/8, $0x0000000000000005
+DATA apartperm<>+80(SB)/8, $0x000000000000000c
+DATA apartperm<>+88(SB)/8, $0x000000000000000d
+DATA apartperm<>+96(SB)/8, $0x0000000000000006
+DATA apartperm<>+104(SB)/8, $0x0000000000000007
+DATA apartperm<>+112(SB)/8, $0x000000000000000e
+DATA apartperm<>+120(SB)/8, $0x000000000000000f
+GLOBL apartperm<>(SB), RODATA|NOPTR, $128
+
 // func MaxIndexAVX2(pi *uint32, pj *uint32, n int) uint32
 // Requires: AVX, AVX2, CMOV
 TEXT ·MaxIndexAVX2(SB), NOSPLIT, $0-28
@@ -60936,7 +60954,7 @@ ClosestIndexed64AVX512_done:
 
 // func PosesAVX2(px *float32, py *float32, pz *float32, qx *float32, qy *float32, qz *float32, qw *float32, local *float32, dst *float32, n int)
 // Requires: AVX, AVX2
-TEXT ·PosesAVX2(SB), $1568-80
+TEXT ·PosesAVX2(SB), $1856-80
 	LEAQ         (SP), R11
 	ADDQ         $0x3f, R11
 	ANDQ         $-64, R11
@@ -61400,9 +61418,771 @@ PosesAVX2_done:
 	VZEROUPPER
 	RET
 
+// func PosesIndexedAVX2(px *float32, py *float32, pz *float32, qx *float32, qy *float32, qz *float32, qw *float32, local *float32, dst *float32, bodies *uint32, n int)
+// Requires: AVX, AVX2
+TEXT ·PosesIndexedAVX2(SB), $1856-88
+	LEAQ         (SP), R11
+	ADDQ         $0x3f, R11
+	ANDQ         $-64, R11
+	MOVQ         px+0(FP), AX
+	MOVQ         py+8(FP), BX
+	MOVQ         pz+16(FP), CX
+	MOVQ         qx+24(FP), DX
+	MOVQ         qy+32(FP), SI
+	MOVQ         qz+40(FP), DI
+	MOVQ         qw+48(FP), R8
+	MOVQ         local+56(FP), R9
+	MOVQ         dst+64(FP), R10
+	XORQ         R13, R13
+	MOVQ         n+80(FP), R14
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSS one<>+0(SB), Y1
+
+PosesIndexedAVX2_loop:
+	MOVQ n+80(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   PosesIndexedAVX2_tail
+
+	// The group's body indices, their offsets, and their streams' lanes gathered.
+	MOVQ    bodies+72(FP), R12
+	VMOVDQU (R12)(R13*4), Y1
+	VPSLLD  $0x02, Y1, Y2
+	VPSLLD  $0x05, Y1, Y1
+	VMOVUPS Y2, 1728(R11)
+	VMOVUPS Y1, 1760(R11)
+	MOVL    1728(R11), R12
+	MOVL    (AX)(R12*1), R14
+	MOVL    R14, 1504(R11)
+	MOVL    (BX)(R12*1), R14
+	MOVL    R14, 1536(R11)
+	MOVL    (CX)(R12*1), R14
+	MOVL    R14, 1568(R11)
+	MOVL    (DX)(R12*1), R14
+	MOVL    R14, 1600(R11)
+	MOVL    (SI)(R12*1), R14
+	MOVL    R14, 1632(R11)
+	MOVL    (DI)(R12*1), R14
+	MOVL    R14, 1664(R11)
+	MOVL    (R8)(R12*1), R14
+	MOVL    R14, 1696(R11)
+	MOVL    1732(R11), R12
+	MOVL    (AX)(R12*1), R14
+	MOVL    R14, 1508(R11)
+	MOVL    (BX)(R12*1), R14
+	MOVL    R14, 1540(R11)
+	MOVL    (CX)(R12*1), R14
+	MOVL    R14, 1572(R11)
+	MOVL    (DX)(R12*1), R14
+	MOVL    R14, 1604(R11)
+	MOVL    (SI)(R12*1), R14
+	MOVL    R14, 1636(R11)
+	MOVL    (DI)(R12*1), R14
+	MOVL    R14, 1668(R11)
+	MOVL    (R8)(R12*1), R14
+	MOVL    R14, 1700(R11)
+	MOVL    1736(R11), R12
+	MOVL    (AX)(R12*1), R14
+	MOVL    R14, 1512(R11)
+	MOVL    (BX)(R12*1), R14
+	MOVL    R14, 1544(R11)
+	MOVL    (CX)(R12*1), R14
+	MOVL    R14, 1576(R11)
+	MOVL    (DX)(R12*1), R14
+	MOVL    R14, 1608(R11)
+	MOVL    (SI)(R12*1), R14
+	MOVL    R14, 1640(R11)
+	MOVL    (DI)(R12*1), R14
+	MOVL    R14, 1672(R11)
+	MOVL    (R8)(R12*1), R14
+	MOVL    R14, 1704(R11)
+	MOVL    1740(R11), R12
+	MOVL    (AX)(R12*1), R14
+	MOVL    R14, 1516(R11)
+	MOVL    (BX)(R12*1), R14
+	MOVL    R14, 1548(R11)
+	MOVL    (CX)(R12*1), R14
+	MOVL    R14, 1580(R11)
+	MOVL    (DX)(R12*1), R14
+	MOVL    R14, 1612(R11)
+	MOVL    (SI)(R12*1), R14
+	MOVL    R14, 1644(R11)
+	MOVL    (DI)(R12*1), R14
+	MOVL    R14, 1676(R11)
+	MOVL    (R8)(R12*1), R14
+	MOVL    R14, 1708(R11)
+	MOVL    1744(R11), R12
+	MOVL    (AX)(R12*1), R14
+	MOVL    R14, 1520(R11)
+	MOVL    (BX)(R12*1), R14
+	MOVL    R14, 1552(R11)
+	MOVL    (CX)(R12*1), R14
+	MOVL    R14, 1584(R11)
+	MOVL    (DX)(R12*1), R14
+	MOVL    R14, 1616(R11)
+	MOVL    (SI)(R12*1), R14
+	MOVL    R14, 1648(R11)
+	MOVL    (DI)(R12*1), R14
+	MOVL    R14, 1680(R11)
+	MOVL    (R8)(R12*1), R14
+	MOVL    R14, 1712(R11)
+	MOVL    1748(R11), R12
+	MOVL    (AX)(R12*1), R14
+	MOVL    R14, 1524(R11)
+	MOVL    (BX)(R12*1), R14
+	MOVL    R14, 1556(R11)
+	MOVL    (CX)(R12*1), R14
+	MOVL    R14, 1588(R11)
+	MOVL    (DX)(R12*1), R14
+	MOVL    R14, 1620(R11)
+	MOVL    (SI)(R12*1), R14
+	MOVL    R14, 1652(R11)
+	MOVL    (DI)(R12*1), R14
+	MOVL    R14, 1684(R11)
+	MOVL    (R8)(R12*1), R14
+	MOVL    R14, 1716(R11)
+	MOVL    1752(R11), R12
+	MOVL    (AX)(R12*1), R14
+	MOVL    R14, 1528(R11)
+	MOVL    (BX)(R12*1), R14
+	MOVL    R14, 1560(R11)
+	MOVL    (CX)(R12*1), R14
+	MOVL    R14, 1592(R11)
+	MOVL    (DX)(R12*1), R14
+	MOVL    R14, 1624(R11)
+	MOVL    (SI)(R12*1), R14
+	MOVL    R14, 1656(R11)
+	MOVL    (DI)(R12*1), R14
+	MOVL    R14, 1688(R11)
+	MOVL    (R8)(R12*1), R14
+	MOVL    R14, 1720(R11)
+	MOVL    1756(R11), R12
+	MOVL    (AX)(R12*1), R14
+	MOVL    R14, 1532(R11)
+	MOVL    (BX)(R12*1), R14
+	MOVL    R14, 1564(R11)
+	MOVL    (CX)(R12*1), R14
+	MOVL    R14, 1596(R11)
+	MOVL    (DX)(R12*1), R14
+	MOVL    R14, 1628(R11)
+	MOVL    (SI)(R12*1), R14
+	MOVL    R14, 1660(R11)
+	MOVL    (DI)(R12*1), R14
+	MOVL    R14, 1692(R11)
+	MOVL    (R8)(R12*1), R14
+	MOVL    R14, 1724(R11)
+
+	// Local records of group 0, transposed.
+	MOVL           1760(R11), R12
+	VBROADCASTF128 (R9)(R12*1), Y1
+	MOVL           1776(R11), R12
+	VINSERTF128    $0x01, (R9)(R12*1), Y1, Y1
+	MOVL           1764(R11), R12
+	VBROADCASTF128 (R9)(R12*1), Y2
+	MOVL           1780(R11), R12
+	VINSERTF128    $0x01, (R9)(R12*1), Y2, Y2
+	MOVL           1768(R11), R12
+	VBROADCASTF128 (R9)(R12*1), Y3
+	MOVL           1784(R11), R12
+	VINSERTF128    $0x01, (R9)(R12*1), Y3, Y3
+	MOVL           1772(R11), R12
+	VBROADCASTF128 (R9)(R12*1), Y4
+	MOVL           1788(R11), R12
+	VINSERTF128    $0x01, (R9)(R12*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y5
+	VSHUFPS        $0xee, Y2, Y1, Y1
+	VMOVUPS        Y3, 1024(R11)
+	VMOVUPS        Y4, 1056(R11)
+	VMOVUPS        Y5, 1088(R11)
+	VMOVUPS        Y1, 1120(R11)
+	MOVL           1760(R11), R12
+	VBROADCASTF128 16(R9)(R12*1), Y1
+	MOVL           1776(R11), R12
+	VINSERTF128    $0x01, 16(R9)(R12*1), Y1, Y1
+	MOVL           1764(R11), R12
+	VBROADCASTF128 16(R9)(R12*1), Y2
+	MOVL           1780(R11), R12
+	VINSERTF128    $0x01, 16(R9)(R12*1), Y2, Y2
+	MOVL           1768(R11), R12
+	VBROADCASTF128 16(R9)(R12*1), Y3
+	MOVL           1784(R11), R12
+	VINSERTF128    $0x01, 16(R9)(R12*1), Y3, Y3
+	MOVL           1772(R11), R12
+	VBROADCASTF128 16(R9)(R12*1), Y4
+	MOVL           1788(R11), R12
+	VINSERTF128    $0x01, 16(R9)(R12*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y1
+	VMOVUPS        Y3, 1152(R11)
+	VMOVUPS        Y4, 1184(R11)
+	VMOVUPS        Y1, 1216(R11)
+
+	// A = p + q(la), B = p + q(lb): v + w t + q x t, t = 2 q x v.
+	VMOVUPS 1632(R11), Y1
+	VMULPS  1088(R11), Y1, Y1
+	VMOVUPS 1664(R11), Y2
+	VMULPS  1056(R11), Y2, Y2
+	VSUBPS  Y2, Y1, Y1
+	VMOVUPS 1664(R11), Y2
+	VMULPS  1024(R11), Y2, Y2
+	VMOVUPS 1600(R11), Y3
+	VMULPS  1088(R11), Y3, Y3
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS 1600(R11), Y3
+	VMULPS  1056(R11), Y3, Y3
+	VMOVUPS 1632(R11), Y4
+	VMULPS  1024(R11), Y4, Y4
+	VSUBPS  Y4, Y3, Y3
+	VADDPS  Y1, Y1, Y1
+	VADDPS  Y2, Y2, Y2
+	VADDPS  Y3, Y3, Y3
+	VMULPS  1696(R11), Y1, Y4
+	VADDPS  1024(R11), Y4, Y4
+	VMULPS  1632(R11), Y3, Y5
+	VMULPS  1664(R11), Y2, Y6
+	VSUBPS  Y6, Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMULPS  1696(R11), Y2, Y5
+	VADDPS  1056(R11), Y5, Y5
+	VMULPS  1664(R11), Y1, Y6
+	VMULPS  1600(R11), Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VADDPS  Y6, Y5, Y5
+	VMULPS  1696(R11), Y3, Y3
+	VADDPS  1088(R11), Y3, Y3
+	VMULPS  1600(R11), Y2, Y2
+	VMULPS  1632(R11), Y1, Y1
+	VSUBPS  Y1, Y2, Y1
+	VADDPS  Y1, Y3, Y1
+	VMOVUPS 1632(R11), Y2
+	VMULPS  1216(R11), Y2, Y2
+	VMOVUPS 1664(R11), Y3
+	VMULPS  1184(R11), Y3, Y3
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS 1664(R11), Y3
+	VMULPS  1152(R11), Y3, Y3
+	VMOVUPS 1600(R11), Y6
+	VMULPS  1216(R11), Y6, Y6
+	VSUBPS  Y6, Y3, Y3
+	VMOVUPS 1600(R11), Y6
+	VMULPS  1184(R11), Y6, Y6
+	VMOVUPS 1632(R11), Y7
+	VMULPS  1152(R11), Y7, Y7
+	VSUBPS  Y7, Y6, Y6
+	VADDPS  Y2, Y2, Y2
+	VADDPS  Y3, Y3, Y3
+	VADDPS  Y6, Y6, Y6
+	VMULPS  1696(R11), Y2, Y7
+	VADDPS  1152(R11), Y7, Y7
+	VMULPS  1632(R11), Y6, Y8
+	VMULPS  1664(R11), Y3, Y9
+	VSUBPS  Y9, Y8, Y8
+	VADDPS  Y8, Y7, Y7
+	VMULPS  1696(R11), Y3, Y8
+	VADDPS  1184(R11), Y8, Y8
+	VMULPS  1664(R11), Y2, Y9
+	VMULPS  1600(R11), Y6, Y10
+	VSUBPS  Y10, Y9, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  1696(R11), Y6, Y6
+	VADDPS  1216(R11), Y6, Y6
+	VMULPS  1600(R11), Y3, Y3
+	VMULPS  1632(R11), Y2, Y2
+	VSUBPS  Y2, Y3, Y2
+	VADDPS  Y2, Y6, Y2
+	VADDPS  1504(R11), Y4, Y3
+	VADDPS  1504(R11), Y7, Y4
+	VADDPS  1536(R11), Y5, Y5
+	VADDPS  1536(R11), Y8, Y6
+	VADDPS  1568(R11), Y1, Y1
+	VADDPS  1568(R11), Y2, Y2
+	VMOVUPS 1120(R11), Y7
+
+	// Bad lanes: the sum of x - x over the outputs is 0 exactly when all are finite.
+	VSUBPS  Y3, Y3, Y8
+	VSUBPS  Y5, Y5, Y9
+	VADDPS  Y9, Y8, Y8
+	VSUBPS  Y1, Y1, Y9
+	VADDPS  Y9, Y8, Y8
+	VSUBPS  Y4, Y4, Y9
+	VADDPS  Y9, Y8, Y8
+	VSUBPS  Y6, Y6, Y9
+	VADDPS  Y9, Y8, Y8
+	VSUBPS  Y2, Y2, Y9
+	VADDPS  Y9, Y8, Y8
+	VSUBPS  Y7, Y7, Y9
+	VADDPS  Y9, Y8, Y8
+	VCMPPS  $0x16, Y0, Y8, Y8
+	VTESTPS Y8, Y8
+	JZ      PosesIndexedAVX2_loop_g0_finite
+
+	// The canonical NaN in every output of those lanes.
+	VBLENDVPS Y8, canonicalnan<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VBLENDVPS Y8, canonicalnan<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VBLENDVPS Y8, canonicalnan<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPS Y8, canonicalnan<>+0(SB), Y7, Y7
+	VMOVAPS   Y7, Y7
+	VBLENDVPS Y8, canonicalnan<>+0(SB), Y4, Y4
+	VMOVAPS   Y4, Y4
+	VBLENDVPS Y8, canonicalnan<>+0(SB), Y6, Y6
+	VMOVAPS   Y6, Y6
+	VBLENDVPS Y8, canonicalnan<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+
+PosesIndexedAVX2_loop_g0_finite:
+	VMOVUPS Y3, (R11)
+	VMOVUPS Y4, 32(R11)
+
+	// The records of group 0.
+	VMOVUPS     (R11), Y3
+	VMOVUPS     32(R11), Y4
+	VINSERTF128 $0x01, X4, Y3, Y8
+	VINSERTF128 $0x01, X6, Y5, Y9
+	VINSERTF128 $0x01, X2, Y1, Y10
+	VINSERTF128 $0x01, X0, Y7, Y11
+	VUNPCKLPS   Y9, Y8, Y12
+	VUNPCKLPS   Y11, Y10, Y13
+	VUNPCKHPS   Y9, Y8, Y8
+	VUNPCKHPS   Y11, Y10, Y9
+	VSHUFPS     $0x44, Y13, Y12, Y10
+	VSHUFPS     $0xee, Y13, Y12, Y11
+	VSHUFPS     $0x44, Y9, Y8, Y12
+	VSHUFPS     $0xee, Y9, Y8, Y8
+	MOVL        1760(R11), R12
+	VMOVUPS     Y10, (R10)(R12*1)
+	MOVL        1764(R11), R12
+	VMOVUPS     Y11, (R10)(R12*1)
+	MOVL        1768(R11), R12
+	VMOVUPS     Y12, (R10)(R12*1)
+	MOVL        1772(R11), R12
+	VMOVUPS     Y8, (R10)(R12*1)
+	VPERM2F128  $0x31, Y4, Y3, Y3
+	VPERM2F128  $0x31, Y6, Y5, Y4
+	VPERM2F128  $0x31, Y2, Y1, Y1
+	VPERM2F128  $0x31, Y0, Y7, Y2
+	VUNPCKLPS   Y4, Y3, Y5
+	VUNPCKLPS   Y2, Y1, Y6
+	VUNPCKHPS   Y4, Y3, Y3
+	VUNPCKHPS   Y2, Y1, Y1
+	VSHUFPS     $0x44, Y6, Y5, Y2
+	VSHUFPS     $0xee, Y6, Y5, Y4
+	VSHUFPS     $0x44, Y1, Y3, Y5
+	VSHUFPS     $0xee, Y1, Y3, Y1
+	MOVL        1776(R11), R12
+	VMOVUPS     Y2, (R10)(R12*1)
+	MOVL        1780(R11), R12
+	VMOVUPS     Y4, (R10)(R12*1)
+	MOVL        1784(R11), R12
+	VMOVUPS     Y5, (R10)(R12*1)
+	MOVL        1788(R11), R12
+	VMOVUPS     Y1, (R10)(R12*1)
+	ADDQ        $0x00000008, R13
+	JMP         PosesIndexedAVX2_loop
+
+PosesIndexedAVX2_tail:
+	TESTQ        R14, R14
+	JZ           PosesIndexedAVX2_done
+	VMOVD        R14, X1
+	VPBROADCASTD X1, Y1
+	VPCMPGTD     iota<>+0(SB), Y1, Y1
+
+	// The group's body indices, their offsets, and their streams' lanes gathered.
+	MOVQ       bodies+72(FP), R12
+	VPMASKMOVD (R12)(R13*4), Y1, Y1
+	VPSLLD     $0x02, Y1, Y2
+	VPSLLD     $0x05, Y1, Y1
+	VMOVUPS    Y2, 1728(R11)
+	VMOVUPS    Y1, 1760(R11)
+	MOVL       1728(R11), R12
+	MOVL       (AX)(R12*1), R14
+	MOVL       R14, 1504(R11)
+	MOVL       (BX)(R12*1), R14
+	MOVL       R14, 1536(R11)
+	MOVL       (CX)(R12*1), R14
+	MOVL       R14, 1568(R11)
+	MOVL       (DX)(R12*1), R14
+	MOVL       R14, 1600(R11)
+	MOVL       (SI)(R12*1), R14
+	MOVL       R14, 1632(R11)
+	MOVL       (DI)(R12*1), R14
+	MOVL       R14, 1664(R11)
+	MOVL       (R8)(R12*1), R14
+	MOVL       R14, 1696(R11)
+	MOVL       1732(R11), R12
+	MOVL       (AX)(R12*1), R14
+	MOVL       R14, 1508(R11)
+	MOVL       (BX)(R12*1), R14
+	MOVL       R14, 1540(R11)
+	MOVL       (CX)(R12*1), R14
+	MOVL       R14, 1572(R11)
+	MOVL       (DX)(R12*1), R14
+	MOVL       R14, 1604(R11)
+	MOVL       (SI)(R12*1), R14
+	MOVL       R14, 1636(R11)
+	MOVL       (DI)(R12*1), R14
+	MOVL       R14, 1668(R11)
+	MOVL       (R8)(R12*1), R14
+	MOVL       R14, 1700(R11)
+	MOVL       1736(R11), R12
+	MOVL       (AX)(R12*1), R14
+	MOVL       R14, 1512(R11)
+	MOVL       (BX)(R12*1), R14
+	MOVL       R14, 1544(R11)
+	MOVL       (CX)(R12*1), R14
+	MOVL       R14, 1576(R11)
+	MOVL       (DX)(R12*1), R14
+	MOVL       R14, 1608(R11)
+	MOVL       (SI)(R12*1), R14
+	MOVL       R14, 1640(R11)
+	MOVL       (DI)(R12*1), R14
+	MOVL       R14, 1672(R11)
+	MOVL       (R8)(R12*1), R14
+	MOVL       R14, 1704(R11)
+	MOVL       1740(R11), R12
+	MOVL       (AX)(R12*1), R14
+	MOVL       R14, 1516(R11)
+	MOVL       (BX)(R12*1), R14
+	MOVL       R14, 1548(R11)
+	MOVL       (CX)(R12*1), R14
+	MOVL       R14, 1580(R11)
+	MOVL       (DX)(R12*1), R14
+	MOVL       R14, 1612(R11)
+	MOVL       (SI)(R12*1), R14
+	MOVL       R14, 1644(R11)
+	MOVL       (DI)(R12*1), R14
+	MOVL       R14, 1676(R11)
+	MOVL       (R8)(R12*1), R14
+	MOVL       R14, 1708(R11)
+	MOVL       1744(R11), R12
+	MOVL       (AX)(R12*1), R14
+	MOVL       R14, 1520(R11)
+	MOVL       (BX)(R12*1), R14
+	MOVL       R14, 1552(R11)
+	MOVL       (CX)(R12*1), R14
+	MOVL       R14, 1584(R11)
+	MOVL       (DX)(R12*1), R14
+	MOVL       R14, 1616(R11)
+	MOVL       (SI)(R12*1), R14
+	MOVL       R14, 1648(R11)
+	MOVL       (DI)(R12*1), R14
+	MOVL       R14, 1680(R11)
+	MOVL       (R8)(R12*1), R14
+	MOVL       R14, 1712(R11)
+	MOVL       1748(R11), R12
+	MOVL       (AX)(R12*1), R14
+	MOVL       R14, 1524(R11)
+	MOVL       (BX)(R12*1), R14
+	MOVL       R14, 1556(R11)
+	MOVL       (CX)(R12*1), R14
+	MOVL       R14, 1588(R11)
+	MOVL       (DX)(R12*1), R14
+	MOVL       R14, 1620(R11)
+	MOVL       (SI)(R12*1), R14
+	MOVL       R14, 1652(R11)
+	MOVL       (DI)(R12*1), R14
+	MOVL       R14, 1684(R11)
+	MOVL       (R8)(R12*1), R14
+	MOVL       R14, 1716(R11)
+	MOVL       1752(R11), R12
+	MOVL       (AX)(R12*1), R14
+	MOVL       R14, 1528(R11)
+	MOVL       (BX)(R12*1), R14
+	MOVL       R14, 1560(R11)
+	MOVL       (CX)(R12*1), R14
+	MOVL       R14, 1592(R11)
+	MOVL       (DX)(R12*1), R14
+	MOVL       R14, 1624(R11)
+	MOVL       (SI)(R12*1), R14
+	MOVL       R14, 1656(R11)
+	MOVL       (DI)(R12*1), R14
+	MOVL       R14, 1688(R11)
+	MOVL       (R8)(R12*1), R14
+	MOVL       R14, 1720(R11)
+	MOVL       1756(R11), R12
+	MOVL       (AX)(R12*1), R14
+	MOVL       R14, 1532(R11)
+	MOVL       (BX)(R12*1), R14
+	MOVL       R14, 1564(R11)
+	MOVL       (CX)(R12*1), R14
+	MOVL       R14, 1596(R11)
+	MOVL       (DX)(R12*1), R14
+	MOVL       R14, 1628(R11)
+	MOVL       (SI)(R12*1), R14
+	MOVL       R14, 1660(R11)
+	MOVL       (DI)(R12*1), R14
+	MOVL       R14, 1692(R11)
+	MOVL       (R8)(R12*1), R14
+	MOVL       R14, 1724(R11)
+
+	// Local records of group 0, transposed.
+	MOVL           1760(R11), R12
+	VBROADCASTF128 (R9)(R12*1), Y1
+	MOVL           1776(R11), R12
+	VINSERTF128    $0x01, (R9)(R12*1), Y1, Y1
+	MOVL           1764(R11), R12
+	VBROADCASTF128 (R9)(R12*1), Y2
+	MOVL           1780(R11), R12
+	VINSERTF128    $0x01, (R9)(R12*1), Y2, Y2
+	MOVL           1768(R11), R12
+	VBROADCASTF128 (R9)(R12*1), Y3
+	MOVL           1784(R11), R12
+	VINSERTF128    $0x01, (R9)(R12*1), Y3, Y3
+	MOVL           1772(R11), R12
+	VBROADCASTF128 (R9)(R12*1), Y4
+	MOVL           1788(R11), R12
+	VINSERTF128    $0x01, (R9)(R12*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y5
+	VSHUFPS        $0xee, Y2, Y1, Y1
+	VMOVUPS        Y3, 1024(R11)
+	VMOVUPS        Y4, 1056(R11)
+	VMOVUPS        Y5, 1088(R11)
+	VMOVUPS        Y1, 1120(R11)
+	MOVL           1760(R11), R12
+	VBROADCASTF128 16(R9)(R12*1), Y1
+	MOVL           1776(R11), R12
+	VINSERTF128    $0x01, 16(R9)(R12*1), Y1, Y1
+	MOVL           1764(R11), R12
+	VBROADCASTF128 16(R9)(R12*1), Y2
+	MOVL           1780(R11), R12
+	VINSERTF128    $0x01, 16(R9)(R12*1), Y2, Y2
+	MOVL           1768(R11), R12
+	VBROADCASTF128 16(R9)(R12*1), Y3
+	MOVL           1784(R11), R12
+	VINSERTF128    $0x01, 16(R9)(R12*1), Y3, Y3
+	MOVL           1772(R11), R12
+	VBROADCASTF128 16(R9)(R12*1), Y4
+	MOVL           1788(R11), R12
+	VINSERTF128    $0x01, 16(R9)(R12*1), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y1
+	VMOVUPS        Y3, 1152(R11)
+	VMOVUPS        Y4, 1184(R11)
+	VMOVUPS        Y1, 1216(R11)
+
+	// A = p + q(la), B = p + q(lb): v + w t + q x t, t = 2 q x v.
+	VMOVUPS 1632(R11), Y1
+	VMULPS  1088(R11), Y1, Y1
+	VMOVUPS 1664(R11), Y2
+	VMULPS  1056(R11), Y2, Y2
+	VSUBPS  Y2, Y1, Y1
+	VMOVUPS 1664(R11), Y2
+	VMULPS  1024(R11), Y2, Y2
+	VMOVUPS 1600(R11), Y3
+	VMULPS  1088(R11), Y3, Y3
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS 1600(R11), Y3
+	VMULPS  1056(R11), Y3, Y3
+	VMOVUPS 1632(R11), Y4
+	VMULPS  1024(R11), Y4, Y4
+	VSUBPS  Y4, Y3, Y3
+	VADDPS  Y1, Y1, Y1
+	VADDPS  Y2, Y2, Y2
+	VADDPS  Y3, Y3, Y3
+	VMULPS  1696(R11), Y1, Y4
+	VADDPS  1024(R11), Y4, Y4
+	VMULPS  1632(R11), Y3, Y5
+	VMULPS  1664(R11), Y2, Y6
+	VSUBPS  Y6, Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMULPS  1696(R11), Y2, Y5
+	VADDPS  1056(R11), Y5, Y5
+	VMULPS  1664(R11), Y1, Y6
+	VMULPS  1600(R11), Y3, Y7
+	VSUBPS  Y7, Y6, Y6
+	VADDPS  Y6, Y5, Y5
+	VMULPS  1696(R11), Y3, Y3
+	VADDPS  1088(R11), Y3, Y3
+	VMULPS  1600(R11), Y2, Y2
+	VMULPS  1632(R11), Y1, Y1
+	VSUBPS  Y1, Y2, Y1
+	VADDPS  Y1, Y3, Y1
+	VMOVUPS 1632(R11), Y2
+	VMULPS  1216(R11), Y2, Y2
+	VMOVUPS 1664(R11), Y3
+	VMULPS  1184(R11), Y3, Y3
+	VSUBPS  Y3, Y2, Y2
+	VMOVUPS 1664(R11), Y3
+	VMULPS  1152(R11), Y3, Y3
+	VMOVUPS 1600(R11), Y6
+	VMULPS  1216(R11), Y6, Y6
+	VSUBPS  Y6, Y3, Y3
+	VMOVUPS 1600(R11), Y6
+	VMULPS  1184(R11), Y6, Y6
+	VMOVUPS 1632(R11), Y7
+	VMULPS  1152(R11), Y7, Y7
+	VSUBPS  Y7, Y6, Y6
+	VADDPS  Y2, Y2, Y2
+	VADDPS  Y3, Y3, Y3
+	VADDPS  Y6, Y6, Y6
+	VMULPS  1696(R11), Y2, Y7
+	VADDPS  1152(R11), Y7, Y7
+	VMULPS  1632(R11), Y6, Y8
+	VMULPS  1664(R11), Y3, Y9
+	VSUBPS  Y9, Y8, Y8
+	VADDPS  Y8, Y7, Y7
+	VMULPS  1696(R11), Y3, Y8
+	VADDPS  1184(R11), Y8, Y8
+	VMULPS  1664(R11), Y2, Y9
+	VMULPS  1600(R11), Y6, Y10
+	VSUBPS  Y10, Y9, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  1696(R11), Y6, Y6
+	VADDPS  1216(R11), Y6, Y6
+	VMULPS  1600(R11), Y3, Y3
+	VMULPS  1632(R11), Y2, Y2
+	VSUBPS  Y2, Y3, Y2
+	VADDPS  Y2, Y6, Y2
+	VADDPS  1504(R11), Y4, Y3
+	VADDPS  1504(R11), Y7, Y4
+	VADDPS  1536(R11), Y5, Y5
+	VADDPS  1536(R11), Y8, Y6
+	VADDPS  1568(R11), Y1, Y1
+	VADDPS  1568(R11), Y2, Y2
+	VMOVUPS 1120(R11), Y7
+
+	// Bad lanes: the sum of x - x over the outputs is 0 exactly when all are finite.
+	VSUBPS  Y3, Y3, Y8
+	VSUBPS  Y5, Y5, Y9
+	VADDPS  Y9, Y8, Y8
+	VSUBPS  Y1, Y1, Y9
+	VADDPS  Y9, Y8, Y8
+	VSUBPS  Y4, Y4, Y9
+	VADDPS  Y9, Y8, Y8
+	VSUBPS  Y6, Y6, Y9
+	VADDPS  Y9, Y8, Y8
+	VSUBPS  Y2, Y2, Y9
+	VADDPS  Y9, Y8, Y8
+	VSUBPS  Y7, Y7, Y9
+	VADDPS  Y9, Y8, Y8
+	VCMPPS  $0x16, Y0, Y8, Y8
+	VTESTPS Y8, Y8
+	JZ      PosesIndexedAVX2_tailgroup_g0_finite
+
+	// The canonical NaN in every output of those lanes.
+	VBLENDVPS Y8, canonicalnan<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VBLENDVPS Y8, canonicalnan<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VBLENDVPS Y8, canonicalnan<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPS Y8, canonicalnan<>+0(SB), Y7, Y7
+	VMOVAPS   Y7, Y7
+	VBLENDVPS Y8, canonicalnan<>+0(SB), Y4, Y4
+	VMOVAPS   Y4, Y4
+	VBLENDVPS Y8, canonicalnan<>+0(SB), Y6, Y6
+	VMOVAPS   Y6, Y6
+	VBLENDVPS Y8, canonicalnan<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+
+PosesIndexedAVX2_tailgroup_g0_finite:
+	VMOVUPS Y3, (R11)
+	VMOVUPS Y4, 32(R11)
+
+	// The records of group 0.
+	VMOVUPS     (R11), Y3
+	VMOVUPS     32(R11), Y4
+	VINSERTF128 $0x01, X4, Y3, Y8
+	VINSERTF128 $0x01, X6, Y5, Y9
+	VINSERTF128 $0x01, X2, Y1, Y10
+	VINSERTF128 $0x01, X0, Y7, Y11
+	VUNPCKLPS   Y9, Y8, Y12
+	VUNPCKLPS   Y11, Y10, Y13
+	VUNPCKHPS   Y9, Y8, Y8
+	VUNPCKHPS   Y11, Y10, Y9
+	VSHUFPS     $0x44, Y13, Y12, Y10
+	VSHUFPS     $0xee, Y13, Y12, Y11
+	VSHUFPS     $0x44, Y9, Y8, Y12
+	VSHUFPS     $0xee, Y9, Y8, Y8
+	VMOVUPS     Y10, 1248(R11)
+	VMOVUPS     Y11, 1280(R11)
+	VMOVUPS     Y12, 1312(R11)
+	VMOVUPS     Y8, 1344(R11)
+	VPERM2F128  $0x31, Y4, Y3, Y3
+	VPERM2F128  $0x31, Y6, Y5, Y4
+	VPERM2F128  $0x31, Y2, Y1, Y1
+	VPERM2F128  $0x31, Y0, Y7, Y0
+	VUNPCKLPS   Y4, Y3, Y2
+	VUNPCKLPS   Y0, Y1, Y5
+	VUNPCKHPS   Y4, Y3, Y3
+	VUNPCKHPS   Y0, Y1, Y0
+	VSHUFPS     $0x44, Y5, Y2, Y1
+	VSHUFPS     $0xee, Y5, Y2, Y2
+	VSHUFPS     $0x44, Y0, Y3, Y4
+	VSHUFPS     $0xee, Y0, Y3, Y0
+	VMOVUPS     Y1, 1376(R11)
+	VMOVUPS     Y2, 1408(R11)
+	VMOVUPS     Y4, 1440(R11)
+	VMOVUPS     Y0, 1472(R11)
+
+	// The records of the bodies left, from the stage.
+	MOVQ    n+80(FP), R14
+	SUBQ    R13, R14
+	MOVL    1760(R11), R12
+	VMOVUPS 1248(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x00000002
+	JB      PosesIndexedAVX2_done
+	MOVL    1764(R11), R12
+	VMOVUPS 1280(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x00000003
+	JB      PosesIndexedAVX2_done
+	MOVL    1768(R11), R12
+	VMOVUPS 1312(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x00000004
+	JB      PosesIndexedAVX2_done
+	MOVL    1772(R11), R12
+	VMOVUPS 1344(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x00000005
+	JB      PosesIndexedAVX2_done
+	MOVL    1776(R11), R12
+	VMOVUPS 1376(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x00000006
+	JB      PosesIndexedAVX2_done
+	MOVL    1780(R11), R12
+	VMOVUPS 1408(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x00000007
+	JB      PosesIndexedAVX2_done
+	MOVL    1784(R11), R12
+	VMOVUPS 1440(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+
+PosesIndexedAVX2_done:
+	VZEROUPPER
+	RET
+
 // func PosesAVX512(px *float32, py *float32, pz *float32, qx *float32, qy *float32, qz *float32, qw *float32, local *float32, dst *float32, n int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
-TEXT ·PosesAVX512(SB), $3072-80
+TEXT ·PosesAVX512(SB), $3648-80
 	LEAQ         (SP), R11
 	ADDQ         $0x3f, R11
 	ANDQ         $-64, R11
@@ -61890,9 +62670,1102 @@ PosesAVX512_done:
 	VZEROUPPER
 	RET
 
+// func PosesIndexedAVX512(px *float32, py *float32, pz *float32, qx *float32, qy *float32, qz *float32, qw *float32, local *float32, dst *float32, bodies *uint32, n int)
+// Requires: AVX, AVX512DQ, AVX512F, BMI2
+TEXT ·PosesIndexedAVX512(SB), $3648-88
+	LEAQ         (SP), R11
+	ADDQ         $0x3f, R11
+	ANDQ         $-64, R11
+	MOVQ         px+0(FP), AX
+	MOVQ         py+8(FP), BX
+	MOVQ         pz+16(FP), CX
+	MOVQ         qx+24(FP), DX
+	MOVQ         qy+32(FP), SI
+	MOVQ         qz+40(FP), DI
+	MOVQ         qw+48(FP), R8
+	MOVQ         local+56(FP), R9
+	MOVQ         dst+64(FP), R10
+	XORQ         R13, R13
+	MOVQ         n+80(FP), R14
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSS one<>+0(SB), Z1
+
+PosesIndexedAVX512_loop:
+	MOVQ n+80(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000010
+	JB   PosesIndexedAVX512_tail
+
+	// The group's body indices, their offsets, and their streams' lanes gathered.
+	MOVQ      bodies+72(FP), R12
+	VMOVDQU32 (R12)(R13*4), Z1
+	VPSLLD    $0x02, Z1, Z3
+	VPSLLD    $0x05, Z1, Z1
+	VMOVUPS   Z3, 3456(R11)
+	VMOVUPS   Z1, 3520(R11)
+	MOVL      3456(R11), R12
+	MOVL      (AX)(R12*1), R14
+	MOVL      R14, 3008(R11)
+	MOVL      (BX)(R12*1), R14
+	MOVL      R14, 3072(R11)
+	MOVL      (CX)(R12*1), R14
+	MOVL      R14, 3136(R11)
+	MOVL      (DX)(R12*1), R14
+	MOVL      R14, 3200(R11)
+	MOVL      (SI)(R12*1), R14
+	MOVL      R14, 3264(R11)
+	MOVL      (DI)(R12*1), R14
+	MOVL      R14, 3328(R11)
+	MOVL      (R8)(R12*1), R14
+	MOVL      R14, 3392(R11)
+	MOVL      3460(R11), R12
+	MOVL      (AX)(R12*1), R14
+	MOVL      R14, 3012(R11)
+	MOVL      (BX)(R12*1), R14
+	MOVL      R14, 3076(R11)
+	MOVL      (CX)(R12*1), R14
+	MOVL      R14, 3140(R11)
+	MOVL      (DX)(R12*1), R14
+	MOVL      R14, 3204(R11)
+	MOVL      (SI)(R12*1), R14
+	MOVL      R14, 3268(R11)
+	MOVL      (DI)(R12*1), R14
+	MOVL      R14, 3332(R11)
+	MOVL      (R8)(R12*1), R14
+	MOVL      R14, 3396(R11)
+	MOVL      3464(R11), R12
+	MOVL      (AX)(R12*1), R14
+	MOVL      R14, 3016(R11)
+	MOVL      (BX)(R12*1), R14
+	MOVL      R14, 3080(R11)
+	MOVL      (CX)(R12*1), R14
+	MOVL      R14, 3144(R11)
+	MOVL      (DX)(R12*1), R14
+	MOVL      R14, 3208(R11)
+	MOVL      (SI)(R12*1), R14
+	MOVL      R14, 3272(R11)
+	MOVL      (DI)(R12*1), R14
+	MOVL      R14, 3336(R11)
+	MOVL      (R8)(R12*1), R14
+	MOVL      R14, 3400(R11)
+	MOVL      3468(R11), R12
+	MOVL      (AX)(R12*1), R14
+	MOVL      R14, 3020(R11)
+	MOVL      (BX)(R12*1), R14
+	MOVL      R14, 3084(R11)
+	MOVL      (CX)(R12*1), R14
+	MOVL      R14, 3148(R11)
+	MOVL      (DX)(R12*1), R14
+	MOVL      R14, 3212(R11)
+	MOVL      (SI)(R12*1), R14
+	MOVL      R14, 3276(R11)
+	MOVL      (DI)(R12*1), R14
+	MOVL      R14, 3340(R11)
+	MOVL      (R8)(R12*1), R14
+	MOVL      R14, 3404(R11)
+	MOVL      3472(R11), R12
+	MOVL      (AX)(R12*1), R14
+	MOVL      R14, 3024(R11)
+	MOVL      (BX)(R12*1), R14
+	MOVL      R14, 3088(R11)
+	MOVL      (CX)(R12*1), R14
+	MOVL      R14, 3152(R11)
+	MOVL      (DX)(R12*1), R14
+	MOVL      R14, 3216(R11)
+	MOVL      (SI)(R12*1), R14
+	MOVL      R14, 3280(R11)
+	MOVL      (DI)(R12*1), R14
+	MOVL      R14, 3344(R11)
+	MOVL      (R8)(R12*1), R14
+	MOVL      R14, 3408(R11)
+	MOVL      3476(R11), R12
+	MOVL      (AX)(R12*1), R14
+	MOVL      R14, 3028(R11)
+	MOVL      (BX)(R12*1), R14
+	MOVL      R14, 3092(R11)
+	MOVL      (CX)(R12*1), R14
+	MOVL      R14, 3156(R11)
+	MOVL      (DX)(R12*1), R14
+	MOVL      R14, 3220(R11)
+	MOVL      (SI)(R12*1), R14
+	MOVL      R14, 3284(R11)
+	MOVL      (DI)(R12*1), R14
+	MOVL      R14, 3348(R11)
+	MOVL      (R8)(R12*1), R14
+	MOVL      R14, 3412(R11)
+	MOVL      3480(R11), R12
+	MOVL      (AX)(R12*1), R14
+	MOVL      R14, 3032(R11)
+	MOVL      (BX)(R12*1), R14
+	MOVL      R14, 3096(R11)
+	MOVL      (CX)(R12*1), R14
+	MOVL      R14, 3160(R11)
+	MOVL      (DX)(R12*1), R14
+	MOVL      R14, 3224(R11)
+	MOVL      (SI)(R12*1), R14
+	MOVL      R14, 3288(R11)
+	MOVL      (DI)(R12*1), R14
+	MOVL      R14, 3352(R11)
+	MOVL      (R8)(R12*1), R14
+	MOVL      R14, 3416(R11)
+	MOVL      3484(R11), R12
+	MOVL      (AX)(R12*1), R14
+	MOVL      R14, 3036(R11)
+	MOVL      (BX)(R12*1), R14
+	MOVL      R14, 3100(R11)
+	MOVL      (CX)(R12*1), R14
+	MOVL      R14, 3164(R11)
+	MOVL      (DX)(R12*1), R14
+	MOVL      R14, 3228(R11)
+	MOVL      (SI)(R12*1), R14
+	MOVL      R14, 3292(R11)
+	MOVL      (DI)(R12*1), R14
+	MOVL      R14, 3356(R11)
+	MOVL      (R8)(R12*1), R14
+	MOVL      R14, 3420(R11)
+	MOVL      3488(R11), R12
+	MOVL      (AX)(R12*1), R14
+	MOVL      R14, 3040(R11)
+	MOVL      (BX)(R12*1), R14
+	MOVL      R14, 3104(R11)
+	MOVL      (CX)(R12*1), R14
+	MOVL      R14, 3168(R11)
+	MOVL      (DX)(R12*1), R14
+	MOVL      R14, 3232(R11)
+	MOVL      (SI)(R12*1), R14
+	MOVL      R14, 3296(R11)
+	MOVL      (DI)(R12*1), R14
+	MOVL      R14, 3360(R11)
+	MOVL      (R8)(R12*1), R14
+	MOVL      R14, 3424(R11)
+	MOVL      3492(R11), R12
+	MOVL      (AX)(R12*1), R14
+	MOVL      R14, 3044(R11)
+	MOVL      (BX)(R12*1), R14
+	MOVL      R14, 3108(R11)
+	MOVL      (CX)(R12*1), R14
+	MOVL      R14, 3172(R11)
+	MOVL      (DX)(R12*1), R14
+	MOVL      R14, 3236(R11)
+	MOVL      (SI)(R12*1), R14
+	MOVL      R14, 3300(R11)
+	MOVL      (DI)(R12*1), R14
+	MOVL      R14, 3364(R11)
+	MOVL      (R8)(R12*1), R14
+	MOVL      R14, 3428(R11)
+	MOVL      3496(R11), R12
+	MOVL      (AX)(R12*1), R14
+	MOVL      R14, 3048(R11)
+	MOVL      (BX)(R12*1), R14
+	MOVL      R14, 3112(R11)
+	MOVL      (CX)(R12*1), R14
+	MOVL      R14, 3176(R11)
+	MOVL      (DX)(R12*1), R14
+	MOVL      R14, 3240(R11)
+	MOVL      (SI)(R12*1), R14
+	MOVL      R14, 3304(R11)
+	MOVL      (DI)(R12*1), R14
+	MOVL      R14, 3368(R11)
+	MOVL      (R8)(R12*1), R14
+	MOVL      R14, 3432(R11)
+	MOVL      3500(R11), R12
+	MOVL      (AX)(R12*1), R14
+	MOVL      R14, 3052(R11)
+	MOVL      (BX)(R12*1), R14
+	MOVL      R14, 3116(R11)
+	MOVL      (CX)(R12*1), R14
+	MOVL      R14, 3180(R11)
+	MOVL      (DX)(R12*1), R14
+	MOVL      R14, 3244(R11)
+	MOVL      (SI)(R12*1), R14
+	MOVL      R14, 3308(R11)
+	MOVL      (DI)(R12*1), R14
+	MOVL      R14, 3372(R11)
+	MOVL      (R8)(R12*1), R14
+	MOVL      R14, 3436(R11)
+	MOVL      3504(R11), R12
+	MOVL      (AX)(R12*1), R14
+	MOVL      R14, 3056(R11)
+	MOVL      (BX)(R12*1), R14
+	MOVL      R14, 3120(R11)
+	MOVL      (CX)(R12*1), R14
+	MOVL      R14, 3184(R11)
+	MOVL      (DX)(R12*1), R14
+	MOVL      R14, 3248(R11)
+	MOVL      (SI)(R12*1), R14
+	MOVL      R14, 3312(R11)
+	MOVL      (DI)(R12*1), R14
+	MOVL      R14, 3376(R11)
+	MOVL      (R8)(R12*1), R14
+	MOVL      R14, 3440(R11)
+	MOVL      3508(R11), R12
+	MOVL      (AX)(R12*1), R14
+	MOVL      R14, 3060(R11)
+	MOVL      (BX)(R12*1), R14
+	MOVL      R14, 3124(R11)
+	MOVL      (CX)(R12*1), R14
+	MOVL      R14, 3188(R11)
+	MOVL      (DX)(R12*1), R14
+	MOVL      R14, 3252(R11)
+	MOVL      (SI)(R12*1), R14
+	MOVL      R14, 3316(R11)
+	MOVL      (DI)(R12*1), R14
+	MOVL      R14, 3380(R11)
+	MOVL      (R8)(R12*1), R14
+	MOVL      R14, 3444(R11)
+	MOVL      3512(R11), R12
+	MOVL      (AX)(R12*1), R14
+	MOVL      R14, 3064(R11)
+	MOVL      (BX)(R12*1), R14
+	MOVL      R14, 3128(R11)
+	MOVL      (CX)(R12*1), R14
+	MOVL      R14, 3192(R11)
+	MOVL      (DX)(R12*1), R14
+	MOVL      R14, 3256(R11)
+	MOVL      (SI)(R12*1), R14
+	MOVL      R14, 3320(R11)
+	MOVL      (DI)(R12*1), R14
+	MOVL      R14, 3384(R11)
+	MOVL      (R8)(R12*1), R14
+	MOVL      R14, 3448(R11)
+	MOVL      3516(R11), R12
+	MOVL      (AX)(R12*1), R14
+	MOVL      R14, 3068(R11)
+	MOVL      (BX)(R12*1), R14
+	MOVL      R14, 3132(R11)
+	MOVL      (CX)(R12*1), R14
+	MOVL      R14, 3196(R11)
+	MOVL      (DX)(R12*1), R14
+	MOVL      R14, 3260(R11)
+	MOVL      (SI)(R12*1), R14
+	MOVL      R14, 3324(R11)
+	MOVL      (DI)(R12*1), R14
+	MOVL      R14, 3388(R11)
+	MOVL      (R8)(R12*1), R14
+	MOVL      R14, 3452(R11)
+
+	// Local records of group 0, transposed.
+	MOVL         3520(R11), R12
+	VMOVUPS      (R9)(R12*1), Y2
+	MOVL         3536(R11), R12
+	VINSERTF32X8 $0x01, (R9)(R12*1), Z2, Z1
+	MOVL         3524(R11), R12
+	VMOVUPS      (R9)(R12*1), Y2
+	MOVL         3540(R11), R12
+	VINSERTF32X8 $0x01, (R9)(R12*1), Z2, Z3
+	MOVL         3528(R11), R12
+	VMOVUPS      (R9)(R12*1), Y2
+	MOVL         3544(R11), R12
+	VINSERTF32X8 $0x01, (R9)(R12*1), Z2, Z4
+	MOVL         3532(R11), R12
+	VMOVUPS      (R9)(R12*1), Y2
+	MOVL         3548(R11), R12
+	VINSERTF32X8 $0x01, (R9)(R12*1), Z2, Z5
+	VUNPCKLPS    Z3, Z1, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z1, Z1
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z1, Z6
+	VSHUFPS      $0xee, Z3, Z1, Z1
+	MOVL         3552(R11), R12
+	VMOVUPS      (R9)(R12*1), Y2
+	MOVL         3568(R11), R12
+	VINSERTF32X8 $0x01, (R9)(R12*1), Z2, Z3
+	MOVL         3556(R11), R12
+	VMOVUPS      (R9)(R12*1), Y2
+	MOVL         3572(R11), R12
+	VINSERTF32X8 $0x01, (R9)(R12*1), Z2, Z7
+	MOVL         3560(R11), R12
+	VMOVUPS      (R9)(R12*1), Y2
+	MOVL         3576(R11), R12
+	VINSERTF32X8 $0x01, (R9)(R12*1), Z2, Z8
+	MOVL         3564(R11), R12
+	VMOVUPS      (R9)(R12*1), Y2
+	MOVL         3580(R11), R12
+	VINSERTF32X8 $0x01, (R9)(R12*1), Z2, Z9
+	VUNPCKLPS    Z7, Z3, Z10
+	VUNPCKLPS    Z9, Z8, Z11
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z9, Z8, Z7
+	VSHUFPS      $0x44, Z11, Z10, Z8
+	VSHUFPS      $0xee, Z11, Z10, Z9
+	VSHUFPS      $0x44, Z7, Z3, Z10
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z8, Z4, Z7
+	VMOVUPS      Z7, 2048(R11)
+	VSHUFF32X4   $0x88, Z9, Z5, Z7
+	VMOVUPS      Z7, 2112(R11)
+	VSHUFF32X4   $0x88, Z10, Z6, Z7
+	VMOVUPS      Z7, 2176(R11)
+	VSHUFF32X4   $0x88, Z3, Z1, Z1
+	VMOVUPS      Z1, 2240(R11)
+	VSHUFF32X4   $0xdd, Z8, Z4, Z1
+	VMOVUPS      Z1, 2304(R11)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z1
+	VMOVUPS      Z1, 2368(R11)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z1
+	VMOVUPS      Z1, 2432(R11)
+
+	// A = p + q(la), B = p + q(lb): v + w t + q x t, t = 2 q x v.
+	VMOVUPS 3264(R11), Z1
+	VMULPS  2176(R11), Z1, Z1
+	VMOVUPS 3328(R11), Z3
+	VMULPS  2112(R11), Z3, Z3
+	VSUBPS  Z3, Z1, Z1
+	VMOVUPS 3328(R11), Z3
+	VMULPS  2048(R11), Z3, Z3
+	VMOVUPS 3200(R11), Z4
+	VMULPS  2176(R11), Z4, Z4
+	VSUBPS  Z4, Z3, Z3
+	VMOVUPS 3200(R11), Z4
+	VMULPS  2112(R11), Z4, Z4
+	VMOVUPS 3264(R11), Z5
+	VMULPS  2048(R11), Z5, Z5
+	VSUBPS  Z5, Z4, Z4
+	VADDPS  Z1, Z1, Z1
+	VADDPS  Z3, Z3, Z3
+	VADDPS  Z4, Z4, Z4
+	VMULPS  3392(R11), Z1, Z5
+	VADDPS  2048(R11), Z5, Z5
+	VMULPS  3264(R11), Z4, Z6
+	VMULPS  3328(R11), Z3, Z7
+	VSUBPS  Z7, Z6, Z6
+	VADDPS  Z6, Z5, Z5
+	VMULPS  3392(R11), Z3, Z6
+	VADDPS  2112(R11), Z6, Z6
+	VMULPS  3328(R11), Z1, Z7
+	VMULPS  3200(R11), Z4, Z8
+	VSUBPS  Z8, Z7, Z7
+	VADDPS  Z7, Z6, Z6
+	VMULPS  3392(R11), Z4, Z4
+	VADDPS  2176(R11), Z4, Z4
+	VMULPS  3200(R11), Z3, Z3
+	VMULPS  3264(R11), Z1, Z1
+	VSUBPS  Z1, Z3, Z1
+	VADDPS  Z1, Z4, Z1
+	VMOVUPS 3264(R11), Z3
+	VMULPS  2432(R11), Z3, Z3
+	VMOVUPS 3328(R11), Z4
+	VMULPS  2368(R11), Z4, Z4
+	VSUBPS  Z4, Z3, Z3
+	VMOVUPS 3328(R11), Z4
+	VMULPS  2304(R11), Z4, Z4
+	VMOVUPS 3200(R11), Z7
+	VMULPS  2432(R11), Z7, Z7
+	VSUBPS  Z7, Z4, Z4
+	VMOVUPS 3200(R11), Z7
+	VMULPS  2368(R11), Z7, Z7
+	VMOVUPS 3264(R11), Z8
+	VMULPS  2304(R11), Z8, Z8
+	VSUBPS  Z8, Z7, Z7
+	VADDPS  Z3, Z3, Z3
+	VADDPS  Z4, Z4, Z4
+	VADDPS  Z7, Z7, Z7
+	VMULPS  3392(R11), Z3, Z8
+	VADDPS  2304(R11), Z8, Z8
+	VMULPS  3264(R11), Z7, Z9
+	VMULPS  3328(R11), Z4, Z10
+	VSUBPS  Z10, Z9, Z9
+	VADDPS  Z9, Z8, Z8
+	VMULPS  3392(R11), Z4, Z9
+	VADDPS  2368(R11), Z9, Z9
+	VMULPS  3328(R11), Z3, Z10
+	VMULPS  3200(R11), Z7, Z11
+	VSUBPS  Z11, Z10, Z10
+	VADDPS  Z10, Z9, Z9
+	VMULPS  3392(R11), Z7, Z7
+	VADDPS  2432(R11), Z7, Z7
+	VMULPS  3200(R11), Z4, Z4
+	VMULPS  3264(R11), Z3, Z3
+	VSUBPS  Z3, Z4, Z3
+	VADDPS  Z3, Z7, Z3
+	VADDPS  3008(R11), Z5, Z4
+	VADDPS  3008(R11), Z8, Z5
+	VADDPS  3072(R11), Z6, Z6
+	VADDPS  3072(R11), Z9, Z7
+	VADDPS  3136(R11), Z1, Z1
+	VADDPS  3136(R11), Z3, Z3
+	VMOVUPS 2240(R11), Z8
+
+	// Bad lanes: the sum of x - x over the outputs is 0 exactly when all are finite.
+	VSUBPS   Z4, Z4, Z9
+	VSUBPS   Z6, Z6, Z10
+	VADDPS   Z10, Z9, Z9
+	VSUBPS   Z1, Z1, Z10
+	VADDPS   Z10, Z9, Z9
+	VSUBPS   Z5, Z5, Z10
+	VADDPS   Z10, Z9, Z9
+	VSUBPS   Z7, Z7, Z10
+	VADDPS   Z10, Z9, Z9
+	VSUBPS   Z3, Z3, Z10
+	VADDPS   Z10, Z9, Z9
+	VSUBPS   Z8, Z8, Z10
+	VADDPS   Z10, Z9, Z9
+	VCMPPS   $0x16, Z0, Z9, K1
+	KORTESTW K1, K1
+	JZ       PosesIndexedAVX512_loop_g0_finite
+
+	// The canonical NaN in every output of those lanes.
+	VXORPS         Z9, Z9, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z9
+	VMOVAPS        Z9, Z4
+	VXORPS         Z9, Z9, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z9
+	VMOVAPS        Z9, Z6
+	VXORPS         Z9, Z9, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K1, Z9
+	VMOVAPS        Z9, Z1
+	VXORPS         Z9, Z9, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z9
+	VMOVAPS        Z9, Z8
+	VXORPS         Z9, Z9, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z9
+	VMOVAPS        Z9, Z5
+	VXORPS         Z9, Z9, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z9
+	VMOVAPS        Z9, Z7
+	VXORPS         Z9, Z9, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z9
+	VMOVAPS        Z9, Z3
+
+PosesIndexedAVX512_loop_g0_finite:
+	// The records of group 0.
+	VMOVDQU64     apartperm<>+0(SB), Z9
+	VPERMI2PD     Z5, Z4, Z9
+	VMOVDQU64     apartperm<>+0(SB), Z10
+	VPERMI2PD     Z7, Z6, Z10
+	VMOVDQU64     apartperm<>+0(SB), Z11
+	VPERMI2PD     Z3, Z1, Z11
+	VMOVDQU64     apartperm<>+0(SB), Z12
+	VPERMI2PD     Z0, Z8, Z12
+	VUNPCKLPS     Z10, Z9, Z13
+	VUNPCKLPS     Z12, Z11, Z14
+	VUNPCKHPS     Z10, Z9, Z9
+	VUNPCKHPS     Z12, Z11, Z10
+	VSHUFPS       $0x44, Z14, Z13, Z11
+	VSHUFPS       $0xee, Z14, Z13, Z12
+	VSHUFPS       $0x44, Z10, Z9, Z13
+	VSHUFPS       $0xee, Z10, Z9, Z9
+	MOVL          3520(R11), R12
+	VMOVUPS       Y11, (R10)(R12*1)
+	MOVL          3536(R11), R12
+	VEXTRACTF32X8 $0x01, Z11, (R10)(R12*1)
+	MOVL          3524(R11), R12
+	VMOVUPS       Y12, (R10)(R12*1)
+	MOVL          3540(R11), R12
+	VEXTRACTF32X8 $0x01, Z12, (R10)(R12*1)
+	MOVL          3528(R11), R12
+	VMOVUPS       Y13, (R10)(R12*1)
+	MOVL          3544(R11), R12
+	VEXTRACTF32X8 $0x01, Z13, (R10)(R12*1)
+	MOVL          3532(R11), R12
+	VMOVUPS       Y9, (R10)(R12*1)
+	MOVL          3548(R11), R12
+	VEXTRACTF32X8 $0x01, Z9, (R10)(R12*1)
+	VMOVDQU64     apartperm<>+64(SB), Z9
+	VPERMI2PD     Z5, Z4, Z9
+	VMOVDQU64     apartperm<>+64(SB), Z4
+	VPERMI2PD     Z7, Z6, Z4
+	VMOVDQU64     apartperm<>+64(SB), Z5
+	VPERMI2PD     Z3, Z1, Z5
+	VMOVDQU64     apartperm<>+64(SB), Z1
+	VPERMI2PD     Z0, Z8, Z1
+	VUNPCKLPS     Z4, Z9, Z3
+	VUNPCKLPS     Z1, Z5, Z6
+	VUNPCKHPS     Z4, Z9, Z4
+	VUNPCKHPS     Z1, Z5, Z1
+	VSHUFPS       $0x44, Z6, Z3, Z5
+	VSHUFPS       $0xee, Z6, Z3, Z3
+	VSHUFPS       $0x44, Z1, Z4, Z6
+	VSHUFPS       $0xee, Z1, Z4, Z1
+	MOVL          3552(R11), R12
+	VMOVUPS       Y5, (R10)(R12*1)
+	MOVL          3568(R11), R12
+	VEXTRACTF32X8 $0x01, Z5, (R10)(R12*1)
+	MOVL          3556(R11), R12
+	VMOVUPS       Y3, (R10)(R12*1)
+	MOVL          3572(R11), R12
+	VEXTRACTF32X8 $0x01, Z3, (R10)(R12*1)
+	MOVL          3560(R11), R12
+	VMOVUPS       Y6, (R10)(R12*1)
+	MOVL          3576(R11), R12
+	VEXTRACTF32X8 $0x01, Z6, (R10)(R12*1)
+	MOVL          3564(R11), R12
+	VMOVUPS       Y1, (R10)(R12*1)
+	MOVL          3580(R11), R12
+	VEXTRACTF32X8 $0x01, Z1, (R10)(R12*1)
+	ADDQ          $0x00000010, R13
+	JMP           PosesIndexedAVX512_loop
+
+PosesIndexedAVX512_tail:
+	TESTQ R14, R14
+	JZ    PosesIndexedAVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// The group's body indices, their offsets, and their streams' lanes gathered.
+	MOVQ        bodies+72(FP), R12
+	VMOVDQU32.Z (R12)(R13*4), K1, Z1
+	VPSLLD      $0x02, Z1, Z3
+	VPSLLD      $0x05, Z1, Z1
+	VMOVUPS     Z3, 3456(R11)
+	VMOVUPS     Z1, 3520(R11)
+	MOVL        3456(R11), R12
+	MOVL        (AX)(R12*1), R14
+	MOVL        R14, 3008(R11)
+	MOVL        (BX)(R12*1), R14
+	MOVL        R14, 3072(R11)
+	MOVL        (CX)(R12*1), R14
+	MOVL        R14, 3136(R11)
+	MOVL        (DX)(R12*1), R14
+	MOVL        R14, 3200(R11)
+	MOVL        (SI)(R12*1), R14
+	MOVL        R14, 3264(R11)
+	MOVL        (DI)(R12*1), R14
+	MOVL        R14, 3328(R11)
+	MOVL        (R8)(R12*1), R14
+	MOVL        R14, 3392(R11)
+	MOVL        3460(R11), R12
+	MOVL        (AX)(R12*1), R14
+	MOVL        R14, 3012(R11)
+	MOVL        (BX)(R12*1), R14
+	MOVL        R14, 3076(R11)
+	MOVL        (CX)(R12*1), R14
+	MOVL        R14, 3140(R11)
+	MOVL        (DX)(R12*1), R14
+	MOVL        R14, 3204(R11)
+	MOVL        (SI)(R12*1), R14
+	MOVL        R14, 3268(R11)
+	MOVL        (DI)(R12*1), R14
+	MOVL        R14, 3332(R11)
+	MOVL        (R8)(R12*1), R14
+	MOVL        R14, 3396(R11)
+	MOVL        3464(R11), R12
+	MOVL        (AX)(R12*1), R14
+	MOVL        R14, 3016(R11)
+	MOVL        (BX)(R12*1), R14
+	MOVL        R14, 3080(R11)
+	MOVL        (CX)(R12*1), R14
+	MOVL        R14, 3144(R11)
+	MOVL        (DX)(R12*1), R14
+	MOVL        R14, 3208(R11)
+	MOVL        (SI)(R12*1), R14
+	MOVL        R14, 3272(R11)
+	MOVL        (DI)(R12*1), R14
+	MOVL        R14, 3336(R11)
+	MOVL        (R8)(R12*1), R14
+	MOVL        R14, 3400(R11)
+	MOVL        3468(R11), R12
+	MOVL        (AX)(R12*1), R14
+	MOVL        R14, 3020(R11)
+	MOVL        (BX)(R12*1), R14
+	MOVL        R14, 3084(R11)
+	MOVL        (CX)(R12*1), R14
+	MOVL        R14, 3148(R11)
+	MOVL        (DX)(R12*1), R14
+	MOVL        R14, 3212(R11)
+	MOVL        (SI)(R12*1), R14
+	MOVL        R14, 3276(R11)
+	MOVL        (DI)(R12*1), R14
+	MOVL        R14, 3340(R11)
+	MOVL        (R8)(R12*1), R14
+	MOVL        R14, 3404(R11)
+	MOVL        3472(R11), R12
+	MOVL        (AX)(R12*1), R14
+	MOVL        R14, 3024(R11)
+	MOVL        (BX)(R12*1), R14
+	MOVL        R14, 3088(R11)
+	MOVL        (CX)(R12*1), R14
+	MOVL        R14, 3152(R11)
+	MOVL        (DX)(R12*1), R14
+	MOVL        R14, 3216(R11)
+	MOVL        (SI)(R12*1), R14
+	MOVL        R14, 3280(R11)
+	MOVL        (DI)(R12*1), R14
+	MOVL        R14, 3344(R11)
+	MOVL        (R8)(R12*1), R14
+	MOVL        R14, 3408(R11)
+	MOVL        3476(R11), R12
+	MOVL        (AX)(R12*1), R14
+	MOVL        R14, 3028(R11)
+	MOVL        (BX)(R12*1), R14
+	MOVL        R14, 3092(R11)
+	MOVL        (CX)(R12*1), R14
+	MOVL        R14, 3156(R11)
+	MOVL        (DX)(R12*1), R14
+	MOVL        R14, 3220(R11)
+	MOVL        (SI)(R12*1), R14
+	MOVL        R14, 3284(R11)
+	MOVL        (DI)(R12*1), R14
+	MOVL        R14, 3348(R11)
+	MOVL        (R8)(R12*1), R14
+	MOVL        R14, 3412(R11)
+	MOVL        3480(R11), R12
+	MOVL        (AX)(R12*1), R14
+	MOVL        R14, 3032(R11)
+	MOVL        (BX)(R12*1), R14
+	MOVL        R14, 3096(R11)
+	MOVL        (CX)(R12*1), R14
+	MOVL        R14, 3160(R11)
+	MOVL        (DX)(R12*1), R14
+	MOVL        R14, 3224(R11)
+	MOVL        (SI)(R12*1), R14
+	MOVL        R14, 3288(R11)
+	MOVL        (DI)(R12*1), R14
+	MOVL        R14, 3352(R11)
+	MOVL        (R8)(R12*1), R14
+	MOVL        R14, 3416(R11)
+	MOVL        3484(R11), R12
+	MOVL        (AX)(R12*1), R14
+	MOVL        R14, 3036(R11)
+	MOVL        (BX)(R12*1), R14
+	MOVL        R14, 3100(R11)
+	MOVL        (CX)(R12*1), R14
+	MOVL        R14, 3164(R11)
+	MOVL        (DX)(R12*1), R14
+	MOVL        R14, 3228(R11)
+	MOVL        (SI)(R12*1), R14
+	MOVL        R14, 3292(R11)
+	MOVL        (DI)(R12*1), R14
+	MOVL        R14, 3356(R11)
+	MOVL        (R8)(R12*1), R14
+	MOVL        R14, 3420(R11)
+	MOVL        3488(R11), R12
+	MOVL        (AX)(R12*1), R14
+	MOVL        R14, 3040(R11)
+	MOVL        (BX)(R12*1), R14
+	MOVL        R14, 3104(R11)
+	MOVL        (CX)(R12*1), R14
+	MOVL        R14, 3168(R11)
+	MOVL        (DX)(R12*1), R14
+	MOVL        R14, 3232(R11)
+	MOVL        (SI)(R12*1), R14
+	MOVL        R14, 3296(R11)
+	MOVL        (DI)(R12*1), R14
+	MOVL        R14, 3360(R11)
+	MOVL        (R8)(R12*1), R14
+	MOVL        R14, 3424(R11)
+	MOVL        3492(R11), R12
+	MOVL        (AX)(R12*1), R14
+	MOVL        R14, 3044(R11)
+	MOVL        (BX)(R12*1), R14
+	MOVL        R14, 3108(R11)
+	MOVL        (CX)(R12*1), R14
+	MOVL        R14, 3172(R11)
+	MOVL        (DX)(R12*1), R14
+	MOVL        R14, 3236(R11)
+	MOVL        (SI)(R12*1), R14
+	MOVL        R14, 3300(R11)
+	MOVL        (DI)(R12*1), R14
+	MOVL        R14, 3364(R11)
+	MOVL        (R8)(R12*1), R14
+	MOVL        R14, 3428(R11)
+	MOVL        3496(R11), R12
+	MOVL        (AX)(R12*1), R14
+	MOVL        R14, 3048(R11)
+	MOVL        (BX)(R12*1), R14
+	MOVL        R14, 3112(R11)
+	MOVL        (CX)(R12*1), R14
+	MOVL        R14, 3176(R11)
+	MOVL        (DX)(R12*1), R14
+	MOVL        R14, 3240(R11)
+	MOVL        (SI)(R12*1), R14
+	MOVL        R14, 3304(R11)
+	MOVL        (DI)(R12*1), R14
+	MOVL        R14, 3368(R11)
+	MOVL        (R8)(R12*1), R14
+	MOVL        R14, 3432(R11)
+	MOVL        3500(R11), R12
+	MOVL        (AX)(R12*1), R14
+	MOVL        R14, 3052(R11)
+	MOVL        (BX)(R12*1), R14
+	MOVL        R14, 3116(R11)
+	MOVL        (CX)(R12*1), R14
+	MOVL        R14, 3180(R11)
+	MOVL        (DX)(R12*1), R14
+	MOVL        R14, 3244(R11)
+	MOVL        (SI)(R12*1), R14
+	MOVL        R14, 3308(R11)
+	MOVL        (DI)(R12*1), R14
+	MOVL        R14, 3372(R11)
+	MOVL        (R8)(R12*1), R14
+	MOVL        R14, 3436(R11)
+	MOVL        3504(R11), R12
+	MOVL        (AX)(R12*1), R14
+	MOVL        R14, 3056(R11)
+	MOVL        (BX)(R12*1), R14
+	MOVL        R14, 3120(R11)
+	MOVL        (CX)(R12*1), R14
+	MOVL        R14, 3184(R11)
+	MOVL        (DX)(R12*1), R14
+	MOVL        R14, 3248(R11)
+	MOVL        (SI)(R12*1), R14
+	MOVL        R14, 3312(R11)
+	MOVL        (DI)(R12*1), R14
+	MOVL        R14, 3376(R11)
+	MOVL        (R8)(R12*1), R14
+	MOVL        R14, 3440(R11)
+	MOVL        3508(R11), R12
+	MOVL        (AX)(R12*1), R14
+	MOVL        R14, 3060(R11)
+	MOVL        (BX)(R12*1), R14
+	MOVL        R14, 3124(R11)
+	MOVL        (CX)(R12*1), R14
+	MOVL        R14, 3188(R11)
+	MOVL        (DX)(R12*1), R14
+	MOVL        R14, 3252(R11)
+	MOVL        (SI)(R12*1), R14
+	MOVL        R14, 3316(R11)
+	MOVL        (DI)(R12*1), R14
+	MOVL        R14, 3380(R11)
+	MOVL        (R8)(R12*1), R14
+	MOVL        R14, 3444(R11)
+	MOVL        3512(R11), R12
+	MOVL        (AX)(R12*1), R14
+	MOVL        R14, 3064(R11)
+	MOVL        (BX)(R12*1), R14
+	MOVL        R14, 3128(R11)
+	MOVL        (CX)(R12*1), R14
+	MOVL        R14, 3192(R11)
+	MOVL        (DX)(R12*1), R14
+	MOVL        R14, 3256(R11)
+	MOVL        (SI)(R12*1), R14
+	MOVL        R14, 3320(R11)
+	MOVL        (DI)(R12*1), R14
+	MOVL        R14, 3384(R11)
+	MOVL        (R8)(R12*1), R14
+	MOVL        R14, 3448(R11)
+	MOVL        3516(R11), R12
+	MOVL        (AX)(R12*1), R14
+	MOVL        R14, 3068(R11)
+	MOVL        (BX)(R12*1), R14
+	MOVL        R14, 3132(R11)
+	MOVL        (CX)(R12*1), R14
+	MOVL        R14, 3196(R11)
+	MOVL        (DX)(R12*1), R14
+	MOVL        R14, 3260(R11)
+	MOVL        (SI)(R12*1), R14
+	MOVL        R14, 3324(R11)
+	MOVL        (DI)(R12*1), R14
+	MOVL        R14, 3388(R11)
+	MOVL        (R8)(R12*1), R14
+	MOVL        R14, 3452(R11)
+
+	// Local records of group 0, transposed.
+	MOVL         3520(R11), R12
+	VMOVUPS      (R9)(R12*1), Y2
+	MOVL         3536(R11), R12
+	VINSERTF32X8 $0x01, (R9)(R12*1), Z2, Z1
+	MOVL         3524(R11), R12
+	VMOVUPS      (R9)(R12*1), Y2
+	MOVL         3540(R11), R12
+	VINSERTF32X8 $0x01, (R9)(R12*1), Z2, Z3
+	MOVL         3528(R11), R12
+	VMOVUPS      (R9)(R12*1), Y2
+	MOVL         3544(R11), R12
+	VINSERTF32X8 $0x01, (R9)(R12*1), Z2, Z4
+	MOVL         3532(R11), R12
+	VMOVUPS      (R9)(R12*1), Y2
+	MOVL         3548(R11), R12
+	VINSERTF32X8 $0x01, (R9)(R12*1), Z2, Z5
+	VUNPCKLPS    Z3, Z1, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z1, Z1
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z1, Z6
+	VSHUFPS      $0xee, Z3, Z1, Z1
+	MOVL         3552(R11), R12
+	VMOVUPS      (R9)(R12*1), Y2
+	MOVL         3568(R11), R12
+	VINSERTF32X8 $0x01, (R9)(R12*1), Z2, Z3
+	MOVL         3556(R11), R12
+	VMOVUPS      (R9)(R12*1), Y2
+	MOVL         3572(R11), R12
+	VINSERTF32X8 $0x01, (R9)(R12*1), Z2, Z7
+	MOVL         3560(R11), R12
+	VMOVUPS      (R9)(R12*1), Y2
+	MOVL         3576(R11), R12
+	VINSERTF32X8 $0x01, (R9)(R12*1), Z2, Z8
+	MOVL         3564(R11), R12
+	VMOVUPS      (R9)(R12*1), Y2
+	MOVL         3580(R11), R12
+	VINSERTF32X8 $0x01, (R9)(R12*1), Z2, Z2
+	VUNPCKLPS    Z7, Z3, Z9
+	VUNPCKLPS    Z2, Z8, Z10
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z2, Z8, Z2
+	VSHUFPS      $0x44, Z10, Z9, Z7
+	VSHUFPS      $0xee, Z10, Z9, Z8
+	VSHUFPS      $0x44, Z2, Z3, Z9
+	VSHUFPS      $0xee, Z2, Z3, Z2
+	VSHUFF32X4   $0x88, Z7, Z4, Z3
+	VMOVUPS      Z3, 2048(R11)
+	VSHUFF32X4   $0x88, Z8, Z5, Z3
+	VMOVUPS      Z3, 2112(R11)
+	VSHUFF32X4   $0x88, Z9, Z6, Z3
+	VMOVUPS      Z3, 2176(R11)
+	VSHUFF32X4   $0x88, Z2, Z1, Z1
+	VMOVUPS      Z1, 2240(R11)
+	VSHUFF32X4   $0xdd, Z7, Z4, Z1
+	VMOVUPS      Z1, 2304(R11)
+	VSHUFF32X4   $0xdd, Z8, Z5, Z1
+	VMOVUPS      Z1, 2368(R11)
+	VSHUFF32X4   $0xdd, Z9, Z6, Z1
+	VMOVUPS      Z1, 2432(R11)
+
+	// A = p + q(la), B = p + q(lb): v + w t + q x t, t = 2 q x v.
+	VMOVUPS 3264(R11), Z1
+	VMULPS  2176(R11), Z1, Z1
+	VMOVUPS 3328(R11), Z2
+	VMULPS  2112(R11), Z2, Z2
+	VSUBPS  Z2, Z1, Z1
+	VMOVUPS 3328(R11), Z2
+	VMULPS  2048(R11), Z2, Z2
+	VMOVUPS 3200(R11), Z3
+	VMULPS  2176(R11), Z3, Z3
+	VSUBPS  Z3, Z2, Z2
+	VMOVUPS 3200(R11), Z3
+	VMULPS  2112(R11), Z3, Z3
+	VMOVUPS 3264(R11), Z4
+	VMULPS  2048(R11), Z4, Z4
+	VSUBPS  Z4, Z3, Z3
+	VADDPS  Z1, Z1, Z1
+	VADDPS  Z2, Z2, Z2
+	VADDPS  Z3, Z3, Z3
+	VMULPS  3392(R11), Z1, Z4
+	VADDPS  2048(R11), Z4, Z4
+	VMULPS  3264(R11), Z3, Z5
+	VMULPS  3328(R11), Z2, Z6
+	VSUBPS  Z6, Z5, Z5
+	VADDPS  Z5, Z4, Z4
+	VMULPS  3392(R11), Z2, Z5
+	VADDPS  2112(R11), Z5, Z5
+	VMULPS  3328(R11), Z1, Z6
+	VMULPS  3200(R11), Z3, Z7
+	VSUBPS  Z7, Z6, Z6
+	VADDPS  Z6, Z5, Z5
+	VMULPS  3392(R11), Z3, Z3
+	VADDPS  2176(R11), Z3, Z3
+	VMULPS  3200(R11), Z2, Z2
+	VMULPS  3264(R11), Z1, Z1
+	VSUBPS  Z1, Z2, Z1
+	VADDPS  Z1, Z3, Z1
+	VMOVUPS 3264(R11), Z2
+	VMULPS  2432(R11), Z2, Z2
+	VMOVUPS 3328(R11), Z3
+	VMULPS  2368(R11), Z3, Z3
+	VSUBPS  Z3, Z2, Z2
+	VMOVUPS 3328(R11), Z3
+	VMULPS  2304(R11), Z3, Z3
+	VMOVUPS 3200(R11), Z6
+	VMULPS  2432(R11), Z6, Z6
+	VSUBPS  Z6, Z3, Z3
+	VMOVUPS 3200(R11), Z6
+	VMULPS  2368(R11), Z6, Z6
+	VMOVUPS 3264(R11), Z7
+	VMULPS  2304(R11), Z7, Z7
+	VSUBPS  Z7, Z6, Z6
+	VADDPS  Z2, Z2, Z2
+	VADDPS  Z3, Z3, Z3
+	VADDPS  Z6, Z6, Z6
+	VMULPS  3392(R11), Z2, Z7
+	VADDPS  2304(R11), Z7, Z7
+	VMULPS  3264(R11), Z6, Z8
+	VMULPS  3328(R11), Z3, Z9
+	VSUBPS  Z9, Z8, Z8
+	VADDPS  Z8, Z7, Z7
+	VMULPS  3392(R11), Z3, Z8
+	VADDPS  2368(R11), Z8, Z8
+	VMULPS  3328(R11), Z2, Z9
+	VMULPS  3200(R11), Z6, Z10
+	VSUBPS  Z10, Z9, Z9
+	VADDPS  Z9, Z8, Z8
+	VMULPS  3392(R11), Z6, Z6
+	VADDPS  2432(R11), Z6, Z6
+	VMULPS  3200(R11), Z3, Z3
+	VMULPS  3264(R11), Z2, Z2
+	VSUBPS  Z2, Z3, Z2
+	VADDPS  Z2, Z6, Z2
+	VADDPS  3008(R11), Z4, Z3
+	VADDPS  3008(R11), Z7, Z4
+	VADDPS  3072(R11), Z5, Z5
+	VADDPS  3072(R11), Z8, Z6
+	VADDPS  3136(R11), Z1, Z1
+	VADDPS  3136(R11), Z2, Z2
+	VMOVUPS 2240(R11), Z7
+
+	// Bad lanes: the sum of x - x over the outputs is 0 exactly when all are finite.
+	VSUBPS   Z3, Z3, Z8
+	VSUBPS   Z5, Z5, Z9
+	VADDPS   Z9, Z8, Z8
+	VSUBPS   Z1, Z1, Z9
+	VADDPS   Z9, Z8, Z8
+	VSUBPS   Z4, Z4, Z9
+	VADDPS   Z9, Z8, Z8
+	VSUBPS   Z6, Z6, Z9
+	VADDPS   Z9, Z8, Z8
+	VSUBPS   Z2, Z2, Z9
+	VADDPS   Z9, Z8, Z8
+	VSUBPS   Z7, Z7, Z9
+	VADDPS   Z9, Z8, Z8
+	VCMPPS   $0x16, Z0, Z8, K1
+	KORTESTW K1, K1
+	JZ       PosesIndexedAVX512_tailgroup_g0_finite
+
+	// The canonical NaN in every output of those lanes.
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z8
+	VMOVAPS        Z8, Z3
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z8
+	VMOVAPS        Z8, Z5
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K1, Z8
+	VMOVAPS        Z8, Z1
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z8
+	VMOVAPS        Z8, Z7
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z8
+	VMOVAPS        Z8, Z4
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z8
+	VMOVAPS        Z8, Z6
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K1, Z8
+	VMOVAPS        Z8, Z2
+
+PosesIndexedAVX512_tailgroup_g0_finite:
+	// The records of group 0.
+	VMOVDQU32 sinkperm<>+0(SB), Z8
+	VPERMI2PS Z4, Z3, Z8
+	VMOVDQU32 sinkperm<>+0(SB), Z9
+	VPERMI2PS Z6, Z5, Z9
+	VMOVDQU32 sinkperm<>+0(SB), Z10
+	VPERMI2PS Z2, Z1, Z10
+	VMOVDQU32 sinkperm<>+0(SB), Z11
+	VPERMI2PS Z0, Z7, Z11
+	VUNPCKLPS Z9, Z8, Z12
+	VUNPCKLPS Z11, Z10, Z13
+	VUNPCKHPS Z9, Z8, Z8
+	VUNPCKHPS Z11, Z10, Z9
+	VSHUFPS   $0x44, Z13, Z12, Z10
+	VSHUFPS   $0xee, Z13, Z12, Z11
+	VSHUFPS   $0x44, Z9, Z8, Z12
+	VSHUFPS   $0xee, Z9, Z8, Z8
+	VMOVUPS   Z10, 2496(R11)
+	VMOVUPS   Z11, 2560(R11)
+	VMOVUPS   Z12, 2624(R11)
+	VMOVUPS   Z8, 2688(R11)
+	VMOVDQU32 sinkperm<>+64(SB), Z8
+	VPERMI2PS Z4, Z3, Z8
+	VMOVDQU32 sinkperm<>+64(SB), Z3
+	VPERMI2PS Z6, Z5, Z3
+	VMOVDQU32 sinkperm<>+64(SB), Z4
+	VPERMI2PS Z2, Z1, Z4
+	VMOVDQU32 sinkperm<>+64(SB), Z1
+	VPERMI2PS Z0, Z7, Z1
+	VUNPCKLPS Z3, Z8, Z0
+	VUNPCKLPS Z1, Z4, Z2
+	VUNPCKHPS Z3, Z8, Z3
+	VUNPCKHPS Z1, Z4, Z1
+	VSHUFPS   $0x44, Z2, Z0, Z4
+	VSHUFPS   $0xee, Z2, Z0, Z0
+	VSHUFPS   $0x44, Z1, Z3, Z2
+	VSHUFPS   $0xee, Z1, Z3, Z1
+	VMOVUPS   Z4, 2752(R11)
+	VMOVUPS   Z0, 2816(R11)
+	VMOVUPS   Z2, 2880(R11)
+	VMOVUPS   Z1, 2944(R11)
+
+	// The records of the bodies left, from the stage.
+	MOVQ    n+80(FP), R14
+	SUBQ    R13, R14
+	MOVL    3520(R11), R12
+	VMOVUPS 2496(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x00000002
+	JB      PosesIndexedAVX512_done
+	MOVL    3524(R11), R12
+	VMOVUPS 2528(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x00000003
+	JB      PosesIndexedAVX512_done
+	MOVL    3528(R11), R12
+	VMOVUPS 2560(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x00000004
+	JB      PosesIndexedAVX512_done
+	MOVL    3532(R11), R12
+	VMOVUPS 2592(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x00000005
+	JB      PosesIndexedAVX512_done
+	MOVL    3536(R11), R12
+	VMOVUPS 2624(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x00000006
+	JB      PosesIndexedAVX512_done
+	MOVL    3540(R11), R12
+	VMOVUPS 2656(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x00000007
+	JB      PosesIndexedAVX512_done
+	MOVL    3544(R11), R12
+	VMOVUPS 2688(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x00000008
+	JB      PosesIndexedAVX512_done
+	MOVL    3548(R11), R12
+	VMOVUPS 2720(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x00000009
+	JB      PosesIndexedAVX512_done
+	MOVL    3552(R11), R12
+	VMOVUPS 2752(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x0000000a
+	JB      PosesIndexedAVX512_done
+	MOVL    3556(R11), R12
+	VMOVUPS 2784(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x0000000b
+	JB      PosesIndexedAVX512_done
+	MOVL    3560(R11), R12
+	VMOVUPS 2816(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x0000000c
+	JB      PosesIndexedAVX512_done
+	MOVL    3564(R11), R12
+	VMOVUPS 2848(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x0000000d
+	JB      PosesIndexedAVX512_done
+	MOVL    3568(R11), R12
+	VMOVUPS 2880(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x0000000e
+	JB      PosesIndexedAVX512_done
+	MOVL    3572(R11), R12
+	VMOVUPS 2912(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	CMPQ    R14, $0x0000000f
+	JB      PosesIndexedAVX512_done
+	MOVL    3576(R11), R12
+	VMOVUPS 2944(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+
+PosesIndexedAVX512_done:
+	VZEROUPPER
+	RET
+
 // func Poses64AVX2(px *float64, py *float64, pz *float64, qx *float64, qy *float64, qz *float64, qw *float64, local *float64, dst *float64, n int)
 // Requires: AVX, AVX2
-TEXT ·Poses64AVX2(SB), $1568-80
+TEXT ·Poses64AVX2(SB), $1856-80
 	LEAQ         (SP), R11
 	ADDQ         $0x3f, R11
 	ANDQ         $-64, R11
@@ -62326,9 +64199,607 @@ Poses64AVX2_done:
 	VZEROUPPER
 	RET
 
+// func PosesIndexed64AVX2(px *float64, py *float64, pz *float64, qx *float64, qy *float64, qz *float64, qw *float64, local *float64, dst *float64, bodies *uint32, n int)
+// Requires: AVX, AVX2
+TEXT ·PosesIndexed64AVX2(SB), $1856-88
+	LEAQ         (SP), R11
+	ADDQ         $0x3f, R11
+	ANDQ         $-64, R11
+	MOVQ         px+0(FP), AX
+	MOVQ         py+8(FP), BX
+	MOVQ         pz+16(FP), CX
+	MOVQ         qx+24(FP), DX
+	MOVQ         qy+32(FP), SI
+	MOVQ         qz+40(FP), DI
+	MOVQ         qw+48(FP), R8
+	MOVQ         local+56(FP), R9
+	MOVQ         dst+64(FP), R10
+	XORQ         R13, R13
+	MOVQ         n+80(FP), R14
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSD one64<>+0(SB), Y1
+
+PosesIndexed64AVX2_loop:
+	MOVQ n+80(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000004
+	JB   PosesIndexed64AVX2_tail
+
+	// The group's body indices, their offsets, and their streams' lanes gathered.
+	MOVQ    bodies+72(FP), R12
+	VMOVDQU (R12)(R13*4), X1
+	VPSLLD  $0x03, X1, X2
+	VPSLLD  $0x06, X1, X1
+	VMOVUPS X2, 1728(R11)
+	VMOVUPS X1, 1760(R11)
+	MOVL    1728(R11), R12
+	MOVQ    (AX)(R12*1), R14
+	MOVQ    R14, 1504(R11)
+	MOVQ    (BX)(R12*1), R14
+	MOVQ    R14, 1536(R11)
+	MOVQ    (CX)(R12*1), R14
+	MOVQ    R14, 1568(R11)
+	MOVQ    (DX)(R12*1), R14
+	MOVQ    R14, 1600(R11)
+	MOVQ    (SI)(R12*1), R14
+	MOVQ    R14, 1632(R11)
+	MOVQ    (DI)(R12*1), R14
+	MOVQ    R14, 1664(R11)
+	MOVQ    (R8)(R12*1), R14
+	MOVQ    R14, 1696(R11)
+	MOVL    1732(R11), R12
+	MOVQ    (AX)(R12*1), R14
+	MOVQ    R14, 1512(R11)
+	MOVQ    (BX)(R12*1), R14
+	MOVQ    R14, 1544(R11)
+	MOVQ    (CX)(R12*1), R14
+	MOVQ    R14, 1576(R11)
+	MOVQ    (DX)(R12*1), R14
+	MOVQ    R14, 1608(R11)
+	MOVQ    (SI)(R12*1), R14
+	MOVQ    R14, 1640(R11)
+	MOVQ    (DI)(R12*1), R14
+	MOVQ    R14, 1672(R11)
+	MOVQ    (R8)(R12*1), R14
+	MOVQ    R14, 1704(R11)
+	MOVL    1736(R11), R12
+	MOVQ    (AX)(R12*1), R14
+	MOVQ    R14, 1520(R11)
+	MOVQ    (BX)(R12*1), R14
+	MOVQ    R14, 1552(R11)
+	MOVQ    (CX)(R12*1), R14
+	MOVQ    R14, 1584(R11)
+	MOVQ    (DX)(R12*1), R14
+	MOVQ    R14, 1616(R11)
+	MOVQ    (SI)(R12*1), R14
+	MOVQ    R14, 1648(R11)
+	MOVQ    (DI)(R12*1), R14
+	MOVQ    R14, 1680(R11)
+	MOVQ    (R8)(R12*1), R14
+	MOVQ    R14, 1712(R11)
+	MOVL    1740(R11), R12
+	MOVQ    (AX)(R12*1), R14
+	MOVQ    R14, 1528(R11)
+	MOVQ    (BX)(R12*1), R14
+	MOVQ    R14, 1560(R11)
+	MOVQ    (CX)(R12*1), R14
+	MOVQ    R14, 1592(R11)
+	MOVQ    (DX)(R12*1), R14
+	MOVQ    R14, 1624(R11)
+	MOVQ    (SI)(R12*1), R14
+	MOVQ    R14, 1656(R11)
+	MOVQ    (DI)(R12*1), R14
+	MOVQ    R14, 1688(R11)
+	MOVQ    (R8)(R12*1), R14
+	MOVQ    R14, 1720(R11)
+
+	// Local records of group 0, transposed.
+	MOVL           1760(R11), R12
+	VBROADCASTF128 (R9)(R12*1), Y1
+	MOVL           1768(R11), R12
+	VINSERTF128    $0x01, (R9)(R12*1), Y1, Y1
+	MOVL           1764(R11), R12
+	VBROADCASTF128 (R9)(R12*1), Y2
+	MOVL           1772(R11), R12
+	VINSERTF128    $0x01, (R9)(R12*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 1024(R11)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 1056(R11)
+	MOVL           1760(R11), R12
+	VBROADCASTF128 16(R9)(R12*1), Y1
+	MOVL           1768(R11), R12
+	VINSERTF128    $0x01, 16(R9)(R12*1), Y1, Y1
+	MOVL           1764(R11), R12
+	VBROADCASTF128 16(R9)(R12*1), Y2
+	MOVL           1772(R11), R12
+	VINSERTF128    $0x01, 16(R9)(R12*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 1088(R11)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 1120(R11)
+	MOVL           1760(R11), R12
+	VBROADCASTF128 32(R9)(R12*1), Y1
+	MOVL           1768(R11), R12
+	VINSERTF128    $0x01, 32(R9)(R12*1), Y1, Y1
+	MOVL           1764(R11), R12
+	VBROADCASTF128 32(R9)(R12*1), Y2
+	MOVL           1772(R11), R12
+	VINSERTF128    $0x01, 32(R9)(R12*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 1152(R11)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 1184(R11)
+	MOVL           1760(R11), R12
+	VBROADCASTF128 48(R9)(R12*1), Y1
+	MOVL           1768(R11), R12
+	VINSERTF128    $0x01, 48(R9)(R12*1), Y1, Y1
+	MOVL           1764(R11), R12
+	VBROADCASTF128 48(R9)(R12*1), Y2
+	MOVL           1772(R11), R12
+	VINSERTF128    $0x01, 48(R9)(R12*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 1216(R11)
+
+	// A = p + q(la), B = p + q(lb): v + w t + q x t, t = 2 q x v.
+	VMOVUPS 1632(R11), Y1
+	VMULPD  1088(R11), Y1, Y1
+	VMOVUPS 1664(R11), Y2
+	VMULPD  1056(R11), Y2, Y2
+	VSUBPD  Y2, Y1, Y1
+	VMOVUPS 1664(R11), Y2
+	VMULPD  1024(R11), Y2, Y2
+	VMOVUPS 1600(R11), Y3
+	VMULPD  1088(R11), Y3, Y3
+	VSUBPD  Y3, Y2, Y2
+	VMOVUPS 1600(R11), Y3
+	VMULPD  1056(R11), Y3, Y3
+	VMOVUPS 1632(R11), Y4
+	VMULPD  1024(R11), Y4, Y4
+	VSUBPD  Y4, Y3, Y3
+	VADDPD  Y1, Y1, Y1
+	VADDPD  Y2, Y2, Y2
+	VADDPD  Y3, Y3, Y3
+	VMULPD  1696(R11), Y1, Y4
+	VADDPD  1024(R11), Y4, Y4
+	VMULPD  1632(R11), Y3, Y5
+	VMULPD  1664(R11), Y2, Y6
+	VSUBPD  Y6, Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMULPD  1696(R11), Y2, Y5
+	VADDPD  1056(R11), Y5, Y5
+	VMULPD  1664(R11), Y1, Y6
+	VMULPD  1600(R11), Y3, Y7
+	VSUBPD  Y7, Y6, Y6
+	VADDPD  Y6, Y5, Y5
+	VMULPD  1696(R11), Y3, Y3
+	VADDPD  1088(R11), Y3, Y3
+	VMULPD  1600(R11), Y2, Y2
+	VMULPD  1632(R11), Y1, Y1
+	VSUBPD  Y1, Y2, Y1
+	VADDPD  Y1, Y3, Y1
+	VMOVUPS 1632(R11), Y2
+	VMULPD  1216(R11), Y2, Y2
+	VMOVUPS 1664(R11), Y3
+	VMULPD  1184(R11), Y3, Y3
+	VSUBPD  Y3, Y2, Y2
+	VMOVUPS 1664(R11), Y3
+	VMULPD  1152(R11), Y3, Y3
+	VMOVUPS 1600(R11), Y6
+	VMULPD  1216(R11), Y6, Y6
+	VSUBPD  Y6, Y3, Y3
+	VMOVUPS 1600(R11), Y6
+	VMULPD  1184(R11), Y6, Y6
+	VMOVUPS 1632(R11), Y7
+	VMULPD  1152(R11), Y7, Y7
+	VSUBPD  Y7, Y6, Y6
+	VADDPD  Y2, Y2, Y2
+	VADDPD  Y3, Y3, Y3
+	VADDPD  Y6, Y6, Y6
+	VMULPD  1696(R11), Y2, Y7
+	VADDPD  1152(R11), Y7, Y7
+	VMULPD  1632(R11), Y6, Y8
+	VMULPD  1664(R11), Y3, Y9
+	VSUBPD  Y9, Y8, Y8
+	VADDPD  Y8, Y7, Y7
+	VMULPD  1696(R11), Y3, Y8
+	VADDPD  1184(R11), Y8, Y8
+	VMULPD  1664(R11), Y2, Y9
+	VMULPD  1600(R11), Y6, Y10
+	VSUBPD  Y10, Y9, Y9
+	VADDPD  Y9, Y8, Y8
+	VMULPD  1696(R11), Y6, Y6
+	VADDPD  1216(R11), Y6, Y6
+	VMULPD  1600(R11), Y3, Y3
+	VMULPD  1632(R11), Y2, Y2
+	VSUBPD  Y2, Y3, Y2
+	VADDPD  Y2, Y6, Y2
+	VADDPD  1504(R11), Y4, Y3
+	VADDPD  1504(R11), Y7, Y4
+	VADDPD  1536(R11), Y5, Y5
+	VADDPD  1536(R11), Y8, Y6
+	VADDPD  1568(R11), Y1, Y1
+	VADDPD  1568(R11), Y2, Y2
+	VMOVUPS 1120(R11), Y7
+
+	// Bad lanes: the sum of x - x over the outputs is 0 exactly when all are finite.
+	VSUBPD  Y3, Y3, Y8
+	VSUBPD  Y5, Y5, Y9
+	VADDPD  Y9, Y8, Y8
+	VSUBPD  Y1, Y1, Y9
+	VADDPD  Y9, Y8, Y8
+	VSUBPD  Y4, Y4, Y9
+	VADDPD  Y9, Y8, Y8
+	VSUBPD  Y6, Y6, Y9
+	VADDPD  Y9, Y8, Y8
+	VSUBPD  Y2, Y2, Y9
+	VADDPD  Y9, Y8, Y8
+	VSUBPD  Y7, Y7, Y9
+	VADDPD  Y9, Y8, Y8
+	VCMPPD  $0x16, Y0, Y8, Y8
+	VTESTPD Y8, Y8
+	JZ      PosesIndexed64AVX2_loop_g0_finite
+
+	// The canonical NaN in every output of those lanes.
+	VBLENDVPD Y8, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VBLENDVPD Y8, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VBLENDVPD Y8, canonicalnan64<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPD Y8, canonicalnan64<>+0(SB), Y7, Y7
+	VMOVAPS   Y7, Y7
+	VBLENDVPD Y8, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVAPS   Y4, Y4
+	VBLENDVPD Y8, canonicalnan64<>+0(SB), Y6, Y6
+	VMOVAPS   Y6, Y6
+	VBLENDVPD Y8, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+
+PosesIndexed64AVX2_loop_g0_finite:
+	VMOVUPS Y3, (R11)
+	VMOVUPS Y4, 32(R11)
+
+	// The records of group 0.
+	VMOVUPS     (R11), Y3
+	VMOVUPS     32(R11), Y4
+	VUNPCKLPD   Y5, Y3, Y8
+	VUNPCKHPD   Y5, Y3, Y3
+	VUNPCKLPD   Y7, Y1, Y5
+	VUNPCKHPD   Y7, Y1, Y1
+	VINSERTF128 $0x01, X5, Y8, Y7
+	MOVL        1760(R11), R12
+	VMOVUPD     Y7, (R10)(R12*1)
+	VPERM2F128  $0x31, Y5, Y8, Y5
+	MOVL        1768(R11), R12
+	VMOVUPD     Y5, (R10)(R12*1)
+	VINSERTF128 $0x01, X1, Y3, Y5
+	MOVL        1764(R11), R12
+	VMOVUPD     Y5, (R10)(R12*1)
+	VPERM2F128  $0x31, Y1, Y3, Y1
+	MOVL        1772(R11), R12
+	VMOVUPD     Y1, (R10)(R12*1)
+	VUNPCKLPD   Y6, Y4, Y1
+	VUNPCKHPD   Y6, Y4, Y3
+	VUNPCKLPD   Y0, Y2, Y4
+	VUNPCKHPD   Y0, Y2, Y2
+	VINSERTF128 $0x01, X4, Y1, Y5
+	MOVL        1760(R11), R12
+	VMOVUPD     Y5, 32(R10)(R12*1)
+	VPERM2F128  $0x31, Y4, Y1, Y1
+	MOVL        1768(R11), R12
+	VMOVUPD     Y1, 32(R10)(R12*1)
+	VINSERTF128 $0x01, X2, Y3, Y1
+	MOVL        1764(R11), R12
+	VMOVUPD     Y1, 32(R10)(R12*1)
+	VPERM2F128  $0x31, Y2, Y3, Y1
+	MOVL        1772(R11), R12
+	VMOVUPD     Y1, 32(R10)(R12*1)
+	ADDQ        $0x00000004, R13
+	JMP         PosesIndexed64AVX2_loop
+
+PosesIndexed64AVX2_tail:
+	TESTQ        R14, R14
+	JZ           PosesIndexed64AVX2_done
+	VMOVD        R14, X1
+	VPBROADCASTD X1, Y1
+	VPCMPGTD     iota64<>+0(SB), Y1, Y1
+
+	// The group's body indices, their offsets, and their streams' lanes gathered.
+	MOVQ       bodies+72(FP), R12
+	VMOVDQU    pack64<>+0(SB), Y2
+	VPERMD     Y1, Y2, Y1
+	VPMASKMOVD (R12)(R13*4), X1, X1
+	VPSLLD     $0x03, X1, X2
+	VPSLLD     $0x06, X1, X1
+	VMOVUPS    X2, 1728(R11)
+	VMOVUPS    X1, 1760(R11)
+	MOVL       1728(R11), R12
+	MOVQ       (AX)(R12*1), R14
+	MOVQ       R14, 1504(R11)
+	MOVQ       (BX)(R12*1), R14
+	MOVQ       R14, 1536(R11)
+	MOVQ       (CX)(R12*1), R14
+	MOVQ       R14, 1568(R11)
+	MOVQ       (DX)(R12*1), R14
+	MOVQ       R14, 1600(R11)
+	MOVQ       (SI)(R12*1), R14
+	MOVQ       R14, 1632(R11)
+	MOVQ       (DI)(R12*1), R14
+	MOVQ       R14, 1664(R11)
+	MOVQ       (R8)(R12*1), R14
+	MOVQ       R14, 1696(R11)
+	MOVL       1732(R11), R12
+	MOVQ       (AX)(R12*1), R14
+	MOVQ       R14, 1512(R11)
+	MOVQ       (BX)(R12*1), R14
+	MOVQ       R14, 1544(R11)
+	MOVQ       (CX)(R12*1), R14
+	MOVQ       R14, 1576(R11)
+	MOVQ       (DX)(R12*1), R14
+	MOVQ       R14, 1608(R11)
+	MOVQ       (SI)(R12*1), R14
+	MOVQ       R14, 1640(R11)
+	MOVQ       (DI)(R12*1), R14
+	MOVQ       R14, 1672(R11)
+	MOVQ       (R8)(R12*1), R14
+	MOVQ       R14, 1704(R11)
+	MOVL       1736(R11), R12
+	MOVQ       (AX)(R12*1), R14
+	MOVQ       R14, 1520(R11)
+	MOVQ       (BX)(R12*1), R14
+	MOVQ       R14, 1552(R11)
+	MOVQ       (CX)(R12*1), R14
+	MOVQ       R14, 1584(R11)
+	MOVQ       (DX)(R12*1), R14
+	MOVQ       R14, 1616(R11)
+	MOVQ       (SI)(R12*1), R14
+	MOVQ       R14, 1648(R11)
+	MOVQ       (DI)(R12*1), R14
+	MOVQ       R14, 1680(R11)
+	MOVQ       (R8)(R12*1), R14
+	MOVQ       R14, 1712(R11)
+	MOVL       1740(R11), R12
+	MOVQ       (AX)(R12*1), R14
+	MOVQ       R14, 1528(R11)
+	MOVQ       (BX)(R12*1), R14
+	MOVQ       R14, 1560(R11)
+	MOVQ       (CX)(R12*1), R14
+	MOVQ       R14, 1592(R11)
+	MOVQ       (DX)(R12*1), R14
+	MOVQ       R14, 1624(R11)
+	MOVQ       (SI)(R12*1), R14
+	MOVQ       R14, 1656(R11)
+	MOVQ       (DI)(R12*1), R14
+	MOVQ       R14, 1688(R11)
+	MOVQ       (R8)(R12*1), R14
+	MOVQ       R14, 1720(R11)
+
+	// Local records of group 0, transposed.
+	MOVL           1760(R11), R12
+	VBROADCASTF128 (R9)(R12*1), Y1
+	MOVL           1768(R11), R12
+	VINSERTF128    $0x01, (R9)(R12*1), Y1, Y1
+	MOVL           1764(R11), R12
+	VBROADCASTF128 (R9)(R12*1), Y2
+	MOVL           1772(R11), R12
+	VINSERTF128    $0x01, (R9)(R12*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 1024(R11)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 1056(R11)
+	MOVL           1760(R11), R12
+	VBROADCASTF128 16(R9)(R12*1), Y1
+	MOVL           1768(R11), R12
+	VINSERTF128    $0x01, 16(R9)(R12*1), Y1, Y1
+	MOVL           1764(R11), R12
+	VBROADCASTF128 16(R9)(R12*1), Y2
+	MOVL           1772(R11), R12
+	VINSERTF128    $0x01, 16(R9)(R12*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 1088(R11)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 1120(R11)
+	MOVL           1760(R11), R12
+	VBROADCASTF128 32(R9)(R12*1), Y1
+	MOVL           1768(R11), R12
+	VINSERTF128    $0x01, 32(R9)(R12*1), Y1, Y1
+	MOVL           1764(R11), R12
+	VBROADCASTF128 32(R9)(R12*1), Y2
+	MOVL           1772(R11), R12
+	VINSERTF128    $0x01, 32(R9)(R12*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y3
+	VMOVUPS        Y3, 1152(R11)
+	VUNPCKHPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 1184(R11)
+	MOVL           1760(R11), R12
+	VBROADCASTF128 48(R9)(R12*1), Y1
+	MOVL           1768(R11), R12
+	VINSERTF128    $0x01, 48(R9)(R12*1), Y1, Y1
+	MOVL           1764(R11), R12
+	VBROADCASTF128 48(R9)(R12*1), Y2
+	MOVL           1772(R11), R12
+	VINSERTF128    $0x01, 48(R9)(R12*1), Y2, Y2
+	VUNPCKLPD      Y2, Y1, Y1
+	VMOVUPS        Y1, 1216(R11)
+
+	// A = p + q(la), B = p + q(lb): v + w t + q x t, t = 2 q x v.
+	VMOVUPS 1632(R11), Y1
+	VMULPD  1088(R11), Y1, Y1
+	VMOVUPS 1664(R11), Y2
+	VMULPD  1056(R11), Y2, Y2
+	VSUBPD  Y2, Y1, Y1
+	VMOVUPS 1664(R11), Y2
+	VMULPD  1024(R11), Y2, Y2
+	VMOVUPS 1600(R11), Y3
+	VMULPD  1088(R11), Y3, Y3
+	VSUBPD  Y3, Y2, Y2
+	VMOVUPS 1600(R11), Y3
+	VMULPD  1056(R11), Y3, Y3
+	VMOVUPS 1632(R11), Y4
+	VMULPD  1024(R11), Y4, Y4
+	VSUBPD  Y4, Y3, Y3
+	VADDPD  Y1, Y1, Y1
+	VADDPD  Y2, Y2, Y2
+	VADDPD  Y3, Y3, Y3
+	VMULPD  1696(R11), Y1, Y4
+	VADDPD  1024(R11), Y4, Y4
+	VMULPD  1632(R11), Y3, Y5
+	VMULPD  1664(R11), Y2, Y6
+	VSUBPD  Y6, Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMULPD  1696(R11), Y2, Y5
+	VADDPD  1056(R11), Y5, Y5
+	VMULPD  1664(R11), Y1, Y6
+	VMULPD  1600(R11), Y3, Y7
+	VSUBPD  Y7, Y6, Y6
+	VADDPD  Y6, Y5, Y5
+	VMULPD  1696(R11), Y3, Y3
+	VADDPD  1088(R11), Y3, Y3
+	VMULPD  1600(R11), Y2, Y2
+	VMULPD  1632(R11), Y1, Y1
+	VSUBPD  Y1, Y2, Y1
+	VADDPD  Y1, Y3, Y1
+	VMOVUPS 1632(R11), Y2
+	VMULPD  1216(R11), Y2, Y2
+	VMOVUPS 1664(R11), Y3
+	VMULPD  1184(R11), Y3, Y3
+	VSUBPD  Y3, Y2, Y2
+	VMOVUPS 1664(R11), Y3
+	VMULPD  1152(R11), Y3, Y3
+	VMOVUPS 1600(R11), Y6
+	VMULPD  1216(R11), Y6, Y6
+	VSUBPD  Y6, Y3, Y3
+	VMOVUPS 1600(R11), Y6
+	VMULPD  1184(R11), Y6, Y6
+	VMOVUPS 1632(R11), Y7
+	VMULPD  1152(R11), Y7, Y7
+	VSUBPD  Y7, Y6, Y6
+	VADDPD  Y2, Y2, Y2
+	VADDPD  Y3, Y3, Y3
+	VADDPD  Y6, Y6, Y6
+	VMULPD  1696(R11), Y2, Y7
+	VADDPD  1152(R11), Y7, Y7
+	VMULPD  1632(R11), Y6, Y8
+	VMULPD  1664(R11), Y3, Y9
+	VSUBPD  Y9, Y8, Y8
+	VADDPD  Y8, Y7, Y7
+	VMULPD  1696(R11), Y3, Y8
+	VADDPD  1184(R11), Y8, Y8
+	VMULPD  1664(R11), Y2, Y9
+	VMULPD  1600(R11), Y6, Y10
+	VSUBPD  Y10, Y9, Y9
+	VADDPD  Y9, Y8, Y8
+	VMULPD  1696(R11), Y6, Y6
+	VADDPD  1216(R11), Y6, Y6
+	VMULPD  1600(R11), Y3, Y3
+	VMULPD  1632(R11), Y2, Y2
+	VSUBPD  Y2, Y3, Y2
+	VADDPD  Y2, Y6, Y2
+	VADDPD  1504(R11), Y4, Y3
+	VADDPD  1504(R11), Y7, Y4
+	VADDPD  1536(R11), Y5, Y5
+	VADDPD  1536(R11), Y8, Y6
+	VADDPD  1568(R11), Y1, Y1
+	VADDPD  1568(R11), Y2, Y2
+	VMOVUPS 1120(R11), Y7
+
+	// Bad lanes: the sum of x - x over the outputs is 0 exactly when all are finite.
+	VSUBPD  Y3, Y3, Y8
+	VSUBPD  Y5, Y5, Y9
+	VADDPD  Y9, Y8, Y8
+	VSUBPD  Y1, Y1, Y9
+	VADDPD  Y9, Y8, Y8
+	VSUBPD  Y4, Y4, Y9
+	VADDPD  Y9, Y8, Y8
+	VSUBPD  Y6, Y6, Y9
+	VADDPD  Y9, Y8, Y8
+	VSUBPD  Y2, Y2, Y9
+	VADDPD  Y9, Y8, Y8
+	VSUBPD  Y7, Y7, Y9
+	VADDPD  Y9, Y8, Y8
+	VCMPPD  $0x16, Y0, Y8, Y8
+	VTESTPD Y8, Y8
+	JZ      PosesIndexed64AVX2_tailgroup_g0_finite
+
+	// The canonical NaN in every output of those lanes.
+	VBLENDVPD Y8, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVAPS   Y3, Y3
+	VBLENDVPD Y8, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVAPS   Y5, Y5
+	VBLENDVPD Y8, canonicalnan64<>+0(SB), Y1, Y1
+	VMOVAPS   Y1, Y1
+	VBLENDVPD Y8, canonicalnan64<>+0(SB), Y7, Y7
+	VMOVAPS   Y7, Y7
+	VBLENDVPD Y8, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVAPS   Y4, Y4
+	VBLENDVPD Y8, canonicalnan64<>+0(SB), Y6, Y6
+	VMOVAPS   Y6, Y6
+	VBLENDVPD Y8, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVAPS   Y2, Y2
+
+PosesIndexed64AVX2_tailgroup_g0_finite:
+	VMOVUPS Y3, (R11)
+	VMOVUPS Y4, 32(R11)
+
+	// The records of group 0.
+	VMOVUPS     (R11), Y3
+	VMOVUPS     32(R11), Y4
+	VUNPCKLPD   Y5, Y3, Y8
+	VUNPCKHPD   Y5, Y3, Y3
+	VUNPCKLPD   Y7, Y1, Y5
+	VUNPCKHPD   Y7, Y1, Y1
+	VINSERTF128 $0x01, X5, Y8, Y7
+	VMOVUPD     Y7, 1248(R11)
+	VPERM2F128  $0x31, Y5, Y8, Y5
+	VMOVUPD     Y5, 1376(R11)
+	VINSERTF128 $0x01, X1, Y3, Y5
+	VMOVUPD     Y5, 1312(R11)
+	VPERM2F128  $0x31, Y1, Y3, Y1
+	VMOVUPD     Y1, 1440(R11)
+	VUNPCKLPD   Y6, Y4, Y1
+	VUNPCKHPD   Y6, Y4, Y3
+	VUNPCKLPD   Y0, Y2, Y4
+	VUNPCKHPD   Y0, Y2, Y0
+	VINSERTF128 $0x01, X4, Y1, Y2
+	VMOVUPD     Y2, 1280(R11)
+	VPERM2F128  $0x31, Y4, Y1, Y1
+	VMOVUPD     Y1, 1408(R11)
+	VINSERTF128 $0x01, X0, Y3, Y1
+	VMOVUPD     Y1, 1344(R11)
+	VPERM2F128  $0x31, Y0, Y3, Y0
+	VMOVUPD     Y0, 1472(R11)
+
+	// The records of the bodies left, from the stage.
+	MOVQ    n+80(FP), R14
+	SUBQ    R13, R14
+	MOVL    1760(R11), R12
+	VMOVUPS 1248(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	VMOVUPS 1280(R11), Y0
+	VMOVUPS Y0, 32(R10)(R12*1)
+	CMPQ    R14, $0x00000002
+	JB      PosesIndexed64AVX2_done
+	MOVL    1764(R11), R12
+	VMOVUPS 1312(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	VMOVUPS 1344(R11), Y0
+	VMOVUPS Y0, 32(R10)(R12*1)
+	CMPQ    R14, $0x00000003
+	JB      PosesIndexed64AVX2_done
+	MOVL    1768(R11), R12
+	VMOVUPS 1376(R11), Y0
+	VMOVUPS Y0, (R10)(R12*1)
+	VMOVUPS 1408(R11), Y0
+	VMOVUPS Y0, 32(R10)(R12*1)
+
+PosesIndexed64AVX2_done:
+	VZEROUPPER
+	RET
+
 // func Poses64AVX512(px *float64, py *float64, pz *float64, qx *float64, qy *float64, qz *float64, qw *float64, local *float64, dst *float64, n int)
 // Requires: AVX, AVX512DQ, AVX512F, BMI2
-TEXT ·Poses64AVX512(SB), $3072-80
+TEXT ·Poses64AVX512(SB), $3648-80
 	LEAQ         (SP), R11
 	ADDQ         $0x3f, R11
 	ANDQ         $-64, R11
@@ -62783,6 +65254,755 @@ Poses64AVX512_tailout:
 	JNZ     Poses64AVX512_tailout
 
 Poses64AVX512_done:
+	VZEROUPPER
+	RET
+
+// func PosesIndexed64AVX512(px *float64, py *float64, pz *float64, qx *float64, qy *float64, qz *float64, qw *float64, local *float64, dst *float64, bodies *uint32, n int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2
+TEXT ·PosesIndexed64AVX512(SB), $3648-88
+	LEAQ         (SP), R11
+	ADDQ         $0x3f, R11
+	ANDQ         $-64, R11
+	MOVQ         px+0(FP), AX
+	MOVQ         py+8(FP), BX
+	MOVQ         pz+16(FP), CX
+	MOVQ         qx+24(FP), DX
+	MOVQ         qy+32(FP), SI
+	MOVQ         qz+40(FP), DI
+	MOVQ         qw+48(FP), R8
+	MOVQ         local+56(FP), R9
+	MOVQ         dst+64(FP), R10
+	XORQ         R13, R13
+	MOVQ         n+80(FP), R14
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSD one64<>+0(SB), Z1
+
+PosesIndexed64AVX512_loop:
+	MOVQ n+80(FP), R14
+	SUBQ R13, R14
+	CMPQ R14, $0x00000008
+	JB   PosesIndexed64AVX512_tail
+
+	// The group's body indices, their offsets, and their streams' lanes gathered.
+	MOVQ    bodies+72(FP), R12
+	VMOVDQU (R12)(R13*4), Y1
+	VPSLLD  $0x03, Y1, Y2
+	VPSLLD  $0x06, Y1, Y1
+	VMOVUPS Y2, 3456(R11)
+	VMOVUPS Y1, 3520(R11)
+	MOVL    3456(R11), R12
+	MOVQ    (AX)(R12*1), R14
+	MOVQ    R14, 3008(R11)
+	MOVQ    (BX)(R12*1), R14
+	MOVQ    R14, 3072(R11)
+	MOVQ    (CX)(R12*1), R14
+	MOVQ    R14, 3136(R11)
+	MOVQ    (DX)(R12*1), R14
+	MOVQ    R14, 3200(R11)
+	MOVQ    (SI)(R12*1), R14
+	MOVQ    R14, 3264(R11)
+	MOVQ    (DI)(R12*1), R14
+	MOVQ    R14, 3328(R11)
+	MOVQ    (R8)(R12*1), R14
+	MOVQ    R14, 3392(R11)
+	MOVL    3460(R11), R12
+	MOVQ    (AX)(R12*1), R14
+	MOVQ    R14, 3016(R11)
+	MOVQ    (BX)(R12*1), R14
+	MOVQ    R14, 3080(R11)
+	MOVQ    (CX)(R12*1), R14
+	MOVQ    R14, 3144(R11)
+	MOVQ    (DX)(R12*1), R14
+	MOVQ    R14, 3208(R11)
+	MOVQ    (SI)(R12*1), R14
+	MOVQ    R14, 3272(R11)
+	MOVQ    (DI)(R12*1), R14
+	MOVQ    R14, 3336(R11)
+	MOVQ    (R8)(R12*1), R14
+	MOVQ    R14, 3400(R11)
+	MOVL    3464(R11), R12
+	MOVQ    (AX)(R12*1), R14
+	MOVQ    R14, 3024(R11)
+	MOVQ    (BX)(R12*1), R14
+	MOVQ    R14, 3088(R11)
+	MOVQ    (CX)(R12*1), R14
+	MOVQ    R14, 3152(R11)
+	MOVQ    (DX)(R12*1), R14
+	MOVQ    R14, 3216(R11)
+	MOVQ    (SI)(R12*1), R14
+	MOVQ    R14, 3280(R11)
+	MOVQ    (DI)(R12*1), R14
+	MOVQ    R14, 3344(R11)
+	MOVQ    (R8)(R12*1), R14
+	MOVQ    R14, 3408(R11)
+	MOVL    3468(R11), R12
+	MOVQ    (AX)(R12*1), R14
+	MOVQ    R14, 3032(R11)
+	MOVQ    (BX)(R12*1), R14
+	MOVQ    R14, 3096(R11)
+	MOVQ    (CX)(R12*1), R14
+	MOVQ    R14, 3160(R11)
+	MOVQ    (DX)(R12*1), R14
+	MOVQ    R14, 3224(R11)
+	MOVQ    (SI)(R12*1), R14
+	MOVQ    R14, 3288(R11)
+	MOVQ    (DI)(R12*1), R14
+	MOVQ    R14, 3352(R11)
+	MOVQ    (R8)(R12*1), R14
+	MOVQ    R14, 3416(R11)
+	MOVL    3472(R11), R12
+	MOVQ    (AX)(R12*1), R14
+	MOVQ    R14, 3040(R11)
+	MOVQ    (BX)(R12*1), R14
+	MOVQ    R14, 3104(R11)
+	MOVQ    (CX)(R12*1), R14
+	MOVQ    R14, 3168(R11)
+	MOVQ    (DX)(R12*1), R14
+	MOVQ    R14, 3232(R11)
+	MOVQ    (SI)(R12*1), R14
+	MOVQ    R14, 3296(R11)
+	MOVQ    (DI)(R12*1), R14
+	MOVQ    R14, 3360(R11)
+	MOVQ    (R8)(R12*1), R14
+	MOVQ    R14, 3424(R11)
+	MOVL    3476(R11), R12
+	MOVQ    (AX)(R12*1), R14
+	MOVQ    R14, 3048(R11)
+	MOVQ    (BX)(R12*1), R14
+	MOVQ    R14, 3112(R11)
+	MOVQ    (CX)(R12*1), R14
+	MOVQ    R14, 3176(R11)
+	MOVQ    (DX)(R12*1), R14
+	MOVQ    R14, 3240(R11)
+	MOVQ    (SI)(R12*1), R14
+	MOVQ    R14, 3304(R11)
+	MOVQ    (DI)(R12*1), R14
+	MOVQ    R14, 3368(R11)
+	MOVQ    (R8)(R12*1), R14
+	MOVQ    R14, 3432(R11)
+	MOVL    3480(R11), R12
+	MOVQ    (AX)(R12*1), R14
+	MOVQ    R14, 3056(R11)
+	MOVQ    (BX)(R12*1), R14
+	MOVQ    R14, 3120(R11)
+	MOVQ    (CX)(R12*1), R14
+	MOVQ    R14, 3184(R11)
+	MOVQ    (DX)(R12*1), R14
+	MOVQ    R14, 3248(R11)
+	MOVQ    (SI)(R12*1), R14
+	MOVQ    R14, 3312(R11)
+	MOVQ    (DI)(R12*1), R14
+	MOVQ    R14, 3376(R11)
+	MOVQ    (R8)(R12*1), R14
+	MOVQ    R14, 3440(R11)
+	MOVL    3484(R11), R12
+	MOVQ    (AX)(R12*1), R14
+	MOVQ    R14, 3064(R11)
+	MOVQ    (BX)(R12*1), R14
+	MOVQ    R14, 3128(R11)
+	MOVQ    (CX)(R12*1), R14
+	MOVQ    R14, 3192(R11)
+	MOVQ    (DX)(R12*1), R14
+	MOVQ    R14, 3256(R11)
+	MOVQ    (SI)(R12*1), R14
+	MOVQ    R14, 3320(R11)
+	MOVQ    (DI)(R12*1), R14
+	MOVQ    R14, 3384(R11)
+	MOVQ    (R8)(R12*1), R14
+	MOVQ    R14, 3448(R11)
+
+	// Local records of group 0, transposed.
+	MOVL       3520(R11), R12
+	VMOVUPD    (R9)(R12*1), Z1
+	MOVL       3524(R11), R12
+	VMOVUPD    (R9)(R12*1), Z2
+	MOVL       3528(R11), R12
+	VMOVUPD    (R9)(R12*1), Z3
+	MOVL       3532(R11), R12
+	VMOVUPD    (R9)(R12*1), Z4
+	MOVL       3536(R11), R12
+	VMOVUPD    (R9)(R12*1), Z5
+	MOVL       3540(R11), R12
+	VMOVUPD    (R9)(R12*1), Z6
+	MOVL       3544(R11), R12
+	VMOVUPD    (R9)(R12*1), Z7
+	MOVL       3548(R11), R12
+	VMOVUPD    (R9)(R12*1), Z8
+	VUNPCKLPD  Z2, Z1, Z9
+	VUNPCKHPD  Z2, Z1, Z1
+	VUNPCKLPD  Z4, Z3, Z2
+	VUNPCKHPD  Z4, Z3, Z3
+	VUNPCKLPD  Z6, Z5, Z4
+	VUNPCKHPD  Z6, Z5, Z5
+	VUNPCKLPD  Z8, Z7, Z6
+	VUNPCKHPD  Z8, Z7, Z7
+	VSHUFF64X2 $0x88, Z2, Z9, Z8
+	VSHUFF64X2 $0xdd, Z2, Z9, Z2
+	VSHUFF64X2 $0x88, Z6, Z4, Z9
+	VSHUFF64X2 $0xdd, Z6, Z4, Z4
+	VSHUFF64X2 $0x88, Z9, Z8, Z6
+	VMOVUPS    Z6, 2048(R11)
+	VSHUFF64X2 $0xdd, Z9, Z8, Z6
+	VMOVUPS    Z6, 2304(R11)
+	VSHUFF64X2 $0x88, Z4, Z2, Z6
+	VMOVUPS    Z6, 2176(R11)
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VMOVUPS    Z2, 2432(R11)
+	VSHUFF64X2 $0x88, Z3, Z1, Z2
+	VSHUFF64X2 $0xdd, Z3, Z1, Z1
+	VSHUFF64X2 $0x88, Z7, Z5, Z3
+	VSHUFF64X2 $0xdd, Z7, Z5, Z4
+	VSHUFF64X2 $0x88, Z3, Z2, Z5
+	VMOVUPS    Z5, 2112(R11)
+	VSHUFF64X2 $0xdd, Z3, Z2, Z2
+	VMOVUPS    Z2, 2368(R11)
+	VSHUFF64X2 $0x88, Z4, Z1, Z1
+	VMOVUPS    Z1, 2240(R11)
+
+	// A = p + q(la), B = p + q(lb): v + w t + q x t, t = 2 q x v.
+	VMOVUPS 3264(R11), Z1
+	VMULPD  2176(R11), Z1, Z1
+	VMOVUPS 3328(R11), Z2
+	VMULPD  2112(R11), Z2, Z2
+	VSUBPD  Z2, Z1, Z1
+	VMOVUPS 3328(R11), Z2
+	VMULPD  2048(R11), Z2, Z2
+	VMOVUPS 3200(R11), Z3
+	VMULPD  2176(R11), Z3, Z3
+	VSUBPD  Z3, Z2, Z2
+	VMOVUPS 3200(R11), Z3
+	VMULPD  2112(R11), Z3, Z3
+	VMOVUPS 3264(R11), Z4
+	VMULPD  2048(R11), Z4, Z4
+	VSUBPD  Z4, Z3, Z3
+	VADDPD  Z1, Z1, Z1
+	VADDPD  Z2, Z2, Z2
+	VADDPD  Z3, Z3, Z3
+	VMULPD  3392(R11), Z1, Z4
+	VADDPD  2048(R11), Z4, Z4
+	VMULPD  3264(R11), Z3, Z5
+	VMULPD  3328(R11), Z2, Z6
+	VSUBPD  Z6, Z5, Z5
+	VADDPD  Z5, Z4, Z4
+	VMULPD  3392(R11), Z2, Z5
+	VADDPD  2112(R11), Z5, Z5
+	VMULPD  3328(R11), Z1, Z6
+	VMULPD  3200(R11), Z3, Z7
+	VSUBPD  Z7, Z6, Z6
+	VADDPD  Z6, Z5, Z5
+	VMULPD  3392(R11), Z3, Z3
+	VADDPD  2176(R11), Z3, Z3
+	VMULPD  3200(R11), Z2, Z2
+	VMULPD  3264(R11), Z1, Z1
+	VSUBPD  Z1, Z2, Z1
+	VADDPD  Z1, Z3, Z1
+	VMOVUPS 3264(R11), Z2
+	VMULPD  2432(R11), Z2, Z2
+	VMOVUPS 3328(R11), Z3
+	VMULPD  2368(R11), Z3, Z3
+	VSUBPD  Z3, Z2, Z2
+	VMOVUPS 3328(R11), Z3
+	VMULPD  2304(R11), Z3, Z3
+	VMOVUPS 3200(R11), Z6
+	VMULPD  2432(R11), Z6, Z6
+	VSUBPD  Z6, Z3, Z3
+	VMOVUPS 3200(R11), Z6
+	VMULPD  2368(R11), Z6, Z6
+	VMOVUPS 3264(R11), Z7
+	VMULPD  2304(R11), Z7, Z7
+	VSUBPD  Z7, Z6, Z6
+	VADDPD  Z2, Z2, Z2
+	VADDPD  Z3, Z3, Z3
+	VADDPD  Z6, Z6, Z6
+	VMULPD  3392(R11), Z2, Z7
+	VADDPD  2304(R11), Z7, Z7
+	VMULPD  3264(R11), Z6, Z8
+	VMULPD  3328(R11), Z3, Z9
+	VSUBPD  Z9, Z8, Z8
+	VADDPD  Z8, Z7, Z7
+	VMULPD  3392(R11), Z3, Z8
+	VADDPD  2368(R11), Z8, Z8
+	VMULPD  3328(R11), Z2, Z9
+	VMULPD  3200(R11), Z6, Z10
+	VSUBPD  Z10, Z9, Z9
+	VADDPD  Z9, Z8, Z8
+	VMULPD  3392(R11), Z6, Z6
+	VADDPD  2432(R11), Z6, Z6
+	VMULPD  3200(R11), Z3, Z3
+	VMULPD  3264(R11), Z2, Z2
+	VSUBPD  Z2, Z3, Z2
+	VADDPD  Z2, Z6, Z2
+	VADDPD  3008(R11), Z4, Z3
+	VADDPD  3008(R11), Z7, Z4
+	VADDPD  3072(R11), Z5, Z5
+	VADDPD  3072(R11), Z8, Z6
+	VADDPD  3136(R11), Z1, Z1
+	VADDPD  3136(R11), Z2, Z2
+	VMOVUPS 2240(R11), Z7
+
+	// Bad lanes: the sum of x - x over the outputs is 0 exactly when all are finite.
+	VSUBPD   Z3, Z3, Z8
+	VSUBPD   Z5, Z5, Z9
+	VADDPD   Z9, Z8, Z8
+	VSUBPD   Z1, Z1, Z9
+	VADDPD   Z9, Z8, Z8
+	VSUBPD   Z4, Z4, Z9
+	VADDPD   Z9, Z8, Z8
+	VSUBPD   Z6, Z6, Z9
+	VADDPD   Z9, Z8, Z8
+	VSUBPD   Z2, Z2, Z9
+	VADDPD   Z9, Z8, Z8
+	VSUBPD   Z7, Z7, Z9
+	VADDPD   Z9, Z8, Z8
+	VCMPPD   $0x16, Z0, Z8, K1
+	KORTESTW K1, K1
+	JZ       PosesIndexed64AVX512_loop_g0_finite
+
+	// The canonical NaN in every output of those lanes.
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z8
+	VMOVAPS        Z8, Z3
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z8
+	VMOVAPS        Z8, Z5
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z1, K1, Z8
+	VMOVAPS        Z8, Z1
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z8
+	VMOVAPS        Z8, Z7
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z8
+	VMOVAPS        Z8, Z4
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z8
+	VMOVAPS        Z8, Z6
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z8
+	VMOVAPS        Z8, Z2
+
+PosesIndexed64AVX512_loop_g0_finite:
+	// The records of group 0.
+	VUNPCKLPD  Z5, Z3, Z8
+	VUNPCKHPD  Z5, Z3, Z3
+	VUNPCKLPD  Z7, Z1, Z5
+	VUNPCKHPD  Z7, Z1, Z1
+	VUNPCKLPD  Z6, Z4, Z7
+	VUNPCKHPD  Z6, Z4, Z4
+	VUNPCKLPD  Z0, Z2, Z6
+	VUNPCKHPD  Z0, Z2, Z2
+	VSHUFF64X2 $0x88, Z5, Z8, Z9
+	VSHUFF64X2 $0xdd, Z5, Z8, Z5
+	VSHUFF64X2 $0x88, Z6, Z7, Z8
+	VSHUFF64X2 $0xdd, Z6, Z7, Z6
+	VSHUFF64X2 $0x88, Z8, Z9, Z7
+	MOVL       3520(R11), R12
+	VMOVUPD    Z7, (R10)(R12*1)
+	VSHUFF64X2 $0xdd, Z8, Z9, Z7
+	MOVL       3536(R11), R12
+	VMOVUPD    Z7, (R10)(R12*1)
+	VSHUFF64X2 $0x88, Z6, Z5, Z7
+	MOVL       3528(R11), R12
+	VMOVUPD    Z7, (R10)(R12*1)
+	VSHUFF64X2 $0xdd, Z6, Z5, Z5
+	MOVL       3544(R11), R12
+	VMOVUPD    Z5, (R10)(R12*1)
+	VSHUFF64X2 $0x88, Z1, Z3, Z5
+	VSHUFF64X2 $0xdd, Z1, Z3, Z1
+	VSHUFF64X2 $0x88, Z2, Z4, Z3
+	VSHUFF64X2 $0xdd, Z2, Z4, Z2
+	VSHUFF64X2 $0x88, Z3, Z5, Z4
+	MOVL       3524(R11), R12
+	VMOVUPD    Z4, (R10)(R12*1)
+	VSHUFF64X2 $0xdd, Z3, Z5, Z3
+	MOVL       3540(R11), R12
+	VMOVUPD    Z3, (R10)(R12*1)
+	VSHUFF64X2 $0x88, Z2, Z1, Z3
+	MOVL       3532(R11), R12
+	VMOVUPD    Z3, (R10)(R12*1)
+	VSHUFF64X2 $0xdd, Z2, Z1, Z1
+	MOVL       3548(R11), R12
+	VMOVUPD    Z1, (R10)(R12*1)
+	ADDQ       $0x00000008, R13
+	JMP        PosesIndexed64AVX512_loop
+
+PosesIndexed64AVX512_tail:
+	TESTQ R14, R14
+	JZ    PosesIndexed64AVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// The group's body indices, their offsets, and their streams' lanes gathered.
+	MOVQ        bodies+72(FP), R12
+	VMOVDQU32.Z (R12)(R13*4), K1, Y1
+	VPSLLD      $0x03, Y1, Y2
+	VPSLLD      $0x06, Y1, Y1
+	VMOVUPS     Y2, 3456(R11)
+	VMOVUPS     Y1, 3520(R11)
+	MOVL        3456(R11), R12
+	MOVQ        (AX)(R12*1), R14
+	MOVQ        R14, 3008(R11)
+	MOVQ        (BX)(R12*1), R14
+	MOVQ        R14, 3072(R11)
+	MOVQ        (CX)(R12*1), R14
+	MOVQ        R14, 3136(R11)
+	MOVQ        (DX)(R12*1), R14
+	MOVQ        R14, 3200(R11)
+	MOVQ        (SI)(R12*1), R14
+	MOVQ        R14, 3264(R11)
+	MOVQ        (DI)(R12*1), R14
+	MOVQ        R14, 3328(R11)
+	MOVQ        (R8)(R12*1), R14
+	MOVQ        R14, 3392(R11)
+	MOVL        3460(R11), R12
+	MOVQ        (AX)(R12*1), R14
+	MOVQ        R14, 3016(R11)
+	MOVQ        (BX)(R12*1), R14
+	MOVQ        R14, 3080(R11)
+	MOVQ        (CX)(R12*1), R14
+	MOVQ        R14, 3144(R11)
+	MOVQ        (DX)(R12*1), R14
+	MOVQ        R14, 3208(R11)
+	MOVQ        (SI)(R12*1), R14
+	MOVQ        R14, 3272(R11)
+	MOVQ        (DI)(R12*1), R14
+	MOVQ        R14, 3336(R11)
+	MOVQ        (R8)(R12*1), R14
+	MOVQ        R14, 3400(R11)
+	MOVL        3464(R11), R12
+	MOVQ        (AX)(R12*1), R14
+	MOVQ        R14, 3024(R11)
+	MOVQ        (BX)(R12*1), R14
+	MOVQ        R14, 3088(R11)
+	MOVQ        (CX)(R12*1), R14
+	MOVQ        R14, 3152(R11)
+	MOVQ        (DX)(R12*1), R14
+	MOVQ        R14, 3216(R11)
+	MOVQ        (SI)(R12*1), R14
+	MOVQ        R14, 3280(R11)
+	MOVQ        (DI)(R12*1), R14
+	MOVQ        R14, 3344(R11)
+	MOVQ        (R8)(R12*1), R14
+	MOVQ        R14, 3408(R11)
+	MOVL        3468(R11), R12
+	MOVQ        (AX)(R12*1), R14
+	MOVQ        R14, 3032(R11)
+	MOVQ        (BX)(R12*1), R14
+	MOVQ        R14, 3096(R11)
+	MOVQ        (CX)(R12*1), R14
+	MOVQ        R14, 3160(R11)
+	MOVQ        (DX)(R12*1), R14
+	MOVQ        R14, 3224(R11)
+	MOVQ        (SI)(R12*1), R14
+	MOVQ        R14, 3288(R11)
+	MOVQ        (DI)(R12*1), R14
+	MOVQ        R14, 3352(R11)
+	MOVQ        (R8)(R12*1), R14
+	MOVQ        R14, 3416(R11)
+	MOVL        3472(R11), R12
+	MOVQ        (AX)(R12*1), R14
+	MOVQ        R14, 3040(R11)
+	MOVQ        (BX)(R12*1), R14
+	MOVQ        R14, 3104(R11)
+	MOVQ        (CX)(R12*1), R14
+	MOVQ        R14, 3168(R11)
+	MOVQ        (DX)(R12*1), R14
+	MOVQ        R14, 3232(R11)
+	MOVQ        (SI)(R12*1), R14
+	MOVQ        R14, 3296(R11)
+	MOVQ        (DI)(R12*1), R14
+	MOVQ        R14, 3360(R11)
+	MOVQ        (R8)(R12*1), R14
+	MOVQ        R14, 3424(R11)
+	MOVL        3476(R11), R12
+	MOVQ        (AX)(R12*1), R14
+	MOVQ        R14, 3048(R11)
+	MOVQ        (BX)(R12*1), R14
+	MOVQ        R14, 3112(R11)
+	MOVQ        (CX)(R12*1), R14
+	MOVQ        R14, 3176(R11)
+	MOVQ        (DX)(R12*1), R14
+	MOVQ        R14, 3240(R11)
+	MOVQ        (SI)(R12*1), R14
+	MOVQ        R14, 3304(R11)
+	MOVQ        (DI)(R12*1), R14
+	MOVQ        R14, 3368(R11)
+	MOVQ        (R8)(R12*1), R14
+	MOVQ        R14, 3432(R11)
+	MOVL        3480(R11), R12
+	MOVQ        (AX)(R12*1), R14
+	MOVQ        R14, 3056(R11)
+	MOVQ        (BX)(R12*1), R14
+	MOVQ        R14, 3120(R11)
+	MOVQ        (CX)(R12*1), R14
+	MOVQ        R14, 3184(R11)
+	MOVQ        (DX)(R12*1), R14
+	MOVQ        R14, 3248(R11)
+	MOVQ        (SI)(R12*1), R14
+	MOVQ        R14, 3312(R11)
+	MOVQ        (DI)(R12*1), R14
+	MOVQ        R14, 3376(R11)
+	MOVQ        (R8)(R12*1), R14
+	MOVQ        R14, 3440(R11)
+	MOVL        3484(R11), R12
+	MOVQ        (AX)(R12*1), R14
+	MOVQ        R14, 3064(R11)
+	MOVQ        (BX)(R12*1), R14
+	MOVQ        R14, 3128(R11)
+	MOVQ        (CX)(R12*1), R14
+	MOVQ        R14, 3192(R11)
+	MOVQ        (DX)(R12*1), R14
+	MOVQ        R14, 3256(R11)
+	MOVQ        (SI)(R12*1), R14
+	MOVQ        R14, 3320(R11)
+	MOVQ        (DI)(R12*1), R14
+	MOVQ        R14, 3384(R11)
+	MOVQ        (R8)(R12*1), R14
+	MOVQ        R14, 3448(R11)
+
+	// Local records of group 0, transposed.
+	MOVL       3520(R11), R12
+	VMOVUPD    (R9)(R12*1), Z1
+	MOVL       3524(R11), R12
+	VMOVUPD    (R9)(R12*1), Z2
+	MOVL       3528(R11), R12
+	VMOVUPD    (R9)(R12*1), Z3
+	MOVL       3532(R11), R12
+	VMOVUPD    (R9)(R12*1), Z4
+	MOVL       3536(R11), R12
+	VMOVUPD    (R9)(R12*1), Z5
+	MOVL       3540(R11), R12
+	VMOVUPD    (R9)(R12*1), Z6
+	MOVL       3544(R11), R12
+	VMOVUPD    (R9)(R12*1), Z7
+	MOVL       3548(R11), R12
+	VMOVUPD    (R9)(R12*1), Z8
+	VUNPCKLPD  Z2, Z1, Z9
+	VUNPCKHPD  Z2, Z1, Z1
+	VUNPCKLPD  Z4, Z3, Z2
+	VUNPCKHPD  Z4, Z3, Z3
+	VUNPCKLPD  Z6, Z5, Z4
+	VUNPCKHPD  Z6, Z5, Z5
+	VUNPCKLPD  Z8, Z7, Z6
+	VUNPCKHPD  Z8, Z7, Z7
+	VSHUFF64X2 $0x88, Z2, Z9, Z8
+	VSHUFF64X2 $0xdd, Z2, Z9, Z2
+	VSHUFF64X2 $0x88, Z6, Z4, Z9
+	VSHUFF64X2 $0xdd, Z6, Z4, Z4
+	VSHUFF64X2 $0x88, Z9, Z8, Z6
+	VMOVUPS    Z6, 2048(R11)
+	VSHUFF64X2 $0xdd, Z9, Z8, Z6
+	VMOVUPS    Z6, 2304(R11)
+	VSHUFF64X2 $0x88, Z4, Z2, Z6
+	VMOVUPS    Z6, 2176(R11)
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VMOVUPS    Z2, 2432(R11)
+	VSHUFF64X2 $0x88, Z3, Z1, Z2
+	VSHUFF64X2 $0xdd, Z3, Z1, Z1
+	VSHUFF64X2 $0x88, Z7, Z5, Z3
+	VSHUFF64X2 $0xdd, Z7, Z5, Z4
+	VSHUFF64X2 $0x88, Z3, Z2, Z5
+	VMOVUPS    Z5, 2112(R11)
+	VSHUFF64X2 $0xdd, Z3, Z2, Z2
+	VMOVUPS    Z2, 2368(R11)
+	VSHUFF64X2 $0x88, Z4, Z1, Z1
+	VMOVUPS    Z1, 2240(R11)
+
+	// A = p + q(la), B = p + q(lb): v + w t + q x t, t = 2 q x v.
+	VMOVUPS 3264(R11), Z1
+	VMULPD  2176(R11), Z1, Z1
+	VMOVUPS 3328(R11), Z2
+	VMULPD  2112(R11), Z2, Z2
+	VSUBPD  Z2, Z1, Z1
+	VMOVUPS 3328(R11), Z2
+	VMULPD  2048(R11), Z2, Z2
+	VMOVUPS 3200(R11), Z3
+	VMULPD  2176(R11), Z3, Z3
+	VSUBPD  Z3, Z2, Z2
+	VMOVUPS 3200(R11), Z3
+	VMULPD  2112(R11), Z3, Z3
+	VMOVUPS 3264(R11), Z4
+	VMULPD  2048(R11), Z4, Z4
+	VSUBPD  Z4, Z3, Z3
+	VADDPD  Z1, Z1, Z1
+	VADDPD  Z2, Z2, Z2
+	VADDPD  Z3, Z3, Z3
+	VMULPD  3392(R11), Z1, Z4
+	VADDPD  2048(R11), Z4, Z4
+	VMULPD  3264(R11), Z3, Z5
+	VMULPD  3328(R11), Z2, Z6
+	VSUBPD  Z6, Z5, Z5
+	VADDPD  Z5, Z4, Z4
+	VMULPD  3392(R11), Z2, Z5
+	VADDPD  2112(R11), Z5, Z5
+	VMULPD  3328(R11), Z1, Z6
+	VMULPD  3200(R11), Z3, Z7
+	VSUBPD  Z7, Z6, Z6
+	VADDPD  Z6, Z5, Z5
+	VMULPD  3392(R11), Z3, Z3
+	VADDPD  2176(R11), Z3, Z3
+	VMULPD  3200(R11), Z2, Z2
+	VMULPD  3264(R11), Z1, Z1
+	VSUBPD  Z1, Z2, Z1
+	VADDPD  Z1, Z3, Z1
+	VMOVUPS 3264(R11), Z2
+	VMULPD  2432(R11), Z2, Z2
+	VMOVUPS 3328(R11), Z3
+	VMULPD  2368(R11), Z3, Z3
+	VSUBPD  Z3, Z2, Z2
+	VMOVUPS 3328(R11), Z3
+	VMULPD  2304(R11), Z3, Z3
+	VMOVUPS 3200(R11), Z6
+	VMULPD  2432(R11), Z6, Z6
+	VSUBPD  Z6, Z3, Z3
+	VMOVUPS 3200(R11), Z6
+	VMULPD  2368(R11), Z6, Z6
+	VMOVUPS 3264(R11), Z7
+	VMULPD  2304(R11), Z7, Z7
+	VSUBPD  Z7, Z6, Z6
+	VADDPD  Z2, Z2, Z2
+	VADDPD  Z3, Z3, Z3
+	VADDPD  Z6, Z6, Z6
+	VMULPD  3392(R11), Z2, Z7
+	VADDPD  2304(R11), Z7, Z7
+	VMULPD  3264(R11), Z6, Z8
+	VMULPD  3328(R11), Z3, Z9
+	VSUBPD  Z9, Z8, Z8
+	VADDPD  Z8, Z7, Z7
+	VMULPD  3392(R11), Z3, Z8
+	VADDPD  2368(R11), Z8, Z8
+	VMULPD  3328(R11), Z2, Z9
+	VMULPD  3200(R11), Z6, Z10
+	VSUBPD  Z10, Z9, Z9
+	VADDPD  Z9, Z8, Z8
+	VMULPD  3392(R11), Z6, Z6
+	VADDPD  2432(R11), Z6, Z6
+	VMULPD  3200(R11), Z3, Z3
+	VMULPD  3264(R11), Z2, Z2
+	VSUBPD  Z2, Z3, Z2
+	VADDPD  Z2, Z6, Z2
+	VADDPD  3008(R11), Z4, Z3
+	VADDPD  3008(R11), Z7, Z4
+	VADDPD  3072(R11), Z5, Z5
+	VADDPD  3072(R11), Z8, Z6
+	VADDPD  3136(R11), Z1, Z1
+	VADDPD  3136(R11), Z2, Z2
+	VMOVUPS 2240(R11), Z7
+
+	// Bad lanes: the sum of x - x over the outputs is 0 exactly when all are finite.
+	VSUBPD   Z3, Z3, Z8
+	VSUBPD   Z5, Z5, Z9
+	VADDPD   Z9, Z8, Z8
+	VSUBPD   Z1, Z1, Z9
+	VADDPD   Z9, Z8, Z8
+	VSUBPD   Z4, Z4, Z9
+	VADDPD   Z9, Z8, Z8
+	VSUBPD   Z6, Z6, Z9
+	VADDPD   Z9, Z8, Z8
+	VSUBPD   Z2, Z2, Z9
+	VADDPD   Z9, Z8, Z8
+	VSUBPD   Z7, Z7, Z9
+	VADDPD   Z9, Z8, Z8
+	VCMPPD   $0x16, Z0, Z8, K1
+	KORTESTW K1, K1
+	JZ       PosesIndexed64AVX512_tailgroup_g0_finite
+
+	// The canonical NaN in every output of those lanes.
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z8
+	VMOVAPS        Z8, Z3
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z8
+	VMOVAPS        Z8, Z5
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z1, K1, Z8
+	VMOVAPS        Z8, Z1
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z8
+	VMOVAPS        Z8, Z7
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z8
+	VMOVAPS        Z8, Z4
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z8
+	VMOVAPS        Z8, Z6
+	VXORPS         Z8, Z8, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z8
+	VMOVAPS        Z8, Z2
+
+PosesIndexed64AVX512_tailgroup_g0_finite:
+	// The records of group 0.
+	VUNPCKLPD  Z5, Z3, Z8
+	VUNPCKHPD  Z5, Z3, Z3
+	VUNPCKLPD  Z7, Z1, Z5
+	VUNPCKHPD  Z7, Z1, Z1
+	VUNPCKLPD  Z6, Z4, Z7
+	VUNPCKHPD  Z6, Z4, Z4
+	VUNPCKLPD  Z0, Z2, Z6
+	VUNPCKHPD  Z0, Z2, Z0
+	VSHUFF64X2 $0x88, Z5, Z8, Z2
+	VSHUFF64X2 $0xdd, Z5, Z8, Z5
+	VSHUFF64X2 $0x88, Z6, Z7, Z8
+	VSHUFF64X2 $0xdd, Z6, Z7, Z6
+	VSHUFF64X2 $0x88, Z8, Z2, Z7
+	VMOVUPD    Z7, 2496(R11)
+	VSHUFF64X2 $0xdd, Z8, Z2, Z2
+	VMOVUPD    Z2, 2752(R11)
+	VSHUFF64X2 $0x88, Z6, Z5, Z2
+	VMOVUPD    Z2, 2624(R11)
+	VSHUFF64X2 $0xdd, Z6, Z5, Z2
+	VMOVUPD    Z2, 2880(R11)
+	VSHUFF64X2 $0x88, Z1, Z3, Z2
+	VSHUFF64X2 $0xdd, Z1, Z3, Z1
+	VSHUFF64X2 $0x88, Z0, Z4, Z3
+	VSHUFF64X2 $0xdd, Z0, Z4, Z0
+	VSHUFF64X2 $0x88, Z3, Z2, Z4
+	VMOVUPD    Z4, 2560(R11)
+	VSHUFF64X2 $0xdd, Z3, Z2, Z2
+	VMOVUPD    Z2, 2816(R11)
+	VSHUFF64X2 $0x88, Z0, Z1, Z2
+	VMOVUPD    Z2, 2688(R11)
+	VSHUFF64X2 $0xdd, Z0, Z1, Z0
+	VMOVUPD    Z0, 2944(R11)
+
+	// The records of the bodies left, from the stage.
+	MOVQ    n+80(FP), R14
+	SUBQ    R13, R14
+	MOVL    3520(R11), R12
+	VMOVUPS 2496(R11), Z0
+	VMOVUPS Z0, (R10)(R12*1)
+	CMPQ    R14, $0x00000002
+	JB      PosesIndexed64AVX512_done
+	MOVL    3524(R11), R12
+	VMOVUPS 2560(R11), Z0
+	VMOVUPS Z0, (R10)(R12*1)
+	CMPQ    R14, $0x00000003
+	JB      PosesIndexed64AVX512_done
+	MOVL    3528(R11), R12
+	VMOVUPS 2624(R11), Z0
+	VMOVUPS Z0, (R10)(R12*1)
+	CMPQ    R14, $0x00000004
+	JB      PosesIndexed64AVX512_done
+	MOVL    3532(R11), R12
+	VMOVUPS 2688(R11), Z0
+	VMOVUPS Z0, (R10)(R12*1)
+	CMPQ    R14, $0x00000005
+	JB      PosesIndexed64AVX512_done
+	MOVL    3536(R11), R12
+	VMOVUPS 2752(R11), Z0
+	VMOVUPS Z0, (R10)(R12*1)
+	CMPQ    R14, $0x00000006
+	JB      PosesIndexed64AVX512_done
+	MOVL    3540(R11), R12
+	VMOVUPS 2816(R11), Z0
+	VMOVUPS Z0, (R10)(R12*1)
+	CMPQ    R14, $0x00000007
+	JB      PosesIndexed64AVX512_done
+	MOVL    3544(R11), R12
+	VMOVUPS 2880(R11), Z0
+	VMOVUPS Z0, (R10)(R12*1)
+
+PosesIndexed64AVX512_done:
 	VZEROUPPER
 	RET
 

@@ -83,18 +83,26 @@ func wrapIndexed[F soa.Float](f func(caps *F, pi, pj *uint32, s, t, dist2 *F, n 
 	}
 }
 
-// asmPoses is the signature of the generated pose kernels.
-type asmPoses[F soa.Float] func(px, py, pz, qx, qy, qz, qw, local, dst *F, n int)
+// asmPoses and asmPosesIndexed are the signatures of the generated pose
+// kernels.
+type (
+	asmPoses[F soa.Float]        func(px, py, pz, qx, qy, qz, qw, local, dst *F, n int)
+	asmPosesIndexed[F soa.Float] func(px, py, pz, qx, qy, qz, qw, local, dst *F, bodies *uint32, n int)
+)
 
-// wrapPoses adapts a generated pose kernel. It runs after checkPoseArgs:
-// n > 0 and every stream of n. The indexed form (bodies not nil) runs the
-// Go spec.
-func wrapPoses[F soa.Float](f asmPoses[F]) func(n int, dst, local soa.CapsulesOf[F], poses *soa.PosesOf[F], bodies []uint32) {
+// wrapPoses adapts the generated pose kernels: f for every body, fi for
+// the bodies listed (nil: the Go spec). It runs after checkPoseArgs: n > 0,
+// every stream of the stores' length and every listed body below it.
+func wrapPoses[F soa.Float](f asmPoses[F], fi asmPosesIndexed[F]) func(n int, dst, local soa.CapsulesOf[F], poses *soa.PosesOf[F], bodies []uint32) {
 	return func(n int, dst, local soa.CapsulesOf[F], poses *soa.PosesOf[F], bodies []uint32) {
-		if bodies != nil {
+		p := poses
+		switch {
+		case bodies == nil:
+			f(&p.PX[0], &p.PY[0], &p.PZ[0], &p.QX[0], &p.QY[0], &p.QZ[0], &p.QW[0], &local[0].A[0], &dst[0].A[0], n)
+		case fi == nil:
 			goPoses(n, dst, local, poses, bodies)
-			return
+		default:
+			fi(&p.PX[0], &p.PY[0], &p.PZ[0], &p.QX[0], &p.QY[0], &p.QZ[0], &p.QW[0], &local[0].A[0], &dst[0].A[0], &bodies[0], n)
 		}
-		f(&poses.PX[0], &poses.PY[0], &poses.PZ[0], &poses.QX[0], &poses.QY[0], &poses.QZ[0], &poses.QW[0], &local[0].A[0], &dst[0].A[0], n)
 	}
 }

@@ -80,9 +80,9 @@ func TestGeneratedFunctions(t *testing.T) {
 		}
 	}
 	// Contacts, compact, plane contacts, compact plane contacts, closest,
-	// stream, point, indexed closest and poses, in float32 and float64,
-	// and MaxIndex.
-	if n != 19 {
-		t.Errorf("%d AVX2 functions in asm/kernels_amd64.s, want 19", n)
+	// stream, point, indexed closest, poses and indexed poses, in float32
+	// and float64, and MaxIndex.
+	if n != 21 {
+		t.Errorf("%d AVX2 functions in asm/kernels_amd64.s, want 21", n)
 	}
 }

@@ -34,6 +34,10 @@ type constants struct {
 	// float32 record sink (recordsOut16) and of its sequential record
 	// source (recordsSeq16): 16 dwords for each half of a group.
 	sinkPerm, seqPerm Mem
+	// apartPerm is the VPERMI2PD indices of recordsOut16Apart: the qwords
+	// of 128-bit lanes 0 and 1 of two tables, interleaved by lane (0 1 8 9
+	// 2 3 10 11), then of lanes 2 and 3.
+	apartPerm Mem
 }
 
 // vector declares name as bits in 8 lanes.
@@ -134,6 +138,12 @@ func newConstants() *constants {
 		for j := range 16 {
 			k := j % 8
 			DATA(64*q+4*j, U32(16*(j/8)+8*(k%2)+k/2+4*q))
+		}
+	}
+	c.apartPerm = GLOBL("apartperm", RODATA|NOPTR)
+	for q := range 2 {
+		for j, x := range []uint64{0, 1, 8, 9, 2, 3, 10, 11} {
+			DATA(64*q+8*j, U64(x+4*uint64(q)))
 		}
 	}
 	return c

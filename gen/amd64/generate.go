@@ -47,7 +47,8 @@ func Declare(ss *Schedules) error {
 	}
 	for _, e := range []ir.Elem{ir.F32, ir.F64} {
 		for _, t := range Targets {
-			emit(t.Of(e)).Poses()
+			emit(t.Of(e)).Poses(false)
+			emit(t.Of(e)).Poses(true)
 		}
 	}
 	for _, e := range []ir.Elem{ir.F32, ir.F64} {

@@ -34,38 +34,85 @@ const poseStreams = 7
 // iteration (if more than one), then of one group, then the n mod lanes
 // bodies left, whose records are copied one at a time into a zeroed stage
 // in the frame and back, and whose streams are loaded under a mask, so
-// that nothing past n is read or written.
-func (e *emitter) Poses() {
+// that nothing past n is read or written. With indexed, PosesIndexedISA:
+// one group at a time of the bodies listed (posesIndexed).
+func (e *emitter) Poses(indexed bool) {
 	t := e.t
 	check(t)
-	name := KernelName(kernels.Pose, t)
-	TEXT(name, 0, strings.ReplaceAll("func(px, py, pz, qx, qy, qz, qw, local, dst *F, n int)", "F", t.Elem.String()))
-	Pragma("noescape")
-	sfx, rec := t.Elem.Suffix(), fmt.Sprintf("%d bytes", 8*t.ElemBytes)
-	Doc(name+" moves n capsules to their bodies' poses with "+t.Name+", bit-identical to",
-		"fallback.PoseCapsuleLane"+sfx+" on each: dst[i] is local[i] (soa.Capsule"+sfx+", "+rec+") moved",
-		"to position p[i] and quaternion q[i], its padding zero. px to qw point at n floats",
-		"each, local and dst at n records; n > 0.")
-	pl := &poseLoop{e: e, name: name, m: e.s.Poses}
-	pl.setup()
-	if pl.m.Groups > 1 {
-		pl.loopOf(name+"_groups", pl.m.Groups)
+	name, sig := KernelName(kernels.Pose, t), "func(px, py, pz, qx, qy, qz, qw, local, dst *F, n int)"
+	if indexed {
+		name = "PosesIndexed" + t.Elem.Suffix() + t.Name
+		sig = strings.Replace(sig, "n int", "bodies *uint32, n int", 1)
 	}
-	pl.loopOf(name+"_loop", 1)
-	pl.tail()
+	TEXT(name, 0, strings.ReplaceAll(sig, "F", t.Elem.String()))
+	Pragma("noescape")
+	poseDoc(name, t, indexed)
+	pl := &poseLoop{e: e, name: name, m: e.s.Poses, indexed: indexed}
+	if indexed {
+		pl.m.Groups = 1
+	}
+	pl.setup()
+	switch {
+	case indexed:
+		pl.indexedLoop()
+		pl.indexedTail()
+	default:
+		if pl.m.Groups > 1 {
+			pl.loopOf(name+"_groups", pl.m.Groups)
+		}
+		pl.loopOf(name+"_loop", 1)
+		pl.tail()
+	}
 	VZEROUPPER()
 	RET()
 }
 
+// poseDoc writes the doc comment of pose kernel name.
+func poseDoc(name string, t *ir.Target, indexed bool) {
+	sfx, rec := t.Elem.Suffix(), fmt.Sprintf("%d bytes", 8*t.ElemBytes)
+	if indexed {
+		Doc(name+" moves the capsules of the n bodies listed in bodies to their poses with",
+			t.Name+", bit-identical to fallback.PoseCapsuleLane"+sfx+" on each: for each b of bodies,",
+			"dst[b] is local[b] (soa.Capsule"+sfx+", "+rec+") moved to position p[b] and quaternion q[b],",
+			"its padding zero; no other record of dst is written. Every index must address a",
+			"float of each of px to qw and a record of local and dst; n > 0.")
+		return
+	}
+	Doc(name+" moves n capsules to their bodies' poses with "+t.Name+", bit-identical to",
+		"fallback.PoseCapsuleLane"+sfx+" on each: dst[i] is local[i] (soa.Capsule"+sfx+", "+rec+") moved",
+		"to position p[i] and quaternion q[i], its padding zero. px to qw point at n floats",
+		"each, local and dst at n records; n > 0.")
+}
+
 // poseLoop is the pose kernel being emitted.
 type poseLoop struct {
-	e    *emitter
-	name string
-	m    PoseLoop
-	ls   []*lowering // one per group of an iteration
-	sets Mem         // group g's seven local fields: vectors 7g to 7g+6 from here
+	e       *emitter
+	name    string
+	m       PoseLoop
+	indexed bool        // the bodies listed (PosesIndexed)
+	ls      []*lowering // one per group of an iteration
+	sets    Mem         // group g's seven local fields: vectors 7g to 7g+6 from here
 	// stage holds the tail's records (lanes records, zero past n).
 	stage Mem
+	// gath holds an indexed group's seven streams, gathered; offs its
+	// bodies' stream offsets, then their record offsets (bytes, 32 bits
+	// each).
+	gath, offs Mem
+}
+
+// records says where a group's records are: at(g, lane) addresses the
+// record of lane in group g (it may load the record's offset into scratch
+// first: the caller uses the address at once); inOrder says that each
+// group's records follow each other in memory.
+type records struct {
+	at      func(g, lane int) Mem
+	inOrder bool
+}
+
+// inOrder is the records from base on, one per lane.
+func (pl *poseLoop) inOrder(base Mem) records {
+	t := pl.e.t
+	return records{at: func(g, lane int) Mem { return base.Offset((g*t.Lanes + lane) * 8 * t.ElemBytes) }, inOrder: true}
 }
 
 // setup reserves the slot area (each group's spill slots, the groups'
@@ -79,9 +126,11 @@ func (pl *poseLoop) setup() {
 	}
 	nslots, vb := slotsNeeded(t, p, true), t.VecBytes()
 	stageVecs := t.Lanes * 8 * t.ElemBytes / vb
-	area := newSlots(slotReg, groups*(nslots+poseStreams)+stageVecs, vb)
+	area := newSlots(slotReg, groups*(nslots+poseStreams)+stageVecs+poseStreams+2, vb)
 	pl.sets = Mem{Base: slotReg, Disp: groups * nslots * vb}
 	pl.stage = pl.sets.Offset(groups * poseStreams * vb)
+	pl.gath = pl.stage.Offset(stageVecs * vb)
+	pl.offs = pl.gath.Offset(poseStreams * vb)
 	for i := range poseStreams {
 		Load(Param(kernels.Pose.Inputs[i]), ptrRegs[i])
 	}
@@ -115,7 +164,7 @@ func (pl *poseLoop) loopOf(label string, n int) {
 	CMPQ(remain, U32(step))
 	JB(LabelRef(label + "_end"))
 	Label(label)
-	pl.iteration(label, pl.ls[:n], nil, Mem{Base: localPtr}, Mem{Base: dstPtr})
+	pl.iteration(label, pl.ls[:n], nil, pl.inOrder(Mem{Base: localPtr}), pl.inOrder(Mem{Base: dstPtr}))
 	ADDQ(U32(step), index)
 	SUBQ(U32(step), remain)
 	ADDQ(U32(step*8*t.ElemBytes), localPtr)
@@ -138,7 +187,7 @@ func (pl *poseLoop) tail() {
 		VMOVUPS(pl.ls[0].zero, pl.stage.Offset(k*t.VecBytes()))
 	}
 	copyRecords(t, pl.name+"_tailin", Mem{Base: localPtr}, pl.stage)
-	pl.iteration(pl.name+"_tailgroup", pl.ls[:1], tailMask(t, pl.e.c), pl.stage, pl.stage)
+	pl.iteration(pl.name+"_tailgroup", pl.ls[:1], tailMask(t, pl.e.c), pl.inOrder(pl.stage), pl.inOrder(pl.stage))
 	Load(Param("n"), remain) // tailMask may have turned it into the mask's bits
 	SUBQ(index, remain)
 	copyRecords(t, pl.name+"_tailout", pl.stage, Mem{Base: dstPtr})
@@ -165,20 +214,19 @@ func copyRecords(t *ir.Target, label string, from, to Mem) {
 }
 
 // iteration emits the groups of ls (their instruction streams merged with
-// the schedule's skew), group g reading the records from from + g lanes
-// and writing them to to + g lanes; mask, if not nil, is the tail's.
-func (pl *poseLoop) iteration(label string, ls []*lowering, mask Op, from, to Mem) {
+// the schedule's skew), reading their local records from from and writing
+// them to to; mask, if not nil, is the tail's (the streams' loads).
+func (pl *poseLoop) iteration(label string, ls []*lowering, mask Op, from, to records) {
 	t := pl.e.t
-	rb := 8 * t.ElemBytes
 	for g, l := range ls {
 		Commentf("Local records of group %d, transposed.", g)
-		record := func(lane, offset int) Mem { return from.Offset((g*t.Lanes+lane)*rb + offset) }
+		record := func(lane, offset int) Mem { return from.at(g, lane).Offset(offset) }
 		var fields [poseStreams]Op
 		store := func(field int, v Op) {
 			fields[field] = pl.sets.Offset((poseStreams*g + field) * t.VecBytes())
 			VMOVUPS(v, fields[field])
 		}
-		if evex(t) && t.Elem == ir.F32 {
+		if evex(t) && t.Elem == ir.F32 && from.inOrder {
 			recordsSeq16(record, pl.e.c.seqPerm, store) // 64-byte loads of two records
 		} else {
 			transposeRecords(t, record, store)
@@ -196,7 +244,7 @@ func (pl *poseLoop) iteration(label string, ls []*lowering, mask Op, from, to Me
 		for _, j := range []int{0, 2, 4, 6} {
 			f[j] = l.out(j) // read as registers
 		}
-		storeRecords(t, pl.e.c, f, func(k int) Mem { return to.Offset((g*t.Lanes + k) * rb) })
+		storeRecords(t, pl.e.c, f, func(k int) Mem { return to.at(g, k) }, to.inOrder)
 	}
 	merge(ls, pl.m.Skew, sink, newSpiller(ls, heldBy(mask), poseSinkRegs(t)), nil)
 }
@@ -216,6 +264,9 @@ func (pl *poseLoop) inputs(l *lowering, label string, g int, mask Op, fields [po
 			return fields[s-poseStreams]
 		}
 		m := Mem{Base: ptrRegs[s], Index: index, Scale: scale(t), Disp: g * t.VecBytes()}
+		if pl.indexed {
+			return pl.gath.Offset(s * t.VecBytes())
+		}
 		if mask == nil {
 			return m
 		}
@@ -240,4 +291,108 @@ func poseSinkRegs(t *ir.Target) int {
 		return 16
 	}
 	return 9
+}
+
+// byIndex is the records of base addressed by the record offsets of the
+// group's bodies (offs), each loaded into scratch.
+func (pl *poseLoop) byIndex(base GPPhysical) records {
+	return records{at: func(_, lane int) Mem {
+		MOVL(pl.offs.Offset(pl.e.t.VecBytes()+4*lane), scratch.As32())
+		return Mem{Base: base, Index: scratch, Scale: 1}
+	}}
+}
+
+// indexedLoop emits the loop of PosesIndexed over whole groups: the
+// bodies' indices, their streams gathered (gather), their records loaded
+// and stored by offset.
+func (pl *poseLoop) indexedLoop() {
+	t, label := pl.e.t, pl.name+"_loop"
+	Label(label)
+	Load(Param("n"), remain)
+	SUBQ(index, remain)
+	CMPQ(remain, U32(t.Lanes))
+	JB(LabelRef(pl.name + "_tail"))
+	pl.gather(nil)
+	pl.iteration(label, pl.ls[:1], nil, pl.byIndex(localPtr), pl.byIndex(dstPtr))
+	ADDQ(U32(t.Lanes), index)
+	JMP(LabelRef(label))
+}
+
+// indexedTail emits the n mod lanes bodies left: their indices loaded
+// under a mask (body 0, present whenever n > 0, past n), the group as a
+// whole one with its records written to the stage, then the records of
+// the bodies left copied to dst one at a time.
+func (pl *poseLoop) indexedTail() {
+	t, rb := pl.e.t, 8*pl.e.t.ElemBytes
+	Label(pl.name + "_tail")
+	TESTQ(remain, remain)
+	JZ(LabelRef(pl.name + "_done"))
+	pl.gather(tailMask(t, pl.e.c))
+	pl.iteration(pl.name+"_tailgroup", pl.ls[:1], nil, pl.byIndex(localPtr), pl.inOrder(pl.stage))
+	Comment("The records of the bodies left, from the stage.")
+	Load(Param("n"), remain)
+	SUBQ(index, remain)
+	for k := range t.Lanes - 1 {
+		if k > 0 {
+			CMPQ(remain, U32(k+1))
+			JB(LabelRef(pl.name + "_done"))
+		}
+		at := pl.byIndex(dstPtr).at(0, k)
+		for off := 0; off < rb; off += min(rb, t.VecBytes()) {
+			v := YMM()
+			if rb == 64 && evex(t) {
+				v = ZMM()
+			}
+			VMOVUPS(pl.stage.Offset(k*rb+off), v)
+			VMOVUPS(v, at.Offset(off))
+		}
+	}
+	Label(pl.name + "_done")
+}
+
+// gather loads the group's body indices (under mask, zero past n, if not
+// nil), stores their stream and record offsets to offs, and copies the
+// bodies' lanes of each stream to gath, one scalar at a time through
+// remain (the loops recompute it).
+func (pl *poseLoop) gather(mask Op) {
+	t := pl.e.t
+	Comment("The group's body indices, their offsets, and their streams' lanes gathered.")
+	Load(Param("bodies"), scratch)
+	m := Mem{Base: scratch, Index: index, Scale: 4}
+	idx, so, ro := map[int]func() VecVirtual{16: XMM, 32: YMM, 64: ZMM}[4*t.Lanes], YMM, YMM
+	if t.Lanes == 16 {
+		so, ro = ZMM, ZMM
+	} else if t.Lanes == 4 {
+		so, ro = XMM, XMM
+	}
+	x, s, r := idx(), so(), ro()
+	switch {
+	case mask == nil && t.Lanes == 16:
+		VMOVDQU32(m, x)
+	case mask == nil:
+		VMOVDQU(m, x)
+	case evex(t):
+		VMOVDQU32_Z(m, mask, x)
+	case t.Elem == ir.F64:
+		VPMASKMOVD(m, mask32(pl.ls[0], mask), x)
+	default:
+		VPMASKMOVD(m, mask, x)
+	}
+	VPSLLD(U8(2+uint8(t.Elem)), x, s) // 4 or 8 bytes per float
+	VPSLLD(U8(5+uint8(t.Elem)), x, r) // 32 or 64 bytes per record
+	VMOVUPS(s, pl.offs)
+	VMOVUPS(r, pl.offs.Offset(t.VecBytes()))
+	for lane := range t.Lanes {
+		MOVL(pl.offs.Offset(4*lane), scratch.As32())
+		for st := range poseStreams {
+			src, dst := Mem{Base: ptrRegs[st], Index: scratch, Scale: 1}, pl.gath.Offset(st*t.VecBytes()+lane*t.ElemBytes)
+			if t.Elem == ir.F64 {
+				MOVQ(src, remain)
+				MOVQ(remain, dst)
+			} else {
+				MOVL(src, remain.As32())
+				MOVL(remain.As32(), dst)
+			}
+		}
+	}
 }

@@ -14,16 +14,20 @@ import (
 // rec(k). A field may be in a register or, if odd, in memory: fields 1, 3,
 // 5 and 7 are read only as an instruction's memory-capable operand.
 
-// storeRecords stores the t.Lanes records whose fields are f.
-func storeRecords(t *ir.Target, c *constants, f [8]Op, rec func(k int) Mem) {
+// storeRecords stores the t.Lanes records whose fields are f; inOrder says
+// that each record follows the one before (rec(k+1) is 32 bytes past
+// rec(k)), which lets AVX-512 float32 store two records at a time.
+func storeRecords(t *ir.Target, c *constants, f [8]Op, rec func(k int) Mem, inOrder bool) {
 	switch {
 	case t.Elem == ir.F64 && evex(t):
 		transpose8x64([8]Op{inReg(f[0], ZMM), f[1], inReg(f[2], ZMM), f[3], inReg(f[4], ZMM), f[5], inReg(f[6], ZMM), f[7]}, 8,
 			func(k int, v Op) { VMOVUPD(v, rec(k)) })
 	case t.Elem == ir.F64:
 		recordsOut4x64(f, rec)
-	case evex(t):
+	case evex(t) && inOrder:
 		recordsOut16(f, c.sinkPerm, rec)
+	case evex(t):
+		recordsOut16Apart(f, c.apartPerm, rec)
 	default:
 		recordsOut8(f, rec)
 	}
@@ -84,6 +88,26 @@ func recordsOut16(f [8]Op, perm Mem, rec func(k int) Mem) {
 		}
 		for k, v := range transpose4(u, 4, ZMM) {
 			VMOVUPS(v, rec(8*q+2*k))
+		}
+	}
+}
+
+// recordsOut16Apart is recordsOut16 for records anywhere in memory: u_i
+// = [f_i, f_i+4, f_i, f_i+4] of 128-bit lanes 2q and 2q+1 in turn (one
+// VPERMI2PD with the apartPerm indices), so that the transpose gives row
+// k = [record 8q+k | record 8q+4+k], stored as two halves. 8 two-table
+// and 16 in-lane shuffles, 8 extracts, 16 stores.
+func recordsOut16Apart(f [8]Op, perm Mem, rec func(k int) Mem) {
+	for q := range 2 {
+		var u [4]VecVirtual
+		for i := range u {
+			u[i] = ZMM()
+			VMOVDQU64(perm.Offset(64*q), u[i])
+			VPERMI2PD(f[i+4], inReg(f[i], ZMM), u[i])
+		}
+		for k, v := range transpose4(u, 4, ZMM) {
+			VMOVUPS(v.(VecVirtual).AsY(), rec(8*q+k))
+			VEXTRACTF32X8(U8(1), v, rec(8*q+4+k))
 		}
 	}
 }

@@ -86,7 +86,8 @@ type Schedule struct {
 	Poses  PoseLoop
 }
 
-// PoseLoop is how the pose loop (Poses) runs kernels.Pose.
+// PoseLoop is how the pose loop (Poses) runs kernels.Pose; the indexed
+// loop (PosesIndexed) runs one group at a time.
 type PoseLoop struct {
 	// Merge is the groups per iteration of the main loop and their skew.
 	ir.Merge

@@ -46,7 +46,8 @@ func declareFor(ss *Schedules, path string) {
 			e.ClosestIndexed()
 		}
 		if has("Poses.") {
-			e.Poses()
+			e.Poses(false)
+			e.Poses(true)
 		}
 		for _, k := range []struct {
 			prefix string
