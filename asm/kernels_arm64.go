@@ -146,6 +146,15 @@ func ClosestIndexed64NEON(caps *float64, pi *uint32, pj *uint32, s *float64, t *
 //go:noescape
 func PosesNEON(px *float32, py *float32, pz *float32, qx *float32, qy *float32, qz *float32, qw *float32, local *float32, dst *float32, n int)
 
+// PosesIndexedNEON moves the capsules of the n bodies listed in bodies to their poses on
+// arm64 NEON, bit-identical to fallback.PoseCapsuleLane on each: for each b of bodies,
+// dst[b] is local[b] (soa.Capsule, 32 bytes) moved to position p[b] and quaternion q[b],
+// its padding zero; no other record of dst is written. Every index must address a
+// float of each of px to qw and a record of local and dst; n > 0.
+//
+//go:noescape
+func PosesIndexedNEON(px *float32, py *float32, pz *float32, qx *float32, qy *float32, qz *float32, qw *float32, local *float32, dst *float32, bodies *uint32, n int)
+
 // Poses64NEON moves n capsules to their bodies' poses on arm64 NEON, bit-identical
 // to fallback.PoseCapsuleLane64 on each: dst[i] is local[i] (soa.Capsule64, 64 bytes)
 // moved to position p[i] and quaternion q[i], its padding zero. px to qw point at n
@@ -153,6 +162,15 @@ func PosesNEON(px *float32, py *float32, pz *float32, qx *float32, qy *float32, 
 //
 //go:noescape
 func Poses64NEON(px *float64, py *float64, pz *float64, qx *float64, qy *float64, qz *float64, qw *float64, local *float64, dst *float64, n int)
+
+// PosesIndexed64NEON moves the capsules of the n bodies listed in bodies to their poses on
+// arm64 NEON, bit-identical to fallback.PoseCapsuleLane64 on each: for each b of bodies,
+// dst[b] is local[b] (soa.Capsule64, 64 bytes) moved to position p[b] and quaternion q[b],
+// its padding zero; no other record of dst is written. Every index must address a
+// float of each of px to qw and a record of local and dst; n > 0.
+//
+//go:noescape
+func PosesIndexed64NEON(px *float64, py *float64, pz *float64, qx *float64, qy *float64, qz *float64, qw *float64, local *float64, dst *float64, bodies *uint32, n int)
 
 // MaxIndexNEON returns the largest of pi[0:n] and pj[0:n] (0 when n = 0),
 // reading nothing else.

@@ -12848,7 +12848,7 @@ ClosestIndexed64NEON_tailout_end:
 ClosestIndexed64NEON_done:
 	RET
 
-// func PosesNEON(px, py, pz, qx, qy, qz, qw, local, dst *float32, n int)
+// func PosesNEON(px, py, pz, qx, qy, qz, qw *float32, local, dst *float32, n int)
 TEXT ·PosesNEON(SB), $352-80
 	// 15 of 27 vector registers for values, 0 spilled per group.
 	MOVD px+0(FP), R0
@@ -13328,7 +13328,624 @@ PosesNEON_tailgroup_out_end:
 PosesNEON_done:
 	RET
 
-// func Poses64NEON(px, py, pz, qx, qy, qz, qw, local, dst *float64, n int)
+// func PosesIndexedNEON(px, py, pz, qx, qy, qz, qw *float32, local, dst *float32, bodies *uint32, n int)
+TEXT ·PosesIndexedNEON(SB), $352-88
+	// 15 of 27 vector registers for values, 0 spilled per group.
+	MOVD px+0(FP), R0
+	MOVD py+8(FP), R1
+	MOVD pz+16(FP), R2
+	MOVD qx+24(FP), R3
+	MOVD qy+32(FP), R4
+	MOVD qz+40(FP), R5
+	MOVD qw+48(FP), R6
+	MOVD local+56(FP), R7
+	MOVD dst+64(FP), R8
+	MOVD bodies+72(FP), R9
+	MOVD n+80(FP), R10
+	MOVD $0, R11
+	MOVD $neonconst<>(SB), R20
+	ADD $16, RSP, R21
+
+PosesIndexedNEON_loop:
+	SUB R11, R10, R13
+	CMP $4, R13
+	BLT PosesIndexedNEON_tail
+	LSL $2, R11, R16
+	ADD R11<<2, R9, R19
+	MOVWU 0(R19), R22
+	ADD R22<<2, R0, R19
+	MOVWU (R19), R23
+	MOVW R23, 112(R21)
+	ADD R22<<2, R1, R19
+	MOVWU (R19), R23
+	MOVW R23, 128(R21)
+	ADD R22<<2, R2, R19
+	MOVWU (R19), R23
+	MOVW R23, 144(R21)
+	ADD R22<<2, R3, R19
+	MOVWU (R19), R23
+	MOVW R23, 160(R21)
+	ADD R22<<2, R4, R19
+	MOVWU (R19), R23
+	MOVW R23, 176(R21)
+	ADD R22<<2, R5, R19
+	MOVWU (R19), R23
+	MOVW R23, 192(R21)
+	ADD R22<<2, R6, R19
+	MOVWU (R19), R23
+	MOVW R23, 208(R21)
+	ADD R11<<2, R9, R19
+	MOVWU 4(R19), R22
+	ADD R22<<2, R0, R19
+	MOVWU (R19), R23
+	MOVW R23, 116(R21)
+	ADD R22<<2, R1, R19
+	MOVWU (R19), R23
+	MOVW R23, 132(R21)
+	ADD R22<<2, R2, R19
+	MOVWU (R19), R23
+	MOVW R23, 148(R21)
+	ADD R22<<2, R3, R19
+	MOVWU (R19), R23
+	MOVW R23, 164(R21)
+	ADD R22<<2, R4, R19
+	MOVWU (R19), R23
+	MOVW R23, 180(R21)
+	ADD R22<<2, R5, R19
+	MOVWU (R19), R23
+	MOVW R23, 196(R21)
+	ADD R22<<2, R6, R19
+	MOVWU (R19), R23
+	MOVW R23, 212(R21)
+	ADD R11<<2, R9, R19
+	MOVWU 8(R19), R22
+	ADD R22<<2, R0, R19
+	MOVWU (R19), R23
+	MOVW R23, 120(R21)
+	ADD R22<<2, R1, R19
+	MOVWU (R19), R23
+	MOVW R23, 136(R21)
+	ADD R22<<2, R2, R19
+	MOVWU (R19), R23
+	MOVW R23, 152(R21)
+	ADD R22<<2, R3, R19
+	MOVWU (R19), R23
+	MOVW R23, 168(R21)
+	ADD R22<<2, R4, R19
+	MOVWU (R19), R23
+	MOVW R23, 184(R21)
+	ADD R22<<2, R5, R19
+	MOVWU (R19), R23
+	MOVW R23, 200(R21)
+	ADD R22<<2, R6, R19
+	MOVWU (R19), R23
+	MOVW R23, 216(R21)
+	ADD R11<<2, R9, R19
+	MOVWU 12(R19), R22
+	ADD R22<<2, R0, R19
+	MOVWU (R19), R23
+	MOVW R23, 124(R21)
+	ADD R22<<2, R1, R19
+	MOVWU (R19), R23
+	MOVW R23, 140(R21)
+	ADD R22<<2, R2, R19
+	MOVWU (R19), R23
+	MOVW R23, 156(R21)
+	ADD R22<<2, R3, R19
+	MOVWU (R19), R23
+	MOVW R23, 172(R21)
+	ADD R22<<2, R4, R19
+	MOVWU (R19), R23
+	MOVW R23, 188(R21)
+	ADD R22<<2, R5, R19
+	MOVWU (R19), R23
+	MOVW R23, 204(R21)
+	ADD R22<<2, R6, R19
+	MOVWU (R19), R23
+	MOVW R23, 220(R21)
+	ADD R11<<2, R9, R19
+	MOVWU 0(R19), R22
+	ADD R22<<5, R7, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0dffa2e4 // ld4 {v4.s-v7.s}[0], [x23], #16
+	ADD R11<<2, R9, R19
+	MOVWU 4(R19), R22
+	ADD R22<<5, R7, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0dffb2e4 // ld4 {v4.s-v7.s}[1], [x23], #16
+	ADD R11<<2, R9, R19
+	MOVWU 8(R19), R22
+	ADD R22<<5, R7, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4dffa2e4 // ld4 {v4.s-v7.s}[2], [x23], #16
+	ADD R11<<2, R9, R19
+	MOVWU 12(R19), R22
+	ADD R22<<5, R7, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4dffb2e4 // ld4 {v4.s-v7.s}[3], [x23], #16
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x3d8006a1 // str q1, [x21, #16]
+	WORD $0x3d800aa2 // str q2, [x21, #32]
+	WORD $0x3d800ea3 // str q3, [x21, #48]
+	WORD $0x3d8012a4 // str q4, [x21, #64]
+	WORD $0x3d8016a5 // str q5, [x21, #80]
+	WORD $0x3d801aa6 // str q6, [x21, #96]
+	// A = p + q(la), B = p + q(lb): v + w t + q x t, t = 2 q x v.
+	WORD $0x3dc02ea0 // ldr q0, [x21, #176]
+	WORD $0x3dc00aa1 // ldr q1, [x21, #32]
+	WORD $0x6e21dc02 // fmul v2.4s, v0.4s, v1.4s
+	WORD $0x3dc032a3 // ldr q3, [x21, #192]
+	WORD $0x3dc006a4 // ldr q4, [x21, #16]
+	WORD $0x6e24dc65 // fmul v5.4s, v3.4s, v4.4s
+	WORD $0x4ea5d442 // fsub v2.4s, v2.4s, v5.4s
+	WORD $0x3dc002a5 // ldr q5, [x21, #0]
+	WORD $0x6e25dc66 // fmul v6.4s, v3.4s, v5.4s
+	WORD $0x3dc02aa7 // ldr q7, [x21, #160]
+	WORD $0x6e21dce8 // fmul v8.4s, v7.4s, v1.4s
+	WORD $0x4ea8d4c6 // fsub v6.4s, v6.4s, v8.4s
+	WORD $0x6e24dce8 // fmul v8.4s, v7.4s, v4.4s
+	WORD $0x6e25dc09 // fmul v9.4s, v0.4s, v5.4s
+	WORD $0x4ea9d508 // fsub v8.4s, v8.4s, v9.4s
+	WORD $0x4e22d442 // fadd v2.4s, v2.4s, v2.4s
+	WORD $0x4e26d4c6 // fadd v6.4s, v6.4s, v6.4s
+	WORD $0x4e28d508 // fadd v8.4s, v8.4s, v8.4s
+	WORD $0x3dc036a9 // ldr q9, [x21, #208]
+	WORD $0x6e22dd2a // fmul v10.4s, v9.4s, v2.4s
+	WORD $0x4e2ad4a5 // fadd v5.4s, v5.4s, v10.4s
+	WORD $0x6e28dc0a // fmul v10.4s, v0.4s, v8.4s
+	WORD $0x6e26dc6b // fmul v11.4s, v3.4s, v6.4s
+	WORD $0x4eabd54a // fsub v10.4s, v10.4s, v11.4s
+	WORD $0x4e2ad4a5 // fadd v5.4s, v5.4s, v10.4s
+	WORD $0x6e26dd2a // fmul v10.4s, v9.4s, v6.4s
+	WORD $0x4e2ad484 // fadd v4.4s, v4.4s, v10.4s
+	WORD $0x6e22dc6a // fmul v10.4s, v3.4s, v2.4s
+	WORD $0x6e28dceb // fmul v11.4s, v7.4s, v8.4s
+	WORD $0x4eabd54a // fsub v10.4s, v10.4s, v11.4s
+	WORD $0x4e2ad484 // fadd v4.4s, v4.4s, v10.4s
+	WORD $0x6e28dd28 // fmul v8.4s, v9.4s, v8.4s
+	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
+	WORD $0x6e26dce6 // fmul v6.4s, v7.4s, v6.4s
+	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
+	WORD $0x4ea2d4c2 // fsub v2.4s, v6.4s, v2.4s
+	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
+	WORD $0x3dc01aa2 // ldr q2, [x21, #96]
+	WORD $0x6e22dc06 // fmul v6.4s, v0.4s, v2.4s
+	WORD $0x3dc016a8 // ldr q8, [x21, #80]
+	WORD $0x6e28dc6a // fmul v10.4s, v3.4s, v8.4s
+	WORD $0x4eaad4c6 // fsub v6.4s, v6.4s, v10.4s
+	WORD $0x3dc012aa // ldr q10, [x21, #64]
+	WORD $0x6e2adc6b // fmul v11.4s, v3.4s, v10.4s
+	WORD $0x6e22dcec // fmul v12.4s, v7.4s, v2.4s
+	WORD $0x4eacd56b // fsub v11.4s, v11.4s, v12.4s
+	WORD $0x6e28dcec // fmul v12.4s, v7.4s, v8.4s
+	WORD $0x6e2adc0d // fmul v13.4s, v0.4s, v10.4s
+	WORD $0x4eadd58c // fsub v12.4s, v12.4s, v13.4s
+	WORD $0x4e26d4c6 // fadd v6.4s, v6.4s, v6.4s
+	WORD $0x4e2bd56b // fadd v11.4s, v11.4s, v11.4s
+	WORD $0x4e2cd58c // fadd v12.4s, v12.4s, v12.4s
+	WORD $0x6e26dd2d // fmul v13.4s, v9.4s, v6.4s
+	WORD $0x4e2dd54a // fadd v10.4s, v10.4s, v13.4s
+	WORD $0x6e2cdc0d // fmul v13.4s, v0.4s, v12.4s
+	WORD $0x6e2bdc6e // fmul v14.4s, v3.4s, v11.4s
+	WORD $0x4eaed5ad // fsub v13.4s, v13.4s, v14.4s
+	WORD $0x4e2dd54a // fadd v10.4s, v10.4s, v13.4s
+	WORD $0x6e2bdd2d // fmul v13.4s, v9.4s, v11.4s
+	WORD $0x4e2dd508 // fadd v8.4s, v8.4s, v13.4s
+	WORD $0x6e26dc63 // fmul v3.4s, v3.4s, v6.4s
+	WORD $0x6e2cdced // fmul v13.4s, v7.4s, v12.4s
+	WORD $0x4eadd463 // fsub v3.4s, v3.4s, v13.4s
+	WORD $0x4e23d503 // fadd v3.4s, v8.4s, v3.4s
+	WORD $0x6e2cdd28 // fmul v8.4s, v9.4s, v12.4s
+	WORD $0x4e28d442 // fadd v2.4s, v2.4s, v8.4s
+	WORD $0x6e2bdce7 // fmul v7.4s, v7.4s, v11.4s
+	WORD $0x6e26dc00 // fmul v0.4s, v0.4s, v6.4s
+	WORD $0x4ea0d4e0 // fsub v0.4s, v7.4s, v0.4s
+	WORD $0x4e20d440 // fadd v0.4s, v2.4s, v0.4s
+	WORD $0x3dc01ea2 // ldr q2, [x21, #112]
+	WORD $0x4e25d445 // fadd v5.4s, v2.4s, v5.4s
+	WORD $0x4e2ad442 // fadd v2.4s, v2.4s, v10.4s
+	WORD $0x3dc022a6 // ldr q6, [x21, #128]
+	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
+	WORD $0x4e23d4c3 // fadd v3.4s, v6.4s, v3.4s
+	WORD $0x3dc026a6 // ldr q6, [x21, #144]
+	WORD $0x4e21d4c1 // fadd v1.4s, v6.4s, v1.4s
+	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
+	WORD $0x4ebb1f66 // mov v6.16b, v27.16b
+	// Bad lanes: the sum of x - x over the outputs is 0 exactly when all are finite.
+	WORD $0x4ea5d4a7 // fsub v7.4s, v5.4s, v5.4s
+	WORD $0x4ea4d488 // fsub v8.4s, v4.4s, v4.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x4ea1d428 // fsub v8.4s, v1.4s, v1.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x4ea2d448 // fsub v8.4s, v2.4s, v2.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x4ea3d468 // fsub v8.4s, v3.4s, v3.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x4ea0d408 // fsub v8.4s, v0.4s, v0.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x4ea6d4c8 // fsub v8.4s, v6.4s, v6.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e27e787 // fcmge v7.4s, v28.4s, v7.4s
+	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
+	WORD $0x6eb0a8fe // umaxv s30, v7.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, PosesIndexedNEON_group_finite
+	// The canonical NaN in every output of those lanes.
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
+	WORD $0x4ea81d05 // mov v5.16b, v8.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
+	WORD $0x4ea81d04 // mov v4.16b, v8.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e611f88 // bsl v8.16b, v28.16b, v1.16b
+	WORD $0x4ea81d01 // mov v1.16b, v8.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e661f88 // bsl v8.16b, v28.16b, v6.16b
+	WORD $0x4ea81d06 // mov v6.16b, v8.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
+	WORD $0x4ea81d02 // mov v2.16b, v8.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e601f87 // bsl v7.16b, v28.16b, v0.16b
+	WORD $0x4ea71ce0 // mov v0.16b, v7.16b
+
+PosesIndexedNEON_group_finite:
+	// The outputs in V0-V6 (through the frame), V7 zero, stored as records.
+	WORD $0x3d803aa5 // str q5, [x21, #224]
+	WORD $0x3d803ea4 // str q4, [x21, #240]
+	WORD $0x3d8042a1 // str q1, [x21, #256]
+	WORD $0x3d8046a6 // str q6, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8052a0 // str q0, [x21, #320]
+	WORD $0x3dc03aa0 // ldr q0, [x21, #224]
+	WORD $0x3dc03ea1 // ldr q1, [x21, #240]
+	WORD $0x3dc042a2 // ldr q2, [x21, #256]
+	WORD $0x3dc046a3 // ldr q3, [x21, #272]
+	WORD $0x3dc04aa4 // ldr q4, [x21, #288]
+	WORD $0x3dc04ea5 // ldr q5, [x21, #304]
+	WORD $0x3dc052a6 // ldr q6, [x21, #320]
+	WORD $0x6f00e407 // movi v7.2d, #0x0
+	ADD R11<<2, R9, R19
+	MOVWU 0(R19), R22
+	ADD R22<<5, R8, R23
+	WORD $0x0dbfa2e0 // st4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0dbfa2e4 // st4 {v4.s-v7.s}[0], [x23], #16
+	ADD R11<<2, R9, R19
+	MOVWU 4(R19), R22
+	ADD R22<<5, R8, R23
+	WORD $0x0dbfb2e0 // st4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0dbfb2e4 // st4 {v4.s-v7.s}[1], [x23], #16
+	ADD R11<<2, R9, R19
+	MOVWU 8(R19), R22
+	ADD R22<<5, R8, R23
+	WORD $0x4dbfa2e0 // st4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4dbfa2e4 // st4 {v4.s-v7.s}[2], [x23], #16
+	ADD R11<<2, R9, R19
+	MOVWU 12(R19), R22
+	ADD R22<<5, R8, R23
+	WORD $0x4dbfb2e0 // st4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4dbfb2e4 // st4 {v4.s-v7.s}[3], [x23], #16
+	ADD $4, R11
+	B PosesIndexedNEON_loop
+
+PosesIndexedNEON_tail:
+	// The n mod 4 bodies left: streams staged through the frame, records lane by lane.
+	CBZ R13, PosesIndexedNEON_done
+	LSL $2, R11, R16
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d801ebb // str q27, [x21, #112]
+	WORD $0x3d8022bb // str q27, [x21, #128]
+	WORD $0x3d8026bb // str q27, [x21, #144]
+	WORD $0x3d802abb // str q27, [x21, #160]
+	WORD $0x3d802ebb // str q27, [x21, #176]
+	WORD $0x3d8032bb // str q27, [x21, #192]
+	WORD $0x3d8036bb // str q27, [x21, #208]
+	ADD R11<<2, R9, R19
+	MOVWU 0(R19), R22
+	ADD R22<<2, R0, R19
+	MOVWU (R19), R23
+	MOVW R23, 112(R21)
+	ADD R22<<2, R1, R19
+	MOVWU (R19), R23
+	MOVW R23, 128(R21)
+	ADD R22<<2, R2, R19
+	MOVWU (R19), R23
+	MOVW R23, 144(R21)
+	ADD R22<<2, R3, R19
+	MOVWU (R19), R23
+	MOVW R23, 160(R21)
+	ADD R22<<2, R4, R19
+	MOVWU (R19), R23
+	MOVW R23, 176(R21)
+	ADD R22<<2, R5, R19
+	MOVWU (R19), R23
+	MOVW R23, 192(R21)
+	ADD R22<<2, R6, R19
+	MOVWU (R19), R23
+	MOVW R23, 208(R21)
+	CMP $2, R13
+	BLT PosesIndexedNEON_tailstreams_end
+	ADD R11<<2, R9, R19
+	MOVWU 4(R19), R22
+	ADD R22<<2, R0, R19
+	MOVWU (R19), R23
+	MOVW R23, 116(R21)
+	ADD R22<<2, R1, R19
+	MOVWU (R19), R23
+	MOVW R23, 132(R21)
+	ADD R22<<2, R2, R19
+	MOVWU (R19), R23
+	MOVW R23, 148(R21)
+	ADD R22<<2, R3, R19
+	MOVWU (R19), R23
+	MOVW R23, 164(R21)
+	ADD R22<<2, R4, R19
+	MOVWU (R19), R23
+	MOVW R23, 180(R21)
+	ADD R22<<2, R5, R19
+	MOVWU (R19), R23
+	MOVW R23, 196(R21)
+	ADD R22<<2, R6, R19
+	MOVWU (R19), R23
+	MOVW R23, 212(R21)
+	CMP $3, R13
+	BLT PosesIndexedNEON_tailstreams_end
+	ADD R11<<2, R9, R19
+	MOVWU 8(R19), R22
+	ADD R22<<2, R0, R19
+	MOVWU (R19), R23
+	MOVW R23, 120(R21)
+	ADD R22<<2, R1, R19
+	MOVWU (R19), R23
+	MOVW R23, 136(R21)
+	ADD R22<<2, R2, R19
+	MOVWU (R19), R23
+	MOVW R23, 152(R21)
+	ADD R22<<2, R3, R19
+	MOVWU (R19), R23
+	MOVW R23, 168(R21)
+	ADD R22<<2, R4, R19
+	MOVWU (R19), R23
+	MOVW R23, 184(R21)
+	ADD R22<<2, R5, R19
+	MOVWU (R19), R23
+	MOVW R23, 200(R21)
+	ADD R22<<2, R6, R19
+	MOVWU (R19), R23
+	MOVW R23, 216(R21)
+
+PosesIndexedNEON_tailstreams_end:
+	ADD R11<<2, R9, R19
+	MOVWU 0(R19), R22
+	ADD R22<<5, R7, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0dffa2e4 // ld4 {v4.s-v7.s}[0], [x23], #16
+	CMP $2, R13
+	BLT PosesIndexedNEON_tailgroup_in_end
+	ADD R11<<2, R9, R19
+	MOVWU 4(R19), R22
+	ADD R22<<5, R7, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0dffb2e4 // ld4 {v4.s-v7.s}[1], [x23], #16
+	CMP $3, R13
+	BLT PosesIndexedNEON_tailgroup_in_end
+	ADD R11<<2, R9, R19
+	MOVWU 8(R19), R22
+	ADD R22<<5, R7, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4dffa2e4 // ld4 {v4.s-v7.s}[2], [x23], #16
+
+PosesIndexedNEON_tailgroup_in_end:
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x3d8006a1 // str q1, [x21, #16]
+	WORD $0x3d800aa2 // str q2, [x21, #32]
+	WORD $0x3d800ea3 // str q3, [x21, #48]
+	WORD $0x3d8012a4 // str q4, [x21, #64]
+	WORD $0x3d8016a5 // str q5, [x21, #80]
+	WORD $0x3d801aa6 // str q6, [x21, #96]
+	// A = p + q(la), B = p + q(lb): v + w t + q x t, t = 2 q x v.
+	WORD $0x3dc02ea0 // ldr q0, [x21, #176]
+	WORD $0x3dc00aa1 // ldr q1, [x21, #32]
+	WORD $0x6e21dc02 // fmul v2.4s, v0.4s, v1.4s
+	WORD $0x3dc032a3 // ldr q3, [x21, #192]
+	WORD $0x3dc006a4 // ldr q4, [x21, #16]
+	WORD $0x6e24dc65 // fmul v5.4s, v3.4s, v4.4s
+	WORD $0x4ea5d442 // fsub v2.4s, v2.4s, v5.4s
+	WORD $0x3dc002a5 // ldr q5, [x21, #0]
+	WORD $0x6e25dc66 // fmul v6.4s, v3.4s, v5.4s
+	WORD $0x3dc02aa7 // ldr q7, [x21, #160]
+	WORD $0x6e21dce8 // fmul v8.4s, v7.4s, v1.4s
+	WORD $0x4ea8d4c6 // fsub v6.4s, v6.4s, v8.4s
+	WORD $0x6e24dce8 // fmul v8.4s, v7.4s, v4.4s
+	WORD $0x6e25dc09 // fmul v9.4s, v0.4s, v5.4s
+	WORD $0x4ea9d508 // fsub v8.4s, v8.4s, v9.4s
+	WORD $0x4e22d442 // fadd v2.4s, v2.4s, v2.4s
+	WORD $0x4e26d4c6 // fadd v6.4s, v6.4s, v6.4s
+	WORD $0x4e28d508 // fadd v8.4s, v8.4s, v8.4s
+	WORD $0x3dc036a9 // ldr q9, [x21, #208]
+	WORD $0x6e22dd2a // fmul v10.4s, v9.4s, v2.4s
+	WORD $0x4e2ad4a5 // fadd v5.4s, v5.4s, v10.4s
+	WORD $0x6e28dc0a // fmul v10.4s, v0.4s, v8.4s
+	WORD $0x6e26dc6b // fmul v11.4s, v3.4s, v6.4s
+	WORD $0x4eabd54a // fsub v10.4s, v10.4s, v11.4s
+	WORD $0x4e2ad4a5 // fadd v5.4s, v5.4s, v10.4s
+	WORD $0x6e26dd2a // fmul v10.4s, v9.4s, v6.4s
+	WORD $0x4e2ad484 // fadd v4.4s, v4.4s, v10.4s
+	WORD $0x6e22dc6a // fmul v10.4s, v3.4s, v2.4s
+	WORD $0x6e28dceb // fmul v11.4s, v7.4s, v8.4s
+	WORD $0x4eabd54a // fsub v10.4s, v10.4s, v11.4s
+	WORD $0x4e2ad484 // fadd v4.4s, v4.4s, v10.4s
+	WORD $0x6e28dd28 // fmul v8.4s, v9.4s, v8.4s
+	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
+	WORD $0x6e26dce6 // fmul v6.4s, v7.4s, v6.4s
+	WORD $0x6e22dc02 // fmul v2.4s, v0.4s, v2.4s
+	WORD $0x4ea2d4c2 // fsub v2.4s, v6.4s, v2.4s
+	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
+	WORD $0x3dc01aa2 // ldr q2, [x21, #96]
+	WORD $0x6e22dc06 // fmul v6.4s, v0.4s, v2.4s
+	WORD $0x3dc016a8 // ldr q8, [x21, #80]
+	WORD $0x6e28dc6a // fmul v10.4s, v3.4s, v8.4s
+	WORD $0x4eaad4c6 // fsub v6.4s, v6.4s, v10.4s
+	WORD $0x3dc012aa // ldr q10, [x21, #64]
+	WORD $0x6e2adc6b // fmul v11.4s, v3.4s, v10.4s
+	WORD $0x6e22dcec // fmul v12.4s, v7.4s, v2.4s
+	WORD $0x4eacd56b // fsub v11.4s, v11.4s, v12.4s
+	WORD $0x6e28dcec // fmul v12.4s, v7.4s, v8.4s
+	WORD $0x6e2adc0d // fmul v13.4s, v0.4s, v10.4s
+	WORD $0x4eadd58c // fsub v12.4s, v12.4s, v13.4s
+	WORD $0x4e26d4c6 // fadd v6.4s, v6.4s, v6.4s
+	WORD $0x4e2bd56b // fadd v11.4s, v11.4s, v11.4s
+	WORD $0x4e2cd58c // fadd v12.4s, v12.4s, v12.4s
+	WORD $0x6e26dd2d // fmul v13.4s, v9.4s, v6.4s
+	WORD $0x4e2dd54a // fadd v10.4s, v10.4s, v13.4s
+	WORD $0x6e2cdc0d // fmul v13.4s, v0.4s, v12.4s
+	WORD $0x6e2bdc6e // fmul v14.4s, v3.4s, v11.4s
+	WORD $0x4eaed5ad // fsub v13.4s, v13.4s, v14.4s
+	WORD $0x4e2dd54a // fadd v10.4s, v10.4s, v13.4s
+	WORD $0x6e2bdd2d // fmul v13.4s, v9.4s, v11.4s
+	WORD $0x4e2dd508 // fadd v8.4s, v8.4s, v13.4s
+	WORD $0x6e26dc63 // fmul v3.4s, v3.4s, v6.4s
+	WORD $0x6e2cdced // fmul v13.4s, v7.4s, v12.4s
+	WORD $0x4eadd463 // fsub v3.4s, v3.4s, v13.4s
+	WORD $0x4e23d503 // fadd v3.4s, v8.4s, v3.4s
+	WORD $0x6e2cdd28 // fmul v8.4s, v9.4s, v12.4s
+	WORD $0x4e28d442 // fadd v2.4s, v2.4s, v8.4s
+	WORD $0x6e2bdce7 // fmul v7.4s, v7.4s, v11.4s
+	WORD $0x6e26dc00 // fmul v0.4s, v0.4s, v6.4s
+	WORD $0x4ea0d4e0 // fsub v0.4s, v7.4s, v0.4s
+	WORD $0x4e20d440 // fadd v0.4s, v2.4s, v0.4s
+	WORD $0x3dc01ea2 // ldr q2, [x21, #112]
+	WORD $0x4e25d445 // fadd v5.4s, v2.4s, v5.4s
+	WORD $0x4e2ad442 // fadd v2.4s, v2.4s, v10.4s
+	WORD $0x3dc022a6 // ldr q6, [x21, #128]
+	WORD $0x4e24d4c4 // fadd v4.4s, v6.4s, v4.4s
+	WORD $0x4e23d4c3 // fadd v3.4s, v6.4s, v3.4s
+	WORD $0x3dc026a6 // ldr q6, [x21, #144]
+	WORD $0x4e21d4c1 // fadd v1.4s, v6.4s, v1.4s
+	WORD $0x4e20d4c0 // fadd v0.4s, v6.4s, v0.4s
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
+	WORD $0x4ebb1f66 // mov v6.16b, v27.16b
+	// Bad lanes: the sum of x - x over the outputs is 0 exactly when all are finite.
+	WORD $0x4ea5d4a7 // fsub v7.4s, v5.4s, v5.4s
+	WORD $0x4ea4d488 // fsub v8.4s, v4.4s, v4.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x4ea1d428 // fsub v8.4s, v1.4s, v1.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x4ea2d448 // fsub v8.4s, v2.4s, v2.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x4ea3d468 // fsub v8.4s, v3.4s, v3.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x4ea0d408 // fsub v8.4s, v0.4s, v0.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x4ea6d4c8 // fsub v8.4s, v6.4s, v6.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e27e787 // fcmge v7.4s, v28.4s, v7.4s
+	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
+	WORD $0x6eb0a8fe // umaxv s30, v7.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, PosesIndexedNEON_tailgroup_finite
+	// The canonical NaN in every output of those lanes.
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
+	WORD $0x4ea81d05 // mov v5.16b, v8.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
+	WORD $0x4ea81d04 // mov v4.16b, v8.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e611f88 // bsl v8.16b, v28.16b, v1.16b
+	WORD $0x4ea81d01 // mov v1.16b, v8.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e661f88 // bsl v8.16b, v28.16b, v6.16b
+	WORD $0x4ea81d06 // mov v6.16b, v8.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
+	WORD $0x4ea81d02 // mov v2.16b, v8.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
+	WORD $0x3dc00e9c // ldr q28, [x20, #48]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e601f87 // bsl v7.16b, v28.16b, v0.16b
+	WORD $0x4ea71ce0 // mov v0.16b, v7.16b
+
+PosesIndexedNEON_tailgroup_finite:
+	// The outputs in V0-V6 (through the frame), V7 zero, stored as records.
+	WORD $0x3d803aa5 // str q5, [x21, #224]
+	WORD $0x3d803ea4 // str q4, [x21, #240]
+	WORD $0x3d8042a1 // str q1, [x21, #256]
+	WORD $0x3d8046a6 // str q6, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8052a0 // str q0, [x21, #320]
+	WORD $0x3dc03aa0 // ldr q0, [x21, #224]
+	WORD $0x3dc03ea1 // ldr q1, [x21, #240]
+	WORD $0x3dc042a2 // ldr q2, [x21, #256]
+	WORD $0x3dc046a3 // ldr q3, [x21, #272]
+	WORD $0x3dc04aa4 // ldr q4, [x21, #288]
+	WORD $0x3dc04ea5 // ldr q5, [x21, #304]
+	WORD $0x3dc052a6 // ldr q6, [x21, #320]
+	WORD $0x6f00e407 // movi v7.2d, #0x0
+	ADD R11<<2, R9, R19
+	MOVWU 0(R19), R22
+	ADD R22<<5, R8, R23
+	WORD $0x0dbfa2e0 // st4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0dbfa2e4 // st4 {v4.s-v7.s}[0], [x23], #16
+	CMP $2, R13
+	BLT PosesIndexedNEON_tailgroup_out_end
+	ADD R11<<2, R9, R19
+	MOVWU 4(R19), R22
+	ADD R22<<5, R8, R23
+	WORD $0x0dbfb2e0 // st4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0dbfb2e4 // st4 {v4.s-v7.s}[1], [x23], #16
+	CMP $3, R13
+	BLT PosesIndexedNEON_tailgroup_out_end
+	ADD R11<<2, R9, R19
+	MOVWU 8(R19), R22
+	ADD R22<<5, R8, R23
+	WORD $0x4dbfa2e0 // st4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4dbfa2e4 // st4 {v4.s-v7.s}[2], [x23], #16
+
+PosesIndexedNEON_tailgroup_out_end:
+
+PosesIndexedNEON_done:
+	RET
+
+// func Poses64NEON(px, py, pz, qx, qy, qz, qw *float64, local, dst *float64, n int)
 TEXT ·Poses64NEON(SB), $352-80
 	// 15 of 27 vector registers for values, 0 spilled per group.
 	MOVD px+0(FP), R0
@@ -13736,6 +14353,479 @@ Poses64NEON_tailgroup_finite:
 Poses64NEON_tailgroup_out_end:
 
 Poses64NEON_done:
+	RET
+
+// func PosesIndexed64NEON(px, py, pz, qx, qy, qz, qw *float64, local, dst *float64, bodies *uint32, n int)
+TEXT ·PosesIndexed64NEON(SB), $352-88
+	// 15 of 27 vector registers for values, 0 spilled per group.
+	MOVD px+0(FP), R0
+	MOVD py+8(FP), R1
+	MOVD pz+16(FP), R2
+	MOVD qx+24(FP), R3
+	MOVD qy+32(FP), R4
+	MOVD qz+40(FP), R5
+	MOVD qw+48(FP), R6
+	MOVD local+56(FP), R7
+	MOVD dst+64(FP), R8
+	MOVD bodies+72(FP), R9
+	MOVD n+80(FP), R10
+	MOVD $0, R11
+	MOVD $neonconst<>(SB), R20
+	ADD $16, RSP, R21
+
+PosesIndexed64NEON_loop:
+	SUB R11, R10, R13
+	CMP $2, R13
+	BLT PosesIndexed64NEON_tail
+	LSL $3, R11, R16
+	ADD R11<<2, R9, R19
+	MOVWU 0(R19), R22
+	ADD R22<<3, R0, R19
+	MOVD (R19), R23
+	MOVD R23, 112(R21)
+	ADD R22<<3, R1, R19
+	MOVD (R19), R23
+	MOVD R23, 128(R21)
+	ADD R22<<3, R2, R19
+	MOVD (R19), R23
+	MOVD R23, 144(R21)
+	ADD R22<<3, R3, R19
+	MOVD (R19), R23
+	MOVD R23, 160(R21)
+	ADD R22<<3, R4, R19
+	MOVD (R19), R23
+	MOVD R23, 176(R21)
+	ADD R22<<3, R5, R19
+	MOVD (R19), R23
+	MOVD R23, 192(R21)
+	ADD R22<<3, R6, R19
+	MOVD (R19), R23
+	MOVD R23, 208(R21)
+	ADD R11<<2, R9, R19
+	MOVWU 4(R19), R22
+	ADD R22<<3, R0, R19
+	MOVD (R19), R23
+	MOVD R23, 120(R21)
+	ADD R22<<3, R1, R19
+	MOVD (R19), R23
+	MOVD R23, 136(R21)
+	ADD R22<<3, R2, R19
+	MOVD (R19), R23
+	MOVD R23, 152(R21)
+	ADD R22<<3, R3, R19
+	MOVD (R19), R23
+	MOVD R23, 168(R21)
+	ADD R22<<3, R4, R19
+	MOVD (R19), R23
+	MOVD R23, 184(R21)
+	ADD R22<<3, R5, R19
+	MOVD (R19), R23
+	MOVD R23, 200(R21)
+	ADD R22<<3, R6, R19
+	MOVD (R19), R23
+	MOVD R23, 216(R21)
+	ADD R11<<2, R9, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R7, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0dffa6e4 // ld4 {v4.d-v7.d}[0], [x23], #32
+	ADD R11<<2, R9, R19
+	MOVWU 4(R19), R22
+	ADD R22<<6, R7, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4dffa6e4 // ld4 {v4.d-v7.d}[1], [x23], #32
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x3d8006a1 // str q1, [x21, #16]
+	WORD $0x3d800aa2 // str q2, [x21, #32]
+	WORD $0x3d800ea3 // str q3, [x21, #48]
+	WORD $0x3d8012a4 // str q4, [x21, #64]
+	WORD $0x3d8016a5 // str q5, [x21, #80]
+	WORD $0x3d801aa6 // str q6, [x21, #96]
+	// A = p + q(la), B = p + q(lb): v + w t + q x t, t = 2 q x v.
+	WORD $0x3dc02ea0 // ldr q0, [x21, #176]
+	WORD $0x3dc00aa1 // ldr q1, [x21, #32]
+	WORD $0x6e61dc02 // fmul v2.2d, v0.2d, v1.2d
+	WORD $0x3dc032a3 // ldr q3, [x21, #192]
+	WORD $0x3dc006a4 // ldr q4, [x21, #16]
+	WORD $0x6e64dc65 // fmul v5.2d, v3.2d, v4.2d
+	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
+	WORD $0x3dc002a5 // ldr q5, [x21, #0]
+	WORD $0x6e65dc66 // fmul v6.2d, v3.2d, v5.2d
+	WORD $0x3dc02aa7 // ldr q7, [x21, #160]
+	WORD $0x6e61dce8 // fmul v8.2d, v7.2d, v1.2d
+	WORD $0x4ee8d4c6 // fsub v6.2d, v6.2d, v8.2d
+	WORD $0x6e64dce8 // fmul v8.2d, v7.2d, v4.2d
+	WORD $0x6e65dc09 // fmul v9.2d, v0.2d, v5.2d
+	WORD $0x4ee9d508 // fsub v8.2d, v8.2d, v9.2d
+	WORD $0x4e62d442 // fadd v2.2d, v2.2d, v2.2d
+	WORD $0x4e66d4c6 // fadd v6.2d, v6.2d, v6.2d
+	WORD $0x4e68d508 // fadd v8.2d, v8.2d, v8.2d
+	WORD $0x3dc036a9 // ldr q9, [x21, #208]
+	WORD $0x6e62dd2a // fmul v10.2d, v9.2d, v2.2d
+	WORD $0x4e6ad4a5 // fadd v5.2d, v5.2d, v10.2d
+	WORD $0x6e68dc0a // fmul v10.2d, v0.2d, v8.2d
+	WORD $0x6e66dc6b // fmul v11.2d, v3.2d, v6.2d
+	WORD $0x4eebd54a // fsub v10.2d, v10.2d, v11.2d
+	WORD $0x4e6ad4a5 // fadd v5.2d, v5.2d, v10.2d
+	WORD $0x6e66dd2a // fmul v10.2d, v9.2d, v6.2d
+	WORD $0x4e6ad484 // fadd v4.2d, v4.2d, v10.2d
+	WORD $0x6e62dc6a // fmul v10.2d, v3.2d, v2.2d
+	WORD $0x6e68dceb // fmul v11.2d, v7.2d, v8.2d
+	WORD $0x4eebd54a // fsub v10.2d, v10.2d, v11.2d
+	WORD $0x4e6ad484 // fadd v4.2d, v4.2d, v10.2d
+	WORD $0x6e68dd28 // fmul v8.2d, v9.2d, v8.2d
+	WORD $0x4e68d421 // fadd v1.2d, v1.2d, v8.2d
+	WORD $0x6e66dce6 // fmul v6.2d, v7.2d, v6.2d
+	WORD $0x6e62dc02 // fmul v2.2d, v0.2d, v2.2d
+	WORD $0x4ee2d4c2 // fsub v2.2d, v6.2d, v2.2d
+	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
+	WORD $0x3dc01aa2 // ldr q2, [x21, #96]
+	WORD $0x6e62dc06 // fmul v6.2d, v0.2d, v2.2d
+	WORD $0x3dc016a8 // ldr q8, [x21, #80]
+	WORD $0x6e68dc6a // fmul v10.2d, v3.2d, v8.2d
+	WORD $0x4eead4c6 // fsub v6.2d, v6.2d, v10.2d
+	WORD $0x3dc012aa // ldr q10, [x21, #64]
+	WORD $0x6e6adc6b // fmul v11.2d, v3.2d, v10.2d
+	WORD $0x6e62dcec // fmul v12.2d, v7.2d, v2.2d
+	WORD $0x4eecd56b // fsub v11.2d, v11.2d, v12.2d
+	WORD $0x6e68dcec // fmul v12.2d, v7.2d, v8.2d
+	WORD $0x6e6adc0d // fmul v13.2d, v0.2d, v10.2d
+	WORD $0x4eedd58c // fsub v12.2d, v12.2d, v13.2d
+	WORD $0x4e66d4c6 // fadd v6.2d, v6.2d, v6.2d
+	WORD $0x4e6bd56b // fadd v11.2d, v11.2d, v11.2d
+	WORD $0x4e6cd58c // fadd v12.2d, v12.2d, v12.2d
+	WORD $0x6e66dd2d // fmul v13.2d, v9.2d, v6.2d
+	WORD $0x4e6dd54a // fadd v10.2d, v10.2d, v13.2d
+	WORD $0x6e6cdc0d // fmul v13.2d, v0.2d, v12.2d
+	WORD $0x6e6bdc6e // fmul v14.2d, v3.2d, v11.2d
+	WORD $0x4eeed5ad // fsub v13.2d, v13.2d, v14.2d
+	WORD $0x4e6dd54a // fadd v10.2d, v10.2d, v13.2d
+	WORD $0x6e6bdd2d // fmul v13.2d, v9.2d, v11.2d
+	WORD $0x4e6dd508 // fadd v8.2d, v8.2d, v13.2d
+	WORD $0x6e66dc63 // fmul v3.2d, v3.2d, v6.2d
+	WORD $0x6e6cdced // fmul v13.2d, v7.2d, v12.2d
+	WORD $0x4eedd463 // fsub v3.2d, v3.2d, v13.2d
+	WORD $0x4e63d503 // fadd v3.2d, v8.2d, v3.2d
+	WORD $0x6e6cdd28 // fmul v8.2d, v9.2d, v12.2d
+	WORD $0x4e68d442 // fadd v2.2d, v2.2d, v8.2d
+	WORD $0x6e6bdce7 // fmul v7.2d, v7.2d, v11.2d
+	WORD $0x6e66dc00 // fmul v0.2d, v0.2d, v6.2d
+	WORD $0x4ee0d4e0 // fsub v0.2d, v7.2d, v0.2d
+	WORD $0x4e60d440 // fadd v0.2d, v2.2d, v0.2d
+	WORD $0x3dc01ea2 // ldr q2, [x21, #112]
+	WORD $0x4e65d445 // fadd v5.2d, v2.2d, v5.2d
+	WORD $0x4e6ad442 // fadd v2.2d, v2.2d, v10.2d
+	WORD $0x3dc022a6 // ldr q6, [x21, #128]
+	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
+	WORD $0x4e63d4c3 // fadd v3.2d, v6.2d, v3.2d
+	WORD $0x3dc026a6 // ldr q6, [x21, #144]
+	WORD $0x4e61d4c1 // fadd v1.2d, v6.2d, v1.2d
+	WORD $0x4e60d4c0 // fadd v0.2d, v6.2d, v0.2d
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
+	WORD $0x4ebb1f66 // mov v6.16b, v27.16b
+	// Bad lanes: the sum of x - x over the outputs is 0 exactly when all are finite.
+	WORD $0x4ee5d4a7 // fsub v7.2d, v5.2d, v5.2d
+	WORD $0x4ee4d488 // fsub v8.2d, v4.2d, v4.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x4ee1d428 // fsub v8.2d, v1.2d, v1.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x4ee2d448 // fsub v8.2d, v2.2d, v2.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x4ee3d468 // fsub v8.2d, v3.2d, v3.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x4ee0d408 // fsub v8.2d, v0.2d, v0.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x4ee6d4c8 // fsub v8.2d, v6.2d, v6.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e67e787 // fcmge v7.2d, v28.2d, v7.2d
+	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
+	WORD $0x6eb0a8fe // umaxv s30, v7.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, PosesIndexed64NEON_group_finite
+	// The canonical NaN in every output of those lanes.
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
+	WORD $0x4ea81d05 // mov v5.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
+	WORD $0x4ea81d04 // mov v4.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e611f88 // bsl v8.16b, v28.16b, v1.16b
+	WORD $0x4ea81d01 // mov v1.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e661f88 // bsl v8.16b, v28.16b, v6.16b
+	WORD $0x4ea81d06 // mov v6.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
+	WORD $0x4ea81d02 // mov v2.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e601f87 // bsl v7.16b, v28.16b, v0.16b
+	WORD $0x4ea71ce0 // mov v0.16b, v7.16b
+
+PosesIndexed64NEON_group_finite:
+	// The outputs in V0-V6 (through the frame), V7 zero, stored as records.
+	WORD $0x3d803aa5 // str q5, [x21, #224]
+	WORD $0x3d803ea4 // str q4, [x21, #240]
+	WORD $0x3d8042a1 // str q1, [x21, #256]
+	WORD $0x3d8046a6 // str q6, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8052a0 // str q0, [x21, #320]
+	WORD $0x3dc03aa0 // ldr q0, [x21, #224]
+	WORD $0x3dc03ea1 // ldr q1, [x21, #240]
+	WORD $0x3dc042a2 // ldr q2, [x21, #256]
+	WORD $0x3dc046a3 // ldr q3, [x21, #272]
+	WORD $0x3dc04aa4 // ldr q4, [x21, #288]
+	WORD $0x3dc04ea5 // ldr q5, [x21, #304]
+	WORD $0x3dc052a6 // ldr q6, [x21, #320]
+	WORD $0x6f00e407 // movi v7.2d, #0x0
+	ADD R11<<2, R9, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R8, R23
+	WORD $0x0dbfa6e0 // st4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0dbfa6e4 // st4 {v4.d-v7.d}[0], [x23], #32
+	ADD R11<<2, R9, R19
+	MOVWU 4(R19), R22
+	ADD R22<<6, R8, R23
+	WORD $0x4dbfa6e0 // st4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4dbfa6e4 // st4 {v4.d-v7.d}[1], [x23], #32
+	ADD $2, R11
+	B PosesIndexed64NEON_loop
+
+PosesIndexed64NEON_tail:
+	// The n mod 2 bodies left: streams staged through the frame, records lane by lane.
+	CBZ R13, PosesIndexed64NEON_done
+	LSL $3, R11, R16
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d801ebb // str q27, [x21, #112]
+	WORD $0x3d8022bb // str q27, [x21, #128]
+	WORD $0x3d8026bb // str q27, [x21, #144]
+	WORD $0x3d802abb // str q27, [x21, #160]
+	WORD $0x3d802ebb // str q27, [x21, #176]
+	WORD $0x3d8032bb // str q27, [x21, #192]
+	WORD $0x3d8036bb // str q27, [x21, #208]
+	ADD R11<<2, R9, R19
+	MOVWU 0(R19), R22
+	ADD R22<<3, R0, R19
+	MOVD (R19), R23
+	MOVD R23, 112(R21)
+	ADD R22<<3, R1, R19
+	MOVD (R19), R23
+	MOVD R23, 128(R21)
+	ADD R22<<3, R2, R19
+	MOVD (R19), R23
+	MOVD R23, 144(R21)
+	ADD R22<<3, R3, R19
+	MOVD (R19), R23
+	MOVD R23, 160(R21)
+	ADD R22<<3, R4, R19
+	MOVD (R19), R23
+	MOVD R23, 176(R21)
+	ADD R22<<3, R5, R19
+	MOVD (R19), R23
+	MOVD R23, 192(R21)
+	ADD R22<<3, R6, R19
+	MOVD (R19), R23
+	MOVD R23, 208(R21)
+
+PosesIndexed64NEON_tailstreams_end:
+	ADD R11<<2, R9, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R7, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0dffa6e4 // ld4 {v4.d-v7.d}[0], [x23], #32
+
+PosesIndexed64NEON_tailgroup_in_end:
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x3d8006a1 // str q1, [x21, #16]
+	WORD $0x3d800aa2 // str q2, [x21, #32]
+	WORD $0x3d800ea3 // str q3, [x21, #48]
+	WORD $0x3d8012a4 // str q4, [x21, #64]
+	WORD $0x3d8016a5 // str q5, [x21, #80]
+	WORD $0x3d801aa6 // str q6, [x21, #96]
+	// A = p + q(la), B = p + q(lb): v + w t + q x t, t = 2 q x v.
+	WORD $0x3dc02ea0 // ldr q0, [x21, #176]
+	WORD $0x3dc00aa1 // ldr q1, [x21, #32]
+	WORD $0x6e61dc02 // fmul v2.2d, v0.2d, v1.2d
+	WORD $0x3dc032a3 // ldr q3, [x21, #192]
+	WORD $0x3dc006a4 // ldr q4, [x21, #16]
+	WORD $0x6e64dc65 // fmul v5.2d, v3.2d, v4.2d
+	WORD $0x4ee5d442 // fsub v2.2d, v2.2d, v5.2d
+	WORD $0x3dc002a5 // ldr q5, [x21, #0]
+	WORD $0x6e65dc66 // fmul v6.2d, v3.2d, v5.2d
+	WORD $0x3dc02aa7 // ldr q7, [x21, #160]
+	WORD $0x6e61dce8 // fmul v8.2d, v7.2d, v1.2d
+	WORD $0x4ee8d4c6 // fsub v6.2d, v6.2d, v8.2d
+	WORD $0x6e64dce8 // fmul v8.2d, v7.2d, v4.2d
+	WORD $0x6e65dc09 // fmul v9.2d, v0.2d, v5.2d
+	WORD $0x4ee9d508 // fsub v8.2d, v8.2d, v9.2d
+	WORD $0x4e62d442 // fadd v2.2d, v2.2d, v2.2d
+	WORD $0x4e66d4c6 // fadd v6.2d, v6.2d, v6.2d
+	WORD $0x4e68d508 // fadd v8.2d, v8.2d, v8.2d
+	WORD $0x3dc036a9 // ldr q9, [x21, #208]
+	WORD $0x6e62dd2a // fmul v10.2d, v9.2d, v2.2d
+	WORD $0x4e6ad4a5 // fadd v5.2d, v5.2d, v10.2d
+	WORD $0x6e68dc0a // fmul v10.2d, v0.2d, v8.2d
+	WORD $0x6e66dc6b // fmul v11.2d, v3.2d, v6.2d
+	WORD $0x4eebd54a // fsub v10.2d, v10.2d, v11.2d
+	WORD $0x4e6ad4a5 // fadd v5.2d, v5.2d, v10.2d
+	WORD $0x6e66dd2a // fmul v10.2d, v9.2d, v6.2d
+	WORD $0x4e6ad484 // fadd v4.2d, v4.2d, v10.2d
+	WORD $0x6e62dc6a // fmul v10.2d, v3.2d, v2.2d
+	WORD $0x6e68dceb // fmul v11.2d, v7.2d, v8.2d
+	WORD $0x4eebd54a // fsub v10.2d, v10.2d, v11.2d
+	WORD $0x4e6ad484 // fadd v4.2d, v4.2d, v10.2d
+	WORD $0x6e68dd28 // fmul v8.2d, v9.2d, v8.2d
+	WORD $0x4e68d421 // fadd v1.2d, v1.2d, v8.2d
+	WORD $0x6e66dce6 // fmul v6.2d, v7.2d, v6.2d
+	WORD $0x6e62dc02 // fmul v2.2d, v0.2d, v2.2d
+	WORD $0x4ee2d4c2 // fsub v2.2d, v6.2d, v2.2d
+	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
+	WORD $0x3dc01aa2 // ldr q2, [x21, #96]
+	WORD $0x6e62dc06 // fmul v6.2d, v0.2d, v2.2d
+	WORD $0x3dc016a8 // ldr q8, [x21, #80]
+	WORD $0x6e68dc6a // fmul v10.2d, v3.2d, v8.2d
+	WORD $0x4eead4c6 // fsub v6.2d, v6.2d, v10.2d
+	WORD $0x3dc012aa // ldr q10, [x21, #64]
+	WORD $0x6e6adc6b // fmul v11.2d, v3.2d, v10.2d
+	WORD $0x6e62dcec // fmul v12.2d, v7.2d, v2.2d
+	WORD $0x4eecd56b // fsub v11.2d, v11.2d, v12.2d
+	WORD $0x6e68dcec // fmul v12.2d, v7.2d, v8.2d
+	WORD $0x6e6adc0d // fmul v13.2d, v0.2d, v10.2d
+	WORD $0x4eedd58c // fsub v12.2d, v12.2d, v13.2d
+	WORD $0x4e66d4c6 // fadd v6.2d, v6.2d, v6.2d
+	WORD $0x4e6bd56b // fadd v11.2d, v11.2d, v11.2d
+	WORD $0x4e6cd58c // fadd v12.2d, v12.2d, v12.2d
+	WORD $0x6e66dd2d // fmul v13.2d, v9.2d, v6.2d
+	WORD $0x4e6dd54a // fadd v10.2d, v10.2d, v13.2d
+	WORD $0x6e6cdc0d // fmul v13.2d, v0.2d, v12.2d
+	WORD $0x6e6bdc6e // fmul v14.2d, v3.2d, v11.2d
+	WORD $0x4eeed5ad // fsub v13.2d, v13.2d, v14.2d
+	WORD $0x4e6dd54a // fadd v10.2d, v10.2d, v13.2d
+	WORD $0x6e6bdd2d // fmul v13.2d, v9.2d, v11.2d
+	WORD $0x4e6dd508 // fadd v8.2d, v8.2d, v13.2d
+	WORD $0x6e66dc63 // fmul v3.2d, v3.2d, v6.2d
+	WORD $0x6e6cdced // fmul v13.2d, v7.2d, v12.2d
+	WORD $0x4eedd463 // fsub v3.2d, v3.2d, v13.2d
+	WORD $0x4e63d503 // fadd v3.2d, v8.2d, v3.2d
+	WORD $0x6e6cdd28 // fmul v8.2d, v9.2d, v12.2d
+	WORD $0x4e68d442 // fadd v2.2d, v2.2d, v8.2d
+	WORD $0x6e6bdce7 // fmul v7.2d, v7.2d, v11.2d
+	WORD $0x6e66dc00 // fmul v0.2d, v0.2d, v6.2d
+	WORD $0x4ee0d4e0 // fsub v0.2d, v7.2d, v0.2d
+	WORD $0x4e60d440 // fadd v0.2d, v2.2d, v0.2d
+	WORD $0x3dc01ea2 // ldr q2, [x21, #112]
+	WORD $0x4e65d445 // fadd v5.2d, v2.2d, v5.2d
+	WORD $0x4e6ad442 // fadd v2.2d, v2.2d, v10.2d
+	WORD $0x3dc022a6 // ldr q6, [x21, #128]
+	WORD $0x4e64d4c4 // fadd v4.2d, v6.2d, v4.2d
+	WORD $0x4e63d4c3 // fadd v3.2d, v6.2d, v3.2d
+	WORD $0x3dc026a6 // ldr q6, [x21, #144]
+	WORD $0x4e61d4c1 // fadd v1.2d, v6.2d, v1.2d
+	WORD $0x4e60d4c0 // fadd v0.2d, v6.2d, v0.2d
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
+	WORD $0x4ebb1f66 // mov v6.16b, v27.16b
+	// Bad lanes: the sum of x - x over the outputs is 0 exactly when all are finite.
+	WORD $0x4ee5d4a7 // fsub v7.2d, v5.2d, v5.2d
+	WORD $0x4ee4d488 // fsub v8.2d, v4.2d, v4.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x4ee1d428 // fsub v8.2d, v1.2d, v1.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x4ee2d448 // fsub v8.2d, v2.2d, v2.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x4ee3d468 // fsub v8.2d, v3.2d, v3.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x4ee0d408 // fsub v8.2d, v0.2d, v0.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x4ee6d4c8 // fsub v8.2d, v6.2d, v6.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e67e787 // fcmge v7.2d, v28.2d, v7.2d
+	WORD $0x6e2058e7 // mvn v7.16b, v7.16b
+	WORD $0x6eb0a8fe // umaxv s30, v7.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, PosesIndexed64NEON_tailgroup_finite
+	// The canonical NaN in every output of those lanes.
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e651f88 // bsl v8.16b, v28.16b, v5.16b
+	WORD $0x4ea81d05 // mov v5.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e641f88 // bsl v8.16b, v28.16b, v4.16b
+	WORD $0x4ea81d04 // mov v4.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e611f88 // bsl v8.16b, v28.16b, v1.16b
+	WORD $0x4ea81d01 // mov v1.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e661f88 // bsl v8.16b, v28.16b, v6.16b
+	WORD $0x4ea81d06 // mov v6.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e621f88 // bsl v8.16b, v28.16b, v2.16b
+	WORD $0x4ea81d02 // mov v2.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e631f88 // bsl v8.16b, v28.16b, v3.16b
+	WORD $0x4ea81d03 // mov v3.16b, v8.16b
+	WORD $0x3dc01e9c // ldr q28, [x20, #112]
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e601f87 // bsl v7.16b, v28.16b, v0.16b
+	WORD $0x4ea71ce0 // mov v0.16b, v7.16b
+
+PosesIndexed64NEON_tailgroup_finite:
+	// The outputs in V0-V6 (through the frame), V7 zero, stored as records.
+	WORD $0x3d803aa5 // str q5, [x21, #224]
+	WORD $0x3d803ea4 // str q4, [x21, #240]
+	WORD $0x3d8042a1 // str q1, [x21, #256]
+	WORD $0x3d8046a6 // str q6, [x21, #272]
+	WORD $0x3d804aa2 // str q2, [x21, #288]
+	WORD $0x3d804ea3 // str q3, [x21, #304]
+	WORD $0x3d8052a0 // str q0, [x21, #320]
+	WORD $0x3dc03aa0 // ldr q0, [x21, #224]
+	WORD $0x3dc03ea1 // ldr q1, [x21, #240]
+	WORD $0x3dc042a2 // ldr q2, [x21, #256]
+	WORD $0x3dc046a3 // ldr q3, [x21, #272]
+	WORD $0x3dc04aa4 // ldr q4, [x21, #288]
+	WORD $0x3dc04ea5 // ldr q5, [x21, #304]
+	WORD $0x3dc052a6 // ldr q6, [x21, #320]
+	WORD $0x6f00e407 // movi v7.2d, #0x0
+	ADD R11<<2, R9, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R8, R23
+	WORD $0x0dbfa6e0 // st4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0dbfa6e4 // st4 {v4.d-v7.d}[0], [x23], #32
+
+PosesIndexed64NEON_tailgroup_out_end:
+
+PosesIndexed64NEON_done:
 	RET
 
 // func MaxIndexNEON(pi *uint32, pj *uint32, n int) uint32

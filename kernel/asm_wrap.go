@@ -91,18 +91,15 @@ type (
 )
 
 // wrapPoses adapts the generated pose kernels: f for every body, fi for
-// the bodies listed (nil: the Go spec). It runs after checkPoseArgs: n > 0,
-// every stream of the stores' length and every listed body below it.
+// the bodies listed. It runs after checkPoseArgs: n > 0, every stream of
+// the stores' length and every listed body below it.
 func wrapPoses[F soa.Float](f asmPoses[F], fi asmPosesIndexed[F]) func(n int, dst, local soa.CapsulesOf[F], poses *soa.PosesOf[F], bodies []uint32) {
 	return func(n int, dst, local soa.CapsulesOf[F], poses *soa.PosesOf[F], bodies []uint32) {
 		p := poses
-		switch {
-		case bodies == nil:
+		if bodies == nil {
 			f(&p.PX[0], &p.PY[0], &p.PZ[0], &p.QX[0], &p.QY[0], &p.QZ[0], &p.QW[0], &local[0].A[0], &dst[0].A[0], n)
-		case fi == nil:
-			goPoses(n, dst, local, poses, bodies)
-		default:
-			fi(&p.PX[0], &p.PY[0], &p.PZ[0], &p.QX[0], &p.QY[0], &p.QZ[0], &p.QW[0], &local[0].A[0], &dst[0].A[0], &bodies[0], n)
+			return
 		}
+		fi(&p.PX[0], &p.PY[0], &p.PZ[0], &p.QX[0], &p.QY[0], &p.QZ[0], &p.QW[0], &local[0].A[0], &dst[0].A[0], &bodies[0], n)
 	}
 }

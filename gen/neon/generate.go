@@ -76,9 +76,14 @@ func Generate(ss *Schedules) (asm, stubs string, stats []Stats) {
 	}
 	for _, e := range []ir.Elem{ir.F32, ir.F64} {
 		name := "Poses" + e.Suffix() + "NEON"
-		sp, regs := Poses(&w, c, e)
+		sp, regs := Poses(&w, c, e, false)
 		stats = append(stats, Stats{name, regs, sp})
 		decls = append(decls, fmt.Sprintf("// %s moves n capsules to their bodies' poses on arm64 NEON, bit-identical\n// to fallback.PoseCapsuleLane%s on each: dst[i] is local[i] (soa.Capsule%s, %d bytes)\n// moved to position p[i] and quaternion q[i], its padding zero. px to qw point at n\n// floats each, local and dst at n records; n > 0.\n//\n//go:noescape\nfunc %s(px *%s, py *%s, pz *%s, qx *%s, qy *%s, qz *%s, qw *%s, local *%s, dst *%s, n int)\n",
+			name, e.Suffix(), e.Suffix(), 8*e.Bytes(), name, e, e, e, e, e, e, e, e, e))
+		name = "PosesIndexed" + e.Suffix() + "NEON"
+		sp, regs = Poses(&w, c, e, true)
+		stats = append(stats, Stats{name, regs, sp})
+		decls = append(decls, fmt.Sprintf("// %s moves the capsules of the n bodies listed in bodies to their poses on\n// arm64 NEON, bit-identical to fallback.PoseCapsuleLane%s on each: for each b of bodies,\n// dst[b] is local[b] (soa.Capsule%s, %d bytes) moved to position p[b] and quaternion q[b],\n// its padding zero; no other record of dst is written. Every index must address a\n// float of each of px to qw and a record of local and dst; n > 0.\n//\n//go:noescape\nfunc %s(px *%s, py *%s, pz *%s, qx *%s, qy *%s, qz *%s, qw *%s, local *%s, dst *%s, bodies *uint32, n int)\n",
 			name, e.Suffix(), e.Suffix(), 8*e.Bytes(), name, e, e, e, e, e, e, e, e, e))
 	}
 	decls = append(decls, MaxIndex(&w))

@@ -9,8 +9,9 @@ import (
 
 // Registers of the pose kernels: the seven pose streams in R0-R6.
 const (
-	localReg = 7 // the local records
-	dstReg   = 8 // the records written
+	localReg  = 7 // the local records
+	dstReg    = 8 // the records written
+	bodiesReg = 9 // the bodies listed (PosesIndexed)
 )
 
 // poseStreams is the number of pose streams (px py pz qx qy qz qw), the
@@ -23,7 +24,8 @@ type poseKernel struct {
 	e          ir.Elem
 	l          *lowering
 	name       string
-	set, stage int // the record's fields; the tail's streams, then the outputs
+	indexed    bool // the bodies listed in bodiesReg (PosesIndexed)
+	set, stage int  // the record's fields; the tail's (or gathered) streams, then the outputs
 }
 
 // Poses writes PosesNEON (or Poses64NEON): kernels.Pose over bodies, one
@@ -34,25 +36,35 @@ type poseKernel struct {
 // staged in the frame, loaded into V0-V6 (V7 zero: the padding) and
 // stored lane by lane with transposing ST4s. The tail stages its streams
 // through the frame one float at a time and loads and stores only its
-// records, so nothing past n is read or written.
-func Poses(w *writer, c *constTable, e ir.Elem) (spills, regs int) {
+// records, so nothing past n is read or written. With indexed,
+// PosesIndexedNEON (or PosesIndexed64NEON): the bodies listed, each
+// lane's stream values copied into the frame one float at a time (gather)
+// and its records loaded and stored at its body's offset.
+func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (spills, regs int) {
 	k := kernels.Pose
 	name := k.Name + e.Suffix() + "NEON"
+	args, params := 80, "local, dst *%s, n int"
+	if indexed {
+		name = "PosesIndexed" + e.Suffix() + "NEON"
+		args, params = 88, "local, dst *%s, bodies *uint32, n int"
+	}
 	p := k.ProgramOf(e)
 	lanes := 16 / e.Bytes()
 	var f frame
 	dry := func(int) source { return func(d int) inst { return ldrqi(d, frameReg, 0) } }
 	spills, regs = countSpills(p, dry, nil)
 	slots := f.take(spills)
-	pk := &poseKernel{w: w, e: e, name: name, set: f.take(poseStreams), stage: f.take(2 * poseStreams)}
+	pk := &poseKernel{w: w, e: e, name: name, indexed: indexed, set: f.take(poseStreams), stage: f.take(2 * poseStreams)}
 
-	w.raw(fmt.Sprintf("\n// func %s(px, py, pz, qx, qy, qz, qw, local, dst *%s, n int)\n", name, e))
-	w.raw(f.text(name, false, 80))
+	w.raw(fmt.Sprintf("\n// func %s(px, py, pz, qx, qy, qz, qw *%s, "+params+")\n", name, e, e))
+	w.raw(f.text(name, false, args))
 	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", regs, numRegs, spills))
-	for s, n := range append(k.Inputs[:poseStreams:poseStreams], "local", "dst") {
-		w.line("MOVD %s+%d(FP), R%d", n, 8*s, s)
+	for s, n := range append(k.Inputs[:poseStreams:poseStreams], "local", "dst", "bodies") {
+		if n != "bodies" || indexed {
+			w.line("MOVD %s+%d(FP), R%d", n, 8*s, s)
+		}
 	}
-	w.line("MOVD n+72(FP), R%d", nReg)
+	w.line("MOVD n+%d(FP), R%d", args-8, nReg)
 	w.line("MOVD $0, R%d", iReg)
 	w.line("MOVD $neonconst<>(SB), R%d", constReg)
 	w.line("ADD $16, RSP, R%d", frameReg)
@@ -64,7 +76,14 @@ func Poses(w *writer, c *constTable, e ir.Elem) (spills, regs int) {
 	w.line("CMP $%d, R%d", lanes, leftReg)
 	w.line("BLT %s_tail", name)
 	w.line("LSL $%d, R%d, R%d", map[int]int{4: 2, 8: 3}[e.Bytes()], iReg, offReg)
-	pk.group(name+"_group", lanes, nil)
+	if indexed {
+		for lane := range lanes {
+			pk.gather(lane)
+		}
+		pk.group(name+"_group", lanes, pk.staged)
+	} else {
+		pk.group(name+"_group", lanes, nil)
+	}
 	w.line("ADD $%d, R%d", lanes, iReg)
 	w.line("B %s_loop", name)
 	pk.tail(lanes)
@@ -123,9 +142,19 @@ func (pk *poseKernel) group(label string, lanes int, stream func(s int) source) 
 
 // records emits one(lane) for each lane of the group (lanes of them in a
 // whole group; in the tail, those below leftReg) with tmpC walking the
-// records from record iReg of base.
+// records from record iReg of base, or, indexed, at the record of each
+// lane's body.
 func (pk *poseKernel) records(label string, lanes int, one func(lane int), base int) {
-	pk.w.line("ADD R%d<<%d, R%d, R%d", iReg, 5+int(pk.e), base, tmpC) // 32 or 64 bytes a record
+	if pk.indexed {
+		each := one
+		one = func(lane int) {
+			pk.body(lane)
+			pk.w.line("ADD R%d<<%d, R%d, R%d", tmpB, 5+int(pk.e), base, tmpC) // 32 or 64 bytes a record
+			each(lane)
+		}
+	} else {
+		pk.w.line("ADD R%d<<%d, R%d, R%d", iReg, 5+int(pk.e), base, tmpC)
+	}
 	if lanes > 0 {
 		for lane := range lanes {
 			one(lane)
@@ -151,13 +180,40 @@ func (pk *poseKernel) tail(lanes int) {
 		w.op(strqi(operand0, frameReg, pk.stage+16*s))
 	}
 	copyLanesOf(w, leftReg, lanes-1, pk.name+"_tailstreams", func(lane int) {
+		if pk.indexed {
+			pk.gather(lane)
+			return
+		}
 		for s := range poseStreams {
 			w.line("ADD R%d, R%d, R%d", offReg, s, tmpA)
 			w.line("%s %d(R%d), R%d", load, size*lane, tmpA, tmpB)
 			w.line("%s R%d, %d(R%d)", store, tmpB, pk.stage+16*s+size*lane, frameReg)
 		}
 	})
-	pk.group(pk.name+"_tailgroup", 0, func(s int) source {
-		return func(d int) inst { return ldrqi(d, frameReg, pk.stage+16*s) }
-	})
+	pk.group(pk.name+"_tailgroup", 0, pk.staged)
+}
+
+// staged is where the body reads stream s when the streams are staged in
+// the frame (the tail, or gathered).
+func (pk *poseKernel) staged(s int) source {
+	return func(d int) inst { return ldrqi(d, frameReg, pk.stage+16*s) }
+}
+
+// body loads the index of lane's body (of the group at iReg) into tmpB.
+func (pk *poseKernel) body(lane int) {
+	pk.w.line("ADD R%d<<2, R%d, R%d", iReg, bodiesReg, tmpA)
+	pk.w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
+}
+
+// gather copies the values of lane's body in the seven streams to lane of
+// the staged streams, one float at a time.
+func (pk *poseKernel) gather(lane int) {
+	w, size := pk.w, pk.e.Bytes()
+	load, store := map[int]string{4: "MOVWU", 8: "MOVD"}[size], map[int]string{4: "MOVW", 8: "MOVD"}[size]
+	pk.body(lane)
+	for s := range poseStreams {
+		w.line("ADD R%d<<%d, R%d, R%d", tmpB, map[int]int{4: 2, 8: 3}[size], s, tmpA)
+		w.line("%s (R%d), R%d", load, tmpA, tmpC)
+		w.line("%s R%d, %d(R%d)", store, tmpC, pk.stage+16*s+size*lane, frameReg)
+	}
 }
