@@ -91,10 +91,11 @@ func CompactContacts64AVX512(caps *float64, pi *uint32, pj *uint32, out *[13]*fl
 // caps points at the capsule records (soa.Capsule, 32 bytes), planes at the plane records
 // (soa.Plane, 32 bytes), pi at the n capsule indices and pj at the n plane indices (all in
 // range), out holds the thirteen soa.Contacts streams, each with room for n rows; n > 0.
-// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead);
+// nplanes is the number of planes (at most lanes of them go to the plane table).
 //
 //go:noescape
-func PlaneContactsAVX2(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+func PlaneContactsAVX2(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int, nplanes int) int
 
 // CompactPlaneContactsAVX2 computes the contacts of n capsule-plane pairs with AVX2,
 // and writes those of the touching pairs densely, in pair order; it returns
@@ -102,20 +103,22 @@ func PlaneContactsAVX2(caps *float32, planes *float32, pi *uint32, pj *uint32, o
 // caps points at the capsule records (soa.Capsule, 32 bytes), planes at the plane records
 // (soa.Plane, 32 bytes), pi at the n capsule indices and pj at the n plane indices (all in
 // range), out holds the thirteen soa.Contacts streams, each with room for n rows; n > 0.
-// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead);
+// nplanes is the number of planes (at most lanes of them go to the plane table).
 //
 //go:noescape
-func CompactPlaneContactsAVX2(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+func CompactPlaneContactsAVX2(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int, nplanes int) int
 
 // PlaneContactsAVX512 computes the contacts of n capsule-plane pairs with AVX512,
 // one row per pair; it returns n. Bit-identical to fallback.PlaneContactLane on each.
 // caps points at the capsule records (soa.Capsule, 32 bytes), planes at the plane records
 // (soa.Plane, 32 bytes), pi at the n capsule indices and pj at the n plane indices (all in
 // range), out holds the thirteen soa.Contacts streams, each with room for n rows; n > 0.
-// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead);
+// nplanes is the number of planes (at most lanes of them go to the plane table).
 //
 //go:noescape
-func PlaneContactsAVX512(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+func PlaneContactsAVX512(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int, nplanes int) int
 
 // CompactPlaneContactsAVX512 computes the contacts of n capsule-plane pairs with AVX512,
 // and writes those of the touching pairs densely, in pair order; it returns
@@ -123,20 +126,22 @@ func PlaneContactsAVX512(caps *float32, planes *float32, pi *uint32, pj *uint32,
 // caps points at the capsule records (soa.Capsule, 32 bytes), planes at the plane records
 // (soa.Plane, 32 bytes), pi at the n capsule indices and pj at the n plane indices (all in
 // range), out holds the thirteen soa.Contacts streams, each with room for n rows; n > 0.
-// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead);
+// nplanes is the number of planes (at most lanes of them go to the plane table).
 //
 //go:noescape
-func CompactPlaneContactsAVX512(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+func CompactPlaneContactsAVX512(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int, nplanes int) int
 
 // PlaneContacts64AVX2 computes the contacts of n capsule-plane pairs with AVX2,
 // one row per pair; it returns n. Bit-identical to fallback.PlaneContactLane64 on each.
 // caps points at the capsule records (soa.Capsule64, 64 bytes), planes at the plane records
 // (soa.Plane64, 64 bytes), pi at the n capsule indices and pj at the n plane indices (all in
 // range), out holds the thirteen soa.Contacts64 streams, each with room for n rows; n > 0.
-// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead);
+// nplanes is the number of planes (at most lanes of them go to the plane table).
 //
 //go:noescape
-func PlaneContacts64AVX2(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+func PlaneContacts64AVX2(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int, nplanes int) int
 
 // CompactPlaneContacts64AVX2 computes the contacts of n capsule-plane pairs with AVX2,
 // and writes those of the touching pairs densely, in pair order; it returns
@@ -144,20 +149,22 @@ func PlaneContacts64AVX2(caps *float64, planes *float64, pi *uint32, pj *uint32,
 // caps points at the capsule records (soa.Capsule64, 64 bytes), planes at the plane records
 // (soa.Plane64, 64 bytes), pi at the n capsule indices and pj at the n plane indices (all in
 // range), out holds the thirteen soa.Contacts64 streams, each with room for n rows; n > 0.
-// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead);
+// nplanes is the number of planes (at most lanes of them go to the plane table).
 //
 //go:noescape
-func CompactPlaneContacts64AVX2(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+func CompactPlaneContacts64AVX2(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int, nplanes int) int
 
 // PlaneContacts64AVX512 computes the contacts of n capsule-plane pairs with AVX512,
 // one row per pair; it returns n. Bit-identical to fallback.PlaneContactLane64 on each.
 // caps points at the capsule records (soa.Capsule64, 64 bytes), planes at the plane records
 // (soa.Plane64, 64 bytes), pi at the n capsule indices and pj at the n plane indices (all in
 // range), out holds the thirteen soa.Contacts64 streams, each with room for n rows; n > 0.
-// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead);
+// nplanes is the number of planes (at most lanes of them go to the plane table).
 //
 //go:noescape
-func PlaneContacts64AVX512(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+func PlaneContacts64AVX512(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int, nplanes int) int
 
 // CompactPlaneContacts64AVX512 computes the contacts of n capsule-plane pairs with AVX512,
 // and writes those of the touching pairs densely, in pair order; it returns
@@ -165,10 +172,11 @@ func PlaneContacts64AVX512(caps *float64, planes *float64, pi *uint32, pj *uint3
 // caps points at the capsule records (soa.Capsule64, 64 bytes), planes at the plane records
 // (soa.Plane64, 64 bytes), pi at the n capsule indices and pj at the n plane indices (all in
 // range), out holds the thirteen soa.Contacts64 streams, each with room for n rows; n > 0.
-// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).
+// A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead);
+// nplanes is the number of planes (at most lanes of them go to the plane table).
 //
 //go:noescape
-func CompactPlaneContacts64AVX512(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+func CompactPlaneContacts64AVX512(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int, nplanes int) int
 
 // ClosestIndexedAVX2 computes the closest points of the axes of n capsule pairs with AVX2,
 // bit-identical to fallback.ClosestLane on each. caps points at the capsule records

@@ -38309,9 +38309,9 @@ CompactContacts64AVX512_done:
 	VZEROUPPER
 	RET
 
-// func PlaneContactsAVX2(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+// func PlaneContactsAVX2(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int, nplanes int) int
 // Requires: AVX, AVX2, MMX+
-TEXT ·PlaneContactsAVX2(SB), $4584-72
+TEXT ·PlaneContactsAVX2(SB), $4968-80
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two.
 	MOVQ         out+32(FP), R12
@@ -38354,6 +38354,63 @@ TEXT ·PlaneContactsAVX2(SB), $4584-72
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSS one<>+0(SB), Y1
 
+	// At most lanes planes (nplanes): their N and D transposed into the plane table.
+	MOVQ    nplanes+64(FP), R14
+	CMPQ    R14, $0x00000008
+	JA      PlaneContactsAVX2_notable
+	VMOVUPS Y0, 4544(R9)
+	VMOVUPS Y0, 4576(R9)
+	VMOVUPS Y0, 4608(R9)
+	VMOVUPS Y0, 4640(R9)
+	VMOVUPS Y0, 4672(R9)
+	VMOVUPS Y0, 4704(R9)
+	VMOVUPS Y0, 4736(R9)
+	VMOVUPS Y0, 4768(R9)
+	MOVQ    R14, R12
+	SHLQ    $0x05, R12
+
+PlaneContactsAVX2_tablein:
+	SUBQ           $0x00000020, R12
+	VMOVUPS        (DI)(R12*1), Y1
+	VMOVUPS        Y1, 4544(R9)(R12*1)
+	JNZ            PlaneContactsAVX2_tablein
+	VBROADCASTF128 4544(R9), Y1
+	VINSERTF128    $0x01, 4672(R9), Y1, Y1
+	VBROADCASTF128 4576(R9), Y2
+	VINSERTF128    $0x01, 4704(R9), Y2, Y2
+	VBROADCASTF128 4608(R9), Y3
+	VINSERTF128    $0x01, 4736(R9), Y3, Y3
+	VBROADCASTF128 4640(R9), Y4
+	VINSERTF128    $0x01, 4768(R9), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y5
+	VSHUFPS        $0xee, Y2, Y1, Y1
+	VMOVUPS        Y3, 4416(R9)
+	VMOVUPS        Y4, 4448(R9)
+	VMOVUPS        Y5, 4480(R9)
+	VMOVUPS        Y1, 4512(R9)
+	VBROADCASTF128 4560(R9), Y1
+	VINSERTF128    $0x01, 4688(R9), Y1, Y1
+	VBROADCASTF128 4592(R9), Y2
+	VINSERTF128    $0x01, 4720(R9), Y2, Y2
+	VBROADCASTF128 4624(R9), Y3
+	VINSERTF128    $0x01, 4752(R9), Y3, Y3
+	VBROADCASTF128 4656(R9), Y4
+	VINSERTF128    $0x01, 4784(R9), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y3
+	VSHUFPS        $0x44, Y2, Y1, Y1
+
+PlaneContactsAVX2_notable:
 	// 2 groups at a time, their instruction streams merged.
 	// Records beyond L2 (prefetch != 0) go to the one-group loop (WideRecordsAt).
 	MOVQ  prefetch+56(FP), CX
@@ -38438,6 +38495,21 @@ TEXT ·PlaneContactsAVX2(SB), $4584-72
 	VMOVUPS        Y4, 128(BX)
 	VMOVUPS        Y1, 160(BX)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ    nplanes+64(FP), $0x00000008
+	JA      PlaneContactsAVX2_planerecords1
+	VMOVDQU (SI)(R13*4), Y1
+	VPERMPS 4416(R9), Y1, Y2
+	VMOVUPS Y2, 224(BX)
+	VPERMPS 4448(R9), Y1, Y2
+	VMOVUPS Y2, 256(BX)
+	VPERMPS 4480(R9), Y1, Y2
+	VMOVUPS Y2, 288(BX)
+	VPERMPS 4512(R9), Y1, Y1
+	VMOVUPS Y1, 416(BX)
+	JMP     PlaneContactsAVX2_planesdone1
+
+PlaneContactsAVX2_planerecords1:
 	// Plane records of side J, transposed.
 	MOVL           (SI)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -38510,6 +38582,7 @@ TEXT ·PlaneContactsAVX2(SB), $4584-72
 	VMOVUPS        Y4, 352(BX)
 	VMOVUPS        Y1, 384(BX)
 
+PlaneContactsAVX2_planesdone1:
 	// Capsule records of side I, transposed.
 	MOVL           32(DX)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -38582,6 +38655,21 @@ TEXT ·PlaneContactsAVX2(SB), $4584-72
 	VMOVUPS        Y4, 576(BX)
 	VMOVUPS        Y1, 608(BX)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ    nplanes+64(FP), $0x00000008
+	JA      PlaneContactsAVX2_planerecords2
+	VMOVDQU 32(SI)(R13*4), Y1
+	VPERMPS 4416(R9), Y1, Y2
+	VMOVUPS Y2, 672(BX)
+	VPERMPS 4448(R9), Y1, Y2
+	VMOVUPS Y2, 704(BX)
+	VPERMPS 4480(R9), Y1, Y2
+	VMOVUPS Y2, 736(BX)
+	VPERMPS 4512(R9), Y1, Y1
+	VMOVUPS Y1, 864(BX)
+	JMP     PlaneContactsAVX2_planesdone2
+
+PlaneContactsAVX2_planerecords2:
 	// Plane records of side J, transposed.
 	MOVL           32(SI)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -38653,7 +38741,9 @@ TEXT ·PlaneContactsAVX2(SB), $4584-72
 	VMOVUPS        Y3, 768(BX)
 	VMOVUPS        Y4, 800(BX)
 	VMOVUPS        Y1, 832(BX)
-	LEAQ           3520(R9), R10
+
+PlaneContactsAVX2_planesdone2:
+	LEAQ 3520(R9), R10
 
 PlaneContactsAVX2_wideahead:
 	MOVQ n+40(FP), R14
@@ -38811,6 +38901,21 @@ PlaneContactsAVX2_wideahead:
 	VMOVUPS        Y6, 128(R10)
 	VMOVUPS        Y2, 160(R10)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ    nplanes+64(FP), $0x00000008
+	JA      PlaneContactsAVX2_planerecords3
+	VMOVDQU 64(SI)(R13*4), Y2
+	VPERMPS 4416(R9), Y2, Y3
+	VMOVUPS Y3, 224(R10)
+	VPERMPS 4448(R9), Y2, Y3
+	VMOVUPS Y3, 256(R10)
+	VPERMPS 4480(R9), Y2, Y3
+	VMOVUPS Y3, 288(R10)
+	VPERMPS 4512(R9), Y2, Y2
+	VMOVUPS Y2, 416(R10)
+	JMP     PlaneContactsAVX2_planesdone3
+
+PlaneContactsAVX2_planerecords3:
 	// Plane records of side J, transposed.
 	MOVL           64(SI)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -38883,6 +38988,7 @@ PlaneContactsAVX2_wideahead:
 	VMOVUPS        Y6, 352(R10)
 	VMOVUPS        Y2, 384(R10)
 
+PlaneContactsAVX2_planesdone3:
 	// Capsule records of side I, transposed.
 	MOVL           96(DX)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -38955,6 +39061,21 @@ PlaneContactsAVX2_wideahead:
 	VMOVUPS        Y6, 576(R10)
 	VMOVUPS        Y2, 608(R10)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ    nplanes+64(FP), $0x00000008
+	JA      PlaneContactsAVX2_planerecords4
+	VMOVDQU 96(SI)(R13*4), Y2
+	VPERMPS 4416(R9), Y2, Y3
+	VMOVUPS Y3, 672(R10)
+	VPERMPS 4448(R9), Y2, Y3
+	VMOVUPS Y3, 704(R10)
+	VPERMPS 4480(R9), Y2, Y3
+	VMOVUPS Y3, 736(R10)
+	VPERMPS 4512(R9), Y2, Y2
+	VMOVUPS Y2, 864(R10)
+	JMP     PlaneContactsAVX2_planesdone4
+
+PlaneContactsAVX2_planerecords4:
 	// Plane records of side J, transposed.
 	MOVL           96(SI)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -39026,13 +39147,15 @@ PlaneContactsAVX2_wideahead:
 	VMOVUPS        Y4, 768(R10)
 	VMOVUPS        Y6, 800(R10)
 	VMOVUPS        Y2, 832(R10)
-	VCMPPS         $0x12, Y12, Y9, Y2
-	VANDPS         int1<>+0(SB), Y5, Y3
-	VMOVUPS        448(BX), Y4
-	VCMPPS         $0x00, 544(BX), Y4, Y4
-	VBLENDVPS      Y7, int2<>+0(SB), Y3, Y3
-	VMOVUPS        480(BX), Y5
-	VCMPPS         $0x00, 576(BX), Y5, Y5
+
+PlaneContactsAVX2_planesdone4:
+	VCMPPS    $0x12, Y12, Y9, Y2
+	VANDPS    int1<>+0(SB), Y5, Y3
+	VMOVUPS   448(BX), Y4
+	VCMPPS    $0x00, 544(BX), Y4, Y4
+	VBLENDVPS Y7, int2<>+0(SB), Y3, Y3
+	VMOVUPS   480(BX), Y5
+	VCMPPS    $0x00, 576(BX), Y5, Y5
 
 	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
 	VANDPS       Y5, Y4, Y4
@@ -39818,6 +39941,21 @@ PlaneContactsAVX2_loop:
 	VMOVUPS        Y4, 128(BX)
 	VMOVUPS        Y1, 160(BX)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ    nplanes+64(FP), $0x00000008
+	JA      PlaneContactsAVX2_planerecords5
+	VMOVDQU (SI)(R13*4), Y1
+	VPERMPS 4416(R9), Y1, Y2
+	VMOVUPS Y2, 224(BX)
+	VPERMPS 4448(R9), Y1, Y2
+	VMOVUPS Y2, 256(BX)
+	VPERMPS 4480(R9), Y1, Y2
+	VMOVUPS Y2, 288(BX)
+	VPERMPS 4512(R9), Y1, Y1
+	VMOVUPS Y1, 416(BX)
+	JMP     PlaneContactsAVX2_planesdone5
+
+PlaneContactsAVX2_planerecords5:
 	// Plane records of side J, transposed.
 	MOVL           (SI)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -39889,7 +40027,9 @@ PlaneContactsAVX2_loop:
 	VMOVUPS        Y3, 320(BX)
 	VMOVUPS        Y4, 352(BX)
 	VMOVUPS        Y1, 384(BX)
-	LEAQ           3520(R9), R10
+
+PlaneContactsAVX2_planesdone5:
+	LEAQ 3520(R9), R10
 
 PlaneContactsAVX2_ahead:
 	MOVQ n+40(FP), R14
@@ -40022,6 +40162,21 @@ PlaneContactsAVX2_ahead_noprefetch:
 	VMOVUPS        Y6, 128(R10)
 	VMOVUPS        Y3, 160(R10)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ    nplanes+64(FP), $0x00000008
+	JA      PlaneContactsAVX2_planerecords6
+	VMOVDQU 32(SI)(R13*4), Y3
+	VPERMPS 4416(R9), Y3, Y4
+	VMOVUPS Y4, 224(R10)
+	VPERMPS 4448(R9), Y3, Y4
+	VMOVUPS Y4, 256(R10)
+	VPERMPS 4480(R9), Y3, Y4
+	VMOVUPS Y4, 288(R10)
+	VPERMPS 4512(R9), Y3, Y3
+	VMOVUPS Y3, 416(R10)
+	JMP     PlaneContactsAVX2_planesdone6
+
+PlaneContactsAVX2_planerecords6:
 	// Plane records of side J, transposed.
 	MOVL           32(SI)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -40093,10 +40248,12 @@ PlaneContactsAVX2_ahead_noprefetch:
 	VMOVUPS        Y5, 320(R10)
 	VMOVUPS        Y6, 352(R10)
 	VMOVUPS        Y3, 384(R10)
-	VMOVUPS        192(BX), Y3
-	VSUBPS         Y1, Y3, Y3
-	VMOVUPS        192(BX), Y4
-	VSUBPS         Y2, Y4, Y4
+
+PlaneContactsAVX2_planesdone6:
+	VMOVUPS 192(BX), Y3
+	VSUBPS  Y1, Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPS  Y2, Y4, Y4
 
 	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
 	VBROADCASTSS margin+48(FP), Y5
@@ -40502,6 +40659,21 @@ PlaneContactsAVX2_tail:
 	VMOVUPS        Y5, 128(BX)
 	VMOVUPS        Y2, 160(BX)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ    nplanes+64(FP), $0x00000008
+	JA      PlaneContactsAVX2_planerecords7
+	VMOVDQU 3488(R9), Y2
+	VPERMPS 4416(R9), Y2, Y3
+	VMOVUPS Y3, 224(BX)
+	VPERMPS 4448(R9), Y2, Y3
+	VMOVUPS Y3, 256(BX)
+	VPERMPS 4480(R9), Y2, Y3
+	VMOVUPS Y3, 288(BX)
+	VPERMPS 4512(R9), Y2, Y2
+	VMOVUPS Y2, 416(BX)
+	JMP     PlaneContactsAVX2_planesdone7
+
+PlaneContactsAVX2_planerecords7:
 	// Plane records of side J, transposed.
 	MOVL           3488(R9), AX
 	SHLQ           $0x05, AX
@@ -40574,6 +40746,7 @@ PlaneContactsAVX2_tail:
 	VMOVUPS        Y5, 352(BX)
 	VMOVUPS        Y2, 384(BX)
 
+PlaneContactsAVX2_planesdone7:
 	// Signed distances s = n.X - d and depths r - s of both ends.
 	VMOVUPS 224(BX), Y2
 	VMULPS  (BX), Y2, Y2
@@ -40752,13 +40925,13 @@ PlaneContactsAVX2_tailgroup_finite:
 
 PlaneContactsAVX2_done:
 	MOVQ n+40(FP), R14
-	MOVQ R14, ret+64(FP)
+	MOVQ R14, ret+72(FP)
 	VZEROUPPER
 	RET
 
-// func CompactPlaneContactsAVX2(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+// func CompactPlaneContactsAVX2(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int, nplanes int) int
 // Requires: AVX, AVX2, MMX+, POPCNT
-TEXT ·CompactPlaneContactsAVX2(SB), $4584-72
+TEXT ·CompactPlaneContactsAVX2(SB), $4968-80
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two.
 	MOVQ         out+32(FP), R12
@@ -40801,6 +40974,63 @@ TEXT ·CompactPlaneContactsAVX2(SB), $4584-72
 	VXORPS       Y0, Y0, Y0
 	VBROADCASTSS one<>+0(SB), Y1
 
+	// At most lanes planes (nplanes): their N and D transposed into the plane table.
+	MOVQ    nplanes+64(FP), R14
+	CMPQ    R14, $0x00000008
+	JA      CompactPlaneContactsAVX2_notable
+	VMOVUPS Y0, 4544(R9)
+	VMOVUPS Y0, 4576(R9)
+	VMOVUPS Y0, 4608(R9)
+	VMOVUPS Y0, 4640(R9)
+	VMOVUPS Y0, 4672(R9)
+	VMOVUPS Y0, 4704(R9)
+	VMOVUPS Y0, 4736(R9)
+	VMOVUPS Y0, 4768(R9)
+	MOVQ    R14, R12
+	SHLQ    $0x05, R12
+
+CompactPlaneContactsAVX2_tablein:
+	SUBQ           $0x00000020, R12
+	VMOVUPS        (DI)(R12*1), Y1
+	VMOVUPS        Y1, 4544(R9)(R12*1)
+	JNZ            CompactPlaneContactsAVX2_tablein
+	VBROADCASTF128 4544(R9), Y1
+	VINSERTF128    $0x01, 4672(R9), Y1, Y1
+	VBROADCASTF128 4576(R9), Y2
+	VINSERTF128    $0x01, 4704(R9), Y2, Y2
+	VBROADCASTF128 4608(R9), Y3
+	VINSERTF128    $0x01, 4736(R9), Y3, Y3
+	VBROADCASTF128 4640(R9), Y4
+	VINSERTF128    $0x01, 4768(R9), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y4
+	VSHUFPS        $0x44, Y2, Y1, Y5
+	VSHUFPS        $0xee, Y2, Y1, Y1
+	VMOVUPS        Y3, 4416(R9)
+	VMOVUPS        Y4, 4448(R9)
+	VMOVUPS        Y5, 4480(R9)
+	VMOVUPS        Y1, 4512(R9)
+	VBROADCASTF128 4560(R9), Y1
+	VINSERTF128    $0x01, 4688(R9), Y1, Y1
+	VBROADCASTF128 4592(R9), Y2
+	VINSERTF128    $0x01, 4720(R9), Y2, Y2
+	VBROADCASTF128 4624(R9), Y3
+	VINSERTF128    $0x01, 4752(R9), Y3, Y3
+	VBROADCASTF128 4656(R9), Y4
+	VINSERTF128    $0x01, 4784(R9), Y4, Y4
+	VUNPCKLPS      Y2, Y1, Y5
+	VUNPCKLPS      Y4, Y3, Y6
+	VUNPCKHPS      Y2, Y1, Y1
+	VUNPCKHPS      Y4, Y3, Y2
+	VSHUFPS        $0x44, Y6, Y5, Y3
+	VSHUFPS        $0xee, Y6, Y5, Y3
+	VSHUFPS        $0x44, Y2, Y1, Y1
+
+CompactPlaneContactsAVX2_notable:
 	// 2 groups at a time, their instruction streams merged.
 	// Records beyond L2 (prefetch != 0) go to the one-group loop (WideRecordsAt).
 	MOVQ  prefetch+56(FP), CX
@@ -40885,6 +41115,21 @@ TEXT ·CompactPlaneContactsAVX2(SB), $4584-72
 	VMOVUPS        Y4, 128(BX)
 	VMOVUPS        Y1, 160(BX)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ    nplanes+64(FP), $0x00000008
+	JA      CompactPlaneContactsAVX2_planerecords1
+	VMOVDQU (SI)(R13*4), Y1
+	VPERMPS 4416(R9), Y1, Y2
+	VMOVUPS Y2, 224(BX)
+	VPERMPS 4448(R9), Y1, Y2
+	VMOVUPS Y2, 256(BX)
+	VPERMPS 4480(R9), Y1, Y2
+	VMOVUPS Y2, 288(BX)
+	VPERMPS 4512(R9), Y1, Y1
+	VMOVUPS Y1, 416(BX)
+	JMP     CompactPlaneContactsAVX2_planesdone1
+
+CompactPlaneContactsAVX2_planerecords1:
 	// Plane records of side J, transposed.
 	MOVL           (SI)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -40957,6 +41202,7 @@ TEXT ·CompactPlaneContactsAVX2(SB), $4584-72
 	VMOVUPS        Y4, 352(BX)
 	VMOVUPS        Y1, 384(BX)
 
+CompactPlaneContactsAVX2_planesdone1:
 	// Capsule records of side I, transposed.
 	MOVL           32(DX)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -41029,6 +41275,21 @@ TEXT ·CompactPlaneContactsAVX2(SB), $4584-72
 	VMOVUPS        Y4, 576(BX)
 	VMOVUPS        Y1, 608(BX)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ    nplanes+64(FP), $0x00000008
+	JA      CompactPlaneContactsAVX2_planerecords2
+	VMOVDQU 32(SI)(R13*4), Y1
+	VPERMPS 4416(R9), Y1, Y2
+	VMOVUPS Y2, 672(BX)
+	VPERMPS 4448(R9), Y1, Y2
+	VMOVUPS Y2, 704(BX)
+	VPERMPS 4480(R9), Y1, Y2
+	VMOVUPS Y2, 736(BX)
+	VPERMPS 4512(R9), Y1, Y1
+	VMOVUPS Y1, 864(BX)
+	JMP     CompactPlaneContactsAVX2_planesdone2
+
+CompactPlaneContactsAVX2_planerecords2:
 	// Plane records of side J, transposed.
 	MOVL           32(SI)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -41100,7 +41361,9 @@ TEXT ·CompactPlaneContactsAVX2(SB), $4584-72
 	VMOVUPS        Y3, 768(BX)
 	VMOVUPS        Y4, 800(BX)
 	VMOVUPS        Y1, 832(BX)
-	LEAQ           3520(R9), R10
+
+CompactPlaneContactsAVX2_planesdone2:
+	LEAQ 3520(R9), R10
 
 CompactPlaneContactsAVX2_wideahead:
 	MOVQ n+40(FP), R14
@@ -41258,6 +41521,21 @@ CompactPlaneContactsAVX2_wideahead:
 	VMOVUPS        Y6, 128(R10)
 	VMOVUPS        Y2, 160(R10)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ    nplanes+64(FP), $0x00000008
+	JA      CompactPlaneContactsAVX2_planerecords3
+	VMOVDQU 64(SI)(R13*4), Y2
+	VPERMPS 4416(R9), Y2, Y3
+	VMOVUPS Y3, 224(R10)
+	VPERMPS 4448(R9), Y2, Y3
+	VMOVUPS Y3, 256(R10)
+	VPERMPS 4480(R9), Y2, Y3
+	VMOVUPS Y3, 288(R10)
+	VPERMPS 4512(R9), Y2, Y2
+	VMOVUPS Y2, 416(R10)
+	JMP     CompactPlaneContactsAVX2_planesdone3
+
+CompactPlaneContactsAVX2_planerecords3:
 	// Plane records of side J, transposed.
 	MOVL           64(SI)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -41330,6 +41608,7 @@ CompactPlaneContactsAVX2_wideahead:
 	VMOVUPS        Y6, 352(R10)
 	VMOVUPS        Y2, 384(R10)
 
+CompactPlaneContactsAVX2_planesdone3:
 	// Capsule records of side I, transposed.
 	MOVL           96(DX)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -41402,6 +41681,21 @@ CompactPlaneContactsAVX2_wideahead:
 	VMOVUPS        Y6, 576(R10)
 	VMOVUPS        Y2, 608(R10)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ    nplanes+64(FP), $0x00000008
+	JA      CompactPlaneContactsAVX2_planerecords4
+	VMOVDQU 96(SI)(R13*4), Y2
+	VPERMPS 4416(R9), Y2, Y3
+	VMOVUPS Y3, 672(R10)
+	VPERMPS 4448(R9), Y2, Y3
+	VMOVUPS Y3, 704(R10)
+	VPERMPS 4480(R9), Y2, Y3
+	VMOVUPS Y3, 736(R10)
+	VPERMPS 4512(R9), Y2, Y2
+	VMOVUPS Y2, 864(R10)
+	JMP     CompactPlaneContactsAVX2_planesdone4
+
+CompactPlaneContactsAVX2_planerecords4:
 	// Plane records of side J, transposed.
 	MOVL           96(SI)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -41473,13 +41767,15 @@ CompactPlaneContactsAVX2_wideahead:
 	VMOVUPS        Y4, 768(R10)
 	VMOVUPS        Y6, 800(R10)
 	VMOVUPS        Y2, 832(R10)
-	VCMPPS         $0x12, Y12, Y9, Y2
-	VANDPS         int1<>+0(SB), Y5, Y3
-	VMOVUPS        448(BX), Y4
-	VCMPPS         $0x00, 544(BX), Y4, Y4
-	VBLENDVPS      Y7, int2<>+0(SB), Y3, Y3
-	VMOVUPS        480(BX), Y5
-	VCMPPS         $0x00, 576(BX), Y5, Y5
+
+CompactPlaneContactsAVX2_planesdone4:
+	VCMPPS    $0x12, Y12, Y9, Y2
+	VANDPS    int1<>+0(SB), Y5, Y3
+	VMOVUPS   448(BX), Y4
+	VCMPPS    $0x00, 544(BX), Y4, Y4
+	VBLENDVPS Y7, int2<>+0(SB), Y3, Y3
+	VMOVUPS   480(BX), Y5
+	VCMPPS    $0x00, 576(BX), Y5, Y5
 
 	// Points X - n h, h = (r + s) * 0.5: midway between the capsule's surface and the plane's.
 	VANDPS       Y5, Y4, Y4
@@ -42617,6 +42913,21 @@ CompactPlaneContactsAVX2_loop:
 	VMOVUPS        Y4, 128(BX)
 	VMOVUPS        Y1, 160(BX)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ    nplanes+64(FP), $0x00000008
+	JA      CompactPlaneContactsAVX2_planerecords5
+	VMOVDQU (SI)(R13*4), Y1
+	VPERMPS 4416(R9), Y1, Y2
+	VMOVUPS Y2, 224(BX)
+	VPERMPS 4448(R9), Y1, Y2
+	VMOVUPS Y2, 256(BX)
+	VPERMPS 4480(R9), Y1, Y2
+	VMOVUPS Y2, 288(BX)
+	VPERMPS 4512(R9), Y1, Y1
+	VMOVUPS Y1, 416(BX)
+	JMP     CompactPlaneContactsAVX2_planesdone5
+
+CompactPlaneContactsAVX2_planerecords5:
 	// Plane records of side J, transposed.
 	MOVL           (SI)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -42688,7 +42999,9 @@ CompactPlaneContactsAVX2_loop:
 	VMOVUPS        Y3, 320(BX)
 	VMOVUPS        Y4, 352(BX)
 	VMOVUPS        Y1, 384(BX)
-	LEAQ           3520(R9), R10
+
+CompactPlaneContactsAVX2_planesdone5:
+	LEAQ 3520(R9), R10
 
 CompactPlaneContactsAVX2_ahead:
 	MOVQ n+40(FP), R14
@@ -42821,6 +43134,21 @@ CompactPlaneContactsAVX2_ahead_noprefetch:
 	VMOVUPS        Y6, 128(R10)
 	VMOVUPS        Y3, 160(R10)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ    nplanes+64(FP), $0x00000008
+	JA      CompactPlaneContactsAVX2_planerecords6
+	VMOVDQU 32(SI)(R13*4), Y3
+	VPERMPS 4416(R9), Y3, Y4
+	VMOVUPS Y4, 224(R10)
+	VPERMPS 4448(R9), Y3, Y4
+	VMOVUPS Y4, 256(R10)
+	VPERMPS 4480(R9), Y3, Y4
+	VMOVUPS Y4, 288(R10)
+	VPERMPS 4512(R9), Y3, Y3
+	VMOVUPS Y3, 416(R10)
+	JMP     CompactPlaneContactsAVX2_planesdone6
+
+CompactPlaneContactsAVX2_planerecords6:
 	// Plane records of side J, transposed.
 	MOVL           32(SI)(R13*4), CX
 	SHLQ           $0x05, CX
@@ -42892,10 +43220,12 @@ CompactPlaneContactsAVX2_ahead_noprefetch:
 	VMOVUPS        Y5, 320(R10)
 	VMOVUPS        Y6, 352(R10)
 	VMOVUPS        Y3, 384(R10)
-	VMOVUPS        192(BX), Y3
-	VSUBPS         Y1, Y3, Y3
-	VMOVUPS        192(BX), Y4
-	VSUBPS         Y2, Y4, Y4
+
+CompactPlaneContactsAVX2_planesdone6:
+	VMOVUPS 192(BX), Y3
+	VSUBPS  Y1, Y3, Y3
+	VMOVUPS 192(BX), Y4
+	VSUBPS  Y2, Y4, Y4
 
 	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
 	VBROADCASTSS margin+48(FP), Y5
@@ -43477,6 +43807,21 @@ CompactPlaneContactsAVX2_tail:
 	VMOVUPS        Y5, 128(BX)
 	VMOVUPS        Y2, 160(BX)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ    nplanes+64(FP), $0x00000008
+	JA      CompactPlaneContactsAVX2_planerecords7
+	VMOVDQU 3488(R9), Y2
+	VPERMPS 4416(R9), Y2, Y3
+	VMOVUPS Y3, 224(BX)
+	VPERMPS 4448(R9), Y2, Y3
+	VMOVUPS Y3, 256(BX)
+	VPERMPS 4480(R9), Y2, Y3
+	VMOVUPS Y3, 288(BX)
+	VPERMPS 4512(R9), Y2, Y2
+	VMOVUPS Y2, 416(BX)
+	JMP     CompactPlaneContactsAVX2_planesdone7
+
+CompactPlaneContactsAVX2_planerecords7:
 	// Plane records of side J, transposed.
 	MOVL           3488(R9), AX
 	SHLQ           $0x05, AX
@@ -43549,6 +43894,7 @@ CompactPlaneContactsAVX2_tail:
 	VMOVUPS        Y5, 352(BX)
 	VMOVUPS        Y2, 384(BX)
 
+CompactPlaneContactsAVX2_planesdone7:
 	// Signed distances s = n.X - d and depths r - s of both ends.
 	VMOVUPS 224(BX), Y2
 	VMULPS  (BX), Y2, Y2
@@ -43784,13 +44130,13 @@ CompactPlaneContactsAVX2_tailgroup_finite:
 
 CompactPlaneContactsAVX2_tailgroup_none:
 CompactPlaneContactsAVX2_done:
-	MOVQ R11, ret+64(FP)
+	MOVQ R11, ret+72(FP)
 	VZEROUPPER
 	RET
 
-// func PlaneContactsAVX512(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+// func PlaneContactsAVX512(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int, nplanes int) int
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+
-TEXT ·PlaneContactsAVX512(SB), $2216-72
+TEXT ·PlaneContactsAVX512(SB), $2984-80
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two.
 	MOVQ         out+32(FP), R12
@@ -43836,6 +44182,71 @@ TEXT ·PlaneContactsAVX512(SB), $2216-72
 	// Constants held in registers (PinnedConstants).
 	VBROADCASTSS half<>+0(SB), Z1
 
+	// At most lanes planes (nplanes): their N and D transposed into the plane table.
+	MOVQ    nplanes+64(FP), R14
+	CMPQ    R14, $0x00000010
+	JA      PlaneContactsAVX512_notable
+	VMOVUPS Z0, 2304(R9)
+	VMOVUPS Z0, 2368(R9)
+	VMOVUPS Z0, 2432(R9)
+	VMOVUPS Z0, 2496(R9)
+	VMOVUPS Z0, 2560(R9)
+	VMOVUPS Z0, 2624(R9)
+	VMOVUPS Z0, 2688(R9)
+	VMOVUPS Z0, 2752(R9)
+	MOVQ    R14, R12
+	SHLQ    $0x05, R12
+
+PlaneContactsAVX512_tablein:
+	SUBQ         $0x00000020, R12
+	VMOVUPS      (DI)(R12*1), Y2
+	VMOVUPS      Y2, 2304(R9)(R12*1)
+	JNZ          PlaneContactsAVX512_tablein
+	VMOVUPS      2304(R9), Y2
+	VINSERTF32X8 $0x01, 2432(R9), Z2, Z2
+	VMOVUPS      2336(R9), Y3
+	VINSERTF32X8 $0x01, 2464(R9), Z3, Z3
+	VMOVUPS      2368(R9), Y4
+	VINSERTF32X8 $0x01, 2496(R9), Z4, Z4
+	VMOVUPS      2400(R9), Y5
+	VINSERTF32X8 $0x01, 2528(R9), Z5, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	VMOVUPS      2560(R9), Y8
+	VINSERTF32X8 $0x01, 2688(R9), Z8, Z3
+	VMOVUPS      2592(R9), Y8
+	VINSERTF32X8 $0x01, 2720(R9), Z8, Z7
+	VMOVUPS      2624(R9), Y8
+	VINSERTF32X8 $0x01, 2752(R9), Z8, Z9
+	VMOVUPS      2656(R9), Y8
+	VINSERTF32X8 $0x01, 2784(R9), Z8, Z10
+	VUNPCKLPS    Z7, Z3, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z10, Z9, Z7
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z7, Z3, Z11
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z9, Z4, Z7
+	VMOVUPS      Z7, 2048(R9)
+	VSHUFF32X4   $0x88, Z10, Z5, Z7
+	VMOVUPS      Z7, 2112(R9)
+	VSHUFF32X4   $0x88, Z11, Z6, Z7
+	VMOVUPS      Z7, 2176(R9)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 2240(R9)
+	VSHUFF32X4   $0xdd, Z9, Z4, Z2
+	VSHUFF32X4   $0xdd, Z10, Z5, Z2
+	VSHUFF32X4   $0xdd, Z11, Z6, Z2
+
+PlaneContactsAVX512_notable:
 	// One group at a time, each loading the next one's records into the other set
 	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+40(FP), R14
@@ -43846,28 +44257,28 @@ TEXT ·PlaneContactsAVX512(SB), $2216-72
 	// Capsule records of side I, transposed.
 	MOVL         (DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y2
+	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         16(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z2
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z2
 	MOVL         4(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y3
+	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         20(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z3, Z3
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
 	MOVL         8(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y4
+	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         24(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z4, Z4
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z4
 	MOVL         12(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y5
+	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         28(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z5, Z5
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
 	VUNPCKLPS    Z3, Z2, Z6
 	VUNPCKLPS    Z5, Z4, Z7
 	VUNPCKHPS    Z3, Z2, Z2
@@ -43923,6 +44334,21 @@ TEXT ·PlaneContactsAVX512(SB), $2216-72
 	VSHUFF32X4   $0xdd, Z11, Z6, Z2
 	VMOVUPS      Z2, 320(BX)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ      nplanes+64(FP), $0x00000010
+	JA        PlaneContactsAVX512_planerecords1
+	VMOVDQU32 (SI)(R13*4), Z2
+	VPERMPS   2048(R9), Z2, Z3
+	VMOVUPS   Z3, 448(BX)
+	VPERMPS   2112(R9), Z2, Z3
+	VMOVUPS   Z3, 512(BX)
+	VPERMPS   2176(R9), Z2, Z3
+	VMOVUPS   Z3, 576(BX)
+	VPERMPS   2240(R9), Z2, Z2
+	VMOVUPS   Z2, 832(BX)
+	JMP       PlaneContactsAVX512_planesdone1
+
+PlaneContactsAVX512_planerecords1:
 	// Plane records of side J, transposed.
 	MOVL         (SI)(R13*4), CX
 	SHLQ         $0x05, CX
@@ -44002,7 +44428,9 @@ TEXT ·PlaneContactsAVX512(SB), $2216-72
 	VMOVUPS      Z2, 704(BX)
 	VSHUFF32X4   $0xdd, Z11, Z6, Z2
 	VMOVUPS      Z2, 768(BX)
-	LEAQ         1152(R9), R10
+
+PlaneContactsAVX512_planesdone1:
+	LEAQ 1152(R9), R10
 
 PlaneContactsAVX512_ahead:
 	MOVQ n+40(FP), R14
@@ -44166,6 +44594,21 @@ PlaneContactsAVX512_ahead_noprefetch:
 	VSHUFF32X4   $0xdd, Z13, Z9, Z4
 	VMOVUPS      Z4, 320(R10)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ      nplanes+64(FP), $0x00000010
+	JA        PlaneContactsAVX512_planerecords2
+	VMOVDQU32 64(SI)(R13*4), Z4
+	VPERMPS   2048(R9), Z4, Z5
+	VMOVUPS   Z5, 448(R10)
+	VPERMPS   2112(R9), Z4, Z5
+	VMOVUPS   Z5, 512(R10)
+	VPERMPS   2176(R9), Z4, Z5
+	VMOVUPS   Z5, 576(R10)
+	VPERMPS   2240(R9), Z4, Z4
+	VMOVUPS   Z4, 832(R10)
+	JMP       PlaneContactsAVX512_planesdone2
+
+PlaneContactsAVX512_planerecords2:
 	// Plane records of side J, transposed.
 	MOVL         64(SI)(R13*4), CX
 	SHLQ         $0x05, CX
@@ -44245,11 +44688,13 @@ PlaneContactsAVX512_ahead_noprefetch:
 	VMOVUPS      Z4, 704(R10)
 	VSHUFF32X4   $0xdd, Z13, Z9, Z4
 	VMOVUPS      Z4, 768(R10)
-	VSUBPS       832(BX), Z3, Z3
-	VMOVUPS      384(BX), Z4
-	VSUBPS       Z2, Z4, Z4
-	VMOVUPS      384(BX), Z5
-	VSUBPS       Z3, Z5, Z5
+
+PlaneContactsAVX512_planesdone2:
+	VSUBPS  832(BX), Z3, Z3
+	VMOVUPS 384(BX), Z4
+	VSUBPS  Z2, Z4, Z4
+	VMOVUPS 384(BX), Z5
+	VSUBPS  Z3, Z5, Z5
 
 	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
 	VBROADCASTSS   margin+48(FP), Z6
@@ -44662,6 +45107,21 @@ PlaneContactsAVX512_tail:
 	VSHUFF32X4   $0xdd, Z11, Z6, Z2
 	VMOVUPS      Z2, 320(BX)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ      nplanes+64(FP), $0x00000010
+	JA        PlaneContactsAVX512_planerecords3
+	VMOVDQU32 1088(R9), Z2
+	VPERMPS   2048(R9), Z2, Z3
+	VMOVUPS   Z3, 448(BX)
+	VPERMPS   2112(R9), Z2, Z3
+	VMOVUPS   Z3, 512(BX)
+	VPERMPS   2176(R9), Z2, Z3
+	VMOVUPS   Z3, 576(BX)
+	VPERMPS   2240(R9), Z2, Z2
+	VMOVUPS   Z2, 832(BX)
+	JMP       PlaneContactsAVX512_planesdone3
+
+PlaneContactsAVX512_planerecords3:
 	// Plane records of side J, transposed.
 	MOVL         1088(R9), AX
 	SHLQ         $0x05, AX
@@ -44742,6 +45202,7 @@ PlaneContactsAVX512_tail:
 	VSHUFF32X4   $0xdd, Z10, Z6, Z2
 	VMOVUPS      Z2, 768(BX)
 
+PlaneContactsAVX512_planesdone3:
 	// Signed distances s = n.X - d and depths r - s of both ends.
 	VMOVUPS 448(BX), Z2
 	VMULPS  (BX), Z2, Z2
@@ -44912,13 +45373,13 @@ PlaneContactsAVX512_tailgroup_finite:
 
 PlaneContactsAVX512_done:
 	MOVQ n+40(FP), R14
-	MOVQ R14, ret+64(FP)
+	MOVQ R14, ret+72(FP)
 	VZEROUPPER
 	RET
 
-// func CompactPlaneContactsAVX512(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+// func CompactPlaneContactsAVX512(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int, nplanes int) int
 // Requires: AVX, AVX512DQ, AVX512F, BMI2, MMX+, POPCNT
-TEXT ·CompactPlaneContactsAVX512(SB), $3056-72
+TEXT ·CompactPlaneContactsAVX512(SB), $3824-80
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two.
 	MOVQ         out+32(FP), R12
@@ -44965,6 +45426,71 @@ TEXT ·CompactPlaneContactsAVX512(SB), $3056-72
 	// Constants held in registers (PinnedConstants).
 	VBROADCASTSS half<>+0(SB), Z1
 
+	// At most lanes planes (nplanes): their N and D transposed into the plane table.
+	MOVQ    nplanes+64(FP), R14
+	CMPQ    R14, $0x00000010
+	JA      CompactPlaneContactsAVX512_notable
+	VMOVUPS Z0, 3136(R9)
+	VMOVUPS Z0, 3200(R9)
+	VMOVUPS Z0, 3264(R9)
+	VMOVUPS Z0, 3328(R9)
+	VMOVUPS Z0, 3392(R9)
+	VMOVUPS Z0, 3456(R9)
+	VMOVUPS Z0, 3520(R9)
+	VMOVUPS Z0, 3584(R9)
+	MOVQ    R14, R12
+	SHLQ    $0x05, R12
+
+CompactPlaneContactsAVX512_tablein:
+	SUBQ         $0x00000020, R12
+	VMOVUPS      (DI)(R12*1), Y2
+	VMOVUPS      Y2, 3136(R9)(R12*1)
+	JNZ          CompactPlaneContactsAVX512_tablein
+	VMOVUPS      3136(R9), Y2
+	VINSERTF32X8 $0x01, 3264(R9), Z2, Z2
+	VMOVUPS      3168(R9), Y3
+	VINSERTF32X8 $0x01, 3296(R9), Z3, Z3
+	VMOVUPS      3200(R9), Y4
+	VINSERTF32X8 $0x01, 3328(R9), Z4, Z4
+	VMOVUPS      3232(R9), Y5
+	VINSERTF32X8 $0x01, 3360(R9), Z5, Z5
+	VUNPCKLPS    Z3, Z2, Z6
+	VUNPCKLPS    Z5, Z4, Z7
+	VUNPCKHPS    Z3, Z2, Z2
+	VUNPCKHPS    Z5, Z4, Z3
+	VSHUFPS      $0x44, Z7, Z6, Z4
+	VSHUFPS      $0xee, Z7, Z6, Z5
+	VSHUFPS      $0x44, Z3, Z2, Z6
+	VSHUFPS      $0xee, Z3, Z2, Z2
+	VMOVUPS      3392(R9), Y8
+	VINSERTF32X8 $0x01, 3520(R9), Z8, Z3
+	VMOVUPS      3424(R9), Y8
+	VINSERTF32X8 $0x01, 3552(R9), Z8, Z7
+	VMOVUPS      3456(R9), Y8
+	VINSERTF32X8 $0x01, 3584(R9), Z8, Z9
+	VMOVUPS      3488(R9), Y8
+	VINSERTF32X8 $0x01, 3616(R9), Z8, Z10
+	VUNPCKLPS    Z7, Z3, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z7, Z3, Z3
+	VUNPCKHPS    Z10, Z9, Z7
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z7, Z3, Z11
+	VSHUFPS      $0xee, Z7, Z3, Z3
+	VSHUFF32X4   $0x88, Z9, Z4, Z7
+	VMOVUPS      Z7, 2880(R9)
+	VSHUFF32X4   $0x88, Z10, Z5, Z7
+	VMOVUPS      Z7, 2944(R9)
+	VSHUFF32X4   $0x88, Z11, Z6, Z7
+	VMOVUPS      Z7, 3008(R9)
+	VSHUFF32X4   $0x88, Z3, Z2, Z2
+	VMOVUPS      Z2, 3072(R9)
+	VSHUFF32X4   $0xdd, Z9, Z4, Z2
+	VSHUFF32X4   $0xdd, Z10, Z5, Z2
+	VSHUFF32X4   $0xdd, Z11, Z6, Z2
+
+CompactPlaneContactsAVX512_notable:
 	// One group at a time, each loading the next one's records into the other set
 	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+40(FP), R14
@@ -44975,28 +45501,28 @@ TEXT ·CompactPlaneContactsAVX512(SB), $3056-72
 	// Capsule records of side I, transposed.
 	MOVL         (DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y2
+	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         16(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z2, Z2
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z2
 	MOVL         4(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y3
+	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         20(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z3, Z3
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z3
 	MOVL         8(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y4
+	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         24(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z4, Z4
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z4
 	MOVL         12(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VMOVUPS      (AX)(CX*1), Y5
+	VMOVUPS      (AX)(CX*1), Y8
 	MOVL         28(DX)(R13*4), CX
 	SHLQ         $0x05, CX
-	VINSERTF32X8 $0x01, (AX)(CX*1), Z5, Z5
+	VINSERTF32X8 $0x01, (AX)(CX*1), Z8, Z5
 	VUNPCKLPS    Z3, Z2, Z6
 	VUNPCKLPS    Z5, Z4, Z7
 	VUNPCKHPS    Z3, Z2, Z2
@@ -45052,6 +45578,21 @@ TEXT ·CompactPlaneContactsAVX512(SB), $3056-72
 	VSHUFF32X4   $0xdd, Z11, Z6, Z2
 	VMOVUPS      Z2, 320(BX)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ      nplanes+64(FP), $0x00000010
+	JA        CompactPlaneContactsAVX512_planerecords1
+	VMOVDQU32 (SI)(R13*4), Z2
+	VPERMPS   2880(R9), Z2, Z3
+	VMOVUPS   Z3, 448(BX)
+	VPERMPS   2944(R9), Z2, Z3
+	VMOVUPS   Z3, 512(BX)
+	VPERMPS   3008(R9), Z2, Z3
+	VMOVUPS   Z3, 576(BX)
+	VPERMPS   3072(R9), Z2, Z2
+	VMOVUPS   Z2, 832(BX)
+	JMP       CompactPlaneContactsAVX512_planesdone1
+
+CompactPlaneContactsAVX512_planerecords1:
 	// Plane records of side J, transposed.
 	MOVL         (SI)(R13*4), CX
 	SHLQ         $0x05, CX
@@ -45131,7 +45672,9 @@ TEXT ·CompactPlaneContactsAVX512(SB), $3056-72
 	VMOVUPS      Z2, 704(BX)
 	VSHUFF32X4   $0xdd, Z11, Z6, Z2
 	VMOVUPS      Z2, 768(BX)
-	LEAQ         1152(R9), R10
+
+CompactPlaneContactsAVX512_planesdone1:
+	LEAQ 1152(R9), R10
 
 CompactPlaneContactsAVX512_ahead:
 	MOVQ n+40(FP), R14
@@ -45295,6 +45838,21 @@ CompactPlaneContactsAVX512_ahead_noprefetch:
 	VSHUFF32X4   $0xdd, Z13, Z9, Z4
 	VMOVUPS      Z4, 320(R10)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ      nplanes+64(FP), $0x00000010
+	JA        CompactPlaneContactsAVX512_planerecords2
+	VMOVDQU32 64(SI)(R13*4), Z4
+	VPERMPS   2880(R9), Z4, Z5
+	VMOVUPS   Z5, 448(R10)
+	VPERMPS   2944(R9), Z4, Z5
+	VMOVUPS   Z5, 512(R10)
+	VPERMPS   3008(R9), Z4, Z5
+	VMOVUPS   Z5, 576(R10)
+	VPERMPS   3072(R9), Z4, Z4
+	VMOVUPS   Z4, 832(R10)
+	JMP       CompactPlaneContactsAVX512_planesdone2
+
+CompactPlaneContactsAVX512_planerecords2:
 	// Plane records of side J, transposed.
 	MOVL         64(SI)(R13*4), CX
 	SHLQ         $0x05, CX
@@ -45374,11 +45932,13 @@ CompactPlaneContactsAVX512_ahead_noprefetch:
 	VMOVUPS      Z4, 704(R10)
 	VSHUFF32X4   $0xdd, Z13, Z9, Z4
 	VMOVUPS      Z4, 768(R10)
-	VSUBPS       832(BX), Z3, Z3
-	VMOVUPS      384(BX), Z4
-	VSUBPS       Z2, Z4, Z4
-	VMOVUPS      384(BX), Z5
-	VSUBPS       Z3, Z5, Z5
+
+CompactPlaneContactsAVX512_planesdone2:
+	VSUBPS  832(BX), Z3, Z3
+	VMOVUPS 384(BX), Z4
+	VSUBPS  Z2, Z4, Z4
+	VMOVUPS 384(BX), Z5
+	VSUBPS  Z3, Z5, Z5
 
 	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
 	VBROADCASTSS   margin+48(FP), Z6
@@ -45911,6 +46471,21 @@ CompactPlaneContactsAVX512_tail:
 	VSHUFF32X4   $0xdd, Z11, Z6, Z2
 	VMOVUPS      Z2, 320(BX)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ      nplanes+64(FP), $0x00000010
+	JA        CompactPlaneContactsAVX512_planerecords3
+	VMOVDQU32 1088(R9), Z2
+	VPERMPS   2880(R9), Z2, Z3
+	VMOVUPS   Z3, 448(BX)
+	VPERMPS   2944(R9), Z2, Z3
+	VMOVUPS   Z3, 512(BX)
+	VPERMPS   3008(R9), Z2, Z3
+	VMOVUPS   Z3, 576(BX)
+	VPERMPS   3072(R9), Z2, Z2
+	VMOVUPS   Z2, 832(BX)
+	JMP       CompactPlaneContactsAVX512_planesdone3
+
+CompactPlaneContactsAVX512_planerecords3:
 	// Plane records of side J, transposed.
 	MOVL         1088(R9), AX
 	SHLQ         $0x05, AX
@@ -45991,6 +46566,7 @@ CompactPlaneContactsAVX512_tail:
 	VSHUFF32X4   $0xdd, Z10, Z6, Z2
 	VMOVUPS      Z2, 768(BX)
 
+CompactPlaneContactsAVX512_planesdone3:
 	// Signed distances s = n.X - d and depths r - s of both ends.
 	VMOVUPS 448(BX), Z2
 	VMULPS  (BX), Z2, Z2
@@ -46237,13 +46813,13 @@ CompactPlaneContactsAVX512_tailgroup_nostaged:
 
 CompactPlaneContactsAVX512_tailgroup_none:
 CompactPlaneContactsAVX512_done:
-	MOVQ R11, ret+64(FP)
+	MOVQ R11, ret+72(FP)
 	VZEROUPPER
 	RET
 
-// func PlaneContacts64AVX2(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+// func PlaneContacts64AVX2(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int, nplanes int) int
 // Requires: AVX, AVX2, MMX+
-TEXT ·PlaneContacts64AVX2(SB), $4584-72
+TEXT ·PlaneContacts64AVX2(SB), $4584-80
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two.
 	MOVQ         out+32(FP), R12
@@ -48613,13 +49189,13 @@ PlaneContacts64AVX2_tailgroup_finite:
 
 PlaneContacts64AVX2_done:
 	MOVQ n+40(FP), R14
-	MOVQ R14, ret+64(FP)
+	MOVQ R14, ret+72(FP)
 	VZEROUPPER
 	RET
 
-// func CompactPlaneContacts64AVX2(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+// func CompactPlaneContacts64AVX2(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int, nplanes int) int
 // Requires: AVX, AVX2, MMX+, POPCNT
-TEXT ·CompactPlaneContacts64AVX2(SB), $4584-72
+TEXT ·CompactPlaneContacts64AVX2(SB), $4584-80
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two.
 	MOVQ         out+32(FP), R12
@@ -51591,13 +52167,13 @@ CompactPlaneContacts64AVX2_tailgroup_finite:
 
 CompactPlaneContacts64AVX2_tailgroup_none:
 CompactPlaneContacts64AVX2_done:
-	MOVQ R11, ret+64(FP)
+	MOVQ R11, ret+72(FP)
 	VZEROUPPER
 	RET
 
-// func PlaneContacts64AVX512(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+// func PlaneContacts64AVX512(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int, nplanes int) int
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2, MMX+
-TEXT ·PlaneContacts64AVX512(SB), $2216-72
+TEXT ·PlaneContacts64AVX512(SB), $2984-80
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two.
 	MOVQ         out+32(FP), R12
@@ -51643,6 +52219,63 @@ TEXT ·PlaneContacts64AVX512(SB), $2216-72
 	// Constants held in registers (PinnedConstants).
 	VBROADCASTSD half64<>+0(SB), Z1
 
+	// At most lanes planes (nplanes): their N and D transposed into the plane table.
+	MOVQ    nplanes+64(FP), R14
+	CMPQ    R14, $0x00000008
+	JA      PlaneContacts64AVX512_notable
+	VMOVUPS Z0, 2304(R9)
+	VMOVUPS Z0, 2368(R9)
+	VMOVUPS Z0, 2432(R9)
+	VMOVUPS Z0, 2496(R9)
+	VMOVUPS Z0, 2560(R9)
+	VMOVUPS Z0, 2624(R9)
+	VMOVUPS Z0, 2688(R9)
+	VMOVUPS Z0, 2752(R9)
+	MOVQ    R14, R12
+	SHLQ    $0x06, R12
+
+PlaneContacts64AVX512_tablein:
+	SUBQ       $0x00000040, R12
+	VMOVUPS    (DI)(R12*1), Z2
+	VMOVUPS    Z2, 2304(R9)(R12*1)
+	JNZ        PlaneContacts64AVX512_tablein
+	VMOVUPD    2304(R9), Z2
+	VMOVUPD    2368(R9), Z3
+	VMOVUPD    2432(R9), Z4
+	VMOVUPD    2496(R9), Z5
+	VMOVUPD    2560(R9), Z6
+	VMOVUPD    2624(R9), Z7
+	VMOVUPD    2688(R9), Z8
+	VMOVUPD    2752(R9), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 2048(R9)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 2176(R9)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 2112(R9)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 2240(R9)
+
+PlaneContacts64AVX512_notable:
 	// One group at a time, each loading the next one's records into the other set
 	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+40(FP), R14
@@ -51706,6 +52339,22 @@ TEXT ·PlaneContacts64AVX512(SB), $2216-72
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 384(BX)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ      nplanes+64(FP), $0x00000008
+	JA        PlaneContacts64AVX512_planerecords1
+	VMOVDQU   (SI)(R13*4), Y2
+	VPMOVZXDQ Y2, Z2
+	VPERMPD   2048(R9), Z2, Z3
+	VMOVUPS   Z3, 448(BX)
+	VPERMPD   2112(R9), Z2, Z3
+	VMOVUPS   Z3, 512(BX)
+	VPERMPD   2176(R9), Z2, Z3
+	VMOVUPS   Z3, 576(BX)
+	VPERMPD   2240(R9), Z2, Z2
+	VMOVUPS   Z2, 832(BX)
+	JMP       PlaneContacts64AVX512_planesdone1
+
+PlaneContacts64AVX512_planerecords1:
 	// Plane records of side J, transposed.
 	MOVL       (SI)(R13*4), CX
 	SHLQ       $0x06, CX
@@ -51761,7 +52410,9 @@ TEXT ·PlaneContacts64AVX512(SB), $2216-72
 	VMOVUPS    Z3, 704(BX)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 832(BX)
-	LEAQ       1152(R9), R10
+
+PlaneContacts64AVX512_planesdone1:
+	LEAQ 1152(R9), R10
 
 PlaneContacts64AVX512_ahead:
 	MOVQ n+40(FP), R14
@@ -51877,6 +52528,22 @@ PlaneContacts64AVX512_ahead_noprefetch:
 	VSHUFF64X2 $0x88, Z7, Z4, Z4
 	VMOVUPS    Z4, 384(R10)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ      nplanes+64(FP), $0x00000008
+	JA        PlaneContacts64AVX512_planerecords2
+	VMOVDQU   32(SI)(R13*4), Y4
+	VPMOVZXDQ Y4, Z4
+	VPERMPD   2048(R9), Z4, Z5
+	VMOVUPS   Z5, 448(R10)
+	VPERMPD   2112(R9), Z4, Z5
+	VMOVUPS   Z5, 512(R10)
+	VPERMPD   2176(R9), Z4, Z5
+	VMOVUPS   Z5, 576(R10)
+	VPERMPD   2240(R9), Z4, Z4
+	VMOVUPS   Z4, 832(R10)
+	JMP       PlaneContacts64AVX512_planesdone2
+
+PlaneContacts64AVX512_planerecords2:
 	// Plane records of side J, transposed.
 	MOVL       32(SI)(R13*4), CX
 	SHLQ       $0x06, CX
@@ -51932,11 +52599,13 @@ PlaneContacts64AVX512_ahead_noprefetch:
 	VMOVUPS    Z5, 704(R10)
 	VSHUFF64X2 $0x88, Z7, Z4, Z4
 	VMOVUPS    Z4, 832(R10)
-	VSUBPD     832(BX), Z3, Z3
-	VMOVUPS    384(BX), Z4
-	VSUBPD     Z2, Z4, Z4
-	VMOVUPS    384(BX), Z5
-	VSUBPD     Z3, Z5, Z5
+
+PlaneContacts64AVX512_planesdone2:
+	VSUBPD  832(BX), Z3, Z3
+	VMOVUPS 384(BX), Z4
+	VSUBPD  Z2, Z4, Z4
+	VMOVUPS 384(BX), Z5
+	VSUBPD  Z3, Z5, Z5
 
 	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
 	VBROADCASTSD   margin+48(FP), Z6
@@ -52327,6 +52996,22 @@ PlaneContacts64AVX512_tail:
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 384(BX)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ      nplanes+64(FP), $0x00000008
+	JA        PlaneContacts64AVX512_planerecords3
+	VMOVDQU   1088(R9), Y2
+	VPMOVZXDQ Y2, Z2
+	VPERMPD   2048(R9), Z2, Z3
+	VMOVUPS   Z3, 448(BX)
+	VPERMPD   2112(R9), Z2, Z3
+	VMOVUPS   Z3, 512(BX)
+	VPERMPD   2176(R9), Z2, Z3
+	VMOVUPS   Z3, 576(BX)
+	VPERMPD   2240(R9), Z2, Z2
+	VMOVUPS   Z2, 832(BX)
+	JMP       PlaneContacts64AVX512_planesdone3
+
+PlaneContacts64AVX512_planerecords3:
 	// Plane records of side J, transposed.
 	MOVL       1088(R9), AX
 	SHLQ       $0x06, AX
@@ -52383,6 +53068,7 @@ PlaneContacts64AVX512_tail:
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 832(BX)
 
+PlaneContacts64AVX512_planesdone3:
 	// Signed distances s = n.X - d and depths r - s of both ends.
 	VMOVUPS 448(BX), Z2
 	VMULPD  (BX), Z2, Z2
@@ -52554,13 +53240,13 @@ PlaneContacts64AVX512_tailgroup_finite:
 
 PlaneContacts64AVX512_done:
 	MOVQ n+40(FP), R14
-	MOVQ R14, ret+64(FP)
+	MOVQ R14, ret+72(FP)
 	VZEROUPPER
 	RET
 
-// func CompactPlaneContacts64AVX512(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+// func CompactPlaneContacts64AVX512(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int, nplanes int) int
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2, MMX+, POPCNT
-TEXT ·CompactPlaneContacts64AVX512(SB), $3056-72
+TEXT ·CompactPlaneContacts64AVX512(SB), $3824-80
 	// The thirteen stream pointers, copied to the frame: a row's store then loads its
 	// pointer in one instruction, not two.
 	MOVQ         out+32(FP), R12
@@ -52607,6 +53293,63 @@ TEXT ·CompactPlaneContacts64AVX512(SB), $3056-72
 	// Constants held in registers (PinnedConstants).
 	VBROADCASTSD half64<>+0(SB), Z1
 
+	// At most lanes planes (nplanes): their N and D transposed into the plane table.
+	MOVQ    nplanes+64(FP), R14
+	CMPQ    R14, $0x00000008
+	JA      CompactPlaneContacts64AVX512_notable
+	VMOVUPS Z0, 3136(R9)
+	VMOVUPS Z0, 3200(R9)
+	VMOVUPS Z0, 3264(R9)
+	VMOVUPS Z0, 3328(R9)
+	VMOVUPS Z0, 3392(R9)
+	VMOVUPS Z0, 3456(R9)
+	VMOVUPS Z0, 3520(R9)
+	VMOVUPS Z0, 3584(R9)
+	MOVQ    R14, R12
+	SHLQ    $0x06, R12
+
+CompactPlaneContacts64AVX512_tablein:
+	SUBQ       $0x00000040, R12
+	VMOVUPS    (DI)(R12*1), Z2
+	VMOVUPS    Z2, 3136(R9)(R12*1)
+	JNZ        CompactPlaneContacts64AVX512_tablein
+	VMOVUPD    3136(R9), Z2
+	VMOVUPD    3200(R9), Z3
+	VMOVUPD    3264(R9), Z4
+	VMOVUPD    3328(R9), Z5
+	VMOVUPD    3392(R9), Z6
+	VMOVUPD    3456(R9), Z7
+	VMOVUPD    3520(R9), Z8
+	VMOVUPD    3584(R9), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 2880(R9)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 3008(R9)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 2944(R9)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 3072(R9)
+
+CompactPlaneContacts64AVX512_notable:
 	// One group at a time, each loading the next one's records into the other set
 	// part-way through its body (NextRecordsAt); the last whole group loads none.
 	MOVQ n+40(FP), R14
@@ -52670,6 +53413,22 @@ TEXT ·CompactPlaneContacts64AVX512(SB), $3056-72
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 384(BX)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ      nplanes+64(FP), $0x00000008
+	JA        CompactPlaneContacts64AVX512_planerecords1
+	VMOVDQU   (SI)(R13*4), Y2
+	VPMOVZXDQ Y2, Z2
+	VPERMPD   2880(R9), Z2, Z3
+	VMOVUPS   Z3, 448(BX)
+	VPERMPD   2944(R9), Z2, Z3
+	VMOVUPS   Z3, 512(BX)
+	VPERMPD   3008(R9), Z2, Z3
+	VMOVUPS   Z3, 576(BX)
+	VPERMPD   3072(R9), Z2, Z2
+	VMOVUPS   Z2, 832(BX)
+	JMP       CompactPlaneContacts64AVX512_planesdone1
+
+CompactPlaneContacts64AVX512_planerecords1:
 	// Plane records of side J, transposed.
 	MOVL       (SI)(R13*4), CX
 	SHLQ       $0x06, CX
@@ -52725,7 +53484,9 @@ TEXT ·CompactPlaneContacts64AVX512(SB), $3056-72
 	VMOVUPS    Z3, 704(BX)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 832(BX)
-	LEAQ       1152(R9), R10
+
+CompactPlaneContacts64AVX512_planesdone1:
+	LEAQ 1152(R9), R10
 
 CompactPlaneContacts64AVX512_ahead:
 	MOVQ n+40(FP), R14
@@ -52841,6 +53602,22 @@ CompactPlaneContacts64AVX512_ahead_noprefetch:
 	VSHUFF64X2 $0x88, Z7, Z4, Z4
 	VMOVUPS    Z4, 384(R10)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ      nplanes+64(FP), $0x00000008
+	JA        CompactPlaneContacts64AVX512_planerecords2
+	VMOVDQU   32(SI)(R13*4), Y4
+	VPMOVZXDQ Y4, Z4
+	VPERMPD   2880(R9), Z4, Z5
+	VMOVUPS   Z5, 448(R10)
+	VPERMPD   2944(R9), Z4, Z5
+	VMOVUPS   Z5, 512(R10)
+	VPERMPD   3008(R9), Z4, Z5
+	VMOVUPS   Z5, 576(R10)
+	VPERMPD   3072(R9), Z4, Z4
+	VMOVUPS   Z4, 832(R10)
+	JMP       CompactPlaneContacts64AVX512_planesdone2
+
+CompactPlaneContacts64AVX512_planerecords2:
 	// Plane records of side J, transposed.
 	MOVL       32(SI)(R13*4), CX
 	SHLQ       $0x06, CX
@@ -52896,11 +53673,13 @@ CompactPlaneContacts64AVX512_ahead_noprefetch:
 	VMOVUPS    Z5, 704(R10)
 	VSHUFF64X2 $0x88, Z7, Z4, Z4
 	VMOVUPS    Z4, 832(R10)
-	VSUBPD     832(BX), Z3, Z3
-	VMOVUPS    384(BX), Z4
-	VSUBPD     Z2, Z4, Z4
-	VMOVUPS    384(BX), Z5
-	VSUBPD     Z3, Z5, Z5
+
+CompactPlaneContacts64AVX512_planesdone2:
+	VSUBPD  832(BX), Z3, Z3
+	VMOVUPS 384(BX), Z4
+	VSUBPD  Z2, Z4, Z4
+	VMOVUPS 384(BX), Z5
+	VSUBPD  Z3, Z5, Z5
 
 	// Touching ends: s <= r + margin; a sphere (A = B) counts once.
 	VBROADCASTSD   margin+48(FP), Z6
@@ -53413,6 +54192,22 @@ CompactPlaneContacts64AVX512_tail:
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 384(BX)
 
+	// Plane fields of side J from the plane table (at most lanes planes), else from their records.
+	CMPQ      nplanes+64(FP), $0x00000008
+	JA        CompactPlaneContacts64AVX512_planerecords3
+	VMOVDQU   1088(R9), Y2
+	VPMOVZXDQ Y2, Z2
+	VPERMPD   2880(R9), Z2, Z3
+	VMOVUPS   Z3, 448(BX)
+	VPERMPD   2944(R9), Z2, Z3
+	VMOVUPS   Z3, 512(BX)
+	VPERMPD   3008(R9), Z2, Z3
+	VMOVUPS   Z3, 576(BX)
+	VPERMPD   3072(R9), Z2, Z2
+	VMOVUPS   Z2, 832(BX)
+	JMP       CompactPlaneContacts64AVX512_planesdone3
+
+CompactPlaneContacts64AVX512_planerecords3:
 	// Plane records of side J, transposed.
 	MOVL       1088(R9), AX
 	SHLQ       $0x06, AX
@@ -53469,6 +54264,7 @@ CompactPlaneContacts64AVX512_tail:
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 832(BX)
 
+CompactPlaneContacts64AVX512_planesdone3:
 	// Signed distances s = n.X - d and depths r - s of both ends.
 	VMOVUPS 448(BX), Z2
 	VMULPD  (BX), Z2, Z2
@@ -53717,7 +54513,7 @@ CompactPlaneContacts64AVX512_tailgroup_nostaged:
 
 CompactPlaneContacts64AVX512_tailgroup_none:
 CompactPlaneContacts64AVX512_done:
-	MOVQ R11, ret+64(FP)
+	MOVQ R11, ret+72(FP)
 	VZEROUPPER
 	RET
 

@@ -83,10 +83,10 @@ func CompactContacts64NEON(caps *float64, pi *uint32, pj *uint32, out *[13]*floa
 // caps points at the capsule records (soa.Capsule, 32 bytes), planes at the
 // plane records (soa.Plane, 32 bytes), pi at the n capsule indices and pj at
 // the n plane indices (all in range), out holds the thirteen soa.Contacts
-// streams with room for n rows; n > 0. prefetch is ignored.
+// streams with room for n rows; n > 0. prefetch and nplanes are ignored.
 //
 //go:noescape
-func PlaneContactsNEON(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+func PlaneContactsNEON(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int, nplanes int) int
 
 // CompactPlaneContactsNEON computes the contacts of n capsule-plane pairs on arm64 NEON,
 // and writes those of the
@@ -94,20 +94,20 @@ func PlaneContactsNEON(caps *float32, planes *float32, pi *uint32, pj *uint32, o
 // caps points at the capsule records (soa.Capsule, 32 bytes), planes at the
 // plane records (soa.Plane, 32 bytes), pi at the n capsule indices and pj at
 // the n plane indices (all in range), out holds the thirteen soa.Contacts
-// streams with room for n rows; n > 0. prefetch is ignored.
+// streams with room for n rows; n > 0. prefetch and nplanes are ignored.
 //
 //go:noescape
-func CompactPlaneContactsNEON(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
+func CompactPlaneContactsNEON(caps *float32, planes *float32, pi *uint32, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int, nplanes int) int
 
 // PlaneContacts64NEON computes the contacts of n capsule-plane pairs on arm64 NEON,
 // one row per pair; it returns n. Bit-identical to fallback.PlaneContactLane64 on each.
 // caps points at the capsule records (soa.Capsule64, 64 bytes), planes at the
 // plane records (soa.Plane64, 64 bytes), pi at the n capsule indices and pj at
 // the n plane indices (all in range), out holds the thirteen soa.Contacts64
-// streams with room for n rows; n > 0. prefetch is ignored.
+// streams with room for n rows; n > 0. prefetch and nplanes are ignored.
 //
 //go:noescape
-func PlaneContacts64NEON(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+func PlaneContacts64NEON(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int, nplanes int) int
 
 // CompactPlaneContacts64NEON computes the contacts of n capsule-plane pairs on arm64 NEON,
 // and writes those of the
@@ -115,10 +115,10 @@ func PlaneContacts64NEON(caps *float64, planes *float64, pi *uint32, pj *uint32,
 // caps points at the capsule records (soa.Capsule64, 64 bytes), planes at the
 // plane records (soa.Plane64, 64 bytes), pi at the n capsule indices and pj at
 // the n plane indices (all in range), out holds the thirteen soa.Contacts64
-// streams with room for n rows; n > 0. prefetch is ignored.
+// streams with room for n rows; n > 0. prefetch and nplanes are ignored.
 //
 //go:noescape
-func CompactPlaneContacts64NEON(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
+func CompactPlaneContacts64NEON(caps *float64, planes *float64, pi *uint32, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int, nplanes int) int
 
 // ClosestIndexedNEON computes the closest points of the axes of n capsule pairs on arm64
 // NEON, bit-identical to fallback.ClosestLane on each. caps points at the capsule

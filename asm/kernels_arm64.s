@@ -9299,8 +9299,8 @@ CompactContacts64NEON_done:
 	MOVD R12, ret+56(FP)
 	RET
 
-// func PlaneContactsNEON(caps, planes *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
-TEXT ·PlaneContactsNEON(SB), $496-72
+// func PlaneContactsNEON(caps, planes *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32, prefetch, nplanes int) int
+TEXT ·PlaneContactsNEON(SB), $496-80
 	// 22 of 27 vector registers for values, 0 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD planes+8(FP), R1
@@ -9994,11 +9994,11 @@ PlaneContactsNEON_tailout_end:
 	ADD R13, R11, R11
 
 PlaneContactsNEON_done:
-	MOVD R10, ret+64(FP)
+	MOVD R10, ret+72(FP)
 	RET
 
-// func CompactPlaneContactsNEON(caps, planes *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32, prefetch int) int
-TEXT ·CompactPlaneContactsNEON(SB), $496-72
+// func CompactPlaneContactsNEON(caps, planes *float32, pi, pj *uint32, out *[13]*float32, n int, margin float32, prefetch, nplanes int) int
+TEXT ·CompactPlaneContactsNEON(SB), $496-80
 	// 22 of 27 vector registers for values, 0 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD planes+8(FP), R1
@@ -10823,11 +10823,11 @@ CompactPlaneContactsNEON_tailout_end:
 	ADD R13, R11, R11
 
 CompactPlaneContactsNEON_done:
-	MOVD R12, ret+64(FP)
+	MOVD R12, ret+72(FP)
 	RET
 
-// func PlaneContacts64NEON(caps, planes *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
-TEXT ·PlaneContacts64NEON(SB), $496-72
+// func PlaneContacts64NEON(caps, planes *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64, prefetch, nplanes int) int
+TEXT ·PlaneContacts64NEON(SB), $496-80
 	// 22 of 27 vector registers for values, 0 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD planes+8(FP), R1
@@ -11366,11 +11366,11 @@ PlaneContacts64NEON_tailout_end:
 	ADD R13, R11, R11
 
 PlaneContacts64NEON_done:
-	MOVD R10, ret+64(FP)
+	MOVD R10, ret+72(FP)
 	RET
 
-// func CompactPlaneContacts64NEON(caps, planes *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64, prefetch int) int
-TEXT ·CompactPlaneContacts64NEON(SB), $496-72
+// func CompactPlaneContacts64NEON(caps, planes *float64, pi, pj *uint32, out *[13]*float64, n int, margin float64, prefetch, nplanes int) int
+TEXT ·CompactPlaneContacts64NEON(SB), $496-80
 	// 22 of 27 vector registers for values, 0 spilled per group.
 	MOVD caps+0(FP), R0
 	MOVD planes+8(FP), R1
@@ -11967,7 +11967,7 @@ CompactPlaneContacts64NEON_tailout_end:
 	ADD R13, R11, R11
 
 CompactPlaneContacts64NEON_done:
-	MOVD R12, ret+64(FP)
+	MOVD R12, ret+72(FP)
 	RET
 
 // func ClosestIndexedNEON(caps *float32, pi, pj *uint32, s, t, dist2 *float32, n int, prefetch int)

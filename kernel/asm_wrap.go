@@ -60,18 +60,19 @@ func contactOut[F soa.Float](out *[13]*F, dst *soa.ContactsOf[F]) {
 }
 
 // asmPlanes is the signature of the generated plane contact kernels.
-type asmPlanes[F soa.Float] func(caps, planes *F, pi, pj *uint32, out *[13]*F, n int, margin F, prefetch int) int
+type asmPlanes[F soa.Float] func(caps, planes *F, pi, pj *uint32, out *[13]*F, n int, margin F, prefetch, nplanes int) int
 
 // wrapPlanes adapts a generated plane contact kernel (all rows or
 // compacted), as wrapContacts does. It runs after checkPlaneArgs: m > 0,
 // every index in range (J against the planes) and every output stream
 // with room for m rows. Only the capsule records are prefetched: the
-// planes are few.
+// planes are few (on amd64, up to a vector's lanes of them are kept
+// transposed in the kernel's frame).
 func wrapPlanes[F soa.Float](f asmPlanes[F]) func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], planes soa.PlanesOf[F], pairs *soa.IndexPairs, margin F) int {
 	return func(m int, dst *soa.ContactsOf[F], caps soa.CapsulesOf[F], planes soa.PlanesOf[F], pairs *soa.IndexPairs, margin F) int {
 		var out [13]*F
 		contactOut(&out, dst)
-		return f(&caps[0].A[0], &planes[0].N[0], &pairs.I[0], &pairs.J[0], &out, m, margin, prefetchRecords(caps, recordPrefetchMin))
+		return f(&caps[0].A[0], &planes[0].N[0], &pairs.I[0], &pairs.J[0], &out, m, margin, prefetchRecords(caps, recordPrefetchMin), len(planes))
 	}
 }
 

@@ -3,7 +3,6 @@
 package kernel_test
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 	"unsafe"
@@ -93,24 +92,4 @@ func TestPlaneContactsGuardPage(t *testing.T) {
 // planesIn views f (8 float32s a plane) as plane records.
 func planesIn(f []float32) soa.Planes {
 	return unsafe.Slice((*soa.Plane)(unsafe.Pointer(&f[0])), len(f)/8)
-}
-
-// checkSameRows fails t unless rows [0, n) of got and want have the same
-// bits in every stream.
-func checkSameRows[F soa.Float](t *testing.T, what string, got, want *soa.ContactsOf[F], n int) {
-	t.Helper()
-	bytesOf := func(p unsafe.Pointer, size int) []byte { return unsafe.Slice((*byte)(p), n*size) }
-	var f F
-	size := int(unsafe.Sizeof(f))
-	if !bytes.Equal(bytesOf(unsafe.Pointer(unsafe.SliceData(got.Pair)), 4), bytesOf(unsafe.Pointer(unsafe.SliceData(want.Pair)), 4)) ||
-		!bytes.Equal(bytesOf(unsafe.Pointer(unsafe.SliceData(got.Count)), 4), bytesOf(unsafe.Pointer(unsafe.SliceData(want.Count)), 4)) {
-		t.Fatalf("%s: Pair or Count differs from the go path", what)
-	}
-	gs := [][]F{got.Depth1, got.Depth2, got.NX, got.NY, got.NZ, got.P1X, got.P1Y, got.P1Z, got.P2X, got.P2Y, got.P2Z}
-	ws := [][]F{want.Depth1, want.Depth2, want.NX, want.NY, want.NZ, want.P1X, want.P1Y, want.P1Z, want.P2X, want.P2Y, want.P2Z}
-	for i := range gs {
-		if !bytes.Equal(bytesOf(unsafe.Pointer(unsafe.SliceData(gs[i])), size), bytesOf(unsafe.Pointer(unsafe.SliceData(ws[i])), size)) {
-			t.Fatalf("%s: float stream %d differs from the go path", what, i)
-		}
-	}
 }

@@ -32,6 +32,7 @@ func contactSignature(e ir.Elem, planes bool) string {
 	sig := fmt.Sprintf("func(caps *F, pi, pj *uint32, out *[%d]*F, n int, margin F, prefetch int) int", contactStreams)
 	if planes {
 		sig = strings.Replace(sig, "caps *F", "caps, planes *F", 1)
+		sig = strings.Replace(sig, "prefetch int", "prefetch, nplanes int", 1)
 	}
 	return strings.ReplaceAll(sig, "F", e.String())
 }
@@ -108,6 +109,9 @@ func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 		MOVL(U32(0), ck.stage.mask) // nothing staged
 	}
 	r := &recordLoop{e: e, p: p, spill: spill, name: name, loop: loop, sides: sides, pinned: cl.PinnedConstants, stage: ck.stage}
+	if planes && hasPlaneTable(t) {
+		r.table = &planeTable{}
+	}
 	r.group = func(l *lowering, label string, mask Op, in *interlude) {
 		contactBody(l, label, 0)
 		l.begin()
@@ -171,7 +175,8 @@ func planeDoc(name string, t *ir.Target, compact bool) {
 		"caps points at the capsule records (soa.Capsule"+sfx+", "+rec+"), planes at the plane records",
 		"(soa.Plane"+sfx+", "+rec+"), pi at the n capsule indices and pj at the n plane indices (all in",
 		"range), out holds the thirteen soa.Contacts"+sfx+" streams, each with room for n rows; n > 0.",
-		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")...)
+		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead);",
+		"nplanes is the number of planes (at most lanes of them go to the plane table).")...)
 }
 
 // contactKernel is the contact kernel being emitted: what its sink
@@ -237,6 +242,9 @@ type recordLoop struct {
 	// stage, if not nil, receives where the sink's stage is:
 	// contactStreams vectors after the sets.
 	stage *staged
+	// table, if not nil, is the plane kernel's plane table (its place set
+	// by setup).
+	table *planeTable
 	// group computes and stores one group, with the interlude in, if not
 	// nil, among its instructions. wide computes and stores the groups of
 	// an iteration of the loop of several groups (lowerings ls, one per
@@ -297,6 +305,11 @@ func (r *recordLoop) setup() {
 		r.stage.vecs = Mem{Base: slotsBase, Disp: vecs * t.VecBytes()}
 		vecs += contactStreams
 	}
+	if r.table != nil {
+		r.table.fields = Mem{Base: slotsBase, Disp: vecs * t.VecBytes()}
+		r.table.stage = r.table.fields.Offset(4 * t.VecBytes())
+		vecs += planeTableVecs(t)
+	}
 	r.area = newSlots(slotsBase, vecs, t.VecBytes())
 	l.slots = &slots{base: r.area.base, bytes: r.area.bytes, n: r.nslots}
 	LEAQ(Mem{Base: slotsBase, Disp: groups * r.nslots * t.VecBytes()}, set)
@@ -305,6 +318,21 @@ func (r *recordLoop) setup() {
 	fpOf(t).broadcast(c.of(t.Elem, "one"), l.one)
 	l.pinned = l.pinConstants(r.pinned)
 	r.l = l
+	if r.table != nil {
+		r.table.build(t, r.name, l.zero)
+	}
+}
+
+// loadSet loads one group's records into the set at dst from slot first
+// (loadRecords), side J from the plane table if there is one.
+func (r *recordLoop) loadSet(dst GPPhysical, index func(side, lane int) Mem, first int) {
+	t := r.e.t
+	if r.table == nil {
+		loadRecords(t, r.sides, dst, index, first)
+		return
+	}
+	loadRecords(t, [2]GPPhysical{r.sides[0], nil}, dst, index, first)
+	r.table.load(t, r.name, dst, index, first)
 }
 
 // wideAhead reports whether the loop of several groups loads the next
@@ -319,7 +347,7 @@ func (r *recordLoop) loadGroups(dst GPPhysical, first, count int) {
 		fromPairs := func(side, lane int) Mem {
 			return Mem{Base: pairIdx[side], Index: index, Scale: 4, Disp: 4 * ((first+g)*t.Lanes + lane)}
 		}
-		loadRecords(t, r.sides, dst, fromPairs, g*recordInputs)
+		r.loadSet(dst, fromPairs, g*recordInputs)
 	}
 }
 
@@ -451,7 +479,7 @@ func (r *recordLoop) tail() {
 		}
 		VMOVUPS(idx, r.tailIdx.Offset(side*t.VecBytes()))
 	}
-	loadRecords(t, r.sides, set, func(side, lane int) Mem {
+	r.loadSet(set, func(side, lane int) Mem {
 		return r.tailIdx.Offset(side*t.VecBytes() + 4*lane)
 	}, 0)
 	r.group(l, name+"_tailgroup", mask, nil)

@@ -23,12 +23,16 @@ var fieldInput = [7]int{0, 1, 2, 6, 3, 4, 5}
 // loadRecords loads the records of one group's pairs and stores the
 // transposed fields to set, side I's seven values then side J's. Side s
 // reads its records from bases[s] (the capsules for both sides, or the
-// planes for side J: a plane record is laid out as a capsule record).
+// planes for side J: a plane record is laid out as a capsule record); a
+// nil base skips its side.
 // index(side, lane) is the memory operand holding the record index of
 // lane on side 0 (I) or 1 (J); the values go to the set's slots from first
 // on.
 func loadRecords(t *ir.Target, bases [2]GPPhysical, set GPPhysical, index func(side, lane int) Mem, first int) {
 	for side, caps := range bases {
+		if caps == nil {
+			continue
+		}
 		// record returns the address of lane's record (a 64-bit index:
 		// 2^27 capsules and more stay addressable).
 		record := func(lane, offset int) Mem {

@@ -275,12 +275,15 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 
 	// prefetch (amd64: prefetch capsule records ahead) is ignored here: NEON
 	// record prefetching is not measured.
-	sides, params, a := capsSides, "caps", 0 // a: the offset of the arguments after caps (and planes)
+	// a: the offset of the arguments after caps (and planes); the plane
+	// kernels' nplanes (amd64: at most lanes planes go to a table) follows
+	// prefetch, and is ignored here too.
+	sides, params, extra, a := capsSides, "caps", "", 0
 	if k == kernels.PlaneContact {
-		sides, params, a = planeSides, "caps, planes", 8
+		sides, params, extra, a = planeSides, "caps, planes", ", nplanes", 8
 	}
-	w.raw(fmt.Sprintf("\n// func %s(%s *%s, pi, pj *uint32, out *[13]*%s, n int, margin %s, prefetch int) int\n", name, params, e, e, e))
-	w.raw(f.text(name, false, 64+a))
+	w.raw(fmt.Sprintf("\n// func %s(%s *%s, pi, pj *uint32, out *[13]*%s, n int, margin %s, prefetch%s int) int\n", name, params, e, e, e, extra))
+	w.raw(f.text(name, false, 64+2*a))
 	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", regs, numRegs, spills))
 	w.line("MOVD caps+0(FP), R%d", capsReg)
 	if a > 0 {
@@ -421,9 +424,9 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 
 	w.label(name + "_done")
 	if compact {
-		w.line("MOVD R%d, ret+%d(FP)", written, a+56)
+		w.line("MOVD R%d, ret+%d(FP)", written, 2*a+56)
 	} else {
-		w.line("MOVD R%d, ret+%d(FP)", nReg, a+56)
+		w.line("MOVD R%d, ret+%d(FP)", nReg, 2*a+56)
 	}
 	w.line("RET")
 	return spills, regs

@@ -123,9 +123,9 @@ func planeDecl(name string, compact bool, e ir.Elem) string {
 // caps points at the capsule records (soa.Capsule%s, %d bytes), planes at the
 // plane records (soa.Plane%s, %[5]d bytes), pi at the n capsule indices and pj at
 // the n plane indices (all in range), out holds the thirteen soa.Contacts%[4]s
-// streams with room for n rows; n > 0. prefetch is ignored.
+// streams with room for n rows; n > 0. prefetch and nplanes are ignored.
 //
 //go:noescape
-func %[1]s(caps *%[7]s, planes *%[7]s, pi *uint32, pj *uint32, out *[13]*%[7]s, n int, margin %[7]s, prefetch int) int
+func %[1]s(caps *%[7]s, planes *%[7]s, pi *uint32, pj *uint32, out *[13]*%[7]s, n int, margin %[7]s, prefetch int, nplanes int) int
 `, name, what, sfx, sfx, 8*e.Bytes(), sfx, e)
 }
