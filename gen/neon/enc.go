@@ -47,9 +47,11 @@ func reg(r int) uint32 {
 	return uint32(r)
 }
 
-// three encodes a three-register vector instruction d = n op m.
-func three(base uint32, name string, d, n, m int, arr func(int) string) inst {
-	return inst{base | reg(m)<<16 | reg(n)<<5 | reg(d), fmt.Sprintf("%s %s, %s, %s", name, arr(d), arr(n), arr(m))}
+// three returns the encoder of a three-register vector instruction d = n op m.
+func three(base uint32, name string, arr func(int) string) func(d, n, m int) inst {
+	return func(d, n, m int) inst {
+		return inst{base | reg(m)<<16 | reg(n)<<5 | reg(d), fmt.Sprintf("%s %s, %s, %s", name, arr(d), arr(n), arr(m))}
+	}
 }
 
 // two encodes a two-register vector instruction d = op n.
@@ -69,16 +71,16 @@ func of(e ir.Elem, i inst) inst {
 	return i
 }
 
-func fadd(d, n, m int) inst  { return three(0x4E20D400, "fadd", d, n, m, v4s) }
-func fsub(d, n, m int) inst  { return three(0x4EA0D400, "fsub", d, n, m, v4s) }
-func fmul(d, n, m int) inst  { return three(0x6E20DC00, "fmul", d, n, m, v4s) }
-func fdiv(d, n, m int) inst  { return three(0x6E20FC00, "fdiv", d, n, m, v4s) }
+func fadd(d, n, m int) inst  { return three(0x4E20D400, "fadd", v4s)(d, n, m) }
+func fsub(d, n, m int) inst  { return three(0x4EA0D400, "fsub", v4s)(d, n, m) }
+func fmul(d, n, m int) inst  { return three(0x6E20DC00, "fmul", v4s)(d, n, m) }
+func fdiv(d, n, m int) inst  { return three(0x6E20FC00, "fdiv", v4s)(d, n, m) }
 func fsqrt(d, n int) inst    { return two(0x6EA1F800, "fsqrt", d, n, v4s) }
 func fneg(d, n int) inst     { return two(0x6EA0F800, "fneg", d, n, v4s) }
 func fabs(d, n int) inst     { return two(0x4EA0F800, "fabs", d, n, v4s) }
-func fcmeq(d, n, m int) inst { return three(0x4E20E400, "fcmeq", d, n, m, v4s) } // n == m
-func fcmge(d, n, m int) inst { return three(0x6E20E400, "fcmge", d, n, m, v4s) } // n >= m
-func fcmgt(d, n, m int) inst { return three(0x6EA0E400, "fcmgt", d, n, m, v4s) } // n > m
+func fcmeq(d, n, m int) inst { return three(0x4E20E400, "fcmeq", v4s)(d, n, m) } // n == m
+func fcmge(d, n, m int) inst { return three(0x6E20E400, "fcmge", v4s)(d, n, m) } // n >= m
+func fcmgt(d, n, m int) inst { return three(0x6EA0E400, "fcmgt", v4s)(d, n, m) } // n > m
 
 // fcmeqz is d = (n == 0.0).
 func fcmeqz(d, n int) inst {
@@ -91,18 +93,18 @@ func fcmgtz(d, n int) inst {
 }
 
 // Bitwise, on the whole register.
-func and(d, n, m int) inst { return three(0x4E201C00, "and", d, n, m, v16b) }
+func and(d, n, m int) inst { return three(0x4E201C00, "and", v16b)(d, n, m) }
 func orr(d, n, m int) inst {
 	if n == m {
 		return vmov(d, n)
 	}
-	return three(0x4EA01C00, "orr", d, n, m, v16b)
+	return three(0x4EA01C00, "orr", v16b)(d, n, m)
 }
-func eor(d, n, m int) inst { return three(0x6E201C00, "eor", d, n, m, v16b) }
-func bic(d, n, m int) inst { return three(0x4E601C00, "bic", d, n, m, v16b) } // n & ^m
-func bsl(d, n, m int) inst { return three(0x6E601C00, "bsl", d, n, m, v16b) } // d ? n : m
-func bit(d, n, m int) inst { return three(0x6EA01C00, "bit", d, n, m, v16b) } // m ? n : d
-func bif(d, n, m int) inst { return three(0x6EE01C00, "bif", d, n, m, v16b) } // m ? d : n
+func eor(d, n, m int) inst { return three(0x6E201C00, "eor", v16b)(d, n, m) }
+func bic(d, n, m int) inst { return three(0x4E601C00, "bic", v16b)(d, n, m) } // n & ^m
+func bsl(d, n, m int) inst { return three(0x6E601C00, "bsl", v16b)(d, n, m) } // d ? n : m
+func bit(d, n, m int) inst { return three(0x6EA01C00, "bit", v16b)(d, n, m) } // m ? n : d
+func bif(d, n, m int) inst { return three(0x6EE01C00, "bif", v16b)(d, n, m) } // m ? d : n
 func not(d, n int) inst    { return two(0x6E205800, "mvn", d, n, v16b) }
 
 // vmov is d = n (orr d, n, n).
@@ -111,8 +113,8 @@ func vmov(d, n int) inst {
 }
 
 // Integer lanes.
-func add4s(d, n, m int) inst { return three(0x4EA08400, "add", d, n, m, v4s) }
-func cmtst(d, n, m int) inst { return three(0x4EA08C00, "cmtst", d, n, m, v4s) } // (n & m) != 0
+func add4s(d, n, m int) inst { return three(0x4EA08400, "add", v4s)(d, n, m) }
+func cmtst(d, n, m int) inst { return three(0x4EA08C00, "cmtst", v4s)(d, n, m) } // (n & m) != 0
 
 // movi0 is d = 0.
 func movi0(d int) inst { return inst{0x6F00E400 | reg(d), fmt.Sprintf("movi v%d.2d, #0x0", d)} }
