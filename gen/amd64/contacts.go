@@ -355,10 +355,10 @@ func (r *recordLoop) loadGroups(dst GPPhysical, first, count int) {
 // next iteration's records loaded into the other set as an interlude at
 // fraction at of the body; set holds the first iteration's records. The
 // sets swap after each iteration, and the last whole iteration (label
-// last) loads none. prefetch, if not nil, runs before each iteration but
-// the last.
-func (r *recordLoop) pipelined(label, last string, per int, at float64, prefetch func(), run func(label string, in *interlude)) {
-	t := r.e.t
+// prefix+"last") loads none; the others run at label prefix+"ahead".
+// prefetch, if not nil, runs before each iteration but the last.
+func (r *recordLoop) pipelined(prefix string, per int, at float64, prefetch func(), run func(label string, in *interlude)) {
+	t, label, last := r.e.t, prefix+"ahead", prefix+"last"
 	LEAQ(r.tailIdx.Offset(2*t.VecBytes()), nextSet)
 	Label(label)
 	Load(Param("n"), remain)
@@ -419,7 +419,7 @@ func (r *recordLoop) wideLoop() {
 	Comment("Each iteration loads the next one's records into the other set part-way",
 		"through its body (WideRecordsAt); the last whole iteration loads none.")
 	r.loadGroups(set, 0, groups)
-	r.pipelined(name+"_wideahead", name+"_widelast", groups, r.loop.WideRecordsAt, nil,
+	r.pipelined(name+"_wide", groups, r.loop.WideRecordsAt, nil,
 		func(label string, in *interlude) { r.wide(ls, label, in) })
 	LEAQ(Mem{Base: slotsBase, Disp: groups * r.nslots * t.VecBytes()}, set) // swapped or not
 }
@@ -448,7 +448,7 @@ func (r *recordLoop) groupLoop() {
 		return
 	}
 	pf := func() { prefetchRecords(t, r.sides, name+"_ahead", PrefetchRecordsAhead, 1) }
-	r.pipelined(name+"_ahead", name+"_last", 1, r.loop.NextRecordsAt, pf,
+	r.pipelined(name+"_", 1, r.loop.NextRecordsAt, pf,
 		func(label string, in *interlude) { r.group(r.l, label, nil, in) })
 	Load(Param("n"), remain)
 	SUBQ(index, remain)
