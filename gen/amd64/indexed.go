@@ -22,24 +22,9 @@ func (e *emitter) ClosestIndexed() {
 	check(t)
 	k := kernels.Closest
 	name := k.Name + "Indexed" + t.Elem.Suffix() + t.Name
-	sig := strings.ReplaceAll("func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int, prefetch int)", "F", t.Elem.String())
 	body := e.program(k)
 	deferred := e.defersOverrides(body)
-	if deferred {
-		sig += " (bad int)"
-	}
-	TEXT(name, 0, sig) // not NOSPLIT: the slot area
-	Pragma("noescape")
-	sfx := t.Elem.Suffix()
-	doc := []string{name + " computes the closest points of the axes of n capsule pairs with " + t.Name + ",",
-		"bit-identical to fallback.ClosestLane" + sfx + " on each. caps points at the capsule records",
-		fmt.Sprintf("(soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range), s, t", sfx, 8*t.ElemBytes),
-		"and dist2 at n results each; n > 0.",
-		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead)."}
-	if deferred {
-		doc = append(doc, deferredDoc...)
-	}
-	Doc(doc...)
+	e.closestIndexedText(name, deferred)
 	var bad Op
 	if deferred {
 		bad = badLanesReg(t)
@@ -103,4 +88,26 @@ func (e *emitter) ClosestIndexed() {
 	}
 	VZEROUPPER()
 	RET()
+}
+
+// closestIndexedText emits the TEXT line, pragma and doc of
+// ClosestIndexed's function name; deferred adds the bad result.
+func (e *emitter) closestIndexedText(name string, deferred bool) {
+	t := e.t
+	sig := strings.ReplaceAll("func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int, prefetch int)", "F", t.Elem.String())
+	if deferred {
+		sig += " (bad int)"
+	}
+	TEXT(name, 0, sig) // not NOSPLIT: the slot area
+	Pragma("noescape")
+	sfx := t.Elem.Suffix()
+	doc := []string{name + " computes the closest points of the axes of n capsule pairs with " + t.Name + ",",
+		"bit-identical to fallback.ClosestLane" + sfx + " on each. caps points at the capsule records",
+		fmt.Sprintf("(soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range), s, t", sfx, 8*t.ElemBytes),
+		"and dist2 at n results each; n > 0.",
+		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead)."}
+	if deferred {
+		doc = append(doc, deferredDoc...)
+	}
+	Doc(doc...)
 }
