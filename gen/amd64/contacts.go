@@ -736,6 +736,14 @@ func (ck *contactKernel) sink(l *lowering, label string, mask Op, g int, late bo
 		ck.stageRows(l, outs)
 		return
 	}
+	ck.compactRows(l, label, mask, outs, outPtr)
+}
+
+// compactRows stores the touching rows of group outs (count > 0, and
+// under mask if not nil) packed at outPtr, and adds their number to
+// written; a group without one stores nothing.
+func (ck *contactKernel) compactRows(l *lowering, label string, mask Op, outs []func() Op, outPtr func(k int) Mem) {
+	t := l.t
 	Comment("Compaction: the touching lanes (count > 0) first, then a store of that many")
 	Comment("lanes; nothing at all for a group without one (most groups at a low hit rate).")
 	count := l.out(0)
