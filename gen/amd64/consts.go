@@ -70,37 +70,7 @@ var dataOrder = []string{"one", "maxfinite", "canonicalnan", "minnormal", "half"
 func newConstants() *constants {
 	c := &constants{byName: map[string]Mem{}, bits: map[string]uint64{}}
 	for _, e := range []ir.Elem{ir.F32, ir.F64} {
-		var names []string
-		add := func(name string, bits uint64) {
-			if _, ok := c.bits[name]; !ok && bits != 0 {
-				c.bits[name] = bits
-				names = append(names, name)
-			}
-		}
-		for _, k := range []*kernels.Kernel{kernels.Contact, kernels.Closest, kernels.Stream, kernels.ClosestPoint, kernels.PlaneContact, kernels.Pose} {
-			for _, in := range k.ProgramOf(e).Code {
-				if in.Op == ir.OpConst {
-					add(in.Name, in.Bits)
-				}
-			}
-		}
-		for _, k := range []ir.Constant{ir.One, ir.MinNormal} {
-			add(k.Name+e.Suffix(), k.Bits[e])
-		}
-		rank := func(name string) int {
-			if i := slices.Index(dataOrder, strings.TrimSuffix(name, e.Suffix())); i >= 0 {
-				return i
-			}
-			return len(dataOrder)
-		}
-		slices.SortStableFunc(names, func(a, b string) int { return rank(a) - rank(b) })
-		for _, name := range names {
-			if e == ir.F64 {
-				c.byName[name] = vector64(name, c.bits[name])
-			} else {
-				c.byName[name] = vector(name, uint32(c.bits[name]))
-			}
-		}
+		c.declareIR(e)
 	}
 	c.sign = [2]Mem{vector("signmask", 0x80000000), vector64("signmask64", 1<<63)}
 	c.abs = [2]Mem{vector("absmask", 0x7FFFFFFF), vector64("absmask64", 1<<63-1)}
@@ -147,6 +117,42 @@ func newConstants() *constants {
 		}
 	}
 	return c
+}
+
+// declareIR declares the IR constants of element type e that
+// newConstants lists, in dataOrder and then in order of first use.
+func (c *constants) declareIR(e ir.Elem) {
+	var names []string
+	add := func(name string, bits uint64) {
+		if _, ok := c.bits[name]; !ok && bits != 0 {
+			c.bits[name] = bits
+			names = append(names, name)
+		}
+	}
+	for _, k := range []*kernels.Kernel{kernels.Contact, kernels.Closest, kernels.Stream, kernels.ClosestPoint, kernels.PlaneContact, kernels.Pose} {
+		for _, in := range k.ProgramOf(e).Code {
+			if in.Op == ir.OpConst {
+				add(in.Name, in.Bits)
+			}
+		}
+	}
+	for _, k := range []ir.Constant{ir.One, ir.MinNormal} {
+		add(k.Name+e.Suffix(), k.Bits[e])
+	}
+	rank := func(name string) int {
+		if i := slices.Index(dataOrder, strings.TrimSuffix(name, e.Suffix())); i >= 0 {
+			return i
+		}
+		return len(dataOrder)
+	}
+	slices.SortStableFunc(names, func(a, b string) int { return rank(a) - rank(b) })
+	for _, name := range names {
+		if e == ir.F64 {
+			c.byName[name] = vector64(name, c.bits[name])
+		} else {
+			c.byName[name] = vector(name, uint32(c.bits[name]))
+		}
+	}
 }
 
 // compressTable declares the AVX2 compaction table name: for each mask m of
