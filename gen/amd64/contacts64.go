@@ -150,35 +150,50 @@ func (ck *contactKernel) sink64AVX2(l *lowering, label string, mask Op, g int) {
 	VMOVDQU(pair, pairSlot)
 	VMOVDQU(count, countSlot)
 	narrow := []Mem{pairSlot, countSlot}
-	nf := len(l.p.Outputs) - 1
 	if !ck.compact {
-		Comment("Store one row per pair.")
-		var m32 Op
-		if mask != nil {
-			ms := l.slots.next()
-			VMOVDQU(mask32(l, mask), ms)
-			m32 = ms
-		}
-		for k, v := range narrow {
-			x := XMM()
-			VMOVDQU(v, x)
-			if mask == nil {
-				VMOVDQU(x, ck.rowPtr(k, 4, g*l.t.Lanes))
-			} else {
-				mx := XMM()
-				VMOVDQU(m32, mx)
-				VPMASKMOVD(x, mx, ck.rowPtr(k, 4, g*l.t.Lanes))
-			}
-		}
-		for j := range nf {
-			if mask == nil {
-				VMOVUPD(l.out(1+j), ck.rowPtr(2+j, 8, g*l.t.Lanes))
-			} else {
-				VMASKMOVPD(l.out(1+j), mask, ck.rowPtr(2+j, 8, g*l.t.Lanes))
-			}
-		}
+		ck.rows64AVX2(l, mask, g, narrow)
 		return
 	}
+	ck.compact64AVX2(l, label, mask, narrow, count64)
+}
+
+// rows64AVX2 stores one row per pair of group g: the narrowed pair index
+// and count (narrow) as uint32, the other outputs as float64, under mask
+// if not nil.
+func (ck *contactKernel) rows64AVX2(l *lowering, mask Op, g int, narrow []Mem) {
+	nf := len(l.p.Outputs) - 1
+	Comment("Store one row per pair.")
+	var m32 Op
+	if mask != nil {
+		ms := l.slots.next()
+		VMOVDQU(mask32(l, mask), ms)
+		m32 = ms
+	}
+	for k, v := range narrow {
+		x := XMM()
+		VMOVDQU(v, x)
+		if mask == nil {
+			VMOVDQU(x, ck.rowPtr(k, 4, g*l.t.Lanes))
+		} else {
+			mx := XMM()
+			VMOVDQU(m32, mx)
+			VPMASKMOVD(x, mx, ck.rowPtr(k, 4, g*l.t.Lanes))
+		}
+	}
+	for j := range nf {
+		if mask == nil {
+			VMOVUPD(l.out(1+j), ck.rowPtr(2+j, 8, g*l.t.Lanes))
+		} else {
+			VMASKMOVPD(l.out(1+j), mask, ck.rowPtr(2+j, 8, g*l.t.Lanes))
+		}
+	}
+}
+
+// compact64AVX2 stores the touching rows (count64 > 0, under mask if not
+// nil) packed from written, by the compaction tables' permutations, and
+// adds their number to written; a group without one stores nothing.
+func (ck *contactKernel) compact64AVX2(l *lowering, label string, mask Op, narrow []Mem, count64 Op) {
+	nf := len(l.p.Outputs) - 1
 	Comment("Compaction: the touching lanes (count > 0) moved first by a permutation, then")
 	Comment("a masked store of that many lanes; nothing for a group without one.")
 	touch := YMM()
