@@ -75,6 +75,30 @@ func main() {
 		cmd.Stderr = os.Stderr
 		check(cmd.Run())
 	}
+	code := disassemble(path)
+	loops := findLoops(code)
+	pick := 0
+	for i, l := range loops {
+		if l.to-l.from > loops[pick].to-loops[pick].from {
+			pick = i
+		}
+	}
+	if *loopN >= 0 {
+		pick = *loopN
+	}
+	src, spills := loopSource(code, loops[pick])
+	if *printAsm {
+		fmt.Print(src)
+	}
+	iters, cycles, instrs, ipc := analyse(src)
+	perIter := cycles / iters
+	fmt.Printf("%s on %s (llvm-mca -mcpu=%s): loop %d of %d, %d instructions per iteration\n", *fn, *goarch, *mcpu, pick, len(loops), int(instrs/iters))
+	fmt.Printf("  %.1f cycles per iteration, %.2f cycles per lane (%d lanes per iteration), IPC %.2f\n", perIter, perIter/float64(*lanes), *lanes, ipc)
+	fmt.Printf("  frame loads and stores in the loop (spills, and the contact kernels' staged capsules and rows): %d\n", spills)
+}
+
+// disassemble returns the instructions of asm.<func> in the binary path.
+func disassemble(path string) []insn {
 	sym := "github.com/segdist/segdist/asm." + *fn + ".abi0"
 	out, err := exec.Command(tool("llvm-objdump"), "-d", "--no-show-raw-insn", "--disassemble-symbols="+sym, path).Output()
 	check(err)
@@ -89,8 +113,15 @@ func main() {
 		fmt.Fprintf(os.Stderr, "mca: %s not found in %s\n", sym, path)
 		os.Exit(1)
 	}
-	// Loops: a backward branch to an address inside the function.
-	type loop struct{ from, to int }
+	return code
+}
+
+// A loop is the instructions from index from to the backward branch at to.
+type loop struct{ from, to int }
+
+// findLoops returns the loops of code: a backward branch to an address
+// inside the function.
+func findLoops(code []insn) []loop {
 	var loops []loop
 	index := map[uint64]int{}
 	for i, c := range code {
@@ -109,16 +140,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mca: no loop")
 		os.Exit(1)
 	}
-	pick := 0
-	for i, l := range loops {
-		if l.to-l.from > loops[pick].to-loops[pick].from {
-			pick = i
-		}
-	}
-	if *loopN >= 0 {
-		pick = *loopN
-	}
-	lp := loops[pick]
+	return loops
+}
+
+// loopSource returns loop lp of code as llvm-mca source, its branch
+// targets replaced by the label (and with -taken its forward branches
+// followed), and the number of its stack loads and stores.
+func loopSource(code []insn, lp loop) (string, int) {
 	var src strings.Builder
 	src.WriteString("loop:\n")
 	spills := 0
@@ -142,13 +170,16 @@ func main() {
 		}
 		src.WriteString("\t" + t + "\n")
 	}
-	if *printAsm {
-		fmt.Print(src.String())
-	}
+	return src.String(), spills
+}
+
+// analyse runs llvm-mca on src and returns its iterations, total cycles,
+// instructions and IPC.
+func analyse(src string) (iters, cycles, instrs, ipc float64) {
 	f, err := os.CreateTemp("", "loop*.s")
 	check(err)
 	defer os.Remove(f.Name())
-	_, err = f.WriteString(src.String())
+	_, err = f.WriteString(src)
 	check(err)
 	f.Close()
 	triple := map[string]string{"arm64": "aarch64-linux-gnu", "amd64": "x86_64-linux-gnu"}[*goarch]
@@ -165,11 +196,7 @@ func main() {
 		x, _ := strconv.ParseFloat(m[1], 64)
 		return x
 	}
-	iters, cycles, instrs := num("Iterations"), num("Total Cycles"), num("Instructions")
-	perIter := cycles / iters
-	fmt.Printf("%s on %s (llvm-mca -mcpu=%s): loop %d of %d, %d instructions per iteration\n", *fn, *goarch, *mcpu, pick, len(loops), int(instrs/iters))
-	fmt.Printf("  %.1f cycles per iteration, %.2f cycles per lane (%d lanes per iteration), IPC %.2f\n", perIter, perIter/float64(*lanes), *lanes, num("IPC"))
-	fmt.Printf("  frame loads and stores in the loop (spills, and the contact kernels' staged capsules and rows): %d\n", spills)
+	return num("Iterations"), num("Total Cycles"), num("Instructions"), num("IPC")
 }
 
 func check(err error) {
