@@ -25,8 +25,52 @@ func Schedule(p *Program, latency func(in *Instr) int) *Program {
 	// The units: an instruction outside rare blocks, or an outermost
 	// rare block with everything in it. unit[i] is i's unit; units are
 	// numbered in p's order, which is one that respects every edge below.
-	unit := make([]int, n)
-	var first []int // the first instruction of each unit
+	unit, first := scheduleUnits(p)
+	m := len(first)
+	lat := make([]int, m)
+	isBlock := make([]bool, m)
+	for u, i := range first {
+		isBlock[u] = p.Code[i].Op == OpRare
+		if isBlock[u] {
+			lat[u] = 1 // rare: its latency is not the common path's
+		} else {
+			lat[u] = latency(&p.Code[i])
+		}
+	}
+	deps := unitDeps(p, unit, isBlock)
+	// height[u]: the longest path of latencies from the start of u to
+	// the end of the program.
+	height := make([]int, m)
+	for u := m - 1; u >= 0; u-- {
+		height[u] += lat[u]
+		for _, d := range deps[u] {
+			height[d] = max(height[d], height[u])
+		}
+	}
+	order := make([]int, m)
+	for u := range order {
+		order[u] = u
+	}
+	// Latest start = longest height - height[u]: higher first.
+	sort.SliceStable(order, func(x, y int) bool { return height[order[x]] > height[order[y]] })
+	var code []int // old indices in the new order
+	for _, u := range order {
+		end := n
+		if u+1 < m {
+			end = first[u+1]
+		}
+		for i := first[u]; i < end; i++ {
+			code = append(code, i)
+		}
+	}
+	return reorder(p, code, func(i int) bool { return isBlock[unit[i]] })
+}
+
+// scheduleUnits returns the units of p's instructions: unit[i] is
+// instruction i's, and first[u] the first instruction of unit u.
+func scheduleUnits(p *Program) (unit, first []int) {
+	n := len(p.Code)
+	unit = make([]int, n)
 	for i := 0; i < n; i++ {
 		end := i
 		if p.Code[i].Op == OpRare {
@@ -38,19 +82,13 @@ func Schedule(p *Program, latency func(in *Instr) int) *Program {
 		first = append(first, i)
 		i = end
 	}
-	m := len(first)
-	// deps[u]: the units u must follow.
+	return unit, first
+}
+
+// unitDeps returns, for each unit u, the units u must follow.
+func unitDeps(p *Program, unit []int, isBlock []bool) [][]int {
+	m := len(isBlock)
 	deps := make([][]int, m)
-	lat := make([]int, m)
-	isBlock := make([]bool, m)
-	for u, i := range first {
-		isBlock[u] = p.Code[i].Op == OpRare
-		if isBlock[u] {
-			lat[u] = 1 // rare: its latency is not the common path's
-		} else {
-			lat[u] = latency(&p.Code[i])
-		}
-	}
 	assigns := map[Value][]int{} // variable -> the blocks that assign it
 	for i, in := range p.Code {
 		for _, a := range in.Args {
@@ -86,31 +124,14 @@ func Schedule(p *Program, latency func(in *Instr) int) *Program {
 			}
 		}
 	}
-	// height[u]: the longest path of latencies from the start of u to
-	// the end of the program.
-	height := make([]int, m)
-	for u := m - 1; u >= 0; u-- {
-		height[u] += lat[u]
-		for _, d := range deps[u] {
-			height[d] = max(height[d], height[u])
-		}
-	}
-	order := make([]int, m)
-	for u := range order {
-		order[u] = u
-	}
-	// Latest start = longest height - height[u]: higher first.
-	sort.SliceStable(order, func(x, y int) bool { return height[order[x]] > height[order[y]] })
-	var code []int // old indices in the new order
-	for _, u := range order {
-		end := n
-		if u+1 < m {
-			end = first[u+1]
-		}
-		for i := first[u]; i < end; i++ {
-			code = append(code, i)
-		}
-	}
+	return deps
+}
+
+// reorder returns p with its instructions in the order code (old
+// indices), their arguments and outputs renumbered; inBlock(i) says
+// whether old instruction i is in a rare block, whose comments stay.
+func reorder(p *Program, code []int, inBlock func(i int) bool) *Program {
+	n := len(p.Code)
 	at := make([]Value, n) // old index -> new
 	for k, i := range code {
 		at[i] = Value(k)
@@ -119,7 +140,7 @@ func Schedule(p *Program, latency func(in *Instr) int) *Program {
 	q.Code = make([]Instr, n)
 	for k, i := range code {
 		in := p.Code[i]
-		if !isBlock[unit[i]] {
+		if !inBlock(i) {
 			in.Comment = "" // a rare block's comments stay: its order is p's
 		}
 		if k == 0 {
