@@ -343,22 +343,7 @@ func (l *lowering) instr(in *ir.Instr) {
 		l.fp(fdiv(d, scratch1, x))
 		l.out.op(and(d, d, scratch0))
 	case ir.OpCmp:
-		x, y := l.use(a[0], 0), l.use(a[1], 1)
-		d := l.result(a)
-		switch ir.Pred(in.Aux) {
-		case ir.EQ:
-			l.fp(fcmeq(d, x, y))
-		case ir.LT:
-			l.fp(fcmgt(d, y, x))
-		case ir.LE:
-			l.fp(fcmge(d, y, x))
-		case ir.NotGE:
-			l.fp(fcmge(d, x, y))
-			l.out.op(not(d, d))
-		case ir.NotLE:
-			l.fp(fcmge(d, y, x))
-			l.out.op(not(d, d))
-		}
+		l.compare(in)
 	case ir.OpNonZero:
 		x := l.use(a[0], 0)
 		d := l.result(a)
@@ -372,6 +357,36 @@ func (l *lowering) instr(in *ir.Instr) {
 		m, x, y := l.use(a[0], 0), l.use(a[1], 1), l.use(a[2], 2)
 		l.out.op(vmov(scratch0, m))
 		l.selectInto(a[1], a[2], x, y, a)
+	default:
+		l.control(in)
+	}
+}
+
+// compare lowers an OpCmp: a lane mask, all ones where the predicate holds.
+func (l *lowering) compare(in *ir.Instr) {
+	a := in.Args
+	x, y := l.use(a[0], 0), l.use(a[1], 1)
+	d := l.result(a)
+	switch ir.Pred(in.Aux) {
+	case ir.EQ:
+		l.fp(fcmeq(d, x, y))
+	case ir.LT:
+		l.fp(fcmgt(d, y, x))
+	case ir.LE:
+		l.fp(fcmge(d, y, x))
+	case ir.NotGE:
+		l.fp(fcmge(d, x, y))
+		l.out.op(not(d, d))
+	case ir.NotLE:
+		l.fp(fcmge(d, y, x))
+		l.out.op(not(d, d))
+	}
+}
+
+// control lowers the variables and the rare blocks.
+func (l *lowering) control(in *ir.Instr) {
+	a := in.Args
+	switch in.Op {
 	case ir.OpVar:
 		x := l.use(a[0], 0)
 		d := l.result(a)
