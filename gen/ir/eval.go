@@ -55,117 +55,13 @@ func eval[F lane](p *Program, inputs, args []F) []uint64 {
 	if len(inputs) != p.Inputs || len(args) != p.Args {
 		panic(fmt.Sprintf("ir: Eval with %d inputs and %d args, want %d and %d", len(inputs), len(args), p.Inputs, p.Args))
 	}
-	var zero F
-	width := 8 * uint(unsafe.Sizeof(zero))
-	ones := ^uint64(0) >> (64 - width) // a set mask lane
-	sign := uint64(1) << (width - 1)
 	val := make([]uint64, len(p.Code)) // every value as bits; masks are 0 or ones
-	f := func(v Value) F { return fromBits[F](val[v]) }
-	mask := func(b bool) uint64 {
-		if b {
-			return ones
-		}
-		return 0
-	}
-	// minps and maxps are x86 MINPS/MAXPS (and the PD forms) on bit
-	// patterns: x < y ? x : y, else y (ties, NaN).
-	minps := func(x, y uint64) uint64 {
-		if fromBits[F](x) < fromBits[F](y) {
-			return x
-		}
-		return y
-	}
-	maxps := func(x, y uint64) uint64 {
-		if fromBits[F](x) > fromBits[F](y) {
-			return x
-		}
-		return y
-	}
-	minNormal := F(math.Float32frombits(0x00800000))
-	if width == 64 {
-		minNormal = F(math.Float64frombits(0x0010000000000000))
-	}
-	for i, in := range p.Code {
-		a := in.Args
-		var r F
-		isFloat := true
-		switch in.Op {
-		case OpInput:
-			r = inputs[in.Aux]
-		case OpArg:
-			r = args[in.Aux]
-		case OpConst:
-			val[i], isFloat = in.Bits, false
-		case OpAdd:
-			r = f(a[0]) + f(a[1])
-		case OpSub:
-			r = f(a[0]) - f(a[1])
-		case OpMul:
-			r = f(a[0]) * f(a[1])
-		case OpDiv:
-			r = f(a[0]) / f(a[1])
-		case OpSqrt:
-			// For float32, the float64 root rounded again is the correctly
-			// rounded float32 root (53 >= 2*24+2 bits).
-			r = F(math.Sqrt(float64(f(a[0]))))
-		case OpNeg:
-			val[i], isFloat = val[a[0]]^sign, false
-		case OpAbs:
-			val[i], isFloat = val[a[0]]&^sign, false
-		case OpMin:
-			val[i], isFloat = minps(val[a[0]], val[a[1]]), false
-		case OpMax:
-			val[i], isFloat = maxps(val[a[0]], val[a[1]]), false
-		case OpClamp01:
-			val[i], isFloat = maxps(minps(val[a[0]], bitsOf(F(1))), 0), false
-		case OpDivOrZero:
-			if f(a[1]) != 0 {
-				r = f(a[0]) / f(a[1])
-			}
-		case OpRecipOrZero:
-			if f(a[0]) >= minNormal {
-				r = 1 / f(a[0])
-			}
-		case OpCmp:
-			x, y := f(a[0]), f(a[1])
-			var t bool
-			switch Pred(in.Aux) {
-			case EQ:
-				t = x == y
-			case LT:
-				t = x < y
-			case LE:
-				t = x <= y
-			case NotGE:
-				t = !(x >= y)
-			case NotLE:
-				t = !(x <= y)
-			}
-			val[i], isFloat = mask(t), false
-		case OpNonZero:
-			val[i], isFloat = mask(val[a[0]] != 0), false
-		case OpAnd:
-			val[i], isFloat = val[a[0]]&val[a[1]], false
-		case OpOr:
-			val[i], isFloat = val[a[0]]|val[a[1]], false
-		case OpAndNot:
-			val[i], isFloat = val[a[0]]&^val[a[1]], false
-		case OpSelect:
-			val[i], isFloat = val[a[2]], false
-			if val[a[0]] != 0 {
-				val[i] = val[a[1]]
-			}
-		case OpPark, OpVar:
-			val[i], isFloat = val[a[0]], false
-		case OpAssign:
-			val[a[0]], isFloat = val[a[1]], false
-		case OpRare, OpEndRare:
-			isFloat = false
-		default:
-			panic("ir: Eval: unknown op " + in.Op.String())
-		}
-		if isFloat {
+	for i := range p.Code {
+		in := &p.Code[i]
+		if r, ok := evalFloat(in, val, inputs, args); ok {
 			val[i] = bitsOf(r)
+		} else {
+			evalBits[F](in, i, val)
 		}
 	}
 	out := make([]uint64, len(p.Outputs))
@@ -173,4 +69,129 @@ func eval[F lane](p *Program, inputs, args []F) []uint64 {
 		out[i] = val[o]
 	}
 	return out
+}
+
+// evalFloat evaluates in if its op computes a float with F's arithmetic,
+// its arguments read from val.
+func evalFloat[F lane](in *Instr, val []uint64, inputs, args []F) (r F, ok bool) {
+	a := in.Args
+	f := func(v Value) F { return fromBits[F](val[v]) }
+	switch in.Op {
+	case OpInput:
+		r = inputs[in.Aux]
+	case OpArg:
+		r = args[in.Aux]
+	case OpAdd:
+		r = f(a[0]) + f(a[1])
+	case OpSub:
+		r = f(a[0]) - f(a[1])
+	case OpMul:
+		r = f(a[0]) * f(a[1])
+	case OpDiv:
+		r = f(a[0]) / f(a[1])
+	case OpSqrt:
+		// For float32, the float64 root rounded again is the correctly
+		// rounded float32 root (53 >= 2*24+2 bits).
+		r = F(math.Sqrt(float64(f(a[0]))))
+	case OpDivOrZero:
+		if f(a[1]) != 0 {
+			r = f(a[0]) / f(a[1])
+		}
+	case OpRecipOrZero:
+		minNormal := F(math.Float32frombits(0x00800000))
+		if unsafe.Sizeof(r) == 8 {
+			minNormal = F(math.Float64frombits(0x0010000000000000))
+		}
+		if f(a[0]) >= minNormal {
+			r = 1 / f(a[0])
+		}
+	default:
+		return 0, false
+	}
+	return r, true
+}
+
+// evalBits evaluates in, instruction i, on the bit patterns in val: every
+// op evalFloat does not.
+func evalBits[F lane](in *Instr, i int, val []uint64) {
+	a := in.Args
+	var zero F
+	width := 8 * uint(unsafe.Sizeof(zero))
+	ones := ^uint64(0) >> (64 - width) // a set mask lane
+	sign := uint64(1) << (width - 1)
+	mask := func(b bool) uint64 {
+		if b {
+			return ones
+		}
+		return 0
+	}
+	switch in.Op {
+	case OpConst:
+		val[i] = in.Bits
+	case OpNeg:
+		val[i] = val[a[0]] ^ sign
+	case OpAbs:
+		val[i] = val[a[0]] &^ sign
+	case OpMin:
+		val[i] = minps[F](val[a[0]], val[a[1]])
+	case OpMax:
+		val[i] = maxps[F](val[a[0]], val[a[1]])
+	case OpClamp01:
+		val[i] = maxps[F](minps[F](val[a[0]], bitsOf(F(1))), 0)
+	case OpCmp:
+		val[i] = mask(holds(Pred(in.Aux), fromBits[F](val[a[0]]), fromBits[F](val[a[1]])))
+	case OpNonZero:
+		val[i] = mask(val[a[0]] != 0)
+	case OpAnd:
+		val[i] = val[a[0]] & val[a[1]]
+	case OpOr:
+		val[i] = val[a[0]] | val[a[1]]
+	case OpAndNot:
+		val[i] = val[a[0]] &^ val[a[1]]
+	case OpSelect:
+		val[i] = val[a[2]]
+		if val[a[0]] != 0 {
+			val[i] = val[a[1]]
+		}
+	case OpPark, OpVar:
+		val[i] = val[a[0]]
+	case OpAssign:
+		val[a[0]] = val[a[1]]
+	case OpRare, OpEndRare:
+	default:
+		panic("ir: Eval: unknown op " + in.Op.String())
+	}
+}
+
+// minps and maxps are x86 MINPS/MAXPS (and the PD forms) on bit
+// patterns: x < y ? x : y, else y (ties, NaN).
+func minps[F lane](x, y uint64) uint64 {
+	if fromBits[F](x) < fromBits[F](y) {
+		return x
+	}
+	return y
+}
+
+func maxps[F lane](x, y uint64) uint64 {
+	if fromBits[F](x) > fromBits[F](y) {
+		return x
+	}
+	return y
+}
+
+// holds reports whether x pred y.
+func holds[F lane](pred Pred, x, y F) bool {
+	switch pred {
+	case EQ:
+		return x == y
+	case LT:
+		return x < y
+	case LE:
+		return x <= y
+	case NotGE:
+		return !(x >= y)
+	case NotLE:
+		return !(x <= y)
+	}
+	return false
 }
