@@ -263,13 +263,14 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 	}
 	p := k.ProgramOf(e)
 	lanes, size := 16/e.Bytes(), e.Bytes()
-	load, store := map[int]string{4: "MOVWU", 8: "MOVD"}[size], map[int]string{4: "MOVW", 8: "MOVD"}[size]
 	var f frame
 	dry := func(int) source { return func(d int) inst { return ldrqi(d, frameReg, 0) } }
 	spills, regs = countSpills(p, dry, dry)
 	slots := f.take(spills)
-	set := f.take(len(k.Inputs))
-	stage := f.take(1 + len(k.Outputs)) // pair index, then the outputs
+	ce := &contactEmitter{w: w, c: c, k: k, e: e, compact: compact, name: name, lanes: lanes, size: size,
+		load: map[int]string{4: "MOVWU", 8: "MOVD"}[size], store: map[int]string{4: "MOVW", 8: "MOVD"}[size]}
+	ce.set = f.take(len(k.Inputs))
+	ce.stage = f.take(1 + len(k.Outputs)) // pair index, then the outputs
 	marginOff := f.take(1)
 	tailIdx := f.take(2) // the tail's indices I, then J
 
@@ -278,13 +279,78 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 	// a: the offset of the arguments after caps (and planes); the plane
 	// kernels' nplanes (amd64: at most lanes planes go to a table) follows
 	// prefetch, and is ignored here too.
-	sides, params, extra, a := capsSides, "caps", "", 0
+	params, extra, a := "caps", "", 0
+	ce.sides = capsSides
 	if k == kernels.PlaneContact {
-		sides, params, extra, a = planeSides, "caps, planes", ", nplanes", 8
+		ce.sides, params, extra, a = planeSides, "caps, planes", ", nplanes", 8
 	}
 	w.raw(fmt.Sprintf("\n// func %s(%s *%s, pi, pj *uint32, out *[13]*%s, n int, margin %s, prefetch%s int) int\n", name, params, e, e, e, extra))
 	w.raw(f.text(name, false, 64+2*a))
 	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", regs, numRegs, spills))
+	ce.loadArgs(a, marginOff)
+
+	l := newLowering(p, w, c)
+	l.slotBase, l.slotEnd = slots, slots+16*spills
+	l.input = func(s int) source { return func(d int) inst { return ldrqi(d, frameReg, ce.set+16*s) } }
+	l.arg = func(int) source { return func(d int) inst { return ldrqi(d, frameReg, marginOff) } }
+	ce.l = l
+
+	w.label(name + "_loop")
+	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
+	w.line("CMP $%d, R%d", lanes, leftReg)
+	w.line("BLT %s_tail", name)
+	loadRecords(w, e, ce.set, ce.sides, func(side, lane int) { indexFromPairs(w, side, lane) })
+	l.label = name + "_group"
+	l.emit()
+	ce.storeGroup()
+	w.line("ADD $%d, R%d", lanes, iReg)
+	w.line("B %s_loop", name)
+
+	w.label(name + "_tail")
+	w.comment(fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; rows lane by lane.", lanes))
+	w.line("CBZ R%d, %s_done", leftReg, name)
+	copyTailIndices(w, name, lanes, tailIdx)
+	loadRecords(w, e, ce.set, ce.sides, func(side, lane int) {
+		w.line("MOVWU %d(R%d), R%d", tailIdx+16*side+4*lane, frameReg, tmpB)
+	})
+	l.label = name + "_tailgroup"
+	l.emit()
+	ce.stageOutputs()
+	copyLanesOf(w, leftReg, lanes-1, name+"_tailout", func(lane int) { ce.row(name+"_tailrow", lane) })
+	w.line("ADD R%d, R%d, R%d", leftReg, iReg, iReg)
+
+	w.label(name + "_done")
+	if compact {
+		w.line("MOVD R%d, ret+%d(FP)", written, 2*a+56)
+	} else {
+		w.line("MOVD R%d, ret+%d(FP)", nReg, 2*a+56)
+	}
+	w.line("RET")
+	return spills, regs
+}
+
+// contactEmitter carries the state of one contact kernel that Contacts
+// writes across its parts: the body's lowering l, the frame offsets of
+// the record set and the row stage, and the scalar moves of one element.
+type contactEmitter struct {
+	w           *writer
+	c           *constTable
+	k           *kernels.Kernel
+	e           ir.Elem
+	compact     bool
+	name        string
+	lanes, size int
+	load, store string
+	set, stage  int
+	sides       [2]int
+	l           *lowering
+}
+
+// loadArgs loads the arguments (those after caps, and planes, at offset
+// a) into their registers and the margin into every lane of its slot at
+// frame offset marginOff.
+func (ce *contactEmitter) loadArgs(a, marginOff int) {
+	w := ce.w
 	w.line("MOVD caps+0(FP), R%d", capsReg)
 	if a > 0 {
 		w.line("MOVD planes+8(FP), R%d", planesReg)
@@ -298,90 +364,88 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 	w.line("MOVD $neonconst<>(SB), R%d", constReg)
 	w.line("ADD $16, RSP, R%d", frameReg)
 	w.comment("The margin in every lane, in its slot.")
-	w.line("%s margin+%d(FP), R%d", load, a+40, tmpA)
-	if e == ir.F64 {
+	w.line("%s margin+%d(FP), R%d", ce.load, a+40, tmpA)
+	if ce.e == ir.F64 {
 		w.op(dupx(operand0, tmpA))
 	} else {
 		w.op(dupw(operand0, tmpA))
 	}
 	w.op(strqi(operand0, frameReg, marginOff))
+}
 
-	l := newLowering(p, w, c)
-	l.slotBase, l.slotEnd = slots, slots+16*spills
-	l.input = func(s int) source { return func(d int) inst { return ldrqi(d, frameReg, set+16*s) } }
-	l.arg = func(int) source { return func(d int) inst { return ldrqi(d, frameReg, marginOff) } }
+// pairIndex sets vector dst to the pair indices of the group at iReg.
+func (ce *contactEmitter) pairIndex(dst int) {
+	w := ce.w
+	w.op(dupw(dst, iReg))
+	w.op(ldrqi(scratch1, constReg, ce.c.vector("iota", [4]uint32{0, 1, 2, 3})))
+	w.op(add4s(dst, dst, scratch1))
+}
 
-	loadRecords := func(index func(side, lane int)) { loadRecords(w, e, set, sides, index) }
-	fromPairs := func(side, lane int) { indexFromPairs(w, side, lane) }
-	pairIndex := func(dst int) {
-		w.op(dupw(dst, iReg))
-		w.op(ldrqi(scratch1, constReg, c.vector("iota", [4]uint32{0, 1, 2, 3})))
-		w.op(add4s(dst, dst, scratch1))
+// stageOutputs stores the pair index and the outputs to the stage.
+func (ce *contactEmitter) stageOutputs() {
+	w := ce.w
+	ce.pairIndex(operand0)
+	w.op(strqi(operand0, frameReg, ce.stage))
+	for j := range ce.k.Outputs {
+		w.op(strqi(ce.l.output(j), frameReg, ce.stage+16*(1+j)))
 	}
-	// stageOutputs stores the pair index and the outputs to the stage.
-	stageOutputs := func() {
-		pairIndex(operand0)
-		w.op(strqi(operand0, frameReg, stage))
-		for j := range k.Outputs {
-			w.op(strqi(l.output(j), frameReg, stage+16*(1+j)))
-		}
-	}
-	// row emits the compaction or the row store of one lane from the
-	// stage. The pair index has 32-bit lanes; the count has the lanes of
-	// the element type (its low 32 bits are the row value); the floats are
-	// elements.
-	row := func(label string, lane int) {
-		if compact {
-			w.line("MOVWU %d(R%d), R%d", stage+16+size*lane, frameReg, tmpA) // count
-			w.line("CBZW R%d, %s_skip%d", tmpA, label, lane)
-		}
-		dst := iReg // row index
-		if compact {
-			dst = written
-		}
-		for s := range 1 + len(k.Outputs) {
-			ld, st, from, sz := load, store, stage+16*s+size*lane, size
-			switch s {
-			case 0: // the pair index: 32-bit lanes
-				ld, st, from, sz = "MOVWU", "MOVW", stage+4*lane, 4
-			case 1: // the count: the low 32 bits of its lane
-				ld, st, sz = "MOVWU", "MOVW", 4
-			}
-			w.line("%s %d(R%d), R%d", ld, from, frameReg, tmpB)
-			w.line("MOVD %d(R%d), R%d", 8*s, outReg, tmpA)
-			if compact {
-				w.line("%s R%d, (R%d)(R%d<<%d)", st, tmpB, tmpA, dst, map[int]int{4: 2, 8: 3}[sz])
-			} else {
-				w.line("ADD R%d<<%d, R%d, R%d", iReg, map[int]int{4: 2, 8: 3}[sz], tmpA, tmpA)
-				w.line("%s R%d, %d(R%d)", st, tmpB, sz*lane, tmpA)
-			}
-		}
-		if compact {
-			w.line("ADD $1, R%d", written)
-			w.label(fmt.Sprintf("%s_skip%d", label, lane))
-		}
-	}
+}
 
-	w.label(name + "_loop")
-	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
-	w.line("CMP $%d, R%d", lanes, leftReg)
-	w.line("BLT %s_tail", name)
-	loadRecords(fromPairs)
-	l.label = name + "_group"
-	l.emit()
+// row emits the compaction or the row store of one lane from the
+// stage. The pair index has 32-bit lanes; the count has the lanes of
+// the element type (its low 32 bits are the row value); the floats are
+// elements.
+func (ce *contactEmitter) row(label string, lane int) {
+	w, compact, stage, size := ce.w, ce.compact, ce.stage, ce.size
 	if compact {
+		w.line("MOVWU %d(R%d), R%d", stage+16+size*lane, frameReg, tmpA) // count
+		w.line("CBZW R%d, %s_skip%d", tmpA, label, lane)
+	}
+	dst := iReg // row index
+	if compact {
+		dst = written
+	}
+	for s := range 1 + len(ce.k.Outputs) {
+		ld, st, from, sz := ce.load, ce.store, stage+16*s+size*lane, size
+		switch s {
+		case 0: // the pair index: 32-bit lanes
+			ld, st, from, sz = "MOVWU", "MOVW", stage+4*lane, 4
+		case 1: // the count: the low 32 bits of its lane
+			ld, st, sz = "MOVWU", "MOVW", 4
+		}
+		w.line("%s %d(R%d), R%d", ld, from, frameReg, tmpB)
+		w.line("MOVD %d(R%d), R%d", 8*s, outReg, tmpA)
+		if compact {
+			w.line("%s R%d, (R%d)(R%d<<%d)", st, tmpB, tmpA, dst, map[int]int{4: 2, 8: 3}[sz])
+		} else {
+			w.line("ADD R%d<<%d, R%d, R%d", iReg, map[int]int{4: 2, 8: 3}[sz], tmpA, tmpA)
+			w.line("%s R%d, %d(R%d)", st, tmpB, sz*lane, tmpA)
+		}
+	}
+	if compact {
+		w.line("ADD $1, R%d", written)
+		w.label(fmt.Sprintf("%s_skip%d", label, lane))
+	}
+}
+
+// storeGroup stores the rows of a whole group: the touching lanes' rows
+// lane by lane (compact), or one row per pair.
+func (ce *contactEmitter) storeGroup() {
+	w, l, name := ce.w, ce.l, ce.name
+	switch {
+	case ce.compact:
 		w.comment("Compaction: the touching lanes' rows, in pair order; nothing for a group without one.")
 		w.op(umaxv(scratch0, l.output(0)))
 		w.op(fmovws(anyReg, scratch0))
 		w.line("CBZW R%d, %s_none", anyReg, name)
-		stageOutputs()
-		for lane := range lanes {
-			row(name+"_group", lane)
+		ce.stageOutputs()
+		for lane := range ce.lanes {
+			ce.row(name+"_group", lane)
 		}
 		w.label(name + "_none")
-	} else if e == ir.F64 {
+	case ce.e == ir.F64:
 		w.comment("Store one row per pair: Pair and the narrowed Count as two uint32 (8 bytes), the floats whole.")
-		pairIndex(operand0)
+		ce.pairIndex(operand0)
 		w.line("MOVD 0(R%d), R%d", outReg, tmpA)
 		w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
 		w.op(strdi(operand0, tmpA, 0))
@@ -389,47 +453,23 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 		w.line("MOVD 8(R%d), R%d", outReg, tmpA)
 		w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
 		w.op(strdi(operand0, tmpA, 0))
-		for j := 1; j < len(k.Outputs); j++ {
+		for j := 1; j < len(ce.k.Outputs); j++ {
 			w.line("MOVD %d(R%d), R%d", 8*(1+j), outReg, tmpA)
 			w.line("ADD R%d<<3, R%d, R%d", iReg, tmpA, tmpA)
 			w.op(strqi(l.output(j), tmpA, 0))
 		}
-	} else {
+	default:
 		w.comment("Store one row per pair.")
-		pairIndex(operand0)
+		ce.pairIndex(operand0)
 		w.line("MOVD 0(R%d), R%d", outReg, tmpA)
 		w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
 		w.op(strqi(operand0, tmpA, 0))
-		for j := range k.Outputs {
+		for j := range ce.k.Outputs {
 			w.line("MOVD %d(R%d), R%d", 8*(1+j), outReg, tmpA)
 			w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
 			w.op(strqi(l.output(j), tmpA, 0))
 		}
 	}
-	w.line("ADD $%d, R%d", lanes, iReg)
-	w.line("B %s_loop", name)
-
-	w.label(name + "_tail")
-	w.comment(fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; rows lane by lane.", lanes))
-	w.line("CBZ R%d, %s_done", leftReg, name)
-	copyTailIndices(w, name, lanes, tailIdx)
-	loadRecords(func(side, lane int) {
-		w.line("MOVWU %d(R%d), R%d", tailIdx+16*side+4*lane, frameReg, tmpB)
-	})
-	l.label = name + "_tailgroup"
-	l.emit()
-	stageOutputs()
-	copyLanesOf(w, leftReg, lanes-1, name+"_tailout", func(lane int) { row(name+"_tailrow", lane) })
-	w.line("ADD R%d, R%d, R%d", leftReg, iReg, iReg)
-
-	w.label(name + "_done")
-	if compact {
-		w.line("MOVD R%d, ret+%d(FP)", written, 2*a+56)
-	} else {
-		w.line("MOVD R%d, ret+%d(FP)", nReg, 2*a+56)
-	}
-	w.line("RET")
-	return spills, regs
 }
 
 // copyLanesOf emits body(lane) for lanes 0, 1, ... up to max-1 while
