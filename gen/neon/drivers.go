@@ -58,9 +58,7 @@ func countSpills(p *ir.Program, input, arg func(int) source) (spills, regs int) 
 func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (spills, regs int) {
 	name := k.Name + e.Suffix() + "NEON"
 	p := k.ProgramOf(e)
-	lanes, size := 16/e.Bytes(), e.Bytes()
-	// move is the scalar load and store of one float.
-	load, store := map[int]string{4: "MOVWU", 8: "MOVD"}[size], map[int]string{4: "MOVW", 8: "MOVD"}[size]
+	lanes := 16 / e.Bytes()
 	nin, nout := len(k.Inputs), len(k.Outputs)
 	if nin+nout > 15 {
 		panic("neon: more streams than registers")
@@ -97,41 +95,66 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (
 	w.line("MOVD $neonconst<>(SB), R%d", constReg)
 	w.line("ADD $16, RSP, R%d", frameReg)
 
-	// loop emits a rotated loop over p (groups groups of lanes merged)
-	// while at least lanes*groups lanes remain, then falls through.
-	loop := func(label string, p *ir.Program, groups int, in func(int) source) {
-		if groups > 1 {
-			w.comment(fmt.Sprintf("%d groups of %d lanes at a time, their instructions merged with skew %v.", groups, lanes, m.Skew))
-		} else {
-			w.comment(fmt.Sprintf("Whole groups of %d lanes.", lanes))
-		}
-		w.line("CMP $%d, R%d", lanes*groups, remainReg)
-		w.line("BLT %s_end", label)
-		w.label(label)
-		if groups > 1 {
-			w.line("ADD $16, R%d, R%d", offReg, off2Reg)
-		}
-		l := newLowering(p, w, c)
-		l.slotBase, l.slotEnd = slots, slots+16*spills
-		l.input, l.label = in, label
-		l.emit()
-		w.comment("Store the results.")
-		for g := range groups {
-			for j := range nout {
-				w.op(strqr(l.output(g*nout+j), nin+j, []int{offReg, off2Reg}[g]))
-			}
-		}
-		w.line("ADD $%d, R%d", 16*groups, offReg)
-		w.line("SUB $%d, R%d", lanes*groups, remainReg)
-		w.line("CMP $%d, R%d", lanes*groups, remainReg)
-		w.line("BGE %s", label)
-		w.label(label + "_end")
-	}
+	be := &batchEmitter{w: w, c: c, name: name, lanes: lanes, nin: nin, nout: nout, slots: slots, spills: spills, skew: m.Skew}
 	if groups > 1 {
-		loop(name+"_groups", pg, groups, groupIn)
+		be.loop(name+"_groups", pg, groups, groupIn)
 	}
-	loop(name+"_loop", p, 1, streamIn)
+	be.loop(name+"_loop", p, 1, streamIn)
+	be.tail(p, stageIn, stageOut)
+	w.line("RET")
+	return spills, regs
+}
 
+// batchEmitter carries the state of one batch kernel that Batch writes
+// across its loops and tail: the frame's spill slots and the streams.
+type batchEmitter struct {
+	w                *writer
+	c                *constTable
+	name             string
+	lanes, nin, nout int
+	slots, spills    int
+	skew             float64
+}
+
+// loop emits a rotated loop over p (groups groups of lanes merged)
+// while at least lanes*groups lanes remain, then falls through.
+func (be *batchEmitter) loop(label string, p *ir.Program, groups int, in func(int) source) {
+	w, c, lanes, nin, nout, slots, spills := be.w, be.c, be.lanes, be.nin, be.nout, be.slots, be.spills
+	if groups > 1 {
+		w.comment(fmt.Sprintf("%d groups of %d lanes at a time, their instructions merged with skew %v.", groups, lanes, be.skew))
+	} else {
+		w.comment(fmt.Sprintf("Whole groups of %d lanes.", lanes))
+	}
+	w.line("CMP $%d, R%d", lanes*groups, remainReg)
+	w.line("BLT %s_end", label)
+	w.label(label)
+	if groups > 1 {
+		w.line("ADD $16, R%d, R%d", offReg, off2Reg)
+	}
+	l := newLowering(p, w, c)
+	l.slotBase, l.slotEnd = slots, slots+16*spills
+	l.input, l.label = in, label
+	l.emit()
+	w.comment("Store the results.")
+	for g := range groups {
+		for j := range nout {
+			w.op(strqr(l.output(g*nout+j), nin+j, []int{offReg, off2Reg}[g]))
+		}
+	}
+	w.line("ADD $%d, R%d", 16*groups, offReg)
+	w.line("SUB $%d, R%d", lanes*groups, remainReg)
+	w.line("CMP $%d, R%d", lanes*groups, remainReg)
+	w.line("BGE %s", label)
+	w.label(label + "_end")
+}
+
+// tail emits the lanes left after the loops, staged through the frame at
+// offsets stageIn and stageOut one float at a time.
+func (be *batchEmitter) tail(p *ir.Program, stageIn, stageOut int) {
+	w, c, name, lanes, nin, nout, slots, spills := be.w, be.c, be.name, be.lanes, be.nin, be.nout, be.slots, be.spills
+	size := 16 / lanes
+	// move is the scalar load and store of one float.
+	load, store := map[int]string{4: "MOVWU", 8: "MOVD"}[size], map[int]string{4: "MOVW", 8: "MOVD"}[size]
 	l := newLowering(p, w, c)
 	l.slotBase, l.slotEnd = slots, slots+16*spills
 	w.label(name + "_tail")
@@ -162,8 +185,6 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (
 		}
 	})
 	w.label(name + "_done")
-	w.line("RET")
-	return spills, regs
 }
 
 // Registers of the contact kernels.
