@@ -316,26 +316,7 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 	l.arg = func(int) source { return func(d int) inst { return ldrqi(d, frameReg, marginOff) } }
 	ce.l = l
 
-	w.label(name + "_loop")
-	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
-	w.line("CMP $%d, R%d", lanes, leftReg)
-	w.line("BLT %s_tail", name)
-	loadRecords(w, e, ce.set, ce.sides, func(side, lane int) { indexFromPairs(w, side, lane) })
-	l.label = name + "_group"
-	l.emit()
-	ce.storeGroup()
-	w.line("ADD $%d, R%d", lanes, iReg)
-	w.line("B %s_loop", name)
-
-	w.label(name + "_tail")
-	w.comment(fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; rows lane by lane.", lanes))
-	w.line("CBZ R%d, %s_done", leftReg, name)
-	copyTailIndices(w, name, lanes, tailIdx)
-	loadRecords(w, e, ce.set, ce.sides, func(side, lane int) {
-		w.line("MOVWU %d(R%d), R%d", tailIdx+16*side+4*lane, frameReg, tmpB)
-	})
-	l.label = name + "_tailgroup"
-	l.emit()
+	pairLoop(l, e, pairFrame{name, ce.set, tailIdx, ce.sides}, ce.storeGroup, "rows")
 	ce.stageOutputs()
 	copyLanesOf(w, leftReg, lanes-1, name+"_tailout", func(lane int) { ce.row(name+"_tailrow", lane) })
 	w.line("ADD R%d, R%d, R%d", leftReg, iReg, iReg)
@@ -493,6 +474,44 @@ func (ce *contactEmitter) storeGroup() {
 	}
 }
 
+// pairFrame is where a loop over pairs keeps its records: the kernel's
+// name (the labels' stem), the frame offsets of the set of 14 record
+// vectors and of the tail's indices, and the record sources.
+type pairFrame struct {
+	name         string
+	set, tailIdx int
+	sides        [2]int
+}
+
+// pairLoop emits the loop over the whole groups of pairs at iReg (their
+// records loaded by index into the set, the body lowered by l, then
+// store), and the tail up to its whole group: the n mod lanes pairs left,
+// their indices copied to the frame with capsule 0 past n. what names
+// the tail's lane-by-lane stores, which follow.
+func pairLoop(l *lowering, e ir.Elem, pf pairFrame, store func(), what string) {
+	w, name, lanes := l.out, pf.name, 16/e.Bytes()
+	w.label(name + "_loop")
+	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
+	w.line("CMP $%d, R%d", lanes, leftReg)
+	w.line("BLT %s_tail", name)
+	loadRecords(w, e, pf.set, pf.sides, func(side, lane int) { indexFromPairs(w, side, lane) })
+	l.label = name + "_group"
+	l.emit()
+	store()
+	w.line("ADD $%d, R%d", lanes, iReg)
+	w.line("B %s_loop", name)
+
+	w.label(name + "_tail")
+	w.comment(fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; %s lane by lane.", lanes, what))
+	w.line("CBZ R%d, %s_done", leftReg, name)
+	copyTailIndices(w, name, lanes, pf.tailIdx)
+	loadRecords(w, e, pf.set, pf.sides, func(side, lane int) {
+		w.line("MOVWU %d(R%d), R%d", pf.tailIdx+16*side+4*lane, frameReg, tmpB)
+	})
+	l.label = name + "_tailgroup"
+	l.emit()
+}
+
 // copyLanesOf emits body(lane) for lanes 0, 1, ... up to max-1 while
 // lane < the count in register r (1 to max).
 func copyLanesOf(w *writer, r, max int, label string, body func(lane int)) {
@@ -552,30 +571,13 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (spills, regs int) {
 		return func(d int) inst { return ldrqi(d, frameReg, set+16*s) }
 	}
 
-	w.label(name + "_loop")
-	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
-	w.line("CMP $%d, R%d", lanes, leftReg)
-	w.line("BLT %s_tail", name)
-	loadRecords(w, e, set, capsSides, func(side, lane int) { indexFromPairs(w, side, lane) })
-	l.label = name + "_group"
-	l.emit()
-	w.comment("Store S, T and Dist2.")
-	w.line("LSL $%d, R%d, R%d", map[int]int{4: 2, 8: 3}[size], iReg, tmpA)
-	for j := range k.Outputs {
-		w.op(strqr(l.output(j), outs[j], tmpA))
-	}
-	w.line("ADD $%d, R%d", lanes, iReg)
-	w.line("B %s_loop", name)
-
-	w.label(name + "_tail")
-	w.comment(fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; results lane by lane.", lanes))
-	w.line("CBZ R%d, %s_done", leftReg, name)
-	copyTailIndices(w, name, lanes, tailIdx)
-	loadRecords(w, e, set, capsSides, func(side, lane int) {
-		w.line("MOVWU %d(R%d), R%d", tailIdx+16*side+4*lane, frameReg, tmpB)
-	})
-	l.label = name + "_tailgroup"
-	l.emit()
+	pairLoop(l, e, pairFrame{name, set, tailIdx, capsSides}, func() {
+		w.comment("Store S, T and Dist2.")
+		w.line("LSL $%d, R%d, R%d", map[int]int{4: 2, 8: 3}[size], iReg, tmpA)
+		for j := range k.Outputs {
+			w.op(strqr(l.output(j), outs[j], tmpA))
+		}
+	}, "results")
 	for j := range k.Outputs {
 		w.op(strqi(l.output(j), frameReg, stage+16*j))
 	}
