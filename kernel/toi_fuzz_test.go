@@ -266,33 +266,7 @@ func fuzzTOI[F soa.Float](t *testing.T, v [toiFuzzVals]F, rawMaxIter int) {
 					isa, r, pairs.I[r], pairs.J[r], pr, got, want[r], i, j, spec)
 			}
 		}
-		cmp := &soa.TOIsOf[F]{}
-		cmp.Resize(n + 3)
-		for r := range cmp.Pair {
-			cmp.Pair[r] = 0xDEADBEEF
-		}
-		m := compactTOI(k, cmp, start, end, pairs, p)
-		w := 0
-		for r, x := range want {
-			if x.Status == fallback.TOIMiss {
-				continue
-			}
-			if w >= m {
-				t.Fatalf("%s: CompactTOI wrote %d rows; pair %d is %v", isa, m, r, x.Status)
-			}
-			if pr, got := toiRow(cmp, w); pr != uint32(r) || !sameTOI(got, x) {
-				t.Fatalf("%s: CompactTOI row %d: pair %d %+v, want pair %d %+v", isa, w, pr, got, r, x)
-			}
-			w++
-		}
-		if m != w {
-			t.Fatalf("%s: CompactTOI wrote %d rows, %d are not a Miss", isa, m, w)
-		}
-		for r := m; r < len(cmp.Pair); r++ {
-			if cmp.Pair[r] != 0xDEADBEEF {
-				t.Fatalf("%s: CompactTOI wrote row %d beyond its count %d", isa, r, m)
-			}
-		}
+		checkCompactTOI(t, isa, want, func(d *soa.TOIsOf[F]) int { return compactTOI(k, d, start, end, pairs, p) })
 	}
 	res := want[fuzzLanes[0]]
 	if one := singleTOI(i, j, spec); !sameTOI(one, res) {

@@ -101,29 +101,40 @@ func testTOIBatch[F soa.Float](t *testing.T, k kernel.Kernel, what string, cases
 				t.Fatalf("%s, %d pairs, row %d: pair %d %+v, spec %+v", what, m, r, pr, got, w)
 			}
 		}
-		compact := &soa.TOIsOf[F]{}
-		compact.Resize(m + 3)
-		for i := range compact.Pair {
-			compact.Pair[i] = 0xDEADBEEF
+		checkCompactTOI(t, what, want, func(d *soa.TOIsOf[F]) int { return compactTOI(k, d, start, end, pairs, p) })
+	}
+}
+
+// checkCompactTOI runs compact on rows prefilled with a sentinel Pair and
+// fails t unless it writes want's rows that are not a Miss, densely in
+// pair order, and nothing from its count on.
+func checkCompactTOI[F soa.Float](t *testing.T, what string, want []fallback.TOIOf[F], compact func(*soa.TOIsOf[F]) int) {
+	t.Helper()
+	rows := &soa.TOIsOf[F]{}
+	rows.Resize(len(want) + 3)
+	for i := range rows.Pair {
+		rows.Pair[i] = 0xDEADBEEF
+	}
+	n := compact(rows)
+	w := 0
+	for r, x := range want {
+		if x.Status == fallback.TOIMiss {
+			continue
 		}
-		got := compactTOI(k, compact, start, end, pairs, p)
-		w := 0
-		for r, x := range want {
-			if x.Status == fallback.TOIMiss {
-				continue
-			}
-			if pr, row := toiRow(compact, w); pr != uint32(r) || !sameTOI(row, x) {
-				t.Fatalf("%s: compact row %d: pair %d %+v, want pair %d %+v", what, w, pr, row, r, x)
-			}
-			w++
+		if w >= n {
+			t.Fatalf("%s: CompactTOI wrote %d rows; pair %d is %v", what, n, r, x.Status)
 		}
-		if got != w {
-			t.Fatalf("%s: CompactTOI wrote %d rows, %d are not a Miss", what, got, w)
+		if pr, row := toiRow(rows, w); pr != uint32(r) || !sameTOI(row, x) {
+			t.Fatalf("%s: compact row %d: pair %d %+v, want pair %d %+v", what, w, pr, row, r, x)
 		}
-		for i := got; i < len(compact.Pair); i++ {
-			if compact.Pair[i] != 0xDEADBEEF {
-				t.Fatalf("%s: CompactTOI wrote row %d beyond its count %d", what, i, got)
-			}
+		w++
+	}
+	if n != w {
+		t.Fatalf("%s: CompactTOI wrote %d rows, %d are not a Miss", what, n, w)
+	}
+	for i := n; i < len(rows.Pair); i++ {
+		if rows.Pair[i] != 0xDEADBEEF {
+			t.Fatalf("%s: CompactTOI wrote row %d beyond its count %d", what, i, n)
 		}
 	}
 }
