@@ -1,12 +1,13 @@
-// Package alloc is the register allocation layer the backends share:
-// the reads of each value in emission order, Belady's rule (the value
-// read again last leaves the registers first) and the rule of rare
-// blocks. Each backend applies them to its own registers: amd64 spills
-// within a budget of avo's virtual registers, NEON assigns physical ones
-// (docs/design.md, "The IR and its backends").
+// Package alloc is the register allocator of both backends: the reads of
+// each value in the groups' merged order, Belady's rule (the value read
+// again last leaves the registers first) and the rule of rare blocks,
+// applied by one Allocator to the registers a backend describes
+// (Registers): amd64 keeps avo's virtual registers within a budget, NEON
+// assigns physical ones (docs/design.md, "The IR and its backends").
 package alloc
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/segdist/segdist/gen/ir"
@@ -18,9 +19,6 @@ const Never = 1 << 30
 // Uses holds, for each value of a group, the positions in emission order
 // that read it, ascending.
 type Uses [][]int
-
-// NewUses returns the uses of n values, none yet.
-func NewUses(n int) Uses { return make(Uses, n) }
 
 // Add records a read of v at position pos (at or after its last).
 func (u Uses) Add(v ir.Value, pos int) {
@@ -38,30 +36,11 @@ func (u Uses) Next(v ir.Value, k int) int {
 	return Never
 }
 
-// Furthest returns which of n candidates leaves the registers: the one
-// whose next read (next(j), if ok) is furthest, the first of equals, or
-// -1 if none may go.
-func Furthest(n int, next func(j int) (at int, ok bool)) int {
-	best, far := -1, -1
-	for j := range n {
-		if at, ok := next(j); ok && at > far {
-			best, far = j, at
-		}
-	}
-	return best
-}
-
 // Blocks are the first instructions of the rare blocks open at the
 // current one, innermost last. Inside a block only the values computed
 // in it may leave their registers: the values from before must be where
 // they were whether the block ran or was skipped.
 type Blocks []int
-
-// Enter opens the block that instruction i starts.
-func (b *Blocks) Enter(i int) { *b = append(*b, i) }
-
-// Leave closes the innermost block.
-func (b *Blocks) Leave() { *b = (*b)[:len(*b)-1] }
 
 // Open reports whether a block is open.
 func (b Blocks) Open() bool { return len(b) > 0 }
@@ -69,3 +48,121 @@ func (b Blocks) Open() bool { return len(b) > 0 }
 // Fixed reports whether value v must stay where it is: it was computed
 // before the innermost open block.
 func (b Blocks) Fixed(v ir.Value) bool { return len(b) > 0 && int(v) < b[len(b)-1] }
+
+// Held is a value in a register, as a backend lists it for Fit.
+type Held struct {
+	G     int      // the value's group
+	V     ir.Value // the value
+	Cheap bool     // rematerialized where read next: leaves before any value that must be stored
+	Keep  bool     // stays whatever its next read (a register the instruction has reserved)
+}
+
+// Registers is a backend's registers as the Allocator sees them.
+type Registers interface {
+	// Held lists the values in registers at position k that count
+	// against the budget; of equal candidates the first leaves.
+	Held(k int) []Held
+	// Evict takes h out of its register: to memory, or nowhere if Cheap.
+	Evict(h Held)
+	// Need is the registers instruction e takes at position k beyond
+	// those of its operands already held (0 where the backend calls Fit
+	// as it allocates).
+	Need(k int, e ir.Event) int
+}
+
+// Allocator decides which values leave the registers as a backend emits
+// the groups of an iteration in their merged order.
+type Allocator struct {
+	p      *ir.Program
+	budget int
+	regs   Registers
+	uses   []Uses   // uses[g]: the positions reading group g's values; its outputs are read at its last position
+	blocks []Blocks // blocks[g]: group g's open rare blocks
+}
+
+// New returns the allocator of the groups running p in order, within
+// budget registers; alias, if not nil, maps each value to the one that
+// holds it.
+func New(p *ir.Program, order []ir.Event, alias []ir.Value, budget int, regs Registers) *Allocator {
+	groups := 0
+	for _, e := range order {
+		groups = max(groups, e.G+1)
+	}
+	a := &Allocator{p: p, budget: budget, regs: regs, uses: make([]Uses, groups), blocks: make([]Blocks, groups)}
+	of := func(v ir.Value) ir.Value {
+		if alias != nil {
+			return alias[v]
+		}
+		return v
+	}
+	last := make([]int, groups)
+	for g := range a.uses {
+		a.uses[g] = make(Uses, len(p.Code))
+	}
+	for k, e := range order {
+		for _, v := range p.Code[e.I].Args {
+			a.uses[e.G].Add(of(v), k)
+		}
+		last[e.G] = k
+	}
+	for g := range a.uses {
+		for _, o := range p.Outputs {
+			a.uses[g].Add(of(o), last[g])
+		}
+	}
+	return a
+}
+
+// Next returns the first read of group g's value v at or after position
+// k, or Never.
+func (a *Allocator) Next(g int, v ir.Value, k int) int { return a.uses[g].Next(v, k) }
+
+// InBlock reports whether group g is inside a rare block.
+func (a *Allocator) InBlock(g int) bool { return a.blocks[g].Open() }
+
+// Before makes room for instruction e at position k (Registers.Need)
+// and opens or closes the rare block it starts or ends.
+func (a *Allocator) Before(k int, e ir.Event) {
+	in := &a.p.Code[e.I]
+	if in.Op == ir.OpEndRare {
+		a.blocks[e.G] = a.blocks[e.G][:len(a.blocks[e.G])-1]
+		return
+	}
+	a.Fit(k, e.G, a.regs.Need(k, e), in.Args)
+	if in.Op == ir.OpRare {
+		a.blocks[e.G] = append(a.blocks[e.G], e.I)
+	}
+}
+
+// Fit evicts held values until they and need more registers fit the
+// budget at position k, where group g emits an instruction reading keep:
+// the value read again last goes first (a cheap one before any other),
+// never one of keep, and inside g's rare block only a cheap value or one
+// the block computed.
+func (a *Allocator) Fit(k, g, need int, keep []ir.Value) {
+	if need == 0 {
+		return
+	}
+	held := a.regs.Held(k)
+	b := a.blocks[g]
+	for len(held)+need > a.budget {
+		best, far := -1, -1
+		for j, h := range held {
+			if h.Keep || h.G == g && slices.Contains(keep, h.V) || !h.Cheap && b.Open() && (h.G != g || b.Fixed(h.V)) {
+				continue
+			}
+			next := a.Next(h.G, h.V, k)
+			if h.Cheap {
+				next += 1 << 20
+			}
+			if next > far {
+				best, far = j, next
+			}
+		}
+		if best < 0 {
+			panic(fmt.Sprintf("%s: %d values held and %d more registers exceed %d at position %d", a.p.Name, len(held), need, a.budget, k))
+		}
+		a.regs.Evict(held[best])
+		held = slices.Delete(held, best, best+1)
+	}
+}

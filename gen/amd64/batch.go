@@ -524,7 +524,7 @@ func merge(ls []*lowering, skewOf float64, done func(g int), sp *spiller, in *in
 	for k, e := range order {
 		if in != nil && depth == 0 && k >= int(in.at*float64(len(order))) {
 			if sp != nil {
-				sp.fit(k, in.regs, 0, nil)
+				sp.a.Fit(k, 0, in.regs, nil)
 			}
 			in.emit()
 			in = nil
@@ -536,7 +536,7 @@ func merge(ls []*lowering, skewOf float64, done func(g int), sp *spiller, in *in
 			depth--
 		}
 		if sp != nil {
-			sp.before(k, e.G, e.I)
+			sp.a.Before(k, e)
 		}
 		ls[e.G].step(e.I)
 		if e.I == n-1 {

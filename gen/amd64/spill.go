@@ -2,7 +2,6 @@ package amd64
 
 import (
 	"fmt"
-	"slices"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -17,19 +16,16 @@ import (
 const spillSlots = 32
 
 // spiller keeps the vector registers an iteration's values hold within a
-// budget, as merge emits their instructions: before each instruction,
-// while the values in registers plus the registers the instruction
-// itself needs (its result and the operands it loads) exceed the budget,
-// it stores the value whose next read is farthest away to a stack slot
-// (Belady's rule); later readers take it from there, as a memory operand
-// or by a load. avo then allocates the registers, which never need more
-// than the budget at once. Values stay in registers through their short
-// lives and only the long-lived ones that do not fit go to memory, where
-// parking stores every value of a class.
+// budget, as merge emits their instructions: the registers an
+// instruction needs (its result and the operands it loads) are made room
+// for by storing to stack slots the values alloc.Allocator picks; later
+// readers take them from there, as a memory operand or by a load. avo
+// then allocates the registers, which never need more than the budget at
+// once.
 type spiller struct {
 	ls     []*lowering
-	uses   []alloc.Uses // uses[g]: the positions in order reading group g's values; its outputs are read at its last position (the stores)
-	budget int          // vector registers the values may hold
+	a      *alloc.Allocator
+	budget int // vector registers the values may hold
 	base   GPPhysical
 	bytes  int
 	first  int    // the first slot of the area (of ls[0])
@@ -38,10 +34,6 @@ type spiller struct {
 	taken  []bool // slot k holds a spilled value
 	slotOf []map[ir.Value]int
 
-	// blocks[g] are group g's open rare blocks: inside one, only the
-	// values it computes may be spilled (alloc.Blocks), and no other
-	// group's.
-	blocks    []alloc.Blocks
 	storeNeed int // registers the driver's stores of a group's outputs take
 }
 
@@ -74,82 +66,40 @@ func newSpiller(ls []*lowering, held, storeNeed int) *spiller {
 			s.taken[g*l.slots.n+j] = true
 		}
 	}
-	s.blocks = make([]alloc.Blocks, len(ls))
 	return s
 }
 
-// start takes the iteration's emission order and finds every value's reads.
+// start takes the iteration's emission order.
 func (s *spiller) start(order []ir.Event) {
-	s.uses = make([]alloc.Uses, len(s.ls))
-	last := make([]int, len(s.ls))
-	for g, l := range s.ls {
-		s.uses[g] = alloc.NewUses(len(l.p.Code))
-	}
-	for k, e := range order {
-		for _, a := range s.ls[e.G].p.Code[e.I].Args {
-			s.uses[e.G].Add(a, k)
-		}
-		last[e.G] = k
-	}
-	for g, l := range s.ls {
-		for _, o := range l.p.Outputs {
-			s.uses[g].Add(o, last[g])
-		}
-	}
+	s.a = alloc.New(s.ls[0].p, order, nil, s.budget, s)
 }
 
-type liveValue struct {
-	g    int
-	v    ir.Value
-	next int
-}
-
-// live returns the values held in vector registers that are read at or
+// Held returns the values held in vector registers that are read at or
 // after position k (0 and 1 are not counted: the budget leaves them
 // out), and frees the slots of spilled values read for the last time
 // before k.
-func (s *spiller) live(k int) []liveValue {
-	var out []liveValue
+func (s *spiller) Held(k int) []alloc.Held {
+	var out []alloc.Held
 	for g, l := range s.ls {
 		for v := range l.loc {
 			if l.loc[v] == nil || l.p.Code[v].Op == ir.OpConst {
 				continue
 			}
-			next := s.uses[g].Next(ir.Value(v), k)
+			next := s.a.Next(g, ir.Value(v), k)
 			if slot, ok := s.slotOf[g][ir.Value(v)]; ok && next == alloc.Never {
 				s.taken[slot] = false
 				delete(s.slotOf[g], ir.Value(v))
 			}
 			if _, ok := l.loc[v].(VecVirtual); ok && next != alloc.Never {
-				out = append(out, liveValue{g, ir.Value(v), next})
+				out = append(out, alloc.Held{G: g, V: ir.Value(v)})
 			}
 		}
 	}
 	return out
 }
 
-// fit spills values until the live values and need more registers fit the
-// budget at position k; the values of group g in keep (the operands of
-// the instruction about to be emitted) stay.
-func (s *spiller) fit(k, need, g int, keep []ir.Value) {
-	if need == 0 {
-		return
-	}
-	live := s.live(k)
-	for len(live)+need > s.budget {
-		b := s.blocks[g]
-		best := alloc.Furthest(len(live), func(j int) (int, bool) {
-			x := live[j]
-			stays := x.g == g && slices.Contains(keep, x.v) || b.Open() && (x.g != g || b.Fixed(x.v))
-			return x.next, !stays
-		})
-		if best < 0 {
-			panic(fmt.Sprintf("amd64: %s: %d live operands and %d more registers exceed %d", s.ls[0].p.Name, len(live), need, s.budget))
-		}
-		s.spill(live[best].g, live[best].v)
-		live = append(live[:best], live[best+1:]...)
-	}
-}
+// Evict spills h.
+func (s *spiller) Evict(h alloc.Held) { s.spill(h.G, h.V) }
 
 // spill stores value v of group g to a free slot, where it lives from now on.
 func (s *spiller) spill(g int, v ir.Value) {
@@ -189,23 +139,16 @@ func heldBy(mask Op) int {
 	return 0
 }
 
-// before makes room for instruction i of group g, at position k. At the
-// start of a rare block it makes room for the values computed in the
-// block first (blockPeak), while the values from before may still go.
-func (s *spiller) before(k, g, i int) {
-	l := s.ls[g]
-	in := &l.p.Code[i]
-	switch in.Op {
-	case ir.OpRare:
-		// A block that needs more spills its own values too.
-		s.fit(k, max(need(l, in), min(blockPeak(l.p, l.last, i), s.budget-2)), g, in.Args)
-		s.blocks[g].Enter(i)
-		return
-	case ir.OpEndRare:
-		s.blocks[g].Leave()
-		return
+// Need is need(e) at position k; at the start of a rare block, it makes
+// room for the values computed in the block too (blockPeak), while the
+// values from before may still go.
+func (s *spiller) Need(k int, e ir.Event) int {
+	l := s.ls[e.G]
+	in := &l.p.Code[e.I]
+	if in.Op == ir.OpRare {
+		return max(need(l, in), min(blockPeak(l.p, l.last, e.I), s.budget-2))
 	}
-	s.fit(k, need(l, in), g, in.Args)
+	return need(l, in)
 }
 
 // blockPeak estimates the registers the values computed in the rare block
@@ -237,7 +180,7 @@ func (s *spiller) beforeStores(k, g int) {
 			need = 1 // a store loads a spilled output
 		}
 	}
-	s.fit(k, max(need, s.storeNeed), g, nil)
+	s.a.Fit(k, g, max(need, s.storeNeed), nil)
 }
 
 // need is an upper bound on the vector registers the lowering of in

@@ -2,6 +2,7 @@ package neon
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/segdist/segdist/gen/alloc"
 	"github.com/segdist/segdist/gen/ir"
@@ -37,27 +38,26 @@ type location struct {
 // memory that can be repeated whenever the value is needed again.
 type source func(dst int) inst
 
-// lowering allocates registers for one ir.Program and emits its
+// lowering assigns registers for one ir.Program and emits its
 // instructions. Every value has one home for its whole life: a register
-// (from definition to last use), or, once evicted, a spill slot (reloaded
-// into an operand register at each use); constants and inputs are
-// rematerialized instead of spilled. Inside a rare block the values from
-// before it are never evicted, so the register state after the block is
-// the same whether the block ran or was skipped.
+// (from definition to last use), or, once evicted (alloc.Allocator), a
+// spill slot (reloaded into an operand register at each use); constants
+// and inputs are rematerialized instead of spilled.
 type lowering struct {
-	p      *ir.Program
-	alias  []ir.Value // Park resolves to its argument (NEON parks nothing)
-	uses   alloc.Uses // instruction indices reading each value (outputs: len(Code))
-	loc    []location
-	owner  [numRegs]ir.Value // value in each register, or -1
-	input  func(k int) source
-	arg    func(k int) source
-	consts *constTable
-	out    *writer
-	label  string
+	p       *ir.Program
+	alias   []ir.Value // Park resolves to its argument (NEON parks nothing)
+	outputs []bool     // the program's outputs, by value
+	a       *alloc.Allocator
+	keep    []int // the registers the allocation in progress must leave
+	loc     []location
+	owner   [numRegs]ir.Value // value in each register, or -1
+	input   func(k int) source
+	arg     func(k int) source
+	consts  *constTable
+	out     *writer
+	label   string
 
-	slotBase, slotNext, slotEnd int // spill slots: frame offsets
-	blocks                      alloc.Blocks
+	slotBase, slotNext, slotEnd int      // spill slots: frame offsets
 	blockNames                  []string // names of the open rare blocks
 	maxRegs                     int      // most registers in use at once
 	spills                      int      // values stored to a slot
@@ -73,14 +73,9 @@ func newLowering(p *ir.Program, w *writer, c *constTable) *lowering {
 			l.alias[i] = l.alias[in.Args[0]]
 		}
 	}
-	l.uses = alloc.NewUses(len(p.Code))
-	for i, in := range p.Code {
-		for _, a := range in.Args {
-			l.uses.Add(l.alias[a], i)
-		}
-	}
+	l.outputs = make([]bool, len(p.Code))
 	for _, o := range p.Outputs {
-		l.uses.Add(l.alias[o], len(p.Code))
+		l.outputs[l.alias[o]] = true
 	}
 	return l
 }
@@ -95,7 +90,11 @@ func (l *lowering) reset() {
 		l.owner[r] = -1
 	}
 	l.slotNext = l.slotBase
-	l.blocks = nil
+	order := make([]ir.Event, len(l.p.Code))
+	for i := range order {
+		order[i].I = i
+	}
+	l.a = alloc.New(l.p, order, l.alias, numRegs, l)
 }
 
 func (l *lowering) remat(v ir.Value) bool {
@@ -121,30 +120,37 @@ func (l *lowering) materialize(v ir.Value, dst int) {
 }
 
 // alloc returns a free register for a value defined at instruction i,
-// evicting the live value used furthest ahead if none is free. Values in
-// keep are not evicted.
+// evicting a value (alloc.Allocator) if none is free. Registers in keep
+// are not evicted.
 func (l *lowering) alloc(i int, keep ...int) int {
+	l.keep = keep
+	l.a.Fit(i, 0, 1, nil)
 	for r := range numRegs {
 		if l.owner[r] == -1 {
 			return r
 		}
 	}
-	// Furthest next use first; a rematerializable value (a constant or
-	// input, dropped for free) before a value that must be stored.
-	victim := alloc.Furthest(numRegs, func(r int) (int, bool) {
-		v := l.owner[r]
-		if v < 0 || contains(keep, r) || l.pinned(v) {
-			return 0, false
+	panic(fmt.Sprintf("neon: %s: no register free at instruction %d", l.p.Name, i))
+}
+
+// Held lists the registers in use (alloc.Registers): rematerialized
+// values are cheap to evict, and the registers in keep or reserved stay.
+func (l *lowering) Held(int) []alloc.Held {
+	var out []alloc.Held
+	for r, v := range l.owner {
+		switch {
+		case v >= 0:
+			out = append(out, alloc.Held{V: v, Cheap: l.remat(v), Keep: slices.Contains(l.keep, r)})
+		case v != -1:
+			out = append(out, alloc.Held{V: v, Keep: true})
 		}
-		if l.remat(v) {
-			return l.uses.Next(v, i) + 1<<20, true
-		}
-		return l.uses.Next(v, i), true
-	})
-	if victim < 0 {
-		panic(fmt.Sprintf("neon: %s: out of registers at instruction %d", l.p.Name, i))
 	}
-	v := l.owner[victim]
+	return out
+}
+
+// Evict stores h to a slot, or drops it if it is rematerialized.
+func (l *lowering) Evict(h alloc.Held) {
+	v, r := h.V, l.loc[h.V].reg
 	if !l.remat(v) {
 		if l.slotNext == l.slotEnd {
 			panic(fmt.Sprintf("neon: %s: out of spill slots", l.p.Name))
@@ -152,30 +158,14 @@ func (l *lowering) alloc(i int, keep ...int) int {
 		l.loc[v].slot = l.slotNext
 		l.slotNext += 16
 		l.spills++
-		l.out.op(strqi(victim, frameReg, l.loc[v].slot))
+		l.out.op(strqi(r, frameReg, l.loc[v].slot))
 	}
 	l.loc[v].reg = -1
-	l.owner[victim] = -1
-	return victim
+	l.owner[r] = -1
 }
 
-func contains(s []int, x int) bool {
-	for _, y := range s {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-// pinned reports whether v was defined before the innermost open rare
-// block and must stay where it is: after the block, the register state
-// must hold on both paths. Constants and inputs may be dropped (they are
-// rematerialized wherever they are read next), and nothing becomes
-// resident inside a block (use), so dropping them is safe on both paths.
-func (l *lowering) pinned(v ir.Value) bool {
-	return l.blocks.Fixed(v) && !l.remat(v)
-}
+// Need is 0: alloc makes room as the lowering asks for registers.
+func (l *lowering) Need(int, ir.Event) int { return 0 }
 
 // use returns a register holding argument k of the current instruction:
 // its own register, or operand register operand0+k loaded from its slot
@@ -185,7 +175,7 @@ func (l *lowering) use(v ir.Value, k int) int {
 	if r := l.loc[v].reg; r >= 0 {
 		return r
 	}
-	if l.remat(v) && l.uses.Next(v, l.pos+1) < alloc.Never && !l.blocks.Open() {
+	if l.remat(v) && l.a.Next(0, v, l.pos+1) < alloc.Never && !l.a.InBlock(0) {
 		// Read again later: keep it in a free register while one is free
 		// (evicting it later costs nothing: it is rematerialized).
 		for r := range numRegs {
@@ -212,12 +202,7 @@ func (l *lowering) use(v ir.Value, k int) int {
 // instruction's result: v is in an allocated register and read last here.
 func (l *lowering) dying(v ir.Value) bool {
 	v = l.alias[v]
-	return l.loc[v].reg >= 0 && l.uses.Next(v, l.pos+1) >= alloc.Never && !l.isOutput(v)
-}
-
-func (l *lowering) isOutput(v ir.Value) bool {
-	u := l.uses[v]
-	return len(u) > 0 && u[len(u)-1] == len(l.p.Code)
+	return l.loc[v].reg >= 0 && l.a.Next(0, v, l.pos+1) >= alloc.Never && !l.outputs[v]
 }
 
 // free releases the registers of the current instruction's arguments that
@@ -225,7 +210,7 @@ func (l *lowering) isOutput(v ir.Value) bool {
 func (l *lowering) free(args []ir.Value) {
 	for _, a := range args {
 		a = l.alias[a]
-		if r := l.loc[a].reg; r >= 0 && l.uses.Next(a, l.pos+1) >= alloc.Never && !l.isOutput(a) {
+		if r := l.loc[a].reg; r >= 0 && l.a.Next(0, a, l.pos+1) >= alloc.Never && !l.outputs[a] {
 			l.owner[r] = -1
 			l.loc[a].reg = -1
 		}
@@ -255,6 +240,7 @@ func (l *lowering) emit() {
 		if in.Comment != "" {
 			l.out.comment(in.Comment)
 		}
+		l.a.Before(i, ir.Event{I: i})
 		l.instr(in)
 	}
 }
@@ -414,10 +400,8 @@ func (l *lowering) control(in *ir.Instr) {
 		l.out.op(fmovws(anyReg, scratch0))
 		l.out.line("CBZW R%d, %s_%s", anyReg, l.label, in.Name)
 		l.free(a)
-		l.blocks.Enter(l.pos)
 		l.blockNames = append(l.blockNames, in.Name)
 	case ir.OpEndRare:
-		l.blocks.Leave()
 		name := l.blockNames[len(l.blockNames)-1]
 		l.blockNames = l.blockNames[:len(l.blockNames)-1]
 		l.out.label(l.label + "_" + name)
