@@ -16,39 +16,6 @@ import (
 // Never is the next read of a value that is not read again.
 const Never = 1 << 30
 
-// Uses holds, for each value of a group, the positions in emission order
-// that read it, ascending.
-type Uses [][]int
-
-// Add records a read of v at position pos (at or after its last).
-func (u Uses) Add(v ir.Value, pos int) {
-	if r := u[v]; len(r) == 0 || r[len(r)-1] != pos {
-		u[v] = append(r, pos)
-	}
-}
-
-// Next returns the first read of v at or after position k, or Never.
-func (u Uses) Next(v ir.Value, k int) int {
-	r := u[v]
-	if j, _ := slices.BinarySearch(r, k); j < len(r) {
-		return r[j]
-	}
-	return Never
-}
-
-// Blocks are the first instructions of the rare blocks open at the
-// current one, innermost last. Inside a block only the values computed
-// in it may leave their registers: the values from before must be where
-// they were whether the block ran or was skipped.
-type Blocks []int
-
-// Open reports whether a block is open.
-func (b Blocks) Open() bool { return len(b) > 0 }
-
-// Fixed reports whether value v must stay where it is: it was computed
-// before the innermost open block.
-func (b Blocks) Fixed(v ir.Value) bool { return len(b) > 0 && int(v) < b[len(b)-1] }
-
 // Held is a value in a register, as a backend lists it for Fit.
 type Held struct {
 	G     int      // the value's group
@@ -76,8 +43,14 @@ type Allocator struct {
 	p      *ir.Program
 	budget int
 	regs   Registers
-	uses   []Uses   // uses[g]: the positions reading group g's values; its outputs are read at its last position
-	blocks []Blocks // blocks[g]: group g's open rare blocks
+	// uses[g][v]: the positions reading group g's value v, ascending;
+	// the outputs are read at the group's last position.
+	uses [][][]int
+	// blocks[g]: the first instructions of group g's open rare blocks,
+	// innermost last. Inside a block only the values computed in it may
+	// leave their registers: the values from before must be where they
+	// were whether the block ran or was skipped.
+	blocks [][]int
 }
 
 // New returns the allocator of the groups running p in order, within
@@ -88,26 +61,28 @@ func New(p *ir.Program, order []ir.Event, alias []ir.Value, budget int, regs Reg
 	for _, e := range order {
 		groups = max(groups, e.G+1)
 	}
-	a := &Allocator{p: p, budget: budget, regs: regs, uses: make([]Uses, groups), blocks: make([]Blocks, groups)}
-	of := func(v ir.Value) ir.Value {
+	a := &Allocator{p: p, budget: budget, regs: regs, uses: make([][][]int, groups), blocks: make([][]int, groups)}
+	read := func(g int, v ir.Value, k int) {
 		if alias != nil {
-			return alias[v]
+			v = alias[v]
 		}
-		return v
+		if r := a.uses[g][v]; len(r) == 0 || r[len(r)-1] != k {
+			a.uses[g][v] = append(r, k)
+		}
 	}
 	last := make([]int, groups)
 	for g := range a.uses {
-		a.uses[g] = make(Uses, len(p.Code))
+		a.uses[g] = make([][]int, len(p.Code))
 	}
 	for k, e := range order {
 		for _, v := range p.Code[e.I].Args {
-			a.uses[e.G].Add(of(v), k)
+			read(e.G, v, k)
 		}
 		last[e.G] = k
 	}
 	for g := range a.uses {
 		for _, o := range p.Outputs {
-			a.uses[g].Add(of(o), last[g])
+			read(g, o, last[g])
 		}
 	}
 	return a
@@ -115,10 +90,16 @@ func New(p *ir.Program, order []ir.Event, alias []ir.Value, budget int, regs Reg
 
 // Next returns the first read of group g's value v at or after position
 // k, or Never.
-func (a *Allocator) Next(g int, v ir.Value, k int) int { return a.uses[g].Next(v, k) }
+func (a *Allocator) Next(g int, v ir.Value, k int) int {
+	r := a.uses[g][v]
+	if j, _ := slices.BinarySearch(r, k); j < len(r) {
+		return r[j]
+	}
+	return Never
+}
 
 // InBlock reports whether group g is inside a rare block.
-func (a *Allocator) InBlock(g int) bool { return a.blocks[g].Open() }
+func (a *Allocator) InBlock(g int) bool { return len(a.blocks[g]) > 0 }
 
 // Before makes room for instruction e at position k (Registers.Need)
 // and opens or closes the rare block it starts or ends.
@@ -148,7 +129,8 @@ func (a *Allocator) Fit(k, g, need int, keep []ir.Value) {
 	for len(held)+need > a.budget {
 		best, far := -1, -1
 		for j, h := range held {
-			if h.Keep || h.G == g && slices.Contains(keep, h.V) || !h.Cheap && b.Open() && (h.G != g || b.Fixed(h.V)) {
+			fixed := len(b) > 0 && (h.G != g || int(h.V) < b[len(b)-1]) // from before g's innermost block
+			if h.Keep || h.G == g && slices.Contains(keep, h.V) || !h.Cheap && fixed {
 				continue
 			}
 			next := a.Next(h.G, h.V, k)

@@ -63,18 +63,12 @@ func (e *emitter) defersOverrides(p *ir.Program) bool {
 // Closest64AVX512).
 func KernelName(k *kernels.Kernel, t *ir.Target) string { return k.Name + t.Elem.Suffix() + t.Name }
 
-// Batch emits kernel k run by loop: a rotated loop over whole groups of
+// Batch emits kernel k run by loop: rotated loops over whole groups of
 // t.Lanes lanes (after the large-batch loops if loop.LargeBatch), then
-// one masked group for the n mod t.Lanes lanes left (never touching memory
-// past n), then VZEROUPPER.
-//
-// Where the loop of several groups needs stack slots and one group needs
-// none (the AVX-512 closest loops), the function is split so that small
-// batches do not pay for the frame (Streams.SpillSlots): name itself has
-// no frame and runs batches of fewer than WideFrom lanes with the
-// one-group loop, and jumps (a tail call, with the same arguments) to the
-// Wide function (ClosestWideAVX512), the whole loop with its frame, for
-// larger ones.
+// one masked group for the n mod t.Lanes lanes left. Where the loop of
+// several groups needs stack slots and one group none, small batches do
+// not pay for the frame: the kernel runs fewer than WideFrom lanes with
+// one group and tail-calls its Wide twin (ClosestWideAVX512) for more.
 func (e *emitter) Batch(k *kernels.Kernel, loop StreamLoop, doc ...string) {
 	t := e.t
 	check(t)
@@ -230,16 +224,12 @@ func (f *batchFunc) emit() {
 	}
 }
 
-// lowerings sets up one lowering per group of an iteration; they share
-// the constants, the registers holding 0 and 1, and the slot area of
-// nslots per group (each group its own slots).
-//
-// On AVX-512 the loops with ordinary stores take the body without its
-// canonical-NaN Selects and store the NaN under a mask instead
-// (storeOverrides); non-temporal stores cannot be masked, so the
-// non-temporal loop keeps the Selects (nts). Where the kernel defers its
-// overrides (DeferOverrides), every loop takes the body without the
-// Selects, and ORs their masks into bad, its result.
+// lowerings sets up one lowering per group of an iteration, sharing the
+// constants, the registers holding 0 and 1, and the slot area (nslots a
+// group). The bodies leave their canonical-NaN overrides to masked stores
+// (storeOverrides) or the caller (DeferOverrides) where splitOverrides
+// says; the non-temporal loop (nts), whose stores cannot be masked, keeps
+// them unless they are deferred.
 func (f *batchFunc) lowerings(nslots int) {
 	t, c, groups := f.e.t, f.e.c, f.loop.Groups
 	zero, one := YMM(), YMM()

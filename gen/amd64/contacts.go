@@ -57,14 +57,8 @@ var (
 
 // Contacts emits the contact kernel of body k (kernels.Contact or
 // kernels.PlaneContact): ContactsISA (compact false) or
-// CompactContactsISA, PlaneContactsISA or CompactPlaneContactsISA.
-//
-// Each group loads its pairs' records and transposes them into a
-// set of fourteen slots (loadRecords), which the body reads as its
-// inputs; the pair indices come from pi and pj, and for the masked tail
-// from two slots holding the remaining indices with zero (capsule 0,
-// always present when n > 0, as is plane 0) in the lanes past n. The
-// loops are those of the schedule's Contacts (or Planes) Rows or Compact
+// CompactContactsISA, PlaneContactsISA or CompactPlaneContactsISA, run
+// by the schedule's Contacts (or Planes) Rows or Compact loop
 // (recordLoop).
 func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 	t := e.t
@@ -220,17 +214,9 @@ func (k *contactKernel) rowPtr(s int, size uint8, lane int) Mem {
 
 // recordLoop is the loop of a kernel that reads capsule pairs by index
 // (program p, inputs A B r of capsule I then of capsule J, or a subset):
-// the registers and slots, whole groups of records loaded and transposed
-// into the set (loadRecords), then the masked tail, whose indices are
-// loaded under the mask into two slots (zero, capsule 0 -- always present
-// when n > 0 -- past n) and which runs as a whole group. It ends at the
-// label name+"_done".
-//
-// With loop.Groups > 1, a first loop (wideLoop) loads the records of that
-// many groups at a time and calls wide; the one-group loop (groupLoop)
-// then finishes the whole groups left. Where loop.NextRecordsAt and
-// loop.WideRecordsAt say so, the loops load the next records part-way
-// through the bodies, into the other set (pipelined).
+// a loop of loop.Groups groups (wideLoop, if more than one), a loop of
+// one group (groupLoop), each loading its records into the set
+// (loadRecords), then the masked tail (tail), ending at name+"_done".
 type recordLoop struct {
 	e      *emitter
 	p      *ir.Program
@@ -486,26 +472,12 @@ func (r *recordLoop) tail() {
 	Label(name + "_done")
 }
 
-// PrefetchRecordsAhead is how many groups ahead of the current one the
-// pipelined record loops prefetch capsule records (into L1, PREFETCHT0)
-// when their prefetch argument is not zero; loops of several groups per
-// iteration (BatchClosestIndexed) prefetch the next iteration's records
-// instead, and the contact loops of several groups leave such batches to
-// the one-group loop (WideRecordsAt). Package kernel passes it for capsule
-// arrays larger than the L2 cache (contact kernels) or the L3 cache
-// (BatchClosestIndexed).
-//
-// A record fetched by index from L3 or memory costs the loop its latency:
-// the contact loop's long body keeps few loads in flight, and the next
-// group's records, loaded part-way through the current body
-// (NextRecordsAt), come too late to hide a miss. Prefetching 3 groups
-// ahead pays once the records outgrow L2, most over a million capsules;
-// 6 groups ahead, or PREFETCHT1, did no better, and below the threshold the
-// test of the argument costs nothing measurable (docs/levers.md).
-//
-// BatchClosestIndexed's loops merge 2-4 groups, which keeps more loads in
-// flight, so prefetching pays for them only when the records come from
-// memory, beyond L3 (docs/levers.md).
+// PrefetchRecordsAhead is how many groups ahead the one-group record loops
+// prefetch capsule records (PREFETCHT0) when their prefetch argument is
+// not zero (loops of several groups prefetch the next iteration's): the
+// long contact body keeps too few loads in flight to hide a miss, and 3
+// paid once the records outgrew L2, where 6 or PREFETCHT1 did no better
+// (docs/levers.md).
 const PrefetchRecordsAhead = 3
 
 // prefetchRecords emits the prefetches of the capsule records of count

@@ -8,13 +8,11 @@ import (
 	"github.com/segdist/segdist/gen/ir"
 )
 
-// The contact kernels' source: each pair's two capsules are 32-byte
-// records (soa.Capsule: ax ay az r bx by bz pad), loaded whole and
-// transposed in registers into the fourteen input vectors of
-// kernels.Contact (A B r of capsule I, then of capsule J). On AMD Zen 4
-// and Zen 5 VGATHERDPS is microcoded and fetches about one element per cycle;
-// the loads and shuffles below fetch a group's 2 x 16 records in a few
-// dozen cycles (docs/design.md, "Memory layout and loads").
+// The contact kernels' source: each pair's two capsule records
+// (soa.Capsule: ax ay az r bx by bz pad) loaded whole and transposed in
+// registers into kernels.Contact's fourteen inputs, which is several
+// times faster than VGATHERDPS, microcoded on AMD (docs/design.md,
+// "Memory layout and loads").
 
 // fieldInput maps a record's field (ax ay az r bx by bz) to the position
 // of that value among one capsule's seven inputs (A0 A1 A2 B0 B1 B2 r).

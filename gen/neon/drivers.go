@@ -20,8 +20,12 @@ const (
 	tmpC      = 23
 )
 
-// frame is the layout of a kernel's frame area (from frameReg).
-type frame struct{ size int }
+// frame is the layout of a kernel's frame area (from frameReg): the
+// body's spill slots first (spillsOf), then what the driver takes.
+type frame struct {
+	size         int
+	spills, regs int // the body's spill slots and most registers in use
+}
 
 // take reserves n vectors and returns the offset of the first.
 func (f *frame) take(n int) int {
@@ -30,25 +34,38 @@ func (f *frame) take(n int) int {
 	return off
 }
 
-// text returns the TEXT line: the area starts 16 bytes above RSP, past
-// the saved link register (Go's arm64 prologue keeps RSP 16-byte aligned).
-func (f *frame) text(name string, nosplit bool, args int) string {
+// text writes the TEXT line and the register use: the area starts 16
+// bytes above RSP, past the saved link register (Go's arm64 prologue
+// keeps RSP 16-byte aligned).
+func (f *frame) text(w *writer, name string, nosplit bool, args int) {
 	flags := ""
 	if nosplit {
 		flags = "NOSPLIT, "
 	}
-	return fmt.Sprintf("TEXT ·%s(SB), %s$%d-%d\n", name, flags, f.size+16, args)
+	w.raw(fmt.Sprintf("TEXT ·%s(SB), %s$%d-%d\n", name, flags, f.size+16, args))
+	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", f.regs, numRegs, f.spills))
 }
 
-// countSpills lowers p once into a throwaway writer to learn how many
-// spill slots it needs.
-func countSpills(p *ir.Program, input, arg func(int) source) (spills, regs int) {
+// spillsOf lowers p once into a throwaway writer to learn how many spill
+// slots it needs, and makes room for them (before any take).
+func (f *frame) spillsOf(p *ir.Program, input, arg func(int) source) {
 	l := newLowering(p, &writer{}, newConstTable())
 	l.input, l.arg, l.label = input, arg, "dry"
 	l.slotEnd = 1 << 20
 	l.emit()
-	return l.spills, l.maxRegs
+	f.spills, f.regs = max(f.spills, l.spills), max(f.regs, l.maxRegs)
+	f.size = 16 * f.spills
 }
+
+// lowering returns a lowering of p into w whose spill slots are the frame's.
+func (f *frame) lowering(p *ir.Program, w *writer, c *constTable) *lowering {
+	l := newLowering(p, w, c)
+	l.slotEnd = 16 * f.spills
+	return l
+}
+
+// dry is the source of every input of a dry run (spillsOf).
+func dry(int) source { return func(d int) inst { return ldrqi(d, frameReg, 0) } }
 
 // Batch writes the NEON kernel for k with lanes of type e, its main loop
 // run by m: groups of 4 float32 (or 2 float64) lanes loaded with
@@ -64,7 +81,8 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (
 		panic("neon: more streams than registers")
 	}
 	streamIn := func(s int) source { return func(d int) inst { return ldrqr(d, s, offReg) } }
-	spills, regs = countSpills(p, streamIn, nil)
+	var f frame
+	f.spillsOf(p, streamIn, nil)
 	// Interleaved groups: input g*nin+s is stream s of group g.
 	groups := m.Groups
 	var pg *ir.Program
@@ -77,16 +95,11 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (
 			panic("neon: at most 2 interleaved groups (one more offset register)")
 		}
 		pg = ir.Interleave(p, m)
-		sg, rg := countSpills(pg, groupIn, nil)
-		spills, regs = max(spills, sg), max(regs, rg)
+		f.spillsOf(pg, groupIn, nil)
 	}
-
-	var f frame
-	slots := f.take(spills)
 	stageIn, stageOut := f.take(nin), f.take(nout)
 	w.raw(fmt.Sprintf("\n// func %s(%s *%s, n int)\n", name, strings.Join(append(append([]string{}, k.Inputs...), k.Outputs...), ", "), e))
-	w.raw(f.text(name, true, 8*(nin+nout+1)))
-	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", regs, numRegs, spills))
+	f.text(w, name, true, 8*(nin+nout+1))
 	for s, n := range append(append([]string{}, k.Inputs...), k.Outputs...) {
 		w.line("MOVD %s+%d(FP), R%d", n, 8*s, s)
 	}
@@ -95,31 +108,31 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (
 	w.line("MOVD $neonconst<>(SB), R%d", constReg)
 	w.line("ADD $16, RSP, R%d", frameReg)
 
-	be := &batchEmitter{w: w, c: c, name: name, lanes: lanes, nin: nin, nout: nout, slots: slots, spills: spills, skew: m.Skew}
+	be := &batchEmitter{w: w, c: c, name: name, lanes: lanes, nin: nin, nout: nout, f: &f, skew: m.Skew}
 	if groups > 1 {
 		be.loop(name+"_groups", pg, groups, groupIn)
 	}
 	be.loop(name+"_loop", p, 1, streamIn)
 	be.tail(p, stageIn, stageOut)
 	w.line("RET")
-	return spills, regs
+	return f.spills, f.regs
 }
 
 // batchEmitter carries the state of one batch kernel that Batch writes
-// across its loops and tail: the frame's spill slots and the streams.
+// across its loops and tail: the frame and the streams.
 type batchEmitter struct {
 	w                *writer
 	c                *constTable
 	name             string
 	lanes, nin, nout int
-	slots, spills    int
+	f                *frame
 	skew             float64
 }
 
 // loop emits a rotated loop over p (groups groups of lanes merged)
 // while at least lanes*groups lanes remain, then falls through.
 func (be *batchEmitter) loop(label string, p *ir.Program, groups int, in func(int) source) {
-	w, c, lanes, nin, nout, slots, spills := be.w, be.c, be.lanes, be.nin, be.nout, be.slots, be.spills
+	w, lanes, nin, nout := be.w, be.lanes, be.nin, be.nout
 	if groups > 1 {
 		w.comment(fmt.Sprintf("%d groups of %d lanes at a time, their instructions merged with skew %v.", groups, lanes, be.skew))
 	} else {
@@ -131,8 +144,7 @@ func (be *batchEmitter) loop(label string, p *ir.Program, groups int, in func(in
 	if groups > 1 {
 		w.line("ADD $16, R%d, R%d", offReg, off2Reg)
 	}
-	l := newLowering(p, w, c)
-	l.slotBase, l.slotEnd = slots, slots+16*spills
+	l := be.f.lowering(p, w, be.c)
 	l.input, l.label = in, label
 	l.emit()
 	w.comment("Store the results.")
@@ -151,12 +163,11 @@ func (be *batchEmitter) loop(label string, p *ir.Program, groups int, in func(in
 // tail emits the lanes left after the loops, staged through the frame at
 // offsets stageIn and stageOut one float at a time.
 func (be *batchEmitter) tail(p *ir.Program, stageIn, stageOut int) {
-	w, c, name, lanes, nin, nout, slots, spills := be.w, be.c, be.name, be.lanes, be.nin, be.nout, be.slots, be.spills
+	w, name, lanes, nin, nout := be.w, be.name, be.lanes, be.nin, be.nout
 	size := 16 / lanes
 	// move is the scalar load and store of one float.
 	load, store := map[int]string{4: "MOVWU", 8: "MOVD"}[size], map[int]string{4: "MOVW", 8: "MOVD"}[size]
-	l := newLowering(p, w, c)
-	l.slotBase, l.slotEnd = slots, slots+16*spills
+	l := be.f.lowering(p, w, be.c)
 	w.label(name + "_tail")
 	w.comment(fmt.Sprintf("The n mod %d lanes left, staged through the frame one float at a time.", lanes))
 	w.line("CBZ R%d, %s_done", remainReg, name)
@@ -259,24 +270,11 @@ func copyTailIndices(w *writer, name string, lanes, tailIdx int) {
 }
 
 // Contacts writes the contact kernel of body k (kernels.Contact or
-// kernels.PlaneContact): ContactsNEON (compact false) or
-// CompactContactsNEON, PlaneContactsNEON or CompactPlaneContactsNEON, or
-// their float64 forms (Contacts64NEON, e = ir.F64). The plane kernels read
-// side J's records from the planes (planeSides). Each lane's two
-// records (soa.Capsule, 32 bytes) are loaded with
-// two transposing LD4 lane loads each (ax ay az r, then bx by bz pad, into
-// one lane of four vectors), and the seven vectors of each side are
-// stored to a set of 14 in the frame, which the body reads as its inputs.
-// The tail copies its n mod 4 indices into a zeroed pair of vectors in
-// the frame (capsule 0, always present, in the lanes past n) and loads
-// whole groups from there. Rows are stored whole (Contacts) or lane by
-// lane for the touching pairs only (Compact: per-lane stores of each
-// output, then written += 1), skipping a group without any touching pair.
-//
-// In float64 (2 lanes, 64-byte records) the LD4s load doubles and the
-// count comes out in 64-bit lanes (narrowed by XTN for whole-group rows;
-// its low 32 bits are the row value in the stage); whole groups store
-// Pair and Count as 8 bytes (a 16-byte store would write four rows).
+// kernels.PlaneContact) with lanes of type e: ContactsNEON (compact
+// false) or CompactContactsNEON, or their plane and float64 forms. The
+// records load as pairLoop says; rows are stored whole, or lane by lane
+// for the touching pairs only (compact). A float64 count comes out in
+// 64-bit lanes: its low 32 bits are the row value.
 func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.Elem) (spills, regs int) {
 	name := k.Name + e.Suffix() + "NEON"
 	if compact {
@@ -285,9 +283,7 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 	p := k.ProgramOf(e)
 	lanes, size := 16/e.Bytes(), e.Bytes()
 	var f frame
-	dry := func(int) source { return func(d int) inst { return ldrqi(d, frameReg, 0) } }
-	spills, regs = countSpills(p, dry, dry)
-	slots := f.take(spills)
+	f.spillsOf(p, dry, dry)
 	ce := &contactEmitter{w: w, c: c, k: k, e: e, compact: compact, name: name, lanes: lanes, size: size,
 		load: map[int]string{4: "MOVWU", 8: "MOVD"}[size], store: map[int]string{4: "MOVW", 8: "MOVD"}[size]}
 	ce.set = f.take(len(k.Inputs))
@@ -306,12 +302,10 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 		ce.sides, params, extra, a = planeSides, "caps, planes", ", nplanes", 8
 	}
 	w.raw(fmt.Sprintf("\n// func %s(%s *%s, pi, pj *uint32, out *[13]*%s, n int, margin %s, prefetch%s int) int\n", name, params, e, e, e, extra))
-	w.raw(f.text(name, false, 64+2*a))
-	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", regs, numRegs, spills))
+	f.text(w, name, false, 64+2*a)
 	ce.loadArgs(a, marginOff)
 
-	l := newLowering(p, w, c)
-	l.slotBase, l.slotEnd = slots, slots+16*spills
+	l := f.lowering(p, w, c)
 	l.input = func(s int) source { return func(d int) inst { return ldrqi(d, frameReg, ce.set+16*s) } }
 	l.arg = func(int) source { return func(d int) inst { return ldrqi(d, frameReg, marginOff) } }
 	ce.l = l
@@ -328,7 +322,7 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 		w.line("MOVD R%d, ret+%d(FP)", nReg, 2*a+56)
 	}
 	w.line("RET")
-	return spills, regs
+	return f.spills, f.regs
 }
 
 // contactEmitter carries the state of one contact kernel that Contacts
@@ -537,9 +531,7 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (spills, regs int) {
 	lanes, size := 16/e.Bytes(), e.Bytes()
 	load, store := map[int]string{4: "MOVWU", 8: "MOVD"}[size], map[int]string{4: "MOVW", 8: "MOVD"}[size]
 	var f frame
-	dry := func(int) source { return func(d int) inst { return ldrqi(d, frameReg, 0) } }
-	spills, regs = countSpills(p, dry, nil)
-	slots := f.take(spills)
+	f.spillsOf(p, dry, nil)
 	set := f.take(14)
 	stage := f.take(len(k.Outputs))
 	tailIdx := f.take(2)
@@ -547,8 +539,7 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (spills, regs int) {
 
 	// prefetch is ignored here, as in the contact kernels.
 	w.raw(fmt.Sprintf("\n// func %s(caps *%s, pi, pj *uint32, s, t, dist2 *%s, n int, prefetch int)\n", name, e, e))
-	w.raw(f.text(name, false, 64))
-	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", regs, numRegs, spills))
+	f.text(w, name, false, 64)
 	w.line("MOVD caps+0(FP), R%d", capsReg)
 	w.line("MOVD pi+8(FP), R%d", piReg)
 	w.line("MOVD pj+16(FP), R%d", pjReg)
@@ -560,8 +551,7 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (spills, regs int) {
 	w.line("MOVD $neonconst<>(SB), R%d", constReg)
 	w.line("ADD $16, RSP, R%d", frameReg)
 
-	l := newLowering(p, w, c)
-	l.slotBase, l.slotEnd = slots, slots+16*spills
+	l := f.lowering(p, w, c)
 	// The body's inputs A B C D are the set's A B of capsule I (0-5) and
 	// of capsule J (7-12): the radii are skipped.
 	l.input = func(s int) source {
@@ -590,5 +580,5 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (spills, regs int) {
 	})
 	w.label(name + "_done")
 	w.line("RET")
-	return spills, regs
+	return f.spills, f.regs
 }

@@ -57,11 +57,11 @@ type lowering struct {
 	out     *writer
 	label   string
 
-	slotBase, slotNext, slotEnd int      // spill slots: frame offsets
-	blockNames                  []string // names of the open rare blocks
-	maxRegs                     int      // most registers in use at once
-	spills                      int      // values stored to a slot
-	pos                         int      // the instruction being lowered
+	slotNext, slotEnd int      // spill slots: frame offsets, from 0
+	blockNames        []string // names of the open rare blocks
+	maxRegs           int      // most registers in use at once
+	spills            int      // values stored to a slot
+	pos               int      // the instruction being lowered
 }
 
 func newLowering(p *ir.Program, w *writer, c *constTable) *lowering {
@@ -89,7 +89,7 @@ func (l *lowering) reset() {
 	for r := range l.owner {
 		l.owner[r] = -1
 	}
-	l.slotNext = l.slotBase
+	l.slotNext = 0
 	order := make([]ir.Event, len(l.p.Code))
 	for i := range order {
 		order[i].I = i

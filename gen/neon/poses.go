@@ -29,17 +29,11 @@ type poseKernel struct {
 }
 
 // Poses writes PosesNEON (or Poses64NEON): kernels.Pose over bodies, one
-// group of 4 float32 (or 2 float64) lanes at a time. Each lane's local
-// record (32 or 64 bytes, the records in order) is loaded with two
-// transposing LD4 lane loads into V0-V7 and the seven fields stored to the
-// frame; the streams are loaded whole (register offsets). The outputs are
-// staged in the frame, loaded into V0-V6 (V7 zero: the padding) and
-// stored lane by lane with transposing ST4s. The tail stages its streams
-// through the frame one float at a time and loads and stores only its
-// records, so nothing past n is read or written. With indexed,
-// PosesIndexedNEON (or PosesIndexed64NEON): the bodies listed, each
-// lane's stream values copied into the frame one float at a time (gather)
-// and its records loaded and stored at its body's offset.
+// group of lanes at a time, the records loaded and stored with
+// transposing LD4/ST4 lane accesses (group) and the tail's streams staged
+// one float at a time (tail). With indexed, PosesIndexedNEON: the bodies
+// listed, their stream values gathered into the frame (gather) and their
+// records at their bodies' offsets.
 func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (spills, regs int) {
 	k := kernels.Pose
 	name := k.Name + e.Suffix() + "NEON"
@@ -51,14 +45,11 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (spills, regs int)
 	p := k.ProgramOf(e)
 	lanes := 16 / e.Bytes()
 	var f frame
-	dry := func(int) source { return func(d int) inst { return ldrqi(d, frameReg, 0) } }
-	spills, regs = countSpills(p, dry, nil)
-	slots := f.take(spills)
+	f.spillsOf(p, dry, nil)
 	pk := &poseKernel{w: w, e: e, name: name, indexed: indexed, set: f.take(poseStreams), stage: f.take(2 * poseStreams)}
 
 	w.raw(fmt.Sprintf("\n// func %s(px, py, pz, qx, qy, qz, qw *%s, "+params+")\n", name, e, e))
-	w.raw(f.text(name, false, args))
-	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", regs, numRegs, spills))
+	f.text(w, name, false, args)
 	for s, n := range append(k.Inputs[:poseStreams:poseStreams], "local", "dst", "bodies") {
 		if n != "bodies" || indexed {
 			w.line("MOVD %s+%d(FP), R%d", n, 8*s, s)
@@ -69,8 +60,7 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (spills, regs int)
 	w.line("MOVD $neonconst<>(SB), R%d", constReg)
 	w.line("ADD $16, RSP, R%d", frameReg)
 
-	pk.l = newLowering(p, w, c)
-	pk.l.slotBase, pk.l.slotEnd = slots, slots+16*spills
+	pk.l = f.lowering(p, w, c)
 	w.label(name + "_loop")
 	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
 	w.line("CMP $%d, R%d", lanes, leftReg)
@@ -89,7 +79,7 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (spills, regs int)
 	pk.tail(lanes)
 	w.label(name + "_done")
 	w.line("RET")
-	return spills, regs
+	return f.spills, f.regs
 }
 
 // group writes one group: its records (lanes of them, from record iReg
