@@ -385,6 +385,32 @@ func tailMask(t *ir.Target, c *constants) Op {
 	return mask
 }
 
+// storeLanes stores v to dst: whole where mask is nil, else its lanes
+// under mask (an AVX2 vector mask is all-ones per lane, whatever its
+// width).
+func storeLanes(t *ir.Target, v, mask Op, dst Mem) {
+	switch {
+	case mask == nil:
+		VMOVUPS(v, dst)
+	case evex(t):
+		fpOf(t).storeMasked(v, mask, dst)
+	default:
+		VMASKMOVPS(v, mask, dst)
+	}
+}
+
+// loadLanes loads the lanes of m under mask into a new register, zero
+// in the others (see storeLanes).
+func (l *lowering) loadLanes(m Mem, mask Op) VecVirtual {
+	r := l.newVec()
+	if evex(l.t) {
+		fpOf(l.t).loadZ(m, mask, r)
+	} else {
+		VMASKMOVPS(m, mask, r)
+	}
+	return r
+}
+
 // stream returns the memory operand of stream s (inputs, then outputs)
 // for group g. Pointers not held in registers are loaded into scratch,
 // which the caller must use before the next call.
@@ -421,16 +447,10 @@ func (f *batchFunc) iteration(ls []*lowering, mask Op, prefetch int, nt bool) {
 		Commentf("Store the results of group %d.", g)
 		for j := range f.k.Outputs {
 			v := ls[g].out(j)
-			dst := f.stream(len(f.k.Inputs)+j, g)
-			switch {
-			case nt:
+			if dst := f.stream(len(f.k.Inputs)+j, g); nt {
 				VMOVNTPS(v, dst)
-			case mask == nil:
-				VMOVUPS(v, dst)
-			case evex(f.e.t):
-				fpOf(f.e.t).storeMasked(v, mask, dst)
-			default:
-				VMASKMOVPS(v, mask, dst)
+			} else {
+				storeLanes(f.e.t, v, mask, dst)
 			}
 		}
 		storeOverrides(ls[g], mask, func(j int) Mem { return f.stream(len(f.k.Inputs)+j, g) })
@@ -444,7 +464,6 @@ func (f *batchFunc) iteration(ls []*lowering, mask Op, prefetch int, nt bool) {
 // body reads them when it spills (so that the spiller sees the registers
 // they take).
 func (f *batchFunc) inputs(l *lowering, g int, mask Op, prefetch int) {
-	t := f.e.t
 	if l.slots != nil {
 		l.slots.used = 0
 	}
@@ -458,16 +477,8 @@ func (f *batchFunc) inputs(l *lowering, g int, mask Op, prefetch int) {
 			r := l.newVec()
 			VMOVUPS(m, r)
 			return r
-		case evex(t):
-			r := l.newVec()
-			fpOf(t).loadZ(m, mask, r)
-			return r
 		}
-		// The vector mask is all-ones per lane whatever its width,
-		// so the 32-bit form serves float64 lanes too.
-		r := l.newVec()
-		VMASKMOVPS(m, mask, r)
-		return r
+		return l.loadLanes(m, mask)
 	}
 	lazy := l.spill && l.slots != nil
 	in := make([]Op, len(f.k.Inputs))

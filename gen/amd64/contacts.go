@@ -337,6 +337,17 @@ func (r *recordLoop) loadGroups(dst GPPhysical, first, count int) {
 	}
 }
 
+// left sets remain to the lanes left past index and, if below > 0, jumps
+// to label when fewer than below are left.
+func left(below int, label string) {
+	Load(Param("n"), remain)
+	SUBQ(index, remain)
+	if below > 0 {
+		CMPQ(remain, U32(below))
+		JB(LabelRef(label))
+	}
+}
+
 // pipelined emits a loop whose iterations run per groups (run) with the
 // next iteration's records loaded into the other set as an interlude at
 // fraction at of the body; set holds the first iteration's records. The
@@ -347,10 +358,7 @@ func (r *recordLoop) pipelined(prefix string, per int, at float64, prefetch func
 	t, label, last := r.e.t, prefix+"ahead", prefix+"last"
 	LEAQ(r.tailIdx.Offset(2*t.VecBytes()), nextSet)
 	Label(label)
-	Load(Param("n"), remain)
-	SUBQ(index, remain)
-	CMPQ(remain, U32(2*per*t.Lanes))
-	JB(LabelRef(last))
+	left(2*per*t.Lanes, last)
 	if prefetch != nil {
 		prefetch()
 	}
@@ -388,10 +396,7 @@ func (r *recordLoop) wideLoop() {
 		JNZ(LabelRef(name + "_loop"))
 	}
 	Label(name + "_wide")
-	Load(Param("n"), remain)
-	SUBQ(index, remain)
-	CMPQ(remain, U32(groups*t.Lanes))
-	JB(LabelRef(name + "_loop"))
+	left(groups*t.Lanes, name+"_loop")
 	if !r.wideAhead() {
 		// The next iteration's records, a whole iteration (groups groups)
 		// ahead.
@@ -422,10 +427,7 @@ func (r *recordLoop) groupLoop() {
 		Comment("One group at a time, each loading the next one's records into the other set",
 			"part-way through its body (NextRecordsAt); the last whole group loads none.")
 	}
-	Load(Param("n"), remain)
-	SUBQ(index, remain)
-	CMPQ(remain, U32(t.Lanes))
-	JB(LabelRef(name + "_tail"))
+	left(t.Lanes, name+"_tail")
 	r.loadGroups(set, 0, 1)
 	if !ahead {
 		r.group(r.l, name+"_group", nil, nil)
@@ -436,8 +438,7 @@ func (r *recordLoop) groupLoop() {
 	pf := func() { prefetchRecords(t, r.sides, name+"_ahead", PrefetchRecordsAhead, 1) }
 	r.pipelined(name+"_", 1, r.loop.NextRecordsAt, pf,
 		func(label string, in *interlude) { r.group(r.l, label, nil, in) })
-	Load(Param("n"), remain)
-	SUBQ(index, remain)
+	left(0, "")
 }
 
 // tail emits the masked tail group.
@@ -688,15 +689,7 @@ func (ck *contactKernel) sink(l *lowering, label string, mask Op, g int, late bo
 		Comment("Store one row per pair.")
 		for k, v := range outs {
 			op := v()
-			dst := outPtr(k)
-			switch {
-			case mask == nil:
-				VMOVUPS(op, dst)
-			case evex(t):
-				VMOVUPS(op, mask, dst)
-			default:
-				VMASKMOVPS(op, mask, dst)
-			}
+			storeLanes(t, op, mask, outPtr(k))
 		}
 		return
 	}

@@ -52,15 +52,7 @@ func (e *emitter) ClosestIndexed() {
 		Commentf("Store S, T and Dist2 of group %d.", g)
 		for j := range 3 {
 			dst := outMem(g, j)
-			v := l.out(j)
-			switch {
-			case mask == nil:
-				VMOVUPS(v, dst)
-			case evex(t):
-				fpOf(t).storeMasked(v, mask, dst)
-			default:
-				VMASKMOVPS(v, mask, dst) // all-ones lanes, whatever their width
-			}
+			storeLanes(t, l.out(j), mask, dst)
 		}
 		storeOverrides(l, mask, func(j int) Mem { return outMem(g, j) })
 	}

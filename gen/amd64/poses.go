@@ -188,29 +188,33 @@ func (pl *poseLoop) tail() {
 	}
 	copyRecords(t, pl.name+"_tailin", Mem{Base: localPtr}, pl.stage)
 	pl.iteration(pl.name+"_tailgroup", pl.ls[:1], tailMask(t, pl.e.c), pl.inOrder(pl.stage), pl.inOrder(pl.stage))
-	Load(Param("n"), remain) // tailMask may have turned it into the mask's bits
-	SUBQ(index, remain)
+	left(0, "") // tailMask may have turned it into the mask's bits
 	copyRecords(t, pl.name+"_tailout", pl.stage, Mem{Base: dstPtr})
 	Label(pl.name + "_done")
 }
 
 // copyRecords copies the first remain records from from to to, the last
-// first, by whole vectors (remain > 0; scratch counts the bytes).
+// first (remain > 0; scratch counts the bytes).
 func copyRecords(t *ir.Target, label string, from, to Mem) {
-	rb := 8 * t.ElemBytes
 	MOVQ(remain, scratch)
 	SHLQ(U8(5+uint8(t.Elem)), scratch) // 32 or 64 bytes per record
 	Label(label)
-	SUBQ(U32(rb), scratch)
+	SUBQ(U32(8*t.ElemBytes), scratch)
+	copyRecord(t, Mem{Base: from.Base, Index: scratch, Scale: 1, Disp: from.Disp}, Mem{Base: to.Base, Index: scratch, Scale: 1, Disp: to.Disp})
+	JNZ(LabelRef(label)) // the vector moves leave SUBQ's flags
+}
+
+// copyRecord copies one record from from to to by whole vectors.
+func copyRecord(t *ir.Target, from, to Mem) {
+	rb := 8 * t.ElemBytes
 	for off := 0; off < rb; off += min(rb, t.VecBytes()) {
 		v := YMM()
 		if rb == 64 && evex(t) {
 			v = ZMM()
 		}
-		VMOVUPS(Mem{Base: from.Base, Index: scratch, Scale: 1, Disp: from.Disp + off}, v)
-		VMOVUPS(v, Mem{Base: to.Base, Index: scratch, Scale: 1, Disp: to.Disp + off})
+		VMOVUPS(from.Offset(off), v)
+		VMOVUPS(v, to.Offset(off))
 	}
-	JNZ(LabelRef(label)) // the vector moves leave SUBQ's flags
 }
 
 // iteration emits the groups of ls (their instruction streams merged with
@@ -270,13 +274,7 @@ func (pl *poseLoop) inputs(l *lowering, label string, g int, mask Op, fields [po
 		if mask == nil {
 			return m
 		}
-		r := l.newVec()
-		if evex(t) {
-			fpOf(t).loadZ(m, mask, r)
-		} else {
-			VMASKMOVPS(m, mask, r) // all-ones lanes, whatever their width
-		}
-		return r
+		return l.loadLanes(m, mask)
 	}
 	l.arg = func(int) Mem { panic("the pose kernel takes no scalar arguments") }
 	l.begin()
@@ -308,10 +306,7 @@ func (pl *poseLoop) byIndex(base GPPhysical) records {
 func (pl *poseLoop) indexedLoop() {
 	t, label := pl.e.t, pl.name+"_loop"
 	Label(label)
-	Load(Param("n"), remain)
-	SUBQ(index, remain)
-	CMPQ(remain, U32(t.Lanes))
-	JB(LabelRef(pl.name + "_tail"))
+	left(t.Lanes, pl.name+"_tail")
 	pl.gather(nil)
 	pl.iteration(label, pl.ls[:1], nil, pl.byIndex(localPtr), pl.byIndex(dstPtr))
 	ADDQ(U32(t.Lanes), index)
@@ -330,22 +325,13 @@ func (pl *poseLoop) indexedTail() {
 	pl.gather(tailMask(t, pl.e.c))
 	pl.iteration(pl.name+"_tailgroup", pl.ls[:1], nil, pl.byIndex(localPtr), pl.inOrder(pl.stage))
 	Comment("The records of the bodies left, from the stage.")
-	Load(Param("n"), remain)
-	SUBQ(index, remain)
+	left(0, "")
 	for k := range t.Lanes - 1 {
 		if k > 0 {
 			CMPQ(remain, U32(k+1))
 			JB(LabelRef(pl.name + "_done"))
 		}
-		at := pl.byIndex(dstPtr).at(0, k)
-		for off := 0; off < rb; off += min(rb, t.VecBytes()) {
-			v := YMM()
-			if rb == 64 && evex(t) {
-				v = ZMM()
-			}
-			VMOVUPS(pl.stage.Offset(k*rb+off), v)
-			VMOVUPS(v, at.Offset(off))
-		}
+		copyRecord(t, pl.stage.Offset(k*rb), pl.byIndex(dstPtr).at(0, k))
 	}
 	Label(pl.name + "_done")
 }
