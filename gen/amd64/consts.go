@@ -129,7 +129,8 @@ func (c *constants) declareIR(e ir.Elem) {
 			names = append(names, name)
 		}
 	}
-	for _, k := range []*kernels.Kernel{kernels.Contact, kernels.Closest, kernels.Stream, kernels.ClosestPoint, kernels.PlaneContact, kernels.Pose} {
+	for _, k := range []*kernels.Kernel{kernels.Contact, kernels.Closest, kernels.Stream, kernels.ClosestPoint, kernels.PlaneContact, kernels.Pose,
+		kernels.TOISetup, kernels.TOIStep, kernels.TOIFinish} {
 		for _, in := range k.ProgramOf(e).Code {
 			if in.Op == ir.OpConst {
 				add(in.Name, in.Bits)

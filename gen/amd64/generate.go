@@ -53,6 +53,11 @@ func Declare(ss *Schedules) error {
 	}
 	for _, e := range []ir.Elem{ir.F32, ir.F64} {
 		for _, t := range Targets {
+			emit(t.Of(e)).TOI()
+		}
+	}
+	for _, e := range []ir.Elem{ir.F32, ir.F64} {
+		for _, t := range Targets {
 			t := t.Of(e)
 			em, st := emit(t), &ss.Of(t).Streams
 			spec, n := "fallback.ClosestLane"+e.Suffix(), e.String()+"s"

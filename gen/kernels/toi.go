@@ -91,9 +91,10 @@ func toiSetup(b *ir.Builder) []ir.Value {
 	rj0, rj1 := b.Input(TOIStartJ+6), b.Input(TOIEndJ+6)
 	padI, padJ := b.Input(TOIPadI), b.Input(TOIPadJ)
 
-	b.Comment("Finite inputs: the sum of x - x over every input in toiFinite's order is 0.")
-	z := zero
-	fin := func(x ir.Value) { z = b.Add(z, b.Sub(x, x)) }
+	b.Comment("Finite inputs: the sum of x - x over every input is 0. Each term is 0 or NaN, so the")
+	b.Comment("sum is 0 or NaN in any order: a tree, not toiFinite's chain.")
+	var terms []ir.Value
+	fin := func(x ir.Value) { terms = append(terms, b.Sub(x, x)) }
 	for s, side := range [2][3]ir.Value{{ri0, ri1, padI}, {rj0, rj1, padJ}} {
 		k := 2 * s
 		for _, v := range [4]ir.Vec3{starts[k], starts[k+1], ends[k], ends[k+1]} {
@@ -108,7 +109,7 @@ func toiSetup(b *ir.Builder) []ir.Value {
 	fin(margin)
 	fin(tol)
 	fin(tmax)
-	valid := b.Cmp(ir.EQ, z, zero)
+	valid := b.Cmp(ir.EQ, tree(terms, b.Add), zero)
 	b.Comment("A negative radius or pad is invalid.")
 	neg := b.Cmp(ir.LT, b.Min(b.Min(ri0, ri1), b.Min(rj0, rj1)), zero)
 	neg = b.Or(neg, b.Cmp(ir.LT, b.Min(padI, padJ), zero))
@@ -123,18 +124,20 @@ func toiSetup(b *ir.Builder) []ir.Value {
 		v[k] = b.Sub3(ends[k], starts[k])
 	}
 	b.Comment("scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1")
-	b.Comment("(c is +0 at t = 0: |+0 + v| is |v|).")
-	s := zero
+	b.Comment("(c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none")
+	b.Comment("is NaN (finite lanes; the others are invalid) the largest is the same bits in any")
+	b.Comment("order: a tree, not newTOIFrame's chain.")
+	mags := []ir.Value{zero}
 	for k := range 4 {
 		for c := range 3 {
 			if k == 2 {
-				s = b.Max(s, b.Abs(v[k][c]))
+				mags = append(mags, b.Abs(v[k][c]))
 				continue
 			}
-			s = b.Max(s, b.Abs(x0[k][c]))
-			s = b.Max(s, b.Abs(b.Add(x0[k][c], v[k][c])))
+			mags = append(mags, b.Abs(x0[k][c]), b.Abs(b.Add(x0[k][c], v[k][c])))
 		}
 	}
+	s := tree(mags, b.Max)
 	b.Comment("tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).")
 	tol = b.Max(tol, b.Mul(b.Constant(toiTolFloor), s))
 	ri, rj := b.Max(ri0, ri1), b.Max(rj0, rj1)
@@ -188,8 +191,6 @@ func toiStep(b *ir.Builder) []ir.Value {
 	tmax := b.Clamp01(b.Arg(0))
 	maxIter := b.Arg(1)
 	zero, one := b.Zero(), b.One()
-	running := b.Cmp(ir.EQ, f.st, b.Constant(toiRunning))
-	iter := b.Add(f.iter, one)
 
 	b.Comment("Step 1: the endpoints at t and the projection.")
 	pt := f.at(b)
@@ -223,6 +224,8 @@ func toiStep(b *ir.Builder) []ir.Value {
 	next := b.Add(f.t, step)
 
 	b.Comment("The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.")
+	running := b.Cmp(ir.EQ, f.st, b.Constant(toiRunning))
+	iter := b.Add(f.iter, one)
 	stop := b.Or(b.AndNot(running, b.Cmp(ir.LT, f.t, next)), b.Cmp(ir.LE, maxIter, iter))
 	st := b.Select(stop, b.Constant(toiUnconv), b.Constant(toiRunning))
 	st = b.Select(b.Cmp(ir.NotLE, next, tmax), zero, st)
@@ -280,4 +283,20 @@ func canonicalize2(b *ir.Builder, bad ir.Value, out ...ir.Value) []ir.Value {
 		res[i] = b.Select(bad, nan, v)
 	}
 	return res
+}
+
+// tree combines xs pairwise, (x0 op x1) op (x2 op x3) and so on: the
+// shortest chain of dependent operations.
+func tree(xs []ir.Value, op func(x, y ir.Value) ir.Value) ir.Value {
+	for len(xs) > 1 {
+		var next []ir.Value
+		for i := 0; i+1 < len(xs); i += 2 {
+			next = append(next, op(xs[i], xs[i+1]))
+		}
+		if len(xs)%2 == 1 {
+			next = append(next, xs[len(xs)-1])
+		}
+		xs = next
+	}
+	return xs[0]
 }

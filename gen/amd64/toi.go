@@ -1,0 +1,345 @@
+package amd64
+
+import (
+	"fmt"
+	"strings"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+
+	"github.com/segdist/segdist/gen/ir"
+	"github.com/segdist/segdist/gen/kernels"
+)
+
+// The time-of-impact kernels run the three TOI bodies (kernels.TOISetup,
+// TOIStep, TOIFinish) on one group of pairs at a time: the swept
+// capsules' start and end records loaded by index and transposed
+// (loadRecords, twice), the pads gathered, the setup, then the step
+// until no lane of the group is running, then the finish and one row per
+// pair. The values between the bodies live in a set of slots in the
+// frame; each body's registers are allocated on their own (the spiller),
+// so the loop between the steps carries nothing in registers but 0 and 1.
+
+// toiStreams is the number of soa.TOIs streams a TOI kernel writes: Pair,
+// Status, Iter (uint32), then T, Dist, the normal, P and Q.
+const toiStreams = 14
+
+// Registers of the TOI kernels.
+var (
+	toiStart = RAX                     // the start records
+	toiEnd   = RCX                     // the end records
+	toiArea  = R9                      // the aligned slot area: spill slots, then the set
+	toiPairs = [2]GPPhysical{RDX, RSI} // pi and pj
+)
+
+// The set's layout, in vectors from the spill slots on: the 28 record
+// inputs and 2 pads of TOISetup, the frame and the state, the tail's two
+// index vectors.
+const (
+	toiRec     = 0
+	toiFrameAt = 30
+	toiSetSize = toiFrameAt + kernels.TOIFrame + 3 + 2
+)
+
+// toiSignature is the Go signature of a TOI kernel with lanes of type e.
+func toiSignature(e ir.Elem) string {
+	sig := fmt.Sprintf("func(start, end, pad *F, pi, pj *uint32, out *[%d]*F, n int, margin, tol, tmax, maxiter F)", toiStreams)
+	return strings.ReplaceAll(sig, "F", e.String())
+}
+
+// toiKernel is one TOI kernel being emitted.
+type toiKernel struct {
+	t     *ir.Target
+	c     *constants
+	name  string
+	progs [3]*ir.Program // setup, step, finish
+	zero  VecVirtual
+	one   VecVirtual
+}
+
+// TOI emits TOIISA: the time of impact of n pairs of swept capsules, one
+// row per pair.
+func (e *emitter) TOI() {
+	t := e.t
+	check(t)
+	name := "TOI" + t.Elem.Suffix() + t.Name
+	TEXT(name, 0, toiSignature(t.Elem))
+	Pragma("noescape")
+	sfx, rec := t.Elem.Suffix(), fmt.Sprintf("%d bytes", 8*t.ElemBytes)
+	Doc(name+" computes the time of impact of n pairs of swept capsules with "+t.Name+", one row",
+		"per pair, bit-identical to fallback.TOILane"+sfx+" on each. start and end point at the capsule",
+		"records (soa.Capsule"+sfx+", "+rec+") at the start and the end of the step, pad at one pad per",
+		"capsule or is nil (no pads), pi and pj at the n pair indices (all in range and below 2^31),",
+		"out holds the fourteen soa.TOIs"+sfx+" streams of n rows; n > 0. tmax is clamped to [0, 1];",
+		"maxiter is MaxIter as a float (at least 1).")
+	k := &toiKernel{t: t, c: e.c, name: name}
+	for i, kk := range []*kernels.Kernel{kernels.TOISetup, kernels.TOIStep, kernels.TOIFinish} {
+		k.progs[i] = ir.Unpark(kk.ProgramOf(t.Elem))
+	}
+	Load(Param("start"), toiStart)
+	Load(Param("end"), toiEnd)
+	Load(Param("pi"), toiPairs[0])
+	Load(Param("pj"), toiPairs[1])
+	newSlots(toiArea, spillSlots+toiSetSize, t.VecBytes())
+	k.zero, k.one = k.newVec(), k.newVec()
+	VXORPS(k.zero, k.zero, k.zero)
+	fpOf(t).broadcast(e.c.of(t.Elem, "one"), k.one)
+	XORQ(index, index)
+	Load(Param("n"), remain)
+
+	Commentf("Whole groups of %d pairs.", t.Lanes)
+	CMPQ(remain, U32(t.Lanes))
+	JB(LabelRef(name + "_tail"))
+	Label(name + "_loop")
+	k.group(name+"_g", nil, func(side, lane int) Mem {
+		return Mem{Base: toiPairs[side], Index: index, Scale: 4, Disp: 4 * lane}
+	})
+	ADDQ(U32(t.Lanes), index)
+	SUBQ(U32(t.Lanes), remain)
+	CMPQ(remain, U32(t.Lanes))
+	JAE(LabelRef(name + "_loop"))
+
+	Label(name + "_tail")
+	TESTQ(remain, remain)
+	JZ(LabelRef(name + "_done"))
+	mask := tailMask(t, e.c)
+	Comment("The remaining pair indices, zero (capsule 0) past n.")
+	tailIdx := k.slot(toiSetSize - 2)
+	for side := range 2 {
+		k.loadIndices(Mem{Base: toiPairs[side], Index: index, Scale: 4}, mask, tailIdx.Offset(side*t.VecBytes()))
+	}
+	k.group(name+"_t", mask, func(side, lane int) Mem { return tailIdx.Offset(side*t.VecBytes() + 4*lane) })
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+func (k *toiKernel) newVec() VecVirtual {
+	if evex(k.t) {
+		return ZMM()
+	}
+	return YMM()
+}
+
+// slot returns vector j of the set.
+func (k *toiKernel) slot(j int) Mem {
+	return Mem{Base: toiArea, Disp: (spillSlots + j) * k.t.VecBytes()}
+}
+
+// loadIndices copies the pair indices at m, zero past the mask, to dst.
+func (k *toiKernel) loadIndices(m Mem, mask Op, dst Mem) {
+	t := k.t
+	var idx VecVirtual
+	switch {
+	case t.Elem == ir.F64 && evex(t):
+		idx = YMM()
+		VMOVDQU32_Z(m, mask, idx)
+	case t.Elem == ir.F64:
+		idx = XMM()
+		VPMASKMOVD(m, k.mask32(mask), idx)
+	case evex(t):
+		idx = ZMM()
+		VMOVDQU32_Z(m, mask, idx)
+	default:
+		idx = YMM()
+		VPMASKMOVD(m, mask, idx)
+	}
+	VMOVUPS(idx, dst)
+}
+
+// mask32 narrows an AVX2 float64 vector mask to 32-bit lanes.
+func (k *toiKernel) mask32(mask Op) Op {
+	idx, m := YMM(), YMM()
+	VMOVDQU(k.c.pack64, idx)
+	VPERMD(mask, idx, m)
+	return m.AsX()
+}
+
+// lowering returns a lowering of body b reading its inputs from the set
+// slots at in(k) and its arguments from the parameters args.
+func (k *toiKernel) lowering(b int, label string, in func(j int) int, args ...string) *lowering {
+	l := &lowering{t: k.t, p: k.progs[b], consts: k.c, zero: k.zero, one: k.one, spill: true, label: label}
+	l.slots = &slots{base: toiArea, bytes: k.t.VecBytes(), n: spillSlots}
+	l.input = func(j int) Op { return k.slot(in(j)) }
+	l.arg = func(j int) Mem {
+		a, err := Param(args[j]).Resolve()
+		if err != nil {
+			panic(err)
+		}
+		return a.Addr
+	}
+	l.begin()
+	return l
+}
+
+// toiRun emits l's body, then done with its outputs. The spiller keeps
+// one register more free than it counts: the step's body needs it (avo
+// fails to allocate the AVX-512 step without it).
+func toiRun(l *lowering, mask Op, storeNeed int, done func()) {
+	merge([]*lowering{l}, 0, func(int) { done() }, newSpiller([]*lowering{l}, heldBy(mask)+1, storeNeed), nil)
+}
+
+// group emits one group: the records of its pairs (their indices at
+// index(side, lane)), the setup, the steps, the finish and the rows under
+// mask (nil: a whole group).
+func (k *toiKernel) group(label string, mask Op, index func(side, lane int) Mem) {
+	t := k.t
+	loadRecords(t, [2]GPPhysical{toiStart, toiStart}, toiArea, index, spillSlots+toiRec)
+	loadRecords(t, [2]GPPhysical{toiEnd, toiEnd}, toiArea, index, spillSlots+toiRec+14)
+	k.pads(label, index)
+
+	Comment("Setup: the frame and the initial state.")
+	frame := func(j int) int { return toiFrameAt + j }
+	l := k.lowering(0, label+"_setup", func(j int) int { return toiRec + j }, "margin", "tol", "tmax")
+	toiRun(l, mask, 0, func() {
+		for j := range l.p.Outputs {
+			VMOVUPS(l.out(j), k.slot(frame(j)))
+		}
+	})
+
+	Comment("Steps until no lane is running.")
+	Label(label + "_step")
+	l = k.lowering(1, label+"_step", frame, "tmax", "maxiter")
+	toiRun(l, mask, 0, func() {
+		for j := range 3 {
+			VMOVUPS(l.out(j), k.slot(frame(kernels.TOIState+j)))
+		}
+		running := l.out(3)
+		if evex(t) {
+			KORTESTW(running, running)
+		} else {
+			VPTEST(running, running)
+		}
+	})
+	JNZ(LabelRef(label + "_step"))
+
+	Comment("Finish: the rows.")
+	origin := func(j int) int {
+		if j >= kernels.TOIOrigin {
+			return toiRec + 7 + j - kernels.TOIOrigin // J's A at the start
+		}
+		return frame(j)
+	}
+	l = k.lowering(2, label+"_finish", origin)
+	toiRun(l, mask, 2, func() { k.rows(l, mask) })
+}
+
+// pads stores the pads of the group's capsules I and J to their slots:
+// gathered from pad, or zero if pad is nil.
+func (k *toiKernel) pads(label string, index func(side, lane int) Mem) {
+	t := k.t
+	Comment("The pads of I and J: gathered, or zero without pads.")
+	VMOVUPS(k.zero, k.slot(toiRec+kernels.TOIPadI))
+	VMOVUPS(k.zero, k.slot(toiRec+kernels.TOIPadJ))
+	pad := GP64()
+	Load(Param("pad"), pad)
+	TESTQ(pad, pad)
+	JZ(LabelRef(label + "_nopad"))
+	for side := range 2 {
+		m := index(side, 0)
+		dst := k.newVec()
+		var idx VecVirtual
+		switch {
+		case t.Elem == ir.F64 && evex(t):
+			idx = YMM()
+		case t.Elem == ir.F64:
+			idx = XMM()
+		default:
+			idx = k.newVec()
+		}
+		VMOVUPS(m, idx)
+		vm := Mem{Base: pad, Index: idx, Scale: uint8(t.ElemBytes)}
+		// Every register the gather reads is defined first, from 0 (avo
+		// would take a register read before it is written as live from
+		// the function's entry).
+		VMOVUPS(k.zero, dst)
+		if evex(t) {
+			all := K()
+			VPCMPEQD(k.zero, k.zero, all)
+			if t.Elem == ir.F64 {
+				VGATHERDPD(vm, all, dst)
+			} else {
+				VGATHERDPS(vm, all, dst)
+			}
+		} else {
+			all := YMM()
+			VPCMPEQD(k.zero, k.zero, all)
+			if t.Elem == ir.F64 {
+				VGATHERDPD(all, vm, dst)
+			} else {
+				VGATHERDPS(all, vm, dst)
+			}
+		}
+		VMOVUPS(dst, k.slot(toiRec+kernels.TOIPadI+side))
+	}
+	Label(label + "_nopad")
+}
+
+// rows stores the finish's outputs: the pair index, status and iter as
+// uint32, the floats as they are, under mask if not nil.
+func (k *toiKernel) rows(l *lowering, mask Op) {
+	t := k.t
+	ptr := func(s int) GPPhysical {
+		Load(Param("out"), scratch)
+		MOVQ(Mem{Base: scratch, Disp: 8 * s}, scratch)
+		return scratch
+	}
+	Comment("Pair index k = i + lane.")
+	pair := k.int32Vec()
+	VMOVD(index.As32(), pair.AsX())
+	VPBROADCASTD(pair.AsX(), pair)
+	VPADDD(k.c.iota, pair, pair)
+	k.storeInt32(pair, Mem{Base: ptr(0), Index: index, Scale: 4}, mask)
+	for j := range 2 {
+		v := k.int32Vec()
+		if t.Elem == ir.F64 {
+			if evex(t) {
+				VCVTTPD2DQ(l.out(j), v)
+			} else {
+				VCVTTPD2DQY(l.out(j), v)
+			}
+		} else {
+			VCVTTPS2DQ(l.out(j), v)
+		}
+		k.storeInt32(v, Mem{Base: ptr(1 + j), Index: index, Scale: 4}, mask)
+	}
+	for j := 2; j < len(l.p.Outputs); j++ {
+		v := l.out(j)
+		dst := Mem{Base: ptr(1 + j), Index: index, Scale: scale(t)}
+		switch {
+		case mask == nil:
+			VMOVUPS(v, dst)
+		case evex(t):
+			fpOf(t).storeMasked(v, mask, dst)
+		default:
+			VMASKMOVPS(v, mask, dst)
+		}
+	}
+}
+
+// int32Vec returns a register of one int32 per lane.
+func (k *toiKernel) int32Vec() VecVirtual {
+	switch n := 4 * k.t.Lanes; n {
+	case 64:
+		return ZMM()
+	case 32:
+		return YMM()
+	default:
+		return XMM()
+	}
+}
+
+// storeInt32 stores the int32 lanes of v to dst, under mask if not nil.
+func (k *toiKernel) storeInt32(v VecVirtual, dst Mem, mask Op) {
+	switch {
+	case mask == nil:
+		VMOVUPS(v, dst)
+	case evex(k.t):
+		VMOVDQU32(v, mask, dst)
+	case k.t.Elem == ir.F64:
+		VPMASKMOVD(v, k.mask32(mask), dst)
+	default:
+		VPMASKMOVD(v, mask, dst)
+	}
+}
