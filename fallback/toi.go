@@ -1,6 +1,9 @@
 package fallback
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // Swept capsules: the time of impact (TOI) of two capsules whose axis
 // endpoints each move linearly over a step, by conservative advancement
@@ -167,15 +170,29 @@ type (
 // TOILane computes the time of impact of swept capsules i and j (the
 // bit-exact specification of the batched TOI kernels; see the method
 // above).
-func TOILane(i, j SweptCapsule, p TOIParams) TOI { return toiLane(i, j, p) }
+func TOILane(i, j SweptCapsule, p TOIParams) (r TOI) {
+	toiLane(&r, &i, &j, &p)
+	return r
+}
 
 // TOILane64 is TOILane in float64.
-func TOILane64(i, j SweptCapsule64, p TOIParams64) TOI64 { return toiLane(i, j, p) }
+func TOILane64(i, j SweptCapsule64, p TOIParams64) (r TOI64) {
+	toiLane(&r, &i, &j, &p)
+	return r
+}
 
 // TOILaneOf is TOILane or TOILane64, for code generic in the element
 // type.
-func TOILaneOf[F Float](i, j SweptCapsuleOf[F], p TOIParamsOf[F]) TOIOf[F] {
-	return toiLane(i, j, p)
+func TOILaneOf[F Float](i, j SweptCapsuleOf[F], p TOIParamsOf[F]) (r TOIOf[F]) {
+	toiLane(&r, &i, &j, &p)
+	return r
+}
+
+// TOILaneTo is TOILaneOf with its arguments and result passed by
+// pointer, for batch loops: it sets *r to the time of impact of *i and
+// *j, and copies none of them. r must not overlap i, j or p.
+func TOILaneTo[F Float](r *TOIOf[F], i, j *SweptCapsuleOf[F], p *TOIParamsOf[F]) {
+	toiLane(r, i, j, p)
 }
 
 // toiTolFloor is 32 eps of F (2^-18, 2^-47): the least tolerance relative
@@ -198,30 +215,32 @@ type toiFrame[F Float] struct {
 	tol, target   F
 	reach         F // target + tol
 	tmax          F
-	origin        [3]F // C0
 	invalidRadius bool
 }
 
-func newTOIFrame[F Float](i, j SweptCapsuleOf[F], p TOIParamsOf[F]) (f toiFrame[F]) {
-	f.origin = j.A0
-	starts := [4][3]F{i.A0, i.B0, j.A0, j.B0}
-	ends := [4][3]F{i.A1, i.B1, j.A1, j.B1}
-	for k := range 4 {
-		for c := range 3 {
-			f.x0[k][c] = starts[k][c] - f.origin[c]
-			f.v[k][c] = ends[k][c] - starts[k][c]
-		}
-	}
+// newTOIFrame sets f to the frame of the pair. The code is written out
+// per endpoint and coordinate, as are toiLane's loop and toiFinite: the
+// compiler neither unrolls loops nor keeps arrays in registers, and a loop
+// over small arrays costs several times the arithmetic.
+func newTOIFrame[F Float](f *toiFrame[F], i, j *SweptCapsuleOf[F], p *TOIParamsOf[F]) {
+	o := &j.A0 // C0
+	toiRelative(&f.x0[0], &f.v[0], &i.A0, &i.A1, o)
+	toiRelative(&f.x0[1], &f.v[1], &i.B0, &i.B1, o)
+	toiRelative(&f.x0[2], &f.v[2], &j.A0, &j.A1, o)
+	toiRelative(&f.x0[3], &f.v[3], &j.B0, &j.B1, o)
 	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c,
-	// d at t = 1 (c is 0 at t = 0), in this order.
-	var s F
-	for k := range 4 {
-		for c := range 3 {
-			if k != 2 {
-				s = maxps(s, absF(f.x0[k][c]))
-			}
-			s = maxps(s, absF(f.x0[k][c]+f.v[k][c]))
-		}
+	// d at t = 1 (c is 0 at t = 0), in this order, coordinate by
+	// coordinate: |x0|, then |x0 + v|. It is folded on the bits of the
+	// magnitudes (toiFold), or by toiScaleOrdered when one is a NaN.
+	inf := toiAbsBits(F(math.Inf(1)))
+	var sb, nan uint64 // s = +0
+	sb, nan = toiScaleBoth(sb, nan, inf, &f.x0[0], &f.v[0])
+	sb, nan = toiScaleBoth(sb, nan, inf, &f.x0[1], &f.v[1])
+	sb, nan = toiScaleEnd(sb, nan, inf, &f.x0[2], &f.v[2])
+	sb, nan = toiScaleBoth(sb, nan, inf, &f.x0[3], &f.v[3])
+	s := toiBitsFloat[F](sb)
+	if nan>>63 != 0 {
+		s = toiScaleOrdered(f)
 	}
 	f.scale = s
 	ri := maxps(i.R0, i.R1)
@@ -231,29 +250,138 @@ func newTOIFrame[F Float](i, j SweptCapsuleOf[F], p TOIParamsOf[F]) (f toiFrame[
 	f.reach = f.target + f.tol
 	f.tmax = clamp01(p.TMax)
 	f.invalidRadius = minps(minps(i.R0, i.R1), minps(j.R0, j.R1)) < 0 || minps(i.Pad, j.Pad) < 0
-	return f
+}
+
+// toiRelative sets x0 = start - o and v = end - start.
+func toiRelative[F Float](x0, v, start, end, o *[3]F) {
+	x0[0], x0[1], x0[2] = start[0]-o[0], start[1]-o[1], start[2]-o[2]
+	v[0], v[1], v[2] = end[0]-start[0], end[1]-start[1], end[2]-start[2]
+}
+
+// The scale is folded on the bits of the magnitudes, as unsigned
+// integers, with a conditional move instead of a float compare and a
+// branch on the data per coordinate, which the predictor cannot learn.
+// When no magnitude is a NaN, every one lies in [+0, +Inf], where the
+// order of the bits is the order of the values and clearing the sign bit
+// is absF: the fold's bits are those of maxps(s, absF(x)) in newTOIFrame's
+// order. With a NaN (x0 + v = Inf - Inf, or TOITargetOf of a non-finite
+// input) newTOIFrame folds again with toiScaleOrdered.
+
+// toiAbsBits returns the bits of x with the sign bit clear, those of |x|
+// for x not a NaN.
+func toiAbsBits[F Float](x F) uint64 {
+	if unsafe.Sizeof(x) == 4 {
+		return uint64(math.Float32bits(float32(x)) &^ (1 << 31))
+	}
+	return math.Float64bits(float64(x)) &^ (1 << 63)
+}
+
+// toiBitsFloat is the float with the bits b (in the low half in float32).
+func toiBitsFloat[F Float](b uint64) F {
+	var z F
+	if unsafe.Sizeof(z) == 4 {
+		return F(math.Float32frombits(uint32(b)))
+	}
+	return F(math.Float64frombits(b))
+}
+
+// toiFold folds the magnitude x into the scale s, both as bits, and sets
+// bit 63 of nan if x is a NaN, whose bits exceed those of +Inf, inf.
+func toiFold[F Float](s, nan, inf uint64, x F) (uint64, uint64) {
+	a := toiAbsBits(x)
+	if a > s {
+		s = a
+	}
+	return s, nan | (inf - a)
+}
+
+// toiScaleBoth folds an endpoint at t = 0 and t = 1 into the scale s:
+// |x0|, then |x0 + v|, for each coordinate in turn.
+func toiScaleBoth[F Float](s, nan, inf uint64, x0, v *[3]F) (uint64, uint64) {
+	s, nan = toiFold(s, nan, inf, x0[0])
+	s, nan = toiFold(s, nan, inf, x0[0]+v[0])
+	s, nan = toiFold(s, nan, inf, x0[1])
+	s, nan = toiFold(s, nan, inf, x0[1]+v[1])
+	s, nan = toiFold(s, nan, inf, x0[2])
+	return toiFold(s, nan, inf, x0[2]+v[2])
+}
+
+// toiScaleEnd folds an endpoint at t = 1 only into the scale s.
+func toiScaleEnd[F Float](s, nan, inf uint64, x0, v *[3]F) (uint64, uint64) {
+	s, nan = toiFold(s, nan, inf, x0[0]+v[0])
+	s, nan = toiFold(s, nan, inf, x0[1]+v[1])
+	return toiFold(s, nan, inf, x0[2]+v[2])
+}
+
+// toiScaleOrdered is the scale by maxps and absF, in newTOIFrame's order:
+// the fold when a magnitude is a NaN.
+func toiScaleOrdered[F Float](f *toiFrame[F]) F {
+	var s F
+	for k := range 4 {
+		for c := range 3 {
+			if k != 2 {
+				s = maxps(s, absF(f.x0[k][c]))
+			}
+			s = maxps(s, absF(f.x0[k][c]+f.v[k][c]))
+		}
+	}
+	return s
+}
+
+// toiAt returns the endpoint x0 + t v.
+func toiAt[F Float](x0, v *[3]F, t F) (x, y, z F) {
+	return x0[0] + F(t*v[0]), x0[1] + F(t*v[1]), x0[2] + F(t*v[2])
+}
+
+// toiAdvance is the advance of one line of step 4 with separation sx -
+// sy and rate ry - rx: gap is its height above the target, fall how fast
+// it decreases; the advance is 0 when gap <= 0, gap/fall when it
+// decreases, +Inf otherwise.
+func toiAdvance[F Float](sx, sy, rx, ry, target, inf F) F {
+	gap := (sx - sy) - target
+	fall := ry - rx
+	if !(gap > 0) {
+		return 0
+	}
+	if fall > 0 {
+		return gap / fall
+	}
+	return inf
 }
 
 // TOITargetOf returns the target, the tolerance and the scale that
 // TOILaneOf uses for the pair, bit for bit (the tests' checkers take them
 // from here).
 func TOITargetOf[F Float](i, j SweptCapsuleOf[F], p TOIParamsOf[F]) (target, tol, scale F) {
-	f := newTOIFrame(i, j, p)
+	var f toiFrame[F]
+	newTOIFrame(&f, &i, &j, &p)
 	return f.target, f.tol, f.scale
 }
 
 // toiFinite reports whether every input is finite: x - x is 0 for finite
-// x and NaN otherwise, summed in a fixed order.
-func toiFinite[F Float](i, j SweptCapsuleOf[F], p TOIParamsOf[F]) bool {
+// x and NaN otherwise, summed in a fixed order: capsule i's A0, B0, A1,
+// B1 (x, y, z each), R0, R1, Pad, then capsule j's, then Margin, Tol,
+// TMax.
+func toiFinite[F Float](i, j *SweptCapsuleOf[F], p *TOIParamsOf[F]) bool {
 	var z F
-	for _, c := range [2]*SweptCapsuleOf[F]{&i, &j} {
-		for _, v := range [4][3]F{c.A0, c.B0, c.A1, c.B1} {
-			z = ((z + (v[0] - v[0])) + (v[1] - v[1])) + (v[2] - v[2])
-		}
-		z = ((z + (c.R0 - c.R0)) + (c.R1 - c.R1)) + (c.Pad - c.Pad)
-	}
+	z = toiFiniteCapsule(z, i)
+	z = toiFiniteCapsule(z, j)
 	z = ((z + (p.Margin - p.Margin)) + (p.Tol - p.Tol)) + (p.TMax - p.TMax)
 	return z == 0
+}
+
+// toiFiniteCapsule adds x - x over the inputs of capsule c to z.
+func toiFiniteCapsule[F Float](z F, c *SweptCapsuleOf[F]) F {
+	z = toiFinite3(z, &c.A0)
+	z = toiFinite3(z, &c.B0)
+	z = toiFinite3(z, &c.A1)
+	z = toiFinite3(z, &c.B1)
+	return ((z + (c.R0 - c.R0)) + (c.R1 - c.R1)) + (c.Pad - c.Pad)
+}
+
+// toiFinite3 adds x - x over the coordinates of v to z.
+func toiFinite3[F Float](z F, v *[3]F) F {
+	return ((z + (v[0] - v[0])) + (v[1] - v[1])) + (v[2] - v[2])
 }
 
 func toiInvalid[F Float]() TOIOf[F] {
@@ -262,37 +390,41 @@ func toiInvalid[F Float]() TOIOf[F] {
 	return TOIOf[F]{Status: TOIInvalid, T: nan, Dist: nan, Normal: v, P: v, Q: v}
 }
 
-func toiLane[F Float](i, j SweptCapsuleOf[F], prm TOIParamsOf[F]) TOIOf[F] {
+// toiLane sets r to the time of impact of i and j. Its arguments are
+// pointers: the capsules and the result are too large to copy per pair.
+func toiLane[F Float](r *TOIOf[F], i, j *SweptCapsuleOf[F], prm *TOIParamsOf[F]) {
 	if !toiFinite(i, j, prm) {
-		return toiInvalid[F]()
+		*r = toiInvalid[F]()
+		return
 	}
-	f := newTOIFrame(i, j, prm)
+	var f toiFrame[F]
+	newTOIFrame(&f, i, j, prm)
 	if f.invalidRadius {
-		return toiInvalid[F]()
+		*r = toiInvalid[F]()
+		return
 	}
 	maxIter := max(prm.MaxIter, 1)
 	inf := F(math.Inf(1))
 
 	var (
-		t      F
-		pt     [4][3]F // a, b, c, d at t
-		p      projection[F]
-		dist   F
-		status TOIStatus
-		iter   int
+		t                      F
+		ax, ay, az, cx, cy, cz F // a and c at t
+		p                      projection[F]
+		dist                   F
+		status                 TOIStatus
+		iter                   int
 	)
 	for {
 		iter++
 		// Step 1: the endpoints at t, x0 + t v, and the projection.
-		for k := range 4 {
-			for c := range 3 {
-				pt[k][c] = f.x0[k][c] + F(t*f.v[k][c])
-			}
-		}
-		p.project(pt[0][0], pt[0][1], pt[0][2], pt[1][0], pt[1][1], pt[1][2],
-			pt[2][0], pt[2][1], pt[2][2], pt[3][0], pt[3][1], pt[3][2])
+		ax, ay, az = toiAt(&f.x0[0], &f.v[0], t)
+		bx, by, bz := toiAt(&f.x0[1], &f.v[1], t)
+		cx, cy, cz = toiAt(&f.x0[2], &f.v[2], t)
+		dx, dy, dz := toiAt(&f.x0[3], &f.v[3], t)
+		p.project(ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz)
 		if !(p.dist2 <= maxFinite[F]()) {
-			return toiInvalid[F]()
+			*r = toiInvalid[F]()
+			return
 		}
 		dist = sqrtF(p.dist2)
 
@@ -309,30 +441,21 @@ func toiLane[F Float](i, j SweptCapsuleOf[F], prm TOIParamsOf[F]) TOIOf[F] {
 		// the endpoints' separations along it and their rates.
 		inv := 1 / dist
 		nx, ny, nz := F(p.rx*inv), F(p.ry*inv), F(p.rz*inv)
-		var sep, rate [4]F
-		for k := range 4 {
-			sep[k] = dot(nx, ny, nz, pt[k][0], pt[k][1], pt[k][2])
-			rate[k] = dot(nx, ny, nz, f.v[k][0], f.v[k][1], f.v[k][2])
-		}
+		sa := dot(nx, ny, nz, ax, ay, az)
+		ra := dot(nx, ny, nz, f.v[0][0], f.v[0][1], f.v[0][2])
+		sb := dot(nx, ny, nz, bx, by, bz)
+		rb := dot(nx, ny, nz, f.v[1][0], f.v[1][1], f.v[1][2])
+		sc := dot(nx, ny, nz, cx, cy, cz)
+		rc := dot(nx, ny, nz, f.v[2][0], f.v[2][1], f.v[2][2])
+		sd := dot(nx, ny, nz, dx, dy, dz)
+		rd := dot(nx, ny, nz, f.v[3][0], f.v[3][1], f.v[3][2])
 
 		// Step 4: the four lines, I's endpoint x minus J's endpoint y, in
-		// the order a-c, a-d, b-c, b-d. gap is the line's height above
-		// the target at t, fall how fast it decreases; its advance is 0
-		// when gap <= 0, gap/fall when it decreases, +Inf otherwise.
-		step := inf
-		for _, xy := range [4][2]int{{0, 2}, {0, 3}, {1, 2}, {1, 3}} {
-			x, y := xy[0], xy[1]
-			gap := (sep[x] - sep[y]) - f.target
-			fall := rate[y] - rate[x]
-			adv := inf
-			if fall > 0 {
-				adv = gap / fall
-			}
-			if !(gap > 0) {
-				adv = 0
-			}
-			step = minps(step, adv)
-		}
+		// the order a-c, a-d, b-c, b-d (toiAdvance).
+		step := minps(inf, toiAdvance(sa, sc, ra, rc, f.target, inf))
+		step = minps(step, toiAdvance(sa, sd, ra, rd, f.target, inf))
+		step = minps(step, toiAdvance(sb, sc, rb, rc, f.target, inf))
+		step = minps(step, toiAdvance(sb, sd, rb, rd, f.target, inf))
 		next := t + step
 		if !(next <= f.tmax) {
 			status = TOIMiss
@@ -348,21 +471,21 @@ func toiLane[F Float](i, j SweptCapsuleOf[F], prm TOIParamsOf[F]) TOIOf[F] {
 	// The outputs at T = t: the normal by ContactLane's rules, the
 	// points in world coordinates, P = C0 + (a + s M0), Q = C0 + (c + t u).
 	nx, ny, nz := contactNormal(&p)
-	o := f.origin
-	return TOIOf[F]{
+	o := &j.A0
+	*r = TOIOf[F]{
 		Status: status,
 		T:      t,
 		Dist:   dist,
 		Normal: [3]F{nx, ny, nz},
 		P: [3]F{
-			o[0] + (pt[0][0] + F(p.m0x*p.s)),
-			o[1] + (pt[0][1] + F(p.m0y*p.s)),
-			o[2] + (pt[0][2] + F(p.m0z*p.s)),
+			o[0] + (ax + F(p.m0x*p.s)),
+			o[1] + (ay + F(p.m0y*p.s)),
+			o[2] + (az + F(p.m0z*p.s)),
 		},
 		Q: [3]F{
-			o[0] + (pt[2][0] + p.tux),
-			o[1] + (pt[2][1] + p.tuy),
-			o[2] + (pt[2][2] + p.tuz),
+			o[0] + (cx + p.tux),
+			o[1] + (cy + p.tuy),
+			o[2] + (cz + p.tuz),
 		},
 		Iter: uint32(iter),
 	}

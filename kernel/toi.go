@@ -165,10 +165,15 @@ var toiStreams = [...]string{"dst.Pair", "dst.Status", "dst.Iter", "dst.T", "dst
 // compact, one per pair that is not a Miss; it returns the rows written.
 func goTOI[F soa.Float](m int, dst *soa.TOIsOf[F], start, end soa.CapsulesOf[F], pairs *soa.IndexPairs, p TOIParamsOf[F], compact bool) int {
 	prm := fallback.TOIParamsOf[F]{Margin: p.Margin, Tol: p.Tol, TMax: p.TMax, MaxIter: p.MaxIter}
+	// The capsules and the result stay in these variables and go to the
+	// lane by pointer, not copied per pair.
+	var ci, cj fallback.SweptCapsuleOf[F]
+	var r fallback.TOIOf[F]
 	w := 0
 	for k := range m {
-		i, j := pairs.I[k], pairs.J[k]
-		r := fallback.TOILaneOf(swept(start, end, p.Pad, i), swept(start, end, p.Pad, j), prm)
+		swept(&ci, start, end, p.Pad, pairs.I[k])
+		swept(&cj, start, end, p.Pad, pairs.J[k])
+		fallback.TOILaneTo(&r, &ci, &cj, &prm)
 		if compact && r.Status == fallback.TOIMiss {
 			continue
 		}
@@ -182,14 +187,15 @@ func goTOI[F soa.Float](m int, dst *soa.TOIsOf[F], start, end soa.CapsulesOf[F],
 	return w
 }
 
-// swept returns capsule i of the step.
-func swept[F soa.Float](start, end soa.CapsulesOf[F], pad []F, i uint32) fallback.SweptCapsuleOf[F] {
+// swept sets c to capsule i of the step, field by field.
+func swept[F soa.Float](c *fallback.SweptCapsuleOf[F], start, end soa.CapsulesOf[F], pad []F, i uint32) {
 	s, e := &start[i], &end[i]
-	c := fallback.SweptCapsuleOf[F]{A0: s.A, B0: s.B, R0: s.R, A1: e.A, B1: e.B, R1: e.R}
+	c.A0, c.B0, c.R0 = s.A, s.B, s.R
+	c.A1, c.B1, c.R1 = e.A, e.B, e.R
+	c.Pad = 0
 	if pad != nil {
 		c.Pad = pad[i]
 	}
-	return c
 }
 
 // NoPair marks a body without a hit in EarliestHits.
