@@ -36,7 +36,6 @@ type lowering struct {
 	spill  bool   // the driver unparked p: values spill selectively (spiller)
 	label  string // prefix of the rare blocks' labels
 
-	rare   int      // depth of rare blocks being emitted
 	blocks []string // names of the open rare blocks
 
 	// overrides are p's outputs whose constant lanes the driver stores
@@ -140,40 +139,6 @@ func (l *lowering) commutative(a, b ir.Value) (src1, src2 Op) {
 	return l.reg(a), y
 }
 
-// form is how the one instruction of an arithmetic op takes its
-// operands: the data that both its lowering (arith) and the spiller's
-// count of the registers it takes (need) read.
-type form uint8
-
-const (
-	inRegs    form = iota // every operand in a register: loaded, or a constant broadcast
-	oneMem                // commutative: one operand may be memory, a constant is broadcast
-	secondMem             // the first operand in a register, the second may be memory (Go order)
-	onlyMem               // the one operand may be memory
-)
-
-// forms are the arithmetic ops' forms; every other op takes its operands
-// in registers, as far as need counts.
-var forms = map[ir.Op]form{ir.OpAdd: oneMem, ir.OpMul: oneMem, ir.OpSub: secondMem, ir.OpDiv: secondMem,
-	ir.OpMin: secondMem, ir.OpMax: secondMem, ir.OpSqrt: onlyMem}
-
-// arith emits arithmetic op on args (in forms[op]) into a new register
-// (dst, called once the operands are in place). MINPS returns its first
-// source (Go order: second) when it is less, as the IR's Min does.
-func (l *lowering) arith(op ir.Op, a []ir.Value, dst func() VecVirtual) {
-	f := l.fp()
-	inst := map[ir.Op]func(...Op){ir.OpAdd: f.add, ir.OpMul: f.mul, ir.OpSub: f.sub, ir.OpDiv: f.div, ir.OpMin: f.min, ir.OpMax: f.max, ir.OpSqrt: f.sqrt}[op]
-	switch forms[op] {
-	case oneMem:
-		s1, s2 := l.commutative(a[0], a[1])
-		inst(s2, s1, dst())
-	case secondMem:
-		inst(l.mem(a[1]), l.reg(a[0]), dst())
-	case onlyMem:
-		inst(l.mem(a[0]), dst())
-	}
-}
-
 // VCMPPS predicates (quiet forms).
 const (
 	cmpEQOQ  = 0x00 // ==, false for NaN
@@ -200,7 +165,11 @@ func (l *lowering) step(i int) {
 	if in.Comment != "" {
 		Comment(in.Comment)
 	}
-	l.instr(ir.Value(i), in)
+	r, ok := rules[in.Op]
+	if !ok {
+		panic(fmt.Sprintf("amd64: %s has no lowering", in.Op))
+	}
+	r.lower(l, ir.Value(i), in)
 }
 
 // out returns output k of the program in a register.
@@ -211,75 +180,6 @@ func (l *lowering) dies(v ir.Value, i ir.Value) bool {
 	_, ok := l.loc[v].(VecVirtual)
 	c := l.p.Code[v].Op
 	return ok && l.last[v] == int(i) && c != ir.OpConst && c != ir.OpInput
-}
-
-// instr lowers one instruction.
-func (l *lowering) instr(v ir.Value, in *ir.Instr) {
-	a := in.Args
-	set := func(op Op) { l.loc[v] = op }
-	fresh := func() VecVirtual { r := l.newVec(); l.loc[v] = r; return r }
-	switch in.Op {
-	case ir.OpInput:
-		set(l.input(in.Aux))
-	case ir.OpArg:
-		set(l.arg(in.Aux))
-	case ir.OpConst:
-		switch {
-		case in.Bits == 0:
-			set(l.zero)
-		case in.Name == "one"+l.p.Elem.Suffix():
-			set(l.one)
-		case l.pinned[in.Name] != nil:
-			set(l.pinned[in.Name])
-		default:
-			set(l.consts.get(in.Name, in.Bits))
-		}
-	case ir.OpAdd, ir.OpMul, ir.OpSub, ir.OpDiv, ir.OpSqrt, ir.OpMin, ir.OpMax:
-		l.arith(in.Op, a, fresh)
-	case ir.OpNeg:
-		l.bitwise(l.fp().xor, l.fp().xorBcst, l.consts.sign[l.p.Elem], a[0], fresh())
-	case ir.OpAbs:
-		l.bitwise(l.fp().and, l.fp().andBcst, l.consts.abs[l.p.Elem], a[0], fresh())
-	case ir.OpClamp01:
-		// x as the first source of MINPS/MAXPS: -0 becomes +0, NaN 1.
-		lo := l.newVec()
-		l.fp().min(l.one, l.reg(a[0]), lo)
-		l.fp().max(l.zero, lo, fresh())
-	case ir.OpDivOrZero:
-		l.divOrZero(a[0], a[1], fresh())
-	case ir.OpRecipOrZero:
-		l.recipOrZero(a[0], fresh())
-	case ir.OpCmp:
-		set(l.cmp(predicates[ir.Pred(in.Aux)], a[0], a[1]))
-	case ir.OpAnd, ir.OpOr, ir.OpAndNot:
-		l.maskOp(v, in.Op, a[0], a[1])
-	case ir.OpSelect:
-		l.selectOp(v, a[0], a[1], a[2])
-	case ir.OpPark:
-		set(l.park(ir.Park(in.Aux), a[0]))
-	case ir.OpVar:
-		l.variable(v, a[0])
-	case ir.OpAssign:
-		l.assign(a[0], a[1])
-	case ir.OpRare:
-		l.rare++
-		m := l.loc[a[0]]
-		if evex(l.t) {
-			KORTESTW(m, m)
-		} else {
-			m = l.reg(a[0])
-			l.fp().test(m, m)
-		}
-		JZ(LabelRef(l.label + "_" + in.Name))
-		l.blocks = append(l.blocks, in.Name)
-	case ir.OpEndRare:
-		name := l.blocks[len(l.blocks)-1]
-		l.blocks = l.blocks[:len(l.blocks)-1]
-		Label(l.label + "_" + name)
-		l.rare--
-	default:
-		panic(fmt.Sprintf("amd64: %s has no lowering", in.Op))
-	}
 }
 
 // overrideRegs is the vector registers storeOverrides takes after a

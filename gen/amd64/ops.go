@@ -11,6 +11,105 @@ import (
 	"github.com/segdist/segdist/gen/ir"
 )
 
+// rule is how amd64 lowers an IR op and the vector registers that takes:
+// one row that both the lowering (step) and the spiller's count (need)
+// read.
+type rule struct {
+	form form // which operands may stay in memory
+	// regs is what the result and temporaries take on AVX2 and AVX-512
+	// (an AVX-512 mask result takes none: it is an opmask).
+	regs  [2]int
+	lower func(l *lowering, v ir.Value, in *ir.Instr)
+}
+
+// form is how an op takes its operands; need counts a register for each
+// operand that the form loads or broadcasts.
+type form uint8
+
+const (
+	inRegs    form = iota // every operand in a register: loaded, or a constant broadcast
+	oneMem                // commutative: one operand may be memory, a constant is broadcast
+	secondMem             // the first operand in a register, the second may be memory (Go order)
+	onlyMem               // the one operand may be memory
+	none                  // no operand is read into a register
+	intoFirst             // the first operand is the destination, the second in a register
+	maskTest              // a mask loaded into a vector on AVX2, an opmask on AVX-512
+)
+
+var vec = [2]int{1, 1} // a result in a new register
+
+// rules are the amd64 rules of the IR's ops.
+var rules = map[ir.Op]rule{
+	ir.OpInput: {none, vec, func(l *lowering, v ir.Value, in *ir.Instr) { l.loc[v] = l.input(in.Aux) }}, // a driver may load it here
+	ir.OpArg:   {none, [2]int{}, func(l *lowering, v ir.Value, in *ir.Instr) { l.loc[v] = l.arg(in.Aux) }},
+	ir.OpConst: {none, [2]int{}, (*lowering).constant},
+	ir.OpAdd:   arith(oneMem, func(f *fp) func(...Op) { return f.add }),
+	ir.OpMul:   arith(oneMem, func(f *fp) func(...Op) { return f.mul }),
+	ir.OpSub:   arith(secondMem, func(f *fp) func(...Op) { return f.sub }),
+	ir.OpDiv:   arith(secondMem, func(f *fp) func(...Op) { return f.div }),
+	ir.OpMin:   arith(secondMem, func(f *fp) func(...Op) { return f.min }), // MINPS returns its first source (Go order: second) when it is less, as the IR's Min does
+	ir.OpMax:   arith(secondMem, func(f *fp) func(...Op) { return f.max }),
+	ir.OpSqrt:  arith(onlyMem, func(f *fp) func(...Op) { return f.sqrt }),
+	ir.OpNeg: {inRegs, vec, func(l *lowering, v ir.Value, in *ir.Instr) {
+		l.bitwise(l.fp().xor, l.fp().xorBcst, l.consts.sign[l.p.Elem], in.Args[0], l.fresh(v))
+	}},
+	ir.OpAbs: {inRegs, vec, func(l *lowering, v ir.Value, in *ir.Instr) {
+		l.bitwise(l.fp().and, l.fp().andBcst, l.consts.abs[l.p.Elem], in.Args[0], l.fresh(v))
+	}},
+	ir.OpClamp01:     {inRegs, vec, (*lowering).clamp01},
+	ir.OpDivOrZero:   {inRegs, [2]int{2, 1}, (*lowering).divOrZero}, // AVX2: the mask and the quotient, the result in one of them
+	ir.OpRecipOrZero: {inRegs, [2]int{2, 1}, (*lowering).recipOrZero},
+	ir.OpCmp:         {inRegs, vec, (*lowering).cmp},
+	ir.OpAnd:         {inRegs, vec, (*lowering).maskOp},
+	ir.OpOr:          {inRegs, vec, (*lowering).maskOp},
+	ir.OpAndNot:      {inRegs, vec, (*lowering).maskOp},
+	ir.OpSelect:      {inRegs, [2]int{1, 2}, (*lowering).selectOp}, // AVX-512: a zeroed destination and y's register
+	ir.OpPark:        {none, [2]int{}, (*lowering).park},
+	ir.OpVar:         {inRegs, vec, (*lowering).variable},
+	ir.OpAssign:      {intoFirst, [2]int{}, (*lowering).assign},
+	ir.OpRare:        {maskTest, [2]int{}, (*lowering).rareBlock},
+	ir.OpEndRare:     {none, [2]int{}, (*lowering).endRare},
+}
+
+// arith is the rule of an arithmetic op: the one instruction inst of
+// form f, into a new register allocated once the operands are in place.
+func arith(f form, inst func(*fp) func(...Op)) rule {
+	return rule{f, vec, func(l *lowering, v ir.Value, in *ir.Instr) {
+		a, op := in.Args, inst(l.fp())
+		switch f {
+		case oneMem:
+			s1, s2 := l.commutative(a[0], a[1])
+			op(s2, s1, l.fresh(v))
+		case secondMem:
+			op(l.mem(a[1]), l.reg(a[0]), l.fresh(v))
+		case onlyMem:
+			op(l.mem(a[0]), l.fresh(v))
+		}
+	}}
+}
+
+// fresh returns a new register as the home of v.
+func (l *lowering) fresh(v ir.Value) VecVirtual {
+	r := l.newVec()
+	l.loc[v] = r
+	return r
+}
+
+// constant places a constant: 0 and 1 in their registers, a pinned
+// constant in its own, the others in memory.
+func (l *lowering) constant(v ir.Value, in *ir.Instr) {
+	switch {
+	case in.Bits == 0:
+		l.loc[v] = l.zero
+	case in.Name == "one"+l.p.Elem.Suffix():
+		l.loc[v] = l.one
+	case l.pinned[in.Name] != nil:
+		l.loc[v] = l.pinned[in.Name]
+	default:
+		l.loc[v] = l.consts.get(in.Name, in.Bits)
+	}
+}
+
 // bitwise emits op(mask constant, x): with embedded broadcast on AVX-512,
 // a 32-byte constant on AVX2.
 func (l *lowering) bitwise(op, bcst func(...Op), c Mem, x ir.Value, dst Op) {
@@ -21,9 +120,18 @@ func (l *lowering) bitwise(op, bcst func(...Op), c Mem, x ir.Value, dst Op) {
 	op(c, l.reg(x), dst)
 }
 
+// clamp01 emits Max(Min(x, 1), 0) with x as the first source of
+// MINPS/MAXPS: -0 becomes +0, NaN 1.
+func (l *lowering) clamp01(v ir.Value, in *ir.Instr) {
+	lo := l.newVec()
+	l.fp().min(l.one, l.reg(in.Args[0]), lo)
+	l.fp().max(l.zero, lo, l.fresh(v))
+}
+
 // divOrZero emits fallback's divOrZero(n, d): a true division, and +0
 // where d == 0 (either sign); a NaN d divides.
-func (l *lowering) divOrZero(n, d ir.Value, dst VecVirtual) {
+func (l *lowering) divOrZero(v ir.Value, in *ir.Instr) {
+	n, d, dst := in.Args[0], in.Args[1], l.fresh(v)
 	f := l.fp()
 	if evex(l.t) {
 		k := K()
@@ -39,7 +147,8 @@ func (l *lowering) divOrZero(n, d ir.Value, dst VecVirtual) {
 
 // recipOrZero emits fallback's recipOrZero(x): 1/x where x is at least
 // the smallest normal (2^-126, 2^-1022), +0 elsewhere (NaN included).
-func (l *lowering) recipOrZero(x ir.Value, dst VecVirtual) {
+func (l *lowering) recipOrZero(v ir.Value, in *ir.Instr) {
+	x, dst := in.Args[0], l.fresh(v)
 	minNormal := l.consts.of(l.p.Elem, "minnormal")
 	f := l.fp()
 	if evex(l.t) {
@@ -54,9 +163,10 @@ func (l *lowering) recipOrZero(x ir.Value, dst VecVirtual) {
 	f.and(m, q, dst)
 }
 
-// cmp returns the mask of lanes where x pred y: an opmask register on
+// cmp emits the mask of lanes where x pred y: an opmask register on
 // AVX-512, a vector of all-ones lanes on AVX2.
-func (l *lowering) cmp(pred uint8, x, y ir.Value) Op {
+func (l *lowering) cmp(v ir.Value, in *ir.Instr) {
+	pred, x, y := U8(predicates[ir.Pred(in.Aux)]), in.Args[0], in.Args[1]
 	var dst Op
 	if evex(l.t) {
 		dst = K()
@@ -66,20 +176,21 @@ func (l *lowering) cmp(pred uint8, x, y ir.Value) Op {
 	src1 := l.reg(x)
 	f := l.fp()
 	if c, ok := l.constMem(y); ok && evex(l.t) {
-		f.cmpBcst(U8(pred), c, src1, dst)
+		f.cmpBcst(pred, c, src1, dst)
 	} else if ok {
-		f.cmp(U8(pred), c, src1, dst)
+		f.cmp(pred, c, src1, dst)
 	} else {
-		f.cmp(U8(pred), l.mem(y), src1, dst)
+		f.cmp(pred, l.mem(y), src1, dst)
 	}
-	return dst
+	l.loc[v] = dst
 }
 
 // maskOp emits the mask operations And, Or and AndNot.
-func (l *lowering) maskOp(v ir.Value, op ir.Op, x, y ir.Value) {
+func (l *lowering) maskOp(v ir.Value, in *ir.Instr) {
+	x, y := in.Args[0], in.Args[1]
 	if evex(l.t) {
 		k := K()
-		switch op {
+		switch in.Op {
 		case ir.OpAnd:
 			KANDW(l.loc[y], l.loc[x], k)
 		case ir.OpOr:
@@ -91,7 +202,7 @@ func (l *lowering) maskOp(v ir.Value, op ir.Op, x, y ir.Value) {
 		return
 	}
 	r := l.newVec()
-	switch f := l.fp(); op {
+	switch f := l.fp(); in.Op {
 	case ir.OpAnd:
 		f.and(l.mem(y), l.reg(x), r)
 	case ir.OpOr:
@@ -103,12 +214,12 @@ func (l *lowering) maskOp(v ir.Value, op ir.Op, x, y ir.Value) {
 }
 
 // selectOp emits m ? x : y.
-func (l *lowering) selectOp(v, m, x, y ir.Value) {
+func (l *lowering) selectOp(v ir.Value, in *ir.Instr) {
+	m, x, y := in.Args[0], in.Args[1], in.Args[2]
 	yc := &l.p.Code[y]
 	if yc.Op == ir.OpConst && yc.Bits == 0 {
 		// m ? x : 0: a zeroing masked broadcast (AVX-512) or an AND.
-		r := l.newVec()
-		l.loc[v] = r
+		r := l.fresh(v)
 		c, isC := l.constMem(x)
 		switch f := l.fp(); {
 		case evex(l.t) && isC:
@@ -152,29 +263,26 @@ func (l *lowering) selectOp(v, m, x, y ir.Value) {
 	l.loc[v] = r
 }
 
-// park returns where a value parked for why lives: a new stack slot if
-// the target parks such values and it is in a register, else where it is.
-// Opmask registers are never parked.
-func (l *lowering) park(why ir.Park, x ir.Value) Op {
+// park places a value parked for why: in a new stack slot if the target
+// parks such values and it is in a register, else where it is. Opmask
+// registers are never parked.
+func (l *lowering) park(v ir.Value, in *ir.Instr) {
+	x := in.Args[0]
 	op := l.loc[x]
-	if !parked(l.t, why) {
-		return op
-	}
+	l.loc[v] = op
 	r, ok := op.(VecVirtual)
-	if !ok {
-		return op // already in memory, or an opmask register
-	}
-	if c := l.p.Code[x].Op; c == ir.OpConst {
-		return op
+	if !parked(l.t, ir.Park(in.Aux)) || !ok || l.p.Code[x].Op == ir.OpConst {
+		return // in memory already, or an opmask register
 	}
 	m := l.slots.next()
 	VMOVUPS(r, m)
-	return m
+	l.loc[v] = m
 }
 
 // variable emits a Var: a copy of x in a register of its own (x itself
 // where x is a register that dies here).
-func (l *lowering) variable(v ir.Value, x ir.Value) {
+func (l *lowering) variable(v ir.Value, in *ir.Instr) {
+	x := in.Args[0]
 	if l.dies(x, v) {
 		l.loc[v] = l.loc[x]
 		return
@@ -189,13 +297,34 @@ func (l *lowering) variable(v ir.Value, x ir.Value) {
 }
 
 // assign copies x into the register or stack slot of variable v.
-func (l *lowering) assign(v, x ir.Value) {
-	dst := l.loc[v]
+func (l *lowering) assign(_ ir.Value, in *ir.Instr) {
+	dst, x := l.loc[in.Args[0]], in.Args[1]
 	if isMem(dst) {
 		VMOVUPS(l.reg(x), dst)
 		return
 	}
 	VMOVAPS(l.reg(x), dst)
+}
+
+// rareBlock opens a rare block: a jump past it where no lane of its mask
+// is set.
+func (l *lowering) rareBlock(_ ir.Value, in *ir.Instr) {
+	m := l.loc[in.Args[0]]
+	if evex(l.t) {
+		KORTESTW(m, m)
+	} else {
+		m = l.reg(in.Args[0])
+		l.fp().test(m, m)
+	}
+	JZ(LabelRef(l.label + "_" + in.Name))
+	l.blocks = append(l.blocks, in.Name)
+}
+
+// endRare closes the innermost rare block.
+func (l *lowering) endRare(ir.Value, *ir.Instr) {
+	name := l.blocks[len(l.blocks)-1]
+	l.blocks = l.blocks[:len(l.blocks)-1]
+	Label(l.label + "_" + name)
 }
 
 // slots are vector-sized stack slots in a 64-byte-aligned frame area.

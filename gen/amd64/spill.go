@@ -184,39 +184,39 @@ func (s *spiller) beforeStores(k, g int) {
 }
 
 // need is an upper bound on the vector registers the lowering of in
-// takes beyond those holding its operands: its result, the operands it
-// loads or broadcasts into a register (a value in memory that no
-// instruction form takes as a memory operand there, a constant: forms)
-// and its temporaries.
+// takes beyond those holding its operands (its rule): the operands it
+// loads or broadcasts into a register, its result and its temporaries.
 func need(l *lowering, in *ir.Instr) int {
-	// loaded: the operand is not in a register (a constant other than 0
-	// and 1 counts, mem broadcasts those).
+	r := rules[in.Op]
+	n := r.form.loads(l, in.Args)
+	switch {
+	case !evex(l.t):
+		return n + r.regs[0]
+	case in.Type == ir.Mask:
+		return n // an opmask result
+	}
+	return n + r.regs[1]
+}
+
+// loads is how many of operands a that form f loads or broadcasts into a
+// register: a value not in a register that no memory operand takes, or
+// a constant other than 0 and 1 (held in registers).
+func (f form) loads(l *lowering, a []ir.Value) int {
 	loaded := func(v ir.Value) bool {
 		_, inReg := l.loc[v].(VecVirtual)
 		return !inReg || l.p.Code[v].Op == ir.OpConst && l.loc[v] != l.zero && l.loc[v] != l.one
 	}
 	isConst := func(v ir.Value) bool { return l.p.Code[v].Op == ir.OpConst || l.p.Code[v].Op == ir.OpArg }
-	a := in.Args
-	n := 0
-	switch in.Op {
-	case ir.OpInput:
-		return 1 // a driver may load it into a register here
-	case ir.OpArg, ir.OpConst, ir.OpPark, ir.OpEndRare:
-		return 0
-	case ir.OpAssign:
-		if loaded(a[1]) {
-			return 1
+	n, mems := 0, 0
+	switch f {
+	case none:
+	case maskTest:
+		if !evex(l.t) {
+			return inRegs.loads(l, a)
 		}
-		return 0
-	case ir.OpRare:
-		if !evex(l.t) && loaded(a[0]) {
-			return 1 // the AVX2 mask, loaded for VTESTPS
-		}
-		return 0
-	}
-	switch forms[in.Op] {
+	case intoFirst:
+		return inRegs.loads(l, a[1:])
 	case oneMem:
-		mems := 0
 		for _, v := range a {
 			switch {
 			case isConst(v) && loaded(v):
@@ -243,16 +243,6 @@ func need(l *lowering, in *ir.Instr) int {
 				n++
 			}
 		}
-	}
-	switch {
-	case evex(l.t) && in.Type == ir.Mask:
-		// an opmask result (cmp, and, or, andNot)
-	case !evex(l.t) && (in.Op == ir.OpDivOrZero || in.Op == ir.OpRecipOrZero):
-		n += 2 // the mask and the quotient, then the result in one of them
-	case in.Op == ir.OpSelect && evex(l.t):
-		n += 2 // a zeroed destination and y's register
-	default:
-		n++
 	}
 	return n
 }
