@@ -86,6 +86,13 @@ func contact(b *ir.Builder) []ir.Value {
 	bad := b.Cmp(ir.NotLE, b.Abs(b.Add(b.Add(depth1, depth2), hr)), maxFinite(b))
 	bad = b.Or(bad, b.Cmp(ir.LT, b.Min(r1, r2), zero))
 	out := []ir.Value{count, depth1, depth2, n[0], n[1], n[2], pt1[0], pt1[1], pt1[2], pt2[0], pt2[1], pt2[2]}
+	badRows(b, bad, int0, out)
+	return out
+}
+
+// badRows gives the bad lanes of a contact row out (count first, then the
+// floats) count 0 (int0) and the canonical NaN in every float.
+func badRows(b *ir.Builder, bad, int0 ir.Value, out []ir.Value) {
 	b.Rare("finite", bad, func() {
 		b.Comment("Count 0 and the canonical NaN in every float of those lanes.")
 		nan := canonicalNaN(b)
@@ -94,7 +101,6 @@ func contact(b *ir.Builder) []ir.Value {
 		}
 		b.Assign(out[0], b.Select(bad, int0, out[0]))
 	})
-	return out
 }
 
 // normalVars are the values of contact that the normal's fallbacks read

@@ -59,13 +59,6 @@ func planeContact(b *ir.Builder) []ir.Value {
 	}
 	b.Comment("Bad lanes: |da + db| not <= the largest finite float, or a negative radius.")
 	bad := b.Or(b.Cmp(ir.NotLE, b.Abs(b.Add(da, db)), maxFinite(b)), b.Cmp(ir.LT, r, zero))
-	b.Rare("finite", bad, func() {
-		b.Comment("Count 0 and the canonical NaN in every float of those lanes.")
-		nan := canonicalNaN(b)
-		for _, v := range out[1:] {
-			b.Assign(v, b.Select(bad, nan, v))
-		}
-		b.Assign(out[0], b.Select(bad, int0, out[0]))
-	})
+	badRows(b, bad, int0, out)
 	return out
 }
