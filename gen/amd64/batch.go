@@ -245,21 +245,20 @@ func (f *batchFunc) lowerings(nslots int) {
 	if f.bad != nil {
 		ntp, ntovs = q, ovs
 	}
-	spill := f.e.s.Bodies.Spill
-	for g := range f.ls {
-		f.ls[g] = &lowering{t: t, p: q, consts: c, zero: zero, one: one, overrides: ovs, badLanes: f.bad, spill: spill}
-		f.nts[g] = &lowering{t: t, p: ntp, consts: c, zero: zero, one: one, overrides: ntovs, badLanes: f.bad, spill: spill}
-	}
+	l := &lowering{t: t, p: q, consts: c, zero: zero, one: one, overrides: ovs, badLanes: f.bad, spill: f.e.s.Bodies.Spill}
 	f.ptrs = ptrRegs
 	if nslots > 0 {
 		area := newSlots(slotReg, nslots*groups, t.VecBytes())
 		f.grow = &grown{end: nslots * groups}
-		for g := range f.ls {
-			f.ls[g].slots = &slots{base: area.base, bytes: area.bytes, n: nslots, first: g * nslots, grow: f.grow}
-			f.nts[g].slots = f.ls[g].slots
-		}
+		l.slots = &slots{base: area.base, bytes: area.bytes, n: nslots, grow: f.grow}
 	} else {
 		f.ptrs = append(slices.Clone(ptrRegs), slotReg)
+	}
+	for g := range f.ls {
+		f.ls[g] = l.forGroup(g)
+		nt := *f.ls[g]
+		nt.p, nt.overrides = ntp, ntovs
+		f.nts[g] = &nt
 	}
 }
 
@@ -409,6 +408,25 @@ func (l *lowering) loadLanes(m Mem, mask Op) VecVirtual {
 		VMASKMOVPS(m, mask, r)
 	}
 	return r
+}
+
+// loadIndices loads the t.Lanes 32-bit indices at m, under mask (zero
+// past it) if not nil, into a new register of their width.
+func (l *lowering) loadIndices(m Mem, mask Op) VecVirtual {
+	x := map[int]func() VecVirtual{16: XMM, 32: YMM, 64: ZMM}[4*l.t.Lanes]()
+	switch {
+	case mask == nil && l.t.Lanes == 16:
+		VMOVDQU32(m, x)
+	case mask == nil:
+		VMOVDQU(m, x)
+	case evex(l.t):
+		VMOVDQU32_Z(m, mask, x)
+	case l.t.Elem == ir.F64:
+		VPMASKMOVD(m, mask32(l, mask), x)
+	default:
+		VPMASKMOVD(m, mask, x)
+	}
+	return x
 }
 
 // stream returns the memory operand of stream s (inputs, then outputs)

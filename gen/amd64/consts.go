@@ -41,19 +41,22 @@ type constants struct {
 }
 
 // vector declares name as bits in 8 lanes.
-func vector(name string, bits uint32) Mem {
-	m := GLOBL(name, RODATA|NOPTR)
-	for i := range 8 {
-		DATA(4*i, U32(bits))
-	}
-	return m
-}
+func vector(name string, bits uint32) Mem { return dwords(name, 8, func(int) int { return int(bits) }) }
 
 // vector64 declares name as bits in 4 lanes of 8 bytes.
 func vector64(name string, bits uint64) Mem {
 	m := GLOBL(name, RODATA|NOPTR)
 	for i := range 4 {
 		DATA(8*i, U64(bits))
+	}
+	return m
+}
+
+// dwords declares name as n dwords, dword i holding f(i).
+func dwords(name string, n int, f func(i int) int) Mem {
+	m := GLOBL(name, RODATA|NOPTR)
+	for i := range n {
+		DATA(4*i, U32(f(i)))
 	}
 	return m
 }
@@ -74,42 +77,21 @@ func newConstants() *constants {
 	}
 	c.sign = [2]Mem{vector("signmask", 0x80000000), vector64("signmask64", 1<<63)}
 	c.abs = [2]Mem{vector("absmask", 0x7FFFFFFF), vector64("absmask64", 1<<63-1)}
-	c.iota64 = GLOBL("iota64", RODATA|NOPTR)
-	for i := range 8 {
-		DATA(4*i, U32(i/2))
-	}
-	c.iota = GLOBL("iota", RODATA|NOPTR)
-	for i := range 16 {
-		DATA(4*i, U32(i))
-	}
-	c.low16 = GLOBL("low16", RODATA|NOPTR)
-	DATA(0, U32(0xFFFF))
+	c.iota64 = dwords("iota64", 8, func(i int) int { return i / 2 })
+	c.iota = dwords("iota", 16, func(i int) int { return i })
+	c.low16 = dwords("low16", 1, func(int) int { return 0xFFFF })
 	c.compress4q = compressTable("compress4q", 4, 2)
 	c.compress4d = compressTable("compress4d", 4, 1)
-	c.pack64 = GLOBL("pack64", RODATA|NOPTR)
-	for i := range 8 {
-		DATA(4*i, U32(2*(i%4)))
-	}
+	c.pack64 = dwords("pack64", 8, func(i int) int { return 2 * (i % 4) })
 	c.compress8 = compressTable("compress8", 8, 1)
-	// The sink's u_i for records 8q to 8q+7: field i of the even records,
-	// field i+4 (the second table) of the even records, then both of the
-	// odd records, a 128-bit lane each.
-	c.sinkPerm = GLOBL("sinkperm", RODATA|NOPTR)
-	for q := range 2 {
-		for j := range 16 {
-			DATA(64*q+4*j, U32(8*q+2*(j%4)+j/8+16*(j/4%2)))
-		}
-	}
+	// Dword j of half q of the sink's indices: for records 8q to 8q+7,
+	// field i of the even records, field i+4 (the second table) of the
+	// even records, then both of the odd records, a 128-bit lane each.
+	c.sinkPerm = dwords("sinkperm", 32, func(i int) int { q, j := i/16, i%16; return 8*q + 2*(j%4) + j/8 + 16*(j/4%2) })
 	// The source's field f (q = 0) or f+4 (q = 1) of records 0-15 from
 	// the transposed blocks v_f (records 0-7) and w_f (8-15), whose 128-bit
 	// lanes hold fields f and f+4 of the even records, then of the odd ones.
-	c.seqPerm = GLOBL("seqperm", RODATA|NOPTR)
-	for q := range 2 {
-		for j := range 16 {
-			k := j % 8
-			DATA(64*q+4*j, U32(16*(j/8)+8*(k%2)+k/2+4*q))
-		}
-	}
+	c.seqPerm = dwords("seqperm", 32, func(i int) int { q, j := i/16, i%16; return 16*(j/8) + 8*(j%2) + j%8/2 + 4*q })
 	c.apartPerm = GLOBL("apartperm", RODATA|NOPTR)
 	for q := range 2 {
 		for j, x := range []uint64{0, 1, 8, 9, 2, 3, 10, 11} {

@@ -106,21 +106,17 @@ func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 	if planes && hasPlaneTable(t) {
 		r.table = &planeTable{}
 	}
-	r.group = func(l *lowering, label string, mask Op, in *interlude) {
-		contactBody(l, label, 0)
-		l.begin()
-		// The pipelined loop's groups (those with an interlude) stage their
-		// rows; the last group and the tail compact the staged rows first.
-		late := in != nil && ck.stage != nil
-		merge([]*lowering{l}, 0, func(int) { ck.sink(l, label, mask, 0, late) }, newSpiller([]*lowering{l}, heldBy(mask)+len(l.pinned), contactSinkRegs), in)
-	}
-	r.wide = func(ls []*lowering, label string, in *interlude) {
+	r.run = func(ls []*lowering, label string, mask Op, in *interlude) {
 		for g, l := range ls {
-			contactBody(l, fmt.Sprintf("%s_g%d", label, g), g)
+			contactBody(l, groupLabel(label, g, len(ls)), g)
 			l.begin()
 		}
-		merge(ls, loop.Skew, func(g int) { ck.sink(ls[g], fmt.Sprintf("%s_g%d", label, g), nil, g, false) },
-			newSpiller(ls, len(ls[0].pinned), contactSinkRegs), in)
+		// The pipelined one-group loop's groups (those with an interlude)
+		// stage their rows; the last group and the tail compact the staged
+		// rows first.
+		late := len(ls) == 1 && in != nil && ck.stage != nil
+		merge(ls, loop.Skew, func(g int) { ck.sink(ls[g], groupLabel(label, g, len(ls)), mask, g, late) },
+			newSpiller(ls, heldBy(mask)+len(ls[0].pinned), contactSinkRegs), in)
 	}
 	r.emit()
 	if compact {
@@ -231,13 +227,11 @@ type recordLoop struct {
 	// table, if not nil, is the plane kernel's plane table (its place set
 	// by setup).
 	table *planeTable
-	// group computes and stores one group, with the interlude in, if not
-	// nil, among its instructions. wide computes and stores the groups of
-	// an iteration of the loop of several groups (lowerings ls, one per
-	// group, sharing the registers holding 0 and 1 and the slot area, each
-	// group its own slots).
-	group func(l *lowering, label string, mask Op, in *interlude)
-	wide  func(ls []*lowering, label string, in *interlude)
+	// run computes and stores the groups of an iteration (lowerings ls,
+	// one per group, sharing the registers holding 0 and 1 and the slot
+	// area, each group its own slots; mask the tail's, or nil), with the
+	// interlude in, if not nil, among their instructions.
+	run func(ls []*lowering, label string, mask Op, in *interlude)
 
 	// Set by emit.
 	l       *lowering // the one-group loops' lowering
@@ -381,11 +375,10 @@ func (r *recordLoop) pipelined(prefix string, per int, at float64, prefetch func
 // kernel's prefetch argument is 0; without, it prefetches a whole
 // iteration ahead.
 func (r *recordLoop) wideLoop() {
-	t, c, name, groups := r.e.t, r.e.c, r.name, r.loop.Groups
+	t, name, groups := r.e.t, r.name, r.loop.Groups
 	ls := make([]*lowering, groups)
 	for g := range ls {
-		ls[g] = &lowering{t: t, p: r.p, consts: c, zero: r.l.zero, one: r.l.one, pinned: r.l.pinned, spill: r.spill,
-			slots: &slots{base: r.area.base, bytes: r.area.bytes, n: r.nslots, first: g * r.nslots}}
+		ls[g] = r.l.forGroup(g)
 	}
 	Commentf("%d groups at a time, their instruction streams merged.", groups)
 	if r.wideAhead() {
@@ -402,7 +395,7 @@ func (r *recordLoop) wideLoop() {
 		// ahead.
 		prefetchRecords(t, r.sides, name+"_wide", groups, groups)
 		r.loadGroups(set, 0, groups)
-		r.wide(ls, name+"_wide", nil)
+		r.run(ls, name+"_wide", nil, nil)
 		ADDQ(U32(groups*t.Lanes), index)
 		JMP(LabelRef(name + "_wide"))
 		return
@@ -411,7 +404,7 @@ func (r *recordLoop) wideLoop() {
 		"through its body (WideRecordsAt); the last whole iteration loads none.")
 	r.loadGroups(set, 0, groups)
 	r.pipelined(name+"_wide", groups, r.loop.WideRecordsAt, nil,
-		func(label string, in *interlude) { r.wide(ls, label, in) })
+		func(label string, in *interlude) { r.run(ls, label, nil, in) })
 	LEAQ(Mem{Base: slotsBase, Disp: groups * r.nslots * t.VecBytes()}, set) // swapped or not
 }
 
@@ -430,14 +423,14 @@ func (r *recordLoop) groupLoop() {
 	left(t.Lanes, name+"_tail")
 	r.loadGroups(set, 0, 1)
 	if !ahead {
-		r.group(r.l, name+"_group", nil, nil)
+		r.run([]*lowering{r.l}, name+"_group", nil, nil)
 		ADDQ(U32(t.Lanes), index)
 		JMP(LabelRef(name + "_loop"))
 		return
 	}
 	pf := func() { prefetchRecords(t, r.sides, name+"_ahead", PrefetchRecordsAhead, 1) }
 	r.pipelined(name+"_", 1, r.loop.NextRecordsAt, pf,
-		func(label string, in *interlude) { r.group(r.l, label, nil, in) })
+		func(label string, in *interlude) { r.run([]*lowering{r.l}, label, nil, in) })
 	left(0, "")
 }
 
@@ -450,35 +443,21 @@ func (r *recordLoop) tail() {
 	mask := tailMask(t, r.e.c)
 	Comment("The remaining pair indices, zero (capsule 0) past n.")
 	for side := range 2 {
-		m := Mem{Base: pairIdx[side], Index: index, Scale: 4}
-		var idx VecVirtual = l.newVec()
-		switch {
-		case t.Elem == ir.F64 && evex(t):
-			idx = YMM() // 8 indices
-			VMOVDQU32_Z(m, mask, idx)
-		case t.Elem == ir.F64:
-			idx = XMM() // 4 indices, under a mask of 32-bit lanes
-			VPMASKMOVD(m, mask32(l, mask), idx)
-		case evex(t):
-			VMOVDQU32_Z(m, mask, idx)
-		default:
-			VPMASKMOVD(m, mask, idx)
-		}
+		idx := l.loadIndices(Mem{Base: pairIdx[side], Index: index, Scale: 4}, mask)
 		VMOVUPS(idx, r.tailIdx.Offset(side*t.VecBytes()))
 	}
 	r.loadSet(set, func(side, lane int) Mem {
 		return r.tailIdx.Offset(side*t.VecBytes() + 4*lane)
 	}, 0)
-	r.group(l, name+"_tailgroup", mask, nil)
+	r.run([]*lowering{l}, name+"_tailgroup", mask, nil)
 	Label(name + "_done")
 }
 
 // PrefetchRecordsAhead is how many groups ahead the one-group record loops
-// prefetch capsule records (PREFETCHT0) when their prefetch argument is
-// not zero (loops of several groups prefetch the next iteration's): the
-// long contact body keeps too few loads in flight to hide a miss, and 3
-// paid once the records outgrew L2, where 6 or PREFETCHT1 did no better
-// (docs/levers.md).
+// prefetch capsule records when their prefetch argument is not 0: the long
+// contact body keeps too few loads in flight to hide a miss; 3 pays once
+// the records outgrow L2, where 6 or PREFETCHT1 do no better
+// (docs/levers.md, "Large batches and memory").
 const PrefetchRecordsAhead = 3
 
 // prefetchRecords emits the prefetches of the capsule records of count
@@ -641,6 +620,14 @@ func (l *lowering) pinConstants(names []string) map[string]VecVirtual {
 		pinned[sfx] = r
 	}
 	return pinned
+}
+
+// groupLabel is the label of group g of n: label itself for one group.
+func groupLabel(label string, g, n int) string {
+	if n == 1 {
+		return label
+	}
+	return fmt.Sprintf("%s_g%d", label, g)
 }
 
 // contactBody prepares l to compute the contacts of group g of an

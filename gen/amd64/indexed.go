@@ -61,18 +61,12 @@ func (e *emitter) ClosestIndexed() {
 	// (storeOverrides), or its lanes' mask into bad (DeferOverrides).
 	p, ovs := e.splitOverrides(body)
 	r := &recordLoop{e: e, p: p, spill: e.s.Bodies.Spill, name: name, loop: e.s.Indexed, sides: capsSides}
-	r.group = func(l *lowering, label string, mask Op, in *interlude) {
-		l.slots.used, l.label, l.input, l.arg, l.overrides, l.badLanes = 0, label, input(0), noArgs, ovs, bad
-		l.begin()
-		merge([]*lowering{l}, 0, func(int) { store(l, 0, mask) }, newSpiller([]*lowering{l}, heldBy(mask), overrideRegs(l)), in)
-	}
-	r.wide = func(ls []*lowering, label string, in *interlude) {
-		// The groups' instruction streams merged as the closest loops'.
+	r.run = func(ls []*lowering, label string, mask Op, in *interlude) {
 		for g, l := range ls {
-			l.slots.used, l.label, l.input, l.arg, l.overrides, l.badLanes = 0, fmt.Sprintf("%s_g%d", label, g), input(g), noArgs, ovs, bad
+			l.slots.used, l.label, l.input, l.arg, l.overrides, l.badLanes = 0, groupLabel(label, g, len(ls)), input(g), noArgs, ovs, bad
 			l.begin()
 		}
-		merge(ls, e.s.Indexed.Skew, func(g int) { store(ls[g], g, nil) }, newSpiller(ls, 0, overrideRegs(ls[0])), in)
+		merge(ls, e.s.Indexed.Skew, func(g int) { store(ls[g], g, mask) }, newSpiller(ls, heldBy(mask), overrideRegs(ls[0])), in)
 	}
 	r.emit()
 	if bad != nil {

@@ -71,6 +71,18 @@ func evex(t *ir.Target) bool { return t.VecRegs == 32 }
 // registers allocated through the blocks.
 func parked(t *ir.Target, why ir.Park) bool { return why == ir.RareBlock || !evex(t) }
 
+// forGroup returns a lowering of l's program for group g of an iteration:
+// l's constants and registers, and slot share g of l's area.
+func (l *lowering) forGroup(g int) *lowering {
+	m := *l
+	if l.slots != nil {
+		s := *l.slots
+		s.first = g * s.n
+		m.slots = &s
+	}
+	return &m
+}
+
 // fp returns the instructions of the lanes' element type.
 func (l *lowering) fp() *fp { return fpOf(l.t) }
 

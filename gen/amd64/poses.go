@@ -138,18 +138,14 @@ func (pl *poseLoop) setup() {
 	Load(Param("dst"), dstPtr)
 	XORQ(index, index)
 	Load(Param("n"), remain)
+	l := &lowering{t: t, p: p, consts: pl.e.c, spill: true}
+	l.zero, l.one = l.newVec(), l.newVec()
+	if nslots > 0 {
+		l.slots = &slots{base: area.base, bytes: vb, n: nslots}
+	}
 	pl.ls = make([]*lowering, groups)
 	for g := range pl.ls {
-		l := &lowering{t: t, p: p, consts: pl.e.c, spill: true}
-		if g == 0 {
-			l.zero, l.one = l.newVec(), l.newVec()
-		} else {
-			l.zero, l.one = pl.ls[0].zero, pl.ls[0].one
-		}
-		if nslots > 0 {
-			l.slots = &slots{base: area.base, bytes: vb, n: nslots, first: g * nslots}
-		}
-		pl.ls[g] = l
+		pl.ls[g] = l.forGroup(g)
 	}
 	VXORPS(pl.ls[0].zero, pl.ls[0].zero, pl.ls[0].zero)
 	fpOf(t).broadcast(pl.e.c.of(t.Elem, "one"), pl.ls[0].one)
@@ -345,25 +341,14 @@ func (pl *poseLoop) gather(mask Op) {
 	Comment("The group's body indices, their offsets, and their streams' lanes gathered.")
 	Load(Param("bodies"), scratch)
 	m := Mem{Base: scratch, Index: index, Scale: 4}
-	idx, so, ro := map[int]func() VecVirtual{16: XMM, 32: YMM, 64: ZMM}[4*t.Lanes], YMM, YMM
+	x := pl.ls[0].loadIndices(m, mask)
+	so, ro := YMM, YMM
 	if t.Lanes == 16 {
 		so, ro = ZMM, ZMM
 	} else if t.Lanes == 4 {
 		so, ro = XMM, XMM
 	}
-	x, s, r := idx(), so(), ro()
-	switch {
-	case mask == nil && t.Lanes == 16:
-		VMOVDQU32(m, x)
-	case mask == nil:
-		VMOVDQU(m, x)
-	case evex(t):
-		VMOVDQU32_Z(m, mask, x)
-	case t.Elem == ir.F64:
-		VPMASKMOVD(m, mask32(pl.ls[0], mask), x)
-	default:
-		VPMASKMOVD(m, mask, x)
-	}
+	s, r := so(), ro()
 	VPSLLD(U8(2+uint8(t.Elem)), x, s) // 4 or 8 bytes per float
 	VPSLLD(U8(5+uint8(t.Elem)), x, r) // 32 or 64 bytes per record
 	VMOVUPS(s, pl.offs)

@@ -158,12 +158,10 @@ type StreamLoop struct {
 type RecordLoop struct {
 	ir.Merge
 	// NextRecordsAt is where in the one-group loop's body (a fraction of
-	// its instructions) the next group's records load, into a second set
-	// (0: at the top of each group): record loads and shuffles are
-	// throughput work that the core overlaps with the current group's
-	// chain. 0.22 is the fastest that allocates; the AVX-512 contact
-	// body, which keeps its parks, puts the same point at 0.217
-	// (docs/levers.md, "Contact kernels").
+	// its instructions) the next group's records load into a second set
+	// (0: at the top), for the core to overlap with the current chain:
+	// 0.22 is the fastest that allocates, 0.217 in the AVX-512 contact
+	// body, whose parks lengthen it (docs/levers.md, "Contact kernels").
 	NextRecordsAt float64
 	// WideRecordsAt is NextRecordsAt for the loop of several groups (0: at
 	// the top of each iteration); with it that loop runs only while the
@@ -267,7 +265,7 @@ func (s *Schedule) validate() error {
 	// the function's entry, which costs the AVX-512 record loops registers.
 	records16 := evex(s.Target) && s.Target.Elem == ir.F32
 	if records16 && s.Indexed.Groups >= 4 && (!s.Bodies.Reorder || s.Indexed.Skew < 0.4) {
-		return fmt.Errorf("Indexed = %d groups at skew %v, Bodies.Reorder = %v: avo allocates 4 groups or more only reordered, at skew 0.4 or more (records16)",
+		return fmt.Errorf("Indexed.Groups = %d, Indexed.Skew = %v, Bodies.Reorder = %v: avo allocates 4 groups or more only reordered, at skew 0.4 or more (records16)",
 			s.Indexed.Groups, s.Indexed.Skew, s.Bodies.Reorder)
 	}
 	if err := s.Contacts.validate(s.Target, "Contacts"); err != nil {
