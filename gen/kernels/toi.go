@@ -91,30 +91,6 @@ func toiSetup(b *ir.Builder) []ir.Value {
 	rj0, rj1 := b.Input(TOIStartJ+6), b.Input(TOIEndJ+6)
 	padI, padJ := b.Input(TOIPadI), b.Input(TOIPadJ)
 
-	b.Comment("Finite inputs: the sum of x - x over every input is 0. Each term is 0 or NaN, so the")
-	b.Comment("sum is 0 or NaN in any order: a tree, not toiFinite's chain.")
-	var terms []ir.Value
-	fin := func(x ir.Value) { terms = append(terms, b.Sub(x, x)) }
-	for s, side := range [2][3]ir.Value{{ri0, ri1, padI}, {rj0, rj1, padJ}} {
-		k := 2 * s
-		for _, v := range [4]ir.Vec3{starts[k], starts[k+1], ends[k], ends[k+1]} {
-			fin(v[0])
-			fin(v[1])
-			fin(v[2])
-		}
-		fin(side[0])
-		fin(side[1])
-		fin(side[2])
-	}
-	fin(margin)
-	fin(tol)
-	fin(tmax)
-	valid := b.Cmp(ir.EQ, tree(terms, b.Add), zero)
-	b.Comment("A negative radius or pad is invalid.")
-	neg := b.Cmp(ir.LT, b.Min(b.Min(ri0, ri1), b.Min(rj0, rj1)), zero)
-	neg = b.Or(neg, b.Cmp(ir.LT, b.Min(padI, padJ), zero))
-	valid = b.AndNot(valid, neg)
-
 	b.Comment("x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.")
 	var x0, v [4]ir.Vec3
 	for k := range 4 {
@@ -123,21 +99,48 @@ func toiSetup(b *ir.Builder) []ir.Value {
 		}
 		v[k] = b.Sub3(ends[k], starts[k])
 	}
+
+	b.Comment("Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0")
+	b.Comment("or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0")
+	b.Comment("or a v, so this is toiFinite, except where a difference of finite coordinates")
+	b.Comment("overflows: the spec's first step then finds the distance not finite, and its lane")
+	b.Comment("is invalid with the same outputs (NaN floats, iter 0).")
+	sum := newChains(b.Add)
+	fin := func(x ir.Value) { sum.add(b.Sub(x, x)) }
+	for k := range 4 {
+		for c := range 3 {
+			if k != 2 {
+				fin(x0[k][c])
+			}
+			fin(v[k][c])
+		}
+	}
+	for _, x := range []ir.Value{ri0, ri1, padI, rj0, rj1, padJ, margin, tol, tmax} {
+		fin(x)
+	}
+	valid := b.Cmp(ir.EQ, sum.result(), zero)
+	b.Comment("A negative radius or pad is invalid.")
+	neg := b.Cmp(ir.LT, b.Min(b.Min(ri0, ri1), b.Min(rj0, rj1)), zero)
+	neg = b.Or(neg, b.Cmp(ir.LT, b.Min(padI, padJ), zero))
+	valid = b.AndNot(valid, neg)
+
 	b.Comment("scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1")
 	b.Comment("(c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none")
 	b.Comment("is NaN (finite lanes; the others are invalid) the largest is the same bits in any")
 	b.Comment("order: a tree, not newTOIFrame's chain.")
-	mags := []ir.Value{zero}
+	mags := newChains(b.Max)
+	mags.add(zero)
 	for k := range 4 {
 		for c := range 3 {
 			if k == 2 {
-				mags = append(mags, b.Abs(v[k][c]))
+				mags.add(b.Abs(v[k][c]))
 				continue
 			}
-			mags = append(mags, b.Abs(x0[k][c]), b.Abs(b.Add(x0[k][c], v[k][c])))
+			mags.add(b.Abs(x0[k][c]))
+			mags.add(b.Abs(b.Add(x0[k][c], v[k][c])))
 		}
 	}
-	s := tree(mags, b.Max)
+	s := mags.result()
 	b.Comment("tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).")
 	tol = b.Max(tol, b.Mul(b.Constant(toiTolFloor), s))
 	ri, rj := b.Max(ri0, ri1), b.Max(rj0, rj1)
@@ -285,13 +288,33 @@ func canonicalize2(b *ir.Builder, bad ir.Value, out ...ir.Value) []ir.Value {
 	return res
 }
 
-// tree combines xs pairwise, (x0 op x1) op (x2 op x3) and so on: the
-// shortest chain of dependent operations.
-func tree(xs []ir.Value, op func(x, y ir.Value) ir.Value) ir.Value {
+// chains combines values with op as they come, round robin into four
+// chains, then the chains pairwise: a short chain of dependent
+// operations, and each value consumed when it is added (an order the
+// callers' ops do not see: see toiSetup).
+type chains struct {
+	op  func(x, y ir.Value) ir.Value
+	acc []ir.Value
+	n   int
+}
+
+func newChains(op func(x, y ir.Value) ir.Value) *chains { return &chains{op: op} }
+
+func (c *chains) add(x ir.Value) {
+	if len(c.acc) < 4 {
+		c.acc = append(c.acc, x)
+	} else {
+		c.acc[c.n%4] = c.op(c.acc[c.n%4], x)
+	}
+	c.n++
+}
+
+func (c *chains) result() ir.Value {
+	xs := c.acc
 	for len(xs) > 1 {
 		var next []ir.Value
 		for i := 0; i+1 < len(xs); i += 2 {
-			next = append(next, op(xs[i], xs[i+1]))
+			next = append(next, c.op(xs[i], xs[i+1]))
 		}
 		if len(xs)%2 == 1 {
 			next = append(next, xs[len(xs)-1])

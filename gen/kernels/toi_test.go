@@ -93,7 +93,7 @@ func checkTOIBodies[F soa.Float](t *testing.T, elem ir.Elem, run func(p *ir.Prog
 				i, j = any(c.I).(fallback.SweptCapsuleOf[F]), any(c.J).(fallback.SweptCapsuleOf[F])
 				prm = any(c.Params).(fallback.TOIParamsOf[F])
 			}
-			for v := range 4 {
+			for v := range 5 {
 				i, j, prm := i, j, prm
 				switch v {
 				case 1: // few iterations: Unconverged
@@ -101,6 +101,14 @@ func checkTOIBodies[F soa.Float](t *testing.T, elem ir.Elem, run func(p *ir.Prog
 				case 2: // a non-finite value in one field
 					bad := []F{F(math.NaN()), F(math.Inf(1)), F(math.Inf(-1))}[ci%3]
 					(&[4]*[3]F{&i.A0, &i.B1, &j.A1, &j.B0})[ci%4][ci%3] = bad
+				case 4: // finite coordinates whose difference overflows
+					huge := F(math.MaxFloat32) / 4 * 3
+					if !is32[F]() {
+						h := math.MaxFloat64 / 4 * 3
+						huge = F(h)
+					}
+					(&[4]*[3]F{&i.A1, &j.B0, &i.B0, &j.A1})[ci%4][ci%3] = huge
+					(&[4]*[3]F{&i.A0, &j.A0, &j.A0, &j.A0})[ci%4][ci%3] = -huge
 				case 3: // a negative pad or radius
 					if ci%2 == 0 {
 						j.Pad = -1
@@ -109,6 +117,9 @@ func checkTOIBodies[F soa.Float](t *testing.T, elem ir.Elem, run func(p *ir.Prog
 					}
 				}
 				want := fallback.TOILaneOf(i, j, prm)
+				if v == 4 && want.Status != fallback.TOIInvalid {
+					t.Fatalf("%s %s: an overflowing difference gives %v, want invalid", elem, cat.Name, want.Status)
+				}
 				got, steps := evalTOI(progs, run, i, j, prm)
 				w := wantTOI(want)
 				for k := range w {
