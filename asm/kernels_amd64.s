@@ -66900,7 +66900,7 @@ PosesIndexed64AVX512_done:
 
 // func TOIAVX2(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32)
 // Requires: AVX, AVX2
-TEXT ·TOIAVX2(SB), $2944-72
+TEXT ·TOIAVX2(SB), $3072-72
 	MOVQ         start+0(FP), AX
 	MOVQ         end+8(FP), CX
 	MOVQ         pi+24(FP), DX
@@ -66918,30 +66918,36 @@ TEXT ·TOIAVX2(SB), $2944-72
 	JB   TOIAVX2_tail
 
 TOIAVX2_loop:
-	// Capsule records of side I, transposed.
-	MOVL           (DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ (DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 2816(R9)
+	VPMOVZXDQ 16(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 2848(R9)
+	VPMOVZXDQ (SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 2880(R9)
+	VPMOVZXDQ 16(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 2912(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ           2816(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVL           16(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2848(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVL           4(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2824(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVL           20(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2856(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
-	MOVL           8(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2832(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y4
-	MOVL           24(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2864(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
-	MOVL           12(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2840(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y5
-	MOVL           28(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2872(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -66955,29 +66961,21 @@ TOIAVX2_loop:
 	VMOVUPS        Y5, 1056(R9)
 	VMOVUPS        Y6, 1088(R9)
 	VMOVUPS        Y2, 1216(R9)
-	MOVL           (DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2816(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVL           16(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2848(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVL           4(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2824(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVL           20(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2856(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
-	MOVL           8(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2832(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y4
-	MOVL           24(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2864(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
-	MOVL           12(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2840(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y5
-	MOVL           28(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2872(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -66990,30 +66988,22 @@ TOIAVX2_loop:
 	VMOVUPS        Y5, 1152(R9)
 	VMOVUPS        Y2, 1184(R9)
 
-	// Capsule records of side J, transposed.
-	MOVL           (SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	// Capsule records of side J at the start, transposed.
+	MOVQ           2880(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVL           16(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2912(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVL           4(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2888(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVL           20(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2920(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
-	MOVL           8(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2896(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y4
-	MOVL           24(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2928(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
-	MOVL           12(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2904(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y5
-	MOVL           28(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2936(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67027,29 +67017,21 @@ TOIAVX2_loop:
 	VMOVUPS        Y5, 1280(R9)
 	VMOVUPS        Y6, 1312(R9)
 	VMOVUPS        Y2, 1440(R9)
-	MOVL           (SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2880(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVL           16(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2912(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVL           4(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2888(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVL           20(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2920(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
-	MOVL           8(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2896(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y4
-	MOVL           24(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2928(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
-	MOVL           12(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2904(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y5
-	MOVL           28(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2936(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67062,30 +67044,22 @@ TOIAVX2_loop:
 	VMOVUPS        Y5, 1376(R9)
 	VMOVUPS        Y2, 1408(R9)
 
-	// Capsule records of side I, transposed.
-	MOVL           (DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	// Capsule records of side I at the end, transposed.
+	MOVQ           2816(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVL           16(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2848(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVL           4(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2824(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVL           20(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2856(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
-	MOVL           8(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2832(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y4
-	MOVL           24(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2864(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
-	MOVL           12(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2840(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y5
-	MOVL           28(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2872(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67099,29 +67073,21 @@ TOIAVX2_loop:
 	VMOVUPS        Y5, 1504(R9)
 	VMOVUPS        Y6, 1536(R9)
 	VMOVUPS        Y2, 1664(R9)
-	MOVL           (DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2816(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVL           16(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2848(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVL           4(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2824(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVL           20(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2856(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
-	MOVL           8(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2832(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y4
-	MOVL           24(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2864(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
-	MOVL           12(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2840(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y5
-	MOVL           28(DX)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2872(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67134,30 +67100,22 @@ TOIAVX2_loop:
 	VMOVUPS        Y5, 1600(R9)
 	VMOVUPS        Y2, 1632(R9)
 
-	// Capsule records of side J, transposed.
-	MOVL           (SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	// Capsule records of side J at the end, transposed.
+	MOVQ           2880(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVL           16(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2912(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVL           4(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2888(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVL           20(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2920(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
-	MOVL           8(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2896(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y4
-	MOVL           24(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2928(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
-	MOVL           12(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2904(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y5
-	MOVL           28(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2936(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67171,29 +67129,21 @@ TOIAVX2_loop:
 	VMOVUPS        Y5, 1728(R9)
 	VMOVUPS        Y6, 1760(R9)
 	VMOVUPS        Y2, 1888(R9)
-	MOVL           (SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2880(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVL           16(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2912(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVL           4(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2888(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVL           20(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2920(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
-	MOVL           8(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2896(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y4
-	MOVL           24(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2928(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
-	MOVL           12(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2904(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y5
-	MOVL           28(SI)(R13*4), BX
-	SHLQ           $0x05, BX
+	MOVQ           2936(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -68309,34 +68259,40 @@ TOIAVX2_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VPMASKMOVD (DX)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 2816(R9)
+	VMOVUPS    Y3, 2944(R9)
 	VPMASKMOVD (SI)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 2848(R9)
+	VMOVUPS    Y3, 2976(R9)
 
-	// Capsule records of side I, transposed.
-	MOVL           2816(R9), DX
-	SHLQ           $0x05, DX
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ 2944(R9), Y3
+	VPSLLQ    $0x05, Y3, Y3
+	VMOVDQU   Y3, 2816(R9)
+	VPMOVZXDQ 2960(R9), Y3
+	VPSLLQ    $0x05, Y3, Y3
+	VMOVDQU   Y3, 2848(R9)
+	VPMOVZXDQ 2976(R9), Y3
+	VPSLLQ    $0x05, Y3, Y3
+	VMOVDQU   Y3, 2880(R9)
+	VPMOVZXDQ 2992(R9), Y3
+	VPSLLQ    $0x05, Y3, Y3
+	VMOVDQU   Y3, 2912(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ           2816(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y3
-	MOVL           2832(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2848(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y3, Y3
-	MOVL           2820(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2824(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y4
-	MOVL           2836(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2856(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y4, Y4
-	MOVL           2824(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2832(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y5
-	MOVL           2840(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2864(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y5, Y5
-	MOVL           2828(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2840(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y6
-	MOVL           2844(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2872(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -68350,29 +68306,21 @@ TOIAVX2_tail:
 	VMOVUPS        Y6, 1056(R9)
 	VMOVUPS        Y7, 1088(R9)
 	VMOVUPS        Y3, 1216(R9)
-	MOVL           2816(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2816(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y3
-	MOVL           2832(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2848(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y3, Y3
-	MOVL           2820(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2824(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y4
-	MOVL           2836(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2856(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y4, Y4
-	MOVL           2824(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2832(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y5
-	MOVL           2840(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2864(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y5, Y5
-	MOVL           2828(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2840(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y6
-	MOVL           2844(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2872(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -68385,30 +68333,22 @@ TOIAVX2_tail:
 	VMOVUPS        Y6, 1152(R9)
 	VMOVUPS        Y3, 1184(R9)
 
-	// Capsule records of side J, transposed.
-	MOVL           2848(R9), DX
-	SHLQ           $0x05, DX
+	// Capsule records of side J at the start, transposed.
+	MOVQ           2880(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y3
-	MOVL           2864(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2912(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y3, Y3
-	MOVL           2852(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2888(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y4
-	MOVL           2868(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2920(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y4, Y4
-	MOVL           2856(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2896(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y5
-	MOVL           2872(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2928(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y5, Y5
-	MOVL           2860(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2904(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y6
-	MOVL           2876(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2936(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -68422,29 +68362,21 @@ TOIAVX2_tail:
 	VMOVUPS        Y6, 1280(R9)
 	VMOVUPS        Y7, 1312(R9)
 	VMOVUPS        Y3, 1440(R9)
-	MOVL           2848(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2880(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y3
-	MOVL           2864(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2912(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y3, Y3
-	MOVL           2852(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2888(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y4
-	MOVL           2868(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2920(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y4, Y4
-	MOVL           2856(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2896(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y5
-	MOVL           2872(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2928(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y5, Y5
-	MOVL           2860(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2904(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y6
-	MOVL           2876(R9), DX
-	SHLQ           $0x05, DX
+	MOVQ           2936(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -68457,30 +68389,22 @@ TOIAVX2_tail:
 	VMOVUPS        Y6, 1376(R9)
 	VMOVUPS        Y3, 1408(R9)
 
-	// Capsule records of side I, transposed.
-	MOVL           2816(R9), AX
-	SHLQ           $0x05, AX
+	// Capsule records of side I at the end, transposed.
+	MOVQ           2816(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y3
-	MOVL           2832(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2848(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y3, Y3
-	MOVL           2820(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2824(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y4
-	MOVL           2836(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2856(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y4, Y4
-	MOVL           2824(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2832(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y5
-	MOVL           2840(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2864(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y5, Y5
-	MOVL           2828(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2840(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y6
-	MOVL           2844(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2872(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -68494,29 +68418,21 @@ TOIAVX2_tail:
 	VMOVUPS        Y6, 1504(R9)
 	VMOVUPS        Y7, 1536(R9)
 	VMOVUPS        Y3, 1664(R9)
-	MOVL           2816(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2816(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y3
-	MOVL           2832(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2848(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y3, Y3
-	MOVL           2820(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2824(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y4
-	MOVL           2836(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2856(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y4, Y4
-	MOVL           2824(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2832(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y5
-	MOVL           2840(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2864(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y5, Y5
-	MOVL           2828(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2840(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y6
-	MOVL           2844(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2872(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -68529,30 +68445,22 @@ TOIAVX2_tail:
 	VMOVUPS        Y6, 1600(R9)
 	VMOVUPS        Y3, 1632(R9)
 
-	// Capsule records of side J, transposed.
-	MOVL           2848(R9), AX
-	SHLQ           $0x05, AX
+	// Capsule records of side J at the end, transposed.
+	MOVQ           2880(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y3
-	MOVL           2864(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2912(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y3, Y3
-	MOVL           2852(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2888(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y4
-	MOVL           2868(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2920(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y4, Y4
-	MOVL           2856(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2896(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y5
-	MOVL           2872(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2928(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y5, Y5
-	MOVL           2860(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2904(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y6
-	MOVL           2876(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2936(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -68566,29 +68474,21 @@ TOIAVX2_tail:
 	VMOVUPS        Y6, 1728(R9)
 	VMOVUPS        Y7, 1760(R9)
 	VMOVUPS        Y3, 1888(R9)
-	MOVL           2848(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2880(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y3
-	MOVL           2864(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2912(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y3, Y3
-	MOVL           2852(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2888(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y4
-	MOVL           2868(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2920(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y4, Y4
-	MOVL           2856(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2896(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y5
-	MOVL           2872(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2928(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y5, Y5
-	MOVL           2860(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2904(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y6
-	MOVL           2876(R9), AX
-	SHLQ           $0x05, AX
+	MOVQ           2936(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -68607,12 +68507,12 @@ TOIAVX2_tail:
 	MOVQ       pad+16(FP), AX
 	TESTQ      AX, AX
 	JZ         TOIAVX2_t_nopad
-	VMOVUPS    2816(R9), Y4
+	VMOVUPS    2944(R9), Y4
 	VMOVUPS    Y0, Y3
 	VPCMPEQD   Y0, Y0, Y5
 	VGATHERDPS Y5, (AX)(Y4*4), Y3
 	VMOVUPS    Y3, 1920(R9)
-	VMOVUPS    2848(R9), Y4
+	VMOVUPS    2976(R9), Y4
 	VMOVUPS    Y0, Y3
 	VPCMPEQD   Y0, Y0, Y5
 	VGATHERDPS Y5, (AX)(Y4*4), Y3
@@ -69709,8 +69609,8 @@ TOIAVX2_done:
 	RET
 
 // func TOIAVX512(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32)
-// Requires: AVX, AVX512DQ, AVX512F, BMI2
-TEXT ·TOIAVX512(SB), $5824-72
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
+TEXT ·TOIAVX512(SB), $6080-72
 	MOVQ         start+0(FP), AX
 	MOVQ         end+8(FP), CX
 	MOVQ         pi+24(FP), DX
@@ -69728,30 +69628,48 @@ TEXT ·TOIAVX512(SB), $5824-72
 	JB   TOIAVX512_tail
 
 TOIAVX512_loop:
-	// Capsule records of side I, transposed.
-	MOVL         (DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ (DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5632(R9)
+	VPMOVZXDQ 16(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5664(R9)
+	VPMOVZXDQ 32(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5696(R9)
+	VPMOVZXDQ 48(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5728(R9)
+	VPMOVZXDQ (SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5760(R9)
+	VPMOVZXDQ 16(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5792(R9)
+	VPMOVZXDQ 32(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5824(R9)
+	VPMOVZXDQ 48(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5856(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ         5632(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVL         16(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5664(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
-	MOVL         4(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5640(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVL         20(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5672(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVL         8(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5648(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVL         24(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5680(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
-	MOVL         12(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5656(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVL         28(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5688(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -69761,29 +69679,21 @@ TOIAVX512_loop:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVL         32(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5696(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVL         48(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5728(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVL         36(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5704(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVL         52(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5736(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
-	MOVL         40(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5712(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVL         56(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5744(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
-	MOVL         44(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5720(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVL         60(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5752(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -69808,30 +69718,22 @@ TOIAVX512_loop:
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
 	VMOVUPS      Z3, 2368(R9)
 
-	// Capsule records of side J, transposed.
-	MOVL         (SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	// Capsule records of side J at the start, transposed.
+	MOVQ         5760(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVL         16(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5792(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
-	MOVL         4(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5768(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVL         20(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5800(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVL         8(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5776(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVL         24(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5808(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
-	MOVL         12(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5784(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVL         28(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5816(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -69841,29 +69743,21 @@ TOIAVX512_loop:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVL         32(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5824(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVL         48(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5856(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVL         36(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5832(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVL         52(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5864(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
-	MOVL         40(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5840(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVL         56(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5872(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
-	MOVL         44(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5848(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVL         60(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5880(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -69888,30 +69782,22 @@ TOIAVX512_loop:
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
 	VMOVUPS      Z3, 2816(R9)
 
-	// Capsule records of side I, transposed.
-	MOVL         (DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	// Capsule records of side I at the end, transposed.
+	MOVQ         5632(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVL         16(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5664(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
-	MOVL         4(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5640(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVL         20(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5672(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVL         8(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5648(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVL         24(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5680(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
-	MOVL         12(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5656(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVL         28(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5688(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -69921,29 +69807,21 @@ TOIAVX512_loop:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVL         32(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5696(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVL         48(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5728(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVL         36(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5704(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVL         52(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5736(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
-	MOVL         40(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5712(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVL         56(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5744(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
-	MOVL         44(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5720(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVL         60(DX)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5752(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -69968,30 +69846,22 @@ TOIAVX512_loop:
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
 	VMOVUPS      Z3, 3264(R9)
 
-	// Capsule records of side J, transposed.
-	MOVL         (SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	// Capsule records of side J at the end, transposed.
+	MOVQ         5760(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVL         16(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5792(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
-	MOVL         4(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5768(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVL         20(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5800(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVL         8(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5776(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVL         24(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5808(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
-	MOVL         12(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5784(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVL         28(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5816(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -70001,29 +69871,21 @@ TOIAVX512_loop:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVL         32(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5824(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVL         48(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5856(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVL         36(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5832(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVL         52(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5864(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
-	MOVL         40(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5840(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVL         56(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5872(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
-	MOVL         44(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5848(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVL         60(SI)(R13*4), BX
-	SHLQ         $0x05, BX
+	MOVQ         5880(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -71050,34 +70912,52 @@ TOIAVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Z3
-	VMOVUPS     Z3, 5632(R9)
+	VMOVUPS     Z3, 5888(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Z3
-	VMOVUPS     Z3, 5696(R9)
+	VMOVUPS     Z3, 5952(R9)
 
-	// Capsule records of side I, transposed.
-	MOVL         5632(R9), DX
-	SHLQ         $0x05, DX
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ 5888(R9), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5632(R9)
+	VPMOVZXDQ 5904(R9), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5664(R9)
+	VPMOVZXDQ 5920(R9), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5696(R9)
+	VPMOVZXDQ 5936(R9), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5728(R9)
+	VPMOVZXDQ 5952(R9), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5760(R9)
+	VPMOVZXDQ 5968(R9), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5792(R9)
+	VPMOVZXDQ 5984(R9), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5824(R9)
+	VPMOVZXDQ 6000(R9), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5856(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ         5632(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVL         5648(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5664(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z3
-	MOVL         5636(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5640(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVL         5652(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5672(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z4
-	MOVL         5640(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5648(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVL         5656(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5680(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z5
-	MOVL         5644(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5656(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVL         5660(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5688(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -71087,29 +70967,21 @@ TOIAVX512_tail:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVL         5664(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5696(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVL         5680(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5728(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z4
-	MOVL         5668(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5704(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVL         5684(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5736(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z8
-	MOVL         5672(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5712(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVL         5688(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5744(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z9
-	MOVL         5676(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5720(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVL         5692(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5752(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -71134,30 +71006,22 @@ TOIAVX512_tail:
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
 	VMOVUPS      Z3, 2368(R9)
 
-	// Capsule records of side J, transposed.
-	MOVL         5696(R9), DX
-	SHLQ         $0x05, DX
+	// Capsule records of side J at the start, transposed.
+	MOVQ         5760(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVL         5712(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5792(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z3
-	MOVL         5700(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5768(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVL         5716(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5800(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z4
-	MOVL         5704(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5776(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVL         5720(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5808(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z5
-	MOVL         5708(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5784(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVL         5724(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5816(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -71167,29 +71031,21 @@ TOIAVX512_tail:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVL         5728(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5824(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVL         5744(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5856(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z4
-	MOVL         5732(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5832(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVL         5748(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5864(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z8
-	MOVL         5736(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5840(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVL         5752(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5872(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z9
-	MOVL         5740(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5848(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVL         5756(R9), DX
-	SHLQ         $0x05, DX
+	MOVQ         5880(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -71214,30 +71070,22 @@ TOIAVX512_tail:
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
 	VMOVUPS      Z3, 2816(R9)
 
-	// Capsule records of side I, transposed.
-	MOVL         5632(R9), AX
-	SHLQ         $0x05, AX
+	// Capsule records of side I at the end, transposed.
+	MOVQ         5632(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVL         5648(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5664(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z3
-	MOVL         5636(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5640(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVL         5652(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5672(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z4
-	MOVL         5640(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5648(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVL         5656(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5680(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z5
-	MOVL         5644(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5656(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVL         5660(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5688(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -71247,29 +71095,21 @@ TOIAVX512_tail:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVL         5664(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5696(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVL         5680(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5728(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z4
-	MOVL         5668(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5704(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVL         5684(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5736(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z8
-	MOVL         5672(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5712(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVL         5688(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5744(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z9
-	MOVL         5676(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5720(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVL         5692(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5752(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -71294,30 +71134,22 @@ TOIAVX512_tail:
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
 	VMOVUPS      Z3, 3264(R9)
 
-	// Capsule records of side J, transposed.
-	MOVL         5696(R9), AX
-	SHLQ         $0x05, AX
+	// Capsule records of side J at the end, transposed.
+	MOVQ         5760(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVL         5712(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5792(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z3
-	MOVL         5700(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5768(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVL         5716(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5800(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z4
-	MOVL         5704(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5776(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVL         5720(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5808(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z5
-	MOVL         5708(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5784(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVL         5724(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5816(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -71327,29 +71159,21 @@ TOIAVX512_tail:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVL         5728(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5824(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVL         5744(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5856(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z4
-	MOVL         5732(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5832(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVL         5748(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5864(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z8
-	MOVL         5736(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5840(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVL         5752(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5872(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z9
-	MOVL         5740(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5848(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVL         5756(R9), AX
-	SHLQ         $0x05, AX
+	MOVQ         5880(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z2
 	VUNPCKLPS    Z8, Z4, Z10
 	VUNPCKLPS    Z2, Z9, Z11
@@ -71380,12 +71204,12 @@ TOIAVX512_tail:
 	MOVQ       pad+16(FP), AX
 	TESTQ      AX, AX
 	JZ         TOIAVX512_t_nopad
-	VMOVUPS    5632(R9), Z3
+	VMOVUPS    5888(R9), Z3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K2
 	VGATHERDPS (AX)(Z3*4), K2, Z2
 	VMOVUPS    Z2, 3840(R9)
-	VMOVUPS    5696(R9), Z3
+	VMOVUPS    5952(R9), Z3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K2
 	VGATHERDPS (AX)(Z3*4), K2, Z2
@@ -72370,7 +72194,7 @@ TOIAVX512_done:
 
 // func TOI64AVX2(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64)
 // Requires: AVX, AVX2
-TEXT ·TOI64AVX2(SB), $2944-88
+TEXT ·TOI64AVX2(SB), $3072-88
 	MOVQ         start+0(FP), AX
 	MOVQ         end+8(FP), CX
 	MOVQ         pi+24(FP), DX
@@ -72388,258 +72212,202 @@ TEXT ·TOI64AVX2(SB), $2944-88
 	JB   TOI64AVX2_tail
 
 TOI64AVX2_loop:
-	// Capsule records of side I, transposed.
-	MOVL           (DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ (DX)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 2816(R9)
+	VPMOVZXDQ (SI)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 2848(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ           2816(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVL           8(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2832(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVL           4(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2824(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVL           12(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2840(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
 	VMOVUPS        Y4, 1024(R9)
 	VUNPCKHPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 1056(R9)
-	MOVL           (DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2816(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVL           8(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2832(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVL           4(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2824(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVL           12(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2840(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
 	VMOVUPS        Y4, 1088(R9)
 	VUNPCKHPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 1216(R9)
-	MOVL           (DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2816(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y2
-	MOVL           8(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2832(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
-	MOVL           4(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2824(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y3
-	MOVL           12(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2840(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
 	VMOVUPS        Y4, 1120(R9)
 	VUNPCKHPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 1152(R9)
-	MOVL           (DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2816(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y2
-	MOVL           8(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2832(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
-	MOVL           4(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2824(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y3
-	MOVL           12(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2840(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 1184(R9)
 
-	// Capsule records of side J, transposed.
-	MOVL           (SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	// Capsule records of side J at the start, transposed.
+	MOVQ           2848(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVL           8(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2864(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVL           4(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2856(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVL           12(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2872(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
 	VMOVUPS        Y4, 1248(R9)
 	VUNPCKHPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 1280(R9)
-	MOVL           (SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2848(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVL           8(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2864(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVL           4(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2856(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVL           12(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2872(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
 	VMOVUPS        Y4, 1312(R9)
 	VUNPCKHPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 1440(R9)
-	MOVL           (SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2848(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y2
-	MOVL           8(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2864(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
-	MOVL           4(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2856(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y3
-	MOVL           12(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2872(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
 	VMOVUPS        Y4, 1344(R9)
 	VUNPCKHPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 1376(R9)
-	MOVL           (SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2848(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y2
-	MOVL           8(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2864(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
-	MOVL           4(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2856(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y3
-	MOVL           12(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2872(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 1408(R9)
 
-	// Capsule records of side I, transposed.
-	MOVL           (DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	// Capsule records of side I at the end, transposed.
+	MOVQ           2816(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVL           8(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2832(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVL           4(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2824(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVL           12(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2840(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
 	VMOVUPS        Y4, 1472(R9)
 	VUNPCKHPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 1504(R9)
-	MOVL           (DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2816(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVL           8(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2832(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVL           4(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2824(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVL           12(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2840(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
 	VMOVUPS        Y4, 1536(R9)
 	VUNPCKHPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 1664(R9)
-	MOVL           (DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2816(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y2
-	MOVL           8(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2832(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
-	MOVL           4(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2824(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y3
-	MOVL           12(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2840(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
 	VMOVUPS        Y4, 1568(R9)
 	VUNPCKHPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 1600(R9)
-	MOVL           (DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2816(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y2
-	MOVL           8(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2832(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
-	MOVL           4(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2824(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y3
-	MOVL           12(DX)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2840(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 1632(R9)
 
-	// Capsule records of side J, transposed.
-	MOVL           (SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	// Capsule records of side J at the end, transposed.
+	MOVQ           2848(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVL           8(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2864(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVL           4(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2856(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVL           12(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2872(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
 	VMOVUPS        Y4, 1696(R9)
 	VUNPCKHPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 1728(R9)
-	MOVL           (SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2848(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVL           8(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2864(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVL           4(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2856(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVL           12(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2872(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
 	VMOVUPS        Y4, 1760(R9)
 	VUNPCKHPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 1888(R9)
-	MOVL           (SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2848(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y2
-	MOVL           8(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2864(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
-	MOVL           4(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2856(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y3
-	MOVL           12(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2872(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
 	VMOVUPS        Y4, 1792(R9)
 	VUNPCKHPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 1824(R9)
-	MOVL           (SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2848(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y2
-	MOVL           8(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2864(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
-	MOVL           4(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2856(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y3
-	MOVL           12(SI)(R13*4), BX
-	SHLQ           $0x06, BX
+	MOVQ           2872(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
 	VMOVUPS        Y2, 1856(R9)
@@ -73749,264 +73517,208 @@ TOI64AVX2_tail:
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (DX)(R13*4), X3, X3
-	VMOVUPS    X3, 2816(R9)
+	VMOVUPS    X3, 2944(R9)
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (SI)(R13*4), X3, X3
-	VMOVUPS    X3, 2848(R9)
+	VMOVUPS    X3, 2976(R9)
 
-	// Capsule records of side I, transposed.
-	MOVL           2816(R9), DX
-	SHLQ           $0x06, DX
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ 2944(R9), Y3
+	VPSLLQ    $0x06, Y3, Y3
+	VMOVDQU   Y3, 2816(R9)
+	VPMOVZXDQ 2976(R9), Y3
+	VPSLLQ    $0x06, Y3, Y3
+	VMOVDQU   Y3, 2848(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ           2816(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y3
-	MOVL           2824(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2832(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y3, Y3
-	MOVL           2820(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2824(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y4
-	MOVL           2828(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2840(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 1024(R9)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 1056(R9)
-	MOVL           2816(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2816(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y3
-	MOVL           2824(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2832(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y3, Y3
-	MOVL           2820(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2824(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y4
-	MOVL           2828(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2840(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 1088(R9)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 1216(R9)
-	MOVL           2816(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2816(R9), DX
 	VBROADCASTF128 32(AX)(DX*1), Y3
-	MOVL           2824(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2832(R9), DX
 	VINSERTF128    $0x01, 32(AX)(DX*1), Y3, Y3
-	MOVL           2820(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2824(R9), DX
 	VBROADCASTF128 32(AX)(DX*1), Y4
-	MOVL           2828(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2840(R9), DX
 	VINSERTF128    $0x01, 32(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 1120(R9)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 1152(R9)
-	MOVL           2816(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2816(R9), DX
 	VBROADCASTF128 48(AX)(DX*1), Y3
-	MOVL           2824(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2832(R9), DX
 	VINSERTF128    $0x01, 48(AX)(DX*1), Y3, Y3
-	MOVL           2820(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2824(R9), DX
 	VBROADCASTF128 48(AX)(DX*1), Y4
-	MOVL           2828(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2840(R9), DX
 	VINSERTF128    $0x01, 48(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 1184(R9)
 
-	// Capsule records of side J, transposed.
-	MOVL           2848(R9), DX
-	SHLQ           $0x06, DX
+	// Capsule records of side J at the start, transposed.
+	MOVQ           2848(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y3
-	MOVL           2856(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2864(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y3, Y3
-	MOVL           2852(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2856(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y4
-	MOVL           2860(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2872(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 1248(R9)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 1280(R9)
-	MOVL           2848(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2848(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y3
-	MOVL           2856(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2864(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y3, Y3
-	MOVL           2852(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2856(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y4
-	MOVL           2860(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2872(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 1312(R9)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 1440(R9)
-	MOVL           2848(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2848(R9), DX
 	VBROADCASTF128 32(AX)(DX*1), Y3
-	MOVL           2856(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2864(R9), DX
 	VINSERTF128    $0x01, 32(AX)(DX*1), Y3, Y3
-	MOVL           2852(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2856(R9), DX
 	VBROADCASTF128 32(AX)(DX*1), Y4
-	MOVL           2860(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2872(R9), DX
 	VINSERTF128    $0x01, 32(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 1344(R9)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 1376(R9)
-	MOVL           2848(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2848(R9), DX
 	VBROADCASTF128 48(AX)(DX*1), Y3
-	MOVL           2856(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2864(R9), DX
 	VINSERTF128    $0x01, 48(AX)(DX*1), Y3, Y3
-	MOVL           2852(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2856(R9), DX
 	VBROADCASTF128 48(AX)(DX*1), Y4
-	MOVL           2860(R9), DX
-	SHLQ           $0x06, DX
+	MOVQ           2872(R9), DX
 	VINSERTF128    $0x01, 48(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 1408(R9)
 
-	// Capsule records of side I, transposed.
-	MOVL           2816(R9), AX
-	SHLQ           $0x06, AX
+	// Capsule records of side I at the end, transposed.
+	MOVQ           2816(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y3
-	MOVL           2824(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2832(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y3, Y3
-	MOVL           2820(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2824(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y4
-	MOVL           2828(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2840(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 1472(R9)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 1504(R9)
-	MOVL           2816(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2816(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y3
-	MOVL           2824(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2832(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y3, Y3
-	MOVL           2820(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2824(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y4
-	MOVL           2828(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2840(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 1536(R9)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 1664(R9)
-	MOVL           2816(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2816(R9), AX
 	VBROADCASTF128 32(CX)(AX*1), Y3
-	MOVL           2824(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2832(R9), AX
 	VINSERTF128    $0x01, 32(CX)(AX*1), Y3, Y3
-	MOVL           2820(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2824(R9), AX
 	VBROADCASTF128 32(CX)(AX*1), Y4
-	MOVL           2828(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2840(R9), AX
 	VINSERTF128    $0x01, 32(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 1568(R9)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 1600(R9)
-	MOVL           2816(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2816(R9), AX
 	VBROADCASTF128 48(CX)(AX*1), Y3
-	MOVL           2824(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2832(R9), AX
 	VINSERTF128    $0x01, 48(CX)(AX*1), Y3, Y3
-	MOVL           2820(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2824(R9), AX
 	VBROADCASTF128 48(CX)(AX*1), Y4
-	MOVL           2828(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2840(R9), AX
 	VINSERTF128    $0x01, 48(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 1632(R9)
 
-	// Capsule records of side J, transposed.
-	MOVL           2848(R9), AX
-	SHLQ           $0x06, AX
+	// Capsule records of side J at the end, transposed.
+	MOVQ           2848(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y3
-	MOVL           2856(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2864(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y3, Y3
-	MOVL           2852(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2856(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y4
-	MOVL           2860(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2872(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 1696(R9)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 1728(R9)
-	MOVL           2848(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2848(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y3
-	MOVL           2856(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2864(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y3, Y3
-	MOVL           2852(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2856(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y4
-	MOVL           2860(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2872(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 1760(R9)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 1888(R9)
-	MOVL           2848(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2848(R9), AX
 	VBROADCASTF128 32(CX)(AX*1), Y3
-	MOVL           2856(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2864(R9), AX
 	VINSERTF128    $0x01, 32(CX)(AX*1), Y3, Y3
-	MOVL           2852(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2856(R9), AX
 	VBROADCASTF128 32(CX)(AX*1), Y4
-	MOVL           2860(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2872(R9), AX
 	VINSERTF128    $0x01, 32(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
 	VMOVUPS        Y5, 1792(R9)
 	VUNPCKHPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 1824(R9)
-	MOVL           2848(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2848(R9), AX
 	VBROADCASTF128 48(CX)(AX*1), Y3
-	MOVL           2856(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2864(R9), AX
 	VINSERTF128    $0x01, 48(CX)(AX*1), Y3, Y3
-	MOVL           2852(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2856(R9), AX
 	VBROADCASTF128 48(CX)(AX*1), Y4
-	MOVL           2860(R9), AX
-	SHLQ           $0x06, AX
+	MOVQ           2872(R9), AX
 	VINSERTF128    $0x01, 48(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
 	VMOVUPS        Y3, 1856(R9)
@@ -74017,12 +73729,12 @@ TOI64AVX2_tail:
 	MOVQ       pad+16(FP), AX
 	TESTQ      AX, AX
 	JZ         TOI64AVX2_t_nopad
-	VMOVUPS    2816(R9), X4
+	VMOVUPS    2944(R9), X4
 	VMOVUPS    Y0, Y3
 	VPCMPEQD   Y0, Y0, Y5
 	VGATHERDPD Y5, (AX)(X4*8), Y3
 	VMOVUPS    Y3, 1920(R9)
-	VMOVUPS    2848(R9), X4
+	VMOVUPS    2976(R9), X4
 	VMOVUPS    Y0, Y3
 	VPCMPEQD   Y0, Y0, Y5
 	VGATHERDPD Y5, (AX)(X4*8), Y3
@@ -75126,7 +74838,7 @@ TOI64AVX2_done:
 
 // func TOI64AVX512(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2
-TEXT ·TOI64AVX512(SB), $5824-88
+TEXT ·TOI64AVX512(SB), $6080-88
 	MOVQ         start+0(FP), AX
 	MOVQ         end+8(FP), CX
 	MOVQ         pi+24(FP), DX
@@ -75144,30 +74856,36 @@ TEXT ·TOI64AVX512(SB), $5824-88
 	JB   TOI64AVX512_tail
 
 TOI64AVX512_loop:
-	// Capsule records of side I, transposed.
-	MOVL       (DX)(R13*4), BX
-	SHLQ       $0x06, BX
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ (DX)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 5632(R9)
+	VPMOVZXDQ 16(DX)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 5664(R9)
+	VPMOVZXDQ (SI)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 5696(R9)
+	VPMOVZXDQ 16(SI)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 5728(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ       5632(R9), BX
 	VMOVUPD    (AX)(BX*1), Z2
-	MOVL       4(DX)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5640(R9), BX
 	VMOVUPD    (AX)(BX*1), Z3
-	MOVL       8(DX)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5648(R9), BX
 	VMOVUPD    (AX)(BX*1), Z4
-	MOVL       12(DX)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5656(R9), BX
 	VMOVUPD    (AX)(BX*1), Z5
-	MOVL       16(DX)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5664(R9), BX
 	VMOVUPD    (AX)(BX*1), Z6
-	MOVL       20(DX)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5672(R9), BX
 	VMOVUPD    (AX)(BX*1), Z7
-	MOVL       24(DX)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5680(R9), BX
 	VMOVUPD    (AX)(BX*1), Z8
-	MOVL       28(DX)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5688(R9), BX
 	VMOVUPD    (AX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -75200,30 +74918,22 @@ TOI64AVX512_loop:
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 2432(R9)
 
-	// Capsule records of side J, transposed.
-	MOVL       (SI)(R13*4), BX
-	SHLQ       $0x06, BX
+	// Capsule records of side J at the start, transposed.
+	MOVQ       5696(R9), BX
 	VMOVUPD    (AX)(BX*1), Z2
-	MOVL       4(SI)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5704(R9), BX
 	VMOVUPD    (AX)(BX*1), Z3
-	MOVL       8(SI)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5712(R9), BX
 	VMOVUPD    (AX)(BX*1), Z4
-	MOVL       12(SI)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5720(R9), BX
 	VMOVUPD    (AX)(BX*1), Z5
-	MOVL       16(SI)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5728(R9), BX
 	VMOVUPD    (AX)(BX*1), Z6
-	MOVL       20(SI)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5736(R9), BX
 	VMOVUPD    (AX)(BX*1), Z7
-	MOVL       24(SI)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5744(R9), BX
 	VMOVUPD    (AX)(BX*1), Z8
-	MOVL       28(SI)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5752(R9), BX
 	VMOVUPD    (AX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -75256,30 +74966,22 @@ TOI64AVX512_loop:
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 2880(R9)
 
-	// Capsule records of side I, transposed.
-	MOVL       (DX)(R13*4), BX
-	SHLQ       $0x06, BX
+	// Capsule records of side I at the end, transposed.
+	MOVQ       5632(R9), BX
 	VMOVUPD    (CX)(BX*1), Z2
-	MOVL       4(DX)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5640(R9), BX
 	VMOVUPD    (CX)(BX*1), Z3
-	MOVL       8(DX)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5648(R9), BX
 	VMOVUPD    (CX)(BX*1), Z4
-	MOVL       12(DX)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5656(R9), BX
 	VMOVUPD    (CX)(BX*1), Z5
-	MOVL       16(DX)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5664(R9), BX
 	VMOVUPD    (CX)(BX*1), Z6
-	MOVL       20(DX)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5672(R9), BX
 	VMOVUPD    (CX)(BX*1), Z7
-	MOVL       24(DX)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5680(R9), BX
 	VMOVUPD    (CX)(BX*1), Z8
-	MOVL       28(DX)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5688(R9), BX
 	VMOVUPD    (CX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -75312,30 +75014,22 @@ TOI64AVX512_loop:
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 3328(R9)
 
-	// Capsule records of side J, transposed.
-	MOVL       (SI)(R13*4), BX
-	SHLQ       $0x06, BX
+	// Capsule records of side J at the end, transposed.
+	MOVQ       5696(R9), BX
 	VMOVUPD    (CX)(BX*1), Z2
-	MOVL       4(SI)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5704(R9), BX
 	VMOVUPD    (CX)(BX*1), Z3
-	MOVL       8(SI)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5712(R9), BX
 	VMOVUPD    (CX)(BX*1), Z4
-	MOVL       12(SI)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5720(R9), BX
 	VMOVUPD    (CX)(BX*1), Z5
-	MOVL       16(SI)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5728(R9), BX
 	VMOVUPD    (CX)(BX*1), Z6
-	MOVL       20(SI)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5736(R9), BX
 	VMOVUPD    (CX)(BX*1), Z7
-	MOVL       24(SI)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5744(R9), BX
 	VMOVUPD    (CX)(BX*1), Z8
-	MOVL       28(SI)(R13*4), BX
-	SHLQ       $0x06, BX
+	MOVQ       5752(R9), BX
 	VMOVUPD    (CX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -76370,34 +76064,40 @@ TOI64AVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Y2
-	VMOVUPS     Y2, 5632(R9)
+	VMOVUPS     Y2, 5888(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Y2
-	VMOVUPS     Y2, 5696(R9)
+	VMOVUPS     Y2, 5952(R9)
 
-	// Capsule records of side I, transposed.
-	MOVL       5632(R9), DX
-	SHLQ       $0x06, DX
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ 5888(R9), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 5632(R9)
+	VPMOVZXDQ 5904(R9), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 5664(R9)
+	VPMOVZXDQ 5952(R9), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 5696(R9)
+	VPMOVZXDQ 5968(R9), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 5728(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ       5632(R9), DX
 	VMOVUPD    (AX)(DX*1), Z2
-	MOVL       5636(R9), DX
-	SHLQ       $0x06, DX
+	MOVQ       5640(R9), DX
 	VMOVUPD    (AX)(DX*1), Z3
-	MOVL       5640(R9), DX
-	SHLQ       $0x06, DX
+	MOVQ       5648(R9), DX
 	VMOVUPD    (AX)(DX*1), Z4
-	MOVL       5644(R9), DX
-	SHLQ       $0x06, DX
+	MOVQ       5656(R9), DX
 	VMOVUPD    (AX)(DX*1), Z5
-	MOVL       5648(R9), DX
-	SHLQ       $0x06, DX
+	MOVQ       5664(R9), DX
 	VMOVUPD    (AX)(DX*1), Z6
-	MOVL       5652(R9), DX
-	SHLQ       $0x06, DX
+	MOVQ       5672(R9), DX
 	VMOVUPD    (AX)(DX*1), Z7
-	MOVL       5656(R9), DX
-	SHLQ       $0x06, DX
+	MOVQ       5680(R9), DX
 	VMOVUPD    (AX)(DX*1), Z8
-	MOVL       5660(R9), DX
-	SHLQ       $0x06, DX
+	MOVQ       5688(R9), DX
 	VMOVUPD    (AX)(DX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -76430,30 +76130,22 @@ TOI64AVX512_tail:
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 2432(R9)
 
-	// Capsule records of side J, transposed.
-	MOVL       5696(R9), DX
-	SHLQ       $0x06, DX
+	// Capsule records of side J at the start, transposed.
+	MOVQ       5696(R9), DX
 	VMOVUPD    (AX)(DX*1), Z2
-	MOVL       5700(R9), DX
-	SHLQ       $0x06, DX
+	MOVQ       5704(R9), DX
 	VMOVUPD    (AX)(DX*1), Z3
-	MOVL       5704(R9), DX
-	SHLQ       $0x06, DX
+	MOVQ       5712(R9), DX
 	VMOVUPD    (AX)(DX*1), Z4
-	MOVL       5708(R9), DX
-	SHLQ       $0x06, DX
+	MOVQ       5720(R9), DX
 	VMOVUPD    (AX)(DX*1), Z5
-	MOVL       5712(R9), DX
-	SHLQ       $0x06, DX
+	MOVQ       5728(R9), DX
 	VMOVUPD    (AX)(DX*1), Z6
-	MOVL       5716(R9), DX
-	SHLQ       $0x06, DX
+	MOVQ       5736(R9), DX
 	VMOVUPD    (AX)(DX*1), Z7
-	MOVL       5720(R9), DX
-	SHLQ       $0x06, DX
+	MOVQ       5744(R9), DX
 	VMOVUPD    (AX)(DX*1), Z8
-	MOVL       5724(R9), DX
-	SHLQ       $0x06, DX
+	MOVQ       5752(R9), DX
 	VMOVUPD    (AX)(DX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -76486,30 +76178,22 @@ TOI64AVX512_tail:
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 2880(R9)
 
-	// Capsule records of side I, transposed.
-	MOVL       5632(R9), AX
-	SHLQ       $0x06, AX
+	// Capsule records of side I at the end, transposed.
+	MOVQ       5632(R9), AX
 	VMOVUPD    (CX)(AX*1), Z2
-	MOVL       5636(R9), AX
-	SHLQ       $0x06, AX
+	MOVQ       5640(R9), AX
 	VMOVUPD    (CX)(AX*1), Z3
-	MOVL       5640(R9), AX
-	SHLQ       $0x06, AX
+	MOVQ       5648(R9), AX
 	VMOVUPD    (CX)(AX*1), Z4
-	MOVL       5644(R9), AX
-	SHLQ       $0x06, AX
+	MOVQ       5656(R9), AX
 	VMOVUPD    (CX)(AX*1), Z5
-	MOVL       5648(R9), AX
-	SHLQ       $0x06, AX
+	MOVQ       5664(R9), AX
 	VMOVUPD    (CX)(AX*1), Z6
-	MOVL       5652(R9), AX
-	SHLQ       $0x06, AX
+	MOVQ       5672(R9), AX
 	VMOVUPD    (CX)(AX*1), Z7
-	MOVL       5656(R9), AX
-	SHLQ       $0x06, AX
+	MOVQ       5680(R9), AX
 	VMOVUPD    (CX)(AX*1), Z8
-	MOVL       5660(R9), AX
-	SHLQ       $0x06, AX
+	MOVQ       5688(R9), AX
 	VMOVUPD    (CX)(AX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -76542,30 +76226,22 @@ TOI64AVX512_tail:
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
 	VMOVUPS    Z2, 3328(R9)
 
-	// Capsule records of side J, transposed.
-	MOVL       5696(R9), AX
-	SHLQ       $0x06, AX
+	// Capsule records of side J at the end, transposed.
+	MOVQ       5696(R9), AX
 	VMOVUPD    (CX)(AX*1), Z2
-	MOVL       5700(R9), AX
-	SHLQ       $0x06, AX
+	MOVQ       5704(R9), AX
 	VMOVUPD    (CX)(AX*1), Z3
-	MOVL       5704(R9), AX
-	SHLQ       $0x06, AX
+	MOVQ       5712(R9), AX
 	VMOVUPD    (CX)(AX*1), Z4
-	MOVL       5708(R9), AX
-	SHLQ       $0x06, AX
+	MOVQ       5720(R9), AX
 	VMOVUPD    (CX)(AX*1), Z5
-	MOVL       5712(R9), AX
-	SHLQ       $0x06, AX
+	MOVQ       5728(R9), AX
 	VMOVUPD    (CX)(AX*1), Z6
-	MOVL       5716(R9), AX
-	SHLQ       $0x06, AX
+	MOVQ       5736(R9), AX
 	VMOVUPD    (CX)(AX*1), Z7
-	MOVL       5720(R9), AX
-	SHLQ       $0x06, AX
+	MOVQ       5744(R9), AX
 	VMOVUPD    (CX)(AX*1), Z8
-	MOVL       5724(R9), AX
-	SHLQ       $0x06, AX
+	MOVQ       5752(R9), AX
 	VMOVUPD    (CX)(AX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -76604,12 +76280,12 @@ TOI64AVX512_tail:
 	MOVQ       pad+16(FP), AX
 	TESTQ      AX, AX
 	JZ         TOI64AVX512_t_nopad
-	VMOVUPS    5632(R9), Y3
+	VMOVUPS    5888(R9), Y3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K2
 	VGATHERDPD (AX)(Y3*8), K2, Z2
 	VMOVUPS    Z2, 3840(R9)
-	VMOVUPS    5696(R9), Y3
+	VMOVUPS    5952(R9), Y3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K2
 	VGATHERDPD (AX)(Y3*8), K2, Z2

@@ -39,7 +39,8 @@ var (
 const (
 	toiRec     = 0
 	toiFrameAt = 30
-	toiSetSize = toiFrameAt + kernels.TOIFrame + 3 + 2
+	toiOffsets = toiFrameAt + kernels.TOIFrame + 3 // the records' byte offsets: 8 bytes a lane and side
+	toiSetSize = toiOffsets + 4 + 2
 )
 
 // toiSignature is the Go signature of a TOI kernel with lanes of type e.
@@ -185,8 +186,7 @@ func toiRun(l *lowering, mask Op, storeNeed int, done func()) {
 // mask (nil: a whole group).
 func (k *toiKernel) group(label string, mask Op, index func(side, lane int) Mem) {
 	t := k.t
-	loadRecords(t, [2]GPPhysical{toiStart, toiStart}, toiArea, index, spillSlots+toiRec)
-	loadRecords(t, [2]GPPhysical{toiEnd, toiEnd}, toiArea, index, spillSlots+toiRec+14)
+	k.records(index)
 	k.pads(label, index)
 
 	Comment("Setup: the frame and the initial state.")
@@ -223,6 +223,37 @@ func (k *toiKernel) group(label string, mask Op, index func(side, lane int) Mem)
 	}
 	l = k.lowering(2, label+"_finish", origin)
 	toiRun(l, mask, 2, func() { k.rows(l, mask) })
+}
+
+// records loads the start and the end records of the group's pairs and
+// stores their transposed fields to the set (TOISetup's first 28
+// inputs). The byte offsets of the records, shared by both stores, are
+// computed once, four lanes at a time, so that each record's address
+// takes one load.
+func (k *toiKernel) records(index func(side, lane int) Mem) {
+	t := k.t
+	Comment("The records' byte offsets: index << log2(record size), as 64-bit lanes.")
+	offset := func(side, lane int) Mem { return k.slot(toiOffsets).Offset(8 * (side*t.Lanes + lane)) }
+	for side := range 2 {
+		for lane := 0; lane < t.Lanes; lane += 4 {
+			q := YMM()
+			VPMOVZXDQ(index(side, lane), q)
+			VPSLLQ(U8(5+uint8(t.Elem)), q, q)
+			VMOVDQU(q, offset(side, lane))
+		}
+	}
+	for s, base := range []GPPhysical{toiStart, toiEnd} {
+		for side := range 2 {
+			Commentf("Capsule records of side %c at the %s, transposed.", "IJ"[side], []string{"start", "end"}[s])
+			record := func(lane, disp int) Mem {
+				r := GP64()
+				MOVQ(offset(side, lane), r)
+				return Mem{Base: base, Index: r, Scale: 1, Disp: disp}
+			}
+			first := toiRec + 14*s + 7*side
+			transposeRecords(t, record, func(field int, v Op) { VMOVUPS(v, k.slot(first+fieldInput[field])) })
+		}
+	}
 }
 
 // pads stores the pads of the group's capsules I and J to their slots:
