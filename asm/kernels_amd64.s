@@ -66900,12 +66900,41 @@ PosesIndexed64AVX512_done:
 
 // func TOIAVX2(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32)
 // Requires: AVX, AVX2
-TEXT ·TOIAVX2(SB), $3072-72
+TEXT ·TOIAVX2(SB), $3184-72
+	MOVQ         out+40(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
+	MOVQ         104(R12), AX
+	MOVQ         AX, 104(SP)
 	MOVQ         start+0(FP), AX
 	MOVQ         end+8(FP), CX
 	MOVQ         pi+24(FP), DX
 	MOVQ         pj+32(FP), SI
-	LEAQ         (SP), R9
+	LEAQ         112(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
 	VXORPS       Y0, Y0, Y0
@@ -68198,52 +68227,38 @@ TOIAVX2_g_finish_normal:
 	VMOVD        R13, X12
 	VPBROADCASTD X12, Y12
 	VPADDD       iota<>+0(SB), Y12, Y12
-	MOVQ         out+40(FP), R12
-	MOVQ         (R12), R12
+	MOVQ         (SP), R12
 	VMOVUPS      Y12, (R12)(R13*4)
 	VMOVUPS      2784(R9), Y12
 	VCVTTPS2DQ   Y12, Y12
-	MOVQ         out+40(FP), R12
-	MOVQ         8(R12), R12
+	MOVQ         8(SP), R12
 	VMOVUPS      Y12, (R12)(R13*4)
 	VMOVUPS      2752(R9), Y12
 	VCVTTPS2DQ   Y12, Y12
-	MOVQ         out+40(FP), R12
-	MOVQ         16(R12), R12
+	MOVQ         16(SP), R12
 	VMOVUPS      Y12, (R12)(R13*4)
 	VMOVUPS      32(R9), Y12
-	MOVQ         out+40(FP), R12
-	MOVQ         24(R12), R12
+	MOVQ         24(SP), R12
 	VMOVUPS      Y12, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         32(R12), R12
+	MOVQ         32(SP), R12
 	VMOVUPS      Y10, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         40(R12), R12
+	MOVQ         40(SP), R12
 	VMOVUPS      Y3, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         48(R12), R12
+	MOVQ         48(SP), R12
 	VMOVUPS      Y4, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         56(R12), R12
+	MOVQ         56(SP), R12
 	VMOVUPS      Y2, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         64(R12), R12
+	MOVQ         64(SP), R12
 	VMOVUPS      Y5, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         72(R12), R12
+	MOVQ         72(SP), R12
 	VMOVUPS      Y7, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         80(R12), R12
+	MOVQ         80(SP), R12
 	VMOVUPS      Y9, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         88(R12), R12
+	MOVQ         88(SP), R12
 	VMOVUPS      Y6, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         96(R12), R12
+	MOVQ         96(SP), R12
 	VMOVUPS      Y8, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         104(R12), R12
+	MOVQ         104(SP), R12
 	VMOVUPS      Y11, (R12)(R13*4)
 	ADDQ         $0x00000008, R13
 	SUBQ         $0x00000008, R14
@@ -69555,53 +69570,39 @@ TOIAVX2_t_finish_normal:
 	VMOVD        R13, X10
 	VPBROADCASTD X10, Y10
 	VPADDD       iota<>+0(SB), Y10, Y10
-	MOVQ         out+40(FP), R12
-	MOVQ         (R12), R12
+	MOVQ         (SP), R12
 	VPMASKMOVD   Y10, Y2, (R12)(R13*4)
 	VMOVUPS      2784(R9), Y10
 	VCVTTPS2DQ   Y10, Y10
-	MOVQ         out+40(FP), R12
-	MOVQ         8(R12), R12
+	MOVQ         8(SP), R12
 	VPMASKMOVD   Y10, Y2, (R12)(R13*4)
 	VMOVUPS      2752(R9), Y10
 	VCVTTPS2DQ   Y10, Y10
-	MOVQ         out+40(FP), R12
-	MOVQ         16(R12), R12
+	MOVQ         16(SP), R12
 	VPMASKMOVD   Y10, Y2, (R12)(R13*4)
 	VMOVUPS      32(R9), Y10
-	MOVQ         out+40(FP), R12
-	MOVQ         24(R12), R12
+	MOVQ         24(SP), R12
 	VMASKMOVPS   Y10, Y2, (R12)(R13*4)
 	VMOVUPS      64(R9), Y10
-	MOVQ         out+40(FP), R12
-	MOVQ         32(R12), R12
+	MOVQ         32(SP), R12
 	VMASKMOVPS   Y10, Y2, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         40(R12), R12
+	MOVQ         40(SP), R12
 	VMASKMOVPS   Y1, Y2, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         48(R12), R12
+	MOVQ         48(SP), R12
 	VMASKMOVPS   Y3, Y2, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         56(R12), R12
+	MOVQ         56(SP), R12
 	VMASKMOVPS   Y0, Y2, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         64(R12), R12
+	MOVQ         64(SP), R12
 	VMASKMOVPS   Y4, Y2, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         72(R12), R12
+	MOVQ         72(SP), R12
 	VMASKMOVPS   Y6, Y2, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         80(R12), R12
+	MOVQ         80(SP), R12
 	VMASKMOVPS   Y8, Y2, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         88(R12), R12
+	MOVQ         88(SP), R12
 	VMASKMOVPS   Y5, Y2, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         96(R12), R12
+	MOVQ         96(SP), R12
 	VMASKMOVPS   Y7, Y2, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         104(R12), R12
+	MOVQ         104(SP), R12
 	VMASKMOVPS   Y9, Y2, (R12)(R13*4)
 
 TOIAVX2_done:
@@ -69610,12 +69611,41 @@ TOIAVX2_done:
 
 // func TOIAVX512(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
-TEXT ·TOIAVX512(SB), $6080-72
+TEXT ·TOIAVX512(SB), $6192-72
+	MOVQ         out+40(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
+	MOVQ         104(R12), AX
+	MOVQ         AX, 104(SP)
 	MOVQ         start+0(FP), AX
 	MOVQ         end+8(FP), CX
 	MOVQ         pi+24(FP), DX
 	MOVQ         pj+32(FP), SI
-	LEAQ         (SP), R9
+	LEAQ         112(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
 	VXORPS       Z0, Z0, Z0
@@ -70853,51 +70883,37 @@ TOIAVX512_g_finish_normal:
 	VMOVD        R13, X14
 	VPBROADCASTD X14, Z14
 	VPADDD       iota<>+0(SB), Z14, Z14
-	MOVQ         out+40(FP), R12
-	MOVQ         (R12), R12
+	MOVQ         (SP), R12
 	VMOVUPS      Z14, (R12)(R13*4)
 	VMOVUPS      5568(R9), Z14
 	VCVTTPS2DQ   Z14, Z14
-	MOVQ         out+40(FP), R12
-	MOVQ         8(R12), R12
+	MOVQ         8(SP), R12
 	VMOVUPS      Z14, (R12)(R13*4)
 	VMOVUPS      5504(R9), Z14
 	VCVTTPS2DQ   Z14, Z14
-	MOVQ         out+40(FP), R12
-	MOVQ         16(R12), R12
+	MOVQ         16(SP), R12
 	VMOVUPS      Z14, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         24(R12), R12
+	MOVQ         24(SP), R12
 	VMOVUPS      Z12, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         32(R12), R12
+	MOVQ         32(SP), R12
 	VMOVUPS      Z13, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         40(R12), R12
+	MOVQ         40(SP), R12
 	VMOVUPS      Z6, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         48(R12), R12
+	MOVQ         48(SP), R12
 	VMOVUPS      Z7, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         56(R12), R12
+	MOVQ         56(SP), R12
 	VMOVUPS      Z5, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         64(R12), R12
+	MOVQ         64(SP), R12
 	VMOVUPS      Z3, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         72(R12), R12
+	MOVQ         72(SP), R12
 	VMOVUPS      Z4, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         80(R12), R12
+	MOVQ         80(SP), R12
 	VMOVUPS      Z10, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         88(R12), R12
+	MOVQ         88(SP), R12
 	VMOVUPS      Z8, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         96(R12), R12
+	MOVQ         96(SP), R12
 	VMOVUPS      Z9, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         104(R12), R12
+	MOVQ         104(SP), R12
 	VMOVUPS      Z11, (R12)(R13*4)
 	ADDQ         $0x00000010, R13
 	SUBQ         $0x00000010, R14
@@ -72141,51 +72157,37 @@ TOIAVX512_t_finish_normal:
 	VMOVD        R13, X11
 	VPBROADCASTD X11, Z11
 	VPADDD       iota<>+0(SB), Z11, Z11
-	MOVQ         out+40(FP), R12
-	MOVQ         (R12), R12
+	MOVQ         (SP), R12
 	VMOVDQU32    Z11, K1, (R12)(R13*4)
 	VMOVUPS      5568(R9), Z11
 	VCVTTPS2DQ   Z11, Z11
-	MOVQ         out+40(FP), R12
-	MOVQ         8(R12), R12
+	MOVQ         8(SP), R12
 	VMOVDQU32    Z11, K1, (R12)(R13*4)
 	VMOVUPS      5504(R9), Z11
 	VCVTTPS2DQ   Z11, Z11
-	MOVQ         out+40(FP), R12
-	MOVQ         16(R12), R12
+	MOVQ         16(SP), R12
 	VMOVDQU32    Z11, K1, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         24(R12), R12
+	MOVQ         24(SP), R12
 	VMOVUPS      Z9, K1, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         32(R12), R12
+	MOVQ         32(SP), R12
 	VMOVUPS      Z10, K1, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         40(R12), R12
+	MOVQ         40(SP), R12
 	VMOVUPS      Z1, K1, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         48(R12), R12
+	MOVQ         48(SP), R12
 	VMOVUPS      Z4, K1, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         56(R12), R12
+	MOVQ         56(SP), R12
 	VMOVUPS      Z0, K1, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         64(R12), R12
+	MOVQ         64(SP), R12
 	VMOVUPS      Z2, K1, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         72(R12), R12
+	MOVQ         72(SP), R12
 	VMOVUPS      Z3, K1, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         80(R12), R12
+	MOVQ         80(SP), R12
 	VMOVUPS      Z7, K1, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         88(R12), R12
+	MOVQ         88(SP), R12
 	VMOVUPS      Z5, K1, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         96(R12), R12
+	MOVQ         96(SP), R12
 	VMOVUPS      Z6, K1, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         104(R12), R12
+	MOVQ         104(SP), R12
 	VMOVUPS      Z8, K1, (R12)(R13*4)
 
 TOIAVX512_done:
@@ -72194,12 +72196,41 @@ TOIAVX512_done:
 
 // func TOI64AVX2(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64)
 // Requires: AVX, AVX2
-TEXT ·TOI64AVX2(SB), $3072-88
+TEXT ·TOI64AVX2(SB), $3184-88
+	MOVQ         out+40(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
+	MOVQ         104(R12), AX
+	MOVQ         AX, 104(SP)
 	MOVQ         start+0(FP), AX
 	MOVQ         end+8(FP), CX
 	MOVQ         pi+24(FP), DX
 	MOVQ         pj+32(FP), SI
-	LEAQ         (SP), R9
+	LEAQ         112(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
 	VXORPS       Y0, Y0, Y0
@@ -73454,52 +73485,38 @@ TOI64AVX2_g_finish_normal:
 	VMOVD        R13, X12
 	VPBROADCASTD X12, X12
 	VPADDD       iota<>+0(SB), X12, X12
-	MOVQ         out+40(FP), R12
-	MOVQ         (R12), R12
+	MOVQ         (SP), R12
 	VMOVUPS      X12, (R12)(R13*4)
 	VMOVUPS      2784(R9), Y12
 	VCVTTPD2DQY  Y12, X12
-	MOVQ         out+40(FP), R12
-	MOVQ         8(R12), R12
+	MOVQ         8(SP), R12
 	VMOVUPS      X12, (R12)(R13*4)
 	VMOVUPS      2752(R9), Y12
 	VCVTTPD2DQY  Y12, X12
-	MOVQ         out+40(FP), R12
-	MOVQ         16(R12), R12
+	MOVQ         16(SP), R12
 	VMOVUPS      X12, (R12)(R13*4)
 	VMOVUPS      32(R9), Y12
-	MOVQ         out+40(FP), R12
-	MOVQ         24(R12), R12
+	MOVQ         24(SP), R12
 	VMOVUPS      Y12, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         32(R12), R12
+	MOVQ         32(SP), R12
 	VMOVUPS      Y10, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         40(R12), R12
+	MOVQ         40(SP), R12
 	VMOVUPS      Y3, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         48(R12), R12
+	MOVQ         48(SP), R12
 	VMOVUPS      Y4, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         56(R12), R12
+	MOVQ         56(SP), R12
 	VMOVUPS      Y2, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         64(R12), R12
+	MOVQ         64(SP), R12
 	VMOVUPS      Y5, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         72(R12), R12
+	MOVQ         72(SP), R12
 	VMOVUPS      Y7, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         80(R12), R12
+	MOVQ         80(SP), R12
 	VMOVUPS      Y9, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         88(R12), R12
+	MOVQ         88(SP), R12
 	VMOVUPS      Y6, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         96(R12), R12
+	MOVQ         96(SP), R12
 	VMOVUPS      Y8, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         104(R12), R12
+	MOVQ         104(SP), R12
 	VMOVUPS      Y11, (R12)(R13*8)
 	ADDQ         $0x00000004, R13
 	SUBQ         $0x00000004, R14
@@ -74777,59 +74794,45 @@ TOI64AVX2_t_finish_normal:
 	VMOVD        R13, X10
 	VPBROADCASTD X10, X10
 	VPADDD       iota<>+0(SB), X10, X10
-	MOVQ         out+40(FP), R12
-	MOVQ         (R12), R12
+	MOVQ         (SP), R12
 	VMOVDQU      pack64<>+0(SB), Y11
 	VPERMD       Y2, Y11, Y11
 	VPMASKMOVD   X10, X11, (R12)(R13*4)
 	VMOVUPS      2784(R9), Y10
 	VCVTTPD2DQY  Y10, X10
-	MOVQ         out+40(FP), R12
-	MOVQ         8(R12), R12
+	MOVQ         8(SP), R12
 	VMOVDQU      pack64<>+0(SB), Y11
 	VPERMD       Y2, Y11, Y11
 	VPMASKMOVD   X10, X11, (R12)(R13*4)
 	VMOVUPS      2752(R9), Y10
 	VCVTTPD2DQY  Y10, X10
-	MOVQ         out+40(FP), R12
-	MOVQ         16(R12), R12
+	MOVQ         16(SP), R12
 	VMOVDQU      pack64<>+0(SB), Y11
 	VPERMD       Y2, Y11, Y11
 	VPMASKMOVD   X10, X11, (R12)(R13*4)
 	VMOVUPS      32(R9), Y10
-	MOVQ         out+40(FP), R12
-	MOVQ         24(R12), R12
+	MOVQ         24(SP), R12
 	VMASKMOVPS   Y10, Y2, (R12)(R13*8)
 	VMOVUPS      64(R9), Y10
-	MOVQ         out+40(FP), R12
-	MOVQ         32(R12), R12
+	MOVQ         32(SP), R12
 	VMASKMOVPS   Y10, Y2, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         40(R12), R12
+	MOVQ         40(SP), R12
 	VMASKMOVPS   Y1, Y2, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         48(R12), R12
+	MOVQ         48(SP), R12
 	VMASKMOVPS   Y3, Y2, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         56(R12), R12
+	MOVQ         56(SP), R12
 	VMASKMOVPS   Y0, Y2, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         64(R12), R12
+	MOVQ         64(SP), R12
 	VMASKMOVPS   Y4, Y2, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         72(R12), R12
+	MOVQ         72(SP), R12
 	VMASKMOVPS   Y6, Y2, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         80(R12), R12
+	MOVQ         80(SP), R12
 	VMASKMOVPS   Y8, Y2, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         88(R12), R12
+	MOVQ         88(SP), R12
 	VMASKMOVPS   Y5, Y2, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         96(R12), R12
+	MOVQ         96(SP), R12
 	VMASKMOVPS   Y7, Y2, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         104(R12), R12
+	MOVQ         104(SP), R12
 	VMASKMOVPS   Y9, Y2, (R12)(R13*8)
 
 TOI64AVX2_done:
@@ -74838,12 +74841,41 @@ TOI64AVX2_done:
 
 // func TOI64AVX512(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2
-TEXT ·TOI64AVX512(SB), $6080-88
+TEXT ·TOI64AVX512(SB), $6192-88
+	MOVQ         out+40(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
+	MOVQ         104(R12), AX
+	MOVQ         AX, 104(SP)
 	MOVQ         start+0(FP), AX
 	MOVQ         end+8(FP), CX
 	MOVQ         pi+24(FP), DX
 	MOVQ         pj+32(FP), SI
-	LEAQ         (SP), R9
+	LEAQ         112(SP), R9
 	ADDQ         $0x3f, R9
 	ANDQ         $-64, R9
 	VXORPS       Z0, Z0, Z0
@@ -76005,51 +76037,37 @@ TOI64AVX512_g_finish_normal:
 	VMOVD        R13, X13
 	VPBROADCASTD X13, Y13
 	VPADDD       iota<>+0(SB), Y13, Y13
-	MOVQ         out+40(FP), R12
-	MOVQ         (R12), R12
+	MOVQ         (SP), R12
 	VMOVUPS      Y13, (R12)(R13*4)
 	VMOVUPS      5568(R9), Z13
 	VCVTTPD2DQ   Z13, Y13
-	MOVQ         out+40(FP), R12
-	MOVQ         8(R12), R12
+	MOVQ         8(SP), R12
 	VMOVUPS      Y13, (R12)(R13*4)
 	VMOVUPS      5504(R9), Z13
 	VCVTTPD2DQ   Z13, Y13
-	MOVQ         out+40(FP), R12
-	MOVQ         16(R12), R12
+	MOVQ         16(SP), R12
 	VMOVUPS      Y13, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         24(R12), R12
+	MOVQ         24(SP), R12
 	VMOVUPS      Z11, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         32(R12), R12
+	MOVQ         32(SP), R12
 	VMOVUPS      Z12, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         40(R12), R12
+	MOVQ         40(SP), R12
 	VMOVUPS      Z5, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         48(R12), R12
+	MOVQ         48(SP), R12
 	VMOVUPS      Z6, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         56(R12), R12
+	MOVQ         56(SP), R12
 	VMOVUPS      Z4, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         64(R12), R12
+	MOVQ         64(SP), R12
 	VMOVUPS      Z2, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         72(R12), R12
+	MOVQ         72(SP), R12
 	VMOVUPS      Z3, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         80(R12), R12
+	MOVQ         80(SP), R12
 	VMOVUPS      Z9, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         88(R12), R12
+	MOVQ         88(SP), R12
 	VMOVUPS      Z7, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         96(R12), R12
+	MOVQ         96(SP), R12
 	VMOVUPS      Z8, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         104(R12), R12
+	MOVQ         104(SP), R12
 	VMOVUPS      Z10, (R12)(R13*8)
 	ADDQ         $0x00000008, R13
 	SUBQ         $0x00000008, R14
@@ -77217,51 +77235,37 @@ TOI64AVX512_t_finish_normal:
 	VMOVD        R13, X11
 	VPBROADCASTD X11, Y11
 	VPADDD       iota<>+0(SB), Y11, Y11
-	MOVQ         out+40(FP), R12
-	MOVQ         (R12), R12
+	MOVQ         (SP), R12
 	VMOVDQU32    Y11, K1, (R12)(R13*4)
 	VMOVUPS      5568(R9), Z11
 	VCVTTPD2DQ   Z11, Y11
-	MOVQ         out+40(FP), R12
-	MOVQ         8(R12), R12
+	MOVQ         8(SP), R12
 	VMOVDQU32    Y11, K1, (R12)(R13*4)
 	VMOVUPS      5504(R9), Z11
 	VCVTTPD2DQ   Z11, Y11
-	MOVQ         out+40(FP), R12
-	MOVQ         16(R12), R12
+	MOVQ         16(SP), R12
 	VMOVDQU32    Y11, K1, (R12)(R13*4)
-	MOVQ         out+40(FP), R12
-	MOVQ         24(R12), R12
+	MOVQ         24(SP), R12
 	VMOVUPD      Z9, K1, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         32(R12), R12
+	MOVQ         32(SP), R12
 	VMOVUPD      Z10, K1, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         40(R12), R12
+	MOVQ         40(SP), R12
 	VMOVUPD      Z1, K1, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         48(R12), R12
+	MOVQ         48(SP), R12
 	VMOVUPD      Z4, K1, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         56(R12), R12
+	MOVQ         56(SP), R12
 	VMOVUPD      Z0, K1, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         64(R12), R12
+	MOVQ         64(SP), R12
 	VMOVUPD      Z2, K1, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         72(R12), R12
+	MOVQ         72(SP), R12
 	VMOVUPD      Z3, K1, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         80(R12), R12
+	MOVQ         80(SP), R12
 	VMOVUPD      Z7, K1, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         88(R12), R12
+	MOVQ         88(SP), R12
 	VMOVUPD      Z5, K1, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         96(R12), R12
+	MOVQ         96(SP), R12
 	VMOVUPD      Z6, K1, (R12)(R13*8)
-	MOVQ         out+40(FP), R12
-	MOVQ         104(R12), R12
+	MOVQ         104(SP), R12
 	VMOVUPD      Z8, K1, (R12)(R13*8)
 
 TOI64AVX512_done:

@@ -55,6 +55,10 @@ type toiKernel struct {
 	c     *constants
 	name  string
 	progs [3]*ir.Program // setup, step, finish
+	// outs is the kernel's copy of the fourteen output stream pointers
+	// (out), in its frame: a row's store then loads its pointer in one
+	// instruction, not two.
+	outs Mem
 	zero  VecVirtual
 	one   VecVirtual
 }
@@ -77,6 +81,13 @@ func (e *emitter) TOI() {
 	k := &toiKernel{t: t, c: e.c, name: name}
 	for i, kk := range []*kernels.Kernel{kernels.TOISetup, kernels.TOIStep, kernels.TOIFinish} {
 		k.progs[i] = ir.Unpark(kk.ProgramOf(t.Elem))
+	}
+	k.outs = AllocLocal(8 * toiStreams)
+	Load(Param("out"), scratch)
+	for j := range toiStreams {
+		r := GP64()
+		MOVQ(Mem{Base: scratch, Disp: 8 * j}, r)
+		MOVQ(r, k.outs.Offset(8*j))
 	}
 	Load(Param("start"), toiStart)
 	Load(Param("end"), toiEnd)
@@ -312,8 +323,7 @@ func (k *toiKernel) pads(label string, index func(side, lane int) Mem) {
 func (k *toiKernel) rows(l *lowering, mask Op) {
 	t := k.t
 	ptr := func(s int) GPPhysical {
-		Load(Param("out"), scratch)
-		MOVQ(Mem{Base: scratch, Disp: 8 * s}, scratch)
+		MOVQ(k.outs.Offset(8*s), scratch)
 		return scratch
 	}
 	Comment("Pair index k = i + lane.")
