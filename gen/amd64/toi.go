@@ -59,8 +59,8 @@ type toiKernel struct {
 	// (out), in its frame: a row's store then loads its pointer in one
 	// instruction, not two.
 	outs Mem
-	zero  VecVirtual
-	one   VecVirtual
+	zero VecVirtual
+	one  VecVirtual
 }
 
 // TOI emits TOIISA: the time of impact of n pairs of swept capsules, one
