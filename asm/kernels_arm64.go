@@ -172,6 +172,26 @@ func Poses64NEON(px *float64, py *float64, pz *float64, qx *float64, qy *float64
 //go:noescape
 func PosesIndexed64NEON(px *float64, py *float64, pz *float64, qx *float64, qy *float64, qz *float64, qw *float64, local *float64, dst *float64, bodies *uint32, n int)
 
+// TOINEON computes the time of impact of n pairs of swept capsules on arm64 NEON,
+// one row per pair, bit-identical to fallback.TOILane on each. start and end point at
+// the capsule records (soa.Capsule, 32 bytes) at the start and the end of the step, pad
+// at one pad per capsule or is nil (no pads), pi and pj at the n pair indices (all in
+// range), out holds the fourteen soa.TOIs streams of n rows; n > 0. tmax is clamped
+// to [0, 1]; maxiter is MaxIter as a float (at least 1).
+//
+//go:noescape
+func TOINEON(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32)
+
+// TOI64NEON computes the time of impact of n pairs of swept capsules on arm64 NEON,
+// one row per pair, bit-identical to fallback.TOILane64 on each. start and end point at
+// the capsule records (soa.Capsule64, 64 bytes) at the start and the end of the step, pad
+// at one pad per capsule or is nil (no pads), pi and pj at the n pair indices (all in
+// range), out holds the fourteen soa.TOIs64 streams of n rows; n > 0. tmax is clamped
+// to [0, 1]; maxiter is MaxIter as a float (at least 1).
+//
+//go:noescape
+func TOI64NEON(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64)
+
 // MaxIndexNEON returns the largest of pi[0:n] and pj[0:n] (0 when n = 0),
 // reading nothing else.
 //

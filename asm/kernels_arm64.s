@@ -14828,6 +14828,5648 @@ PosesIndexed64NEON_tailgroup_out_end:
 PosesIndexed64NEON_done:
 	RET
 
+// func TOINEON(start, end, pad *float32, pi, pj *uint32, out *[14]*float32, n int, margin, tol, tmax, maxiter float32)
+TEXT ·TOINEON(SB), $1584-72
+	// 27 of 27 vector registers for values, 22 spilled per group.
+	MOVD pad+16(FP), R1
+	MOVD pi+24(FP), R7
+	MOVD pj+32(FP), R8
+	MOVD out+40(FP), R9
+	MOVD n+48(FP), R10
+	MOVD $0, R11
+	MOVD $neonconst<>(SB), R20
+	ADD $16, RSP, R21
+	// margin, tol, tmax and maxiter in every lane, in their slots.
+	MOVWU margin+56(FP), R19
+	WORD $0x4e040e7b // dup v27.4s, w19
+	WORD $0x3d813abb // str q27, [x21, #1248]
+	MOVWU tol+60(FP), R19
+	WORD $0x4e040e7b // dup v27.4s, w19
+	WORD $0x3d813ebb // str q27, [x21, #1264]
+	MOVWU tmax+64(FP), R19
+	WORD $0x4e040e7b // dup v27.4s, w19
+	WORD $0x3d8142bb // str q27, [x21, #1280]
+	MOVWU maxiter+68(FP), R19
+	WORD $0x4e040e7b // dup v27.4s, w19
+	WORD $0x3d8146bb // str q27, [x21, #1296]
+
+TOINEON_loop:
+	SUB R11, R10, R13
+	CMP $4, R13
+	BLT TOINEON_tail
+	// The start records of I and J, then the end records.
+	MOVD start+0(FP), R0
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 8(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 12(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d805aa0 // str q0, [x21, #352]
+	WORD $0x3d805ea1 // str q1, [x21, #368]
+	WORD $0x3d8062a2 // str q2, [x21, #384]
+	WORD $0x3d8072a3 // str q3, [x21, #448]
+	WORD $0x3d8066a4 // str q4, [x21, #400]
+	WORD $0x3d806aa5 // str q5, [x21, #416]
+	WORD $0x3d806ea6 // str q6, [x21, #432]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 8(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 12(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8076a0 // str q0, [x21, #464]
+	WORD $0x3d807aa1 // str q1, [x21, #480]
+	WORD $0x3d807ea2 // str q2, [x21, #496]
+	WORD $0x3d808ea3 // str q3, [x21, #560]
+	WORD $0x3d8082a4 // str q4, [x21, #512]
+	WORD $0x3d8086a5 // str q5, [x21, #528]
+	WORD $0x3d808aa6 // str q6, [x21, #544]
+	MOVD end+8(FP), R0
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 8(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 12(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8092a0 // str q0, [x21, #576]
+	WORD $0x3d8096a1 // str q1, [x21, #592]
+	WORD $0x3d809aa2 // str q2, [x21, #608]
+	WORD $0x3d80aaa3 // str q3, [x21, #672]
+	WORD $0x3d809ea4 // str q4, [x21, #624]
+	WORD $0x3d80a2a5 // str q5, [x21, #640]
+	WORD $0x3d80a6a6 // str q6, [x21, #656]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 8(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 12(R19), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d80aea0 // str q0, [x21, #688]
+	WORD $0x3d80b2a1 // str q1, [x21, #704]
+	WORD $0x3d80b6a2 // str q2, [x21, #720]
+	WORD $0x3d80c6a3 // str q3, [x21, #784]
+	WORD $0x3d80baa4 // str q4, [x21, #736]
+	WORD $0x3d80bea5 // str q5, [x21, #752]
+	WORD $0x3d80c2a6 // str q6, [x21, #768]
+	// The pads of I and J: loaded by index, or zero without pads.
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d80cabb // str q27, [x21, #800]
+	WORD $0x3d80cebb // str q27, [x21, #816]
+	CBZ R1, TOINEON_group_nopad
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	MOVWU (R1)(R22<<2), R23
+	MOVW R23, 800(R21)
+	MOVWU 4(R19), R22
+	MOVWU (R1)(R22<<2), R23
+	MOVW R23, 804(R21)
+	MOVWU 8(R19), R22
+	MOVWU (R1)(R22<<2), R23
+	MOVW R23, 808(R21)
+	MOVWU 12(R19), R22
+	MOVWU (R1)(R22<<2), R23
+	MOVW R23, 812(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	MOVWU (R1)(R22<<2), R23
+	MOVW R23, 816(R21)
+	MOVWU 4(R19), R22
+	MOVWU (R1)(R22<<2), R23
+	MOVW R23, 820(R21)
+	MOVWU 8(R19), R22
+	MOVWU (R1)(R22<<2), R23
+	MOVW R23, 824(R21)
+	MOVWU 12(R19), R22
+	MOVWU (R1)(R22<<2), R23
+	MOVW R23, 828(R21)
+
+TOINEON_group_nopad:
+	// Setup: the frame and the initial state.
+	// Finite inputs: the sum of x - x over every input is 0. Each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree, not toiFinite's chain.
+	WORD $0x3dc05aa0 // ldr q0, [x21, #352]
+	WORD $0x4ea0d401 // fsub v1.4s, v0.4s, v0.4s
+	WORD $0x3dc05ea2 // ldr q2, [x21, #368]
+	WORD $0x4ea2d443 // fsub v3.4s, v2.4s, v2.4s
+	WORD $0x3dc062a4 // ldr q4, [x21, #384]
+	WORD $0x4ea4d485 // fsub v5.4s, v4.4s, v4.4s
+	WORD $0x3dc066a6 // ldr q6, [x21, #400]
+	WORD $0x4ea6d4c7 // fsub v7.4s, v6.4s, v6.4s
+	WORD $0x3dc06aa8 // ldr q8, [x21, #416]
+	WORD $0x4ea8d509 // fsub v9.4s, v8.4s, v8.4s
+	WORD $0x3dc06eaa // ldr q10, [x21, #432]
+	WORD $0x4eaad54b // fsub v11.4s, v10.4s, v10.4s
+	WORD $0x3dc092ac // ldr q12, [x21, #576]
+	WORD $0x4eacd58d // fsub v13.4s, v12.4s, v12.4s
+	WORD $0x3dc096ae // ldr q14, [x21, #592]
+	WORD $0x4eaed5cf // fsub v15.4s, v14.4s, v14.4s
+	WORD $0x3dc09ab0 // ldr q16, [x21, #608]
+	WORD $0x4eb0d611 // fsub v17.4s, v16.4s, v16.4s
+	WORD $0x3dc09eb2 // ldr q18, [x21, #624]
+	WORD $0x4eb2d653 // fsub v19.4s, v18.4s, v18.4s
+	WORD $0x3dc0a2b4 // ldr q20, [x21, #640]
+	WORD $0x4eb4d695 // fsub v21.4s, v20.4s, v20.4s
+	WORD $0x3dc0a6b6 // ldr q22, [x21, #656]
+	WORD $0x4eb6d6d7 // fsub v23.4s, v22.4s, v22.4s
+	WORD $0x3dc072b8 // ldr q24, [x21, #448]
+	WORD $0x4eb8d719 // fsub v25.4s, v24.4s, v24.4s
+	WORD $0x3dc0aaba // ldr q26, [x21, #672]
+	WORD $0x4ebad756 // fsub v22.4s, v26.4s, v26.4s
+	WORD $0x3dc0cabb // ldr q27, [x21, #800]
+	WORD $0x3dc0cabc // ldr q28, [x21, #800]
+	WORD $0x4ebcd774 // fsub v20.4s, v27.4s, v28.4s
+	WORD $0x3dc076bb // ldr q27, [x21, #464]
+	WORD $0x3dc076bc // ldr q28, [x21, #464]
+	WORD $0x4ebcd772 // fsub v18.4s, v27.4s, v28.4s
+	WORD $0x3dc07abb // ldr q27, [x21, #480]
+	WORD $0x3dc07abc // ldr q28, [x21, #480]
+	WORD $0x4ebcd76a // fsub v10.4s, v27.4s, v28.4s
+	WORD $0x3dc07ebb // ldr q27, [x21, #496]
+	WORD $0x3dc07ebc // ldr q28, [x21, #496]
+	WORD $0x4ebcd768 // fsub v8.4s, v27.4s, v28.4s
+	WORD $0x3dc082bb // ldr q27, [x21, #512]
+	WORD $0x3dc082bc // ldr q28, [x21, #512]
+	WORD $0x4ebcd766 // fsub v6.4s, v27.4s, v28.4s
+	WORD $0x3dc086bb // ldr q27, [x21, #528]
+	WORD $0x3dc086bc // ldr q28, [x21, #528]
+	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x3dc08abb // ldr q27, [x21, #544]
+	WORD $0x3dc08abc // ldr q28, [x21, #544]
+	WORD $0x4ebcd76e // fsub v14.4s, v27.4s, v28.4s
+	WORD $0x3dc0aebb // ldr q27, [x21, #688]
+	WORD $0x3dc0aebc // ldr q28, [x21, #688]
+	WORD $0x4ebcd76c // fsub v12.4s, v27.4s, v28.4s
+	WORD $0x3dc0b2bb // ldr q27, [x21, #704]
+	WORD $0x3dc0b2bc // ldr q28, [x21, #704]
+	WORD $0x4ebcd764 // fsub v4.4s, v27.4s, v28.4s
+	WORD $0x3dc0b6bb // ldr q27, [x21, #720]
+	WORD $0x3dc0b6bc // ldr q28, [x21, #720]
+	WORD $0x4ebcd762 // fsub v2.4s, v27.4s, v28.4s
+	WORD $0x3dc0babb // ldr q27, [x21, #736]
+	WORD $0x3dc0babc // ldr q28, [x21, #736]
+	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
+	WORD $0x3dc0bebb // ldr q27, [x21, #752]
+	WORD $0x3dc0bebc // ldr q28, [x21, #752]
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x3dc0c2bb // ldr q27, [x21, #768]
+	WORD $0x3dc0c2bc // ldr q28, [x21, #768]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x3dc08ebb // ldr q27, [x21, #560]
+	WORD $0x3dc08ebc // ldr q28, [x21, #560]
+	WORD $0x3d8002ba // str q26, [x21, #0]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x3dc0c6bb // ldr q27, [x21, #784]
+	WORD $0x3dc0c6bc // ldr q28, [x21, #784]
+	WORD $0x3d8006ba // str q26, [x21, #16]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x3dc0cebb // ldr q27, [x21, #816]
+	WORD $0x3dc0cebc // ldr q28, [x21, #816]
+	WORD $0x3d800aba // str q26, [x21, #32]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x3dc13abb // ldr q27, [x21, #1248]
+	WORD $0x3dc13abc // ldr q28, [x21, #1248]
+	WORD $0x3d800eba // str q26, [x21, #48]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x3dc13ebb // ldr q27, [x21, #1264]
+	WORD $0x3dc13ebc // ldr q28, [x21, #1264]
+	WORD $0x3d8012ba // str q26, [x21, #64]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x3dc142bb // ldr q27, [x21, #1280]
+	WORD $0x3dc142bc // ldr q28, [x21, #1280]
+	WORD $0x3d8016ba // str q26, [x21, #80]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e27d4a3 // fadd v3.4s, v5.4s, v7.4s
+	WORD $0x4e2bd525 // fadd v5.4s, v9.4s, v11.4s
+	WORD $0x4e2fd5a7 // fadd v7.4s, v13.4s, v15.4s
+	WORD $0x4e33d629 // fadd v9.4s, v17.4s, v19.4s
+	WORD $0x4e37d6ab // fadd v11.4s, v21.4s, v23.4s
+	WORD $0x4e36d72d // fadd v13.4s, v25.4s, v22.4s
+	WORD $0x4e32d68f // fadd v15.4s, v20.4s, v18.4s
+	WORD $0x4e28d548 // fadd v8.4s, v10.4s, v8.4s
+	WORD $0x4e30d4c6 // fadd v6.4s, v6.4s, v16.4s
+	WORD $0x4e2cd5ca // fadd v10.4s, v14.4s, v12.4s
+	WORD $0x4e22d482 // fadd v2.4s, v4.4s, v2.4s
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4e3cd764 // fadd v4.4s, v27.4s, v28.4s
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x4e3cd76c // fadd v12.4s, v27.4s, v28.4s
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x4e3cd76e // fadd v14.4s, v27.4s, v28.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e27d4a3 // fadd v3.4s, v5.4s, v7.4s
+	WORD $0x4e2bd525 // fadd v5.4s, v9.4s, v11.4s
+	WORD $0x4e2fd5a7 // fadd v7.4s, v13.4s, v15.4s
+	WORD $0x4e26d506 // fadd v6.4s, v8.4s, v6.4s
+	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e2ed584 // fadd v4.4s, v12.4s, v14.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e27d4a3 // fadd v3.4s, v5.4s, v7.4s
+	WORD $0x4e22d4c2 // fadd v2.4s, v6.4s, v2.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e20d440 // fadd v0.4s, v2.4s, v0.4s
+	WORD $0x4e20d420 // fadd v0.4s, v1.4s, v0.4s
+	WORD $0x4e3ad400 // fadd v0.4s, v0.4s, v26.4s
+	WORD $0x6f00e401 // movi v1.2d, #0x0
+	WORD $0x4e21e400 // fcmeq v0.4s, v0.4s, v1.4s
+	// A negative radius or pad is invalid.
+	WORD $0x3dc072a2 // ldr q2, [x21, #448]
+	WORD $0x3dc0aaa3 // ldr q3, [x21, #672]
+	WORD $0x6ea2e47e // fcmgt v30.4s, v3.4s, v2.4s
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e631c44 // bsl v4.16b, v2.16b, v3.16b
+	WORD $0x3dc08ea5 // ldr q5, [x21, #560]
+	WORD $0x3dc0c6a6 // ldr q6, [x21, #784]
+	WORD $0x6ea5e4de // fcmgt v30.4s, v6.4s, v5.4s
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e661ca7 // bsl v7.16b, v5.16b, v6.16b
+	WORD $0x6ea4e4fe // fcmgt v30.4s, v7.4s, v4.4s
+	WORD $0x6ebe1c87 // bit v7.16b, v4.16b, v30.16b
+	WORD $0x6ea7e424 // fcmgt v4.4s, v1.4s, v7.4s
+	WORD $0x3dc0caa7 // ldr q7, [x21, #800]
+	WORD $0x3dc0cea8 // ldr q8, [x21, #816]
+	WORD $0x6ea7e51e // fcmgt v30.4s, v8.4s, v7.4s
+	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
+	WORD $0x6e681ce9 // bsl v9.16b, v7.16b, v8.16b
+	WORD $0x6ea9e429 // fcmgt v9.4s, v1.4s, v9.4s
+	WORD $0x4ea91c84 // orr v4.16b, v4.16b, v9.16b
+	WORD $0x4e641c00 // bic v0.16b, v0.16b, v4.16b
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	WORD $0x3dc05aa4 // ldr q4, [x21, #352]
+	WORD $0x3dc076a9 // ldr q9, [x21, #464]
+	WORD $0x4ea9d48a // fsub v10.4s, v4.4s, v9.4s
+	WORD $0x3dc05eab // ldr q11, [x21, #368]
+	WORD $0x3dc07aac // ldr q12, [x21, #480]
+	WORD $0x4eacd56d // fsub v13.4s, v11.4s, v12.4s
+	WORD $0x3dc062ae // ldr q14, [x21, #384]
+	WORD $0x3dc07eaf // ldr q15, [x21, #496]
+	WORD $0x4eafd5d0 // fsub v16.4s, v14.4s, v15.4s
+	WORD $0x3dc092bb // ldr q27, [x21, #576]
+	WORD $0x4ea4d764 // fsub v4.4s, v27.4s, v4.4s
+	WORD $0x3dc096bb // ldr q27, [x21, #592]
+	WORD $0x4eabd76b // fsub v11.4s, v27.4s, v11.4s
+	WORD $0x3dc09abb // ldr q27, [x21, #608]
+	WORD $0x4eaed76e // fsub v14.4s, v27.4s, v14.4s
+	WORD $0x3dc066b1 // ldr q17, [x21, #400]
+	WORD $0x4ea9d632 // fsub v18.4s, v17.4s, v9.4s
+	WORD $0x3dc06ab3 // ldr q19, [x21, #416]
+	WORD $0x4eacd674 // fsub v20.4s, v19.4s, v12.4s
+	WORD $0x3dc06eb5 // ldr q21, [x21, #432]
+	WORD $0x4eafd6b6 // fsub v22.4s, v21.4s, v15.4s
+	WORD $0x3dc09ebb // ldr q27, [x21, #624]
+	WORD $0x4eb1d771 // fsub v17.4s, v27.4s, v17.4s
+	WORD $0x3dc0a2bb // ldr q27, [x21, #640]
+	WORD $0x4eb3d773 // fsub v19.4s, v27.4s, v19.4s
+	WORD $0x3dc0a6bb // ldr q27, [x21, #656]
+	WORD $0x4eb5d775 // fsub v21.4s, v27.4s, v21.4s
+	WORD $0x3dc0aebb // ldr q27, [x21, #688]
+	WORD $0x4ea9d777 // fsub v23.4s, v27.4s, v9.4s
+	WORD $0x3dc0b2bb // ldr q27, [x21, #704]
+	WORD $0x4eacd778 // fsub v24.4s, v27.4s, v12.4s
+	WORD $0x3dc0b6bb // ldr q27, [x21, #720]
+	WORD $0x4eafd779 // fsub v25.4s, v27.4s, v15.4s
+	WORD $0x3dc082ba // ldr q26, [x21, #512]
+	WORD $0x4ea9d749 // fsub v9.4s, v26.4s, v9.4s
+	WORD $0x3dc086bb // ldr q27, [x21, #528]
+	WORD $0x4eacd76c // fsub v12.4s, v27.4s, v12.4s
+	WORD $0x3dc08abb // ldr q27, [x21, #544]
+	WORD $0x4eafd76f // fsub v15.4s, v27.4s, v15.4s
+	WORD $0x3dc0babb // ldr q27, [x21, #736]
+	WORD $0x4ebad77a // fsub v26.4s, v27.4s, v26.4s
+	WORD $0x3dc0bebb // ldr q27, [x21, #752]
+	WORD $0x3dc086bc // ldr q28, [x21, #528]
+	WORD $0x4ebcd768 // fsub v8.4s, v27.4s, v28.4s
+	WORD $0x3dc0c2bb // ldr q27, [x21, #768]
+	WORD $0x3dc08abc // ldr q28, [x21, #544]
+	WORD $0x4ebcd767 // fsub v7.4s, v27.4s, v28.4s
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	WORD $0x4ea0f945 // fabs v5.4s, v10.4s
+	WORD $0x4e24d546 // fadd v6.4s, v10.4s, v4.4s
+	WORD $0x4ea0f8c6 // fabs v6.4s, v6.4s
+	WORD $0x4ea0f9a2 // fabs v2.4s, v13.4s
+	WORD $0x4e2bd5a3 // fadd v3.4s, v13.4s, v11.4s
+	WORD $0x4ea0f863 // fabs v3.4s, v3.4s
+	WORD $0x4ea0fa01 // fabs v1.4s, v16.4s
+	WORD $0x3d801aa0 // str q0, [x21, #96]
+	WORD $0x4e2ed600 // fadd v0.4s, v16.4s, v14.4s
+	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
+	WORD $0x3d801ea4 // str q4, [x21, #112]
+	WORD $0x4ea0fa44 // fabs v4.4s, v18.4s
+	WORD $0x3d8022aa // str q10, [x21, #128]
+	WORD $0x4e31d64a // fadd v10.4s, v18.4s, v17.4s
+	WORD $0x4ea0f94a // fabs v10.4s, v10.4s
+	WORD $0x3d8026ab // str q11, [x21, #144]
+	WORD $0x4ea0fa8b // fabs v11.4s, v20.4s
+	WORD $0x3d802aad // str q13, [x21, #160]
+	WORD $0x4e33d68d // fadd v13.4s, v20.4s, v19.4s
+	WORD $0x4ea0f9ad // fabs v13.4s, v13.4s
+	WORD $0x3d802eae // str q14, [x21, #176]
+	WORD $0x4ea0face // fabs v14.4s, v22.4s
+	WORD $0x3d8032b0 // str q16, [x21, #192]
+	WORD $0x4e35d6d0 // fadd v16.4s, v22.4s, v21.4s
+	WORD $0x4ea0fa10 // fabs v16.4s, v16.4s
+	WORD $0x3d8036b1 // str q17, [x21, #208]
+	WORD $0x4ea0faf1 // fabs v17.4s, v23.4s
+	WORD $0x3d803ab2 // str q18, [x21, #224]
+	WORD $0x4ea0fb12 // fabs v18.4s, v24.4s
+	WORD $0x3d803eb3 // str q19, [x21, #240]
+	WORD $0x4ea0fb33 // fabs v19.4s, v25.4s
+	WORD $0x3d8042b4 // str q20, [x21, #256]
+	WORD $0x4ea0f934 // fabs v20.4s, v9.4s
+	WORD $0x3d8046b5 // str q21, [x21, #272]
+	WORD $0x4e3ad535 // fadd v21.4s, v9.4s, v26.4s
+	WORD $0x4ea0fab5 // fabs v21.4s, v21.4s
+	WORD $0x3d804aa9 // str q9, [x21, #288]
+	WORD $0x4ea0f989 // fabs v9.4s, v12.4s
+	WORD $0x3d804eb6 // str q22, [x21, #304]
+	WORD $0x4e28d596 // fadd v22.4s, v12.4s, v8.4s
+	WORD $0x4ea0fad6 // fabs v22.4s, v22.4s
+	WORD $0x3d8052a8 // str q8, [x21, #320]
+	WORD $0x4ea0f9e8 // fabs v8.4s, v15.4s
+	WORD $0x3d8056ac // str q12, [x21, #336]
+	WORD $0x4e27d5ec // fadd v12.4s, v15.4s, v7.4s
+	WORD $0x4ea0f98c // fabs v12.4s, v12.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6ea5e77e // fcmgt v30.4s, v27.4s, v5.4s
+	WORD $0x6ebe1f65 // bit v5.16b, v27.16b, v30.16b
+	WORD $0x6ea2e4de // fcmgt v30.4s, v6.4s, v2.4s
+	WORD $0x6ebe1cc2 // bit v2.16b, v6.16b, v30.16b
+	WORD $0x6ea1e47e // fcmgt v30.4s, v3.4s, v1.4s
+	WORD $0x6ebe1c61 // bit v1.16b, v3.16b, v30.16b
+	WORD $0x6ea4e41e // fcmgt v30.4s, v0.4s, v4.4s
+	WORD $0x6ebe1c04 // bit v4.16b, v0.16b, v30.16b
+	WORD $0x6eabe55e // fcmgt v30.4s, v10.4s, v11.4s
+	WORD $0x6ebe1d4b // bit v11.16b, v10.16b, v30.16b
+	WORD $0x6eaee5be // fcmgt v30.4s, v13.4s, v14.4s
+	WORD $0x6ebe1dae // bit v14.16b, v13.16b, v30.16b
+	WORD $0x6eb1e61e // fcmgt v30.4s, v16.4s, v17.4s
+	WORD $0x6ebe1e11 // bit v17.16b, v16.16b, v30.16b
+	WORD $0x6eb3e65e // fcmgt v30.4s, v18.4s, v19.4s
+	WORD $0x6ebe1e53 // bit v19.16b, v18.16b, v30.16b
+	WORD $0x6eb5e69e // fcmgt v30.4s, v20.4s, v21.4s
+	WORD $0x6ebe1e95 // bit v21.16b, v20.16b, v30.16b
+	WORD $0x6eb6e53e // fcmgt v30.4s, v9.4s, v22.4s
+	WORD $0x6ebe1d36 // bit v22.16b, v9.16b, v30.16b
+	WORD $0x6eace51e // fcmgt v30.4s, v8.4s, v12.4s
+	WORD $0x6ebe1d0c // bit v12.16b, v8.16b, v30.16b
+	WORD $0x6ea2e4be // fcmgt v30.4s, v5.4s, v2.4s
+	WORD $0x6ebe1ca2 // bit v2.16b, v5.16b, v30.16b
+	WORD $0x6ea4e43e // fcmgt v30.4s, v1.4s, v4.4s
+	WORD $0x6ebe1c24 // bit v4.16b, v1.16b, v30.16b
+	WORD $0x6eaee57e // fcmgt v30.4s, v11.4s, v14.4s
+	WORD $0x6ebe1d6e // bit v14.16b, v11.16b, v30.16b
+	WORD $0x6eb3e63e // fcmgt v30.4s, v17.4s, v19.4s
+	WORD $0x6ebe1e33 // bit v19.16b, v17.16b, v30.16b
+	WORD $0x6eb6e6be // fcmgt v30.4s, v21.4s, v22.4s
+	WORD $0x6ebe1eb6 // bit v22.16b, v21.16b, v30.16b
+	WORD $0x6ea4e45e // fcmgt v30.4s, v2.4s, v4.4s
+	WORD $0x6ebe1c44 // bit v4.16b, v2.16b, v30.16b
+	WORD $0x6eb3e5de // fcmgt v30.4s, v14.4s, v19.4s
+	WORD $0x6ebe1dd3 // bit v19.16b, v14.16b, v30.16b
+	WORD $0x6eace6de // fcmgt v30.4s, v22.4s, v12.4s
+	WORD $0x6ebe1ecc // bit v12.16b, v22.16b, v30.16b
+	WORD $0x6eb3e49e // fcmgt v30.4s, v4.4s, v19.4s
+	WORD $0x6ebe1c93 // bit v19.16b, v4.16b, v30.16b
+	WORD $0x6eace67e // fcmgt v30.4s, v19.4s, v12.4s
+	WORD $0x6ebe1e6c // bit v12.16b, v19.16b, v30.16b
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	WORD $0x3dc05e9b // ldr q27, [x20, #368]
+	WORD $0x6e2cdf60 // fmul v0.4s, v27.4s, v12.4s
+	WORD $0x3dc13ebb // ldr q27, [x21, #1264]
+	WORD $0x6ea0e77e // fcmgt v30.4s, v27.4s, v0.4s
+	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
+	WORD $0x3dc072bb // ldr q27, [x21, #448]
+	WORD $0x3dc0aabc // ldr q28, [x21, #672]
+	WORD $0x6ebce77e // fcmgt v30.4s, v27.4s, v28.4s
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e7c1f61 // bsl v1.16b, v27.16b, v28.16b
+	WORD $0x3dc08ebb // ldr q27, [x21, #560]
+	WORD $0x3dc0c6bc // ldr q28, [x21, #784]
+	WORD $0x6ebce77e // fcmgt v30.4s, v27.4s, v28.4s
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e7c1f62 // bsl v2.16b, v27.16b, v28.16b
+	WORD $0x3dc0cabc // ldr q28, [x21, #800]
+	WORD $0x4e3cd421 // fadd v1.4s, v1.4s, v28.4s
+	WORD $0x3dc0cebc // ldr q28, [x21, #816]
+	WORD $0x4e3cd442 // fadd v2.4s, v2.4s, v28.4s
+	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
+	WORD $0x3dc13abc // ldr q28, [x21, #1248]
+	WORD $0x4e3cd421 // fadd v1.4s, v1.4s, v28.4s
+	WORD $0x6ea0e43e // fcmgt v30.4s, v1.4s, v0.4s
+	WORD $0x6efe1c01 // bif v1.16b, v0.16b, v30.16b
+	WORD $0x4e20d420 // fadd v0.4s, v1.4s, v0.4s
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x3dc0629c // ldr q28, [x20, #384]
+	WORD $0x3dc0669d // ldr q29, [x20, #400]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e7d1f82 // bsl v2.16b, v28.16b, v29.16b
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x3d80d2bb // str q27, [x21, #832]
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x3d80d6bb // str q27, [x21, #848]
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3d80dabb // str q27, [x21, #864]
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x3d80debb // str q27, [x21, #880]
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3d80e2bb // str q27, [x21, #896]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3d80e6bb // str q27, [x21, #912]
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3d80eabb // str q27, [x21, #928]
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x3d80eebb // str q27, [x21, #944]
+	WORD $0x3d80f2af // str q15, [x21, #960]
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3d80f6bb // str q27, [x21, #976]
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3d80fabb // str q27, [x21, #992]
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x3d80febb // str q27, [x21, #1008]
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3d8102bb // str q27, [x21, #1024]
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3d8106bb // str q27, [x21, #1040]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3d810abb // str q27, [x21, #1056]
+	WORD $0x3d810eb7 // str q23, [x21, #1072]
+	WORD $0x3d8112b8 // str q24, [x21, #1088]
+	WORD $0x3d8116b9 // str q25, [x21, #1104]
+	WORD $0x3d811aba // str q26, [x21, #1120]
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x3d811ebb // str q27, [x21, #1136]
+	WORD $0x3d8122a7 // str q7, [x21, #1152]
+	WORD $0x3d8126a1 // str q1, [x21, #1168]
+	WORD $0x3d812aa0 // str q0, [x21, #1184]
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d812ebb // str q27, [x21, #1200]
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8132bb // str q27, [x21, #1216]
+	WORD $0x3d8136a2 // str q2, [x21, #1232]
+	// Steps until no lane is running.
+
+TOINEON_group_steps:
+	WORD $0x3dc142bb // ldr q27, [x21, #1280]
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ebbe7fe // fcmgt v30.4s, v31.4s, v27.4s
+	WORD $0x6e7f1f7e // bsl v30.16b, v27.16b, v31.16b
+	WORD $0x4ea0cbc0 // fcmgt v0.4s, v30.4s, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	// Step 1: the endpoints at t and the projection.
+	WORD $0x3dc12ea1 // ldr q1, [x21, #1200]
+	WORD $0x3dc0f6a2 // ldr q2, [x21, #976]
+	WORD $0x6e22dc23 // fmul v3.4s, v1.4s, v2.4s
+	WORD $0x3dc0d2bb // ldr q27, [x21, #832]
+	WORD $0x4e23d763 // fadd v3.4s, v27.4s, v3.4s
+	WORD $0x3dc0faa4 // ldr q4, [x21, #992]
+	WORD $0x6e24dc25 // fmul v5.4s, v1.4s, v4.4s
+	WORD $0x3dc0d6bb // ldr q27, [x21, #848]
+	WORD $0x4e25d765 // fadd v5.4s, v27.4s, v5.4s
+	WORD $0x3dc0fea6 // ldr q6, [x21, #1008]
+	WORD $0x6e26dc27 // fmul v7.4s, v1.4s, v6.4s
+	WORD $0x3dc0dabb // ldr q27, [x21, #864]
+	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
+	WORD $0x3dc102a8 // ldr q8, [x21, #1024]
+	WORD $0x6e28dc29 // fmul v9.4s, v1.4s, v8.4s
+	WORD $0x3dc0debb // ldr q27, [x21, #880]
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x3dc106aa // ldr q10, [x21, #1040]
+	WORD $0x6e2adc2b // fmul v11.4s, v1.4s, v10.4s
+	WORD $0x3dc0e2bb // ldr q27, [x21, #896]
+	WORD $0x4e2bd76b // fadd v11.4s, v27.4s, v11.4s
+	WORD $0x3dc10aac // ldr q12, [x21, #1056]
+	WORD $0x6e2cdc2d // fmul v13.4s, v1.4s, v12.4s
+	WORD $0x3dc0e6bb // ldr q27, [x21, #912]
+	WORD $0x4e2dd76d // fadd v13.4s, v27.4s, v13.4s
+	WORD $0x3dc10eae // ldr q14, [x21, #1072]
+	WORD $0x6e2edc2f // fmul v15.4s, v1.4s, v14.4s
+	WORD $0x6f00e410 // movi v16.2d, #0x0
+	WORD $0x4e2fd60f // fadd v15.4s, v16.4s, v15.4s
+	WORD $0x3dc112b1 // ldr q17, [x21, #1088]
+	WORD $0x6e31dc32 // fmul v18.4s, v1.4s, v17.4s
+	WORD $0x4e32d612 // fadd v18.4s, v16.4s, v18.4s
+	WORD $0x3dc116b3 // ldr q19, [x21, #1104]
+	WORD $0x6e33dc34 // fmul v20.4s, v1.4s, v19.4s
+	WORD $0x4e34d614 // fadd v20.4s, v16.4s, v20.4s
+	WORD $0x3dc11ab5 // ldr q21, [x21, #1120]
+	WORD $0x6e35dc36 // fmul v22.4s, v1.4s, v21.4s
+	WORD $0x3dc0eabb // ldr q27, [x21, #928]
+	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
+	WORD $0x3dc11eb7 // ldr q23, [x21, #1136]
+	WORD $0x6e37dc38 // fmul v24.4s, v1.4s, v23.4s
+	WORD $0x3dc0eebb // ldr q27, [x21, #944]
+	WORD $0x4e38d778 // fadd v24.4s, v27.4s, v24.4s
+	WORD $0x3dc122b9 // ldr q25, [x21, #1152]
+	WORD $0x6e39dc3a // fmul v26.4s, v1.4s, v25.4s
+	WORD $0x3dc0f2bb // ldr q27, [x21, #960]
+	WORD $0x4e3ad77a // fadd v26.4s, v27.4s, v26.4s
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x4ea3d521 // fsub v1.4s, v9.4s, v3.4s
+	WORD $0x4ea5d570 // fsub v16.4s, v11.4s, v5.4s
+	WORD $0x4ea7d5b9 // fsub v25.4s, v13.4s, v7.4s
+	WORD $0x4eafd6d7 // fsub v23.4s, v22.4s, v15.4s
+	WORD $0x4eb2d715 // fsub v21.4s, v24.4s, v18.4s
+	WORD $0x4eb4d753 // fsub v19.4s, v26.4s, v20.4s
+	WORD $0x4eafd471 // fsub v17.4s, v3.4s, v15.4s
+	WORD $0x4eb2d4ae // fsub v14.4s, v5.4s, v18.4s
+	WORD $0x4eb4d4ec // fsub v12.4s, v7.4s, v20.4s
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e37deea // fmul v10.4s, v23.4s, v23.4s
+	WORD $0x6e35dea8 // fmul v8.4s, v21.4s, v21.4s
+	WORD $0x4e28d548 // fadd v8.4s, v10.4s, v8.4s
+	WORD $0x6e33de6a // fmul v10.4s, v19.4s, v19.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe51e // fcmge v30.4s, v8.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e28ffe8 // fdiv v8.4s, v31.4s, v8.4s
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e21dc2a // fmul v10.4s, v1.4s, v1.4s
+	WORD $0x6e30de06 // fmul v6.4s, v16.4s, v16.4s
+	WORD $0x4e26d546 // fadd v6.4s, v10.4s, v6.4s
+	WORD $0x6e39df2a // fmul v10.4s, v25.4s, v25.4s
+	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe4de // fcmge v30.4s, v6.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e26ffe6 // fdiv v6.4s, v31.4s, v6.4s
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6e31deea // fmul v10.4s, v23.4s, v17.4s
+	WORD $0x6e2edea4 // fmul v4.4s, v21.4s, v14.4s
+	WORD $0x4e24d544 // fadd v4.4s, v10.4s, v4.4s
+	WORD $0x6e2cde6a // fmul v10.4s, v19.4s, v12.4s
+	WORD $0x4e2ad484 // fadd v4.4s, v4.4s, v10.4s
+	WORD $0x6e28dc84 // fmul v4.4s, v4.4s, v8.4s
+	WORD $0x6e21deea // fmul v10.4s, v23.4s, v1.4s
+	WORD $0x6e30dea2 // fmul v2.4s, v21.4s, v16.4s
+	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
+	WORD $0x6e39de6a // fmul v10.4s, v19.4s, v25.4s
+	WORD $0x4e2ad442 // fadd v2.4s, v2.4s, v10.4s
+	WORD $0x6e28dc48 // fmul v8.4s, v2.4s, v8.4s
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e21de2a // fmul v10.4s, v17.4s, v1.4s
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x6e30ddc0 // fmul v0.4s, v14.4s, v16.4s
+	WORD $0x4e20d540 // fadd v0.4s, v10.4s, v0.4s
+	WORD $0x6e39dd8a // fmul v10.4s, v12.4s, v25.4s
+	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e24deea // fmul v10.4s, v23.4s, v4.4s
+	WORD $0x3d8006ba // str q26, [x21, #16]
+	WORD $0x6e24deba // fmul v26.4s, v21.4s, v4.4s
+	WORD $0x3d800ab8 // str q24, [x21, #32]
+	WORD $0x6e24de78 // fmul v24.4s, v19.4s, v4.4s
+	WORD $0x4eb1d54a // fsub v10.4s, v10.4s, v17.4s
+	WORD $0x4eaed75a // fsub v26.4s, v26.4s, v14.4s
+	WORD $0x4eacd718 // fsub v24.4s, v24.4s, v12.4s
+	WORD $0x3d800eb6 // str q22, [x21, #48]
+	WORD $0x6e28def6 // fmul v22.4s, v23.4s, v8.4s
+	WORD $0x3d8012b4 // str q20, [x21, #64]
+	WORD $0x6e28deb4 // fmul v20.4s, v21.4s, v8.4s
+	WORD $0x3d8016b2 // str q18, [x21, #80]
+	WORD $0x6e28de72 // fmul v18.4s, v19.4s, v8.4s
+	WORD $0x4eb6d436 // fsub v22.4s, v1.4s, v22.4s
+	WORD $0x4eb4d614 // fsub v20.4s, v16.4s, v20.4s
+	WORD $0x4eb2d732 // fsub v18.4s, v25.4s, v18.4s
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x3d801aaf // str q15, [x21, #96]
+	WORD $0x6e36decf // fmul v15.4s, v22.4s, v22.4s
+	WORD $0x3d801ead // str q13, [x21, #112]
+	WORD $0x6e34de8d // fmul v13.4s, v20.4s, v20.4s
+	WORD $0x4e2dd5ed // fadd v13.4s, v15.4s, v13.4s
+	WORD $0x6e32de4f // fmul v15.4s, v18.4s, v18.4s
+	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
+	WORD $0x6e36dd4a // fmul v10.4s, v10.4s, v22.4s
+	WORD $0x6e34df4f // fmul v15.4s, v26.4s, v20.4s
+	WORD $0x4e2fd54a // fadd v10.4s, v10.4s, v15.4s
+	WORD $0x6e32df0f // fmul v15.4s, v24.4s, v18.4s
+	WORD $0x4e2fd54a // fadd v10.4s, v10.4s, v15.4s
+	WORD $0x4ea0d9be // fcmeq v30.4s, v13.4s, #0.0
+	WORD $0x6e2dfd4a // fdiv v10.4s, v10.4s, v13.4s
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eaae7fe // fcmgt v30.4s, v31.4s, v10.4s
+	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
+	WORD $0x4ea0cbca // fcmgt v10.4s, v30.4s, #0.0
+	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e28dd48 // fmul v8.4s, v10.4s, v8.4s
+	WORD $0x4e28d484 // fadd v4.4s, v4.4s, v8.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e22dc82 // fmul v2.4s, v4.4s, v2.4s
+	WORD $0x4ea0d440 // fsub v0.4s, v2.4s, v0.4s
+	WORD $0x6e26dc00 // fmul v0.4s, v0.4s, v6.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea0e7fe // fcmgt v30.4s, v31.4s, v0.4s
+	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
+	WORD $0x4ea0cbc0 // fcmgt v0.4s, v30.4s, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e24dee2 // fmul v2.4s, v23.4s, v4.4s
+	WORD $0x6e24dea6 // fmul v6.4s, v21.4s, v4.4s
+	WORD $0x6e24de64 // fmul v4.4s, v19.4s, v4.4s
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e20dc21 // fmul v1.4s, v1.4s, v0.4s
+	WORD $0x4e21d621 // fadd v1.4s, v17.4s, v1.4s
+	WORD $0x4ea2d421 // fsub v1.4s, v1.4s, v2.4s
+	WORD $0x6e20de02 // fmul v2.4s, v16.4s, v0.4s
+	WORD $0x4e22d5c2 // fadd v2.4s, v14.4s, v2.4s
+	WORD $0x4ea6d442 // fsub v2.4s, v2.4s, v6.4s
+	WORD $0x6e20df20 // fmul v0.4s, v25.4s, v0.4s
+	WORD $0x4e20d580 // fadd v0.4s, v12.4s, v0.4s
+	WORD $0x4ea4d400 // fsub v0.4s, v0.4s, v4.4s
+	WORD $0x6e21dc24 // fmul v4.4s, v1.4s, v1.4s
+	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x6e20dc06 // fmul v6.4s, v0.4s, v0.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x3dc00a9c // ldr q28, [x20, #32]
+	WORD $0x6e24e786 // fcmge v6.4s, v28.4s, v4.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x6ea1f884 // fsqrt v4.4s, v4.4s
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	WORD $0x3dc00688 // ldr q8, [x20, #16]
+	WORD $0x6e24fd0a // fdiv v10.4s, v8.4s, v4.4s
+	WORD $0x6e2adc21 // fmul v1.4s, v1.4s, v10.4s
+	WORD $0x6e2adc42 // fmul v2.4s, v2.4s, v10.4s
+	WORD $0x6e2adc00 // fmul v0.4s, v0.4s, v10.4s
+	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
+	WORD $0x6e25dc45 // fmul v5.4s, v2.4s, v5.4s
+	WORD $0x4e25d463 // fadd v3.4s, v3.4s, v5.4s
+	WORD $0x6e27dc05 // fmul v5.4s, v0.4s, v7.4s
+	WORD $0x4e25d463 // fadd v3.4s, v3.4s, v5.4s
+	WORD $0x3dc0f6bc // ldr q28, [x21, #976]
+	WORD $0x6e3cdc25 // fmul v5.4s, v1.4s, v28.4s
+	WORD $0x3dc0fabc // ldr q28, [x21, #992]
+	WORD $0x6e3cdc47 // fmul v7.4s, v2.4s, v28.4s
+	WORD $0x4e27d4a5 // fadd v5.4s, v5.4s, v7.4s
+	WORD $0x3dc0febc // ldr q28, [x21, #1008]
+	WORD $0x6e3cdc07 // fmul v7.4s, v0.4s, v28.4s
+	WORD $0x4e27d4a5 // fadd v5.4s, v5.4s, v7.4s
+	WORD $0x6e29dc27 // fmul v7.4s, v1.4s, v9.4s
+	WORD $0x6e2bdc49 // fmul v9.4s, v2.4s, v11.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e3cdc09 // fmul v9.4s, v0.4s, v28.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
+	WORD $0x3dc102bc // ldr q28, [x21, #1024]
+	WORD $0x6e3cdc29 // fmul v9.4s, v1.4s, v28.4s
+	WORD $0x3dc106bc // ldr q28, [x21, #1040]
+	WORD $0x6e3cdc4a // fmul v10.4s, v2.4s, v28.4s
+	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
+	WORD $0x3dc10abc // ldr q28, [x21, #1056]
+	WORD $0x6e3cdc0a // fmul v10.4s, v0.4s, v28.4s
+	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e3cdc2a // fmul v10.4s, v1.4s, v28.4s
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x6e3cdc4b // fmul v11.4s, v2.4s, v28.4s
+	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x6e3cdc0b // fmul v11.4s, v0.4s, v28.4s
+	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
+	WORD $0x3dc10ebc // ldr q28, [x21, #1072]
+	WORD $0x6e3cdc2b // fmul v11.4s, v1.4s, v28.4s
+	WORD $0x3dc112bc // ldr q28, [x21, #1088]
+	WORD $0x6e3cdc4c // fmul v12.4s, v2.4s, v28.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x3dc116bc // ldr q28, [x21, #1104]
+	WORD $0x6e3cdc0c // fmul v12.4s, v0.4s, v28.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdc2c // fmul v12.4s, v1.4s, v28.4s
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e3cdc4d // fmul v13.4s, v2.4s, v28.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x6e3cdc0d // fmul v13.4s, v0.4s, v28.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x3dc11abc // ldr q28, [x21, #1120]
+	WORD $0x6e3cdc21 // fmul v1.4s, v1.4s, v28.4s
+	WORD $0x3dc11ebc // ldr q28, [x21, #1136]
+	WORD $0x6e3cdc42 // fmul v2.4s, v2.4s, v28.4s
+	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
+	WORD $0x3dc122bc // ldr q28, [x21, #1152]
+	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
+	WORD $0x4e20d420 // fadd v0.4s, v1.4s, v0.4s
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	WORD $0x4eaad461 // fsub v1.4s, v3.4s, v10.4s
+	WORD $0x3dc126a2 // ldr q2, [x21, #1168]
+	WORD $0x4ea2d421 // fsub v1.4s, v1.4s, v2.4s
+	WORD $0x4ea5d56d // fsub v13.4s, v11.4s, v5.4s
+	WORD $0x6f00e40e // movi v14.2d, #0x0
+	WORD $0x6eaee5af // fcmgt v15.4s, v13.4s, v14.4s
+	WORD $0x6e2dfc2d // fdiv v13.4s, v1.4s, v13.4s
+	WORD $0x3dc06a90 // ldr q16, [x20, #416]
+	WORD $0x4eaf1dfe // mov v30.16b, v15.16b
+	WORD $0x6efe1e0d // bif v13.16b, v16.16b, v30.16b
+	WORD $0x6eaee421 // fcmgt v1.4s, v1.4s, v14.4s
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dcd // bif v13.16b, v14.16b, v30.16b
+	WORD $0x4eacd461 // fsub v1.4s, v3.4s, v12.4s
+	WORD $0x4ea2d421 // fsub v1.4s, v1.4s, v2.4s
+	WORD $0x4ea5d403 // fsub v3.4s, v0.4s, v5.4s
+	WORD $0x6eaee465 // fcmgt v5.4s, v3.4s, v14.4s
+	WORD $0x6e23fc23 // fdiv v3.4s, v1.4s, v3.4s
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1e03 // bif v3.16b, v16.16b, v30.16b
+	WORD $0x6eaee421 // fcmgt v1.4s, v1.4s, v14.4s
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dc3 // bif v3.16b, v14.16b, v30.16b
+	WORD $0x6eade47e // fcmgt v30.4s, v3.4s, v13.4s
+	WORD $0x6ebe1da3 // bit v3.16b, v13.16b, v30.16b
+	WORD $0x4eaad4e1 // fsub v1.4s, v7.4s, v10.4s
+	WORD $0x4ea2d421 // fsub v1.4s, v1.4s, v2.4s
+	WORD $0x4ea9d565 // fsub v5.4s, v11.4s, v9.4s
+	WORD $0x6eaee4aa // fcmgt v10.4s, v5.4s, v14.4s
+	WORD $0x6e25fc25 // fdiv v5.4s, v1.4s, v5.4s
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1e05 // bif v5.16b, v16.16b, v30.16b
+	WORD $0x6eaee421 // fcmgt v1.4s, v1.4s, v14.4s
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dc5 // bif v5.16b, v14.16b, v30.16b
+	WORD $0x6ea3e4be // fcmgt v30.4s, v5.4s, v3.4s
+	WORD $0x6ebe1c65 // bit v5.16b, v3.16b, v30.16b
+	WORD $0x4eacd4e1 // fsub v1.4s, v7.4s, v12.4s
+	WORD $0x4ea2d421 // fsub v1.4s, v1.4s, v2.4s
+	WORD $0x4ea9d400 // fsub v0.4s, v0.4s, v9.4s
+	WORD $0x6eaee402 // fcmgt v2.4s, v0.4s, v14.4s
+	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x6eaee420 // fcmgt v0.4s, v1.4s, v14.4s
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
+	WORD $0x6ea5e61e // fcmgt v30.4s, v16.4s, v5.4s
+	WORD $0x6ebe1cb0 // bit v16.16b, v5.16b, v30.16b
+	WORD $0x3dc12ea0 // ldr q0, [x21, #1200]
+	WORD $0x4e30d401 // fadd v1.4s, v0.4s, v16.4s
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	WORD $0x3dc136a2 // ldr q2, [x21, #1232]
+	WORD $0x3dc06283 // ldr q3, [x20, #384]
+	WORD $0x4e23e445 // fcmeq v5.4s, v2.4s, v3.4s
+	WORD $0x3dc132a7 // ldr q7, [x21, #1216]
+	WORD $0x4e28d4e9 // fadd v9.4s, v7.4s, v8.4s
+	WORD $0x6ea0e42a // fcmgt v10.4s, v1.4s, v0.4s
+	WORD $0x4e6a1caa // bic v10.16b, v5.16b, v10.16b
+	WORD $0x3dc146bb // ldr q27, [x21, #1296]
+	WORD $0x6e3be52b // fcmge v11.4s, v9.4s, v27.4s
+	WORD $0x4eab1d4a // orr v10.16b, v10.16b, v11.16b
+	WORD $0x3dc06e9c // ldr q28, [x20, #432]
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e631f8a // bsl v10.16b, v28.16b, v3.16b
+	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x6e21e78b // fcmge v11.4s, v28.4s, v1.4s
+	WORD $0x6e20596b // mvn v11.16b, v11.16b
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x6ebe1dca // bit v10.16b, v14.16b, v30.16b
+	WORD $0x4e2ee40b // fcmeq v11.4s, v0.4s, v14.4s
+	WORD $0x3dc0729c // ldr q28, [x20, #448]
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
+	WORD $0x3dc12abc // ldr q28, [x21, #1184]
+	WORD $0x6e24e784 // fcmge v4.4s, v28.4s, v4.4s
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6ebe1d0a // bit v10.16b, v8.16b, v30.16b
+	WORD $0x3dc0669c // ldr q28, [x20, #400]
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6ebe1f8a // bit v10.16b, v28.16b, v30.16b
+	WORD $0x4e23e543 // fcmeq v3.4s, v10.4s, v3.4s
+	WORD $0x4e231ca3 // and v3.16b, v5.16b, v3.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1c20 // bit v0.16b, v1.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6ebe1dc9 // bit v9.16b, v14.16b, v30.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6ebe1d27 // bit v7.16b, v9.16b, v30.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6ebe1d42 // bit v2.16b, v10.16b, v30.16b
+	WORD $0x3d812ea0 // str q0, [x21, #1200]
+	WORD $0x3d8132a7 // str q7, [x21, #1216]
+	WORD $0x3d8136a2 // str q2, [x21, #1232]
+	WORD $0x6eb0a87e // umaxv s30, v3.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBNZW R17, TOINEON_group_steps
+	// Finish: the outputs at the time reached; C0 is J's A at the start.
+	WORD $0x3dc12ea0 // ldr q0, [x21, #1200]
+	WORD $0x3dc0f6bc // ldr q28, [x21, #976]
+	WORD $0x6e3cdc01 // fmul v1.4s, v0.4s, v28.4s
+	WORD $0x3dc0d2bb // ldr q27, [x21, #832]
+	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
+	WORD $0x3dc0fabc // ldr q28, [x21, #992]
+	WORD $0x6e3cdc02 // fmul v2.4s, v0.4s, v28.4s
+	WORD $0x3dc0d6bb // ldr q27, [x21, #848]
+	WORD $0x4e22d762 // fadd v2.4s, v27.4s, v2.4s
+	WORD $0x3dc0febc // ldr q28, [x21, #1008]
+	WORD $0x6e3cdc03 // fmul v3.4s, v0.4s, v28.4s
+	WORD $0x3dc0dabb // ldr q27, [x21, #864]
+	WORD $0x4e23d763 // fadd v3.4s, v27.4s, v3.4s
+	WORD $0x3dc102bc // ldr q28, [x21, #1024]
+	WORD $0x6e3cdc04 // fmul v4.4s, v0.4s, v28.4s
+	WORD $0x3dc0debb // ldr q27, [x21, #880]
+	WORD $0x4e24d764 // fadd v4.4s, v27.4s, v4.4s
+	WORD $0x3dc106bc // ldr q28, [x21, #1040]
+	WORD $0x6e3cdc05 // fmul v5.4s, v0.4s, v28.4s
+	WORD $0x3dc0e2bb // ldr q27, [x21, #896]
+	WORD $0x4e25d765 // fadd v5.4s, v27.4s, v5.4s
+	WORD $0x3dc10abc // ldr q28, [x21, #1056]
+	WORD $0x6e3cdc06 // fmul v6.4s, v0.4s, v28.4s
+	WORD $0x3dc0e6bb // ldr q27, [x21, #912]
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x3dc10ebc // ldr q28, [x21, #1072]
+	WORD $0x6e3cdc07 // fmul v7.4s, v0.4s, v28.4s
+	WORD $0x6f00e408 // movi v8.2d, #0x0
+	WORD $0x4e27d507 // fadd v7.4s, v8.4s, v7.4s
+	WORD $0x3dc112bc // ldr q28, [x21, #1088]
+	WORD $0x6e3cdc09 // fmul v9.4s, v0.4s, v28.4s
+	WORD $0x4e29d509 // fadd v9.4s, v8.4s, v9.4s
+	WORD $0x3dc116bc // ldr q28, [x21, #1104]
+	WORD $0x6e3cdc0a // fmul v10.4s, v0.4s, v28.4s
+	WORD $0x4e2ad50a // fadd v10.4s, v8.4s, v10.4s
+	WORD $0x3dc11abc // ldr q28, [x21, #1120]
+	WORD $0x6e3cdc0b // fmul v11.4s, v0.4s, v28.4s
+	WORD $0x3dc0eabb // ldr q27, [x21, #928]
+	WORD $0x4e2bd76b // fadd v11.4s, v27.4s, v11.4s
+	WORD $0x3dc11ebc // ldr q28, [x21, #1136]
+	WORD $0x6e3cdc0c // fmul v12.4s, v0.4s, v28.4s
+	WORD $0x3dc0eebb // ldr q27, [x21, #944]
+	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
+	WORD $0x3dc122bc // ldr q28, [x21, #1152]
+	WORD $0x6e3cdc0d // fmul v13.4s, v0.4s, v28.4s
+	WORD $0x3dc0f2bb // ldr q27, [x21, #960]
+	WORD $0x4e2dd76d // fadd v13.4s, v27.4s, v13.4s
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x4ea1d48e // fsub v14.4s, v4.4s, v1.4s
+	WORD $0x4ea2d4af // fsub v15.4s, v5.4s, v2.4s
+	WORD $0x4ea3d4d0 // fsub v16.4s, v6.4s, v3.4s
+	WORD $0x4ea7d571 // fsub v17.4s, v11.4s, v7.4s
+	WORD $0x4ea9d592 // fsub v18.4s, v12.4s, v9.4s
+	WORD $0x4eaad5b3 // fsub v19.4s, v13.4s, v10.4s
+	WORD $0x4ea7d434 // fsub v20.4s, v1.4s, v7.4s
+	WORD $0x4ea9d455 // fsub v21.4s, v2.4s, v9.4s
+	WORD $0x4eaad476 // fsub v22.4s, v3.4s, v10.4s
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e31de37 // fmul v23.4s, v17.4s, v17.4s
+	WORD $0x6e32de58 // fmul v24.4s, v18.4s, v18.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
+	WORD $0x6e33de78 // fmul v24.4s, v19.4s, v19.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe6fe // fcmge v30.4s, v23.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e37fff8 // fdiv v24.4s, v31.4s, v23.4s
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e2eddd9 // fmul v25.4s, v14.4s, v14.4s
+	WORD $0x6e2fddfa // fmul v26.4s, v15.4s, v15.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e30de1a // fmul v26.4s, v16.4s, v16.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe73e // fcmge v30.4s, v25.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e39fffa // fdiv v26.4s, v31.4s, v25.4s
+	WORD $0x4e3e1f5a // and v26.16b, v26.16b, v30.16b
+	WORD $0x6e34de20 // fmul v0.4s, v17.4s, v20.4s
+	WORD $0x6e35de48 // fmul v8.4s, v18.4s, v21.4s
+	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
+	WORD $0x6e36de68 // fmul v8.4s, v19.4s, v22.4s
+	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
+	WORD $0x6e38dc00 // fmul v0.4s, v0.4s, v24.4s
+	WORD $0x6e2ede28 // fmul v8.4s, v17.4s, v14.4s
+	WORD $0x3d8002aa // str q10, [x21, #0]
+	WORD $0x6e2fde4a // fmul v10.4s, v18.4s, v15.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x6e30de6a // fmul v10.4s, v19.4s, v16.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x6e38dd0a // fmul v10.4s, v8.4s, v24.4s
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x3d8006b8 // str q24, [x21, #16]
+	WORD $0x6e2ede98 // fmul v24.4s, v20.4s, v14.4s
+	WORD $0x3d800aad // str q13, [x21, #32]
+	WORD $0x6e2fdead // fmul v13.4s, v21.4s, v15.4s
+	WORD $0x4e2dd70d // fadd v13.4s, v24.4s, v13.4s
+	WORD $0x6e30ded8 // fmul v24.4s, v22.4s, v16.4s
+	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e20de38 // fmul v24.4s, v17.4s, v0.4s
+	WORD $0x3d800ea9 // str q9, [x21, #48]
+	WORD $0x6e20de49 // fmul v9.4s, v18.4s, v0.4s
+	WORD $0x3d8012ac // str q12, [x21, #64]
+	WORD $0x6e20de6c // fmul v12.4s, v19.4s, v0.4s
+	WORD $0x4eb4d718 // fsub v24.4s, v24.4s, v20.4s
+	WORD $0x4eb5d529 // fsub v9.4s, v9.4s, v21.4s
+	WORD $0x4eb6d58c // fsub v12.4s, v12.4s, v22.4s
+	WORD $0x3d8016a7 // str q7, [x21, #80]
+	WORD $0x6e2ade27 // fmul v7.4s, v17.4s, v10.4s
+	WORD $0x3d801aab // str q11, [x21, #96]
+	WORD $0x6e2ade4b // fmul v11.4s, v18.4s, v10.4s
+	WORD $0x3d801ea3 // str q3, [x21, #112]
+	WORD $0x6e2ade63 // fmul v3.4s, v19.4s, v10.4s
+	WORD $0x4ea7d5c7 // fsub v7.4s, v14.4s, v7.4s
+	WORD $0x4eabd5eb // fsub v11.4s, v15.4s, v11.4s
+	WORD $0x4ea3d603 // fsub v3.4s, v16.4s, v3.4s
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x3d8022a6 // str q6, [x21, #128]
+	WORD $0x6e27dce6 // fmul v6.4s, v7.4s, v7.4s
+	WORD $0x3d8026a2 // str q2, [x21, #144]
+	WORD $0x6e2bdd62 // fmul v2.4s, v11.4s, v11.4s
+	WORD $0x4e22d4c2 // fadd v2.4s, v6.4s, v2.4s
+	WORD $0x6e23dc66 // fmul v6.4s, v3.4s, v3.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x6e27df06 // fmul v6.4s, v24.4s, v7.4s
+	WORD $0x6e2bdd27 // fmul v7.4s, v9.4s, v11.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x6e23dd83 // fmul v3.4s, v12.4s, v3.4s
+	WORD $0x4e23d4c3 // fadd v3.4s, v6.4s, v3.4s
+	WORD $0x4ea0d85e // fcmeq v30.4s, v2.4s, #0.0
+	WORD $0x6e22fc62 // fdiv v2.4s, v3.4s, v2.4s
+	WORD $0x4e7e1c42 // bic v2.16b, v2.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea2e7fe // fcmgt v30.4s, v31.4s, v2.4s
+	WORD $0x6e7f1c5e // bsl v30.16b, v2.16b, v31.16b
+	WORD $0x4ea0cbc2 // fcmgt v2.4s, v30.4s, #0.0
+	WORD $0x4e3e1c42 // and v2.16b, v2.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e2adc42 // fmul v2.4s, v2.4s, v10.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea0e7fe // fcmgt v30.4s, v31.4s, v0.4s
+	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
+	WORD $0x4ea0cbc0 // fcmgt v0.4s, v30.4s, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e28dc02 // fmul v2.4s, v0.4s, v8.4s
+	WORD $0x4eadd442 // fsub v2.4s, v2.4s, v13.4s
+	WORD $0x6e3adc42 // fmul v2.4s, v2.4s, v26.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea2e7fe // fcmgt v30.4s, v31.4s, v2.4s
+	WORD $0x6e7f1c5e // bsl v30.16b, v2.16b, v31.16b
+	WORD $0x4ea0cbc2 // fcmgt v2.4s, v30.4s, #0.0
+	WORD $0x4e3e1c42 // and v2.16b, v2.16b, v30.16b
+	WORD $0x6e20de23 // fmul v3.4s, v17.4s, v0.4s
+	WORD $0x6e20de46 // fmul v6.4s, v18.4s, v0.4s
+	WORD $0x6e20de60 // fmul v0.4s, v19.4s, v0.4s
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e22ddc7 // fmul v7.4s, v14.4s, v2.4s
+	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
+	WORD $0x4ea3d4e7 // fsub v7.4s, v7.4s, v3.4s
+	WORD $0x6e22dde8 // fmul v8.4s, v15.4s, v2.4s
+	WORD $0x4e28d6a8 // fadd v8.4s, v21.4s, v8.4s
+	WORD $0x4ea6d508 // fsub v8.4s, v8.4s, v6.4s
+	WORD $0x6e22de09 // fmul v9.4s, v16.4s, v2.4s
+	WORD $0x4e29d6c9 // fadd v9.4s, v22.4s, v9.4s
+	WORD $0x4ea0d529 // fsub v9.4s, v9.4s, v0.4s
+	WORD $0x6e27dcea // fmul v10.4s, v7.4s, v7.4s
+	WORD $0x6e28dd0b // fmul v11.4s, v8.4s, v8.4s
+	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
+	WORD $0x6e29dd2b // fmul v11.4s, v9.4s, v9.4s
+	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
+	WORD $0x6ea1f94b // fsqrt v11.4s, v10.4s
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	WORD $0x4ea71cec // mov v12.16b, v7.16b
+	WORD $0x4ea81d0d // mov v13.16b, v8.16b
+	WORD $0x4ea91d31 // mov v17.16b, v9.16b
+	WORD $0x4eab1d72 // mov v18.16b, v11.16b
+	WORD $0x3dc00293 // ldr q19, [x20, #0]
+	WORD $0x6e33e558 // fcmge v24.4s, v10.4s, v19.4s
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x6eb7e73e // fcmgt v30.4s, v25.4s, v23.4s
+	WORD $0x6ebe1f37 // bit v23.16b, v25.16b, v30.16b
+	WORD $0x6e34de94 // fmul v20.4s, v20.4s, v20.4s
+	WORD $0x6e35deb5 // fmul v21.4s, v21.4s, v21.4s
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x6e36ded5 // fmul v21.4s, v22.4s, v22.4s
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x6eb4e6fe // fcmgt v30.4s, v23.4s, v20.4s
+	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
+	WORD $0x3dc0269b // ldr q27, [x20, #144]
+	WORD $0x6e34df75 // fmul v21.4s, v27.4s, v20.4s
+	WORD $0x6eaae6b5 // fcmgt v21.4s, v21.4s, v10.4s
+	WORD $0x4eb51f16 // orr v22.16b, v24.16b, v21.16b
+	WORD $0x6eb0aade // umaxv s30, v22.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, TOINEON_group_finish_normal
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	WORD $0x4ea1d484 // fsub v4.4s, v4.4s, v1.4s
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
+	WORD $0x4ebcd4a5 // fsub v5.4s, v5.4s, v28.4s
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x4ebcd773 // fsub v19.4s, v27.4s, v28.4s
+	WORD $0x3d802ab3 // str q19, [x21, #160]
+	WORD $0x6ea1fb33 // fsqrt v19.4s, v25.4s
+	WORD $0x3dc0069b // ldr q27, [x20, #16]
+	WORD $0x4ea0da7e // fcmeq v30.4s, v19.4s, #0.0
+	WORD $0x6e33ff73 // fdiv v19.4s, v27.4s, v19.4s
+	WORD $0x4e7e1e73 // bic v19.16b, v19.16b, v30.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3d802eba // str q26, [x21, #176]
+	WORD $0x6ea1fb7a // fsqrt v26.4s, v27.4s
+	WORD $0x6e33dc84 // fmul v4.4s, v4.4s, v19.4s
+	WORD $0x6e33dca5 // fmul v5.4s, v5.4s, v19.4s
+	WORD $0x6e33ded3 // fmul v19.4s, v22.4s, v19.4s
+	WORD $0x6e3adef6 // fmul v22.4s, v23.4s, v26.4s
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x6e3adf77 // fmul v23.4s, v27.4s, v26.4s
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x6e3adf7a // fmul v26.4s, v27.4s, v26.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e3ce739 // fcmeq v25.4s, v25.4s, v28.4s
+	WORD $0x3d8032b9 // str q25, [x21, #192]
+	WORD $0x6e3adcb9 // fmul v25.4s, v5.4s, v26.4s
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x6e37de65 // fmul v5.4s, v19.4s, v23.4s
+	WORD $0x4ea5d725 // fsub v5.4s, v25.4s, v5.4s
+	WORD $0x6e36de79 // fmul v25.4s, v19.4s, v22.4s
+	WORD $0x3d803ab3 // str q19, [x21, #224]
+	WORD $0x6e3adc93 // fmul v19.4s, v4.4s, v26.4s
+	WORD $0x4eb3d733 // fsub v19.4s, v25.4s, v19.4s
+	WORD $0x6e37dc99 // fmul v25.4s, v4.4s, v23.4s
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3d803eba // str q26, [x21, #240]
+	WORD $0x6e36df7a // fmul v26.4s, v27.4s, v22.4s
+	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
+	WORD $0x6e25dcba // fmul v26.4s, v5.4s, v5.4s
+	WORD $0x3d8042b7 // str q23, [x21, #256]
+	WORD $0x6e33de77 // fmul v23.4s, v19.4s, v19.4s
+	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
+	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
+	WORD $0x4e3ad6f7 // fadd v23.4s, v23.4s, v26.4s
+	WORD $0x6e25dce7 // fmul v7.4s, v7.4s, v5.4s
+	WORD $0x6e33dd08 // fmul v8.4s, v8.4s, v19.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x6e39dd28 // fmul v8.4s, v9.4s, v25.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	WORD $0x3dc02a9b // ldr q27, [x20, #160]
+	WORD $0x6e34df68 // fmul v8.4s, v27.4s, v20.4s
+	WORD $0x4ea8d548 // fsub v8.4s, v10.4s, v8.4s
+	WORD $0x6e37dd08 // fmul v8.4s, v8.4s, v23.4s
+	WORD $0x6e27dce9 // fmul v9.4s, v7.4s, v7.4s
+	WORD $0x6ea8e528 // fcmgt v8.4s, v9.4s, v8.4s
+	WORD $0x4e281ea8 // and v8.16b, v21.16b, v8.16b
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce6e9 // fcmge v9.4s, v23.4s, v28.4s
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x4e691d08 // bic v8.16b, v8.16b, v9.16b
+	WORD $0x4ea81f08 // orr v8.16b, v24.16b, v8.16b
+	WORD $0x6e27dce9 // fmul v9.4s, v7.4s, v7.4s
+	WORD $0x3dc02e9b // ldr q27, [x20, #176]
+	WORD $0x6e34df74 // fmul v20.4s, v27.4s, v20.4s
+	WORD $0x6e37de94 // fmul v20.4s, v20.4s, v23.4s
+	WORD $0x6e34e529 // fcmge v9.4s, v9.4s, v20.4s
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ea7e787 // fcmgt v7.4s, v28.4s, v7.4s
+	WORD $0x4e691ce7 // bic v7.16b, v7.16b, v9.16b
+	WORD $0x6ea0f8a9 // fneg v9.4s, v5.4s
+	WORD $0x6ea0fa74 // fneg v20.4s, v19.4s
+	WORD $0x6ea0fb35 // fneg v21.4s, v25.4s
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x6ebe1d25 // bit v5.16b, v9.16b, v30.16b
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x6ebe1e93 // bit v19.16b, v20.16b, v30.16b
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x6ebe1eb9 // bit v25.16b, v21.16b, v30.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1d85 // bif v5.16b, v12.16b, v30.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1db3 // bif v19.16b, v13.16b, v30.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1e39 // bif v25.16b, v17.16b, v30.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1d57 // bif v23.16b, v10.16b, v30.16b
+	WORD $0x4ea51cac // mov v12.16b, v5.16b
+	WORD $0x4eb31e6d // mov v13.16b, v19.16b
+	WORD $0x4eb91f31 // mov v17.16b, v25.16b
+	WORD $0x4eb71eea // mov v10.16b, v23.16b
+	// v = unit axis 1, or unit axis 2 when A = B.
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x6ebe1ec4 // bit v4.16b, v22.16b, v30.16b
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x3dc036bd // ldr q29, [x21, #208]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x6e7d1f85 // bsl v5.16b, v28.16b, v29.16b
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x3dc03abd // ldr q29, [x21, #224]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e7d1f87 // bsl v7.16b, v28.16b, v29.16b
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	WORD $0x6ea0f884 // fneg v4.4s, v4.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce548 // fcmge v8.4s, v10.4s, v28.4s
+	WORD $0x6e205908 // mvn v8.16b, v8.16b
+	WORD $0x6e25dca9 // fmul v9.4s, v5.4s, v5.4s
+	WORD $0x6e24dc93 // fmul v19.4s, v4.4s, v4.4s
+	WORD $0x4e33d529 // fadd v9.4s, v9.4s, v19.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf73 // fmul v19.4s, v27.4s, v28.4s
+	WORD $0x4e33d529 // fadd v9.4s, v9.4s, v19.4s
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
+	WORD $0x6e6c1cb3 // bsl v19.16b, v5.16b, v12.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x4ebe1fd4 // mov v20.16b, v30.16b
+	WORD $0x6e711f94 // bsl v20.16b, v28.16b, v17.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1d49 // bif v9.16b, v10.16b, v30.16b
+	WORD $0x4eb31e6c // mov v12.16b, v19.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4eb41e91 // mov v17.16b, v20.16b
+	WORD $0x4ea91d2a // mov v10.16b, v9.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ea0f8a4 // fneg v4.4s, v5.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce545 // fcmge v5.4s, v10.4s, v28.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf68 // fmul v8.4s, v27.4s, v28.4s
+	WORD $0x6e27dce9 // fmul v9.4s, v7.4s, v7.4s
+	WORD $0x4e29d508 // fadd v8.4s, v8.4s, v9.4s
+	WORD $0x6e24dc89 // fmul v9.4s, v4.4s, v4.4s
+	WORD $0x4e29d508 // fadd v8.4s, v8.4s, v9.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
+	WORD $0x6e6c1f89 // bsl v9.16b, v28.16b, v12.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1da7 // bif v7.16b, v13.16b, v30.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1e24 // bif v4.16b, v17.16b, v30.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1d48 // bif v8.16b, v10.16b, v30.16b
+	WORD $0x4ea91d2c // mov v12.16b, v9.16b
+	WORD $0x4ea71ced // mov v13.16b, v7.16b
+	WORD $0x4ea41c91 // mov v17.16b, v4.16b
+	WORD $0x4ea81d0a // mov v10.16b, v8.16b
+	// Fallback 4: (0,0,1).
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce544 // fcmge v4.4s, v10.4s, v28.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x6e6c1f85 // bsl v5.16b, v28.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e6d1f87 // bsl v7.16b, v28.16b, v13.16b
+	WORD $0x3dc0069c // ldr q28, [x20, #16]
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
+	WORD $0x3dc0069c // ldr q28, [x20, #16]
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6a1f84 // bsl v4.16b, v28.16b, v10.16b
+	WORD $0x4ea51cac // mov v12.16b, v5.16b
+	WORD $0x4ea71ced // mov v13.16b, v7.16b
+	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x4ea41c8a // mov v10.16b, v4.16b
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	WORD $0x6ea1f944 // fsqrt v4.4s, v10.4s
+	WORD $0x4ea41c92 // mov v18.16b, v4.16b
+
+TOINEON_group_finish_normal:
+	WORD $0x3dc0069b // ldr q27, [x20, #16]
+	WORD $0x6e32ff64 // fdiv v4.4s, v27.4s, v18.4s
+	WORD $0x6e24dd85 // fmul v5.4s, v12.4s, v4.4s
+	WORD $0x6e24dda7 // fmul v7.4s, v13.4s, v4.4s
+	WORD $0x6e24de24 // fmul v4.4s, v17.4s, v4.4s
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	WORD $0x6e22ddc8 // fmul v8.4s, v14.4s, v2.4s
+	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
+	WORD $0x3dc076a8 // ldr q8, [x21, #464]
+	WORD $0x4e21d501 // fadd v1.4s, v8.4s, v1.4s
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x4e23d763 // fadd v3.4s, v27.4s, v3.4s
+	WORD $0x4e23d503 // fadd v3.4s, v8.4s, v3.4s
+	WORD $0x6e22dde8 // fmul v8.4s, v15.4s, v2.4s
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4e28d768 // fadd v8.4s, v27.4s, v8.4s
+	WORD $0x3dc07aa9 // ldr q9, [x21, #480]
+	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x4e26d526 // fadd v6.4s, v9.4s, v6.4s
+	WORD $0x6e22de02 // fmul v2.4s, v16.4s, v2.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x4e22d762 // fadd v2.4s, v27.4s, v2.4s
+	WORD $0x3dc07ea9 // ldr q9, [x21, #496]
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
+	WORD $0x4e20d520 // fadd v0.4s, v9.4s, v0.4s
+	// Invalid lanes: the canonical NaN in every float.
+	WORD $0x3dc136a9 // ldr q9, [x21, #1232]
+	WORD $0x3dc0669c // ldr q28, [x20, #400]
+	WORD $0x4e3ce52a // fcmeq v10.4s, v9.4s, v28.4s
+	WORD $0x3dc00e8c // ldr q12, [x20, #48]
+	WORD $0x3dc12ebd // ldr q29, [x21, #1200]
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e7d1d8d // bsl v13.16b, v12.16b, v29.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d85 // bit v5.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d87 // bit v7.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d84 // bit v4.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d81 // bit v1.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d88 // bit v8.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d82 // bit v2.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d83 // bit v3.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d86 // bit v6.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d80 // bit v0.16b, v12.16b, v30.16b
+	// Store one row per pair.
+	WORD $0x4e040d7e // dup v30.4s, w11
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
+	WORD $0x4ebf87de // add v30.4s, v30.4s, v31.4s
+	MOVD 0(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d80027e // str q30, [x19, #0]
+	WORD $0x6ea1b93e // fcvtzu v30.4s, v9.4s
+	MOVD 8(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d80027e // str q30, [x19, #0]
+	WORD $0x3dc132bb // ldr q27, [x21, #1216]
+	WORD $0x6ea1bb7e // fcvtzu v30.4s, v27.4s
+	MOVD 16(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d80027e // str q30, [x19, #0]
+	MOVD 24(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d80026d // str q13, [x19, #0]
+	MOVD 32(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d80026b // str q11, [x19, #0]
+	MOVD 40(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800265 // str q5, [x19, #0]
+	MOVD 48(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800267 // str q7, [x19, #0]
+	MOVD 56(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800264 // str q4, [x19, #0]
+	MOVD 64(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800261 // str q1, [x19, #0]
+	MOVD 72(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800268 // str q8, [x19, #0]
+	MOVD 80(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800262 // str q2, [x19, #0]
+	MOVD 88(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800263 // str q3, [x19, #0]
+	MOVD 96(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800266 // str q6, [x19, #0]
+	MOVD 104(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0x3d800260 // str q0, [x19, #0]
+	ADD $4, R11
+	B TOINEON_loop
+
+TOINEON_tail:
+	// The n mod 4 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
+	CBZ R13, TOINEON_done
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8182bb // str q27, [x21, #1536]
+	WORD $0x3d8186bb // str q27, [x21, #1552]
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 1536(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 1552(R21)
+	CMP $2, R13
+	BLT TOINEON_tailin_end
+	ADD R11<<2, R7, R19
+	MOVWU 4(R19), R22
+	MOVW R22, 1540(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 4(R19), R22
+	MOVW R22, 1556(R21)
+	CMP $3, R13
+	BLT TOINEON_tailin_end
+	ADD R11<<2, R7, R19
+	MOVWU 8(R19), R22
+	MOVW R22, 1544(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 8(R19), R22
+	MOVW R22, 1560(R21)
+
+TOINEON_tailin_end:
+	// The start records of I and J, then the end records.
+	MOVD start+0(FP), R0
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 1536(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 1540(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 1544(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 1548(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d805aa0 // str q0, [x21, #352]
+	WORD $0x3d805ea1 // str q1, [x21, #368]
+	WORD $0x3d8062a2 // str q2, [x21, #384]
+	WORD $0x3d8072a3 // str q3, [x21, #448]
+	WORD $0x3d8066a4 // str q4, [x21, #400]
+	WORD $0x3d806aa5 // str q5, [x21, #416]
+	WORD $0x3d806ea6 // str q6, [x21, #432]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 1552(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 1556(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 1560(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 1564(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8076a0 // str q0, [x21, #464]
+	WORD $0x3d807aa1 // str q1, [x21, #480]
+	WORD $0x3d807ea2 // str q2, [x21, #496]
+	WORD $0x3d808ea3 // str q3, [x21, #560]
+	WORD $0x3d8082a4 // str q4, [x21, #512]
+	WORD $0x3d8086a5 // str q5, [x21, #528]
+	WORD $0x3d808aa6 // str q6, [x21, #544]
+	MOVD end+8(FP), R0
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 1536(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 1540(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 1544(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 1548(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d8092a0 // str q0, [x21, #576]
+	WORD $0x3d8096a1 // str q1, [x21, #592]
+	WORD $0x3d809aa2 // str q2, [x21, #608]
+	WORD $0x3d80aaa3 // str q3, [x21, #672]
+	WORD $0x3d809ea4 // str q4, [x21, #624]
+	WORD $0x3d80a2a5 // str q5, [x21, #640]
+	WORD $0x3d80a6a6 // str q6, [x21, #656]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 1552(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffa2e0 // ld4 {v0.s-v3.s}[0], [x23], #16
+	WORD $0x0d60a2e4 // ld4 {v4.s-v7.s}[0], [x23]
+	MOVWU 1556(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x0dffb2e0 // ld4 {v0.s-v3.s}[1], [x23], #16
+	WORD $0x0d60b2e4 // ld4 {v4.s-v7.s}[1], [x23]
+	MOVWU 1560(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffa2e0 // ld4 {v0.s-v3.s}[2], [x23], #16
+	WORD $0x4d60a2e4 // ld4 {v4.s-v7.s}[2], [x23]
+	MOVWU 1564(R21), R22
+	ADD R22<<5, R0, R23
+	WORD $0x4dffb2e0 // ld4 {v0.s-v3.s}[3], [x23], #16
+	WORD $0x4d60b2e4 // ld4 {v4.s-v7.s}[3], [x23]
+	WORD $0x3d80aea0 // str q0, [x21, #688]
+	WORD $0x3d80b2a1 // str q1, [x21, #704]
+	WORD $0x3d80b6a2 // str q2, [x21, #720]
+	WORD $0x3d80c6a3 // str q3, [x21, #784]
+	WORD $0x3d80baa4 // str q4, [x21, #736]
+	WORD $0x3d80bea5 // str q5, [x21, #752]
+	WORD $0x3d80c2a6 // str q6, [x21, #768]
+	// The pads of I and J: loaded by index, or zero without pads.
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d80cabb // str q27, [x21, #800]
+	WORD $0x3d80cebb // str q27, [x21, #816]
+	CBZ R1, TOINEON_tailgroup_nopad
+	MOVWU 1536(R21), R22
+	MOVWU (R1)(R22<<2), R23
+	MOVW R23, 800(R21)
+	MOVWU 1540(R21), R22
+	MOVWU (R1)(R22<<2), R23
+	MOVW R23, 804(R21)
+	MOVWU 1544(R21), R22
+	MOVWU (R1)(R22<<2), R23
+	MOVW R23, 808(R21)
+	MOVWU 1548(R21), R22
+	MOVWU (R1)(R22<<2), R23
+	MOVW R23, 812(R21)
+	MOVWU 1552(R21), R22
+	MOVWU (R1)(R22<<2), R23
+	MOVW R23, 816(R21)
+	MOVWU 1556(R21), R22
+	MOVWU (R1)(R22<<2), R23
+	MOVW R23, 820(R21)
+	MOVWU 1560(R21), R22
+	MOVWU (R1)(R22<<2), R23
+	MOVW R23, 824(R21)
+	MOVWU 1564(R21), R22
+	MOVWU (R1)(R22<<2), R23
+	MOVW R23, 828(R21)
+
+TOINEON_tailgroup_nopad:
+	// Setup: the frame and the initial state.
+	// Finite inputs: the sum of x - x over every input is 0. Each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree, not toiFinite's chain.
+	WORD $0x3dc05aa0 // ldr q0, [x21, #352]
+	WORD $0x4ea0d401 // fsub v1.4s, v0.4s, v0.4s
+	WORD $0x3dc05ea2 // ldr q2, [x21, #368]
+	WORD $0x4ea2d443 // fsub v3.4s, v2.4s, v2.4s
+	WORD $0x3dc062a4 // ldr q4, [x21, #384]
+	WORD $0x4ea4d485 // fsub v5.4s, v4.4s, v4.4s
+	WORD $0x3dc066a6 // ldr q6, [x21, #400]
+	WORD $0x4ea6d4c7 // fsub v7.4s, v6.4s, v6.4s
+	WORD $0x3dc06aa8 // ldr q8, [x21, #416]
+	WORD $0x4ea8d509 // fsub v9.4s, v8.4s, v8.4s
+	WORD $0x3dc06eaa // ldr q10, [x21, #432]
+	WORD $0x4eaad54b // fsub v11.4s, v10.4s, v10.4s
+	WORD $0x3dc092ac // ldr q12, [x21, #576]
+	WORD $0x4eacd58d // fsub v13.4s, v12.4s, v12.4s
+	WORD $0x3dc096ae // ldr q14, [x21, #592]
+	WORD $0x4eaed5cf // fsub v15.4s, v14.4s, v14.4s
+	WORD $0x3dc09ab0 // ldr q16, [x21, #608]
+	WORD $0x4eb0d611 // fsub v17.4s, v16.4s, v16.4s
+	WORD $0x3dc09eb2 // ldr q18, [x21, #624]
+	WORD $0x4eb2d653 // fsub v19.4s, v18.4s, v18.4s
+	WORD $0x3dc0a2b4 // ldr q20, [x21, #640]
+	WORD $0x4eb4d695 // fsub v21.4s, v20.4s, v20.4s
+	WORD $0x3dc0a6b6 // ldr q22, [x21, #656]
+	WORD $0x4eb6d6d7 // fsub v23.4s, v22.4s, v22.4s
+	WORD $0x3dc072b8 // ldr q24, [x21, #448]
+	WORD $0x4eb8d719 // fsub v25.4s, v24.4s, v24.4s
+	WORD $0x3dc0aaba // ldr q26, [x21, #672]
+	WORD $0x4ebad756 // fsub v22.4s, v26.4s, v26.4s
+	WORD $0x3dc0cabb // ldr q27, [x21, #800]
+	WORD $0x3dc0cabc // ldr q28, [x21, #800]
+	WORD $0x4ebcd774 // fsub v20.4s, v27.4s, v28.4s
+	WORD $0x3dc076bb // ldr q27, [x21, #464]
+	WORD $0x3dc076bc // ldr q28, [x21, #464]
+	WORD $0x4ebcd772 // fsub v18.4s, v27.4s, v28.4s
+	WORD $0x3dc07abb // ldr q27, [x21, #480]
+	WORD $0x3dc07abc // ldr q28, [x21, #480]
+	WORD $0x4ebcd76a // fsub v10.4s, v27.4s, v28.4s
+	WORD $0x3dc07ebb // ldr q27, [x21, #496]
+	WORD $0x3dc07ebc // ldr q28, [x21, #496]
+	WORD $0x4ebcd768 // fsub v8.4s, v27.4s, v28.4s
+	WORD $0x3dc082bb // ldr q27, [x21, #512]
+	WORD $0x3dc082bc // ldr q28, [x21, #512]
+	WORD $0x4ebcd766 // fsub v6.4s, v27.4s, v28.4s
+	WORD $0x3dc086bb // ldr q27, [x21, #528]
+	WORD $0x3dc086bc // ldr q28, [x21, #528]
+	WORD $0x4ebcd770 // fsub v16.4s, v27.4s, v28.4s
+	WORD $0x3dc08abb // ldr q27, [x21, #544]
+	WORD $0x3dc08abc // ldr q28, [x21, #544]
+	WORD $0x4ebcd76e // fsub v14.4s, v27.4s, v28.4s
+	WORD $0x3dc0aebb // ldr q27, [x21, #688]
+	WORD $0x3dc0aebc // ldr q28, [x21, #688]
+	WORD $0x4ebcd76c // fsub v12.4s, v27.4s, v28.4s
+	WORD $0x3dc0b2bb // ldr q27, [x21, #704]
+	WORD $0x3dc0b2bc // ldr q28, [x21, #704]
+	WORD $0x4ebcd764 // fsub v4.4s, v27.4s, v28.4s
+	WORD $0x3dc0b6bb // ldr q27, [x21, #720]
+	WORD $0x3dc0b6bc // ldr q28, [x21, #720]
+	WORD $0x4ebcd762 // fsub v2.4s, v27.4s, v28.4s
+	WORD $0x3dc0babb // ldr q27, [x21, #736]
+	WORD $0x3dc0babc // ldr q28, [x21, #736]
+	WORD $0x4ebcd760 // fsub v0.4s, v27.4s, v28.4s
+	WORD $0x3dc0bebb // ldr q27, [x21, #752]
+	WORD $0x3dc0bebc // ldr q28, [x21, #752]
+	WORD $0x4ebcd778 // fsub v24.4s, v27.4s, v28.4s
+	WORD $0x3dc0c2bb // ldr q27, [x21, #768]
+	WORD $0x3dc0c2bc // ldr q28, [x21, #768]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x3dc08ebb // ldr q27, [x21, #560]
+	WORD $0x3dc08ebc // ldr q28, [x21, #560]
+	WORD $0x3d8002ba // str q26, [x21, #0]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x3dc0c6bb // ldr q27, [x21, #784]
+	WORD $0x3dc0c6bc // ldr q28, [x21, #784]
+	WORD $0x3d8006ba // str q26, [x21, #16]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x3dc0cebb // ldr q27, [x21, #816]
+	WORD $0x3dc0cebc // ldr q28, [x21, #816]
+	WORD $0x3d800aba // str q26, [x21, #32]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x3dc13abb // ldr q27, [x21, #1248]
+	WORD $0x3dc13abc // ldr q28, [x21, #1248]
+	WORD $0x3d800eba // str q26, [x21, #48]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x3dc13ebb // ldr q27, [x21, #1264]
+	WORD $0x3dc13ebc // ldr q28, [x21, #1264]
+	WORD $0x3d8012ba // str q26, [x21, #64]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x3dc142bb // ldr q27, [x21, #1280]
+	WORD $0x3dc142bc // ldr q28, [x21, #1280]
+	WORD $0x3d8016ba // str q26, [x21, #80]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e27d4a3 // fadd v3.4s, v5.4s, v7.4s
+	WORD $0x4e2bd525 // fadd v5.4s, v9.4s, v11.4s
+	WORD $0x4e2fd5a7 // fadd v7.4s, v13.4s, v15.4s
+	WORD $0x4e33d629 // fadd v9.4s, v17.4s, v19.4s
+	WORD $0x4e37d6ab // fadd v11.4s, v21.4s, v23.4s
+	WORD $0x4e36d72d // fadd v13.4s, v25.4s, v22.4s
+	WORD $0x4e32d68f // fadd v15.4s, v20.4s, v18.4s
+	WORD $0x4e28d548 // fadd v8.4s, v10.4s, v8.4s
+	WORD $0x4e30d4c6 // fadd v6.4s, v6.4s, v16.4s
+	WORD $0x4e2cd5ca // fadd v10.4s, v14.4s, v12.4s
+	WORD $0x4e22d482 // fadd v2.4s, v4.4s, v2.4s
+	WORD $0x4e38d400 // fadd v0.4s, v0.4s, v24.4s
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4e3cd764 // fadd v4.4s, v27.4s, v28.4s
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x4e3cd76c // fadd v12.4s, v27.4s, v28.4s
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x4e3cd76e // fadd v14.4s, v27.4s, v28.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e27d4a3 // fadd v3.4s, v5.4s, v7.4s
+	WORD $0x4e2bd525 // fadd v5.4s, v9.4s, v11.4s
+	WORD $0x4e2fd5a7 // fadd v7.4s, v13.4s, v15.4s
+	WORD $0x4e26d506 // fadd v6.4s, v8.4s, v6.4s
+	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e2ed584 // fadd v4.4s, v12.4s, v14.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e27d4a3 // fadd v3.4s, v5.4s, v7.4s
+	WORD $0x4e22d4c2 // fadd v2.4s, v6.4s, v2.4s
+	WORD $0x4e24d400 // fadd v0.4s, v0.4s, v4.4s
+	WORD $0x4e23d421 // fadd v1.4s, v1.4s, v3.4s
+	WORD $0x4e20d440 // fadd v0.4s, v2.4s, v0.4s
+	WORD $0x4e20d420 // fadd v0.4s, v1.4s, v0.4s
+	WORD $0x4e3ad400 // fadd v0.4s, v0.4s, v26.4s
+	WORD $0x6f00e401 // movi v1.2d, #0x0
+	WORD $0x4e21e400 // fcmeq v0.4s, v0.4s, v1.4s
+	// A negative radius or pad is invalid.
+	WORD $0x3dc072a2 // ldr q2, [x21, #448]
+	WORD $0x3dc0aaa3 // ldr q3, [x21, #672]
+	WORD $0x6ea2e47e // fcmgt v30.4s, v3.4s, v2.4s
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e631c44 // bsl v4.16b, v2.16b, v3.16b
+	WORD $0x3dc08ea5 // ldr q5, [x21, #560]
+	WORD $0x3dc0c6a6 // ldr q6, [x21, #784]
+	WORD $0x6ea5e4de // fcmgt v30.4s, v6.4s, v5.4s
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e661ca7 // bsl v7.16b, v5.16b, v6.16b
+	WORD $0x6ea4e4fe // fcmgt v30.4s, v7.4s, v4.4s
+	WORD $0x6ebe1c87 // bit v7.16b, v4.16b, v30.16b
+	WORD $0x6ea7e424 // fcmgt v4.4s, v1.4s, v7.4s
+	WORD $0x3dc0caa7 // ldr q7, [x21, #800]
+	WORD $0x3dc0cea8 // ldr q8, [x21, #816]
+	WORD $0x6ea7e51e // fcmgt v30.4s, v8.4s, v7.4s
+	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
+	WORD $0x6e681ce9 // bsl v9.16b, v7.16b, v8.16b
+	WORD $0x6ea9e429 // fcmgt v9.4s, v1.4s, v9.4s
+	WORD $0x4ea91c84 // orr v4.16b, v4.16b, v9.16b
+	WORD $0x4e641c00 // bic v0.16b, v0.16b, v4.16b
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	WORD $0x3dc05aa4 // ldr q4, [x21, #352]
+	WORD $0x3dc076a9 // ldr q9, [x21, #464]
+	WORD $0x4ea9d48a // fsub v10.4s, v4.4s, v9.4s
+	WORD $0x3dc05eab // ldr q11, [x21, #368]
+	WORD $0x3dc07aac // ldr q12, [x21, #480]
+	WORD $0x4eacd56d // fsub v13.4s, v11.4s, v12.4s
+	WORD $0x3dc062ae // ldr q14, [x21, #384]
+	WORD $0x3dc07eaf // ldr q15, [x21, #496]
+	WORD $0x4eafd5d0 // fsub v16.4s, v14.4s, v15.4s
+	WORD $0x3dc092bb // ldr q27, [x21, #576]
+	WORD $0x4ea4d764 // fsub v4.4s, v27.4s, v4.4s
+	WORD $0x3dc096bb // ldr q27, [x21, #592]
+	WORD $0x4eabd76b // fsub v11.4s, v27.4s, v11.4s
+	WORD $0x3dc09abb // ldr q27, [x21, #608]
+	WORD $0x4eaed76e // fsub v14.4s, v27.4s, v14.4s
+	WORD $0x3dc066b1 // ldr q17, [x21, #400]
+	WORD $0x4ea9d632 // fsub v18.4s, v17.4s, v9.4s
+	WORD $0x3dc06ab3 // ldr q19, [x21, #416]
+	WORD $0x4eacd674 // fsub v20.4s, v19.4s, v12.4s
+	WORD $0x3dc06eb5 // ldr q21, [x21, #432]
+	WORD $0x4eafd6b6 // fsub v22.4s, v21.4s, v15.4s
+	WORD $0x3dc09ebb // ldr q27, [x21, #624]
+	WORD $0x4eb1d771 // fsub v17.4s, v27.4s, v17.4s
+	WORD $0x3dc0a2bb // ldr q27, [x21, #640]
+	WORD $0x4eb3d773 // fsub v19.4s, v27.4s, v19.4s
+	WORD $0x3dc0a6bb // ldr q27, [x21, #656]
+	WORD $0x4eb5d775 // fsub v21.4s, v27.4s, v21.4s
+	WORD $0x3dc0aebb // ldr q27, [x21, #688]
+	WORD $0x4ea9d777 // fsub v23.4s, v27.4s, v9.4s
+	WORD $0x3dc0b2bb // ldr q27, [x21, #704]
+	WORD $0x4eacd778 // fsub v24.4s, v27.4s, v12.4s
+	WORD $0x3dc0b6bb // ldr q27, [x21, #720]
+	WORD $0x4eafd779 // fsub v25.4s, v27.4s, v15.4s
+	WORD $0x3dc082ba // ldr q26, [x21, #512]
+	WORD $0x4ea9d749 // fsub v9.4s, v26.4s, v9.4s
+	WORD $0x3dc086bb // ldr q27, [x21, #528]
+	WORD $0x4eacd76c // fsub v12.4s, v27.4s, v12.4s
+	WORD $0x3dc08abb // ldr q27, [x21, #544]
+	WORD $0x4eafd76f // fsub v15.4s, v27.4s, v15.4s
+	WORD $0x3dc0babb // ldr q27, [x21, #736]
+	WORD $0x4ebad77a // fsub v26.4s, v27.4s, v26.4s
+	WORD $0x3dc0bebb // ldr q27, [x21, #752]
+	WORD $0x3dc086bc // ldr q28, [x21, #528]
+	WORD $0x4ebcd768 // fsub v8.4s, v27.4s, v28.4s
+	WORD $0x3dc0c2bb // ldr q27, [x21, #768]
+	WORD $0x3dc08abc // ldr q28, [x21, #544]
+	WORD $0x4ebcd767 // fsub v7.4s, v27.4s, v28.4s
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	WORD $0x4ea0f945 // fabs v5.4s, v10.4s
+	WORD $0x4e24d546 // fadd v6.4s, v10.4s, v4.4s
+	WORD $0x4ea0f8c6 // fabs v6.4s, v6.4s
+	WORD $0x4ea0f9a2 // fabs v2.4s, v13.4s
+	WORD $0x4e2bd5a3 // fadd v3.4s, v13.4s, v11.4s
+	WORD $0x4ea0f863 // fabs v3.4s, v3.4s
+	WORD $0x4ea0fa01 // fabs v1.4s, v16.4s
+	WORD $0x3d801aa0 // str q0, [x21, #96]
+	WORD $0x4e2ed600 // fadd v0.4s, v16.4s, v14.4s
+	WORD $0x4ea0f800 // fabs v0.4s, v0.4s
+	WORD $0x3d801ea4 // str q4, [x21, #112]
+	WORD $0x4ea0fa44 // fabs v4.4s, v18.4s
+	WORD $0x3d8022aa // str q10, [x21, #128]
+	WORD $0x4e31d64a // fadd v10.4s, v18.4s, v17.4s
+	WORD $0x4ea0f94a // fabs v10.4s, v10.4s
+	WORD $0x3d8026ab // str q11, [x21, #144]
+	WORD $0x4ea0fa8b // fabs v11.4s, v20.4s
+	WORD $0x3d802aad // str q13, [x21, #160]
+	WORD $0x4e33d68d // fadd v13.4s, v20.4s, v19.4s
+	WORD $0x4ea0f9ad // fabs v13.4s, v13.4s
+	WORD $0x3d802eae // str q14, [x21, #176]
+	WORD $0x4ea0face // fabs v14.4s, v22.4s
+	WORD $0x3d8032b0 // str q16, [x21, #192]
+	WORD $0x4e35d6d0 // fadd v16.4s, v22.4s, v21.4s
+	WORD $0x4ea0fa10 // fabs v16.4s, v16.4s
+	WORD $0x3d8036b1 // str q17, [x21, #208]
+	WORD $0x4ea0faf1 // fabs v17.4s, v23.4s
+	WORD $0x3d803ab2 // str q18, [x21, #224]
+	WORD $0x4ea0fb12 // fabs v18.4s, v24.4s
+	WORD $0x3d803eb3 // str q19, [x21, #240]
+	WORD $0x4ea0fb33 // fabs v19.4s, v25.4s
+	WORD $0x3d8042b4 // str q20, [x21, #256]
+	WORD $0x4ea0f934 // fabs v20.4s, v9.4s
+	WORD $0x3d8046b5 // str q21, [x21, #272]
+	WORD $0x4e3ad535 // fadd v21.4s, v9.4s, v26.4s
+	WORD $0x4ea0fab5 // fabs v21.4s, v21.4s
+	WORD $0x3d804aa9 // str q9, [x21, #288]
+	WORD $0x4ea0f989 // fabs v9.4s, v12.4s
+	WORD $0x3d804eb6 // str q22, [x21, #304]
+	WORD $0x4e28d596 // fadd v22.4s, v12.4s, v8.4s
+	WORD $0x4ea0fad6 // fabs v22.4s, v22.4s
+	WORD $0x3d8052a8 // str q8, [x21, #320]
+	WORD $0x4ea0f9e8 // fabs v8.4s, v15.4s
+	WORD $0x3d8056ac // str q12, [x21, #336]
+	WORD $0x4e27d5ec // fadd v12.4s, v15.4s, v7.4s
+	WORD $0x4ea0f98c // fabs v12.4s, v12.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6ea5e77e // fcmgt v30.4s, v27.4s, v5.4s
+	WORD $0x6ebe1f65 // bit v5.16b, v27.16b, v30.16b
+	WORD $0x6ea2e4de // fcmgt v30.4s, v6.4s, v2.4s
+	WORD $0x6ebe1cc2 // bit v2.16b, v6.16b, v30.16b
+	WORD $0x6ea1e47e // fcmgt v30.4s, v3.4s, v1.4s
+	WORD $0x6ebe1c61 // bit v1.16b, v3.16b, v30.16b
+	WORD $0x6ea4e41e // fcmgt v30.4s, v0.4s, v4.4s
+	WORD $0x6ebe1c04 // bit v4.16b, v0.16b, v30.16b
+	WORD $0x6eabe55e // fcmgt v30.4s, v10.4s, v11.4s
+	WORD $0x6ebe1d4b // bit v11.16b, v10.16b, v30.16b
+	WORD $0x6eaee5be // fcmgt v30.4s, v13.4s, v14.4s
+	WORD $0x6ebe1dae // bit v14.16b, v13.16b, v30.16b
+	WORD $0x6eb1e61e // fcmgt v30.4s, v16.4s, v17.4s
+	WORD $0x6ebe1e11 // bit v17.16b, v16.16b, v30.16b
+	WORD $0x6eb3e65e // fcmgt v30.4s, v18.4s, v19.4s
+	WORD $0x6ebe1e53 // bit v19.16b, v18.16b, v30.16b
+	WORD $0x6eb5e69e // fcmgt v30.4s, v20.4s, v21.4s
+	WORD $0x6ebe1e95 // bit v21.16b, v20.16b, v30.16b
+	WORD $0x6eb6e53e // fcmgt v30.4s, v9.4s, v22.4s
+	WORD $0x6ebe1d36 // bit v22.16b, v9.16b, v30.16b
+	WORD $0x6eace51e // fcmgt v30.4s, v8.4s, v12.4s
+	WORD $0x6ebe1d0c // bit v12.16b, v8.16b, v30.16b
+	WORD $0x6ea2e4be // fcmgt v30.4s, v5.4s, v2.4s
+	WORD $0x6ebe1ca2 // bit v2.16b, v5.16b, v30.16b
+	WORD $0x6ea4e43e // fcmgt v30.4s, v1.4s, v4.4s
+	WORD $0x6ebe1c24 // bit v4.16b, v1.16b, v30.16b
+	WORD $0x6eaee57e // fcmgt v30.4s, v11.4s, v14.4s
+	WORD $0x6ebe1d6e // bit v14.16b, v11.16b, v30.16b
+	WORD $0x6eb3e63e // fcmgt v30.4s, v17.4s, v19.4s
+	WORD $0x6ebe1e33 // bit v19.16b, v17.16b, v30.16b
+	WORD $0x6eb6e6be // fcmgt v30.4s, v21.4s, v22.4s
+	WORD $0x6ebe1eb6 // bit v22.16b, v21.16b, v30.16b
+	WORD $0x6ea4e45e // fcmgt v30.4s, v2.4s, v4.4s
+	WORD $0x6ebe1c44 // bit v4.16b, v2.16b, v30.16b
+	WORD $0x6eb3e5de // fcmgt v30.4s, v14.4s, v19.4s
+	WORD $0x6ebe1dd3 // bit v19.16b, v14.16b, v30.16b
+	WORD $0x6eace6de // fcmgt v30.4s, v22.4s, v12.4s
+	WORD $0x6ebe1ecc // bit v12.16b, v22.16b, v30.16b
+	WORD $0x6eb3e49e // fcmgt v30.4s, v4.4s, v19.4s
+	WORD $0x6ebe1c93 // bit v19.16b, v4.16b, v30.16b
+	WORD $0x6eace67e // fcmgt v30.4s, v19.4s, v12.4s
+	WORD $0x6ebe1e6c // bit v12.16b, v19.16b, v30.16b
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	WORD $0x3dc05e9b // ldr q27, [x20, #368]
+	WORD $0x6e2cdf60 // fmul v0.4s, v27.4s, v12.4s
+	WORD $0x3dc13ebb // ldr q27, [x21, #1264]
+	WORD $0x6ea0e77e // fcmgt v30.4s, v27.4s, v0.4s
+	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
+	WORD $0x3dc072bb // ldr q27, [x21, #448]
+	WORD $0x3dc0aabc // ldr q28, [x21, #672]
+	WORD $0x6ebce77e // fcmgt v30.4s, v27.4s, v28.4s
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e7c1f61 // bsl v1.16b, v27.16b, v28.16b
+	WORD $0x3dc08ebb // ldr q27, [x21, #560]
+	WORD $0x3dc0c6bc // ldr q28, [x21, #784]
+	WORD $0x6ebce77e // fcmgt v30.4s, v27.4s, v28.4s
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e7c1f62 // bsl v2.16b, v27.16b, v28.16b
+	WORD $0x3dc0cabc // ldr q28, [x21, #800]
+	WORD $0x4e3cd421 // fadd v1.4s, v1.4s, v28.4s
+	WORD $0x3dc0cebc // ldr q28, [x21, #816]
+	WORD $0x4e3cd442 // fadd v2.4s, v2.4s, v28.4s
+	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
+	WORD $0x3dc13abc // ldr q28, [x21, #1248]
+	WORD $0x4e3cd421 // fadd v1.4s, v1.4s, v28.4s
+	WORD $0x6ea0e43e // fcmgt v30.4s, v1.4s, v0.4s
+	WORD $0x6efe1c01 // bif v1.16b, v0.16b, v30.16b
+	WORD $0x4e20d420 // fadd v0.4s, v1.4s, v0.4s
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x3dc0629c // ldr q28, [x20, #384]
+	WORD $0x3dc0669d // ldr q29, [x20, #400]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e7d1f82 // bsl v2.16b, v28.16b, v29.16b
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x3d80d2bb // str q27, [x21, #832]
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x3d80d6bb // str q27, [x21, #848]
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3d80dabb // str q27, [x21, #864]
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x3d80debb // str q27, [x21, #880]
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3d80e2bb // str q27, [x21, #896]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3d80e6bb // str q27, [x21, #912]
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3d80eabb // str q27, [x21, #928]
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x3d80eebb // str q27, [x21, #944]
+	WORD $0x3d80f2af // str q15, [x21, #960]
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3d80f6bb // str q27, [x21, #976]
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3d80fabb // str q27, [x21, #992]
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x3d80febb // str q27, [x21, #1008]
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3d8102bb // str q27, [x21, #1024]
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3d8106bb // str q27, [x21, #1040]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3d810abb // str q27, [x21, #1056]
+	WORD $0x3d810eb7 // str q23, [x21, #1072]
+	WORD $0x3d8112b8 // str q24, [x21, #1088]
+	WORD $0x3d8116b9 // str q25, [x21, #1104]
+	WORD $0x3d811aba // str q26, [x21, #1120]
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x3d811ebb // str q27, [x21, #1136]
+	WORD $0x3d8122a7 // str q7, [x21, #1152]
+	WORD $0x3d8126a1 // str q1, [x21, #1168]
+	WORD $0x3d812aa0 // str q0, [x21, #1184]
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d812ebb // str q27, [x21, #1200]
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8132bb // str q27, [x21, #1216]
+	WORD $0x3d8136a2 // str q2, [x21, #1232]
+	// Steps until no lane is running.
+
+TOINEON_tailgroup_steps:
+	WORD $0x3dc142bb // ldr q27, [x21, #1280]
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ebbe7fe // fcmgt v30.4s, v31.4s, v27.4s
+	WORD $0x6e7f1f7e // bsl v30.16b, v27.16b, v31.16b
+	WORD $0x4ea0cbc0 // fcmgt v0.4s, v30.4s, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	// Step 1: the endpoints at t and the projection.
+	WORD $0x3dc12ea1 // ldr q1, [x21, #1200]
+	WORD $0x3dc0f6a2 // ldr q2, [x21, #976]
+	WORD $0x6e22dc23 // fmul v3.4s, v1.4s, v2.4s
+	WORD $0x3dc0d2bb // ldr q27, [x21, #832]
+	WORD $0x4e23d763 // fadd v3.4s, v27.4s, v3.4s
+	WORD $0x3dc0faa4 // ldr q4, [x21, #992]
+	WORD $0x6e24dc25 // fmul v5.4s, v1.4s, v4.4s
+	WORD $0x3dc0d6bb // ldr q27, [x21, #848]
+	WORD $0x4e25d765 // fadd v5.4s, v27.4s, v5.4s
+	WORD $0x3dc0fea6 // ldr q6, [x21, #1008]
+	WORD $0x6e26dc27 // fmul v7.4s, v1.4s, v6.4s
+	WORD $0x3dc0dabb // ldr q27, [x21, #864]
+	WORD $0x4e27d767 // fadd v7.4s, v27.4s, v7.4s
+	WORD $0x3dc102a8 // ldr q8, [x21, #1024]
+	WORD $0x6e28dc29 // fmul v9.4s, v1.4s, v8.4s
+	WORD $0x3dc0debb // ldr q27, [x21, #880]
+	WORD $0x4e29d769 // fadd v9.4s, v27.4s, v9.4s
+	WORD $0x3dc106aa // ldr q10, [x21, #1040]
+	WORD $0x6e2adc2b // fmul v11.4s, v1.4s, v10.4s
+	WORD $0x3dc0e2bb // ldr q27, [x21, #896]
+	WORD $0x4e2bd76b // fadd v11.4s, v27.4s, v11.4s
+	WORD $0x3dc10aac // ldr q12, [x21, #1056]
+	WORD $0x6e2cdc2d // fmul v13.4s, v1.4s, v12.4s
+	WORD $0x3dc0e6bb // ldr q27, [x21, #912]
+	WORD $0x4e2dd76d // fadd v13.4s, v27.4s, v13.4s
+	WORD $0x3dc10eae // ldr q14, [x21, #1072]
+	WORD $0x6e2edc2f // fmul v15.4s, v1.4s, v14.4s
+	WORD $0x6f00e410 // movi v16.2d, #0x0
+	WORD $0x4e2fd60f // fadd v15.4s, v16.4s, v15.4s
+	WORD $0x3dc112b1 // ldr q17, [x21, #1088]
+	WORD $0x6e31dc32 // fmul v18.4s, v1.4s, v17.4s
+	WORD $0x4e32d612 // fadd v18.4s, v16.4s, v18.4s
+	WORD $0x3dc116b3 // ldr q19, [x21, #1104]
+	WORD $0x6e33dc34 // fmul v20.4s, v1.4s, v19.4s
+	WORD $0x4e34d614 // fadd v20.4s, v16.4s, v20.4s
+	WORD $0x3dc11ab5 // ldr q21, [x21, #1120]
+	WORD $0x6e35dc36 // fmul v22.4s, v1.4s, v21.4s
+	WORD $0x3dc0eabb // ldr q27, [x21, #928]
+	WORD $0x4e36d776 // fadd v22.4s, v27.4s, v22.4s
+	WORD $0x3dc11eb7 // ldr q23, [x21, #1136]
+	WORD $0x6e37dc38 // fmul v24.4s, v1.4s, v23.4s
+	WORD $0x3dc0eebb // ldr q27, [x21, #944]
+	WORD $0x4e38d778 // fadd v24.4s, v27.4s, v24.4s
+	WORD $0x3dc122b9 // ldr q25, [x21, #1152]
+	WORD $0x6e39dc3a // fmul v26.4s, v1.4s, v25.4s
+	WORD $0x3dc0f2bb // ldr q27, [x21, #960]
+	WORD $0x4e3ad77a // fadd v26.4s, v27.4s, v26.4s
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x4ea3d521 // fsub v1.4s, v9.4s, v3.4s
+	WORD $0x4ea5d570 // fsub v16.4s, v11.4s, v5.4s
+	WORD $0x4ea7d5b9 // fsub v25.4s, v13.4s, v7.4s
+	WORD $0x4eafd6d7 // fsub v23.4s, v22.4s, v15.4s
+	WORD $0x4eb2d715 // fsub v21.4s, v24.4s, v18.4s
+	WORD $0x4eb4d753 // fsub v19.4s, v26.4s, v20.4s
+	WORD $0x4eafd471 // fsub v17.4s, v3.4s, v15.4s
+	WORD $0x4eb2d4ae // fsub v14.4s, v5.4s, v18.4s
+	WORD $0x4eb4d4ec // fsub v12.4s, v7.4s, v20.4s
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e37deea // fmul v10.4s, v23.4s, v23.4s
+	WORD $0x6e35dea8 // fmul v8.4s, v21.4s, v21.4s
+	WORD $0x4e28d548 // fadd v8.4s, v10.4s, v8.4s
+	WORD $0x6e33de6a // fmul v10.4s, v19.4s, v19.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe51e // fcmge v30.4s, v8.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e28ffe8 // fdiv v8.4s, v31.4s, v8.4s
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e21dc2a // fmul v10.4s, v1.4s, v1.4s
+	WORD $0x6e30de06 // fmul v6.4s, v16.4s, v16.4s
+	WORD $0x4e26d546 // fadd v6.4s, v10.4s, v6.4s
+	WORD $0x6e39df2a // fmul v10.4s, v25.4s, v25.4s
+	WORD $0x4e2ad4c6 // fadd v6.4s, v6.4s, v10.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe4de // fcmge v30.4s, v6.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e26ffe6 // fdiv v6.4s, v31.4s, v6.4s
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6e31deea // fmul v10.4s, v23.4s, v17.4s
+	WORD $0x6e2edea4 // fmul v4.4s, v21.4s, v14.4s
+	WORD $0x4e24d544 // fadd v4.4s, v10.4s, v4.4s
+	WORD $0x6e2cde6a // fmul v10.4s, v19.4s, v12.4s
+	WORD $0x4e2ad484 // fadd v4.4s, v4.4s, v10.4s
+	WORD $0x6e28dc84 // fmul v4.4s, v4.4s, v8.4s
+	WORD $0x6e21deea // fmul v10.4s, v23.4s, v1.4s
+	WORD $0x6e30dea2 // fmul v2.4s, v21.4s, v16.4s
+	WORD $0x4e22d542 // fadd v2.4s, v10.4s, v2.4s
+	WORD $0x6e39de6a // fmul v10.4s, v19.4s, v25.4s
+	WORD $0x4e2ad442 // fadd v2.4s, v2.4s, v10.4s
+	WORD $0x6e28dc48 // fmul v8.4s, v2.4s, v8.4s
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e21de2a // fmul v10.4s, v17.4s, v1.4s
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x6e30ddc0 // fmul v0.4s, v14.4s, v16.4s
+	WORD $0x4e20d540 // fadd v0.4s, v10.4s, v0.4s
+	WORD $0x6e39dd8a // fmul v10.4s, v12.4s, v25.4s
+	WORD $0x4e2ad400 // fadd v0.4s, v0.4s, v10.4s
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e24deea // fmul v10.4s, v23.4s, v4.4s
+	WORD $0x3d8006ba // str q26, [x21, #16]
+	WORD $0x6e24deba // fmul v26.4s, v21.4s, v4.4s
+	WORD $0x3d800ab8 // str q24, [x21, #32]
+	WORD $0x6e24de78 // fmul v24.4s, v19.4s, v4.4s
+	WORD $0x4eb1d54a // fsub v10.4s, v10.4s, v17.4s
+	WORD $0x4eaed75a // fsub v26.4s, v26.4s, v14.4s
+	WORD $0x4eacd718 // fsub v24.4s, v24.4s, v12.4s
+	WORD $0x3d800eb6 // str q22, [x21, #48]
+	WORD $0x6e28def6 // fmul v22.4s, v23.4s, v8.4s
+	WORD $0x3d8012b4 // str q20, [x21, #64]
+	WORD $0x6e28deb4 // fmul v20.4s, v21.4s, v8.4s
+	WORD $0x3d8016b2 // str q18, [x21, #80]
+	WORD $0x6e28de72 // fmul v18.4s, v19.4s, v8.4s
+	WORD $0x4eb6d436 // fsub v22.4s, v1.4s, v22.4s
+	WORD $0x4eb4d614 // fsub v20.4s, v16.4s, v20.4s
+	WORD $0x4eb2d732 // fsub v18.4s, v25.4s, v18.4s
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x3d801aaf // str q15, [x21, #96]
+	WORD $0x6e36decf // fmul v15.4s, v22.4s, v22.4s
+	WORD $0x3d801ead // str q13, [x21, #112]
+	WORD $0x6e34de8d // fmul v13.4s, v20.4s, v20.4s
+	WORD $0x4e2dd5ed // fadd v13.4s, v15.4s, v13.4s
+	WORD $0x6e32de4f // fmul v15.4s, v18.4s, v18.4s
+	WORD $0x4e2fd5ad // fadd v13.4s, v13.4s, v15.4s
+	WORD $0x6e36dd4a // fmul v10.4s, v10.4s, v22.4s
+	WORD $0x6e34df4f // fmul v15.4s, v26.4s, v20.4s
+	WORD $0x4e2fd54a // fadd v10.4s, v10.4s, v15.4s
+	WORD $0x6e32df0f // fmul v15.4s, v24.4s, v18.4s
+	WORD $0x4e2fd54a // fadd v10.4s, v10.4s, v15.4s
+	WORD $0x4ea0d9be // fcmeq v30.4s, v13.4s, #0.0
+	WORD $0x6e2dfd4a // fdiv v10.4s, v10.4s, v13.4s
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6eaae7fe // fcmgt v30.4s, v31.4s, v10.4s
+	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
+	WORD $0x4ea0cbca // fcmgt v10.4s, v30.4s, #0.0
+	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e28dd48 // fmul v8.4s, v10.4s, v8.4s
+	WORD $0x4e28d484 // fadd v4.4s, v4.4s, v8.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea4e7fe // fcmgt v30.4s, v31.4s, v4.4s
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ea0cbc4 // fcmgt v4.4s, v30.4s, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e22dc82 // fmul v2.4s, v4.4s, v2.4s
+	WORD $0x4ea0d440 // fsub v0.4s, v2.4s, v0.4s
+	WORD $0x6e26dc00 // fmul v0.4s, v0.4s, v6.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea0e7fe // fcmgt v30.4s, v31.4s, v0.4s
+	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
+	WORD $0x4ea0cbc0 // fcmgt v0.4s, v30.4s, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e24dee2 // fmul v2.4s, v23.4s, v4.4s
+	WORD $0x6e24dea6 // fmul v6.4s, v21.4s, v4.4s
+	WORD $0x6e24de64 // fmul v4.4s, v19.4s, v4.4s
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e20dc21 // fmul v1.4s, v1.4s, v0.4s
+	WORD $0x4e21d621 // fadd v1.4s, v17.4s, v1.4s
+	WORD $0x4ea2d421 // fsub v1.4s, v1.4s, v2.4s
+	WORD $0x6e20de02 // fmul v2.4s, v16.4s, v0.4s
+	WORD $0x4e22d5c2 // fadd v2.4s, v14.4s, v2.4s
+	WORD $0x4ea6d442 // fsub v2.4s, v2.4s, v6.4s
+	WORD $0x6e20df20 // fmul v0.4s, v25.4s, v0.4s
+	WORD $0x4e20d580 // fadd v0.4s, v12.4s, v0.4s
+	WORD $0x4ea4d400 // fsub v0.4s, v0.4s, v4.4s
+	WORD $0x6e21dc24 // fmul v4.4s, v1.4s, v1.4s
+	WORD $0x6e22dc46 // fmul v6.4s, v2.4s, v2.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x6e20dc06 // fmul v6.4s, v0.4s, v0.4s
+	WORD $0x4e26d484 // fadd v4.4s, v4.4s, v6.4s
+	WORD $0x3dc00a9c // ldr q28, [x20, #32]
+	WORD $0x6e24e786 // fcmge v6.4s, v28.4s, v4.4s
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x6ea1f884 // fsqrt v4.4s, v4.4s
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	WORD $0x3dc00688 // ldr q8, [x20, #16]
+	WORD $0x6e24fd0a // fdiv v10.4s, v8.4s, v4.4s
+	WORD $0x6e2adc21 // fmul v1.4s, v1.4s, v10.4s
+	WORD $0x6e2adc42 // fmul v2.4s, v2.4s, v10.4s
+	WORD $0x6e2adc00 // fmul v0.4s, v0.4s, v10.4s
+	WORD $0x6e23dc23 // fmul v3.4s, v1.4s, v3.4s
+	WORD $0x6e25dc45 // fmul v5.4s, v2.4s, v5.4s
+	WORD $0x4e25d463 // fadd v3.4s, v3.4s, v5.4s
+	WORD $0x6e27dc05 // fmul v5.4s, v0.4s, v7.4s
+	WORD $0x4e25d463 // fadd v3.4s, v3.4s, v5.4s
+	WORD $0x3dc0f6bc // ldr q28, [x21, #976]
+	WORD $0x6e3cdc25 // fmul v5.4s, v1.4s, v28.4s
+	WORD $0x3dc0fabc // ldr q28, [x21, #992]
+	WORD $0x6e3cdc47 // fmul v7.4s, v2.4s, v28.4s
+	WORD $0x4e27d4a5 // fadd v5.4s, v5.4s, v7.4s
+	WORD $0x3dc0febc // ldr q28, [x21, #1008]
+	WORD $0x6e3cdc07 // fmul v7.4s, v0.4s, v28.4s
+	WORD $0x4e27d4a5 // fadd v5.4s, v5.4s, v7.4s
+	WORD $0x6e29dc27 // fmul v7.4s, v1.4s, v9.4s
+	WORD $0x6e2bdc49 // fmul v9.4s, v2.4s, v11.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e3cdc09 // fmul v9.4s, v0.4s, v28.4s
+	WORD $0x4e29d4e7 // fadd v7.4s, v7.4s, v9.4s
+	WORD $0x3dc102bc // ldr q28, [x21, #1024]
+	WORD $0x6e3cdc29 // fmul v9.4s, v1.4s, v28.4s
+	WORD $0x3dc106bc // ldr q28, [x21, #1040]
+	WORD $0x6e3cdc4a // fmul v10.4s, v2.4s, v28.4s
+	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
+	WORD $0x3dc10abc // ldr q28, [x21, #1056]
+	WORD $0x6e3cdc0a // fmul v10.4s, v0.4s, v28.4s
+	WORD $0x4e2ad529 // fadd v9.4s, v9.4s, v10.4s
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e3cdc2a // fmul v10.4s, v1.4s, v28.4s
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x6e3cdc4b // fmul v11.4s, v2.4s, v28.4s
+	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x6e3cdc0b // fmul v11.4s, v0.4s, v28.4s
+	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
+	WORD $0x3dc10ebc // ldr q28, [x21, #1072]
+	WORD $0x6e3cdc2b // fmul v11.4s, v1.4s, v28.4s
+	WORD $0x3dc112bc // ldr q28, [x21, #1088]
+	WORD $0x6e3cdc4c // fmul v12.4s, v2.4s, v28.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x3dc116bc // ldr q28, [x21, #1104]
+	WORD $0x6e3cdc0c // fmul v12.4s, v0.4s, v28.4s
+	WORD $0x4e2cd56b // fadd v11.4s, v11.4s, v12.4s
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e3cdc2c // fmul v12.4s, v1.4s, v28.4s
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e3cdc4d // fmul v13.4s, v2.4s, v28.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x6e3cdc0d // fmul v13.4s, v0.4s, v28.4s
+	WORD $0x4e2dd58c // fadd v12.4s, v12.4s, v13.4s
+	WORD $0x3dc11abc // ldr q28, [x21, #1120]
+	WORD $0x6e3cdc21 // fmul v1.4s, v1.4s, v28.4s
+	WORD $0x3dc11ebc // ldr q28, [x21, #1136]
+	WORD $0x6e3cdc42 // fmul v2.4s, v2.4s, v28.4s
+	WORD $0x4e22d421 // fadd v1.4s, v1.4s, v2.4s
+	WORD $0x3dc122bc // ldr q28, [x21, #1152]
+	WORD $0x6e3cdc00 // fmul v0.4s, v0.4s, v28.4s
+	WORD $0x4e20d420 // fadd v0.4s, v1.4s, v0.4s
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	WORD $0x4eaad461 // fsub v1.4s, v3.4s, v10.4s
+	WORD $0x3dc126a2 // ldr q2, [x21, #1168]
+	WORD $0x4ea2d421 // fsub v1.4s, v1.4s, v2.4s
+	WORD $0x4ea5d56d // fsub v13.4s, v11.4s, v5.4s
+	WORD $0x6f00e40e // movi v14.2d, #0x0
+	WORD $0x6eaee5af // fcmgt v15.4s, v13.4s, v14.4s
+	WORD $0x6e2dfc2d // fdiv v13.4s, v1.4s, v13.4s
+	WORD $0x3dc06a90 // ldr q16, [x20, #416]
+	WORD $0x4eaf1dfe // mov v30.16b, v15.16b
+	WORD $0x6efe1e0d // bif v13.16b, v16.16b, v30.16b
+	WORD $0x6eaee421 // fcmgt v1.4s, v1.4s, v14.4s
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dcd // bif v13.16b, v14.16b, v30.16b
+	WORD $0x4eacd461 // fsub v1.4s, v3.4s, v12.4s
+	WORD $0x4ea2d421 // fsub v1.4s, v1.4s, v2.4s
+	WORD $0x4ea5d403 // fsub v3.4s, v0.4s, v5.4s
+	WORD $0x6eaee465 // fcmgt v5.4s, v3.4s, v14.4s
+	WORD $0x6e23fc23 // fdiv v3.4s, v1.4s, v3.4s
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1e03 // bif v3.16b, v16.16b, v30.16b
+	WORD $0x6eaee421 // fcmgt v1.4s, v1.4s, v14.4s
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dc3 // bif v3.16b, v14.16b, v30.16b
+	WORD $0x6eade47e // fcmgt v30.4s, v3.4s, v13.4s
+	WORD $0x6ebe1da3 // bit v3.16b, v13.16b, v30.16b
+	WORD $0x4eaad4e1 // fsub v1.4s, v7.4s, v10.4s
+	WORD $0x4ea2d421 // fsub v1.4s, v1.4s, v2.4s
+	WORD $0x4ea9d565 // fsub v5.4s, v11.4s, v9.4s
+	WORD $0x6eaee4aa // fcmgt v10.4s, v5.4s, v14.4s
+	WORD $0x6e25fc25 // fdiv v5.4s, v1.4s, v5.4s
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1e05 // bif v5.16b, v16.16b, v30.16b
+	WORD $0x6eaee421 // fcmgt v1.4s, v1.4s, v14.4s
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dc5 // bif v5.16b, v14.16b, v30.16b
+	WORD $0x6ea3e4be // fcmgt v30.4s, v5.4s, v3.4s
+	WORD $0x6ebe1c65 // bit v5.16b, v3.16b, v30.16b
+	WORD $0x4eacd4e1 // fsub v1.4s, v7.4s, v12.4s
+	WORD $0x4ea2d421 // fsub v1.4s, v1.4s, v2.4s
+	WORD $0x4ea9d400 // fsub v0.4s, v0.4s, v9.4s
+	WORD $0x6eaee402 // fcmgt v2.4s, v0.4s, v14.4s
+	WORD $0x6e20fc20 // fdiv v0.4s, v1.4s, v0.4s
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x6eaee420 // fcmgt v0.4s, v1.4s, v14.4s
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
+	WORD $0x6ea5e61e // fcmgt v30.4s, v16.4s, v5.4s
+	WORD $0x6ebe1cb0 // bit v16.16b, v5.16b, v30.16b
+	WORD $0x3dc12ea0 // ldr q0, [x21, #1200]
+	WORD $0x4e30d401 // fadd v1.4s, v0.4s, v16.4s
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	WORD $0x3dc136a2 // ldr q2, [x21, #1232]
+	WORD $0x3dc06283 // ldr q3, [x20, #384]
+	WORD $0x4e23e445 // fcmeq v5.4s, v2.4s, v3.4s
+	WORD $0x3dc132a7 // ldr q7, [x21, #1216]
+	WORD $0x4e28d4e9 // fadd v9.4s, v7.4s, v8.4s
+	WORD $0x6ea0e42a // fcmgt v10.4s, v1.4s, v0.4s
+	WORD $0x4e6a1caa // bic v10.16b, v5.16b, v10.16b
+	WORD $0x3dc146bb // ldr q27, [x21, #1296]
+	WORD $0x6e3be52b // fcmge v11.4s, v9.4s, v27.4s
+	WORD $0x4eab1d4a // orr v10.16b, v10.16b, v11.16b
+	WORD $0x3dc06e9c // ldr q28, [x20, #432]
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e631f8a // bsl v10.16b, v28.16b, v3.16b
+	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x6e21e78b // fcmge v11.4s, v28.4s, v1.4s
+	WORD $0x6e20596b // mvn v11.16b, v11.16b
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x6ebe1dca // bit v10.16b, v14.16b, v30.16b
+	WORD $0x4e2ee40b // fcmeq v11.4s, v0.4s, v14.4s
+	WORD $0x3dc0729c // ldr q28, [x20, #448]
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
+	WORD $0x3dc12abc // ldr q28, [x21, #1184]
+	WORD $0x6e24e784 // fcmge v4.4s, v28.4s, v4.4s
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6ebe1d0a // bit v10.16b, v8.16b, v30.16b
+	WORD $0x3dc0669c // ldr q28, [x20, #400]
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6ebe1f8a // bit v10.16b, v28.16b, v30.16b
+	WORD $0x4e23e543 // fcmeq v3.4s, v10.4s, v3.4s
+	WORD $0x4e231ca3 // and v3.16b, v5.16b, v3.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1c20 // bit v0.16b, v1.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6ebe1dc9 // bit v9.16b, v14.16b, v30.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6ebe1d27 // bit v7.16b, v9.16b, v30.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6ebe1d42 // bit v2.16b, v10.16b, v30.16b
+	WORD $0x3d812ea0 // str q0, [x21, #1200]
+	WORD $0x3d8132a7 // str q7, [x21, #1216]
+	WORD $0x3d8136a2 // str q2, [x21, #1232]
+	WORD $0x6eb0a87e // umaxv s30, v3.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBNZW R17, TOINEON_tailgroup_steps
+	// Finish: the outputs at the time reached; C0 is J's A at the start.
+	WORD $0x3dc12ea0 // ldr q0, [x21, #1200]
+	WORD $0x3dc0f6bc // ldr q28, [x21, #976]
+	WORD $0x6e3cdc01 // fmul v1.4s, v0.4s, v28.4s
+	WORD $0x3dc0d2bb // ldr q27, [x21, #832]
+	WORD $0x4e21d761 // fadd v1.4s, v27.4s, v1.4s
+	WORD $0x3dc0fabc // ldr q28, [x21, #992]
+	WORD $0x6e3cdc02 // fmul v2.4s, v0.4s, v28.4s
+	WORD $0x3dc0d6bb // ldr q27, [x21, #848]
+	WORD $0x4e22d762 // fadd v2.4s, v27.4s, v2.4s
+	WORD $0x3dc0febc // ldr q28, [x21, #1008]
+	WORD $0x6e3cdc03 // fmul v3.4s, v0.4s, v28.4s
+	WORD $0x3dc0dabb // ldr q27, [x21, #864]
+	WORD $0x4e23d763 // fadd v3.4s, v27.4s, v3.4s
+	WORD $0x3dc102bc // ldr q28, [x21, #1024]
+	WORD $0x6e3cdc04 // fmul v4.4s, v0.4s, v28.4s
+	WORD $0x3dc0debb // ldr q27, [x21, #880]
+	WORD $0x4e24d764 // fadd v4.4s, v27.4s, v4.4s
+	WORD $0x3dc106bc // ldr q28, [x21, #1040]
+	WORD $0x6e3cdc05 // fmul v5.4s, v0.4s, v28.4s
+	WORD $0x3dc0e2bb // ldr q27, [x21, #896]
+	WORD $0x4e25d765 // fadd v5.4s, v27.4s, v5.4s
+	WORD $0x3dc10abc // ldr q28, [x21, #1056]
+	WORD $0x6e3cdc06 // fmul v6.4s, v0.4s, v28.4s
+	WORD $0x3dc0e6bb // ldr q27, [x21, #912]
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x3dc10ebc // ldr q28, [x21, #1072]
+	WORD $0x6e3cdc07 // fmul v7.4s, v0.4s, v28.4s
+	WORD $0x6f00e408 // movi v8.2d, #0x0
+	WORD $0x4e27d507 // fadd v7.4s, v8.4s, v7.4s
+	WORD $0x3dc112bc // ldr q28, [x21, #1088]
+	WORD $0x6e3cdc09 // fmul v9.4s, v0.4s, v28.4s
+	WORD $0x4e29d509 // fadd v9.4s, v8.4s, v9.4s
+	WORD $0x3dc116bc // ldr q28, [x21, #1104]
+	WORD $0x6e3cdc0a // fmul v10.4s, v0.4s, v28.4s
+	WORD $0x4e2ad50a // fadd v10.4s, v8.4s, v10.4s
+	WORD $0x3dc11abc // ldr q28, [x21, #1120]
+	WORD $0x6e3cdc0b // fmul v11.4s, v0.4s, v28.4s
+	WORD $0x3dc0eabb // ldr q27, [x21, #928]
+	WORD $0x4e2bd76b // fadd v11.4s, v27.4s, v11.4s
+	WORD $0x3dc11ebc // ldr q28, [x21, #1136]
+	WORD $0x6e3cdc0c // fmul v12.4s, v0.4s, v28.4s
+	WORD $0x3dc0eebb // ldr q27, [x21, #944]
+	WORD $0x4e2cd76c // fadd v12.4s, v27.4s, v12.4s
+	WORD $0x3dc122bc // ldr q28, [x21, #1152]
+	WORD $0x6e3cdc0d // fmul v13.4s, v0.4s, v28.4s
+	WORD $0x3dc0f2bb // ldr q27, [x21, #960]
+	WORD $0x4e2dd76d // fadd v13.4s, v27.4s, v13.4s
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x4ea1d48e // fsub v14.4s, v4.4s, v1.4s
+	WORD $0x4ea2d4af // fsub v15.4s, v5.4s, v2.4s
+	WORD $0x4ea3d4d0 // fsub v16.4s, v6.4s, v3.4s
+	WORD $0x4ea7d571 // fsub v17.4s, v11.4s, v7.4s
+	WORD $0x4ea9d592 // fsub v18.4s, v12.4s, v9.4s
+	WORD $0x4eaad5b3 // fsub v19.4s, v13.4s, v10.4s
+	WORD $0x4ea7d434 // fsub v20.4s, v1.4s, v7.4s
+	WORD $0x4ea9d455 // fsub v21.4s, v2.4s, v9.4s
+	WORD $0x4eaad476 // fsub v22.4s, v3.4s, v10.4s
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e31de37 // fmul v23.4s, v17.4s, v17.4s
+	WORD $0x6e32de58 // fmul v24.4s, v18.4s, v18.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
+	WORD $0x6e33de78 // fmul v24.4s, v19.4s, v19.4s
+	WORD $0x4e38d6f7 // fadd v23.4s, v23.4s, v24.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe6fe // fcmge v30.4s, v23.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e37fff8 // fdiv v24.4s, v31.4s, v23.4s
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e2eddd9 // fmul v25.4s, v14.4s, v14.4s
+	WORD $0x6e2fddfa // fmul v26.4s, v15.4s, v15.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x6e30de1a // fmul v26.4s, v16.4s, v16.4s
+	WORD $0x4e3ad739 // fadd v25.4s, v25.4s, v26.4s
+	WORD $0x3dc0029f // ldr q31, [x20, #0]
+	WORD $0x6e3fe73e // fcmge v30.4s, v25.4s, v31.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6e39fffa // fdiv v26.4s, v31.4s, v25.4s
+	WORD $0x4e3e1f5a // and v26.16b, v26.16b, v30.16b
+	WORD $0x6e34de20 // fmul v0.4s, v17.4s, v20.4s
+	WORD $0x6e35de48 // fmul v8.4s, v18.4s, v21.4s
+	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
+	WORD $0x6e36de68 // fmul v8.4s, v19.4s, v22.4s
+	WORD $0x4e28d400 // fadd v0.4s, v0.4s, v8.4s
+	WORD $0x6e38dc00 // fmul v0.4s, v0.4s, v24.4s
+	WORD $0x6e2ede28 // fmul v8.4s, v17.4s, v14.4s
+	WORD $0x3d8002aa // str q10, [x21, #0]
+	WORD $0x6e2fde4a // fmul v10.4s, v18.4s, v15.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x6e30de6a // fmul v10.4s, v19.4s, v16.4s
+	WORD $0x4e2ad508 // fadd v8.4s, v8.4s, v10.4s
+	WORD $0x6e38dd0a // fmul v10.4s, v8.4s, v24.4s
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x3d8006b8 // str q24, [x21, #16]
+	WORD $0x6e2ede98 // fmul v24.4s, v20.4s, v14.4s
+	WORD $0x3d800aad // str q13, [x21, #32]
+	WORD $0x6e2fdead // fmul v13.4s, v21.4s, v15.4s
+	WORD $0x4e2dd70d // fadd v13.4s, v24.4s, v13.4s
+	WORD $0x6e30ded8 // fmul v24.4s, v22.4s, v16.4s
+	WORD $0x4e38d5ad // fadd v13.4s, v13.4s, v24.4s
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e20de38 // fmul v24.4s, v17.4s, v0.4s
+	WORD $0x3d800ea9 // str q9, [x21, #48]
+	WORD $0x6e20de49 // fmul v9.4s, v18.4s, v0.4s
+	WORD $0x3d8012ac // str q12, [x21, #64]
+	WORD $0x6e20de6c // fmul v12.4s, v19.4s, v0.4s
+	WORD $0x4eb4d718 // fsub v24.4s, v24.4s, v20.4s
+	WORD $0x4eb5d529 // fsub v9.4s, v9.4s, v21.4s
+	WORD $0x4eb6d58c // fsub v12.4s, v12.4s, v22.4s
+	WORD $0x3d8016a7 // str q7, [x21, #80]
+	WORD $0x6e2ade27 // fmul v7.4s, v17.4s, v10.4s
+	WORD $0x3d801aab // str q11, [x21, #96]
+	WORD $0x6e2ade4b // fmul v11.4s, v18.4s, v10.4s
+	WORD $0x3d801ea3 // str q3, [x21, #112]
+	WORD $0x6e2ade63 // fmul v3.4s, v19.4s, v10.4s
+	WORD $0x4ea7d5c7 // fsub v7.4s, v14.4s, v7.4s
+	WORD $0x4eabd5eb // fsub v11.4s, v15.4s, v11.4s
+	WORD $0x4ea3d603 // fsub v3.4s, v16.4s, v3.4s
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x3d8022a6 // str q6, [x21, #128]
+	WORD $0x6e27dce6 // fmul v6.4s, v7.4s, v7.4s
+	WORD $0x3d8026a2 // str q2, [x21, #144]
+	WORD $0x6e2bdd62 // fmul v2.4s, v11.4s, v11.4s
+	WORD $0x4e22d4c2 // fadd v2.4s, v6.4s, v2.4s
+	WORD $0x6e23dc66 // fmul v6.4s, v3.4s, v3.4s
+	WORD $0x4e26d442 // fadd v2.4s, v2.4s, v6.4s
+	WORD $0x6e27df06 // fmul v6.4s, v24.4s, v7.4s
+	WORD $0x6e2bdd27 // fmul v7.4s, v9.4s, v11.4s
+	WORD $0x4e27d4c6 // fadd v6.4s, v6.4s, v7.4s
+	WORD $0x6e23dd83 // fmul v3.4s, v12.4s, v3.4s
+	WORD $0x4e23d4c3 // fadd v3.4s, v6.4s, v3.4s
+	WORD $0x4ea0d85e // fcmeq v30.4s, v2.4s, #0.0
+	WORD $0x6e22fc62 // fdiv v2.4s, v3.4s, v2.4s
+	WORD $0x4e7e1c42 // bic v2.16b, v2.16b, v30.16b
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea2e7fe // fcmgt v30.4s, v31.4s, v2.4s
+	WORD $0x6e7f1c5e // bsl v30.16b, v2.16b, v31.16b
+	WORD $0x4ea0cbc2 // fcmgt v2.4s, v30.4s, #0.0
+	WORD $0x4e3e1c42 // and v2.16b, v2.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e2adc42 // fmul v2.4s, v2.4s, v10.4s
+	WORD $0x4e22d400 // fadd v0.4s, v0.4s, v2.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea0e7fe // fcmgt v30.4s, v31.4s, v0.4s
+	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
+	WORD $0x4ea0cbc0 // fcmgt v0.4s, v30.4s, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e28dc02 // fmul v2.4s, v0.4s, v8.4s
+	WORD $0x4eadd442 // fsub v2.4s, v2.4s, v13.4s
+	WORD $0x6e3adc42 // fmul v2.4s, v2.4s, v26.4s
+	WORD $0x3dc0069f // ldr q31, [x20, #16]
+	WORD $0x6ea2e7fe // fcmgt v30.4s, v31.4s, v2.4s
+	WORD $0x6e7f1c5e // bsl v30.16b, v2.16b, v31.16b
+	WORD $0x4ea0cbc2 // fcmgt v2.4s, v30.4s, #0.0
+	WORD $0x4e3e1c42 // and v2.16b, v2.16b, v30.16b
+	WORD $0x6e20de23 // fmul v3.4s, v17.4s, v0.4s
+	WORD $0x6e20de46 // fmul v6.4s, v18.4s, v0.4s
+	WORD $0x6e20de60 // fmul v0.4s, v19.4s, v0.4s
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e22ddc7 // fmul v7.4s, v14.4s, v2.4s
+	WORD $0x4e27d687 // fadd v7.4s, v20.4s, v7.4s
+	WORD $0x4ea3d4e7 // fsub v7.4s, v7.4s, v3.4s
+	WORD $0x6e22dde8 // fmul v8.4s, v15.4s, v2.4s
+	WORD $0x4e28d6a8 // fadd v8.4s, v21.4s, v8.4s
+	WORD $0x4ea6d508 // fsub v8.4s, v8.4s, v6.4s
+	WORD $0x6e22de09 // fmul v9.4s, v16.4s, v2.4s
+	WORD $0x4e29d6c9 // fadd v9.4s, v22.4s, v9.4s
+	WORD $0x4ea0d529 // fsub v9.4s, v9.4s, v0.4s
+	WORD $0x6e27dcea // fmul v10.4s, v7.4s, v7.4s
+	WORD $0x6e28dd0b // fmul v11.4s, v8.4s, v8.4s
+	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
+	WORD $0x6e29dd2b // fmul v11.4s, v9.4s, v9.4s
+	WORD $0x4e2bd54a // fadd v10.4s, v10.4s, v11.4s
+	WORD $0x6ea1f94b // fsqrt v11.4s, v10.4s
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	WORD $0x4ea71cec // mov v12.16b, v7.16b
+	WORD $0x4ea81d0d // mov v13.16b, v8.16b
+	WORD $0x4ea91d31 // mov v17.16b, v9.16b
+	WORD $0x4eab1d72 // mov v18.16b, v11.16b
+	WORD $0x3dc00293 // ldr q19, [x20, #0]
+	WORD $0x6e33e558 // fcmge v24.4s, v10.4s, v19.4s
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x6eb7e73e // fcmgt v30.4s, v25.4s, v23.4s
+	WORD $0x6ebe1f37 // bit v23.16b, v25.16b, v30.16b
+	WORD $0x6e34de94 // fmul v20.4s, v20.4s, v20.4s
+	WORD $0x6e35deb5 // fmul v21.4s, v21.4s, v21.4s
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x6e36ded5 // fmul v21.4s, v22.4s, v22.4s
+	WORD $0x4e35d694 // fadd v20.4s, v20.4s, v21.4s
+	WORD $0x6eb4e6fe // fcmgt v30.4s, v23.4s, v20.4s
+	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
+	WORD $0x3dc0269b // ldr q27, [x20, #144]
+	WORD $0x6e34df75 // fmul v21.4s, v27.4s, v20.4s
+	WORD $0x6eaae6b5 // fcmgt v21.4s, v21.4s, v10.4s
+	WORD $0x4eb51f16 // orr v22.16b, v24.16b, v21.16b
+	WORD $0x6eb0aade // umaxv s30, v22.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, TOINEON_tailgroup_finish_normal
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	WORD $0x4ea1d484 // fsub v4.4s, v4.4s, v1.4s
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
+	WORD $0x4ebcd4a5 // fsub v5.4s, v5.4s, v28.4s
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x4ebcd776 // fsub v22.4s, v27.4s, v28.4s
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x4ebcd777 // fsub v23.4s, v27.4s, v28.4s
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x4ebcd77a // fsub v26.4s, v27.4s, v28.4s
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x4ebcd773 // fsub v19.4s, v27.4s, v28.4s
+	WORD $0x3d802ab3 // str q19, [x21, #160]
+	WORD $0x6ea1fb33 // fsqrt v19.4s, v25.4s
+	WORD $0x3dc0069b // ldr q27, [x20, #16]
+	WORD $0x4ea0da7e // fcmeq v30.4s, v19.4s, #0.0
+	WORD $0x6e33ff73 // fdiv v19.4s, v27.4s, v19.4s
+	WORD $0x4e7e1e73 // bic v19.16b, v19.16b, v30.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3d802eba // str q26, [x21, #176]
+	WORD $0x6ea1fb7a // fsqrt v26.4s, v27.4s
+	WORD $0x6e33dc84 // fmul v4.4s, v4.4s, v19.4s
+	WORD $0x6e33dca5 // fmul v5.4s, v5.4s, v19.4s
+	WORD $0x6e33ded3 // fmul v19.4s, v22.4s, v19.4s
+	WORD $0x6e3adef6 // fmul v22.4s, v23.4s, v26.4s
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x6e3adf77 // fmul v23.4s, v27.4s, v26.4s
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x6e3adf7a // fmul v26.4s, v27.4s, v26.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e3ce739 // fcmeq v25.4s, v25.4s, v28.4s
+	WORD $0x3d8032b9 // str q25, [x21, #192]
+	WORD $0x6e3adcb9 // fmul v25.4s, v5.4s, v26.4s
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x6e37de65 // fmul v5.4s, v19.4s, v23.4s
+	WORD $0x4ea5d725 // fsub v5.4s, v25.4s, v5.4s
+	WORD $0x6e36de79 // fmul v25.4s, v19.4s, v22.4s
+	WORD $0x3d803ab3 // str q19, [x21, #224]
+	WORD $0x6e3adc93 // fmul v19.4s, v4.4s, v26.4s
+	WORD $0x4eb3d733 // fsub v19.4s, v25.4s, v19.4s
+	WORD $0x6e37dc99 // fmul v25.4s, v4.4s, v23.4s
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3d803eba // str q26, [x21, #240]
+	WORD $0x6e36df7a // fmul v26.4s, v27.4s, v22.4s
+	WORD $0x4ebad739 // fsub v25.4s, v25.4s, v26.4s
+	WORD $0x6e25dcba // fmul v26.4s, v5.4s, v5.4s
+	WORD $0x3d8042b7 // str q23, [x21, #256]
+	WORD $0x6e33de77 // fmul v23.4s, v19.4s, v19.4s
+	WORD $0x4e37d757 // fadd v23.4s, v26.4s, v23.4s
+	WORD $0x6e39df3a // fmul v26.4s, v25.4s, v25.4s
+	WORD $0x4e3ad6f7 // fadd v23.4s, v23.4s, v26.4s
+	WORD $0x6e25dce7 // fmul v7.4s, v7.4s, v5.4s
+	WORD $0x6e33dd08 // fmul v8.4s, v8.4s, v19.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	WORD $0x6e39dd28 // fmul v8.4s, v9.4s, v25.4s
+	WORD $0x4e28d4e7 // fadd v7.4s, v7.4s, v8.4s
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	WORD $0x3dc02a9b // ldr q27, [x20, #160]
+	WORD $0x6e34df68 // fmul v8.4s, v27.4s, v20.4s
+	WORD $0x4ea8d548 // fsub v8.4s, v10.4s, v8.4s
+	WORD $0x6e37dd08 // fmul v8.4s, v8.4s, v23.4s
+	WORD $0x6e27dce9 // fmul v9.4s, v7.4s, v7.4s
+	WORD $0x6ea8e528 // fcmgt v8.4s, v9.4s, v8.4s
+	WORD $0x4e281ea8 // and v8.16b, v21.16b, v8.16b
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce6e9 // fcmge v9.4s, v23.4s, v28.4s
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x4e691d08 // bic v8.16b, v8.16b, v9.16b
+	WORD $0x4ea81f08 // orr v8.16b, v24.16b, v8.16b
+	WORD $0x6e27dce9 // fmul v9.4s, v7.4s, v7.4s
+	WORD $0x3dc02e9b // ldr q27, [x20, #176]
+	WORD $0x6e34df74 // fmul v20.4s, v27.4s, v20.4s
+	WORD $0x6e37de94 // fmul v20.4s, v20.4s, v23.4s
+	WORD $0x6e34e529 // fcmge v9.4s, v9.4s, v20.4s
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ea7e787 // fcmgt v7.4s, v28.4s, v7.4s
+	WORD $0x4e691ce7 // bic v7.16b, v7.16b, v9.16b
+	WORD $0x6ea0f8a9 // fneg v9.4s, v5.4s
+	WORD $0x6ea0fa74 // fneg v20.4s, v19.4s
+	WORD $0x6ea0fb35 // fneg v21.4s, v25.4s
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x6ebe1d25 // bit v5.16b, v9.16b, v30.16b
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x6ebe1e93 // bit v19.16b, v20.16b, v30.16b
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x6ebe1eb9 // bit v25.16b, v21.16b, v30.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1d85 // bif v5.16b, v12.16b, v30.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1db3 // bif v19.16b, v13.16b, v30.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1e39 // bif v25.16b, v17.16b, v30.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1d57 // bif v23.16b, v10.16b, v30.16b
+	WORD $0x4ea51cac // mov v12.16b, v5.16b
+	WORD $0x4eb31e6d // mov v13.16b, v19.16b
+	WORD $0x4eb91f31 // mov v17.16b, v25.16b
+	WORD $0x4eb71eea // mov v10.16b, v23.16b
+	// v = unit axis 1, or unit axis 2 when A = B.
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x6ebe1ec4 // bit v4.16b, v22.16b, v30.16b
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x3dc036bd // ldr q29, [x21, #208]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x6e7d1f85 // bsl v5.16b, v28.16b, v29.16b
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x3dc03abd // ldr q29, [x21, #224]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e7d1f87 // bsl v7.16b, v28.16b, v29.16b
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	WORD $0x6ea0f884 // fneg v4.4s, v4.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce548 // fcmge v8.4s, v10.4s, v28.4s
+	WORD $0x6e205908 // mvn v8.16b, v8.16b
+	WORD $0x6e25dca9 // fmul v9.4s, v5.4s, v5.4s
+	WORD $0x6e24dc93 // fmul v19.4s, v4.4s, v4.4s
+	WORD $0x4e33d529 // fadd v9.4s, v9.4s, v19.4s
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf73 // fmul v19.4s, v27.4s, v28.4s
+	WORD $0x4e33d529 // fadd v9.4s, v9.4s, v19.4s
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
+	WORD $0x6e6c1cb3 // bsl v19.16b, v5.16b, v12.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x4ebe1fd4 // mov v20.16b, v30.16b
+	WORD $0x6e711f94 // bsl v20.16b, v28.16b, v17.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1d49 // bif v9.16b, v10.16b, v30.16b
+	WORD $0x4eb31e6c // mov v12.16b, v19.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4eb41e91 // mov v17.16b, v20.16b
+	WORD $0x4ea91d2a // mov v10.16b, v9.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ea0f8a4 // fneg v4.4s, v5.4s
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce545 // fcmge v5.4s, v10.4s, v28.4s
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e3cdf68 // fmul v8.4s, v27.4s, v28.4s
+	WORD $0x6e27dce9 // fmul v9.4s, v7.4s, v7.4s
+	WORD $0x4e29d508 // fadd v8.4s, v8.4s, v9.4s
+	WORD $0x6e24dc89 // fmul v9.4s, v4.4s, v4.4s
+	WORD $0x4e29d508 // fadd v8.4s, v8.4s, v9.4s
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
+	WORD $0x6e6c1f89 // bsl v9.16b, v28.16b, v12.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1da7 // bif v7.16b, v13.16b, v30.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1e24 // bif v4.16b, v17.16b, v30.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1d48 // bif v8.16b, v10.16b, v30.16b
+	WORD $0x4ea91d2c // mov v12.16b, v9.16b
+	WORD $0x4ea71ced // mov v13.16b, v7.16b
+	WORD $0x4ea41c91 // mov v17.16b, v4.16b
+	WORD $0x4ea81d0a // mov v10.16b, v8.16b
+	// Fallback 4: (0,0,1).
+	WORD $0x3dc0029c // ldr q28, [x20, #0]
+	WORD $0x6e3ce544 // fcmge v4.4s, v10.4s, v28.4s
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x6e6c1f85 // bsl v5.16b, v28.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e6d1f87 // bsl v7.16b, v28.16b, v13.16b
+	WORD $0x3dc0069c // ldr q28, [x20, #16]
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
+	WORD $0x3dc0069c // ldr q28, [x20, #16]
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6a1f84 // bsl v4.16b, v28.16b, v10.16b
+	WORD $0x4ea51cac // mov v12.16b, v5.16b
+	WORD $0x4ea71ced // mov v13.16b, v7.16b
+	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x4ea41c8a // mov v10.16b, v4.16b
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	WORD $0x6ea1f944 // fsqrt v4.4s, v10.4s
+	WORD $0x4ea41c92 // mov v18.16b, v4.16b
+
+TOINEON_tailgroup_finish_normal:
+	WORD $0x3dc0069b // ldr q27, [x20, #16]
+	WORD $0x6e32ff64 // fdiv v4.4s, v27.4s, v18.4s
+	WORD $0x6e24dd85 // fmul v5.4s, v12.4s, v4.4s
+	WORD $0x6e24dda7 // fmul v7.4s, v13.4s, v4.4s
+	WORD $0x6e24de24 // fmul v4.4s, v17.4s, v4.4s
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	WORD $0x6e22ddc8 // fmul v8.4s, v14.4s, v2.4s
+	WORD $0x4e28d421 // fadd v1.4s, v1.4s, v8.4s
+	WORD $0x3dc076a8 // ldr q8, [x21, #464]
+	WORD $0x4e21d501 // fadd v1.4s, v8.4s, v1.4s
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x4e23d763 // fadd v3.4s, v27.4s, v3.4s
+	WORD $0x4e23d503 // fadd v3.4s, v8.4s, v3.4s
+	WORD $0x6e22dde8 // fmul v8.4s, v15.4s, v2.4s
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4e28d768 // fadd v8.4s, v27.4s, v8.4s
+	WORD $0x3dc07aa9 // ldr q9, [x21, #480]
+	WORD $0x4e28d528 // fadd v8.4s, v9.4s, v8.4s
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
+	WORD $0x4e26d766 // fadd v6.4s, v27.4s, v6.4s
+	WORD $0x4e26d526 // fadd v6.4s, v9.4s, v6.4s
+	WORD $0x6e22de02 // fmul v2.4s, v16.4s, v2.4s
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x4e22d762 // fadd v2.4s, v27.4s, v2.4s
+	WORD $0x3dc07ea9 // ldr q9, [x21, #496]
+	WORD $0x4e22d522 // fadd v2.4s, v9.4s, v2.4s
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x4e20d760 // fadd v0.4s, v27.4s, v0.4s
+	WORD $0x4e20d520 // fadd v0.4s, v9.4s, v0.4s
+	// Invalid lanes: the canonical NaN in every float.
+	WORD $0x3dc136a9 // ldr q9, [x21, #1232]
+	WORD $0x3dc0669c // ldr q28, [x20, #400]
+	WORD $0x4e3ce52a // fcmeq v10.4s, v9.4s, v28.4s
+	WORD $0x3dc00e8c // ldr q12, [x20, #48]
+	WORD $0x3dc12ebd // ldr q29, [x21, #1200]
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e7d1d8d // bsl v13.16b, v12.16b, v29.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d85 // bit v5.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d87 // bit v7.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d84 // bit v4.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d81 // bit v1.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d88 // bit v8.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d82 // bit v2.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d83 // bit v3.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d86 // bit v6.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d80 // bit v0.16b, v12.16b, v30.16b
+	WORD $0x4e040d7e // dup v30.4s, w11
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
+	WORD $0x4ebf87de // add v30.4s, v30.4s, v31.4s
+	WORD $0x3d814abe // str q30, [x21, #1312]
+	WORD $0x6ea1b93e // fcvtzu v30.4s, v9.4s
+	WORD $0x3d814ebe // str q30, [x21, #1328]
+	WORD $0x3dc132bb // ldr q27, [x21, #1216]
+	WORD $0x6ea1bb7e // fcvtzu v30.4s, v27.4s
+	WORD $0x3d8152be // str q30, [x21, #1344]
+	WORD $0x3d8156ad // str q13, [x21, #1360]
+	WORD $0x3d815aab // str q11, [x21, #1376]
+	WORD $0x3d815ea5 // str q5, [x21, #1392]
+	WORD $0x3d8162a7 // str q7, [x21, #1408]
+	WORD $0x3d8166a4 // str q4, [x21, #1424]
+	WORD $0x3d816aa1 // str q1, [x21, #1440]
+	WORD $0x3d816ea8 // str q8, [x21, #1456]
+	WORD $0x3d8172a2 // str q2, [x21, #1472]
+	WORD $0x3d8176a3 // str q3, [x21, #1488]
+	WORD $0x3d817aa6 // str q6, [x21, #1504]
+	WORD $0x3d817ea0 // str q0, [x21, #1520]
+	MOVWU 1312(R21), R22
+	MOVD 0(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 1328(R21), R22
+	MOVD 8(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 1344(R21), R22
+	MOVD 16(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 1360(R21), R22
+	MOVD 24(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 1376(R21), R22
+	MOVD 32(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 1392(R21), R22
+	MOVD 40(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 1408(R21), R22
+	MOVD 48(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 1424(R21), R22
+	MOVD 56(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 1440(R21), R22
+	MOVD 64(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 1456(R21), R22
+	MOVD 72(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 1472(R21), R22
+	MOVD 80(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 1488(R21), R22
+	MOVD 88(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 1504(R21), R22
+	MOVD 96(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 1520(R21), R22
+	MOVD 104(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	CMP $2, R13
+	BLT TOINEON_tailout_end
+	MOVWU 1316(R21), R22
+	MOVD 0(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 1332(R21), R22
+	MOVD 8(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 1348(R21), R22
+	MOVD 16(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 1364(R21), R22
+	MOVD 24(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 1380(R21), R22
+	MOVD 32(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 1396(R21), R22
+	MOVD 40(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 1412(R21), R22
+	MOVD 48(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 1428(R21), R22
+	MOVD 56(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 1444(R21), R22
+	MOVD 64(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 1460(R21), R22
+	MOVD 72(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 1476(R21), R22
+	MOVD 80(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 1492(R21), R22
+	MOVD 88(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 1508(R21), R22
+	MOVD 96(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	MOVWU 1524(R21), R22
+	MOVD 104(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 4(R19)
+	CMP $3, R13
+	BLT TOINEON_tailout_end
+	MOVWU 1320(R21), R22
+	MOVD 0(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 1336(R21), R22
+	MOVD 8(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 1352(R21), R22
+	MOVD 16(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 1368(R21), R22
+	MOVD 24(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 1384(R21), R22
+	MOVD 32(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 1400(R21), R22
+	MOVD 40(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 1416(R21), R22
+	MOVD 48(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 1432(R21), R22
+	MOVD 56(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 1448(R21), R22
+	MOVD 64(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 1464(R21), R22
+	MOVD 72(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 1480(R21), R22
+	MOVD 80(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 1496(R21), R22
+	MOVD 88(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 1512(R21), R22
+	MOVD 96(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+	MOVWU 1528(R21), R22
+	MOVD 104(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 8(R19)
+
+TOINEON_tailout_end:
+
+TOINEON_done:
+	RET
+
+// func TOI64NEON(start, end, pad *float64, pi, pj *uint32, out *[14]*float64, n int, margin, tol, tmax, maxiter float64)
+TEXT ·TOI64NEON(SB), $1584-88
+	// 27 of 27 vector registers for values, 22 spilled per group.
+	MOVD pad+16(FP), R1
+	MOVD pi+24(FP), R7
+	MOVD pj+32(FP), R8
+	MOVD out+40(FP), R9
+	MOVD n+48(FP), R10
+	MOVD $0, R11
+	MOVD $neonconst<>(SB), R20
+	ADD $16, RSP, R21
+	// margin, tol, tmax and maxiter in every lane, in their slots.
+	MOVD margin+56(FP), R19
+	WORD $0x4e080e7b // dup v27.2d, x19
+	WORD $0x3d813abb // str q27, [x21, #1248]
+	MOVD tol+64(FP), R19
+	WORD $0x4e080e7b // dup v27.2d, x19
+	WORD $0x3d813ebb // str q27, [x21, #1264]
+	MOVD tmax+72(FP), R19
+	WORD $0x4e080e7b // dup v27.2d, x19
+	WORD $0x3d8142bb // str q27, [x21, #1280]
+	MOVD maxiter+80(FP), R19
+	WORD $0x4e080e7b // dup v27.2d, x19
+	WORD $0x3d8146bb // str q27, [x21, #1296]
+
+TOI64NEON_loop:
+	SUB R11, R10, R13
+	CMP $2, R13
+	BLT TOI64NEON_tail
+	// The start records of I and J, then the end records.
+	MOVD start+0(FP), R0
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d805aa0 // str q0, [x21, #352]
+	WORD $0x3d805ea1 // str q1, [x21, #368]
+	WORD $0x3d8062a2 // str q2, [x21, #384]
+	WORD $0x3d8072a3 // str q3, [x21, #448]
+	WORD $0x3d8066a4 // str q4, [x21, #400]
+	WORD $0x3d806aa5 // str q5, [x21, #416]
+	WORD $0x3d806ea6 // str q6, [x21, #432]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8076a0 // str q0, [x21, #464]
+	WORD $0x3d807aa1 // str q1, [x21, #480]
+	WORD $0x3d807ea2 // str q2, [x21, #496]
+	WORD $0x3d808ea3 // str q3, [x21, #560]
+	WORD $0x3d8082a4 // str q4, [x21, #512]
+	WORD $0x3d8086a5 // str q5, [x21, #528]
+	WORD $0x3d808aa6 // str q6, [x21, #544]
+	MOVD end+8(FP), R0
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8092a0 // str q0, [x21, #576]
+	WORD $0x3d8096a1 // str q1, [x21, #592]
+	WORD $0x3d809aa2 // str q2, [x21, #608]
+	WORD $0x3d80aaa3 // str q3, [x21, #672]
+	WORD $0x3d809ea4 // str q4, [x21, #624]
+	WORD $0x3d80a2a5 // str q5, [x21, #640]
+	WORD $0x3d80a6a6 // str q6, [x21, #656]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 4(R19), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d80aea0 // str q0, [x21, #688]
+	WORD $0x3d80b2a1 // str q1, [x21, #704]
+	WORD $0x3d80b6a2 // str q2, [x21, #720]
+	WORD $0x3d80c6a3 // str q3, [x21, #784]
+	WORD $0x3d80baa4 // str q4, [x21, #736]
+	WORD $0x3d80bea5 // str q5, [x21, #752]
+	WORD $0x3d80c2a6 // str q6, [x21, #768]
+	// The pads of I and J: loaded by index, or zero without pads.
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d80cabb // str q27, [x21, #800]
+	WORD $0x3d80cebb // str q27, [x21, #816]
+	CBZ R1, TOI64NEON_group_nopad
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	MOVD (R1)(R22<<3), R23
+	MOVD R23, 800(R21)
+	MOVWU 4(R19), R22
+	MOVD (R1)(R22<<3), R23
+	MOVD R23, 808(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	MOVD (R1)(R22<<3), R23
+	MOVD R23, 816(R21)
+	MOVWU 4(R19), R22
+	MOVD (R1)(R22<<3), R23
+	MOVD R23, 824(R21)
+
+TOI64NEON_group_nopad:
+	// Setup: the frame and the initial state.
+	// Finite inputs: the sum of x - x over every input is 0. Each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree, not toiFinite's chain.
+	WORD $0x3dc05aa0 // ldr q0, [x21, #352]
+	WORD $0x4ee0d401 // fsub v1.2d, v0.2d, v0.2d
+	WORD $0x3dc05ea2 // ldr q2, [x21, #368]
+	WORD $0x4ee2d443 // fsub v3.2d, v2.2d, v2.2d
+	WORD $0x3dc062a4 // ldr q4, [x21, #384]
+	WORD $0x4ee4d485 // fsub v5.2d, v4.2d, v4.2d
+	WORD $0x3dc066a6 // ldr q6, [x21, #400]
+	WORD $0x4ee6d4c7 // fsub v7.2d, v6.2d, v6.2d
+	WORD $0x3dc06aa8 // ldr q8, [x21, #416]
+	WORD $0x4ee8d509 // fsub v9.2d, v8.2d, v8.2d
+	WORD $0x3dc06eaa // ldr q10, [x21, #432]
+	WORD $0x4eead54b // fsub v11.2d, v10.2d, v10.2d
+	WORD $0x3dc092ac // ldr q12, [x21, #576]
+	WORD $0x4eecd58d // fsub v13.2d, v12.2d, v12.2d
+	WORD $0x3dc096ae // ldr q14, [x21, #592]
+	WORD $0x4eeed5cf // fsub v15.2d, v14.2d, v14.2d
+	WORD $0x3dc09ab0 // ldr q16, [x21, #608]
+	WORD $0x4ef0d611 // fsub v17.2d, v16.2d, v16.2d
+	WORD $0x3dc09eb2 // ldr q18, [x21, #624]
+	WORD $0x4ef2d653 // fsub v19.2d, v18.2d, v18.2d
+	WORD $0x3dc0a2b4 // ldr q20, [x21, #640]
+	WORD $0x4ef4d695 // fsub v21.2d, v20.2d, v20.2d
+	WORD $0x3dc0a6b6 // ldr q22, [x21, #656]
+	WORD $0x4ef6d6d7 // fsub v23.2d, v22.2d, v22.2d
+	WORD $0x3dc072b8 // ldr q24, [x21, #448]
+	WORD $0x4ef8d719 // fsub v25.2d, v24.2d, v24.2d
+	WORD $0x3dc0aaba // ldr q26, [x21, #672]
+	WORD $0x4efad756 // fsub v22.2d, v26.2d, v26.2d
+	WORD $0x3dc0cabb // ldr q27, [x21, #800]
+	WORD $0x3dc0cabc // ldr q28, [x21, #800]
+	WORD $0x4efcd774 // fsub v20.2d, v27.2d, v28.2d
+	WORD $0x3dc076bb // ldr q27, [x21, #464]
+	WORD $0x3dc076bc // ldr q28, [x21, #464]
+	WORD $0x4efcd772 // fsub v18.2d, v27.2d, v28.2d
+	WORD $0x3dc07abb // ldr q27, [x21, #480]
+	WORD $0x3dc07abc // ldr q28, [x21, #480]
+	WORD $0x4efcd76a // fsub v10.2d, v27.2d, v28.2d
+	WORD $0x3dc07ebb // ldr q27, [x21, #496]
+	WORD $0x3dc07ebc // ldr q28, [x21, #496]
+	WORD $0x4efcd768 // fsub v8.2d, v27.2d, v28.2d
+	WORD $0x3dc082bb // ldr q27, [x21, #512]
+	WORD $0x3dc082bc // ldr q28, [x21, #512]
+	WORD $0x4efcd766 // fsub v6.2d, v27.2d, v28.2d
+	WORD $0x3dc086bb // ldr q27, [x21, #528]
+	WORD $0x3dc086bc // ldr q28, [x21, #528]
+	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
+	WORD $0x3dc08abb // ldr q27, [x21, #544]
+	WORD $0x3dc08abc // ldr q28, [x21, #544]
+	WORD $0x4efcd76e // fsub v14.2d, v27.2d, v28.2d
+	WORD $0x3dc0aebb // ldr q27, [x21, #688]
+	WORD $0x3dc0aebc // ldr q28, [x21, #688]
+	WORD $0x4efcd76c // fsub v12.2d, v27.2d, v28.2d
+	WORD $0x3dc0b2bb // ldr q27, [x21, #704]
+	WORD $0x3dc0b2bc // ldr q28, [x21, #704]
+	WORD $0x4efcd764 // fsub v4.2d, v27.2d, v28.2d
+	WORD $0x3dc0b6bb // ldr q27, [x21, #720]
+	WORD $0x3dc0b6bc // ldr q28, [x21, #720]
+	WORD $0x4efcd762 // fsub v2.2d, v27.2d, v28.2d
+	WORD $0x3dc0babb // ldr q27, [x21, #736]
+	WORD $0x3dc0babc // ldr q28, [x21, #736]
+	WORD $0x4efcd760 // fsub v0.2d, v27.2d, v28.2d
+	WORD $0x3dc0bebb // ldr q27, [x21, #752]
+	WORD $0x3dc0bebc // ldr q28, [x21, #752]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc0c2bb // ldr q27, [x21, #768]
+	WORD $0x3dc0c2bc // ldr q28, [x21, #768]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc08ebb // ldr q27, [x21, #560]
+	WORD $0x3dc08ebc // ldr q28, [x21, #560]
+	WORD $0x3d8002ba // str q26, [x21, #0]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc0c6bb // ldr q27, [x21, #784]
+	WORD $0x3dc0c6bc // ldr q28, [x21, #784]
+	WORD $0x3d8006ba // str q26, [x21, #16]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc0cebb // ldr q27, [x21, #816]
+	WORD $0x3dc0cebc // ldr q28, [x21, #816]
+	WORD $0x3d800aba // str q26, [x21, #32]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc13abb // ldr q27, [x21, #1248]
+	WORD $0x3dc13abc // ldr q28, [x21, #1248]
+	WORD $0x3d800eba // str q26, [x21, #48]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc13ebb // ldr q27, [x21, #1264]
+	WORD $0x3dc13ebc // ldr q28, [x21, #1264]
+	WORD $0x3d8012ba // str q26, [x21, #64]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc142bb // ldr q27, [x21, #1280]
+	WORD $0x3dc142bc // ldr q28, [x21, #1280]
+	WORD $0x3d8016ba // str q26, [x21, #80]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x4e63d421 // fadd v1.2d, v1.2d, v3.2d
+	WORD $0x4e67d4a3 // fadd v3.2d, v5.2d, v7.2d
+	WORD $0x4e6bd525 // fadd v5.2d, v9.2d, v11.2d
+	WORD $0x4e6fd5a7 // fadd v7.2d, v13.2d, v15.2d
+	WORD $0x4e73d629 // fadd v9.2d, v17.2d, v19.2d
+	WORD $0x4e77d6ab // fadd v11.2d, v21.2d, v23.2d
+	WORD $0x4e76d72d // fadd v13.2d, v25.2d, v22.2d
+	WORD $0x4e72d68f // fadd v15.2d, v20.2d, v18.2d
+	WORD $0x4e68d548 // fadd v8.2d, v10.2d, v8.2d
+	WORD $0x4e70d4c6 // fadd v6.2d, v6.2d, v16.2d
+	WORD $0x4e6cd5ca // fadd v10.2d, v14.2d, v12.2d
+	WORD $0x4e62d482 // fadd v2.2d, v4.2d, v2.2d
+	WORD $0x4e78d400 // fadd v0.2d, v0.2d, v24.2d
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4e7cd764 // fadd v4.2d, v27.2d, v28.2d
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x4e7cd76c // fadd v12.2d, v27.2d, v28.2d
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x4e7cd76e // fadd v14.2d, v27.2d, v28.2d
+	WORD $0x4e63d421 // fadd v1.2d, v1.2d, v3.2d
+	WORD $0x4e67d4a3 // fadd v3.2d, v5.2d, v7.2d
+	WORD $0x4e6bd525 // fadd v5.2d, v9.2d, v11.2d
+	WORD $0x4e6fd5a7 // fadd v7.2d, v13.2d, v15.2d
+	WORD $0x4e66d506 // fadd v6.2d, v8.2d, v6.2d
+	WORD $0x4e62d542 // fadd v2.2d, v10.2d, v2.2d
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
+	WORD $0x4e6ed584 // fadd v4.2d, v12.2d, v14.2d
+	WORD $0x4e63d421 // fadd v1.2d, v1.2d, v3.2d
+	WORD $0x4e67d4a3 // fadd v3.2d, v5.2d, v7.2d
+	WORD $0x4e62d4c2 // fadd v2.2d, v6.2d, v2.2d
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
+	WORD $0x4e63d421 // fadd v1.2d, v1.2d, v3.2d
+	WORD $0x4e60d440 // fadd v0.2d, v2.2d, v0.2d
+	WORD $0x4e60d420 // fadd v0.2d, v1.2d, v0.2d
+	WORD $0x4e7ad400 // fadd v0.2d, v0.2d, v26.2d
+	WORD $0x6f00e401 // movi v1.2d, #0x0
+	WORD $0x4e61e400 // fcmeq v0.2d, v0.2d, v1.2d
+	// A negative radius or pad is invalid.
+	WORD $0x3dc072a2 // ldr q2, [x21, #448]
+	WORD $0x3dc0aaa3 // ldr q3, [x21, #672]
+	WORD $0x6ee2e47e // fcmgt v30.2d, v3.2d, v2.2d
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e631c44 // bsl v4.16b, v2.16b, v3.16b
+	WORD $0x3dc08ea5 // ldr q5, [x21, #560]
+	WORD $0x3dc0c6a6 // ldr q6, [x21, #784]
+	WORD $0x6ee5e4de // fcmgt v30.2d, v6.2d, v5.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e661ca7 // bsl v7.16b, v5.16b, v6.16b
+	WORD $0x6ee4e4fe // fcmgt v30.2d, v7.2d, v4.2d
+	WORD $0x6ebe1c87 // bit v7.16b, v4.16b, v30.16b
+	WORD $0x6ee7e424 // fcmgt v4.2d, v1.2d, v7.2d
+	WORD $0x3dc0caa7 // ldr q7, [x21, #800]
+	WORD $0x3dc0cea8 // ldr q8, [x21, #816]
+	WORD $0x6ee7e51e // fcmgt v30.2d, v8.2d, v7.2d
+	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
+	WORD $0x6e681ce9 // bsl v9.16b, v7.16b, v8.16b
+	WORD $0x6ee9e429 // fcmgt v9.2d, v1.2d, v9.2d
+	WORD $0x4ea91c84 // orr v4.16b, v4.16b, v9.16b
+	WORD $0x4e641c00 // bic v0.16b, v0.16b, v4.16b
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	WORD $0x3dc05aa4 // ldr q4, [x21, #352]
+	WORD $0x3dc076a9 // ldr q9, [x21, #464]
+	WORD $0x4ee9d48a // fsub v10.2d, v4.2d, v9.2d
+	WORD $0x3dc05eab // ldr q11, [x21, #368]
+	WORD $0x3dc07aac // ldr q12, [x21, #480]
+	WORD $0x4eecd56d // fsub v13.2d, v11.2d, v12.2d
+	WORD $0x3dc062ae // ldr q14, [x21, #384]
+	WORD $0x3dc07eaf // ldr q15, [x21, #496]
+	WORD $0x4eefd5d0 // fsub v16.2d, v14.2d, v15.2d
+	WORD $0x3dc092bb // ldr q27, [x21, #576]
+	WORD $0x4ee4d764 // fsub v4.2d, v27.2d, v4.2d
+	WORD $0x3dc096bb // ldr q27, [x21, #592]
+	WORD $0x4eebd76b // fsub v11.2d, v27.2d, v11.2d
+	WORD $0x3dc09abb // ldr q27, [x21, #608]
+	WORD $0x4eeed76e // fsub v14.2d, v27.2d, v14.2d
+	WORD $0x3dc066b1 // ldr q17, [x21, #400]
+	WORD $0x4ee9d632 // fsub v18.2d, v17.2d, v9.2d
+	WORD $0x3dc06ab3 // ldr q19, [x21, #416]
+	WORD $0x4eecd674 // fsub v20.2d, v19.2d, v12.2d
+	WORD $0x3dc06eb5 // ldr q21, [x21, #432]
+	WORD $0x4eefd6b6 // fsub v22.2d, v21.2d, v15.2d
+	WORD $0x3dc09ebb // ldr q27, [x21, #624]
+	WORD $0x4ef1d771 // fsub v17.2d, v27.2d, v17.2d
+	WORD $0x3dc0a2bb // ldr q27, [x21, #640]
+	WORD $0x4ef3d773 // fsub v19.2d, v27.2d, v19.2d
+	WORD $0x3dc0a6bb // ldr q27, [x21, #656]
+	WORD $0x4ef5d775 // fsub v21.2d, v27.2d, v21.2d
+	WORD $0x3dc0aebb // ldr q27, [x21, #688]
+	WORD $0x4ee9d777 // fsub v23.2d, v27.2d, v9.2d
+	WORD $0x3dc0b2bb // ldr q27, [x21, #704]
+	WORD $0x4eecd778 // fsub v24.2d, v27.2d, v12.2d
+	WORD $0x3dc0b6bb // ldr q27, [x21, #720]
+	WORD $0x4eefd779 // fsub v25.2d, v27.2d, v15.2d
+	WORD $0x3dc082ba // ldr q26, [x21, #512]
+	WORD $0x4ee9d749 // fsub v9.2d, v26.2d, v9.2d
+	WORD $0x3dc086bb // ldr q27, [x21, #528]
+	WORD $0x4eecd76c // fsub v12.2d, v27.2d, v12.2d
+	WORD $0x3dc08abb // ldr q27, [x21, #544]
+	WORD $0x4eefd76f // fsub v15.2d, v27.2d, v15.2d
+	WORD $0x3dc0babb // ldr q27, [x21, #736]
+	WORD $0x4efad77a // fsub v26.2d, v27.2d, v26.2d
+	WORD $0x3dc0bebb // ldr q27, [x21, #752]
+	WORD $0x3dc086bc // ldr q28, [x21, #528]
+	WORD $0x4efcd768 // fsub v8.2d, v27.2d, v28.2d
+	WORD $0x3dc0c2bb // ldr q27, [x21, #768]
+	WORD $0x3dc08abc // ldr q28, [x21, #544]
+	WORD $0x4efcd767 // fsub v7.2d, v27.2d, v28.2d
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	WORD $0x4ee0f945 // fabs v5.2d, v10.2d
+	WORD $0x4e64d546 // fadd v6.2d, v10.2d, v4.2d
+	WORD $0x4ee0f8c6 // fabs v6.2d, v6.2d
+	WORD $0x4ee0f9a2 // fabs v2.2d, v13.2d
+	WORD $0x4e6bd5a3 // fadd v3.2d, v13.2d, v11.2d
+	WORD $0x4ee0f863 // fabs v3.2d, v3.2d
+	WORD $0x4ee0fa01 // fabs v1.2d, v16.2d
+	WORD $0x3d801aa0 // str q0, [x21, #96]
+	WORD $0x4e6ed600 // fadd v0.2d, v16.2d, v14.2d
+	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
+	WORD $0x3d801ea4 // str q4, [x21, #112]
+	WORD $0x4ee0fa44 // fabs v4.2d, v18.2d
+	WORD $0x3d8022aa // str q10, [x21, #128]
+	WORD $0x4e71d64a // fadd v10.2d, v18.2d, v17.2d
+	WORD $0x4ee0f94a // fabs v10.2d, v10.2d
+	WORD $0x3d8026ab // str q11, [x21, #144]
+	WORD $0x4ee0fa8b // fabs v11.2d, v20.2d
+	WORD $0x3d802aad // str q13, [x21, #160]
+	WORD $0x4e73d68d // fadd v13.2d, v20.2d, v19.2d
+	WORD $0x4ee0f9ad // fabs v13.2d, v13.2d
+	WORD $0x3d802eae // str q14, [x21, #176]
+	WORD $0x4ee0face // fabs v14.2d, v22.2d
+	WORD $0x3d8032b0 // str q16, [x21, #192]
+	WORD $0x4e75d6d0 // fadd v16.2d, v22.2d, v21.2d
+	WORD $0x4ee0fa10 // fabs v16.2d, v16.2d
+	WORD $0x3d8036b1 // str q17, [x21, #208]
+	WORD $0x4ee0faf1 // fabs v17.2d, v23.2d
+	WORD $0x3d803ab2 // str q18, [x21, #224]
+	WORD $0x4ee0fb12 // fabs v18.2d, v24.2d
+	WORD $0x3d803eb3 // str q19, [x21, #240]
+	WORD $0x4ee0fb33 // fabs v19.2d, v25.2d
+	WORD $0x3d8042b4 // str q20, [x21, #256]
+	WORD $0x4ee0f934 // fabs v20.2d, v9.2d
+	WORD $0x3d8046b5 // str q21, [x21, #272]
+	WORD $0x4e7ad535 // fadd v21.2d, v9.2d, v26.2d
+	WORD $0x4ee0fab5 // fabs v21.2d, v21.2d
+	WORD $0x3d804aa9 // str q9, [x21, #288]
+	WORD $0x4ee0f989 // fabs v9.2d, v12.2d
+	WORD $0x3d804eb6 // str q22, [x21, #304]
+	WORD $0x4e68d596 // fadd v22.2d, v12.2d, v8.2d
+	WORD $0x4ee0fad6 // fabs v22.2d, v22.2d
+	WORD $0x3d8052a8 // str q8, [x21, #320]
+	WORD $0x4ee0f9e8 // fabs v8.2d, v15.2d
+	WORD $0x3d8056ac // str q12, [x21, #336]
+	WORD $0x4e67d5ec // fadd v12.2d, v15.2d, v7.2d
+	WORD $0x4ee0f98c // fabs v12.2d, v12.2d
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6ee5e77e // fcmgt v30.2d, v27.2d, v5.2d
+	WORD $0x6ebe1f65 // bit v5.16b, v27.16b, v30.16b
+	WORD $0x6ee2e4de // fcmgt v30.2d, v6.2d, v2.2d
+	WORD $0x6ebe1cc2 // bit v2.16b, v6.16b, v30.16b
+	WORD $0x6ee1e47e // fcmgt v30.2d, v3.2d, v1.2d
+	WORD $0x6ebe1c61 // bit v1.16b, v3.16b, v30.16b
+	WORD $0x6ee4e41e // fcmgt v30.2d, v0.2d, v4.2d
+	WORD $0x6ebe1c04 // bit v4.16b, v0.16b, v30.16b
+	WORD $0x6eebe55e // fcmgt v30.2d, v10.2d, v11.2d
+	WORD $0x6ebe1d4b // bit v11.16b, v10.16b, v30.16b
+	WORD $0x6eeee5be // fcmgt v30.2d, v13.2d, v14.2d
+	WORD $0x6ebe1dae // bit v14.16b, v13.16b, v30.16b
+	WORD $0x6ef1e61e // fcmgt v30.2d, v16.2d, v17.2d
+	WORD $0x6ebe1e11 // bit v17.16b, v16.16b, v30.16b
+	WORD $0x6ef3e65e // fcmgt v30.2d, v18.2d, v19.2d
+	WORD $0x6ebe1e53 // bit v19.16b, v18.16b, v30.16b
+	WORD $0x6ef5e69e // fcmgt v30.2d, v20.2d, v21.2d
+	WORD $0x6ebe1e95 // bit v21.16b, v20.16b, v30.16b
+	WORD $0x6ef6e53e // fcmgt v30.2d, v9.2d, v22.2d
+	WORD $0x6ebe1d36 // bit v22.16b, v9.16b, v30.16b
+	WORD $0x6eece51e // fcmgt v30.2d, v8.2d, v12.2d
+	WORD $0x6ebe1d0c // bit v12.16b, v8.16b, v30.16b
+	WORD $0x6ee2e4be // fcmgt v30.2d, v5.2d, v2.2d
+	WORD $0x6ebe1ca2 // bit v2.16b, v5.16b, v30.16b
+	WORD $0x6ee4e43e // fcmgt v30.2d, v1.2d, v4.2d
+	WORD $0x6ebe1c24 // bit v4.16b, v1.16b, v30.16b
+	WORD $0x6eeee57e // fcmgt v30.2d, v11.2d, v14.2d
+	WORD $0x6ebe1d6e // bit v14.16b, v11.16b, v30.16b
+	WORD $0x6ef3e63e // fcmgt v30.2d, v17.2d, v19.2d
+	WORD $0x6ebe1e33 // bit v19.16b, v17.16b, v30.16b
+	WORD $0x6ef6e6be // fcmgt v30.2d, v21.2d, v22.2d
+	WORD $0x6ebe1eb6 // bit v22.16b, v21.16b, v30.16b
+	WORD $0x6ee4e45e // fcmgt v30.2d, v2.2d, v4.2d
+	WORD $0x6ebe1c44 // bit v4.16b, v2.16b, v30.16b
+	WORD $0x6ef3e5de // fcmgt v30.2d, v14.2d, v19.2d
+	WORD $0x6ebe1dd3 // bit v19.16b, v14.16b, v30.16b
+	WORD $0x6eece6de // fcmgt v30.2d, v22.2d, v12.2d
+	WORD $0x6ebe1ecc // bit v12.16b, v22.16b, v30.16b
+	WORD $0x6ef3e49e // fcmgt v30.2d, v4.2d, v19.2d
+	WORD $0x6ebe1c93 // bit v19.16b, v4.16b, v30.16b
+	WORD $0x6eece67e // fcmgt v30.2d, v19.2d, v12.2d
+	WORD $0x6ebe1e6c // bit v12.16b, v19.16b, v30.16b
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	WORD $0x3dc0769b // ldr q27, [x20, #464]
+	WORD $0x6e6cdf60 // fmul v0.2d, v27.2d, v12.2d
+	WORD $0x3dc13ebb // ldr q27, [x21, #1264]
+	WORD $0x6ee0e77e // fcmgt v30.2d, v27.2d, v0.2d
+	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
+	WORD $0x3dc072bb // ldr q27, [x21, #448]
+	WORD $0x3dc0aabc // ldr q28, [x21, #672]
+	WORD $0x6efce77e // fcmgt v30.2d, v27.2d, v28.2d
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e7c1f61 // bsl v1.16b, v27.16b, v28.16b
+	WORD $0x3dc08ebb // ldr q27, [x21, #560]
+	WORD $0x3dc0c6bc // ldr q28, [x21, #784]
+	WORD $0x6efce77e // fcmgt v30.2d, v27.2d, v28.2d
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e7c1f62 // bsl v2.16b, v27.16b, v28.16b
+	WORD $0x3dc0cabc // ldr q28, [x21, #800]
+	WORD $0x4e7cd421 // fadd v1.2d, v1.2d, v28.2d
+	WORD $0x3dc0cebc // ldr q28, [x21, #816]
+	WORD $0x4e7cd442 // fadd v2.2d, v2.2d, v28.2d
+	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
+	WORD $0x3dc13abc // ldr q28, [x21, #1248]
+	WORD $0x4e7cd421 // fadd v1.2d, v1.2d, v28.2d
+	WORD $0x6ee0e43e // fcmgt v30.2d, v1.2d, v0.2d
+	WORD $0x6efe1c01 // bif v1.16b, v0.16b, v30.16b
+	WORD $0x4e60d420 // fadd v0.2d, v1.2d, v0.2d
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x3dc07a9c // ldr q28, [x20, #480]
+	WORD $0x3dc07e9d // ldr q29, [x20, #496]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e7d1f82 // bsl v2.16b, v28.16b, v29.16b
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x3d80d2bb // str q27, [x21, #832]
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x3d80d6bb // str q27, [x21, #848]
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3d80dabb // str q27, [x21, #864]
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x3d80debb // str q27, [x21, #880]
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3d80e2bb // str q27, [x21, #896]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3d80e6bb // str q27, [x21, #912]
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3d80eabb // str q27, [x21, #928]
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x3d80eebb // str q27, [x21, #944]
+	WORD $0x3d80f2af // str q15, [x21, #960]
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3d80f6bb // str q27, [x21, #976]
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3d80fabb // str q27, [x21, #992]
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x3d80febb // str q27, [x21, #1008]
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3d8102bb // str q27, [x21, #1024]
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3d8106bb // str q27, [x21, #1040]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3d810abb // str q27, [x21, #1056]
+	WORD $0x3d810eb7 // str q23, [x21, #1072]
+	WORD $0x3d8112b8 // str q24, [x21, #1088]
+	WORD $0x3d8116b9 // str q25, [x21, #1104]
+	WORD $0x3d811aba // str q26, [x21, #1120]
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x3d811ebb // str q27, [x21, #1136]
+	WORD $0x3d8122a7 // str q7, [x21, #1152]
+	WORD $0x3d8126a1 // str q1, [x21, #1168]
+	WORD $0x3d812aa0 // str q0, [x21, #1184]
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d812ebb // str q27, [x21, #1200]
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8132bb // str q27, [x21, #1216]
+	WORD $0x3d8136a2 // str q2, [x21, #1232]
+	// Steps until no lane is running.
+
+TOI64NEON_group_steps:
+	WORD $0x3dc142bb // ldr q27, [x21, #1280]
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6efbe7fe // fcmgt v30.2d, v31.2d, v27.2d
+	WORD $0x6e7f1f7e // bsl v30.16b, v27.16b, v31.16b
+	WORD $0x4ee0cbc0 // fcmgt v0.2d, v30.2d, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	// Step 1: the endpoints at t and the projection.
+	WORD $0x3dc12ea1 // ldr q1, [x21, #1200]
+	WORD $0x3dc0f6a2 // ldr q2, [x21, #976]
+	WORD $0x6e62dc23 // fmul v3.2d, v1.2d, v2.2d
+	WORD $0x3dc0d2bb // ldr q27, [x21, #832]
+	WORD $0x4e63d763 // fadd v3.2d, v27.2d, v3.2d
+	WORD $0x3dc0faa4 // ldr q4, [x21, #992]
+	WORD $0x6e64dc25 // fmul v5.2d, v1.2d, v4.2d
+	WORD $0x3dc0d6bb // ldr q27, [x21, #848]
+	WORD $0x4e65d765 // fadd v5.2d, v27.2d, v5.2d
+	WORD $0x3dc0fea6 // ldr q6, [x21, #1008]
+	WORD $0x6e66dc27 // fmul v7.2d, v1.2d, v6.2d
+	WORD $0x3dc0dabb // ldr q27, [x21, #864]
+	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
+	WORD $0x3dc102a8 // ldr q8, [x21, #1024]
+	WORD $0x6e68dc29 // fmul v9.2d, v1.2d, v8.2d
+	WORD $0x3dc0debb // ldr q27, [x21, #880]
+	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
+	WORD $0x3dc106aa // ldr q10, [x21, #1040]
+	WORD $0x6e6adc2b // fmul v11.2d, v1.2d, v10.2d
+	WORD $0x3dc0e2bb // ldr q27, [x21, #896]
+	WORD $0x4e6bd76b // fadd v11.2d, v27.2d, v11.2d
+	WORD $0x3dc10aac // ldr q12, [x21, #1056]
+	WORD $0x6e6cdc2d // fmul v13.2d, v1.2d, v12.2d
+	WORD $0x3dc0e6bb // ldr q27, [x21, #912]
+	WORD $0x4e6dd76d // fadd v13.2d, v27.2d, v13.2d
+	WORD $0x3dc10eae // ldr q14, [x21, #1072]
+	WORD $0x6e6edc2f // fmul v15.2d, v1.2d, v14.2d
+	WORD $0x6f00e410 // movi v16.2d, #0x0
+	WORD $0x4e6fd60f // fadd v15.2d, v16.2d, v15.2d
+	WORD $0x3dc112b1 // ldr q17, [x21, #1088]
+	WORD $0x6e71dc32 // fmul v18.2d, v1.2d, v17.2d
+	WORD $0x4e72d612 // fadd v18.2d, v16.2d, v18.2d
+	WORD $0x3dc116b3 // ldr q19, [x21, #1104]
+	WORD $0x6e73dc34 // fmul v20.2d, v1.2d, v19.2d
+	WORD $0x4e74d614 // fadd v20.2d, v16.2d, v20.2d
+	WORD $0x3dc11ab5 // ldr q21, [x21, #1120]
+	WORD $0x6e75dc36 // fmul v22.2d, v1.2d, v21.2d
+	WORD $0x3dc0eabb // ldr q27, [x21, #928]
+	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
+	WORD $0x3dc11eb7 // ldr q23, [x21, #1136]
+	WORD $0x6e77dc38 // fmul v24.2d, v1.2d, v23.2d
+	WORD $0x3dc0eebb // ldr q27, [x21, #944]
+	WORD $0x4e78d778 // fadd v24.2d, v27.2d, v24.2d
+	WORD $0x3dc122b9 // ldr q25, [x21, #1152]
+	WORD $0x6e79dc3a // fmul v26.2d, v1.2d, v25.2d
+	WORD $0x3dc0f2bb // ldr q27, [x21, #960]
+	WORD $0x4e7ad77a // fadd v26.2d, v27.2d, v26.2d
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x4ee3d521 // fsub v1.2d, v9.2d, v3.2d
+	WORD $0x4ee5d570 // fsub v16.2d, v11.2d, v5.2d
+	WORD $0x4ee7d5b9 // fsub v25.2d, v13.2d, v7.2d
+	WORD $0x4eefd6d7 // fsub v23.2d, v22.2d, v15.2d
+	WORD $0x4ef2d715 // fsub v21.2d, v24.2d, v18.2d
+	WORD $0x4ef4d753 // fsub v19.2d, v26.2d, v20.2d
+	WORD $0x4eefd471 // fsub v17.2d, v3.2d, v15.2d
+	WORD $0x4ef2d4ae // fsub v14.2d, v5.2d, v18.2d
+	WORD $0x4ef4d4ec // fsub v12.2d, v7.2d, v20.2d
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e77deea // fmul v10.2d, v23.2d, v23.2d
+	WORD $0x6e75dea8 // fmul v8.2d, v21.2d, v21.2d
+	WORD $0x4e68d548 // fadd v8.2d, v10.2d, v8.2d
+	WORD $0x6e73de6a // fmul v10.2d, v19.2d, v19.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe51e // fcmge v30.2d, v8.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e68ffe8 // fdiv v8.2d, v31.2d, v8.2d
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e61dc2a // fmul v10.2d, v1.2d, v1.2d
+	WORD $0x6e70de06 // fmul v6.2d, v16.2d, v16.2d
+	WORD $0x4e66d546 // fadd v6.2d, v10.2d, v6.2d
+	WORD $0x6e79df2a // fmul v10.2d, v25.2d, v25.2d
+	WORD $0x4e6ad4c6 // fadd v6.2d, v6.2d, v10.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe4de // fcmge v30.2d, v6.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e66ffe6 // fdiv v6.2d, v31.2d, v6.2d
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6e71deea // fmul v10.2d, v23.2d, v17.2d
+	WORD $0x6e6edea4 // fmul v4.2d, v21.2d, v14.2d
+	WORD $0x4e64d544 // fadd v4.2d, v10.2d, v4.2d
+	WORD $0x6e6cde6a // fmul v10.2d, v19.2d, v12.2d
+	WORD $0x4e6ad484 // fadd v4.2d, v4.2d, v10.2d
+	WORD $0x6e68dc84 // fmul v4.2d, v4.2d, v8.2d
+	WORD $0x6e61deea // fmul v10.2d, v23.2d, v1.2d
+	WORD $0x6e70dea2 // fmul v2.2d, v21.2d, v16.2d
+	WORD $0x4e62d542 // fadd v2.2d, v10.2d, v2.2d
+	WORD $0x6e79de6a // fmul v10.2d, v19.2d, v25.2d
+	WORD $0x4e6ad442 // fadd v2.2d, v2.2d, v10.2d
+	WORD $0x6e68dc48 // fmul v8.2d, v2.2d, v8.2d
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e61de2a // fmul v10.2d, v17.2d, v1.2d
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x6e70ddc0 // fmul v0.2d, v14.2d, v16.2d
+	WORD $0x4e60d540 // fadd v0.2d, v10.2d, v0.2d
+	WORD $0x6e79dd8a // fmul v10.2d, v12.2d, v25.2d
+	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e64deea // fmul v10.2d, v23.2d, v4.2d
+	WORD $0x3d8006ba // str q26, [x21, #16]
+	WORD $0x6e64deba // fmul v26.2d, v21.2d, v4.2d
+	WORD $0x3d800ab8 // str q24, [x21, #32]
+	WORD $0x6e64de78 // fmul v24.2d, v19.2d, v4.2d
+	WORD $0x4ef1d54a // fsub v10.2d, v10.2d, v17.2d
+	WORD $0x4eeed75a // fsub v26.2d, v26.2d, v14.2d
+	WORD $0x4eecd718 // fsub v24.2d, v24.2d, v12.2d
+	WORD $0x3d800eb6 // str q22, [x21, #48]
+	WORD $0x6e68def6 // fmul v22.2d, v23.2d, v8.2d
+	WORD $0x3d8012b4 // str q20, [x21, #64]
+	WORD $0x6e68deb4 // fmul v20.2d, v21.2d, v8.2d
+	WORD $0x3d8016b2 // str q18, [x21, #80]
+	WORD $0x6e68de72 // fmul v18.2d, v19.2d, v8.2d
+	WORD $0x4ef6d436 // fsub v22.2d, v1.2d, v22.2d
+	WORD $0x4ef4d614 // fsub v20.2d, v16.2d, v20.2d
+	WORD $0x4ef2d732 // fsub v18.2d, v25.2d, v18.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x3d801aaf // str q15, [x21, #96]
+	WORD $0x6e76decf // fmul v15.2d, v22.2d, v22.2d
+	WORD $0x3d801ead // str q13, [x21, #112]
+	WORD $0x6e74de8d // fmul v13.2d, v20.2d, v20.2d
+	WORD $0x4e6dd5ed // fadd v13.2d, v15.2d, v13.2d
+	WORD $0x6e72de4f // fmul v15.2d, v18.2d, v18.2d
+	WORD $0x4e6fd5ad // fadd v13.2d, v13.2d, v15.2d
+	WORD $0x6e76dd4a // fmul v10.2d, v10.2d, v22.2d
+	WORD $0x6e74df4f // fmul v15.2d, v26.2d, v20.2d
+	WORD $0x4e6fd54a // fadd v10.2d, v10.2d, v15.2d
+	WORD $0x6e72df0f // fmul v15.2d, v24.2d, v18.2d
+	WORD $0x4e6fd54a // fadd v10.2d, v10.2d, v15.2d
+	WORD $0x4ee0d9be // fcmeq v30.2d, v13.2d, #0.0
+	WORD $0x6e6dfd4a // fdiv v10.2d, v10.2d, v13.2d
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6eeae7fe // fcmgt v30.2d, v31.2d, v10.2d
+	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
+	WORD $0x4ee0cbca // fcmgt v10.2d, v30.2d, #0.0
+	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e68dd48 // fmul v8.2d, v10.2d, v8.2d
+	WORD $0x4e68d484 // fadd v4.2d, v4.2d, v8.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e62dc82 // fmul v2.2d, v4.2d, v2.2d
+	WORD $0x4ee0d440 // fsub v0.2d, v2.2d, v0.2d
+	WORD $0x6e66dc00 // fmul v0.2d, v0.2d, v6.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee0e7fe // fcmgt v30.2d, v31.2d, v0.2d
+	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
+	WORD $0x4ee0cbc0 // fcmgt v0.2d, v30.2d, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e64dee2 // fmul v2.2d, v23.2d, v4.2d
+	WORD $0x6e64dea6 // fmul v6.2d, v21.2d, v4.2d
+	WORD $0x6e64de64 // fmul v4.2d, v19.2d, v4.2d
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e60dc21 // fmul v1.2d, v1.2d, v0.2d
+	WORD $0x4e61d621 // fadd v1.2d, v17.2d, v1.2d
+	WORD $0x4ee2d421 // fsub v1.2d, v1.2d, v2.2d
+	WORD $0x6e60de02 // fmul v2.2d, v16.2d, v0.2d
+	WORD $0x4e62d5c2 // fadd v2.2d, v14.2d, v2.2d
+	WORD $0x4ee6d442 // fsub v2.2d, v2.2d, v6.2d
+	WORD $0x6e60df20 // fmul v0.2d, v25.2d, v0.2d
+	WORD $0x4e60d580 // fadd v0.2d, v12.2d, v0.2d
+	WORD $0x4ee4d400 // fsub v0.2d, v0.2d, v4.2d
+	WORD $0x6e61dc24 // fmul v4.2d, v1.2d, v1.2d
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x6e60dc06 // fmul v6.2d, v0.2d, v0.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e64e786 // fcmge v6.2d, v28.2d, v4.2d
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x6ee1f884 // fsqrt v4.2d, v4.2d
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	WORD $0x3dc01688 // ldr q8, [x20, #80]
+	WORD $0x6e64fd0a // fdiv v10.2d, v8.2d, v4.2d
+	WORD $0x6e6adc21 // fmul v1.2d, v1.2d, v10.2d
+	WORD $0x6e6adc42 // fmul v2.2d, v2.2d, v10.2d
+	WORD $0x6e6adc00 // fmul v0.2d, v0.2d, v10.2d
+	WORD $0x6e63dc23 // fmul v3.2d, v1.2d, v3.2d
+	WORD $0x6e65dc45 // fmul v5.2d, v2.2d, v5.2d
+	WORD $0x4e65d463 // fadd v3.2d, v3.2d, v5.2d
+	WORD $0x6e67dc05 // fmul v5.2d, v0.2d, v7.2d
+	WORD $0x4e65d463 // fadd v3.2d, v3.2d, v5.2d
+	WORD $0x3dc0f6bc // ldr q28, [x21, #976]
+	WORD $0x6e7cdc25 // fmul v5.2d, v1.2d, v28.2d
+	WORD $0x3dc0fabc // ldr q28, [x21, #992]
+	WORD $0x6e7cdc47 // fmul v7.2d, v2.2d, v28.2d
+	WORD $0x4e67d4a5 // fadd v5.2d, v5.2d, v7.2d
+	WORD $0x3dc0febc // ldr q28, [x21, #1008]
+	WORD $0x6e7cdc07 // fmul v7.2d, v0.2d, v28.2d
+	WORD $0x4e67d4a5 // fadd v5.2d, v5.2d, v7.2d
+	WORD $0x6e69dc27 // fmul v7.2d, v1.2d, v9.2d
+	WORD $0x6e6bdc49 // fmul v9.2d, v2.2d, v11.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e7cdc09 // fmul v9.2d, v0.2d, v28.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x3dc102bc // ldr q28, [x21, #1024]
+	WORD $0x6e7cdc29 // fmul v9.2d, v1.2d, v28.2d
+	WORD $0x3dc106bc // ldr q28, [x21, #1040]
+	WORD $0x6e7cdc4a // fmul v10.2d, v2.2d, v28.2d
+	WORD $0x4e6ad529 // fadd v9.2d, v9.2d, v10.2d
+	WORD $0x3dc10abc // ldr q28, [x21, #1056]
+	WORD $0x6e7cdc0a // fmul v10.2d, v0.2d, v28.2d
+	WORD $0x4e6ad529 // fadd v9.2d, v9.2d, v10.2d
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e7cdc2a // fmul v10.2d, v1.2d, v28.2d
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x6e7cdc4b // fmul v11.2d, v2.2d, v28.2d
+	WORD $0x4e6bd54a // fadd v10.2d, v10.2d, v11.2d
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x6e7cdc0b // fmul v11.2d, v0.2d, v28.2d
+	WORD $0x4e6bd54a // fadd v10.2d, v10.2d, v11.2d
+	WORD $0x3dc10ebc // ldr q28, [x21, #1072]
+	WORD $0x6e7cdc2b // fmul v11.2d, v1.2d, v28.2d
+	WORD $0x3dc112bc // ldr q28, [x21, #1088]
+	WORD $0x6e7cdc4c // fmul v12.2d, v2.2d, v28.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x3dc116bc // ldr q28, [x21, #1104]
+	WORD $0x6e7cdc0c // fmul v12.2d, v0.2d, v28.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdc2c // fmul v12.2d, v1.2d, v28.2d
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e7cdc4d // fmul v13.2d, v2.2d, v28.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x6e7cdc0d // fmul v13.2d, v0.2d, v28.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x3dc11abc // ldr q28, [x21, #1120]
+	WORD $0x6e7cdc21 // fmul v1.2d, v1.2d, v28.2d
+	WORD $0x3dc11ebc // ldr q28, [x21, #1136]
+	WORD $0x6e7cdc42 // fmul v2.2d, v2.2d, v28.2d
+	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
+	WORD $0x3dc122bc // ldr q28, [x21, #1152]
+	WORD $0x6e7cdc00 // fmul v0.2d, v0.2d, v28.2d
+	WORD $0x4e60d420 // fadd v0.2d, v1.2d, v0.2d
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	WORD $0x4eead461 // fsub v1.2d, v3.2d, v10.2d
+	WORD $0x3dc126a2 // ldr q2, [x21, #1168]
+	WORD $0x4ee2d421 // fsub v1.2d, v1.2d, v2.2d
+	WORD $0x4ee5d56d // fsub v13.2d, v11.2d, v5.2d
+	WORD $0x6f00e40e // movi v14.2d, #0x0
+	WORD $0x6eeee5af // fcmgt v15.2d, v13.2d, v14.2d
+	WORD $0x6e6dfc2d // fdiv v13.2d, v1.2d, v13.2d
+	WORD $0x3dc08290 // ldr q16, [x20, #512]
+	WORD $0x4eaf1dfe // mov v30.16b, v15.16b
+	WORD $0x6efe1e0d // bif v13.16b, v16.16b, v30.16b
+	WORD $0x6eeee421 // fcmgt v1.2d, v1.2d, v14.2d
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dcd // bif v13.16b, v14.16b, v30.16b
+	WORD $0x4eecd461 // fsub v1.2d, v3.2d, v12.2d
+	WORD $0x4ee2d421 // fsub v1.2d, v1.2d, v2.2d
+	WORD $0x4ee5d403 // fsub v3.2d, v0.2d, v5.2d
+	WORD $0x6eeee465 // fcmgt v5.2d, v3.2d, v14.2d
+	WORD $0x6e63fc23 // fdiv v3.2d, v1.2d, v3.2d
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1e03 // bif v3.16b, v16.16b, v30.16b
+	WORD $0x6eeee421 // fcmgt v1.2d, v1.2d, v14.2d
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dc3 // bif v3.16b, v14.16b, v30.16b
+	WORD $0x6eede47e // fcmgt v30.2d, v3.2d, v13.2d
+	WORD $0x6ebe1da3 // bit v3.16b, v13.16b, v30.16b
+	WORD $0x4eead4e1 // fsub v1.2d, v7.2d, v10.2d
+	WORD $0x4ee2d421 // fsub v1.2d, v1.2d, v2.2d
+	WORD $0x4ee9d565 // fsub v5.2d, v11.2d, v9.2d
+	WORD $0x6eeee4aa // fcmgt v10.2d, v5.2d, v14.2d
+	WORD $0x6e65fc25 // fdiv v5.2d, v1.2d, v5.2d
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1e05 // bif v5.16b, v16.16b, v30.16b
+	WORD $0x6eeee421 // fcmgt v1.2d, v1.2d, v14.2d
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dc5 // bif v5.16b, v14.16b, v30.16b
+	WORD $0x6ee3e4be // fcmgt v30.2d, v5.2d, v3.2d
+	WORD $0x6ebe1c65 // bit v5.16b, v3.16b, v30.16b
+	WORD $0x4eecd4e1 // fsub v1.2d, v7.2d, v12.2d
+	WORD $0x4ee2d421 // fsub v1.2d, v1.2d, v2.2d
+	WORD $0x4ee9d400 // fsub v0.2d, v0.2d, v9.2d
+	WORD $0x6eeee402 // fcmgt v2.2d, v0.2d, v14.2d
+	WORD $0x6e60fc20 // fdiv v0.2d, v1.2d, v0.2d
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x6eeee420 // fcmgt v0.2d, v1.2d, v14.2d
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
+	WORD $0x6ee5e61e // fcmgt v30.2d, v16.2d, v5.2d
+	WORD $0x6ebe1cb0 // bit v16.16b, v5.16b, v30.16b
+	WORD $0x3dc12ea0 // ldr q0, [x21, #1200]
+	WORD $0x4e70d401 // fadd v1.2d, v0.2d, v16.2d
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	WORD $0x3dc136a2 // ldr q2, [x21, #1232]
+	WORD $0x3dc07a83 // ldr q3, [x20, #480]
+	WORD $0x4e63e445 // fcmeq v5.2d, v2.2d, v3.2d
+	WORD $0x3dc132a7 // ldr q7, [x21, #1216]
+	WORD $0x4e68d4e9 // fadd v9.2d, v7.2d, v8.2d
+	WORD $0x6ee0e42a // fcmgt v10.2d, v1.2d, v0.2d
+	WORD $0x4e6a1caa // bic v10.16b, v5.16b, v10.16b
+	WORD $0x3dc146bb // ldr q27, [x21, #1296]
+	WORD $0x6e7be52b // fcmge v11.2d, v9.2d, v27.2d
+	WORD $0x4eab1d4a // orr v10.16b, v10.16b, v11.16b
+	WORD $0x3dc0869c // ldr q28, [x20, #528]
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e631f8a // bsl v10.16b, v28.16b, v3.16b
+	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x6e61e78b // fcmge v11.2d, v28.2d, v1.2d
+	WORD $0x6e20596b // mvn v11.16b, v11.16b
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x6ebe1dca // bit v10.16b, v14.16b, v30.16b
+	WORD $0x4e6ee40b // fcmeq v11.2d, v0.2d, v14.2d
+	WORD $0x3dc08a9c // ldr q28, [x20, #544]
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
+	WORD $0x3dc12abc // ldr q28, [x21, #1184]
+	WORD $0x6e64e784 // fcmge v4.2d, v28.2d, v4.2d
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6ebe1d0a // bit v10.16b, v8.16b, v30.16b
+	WORD $0x3dc07e9c // ldr q28, [x20, #496]
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6ebe1f8a // bit v10.16b, v28.16b, v30.16b
+	WORD $0x4e63e543 // fcmeq v3.2d, v10.2d, v3.2d
+	WORD $0x4e231ca3 // and v3.16b, v5.16b, v3.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1c20 // bit v0.16b, v1.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6ebe1dc9 // bit v9.16b, v14.16b, v30.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6ebe1d27 // bit v7.16b, v9.16b, v30.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6ebe1d42 // bit v2.16b, v10.16b, v30.16b
+	WORD $0x3d812ea0 // str q0, [x21, #1200]
+	WORD $0x3d8132a7 // str q7, [x21, #1216]
+	WORD $0x3d8136a2 // str q2, [x21, #1232]
+	WORD $0x6eb0a87e // umaxv s30, v3.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBNZW R17, TOI64NEON_group_steps
+	// Finish: the outputs at the time reached; C0 is J's A at the start.
+	WORD $0x3dc12ea0 // ldr q0, [x21, #1200]
+	WORD $0x3dc0f6bc // ldr q28, [x21, #976]
+	WORD $0x6e7cdc01 // fmul v1.2d, v0.2d, v28.2d
+	WORD $0x3dc0d2bb // ldr q27, [x21, #832]
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x3dc0fabc // ldr q28, [x21, #992]
+	WORD $0x6e7cdc02 // fmul v2.2d, v0.2d, v28.2d
+	WORD $0x3dc0d6bb // ldr q27, [x21, #848]
+	WORD $0x4e62d762 // fadd v2.2d, v27.2d, v2.2d
+	WORD $0x3dc0febc // ldr q28, [x21, #1008]
+	WORD $0x6e7cdc03 // fmul v3.2d, v0.2d, v28.2d
+	WORD $0x3dc0dabb // ldr q27, [x21, #864]
+	WORD $0x4e63d763 // fadd v3.2d, v27.2d, v3.2d
+	WORD $0x3dc102bc // ldr q28, [x21, #1024]
+	WORD $0x6e7cdc04 // fmul v4.2d, v0.2d, v28.2d
+	WORD $0x3dc0debb // ldr q27, [x21, #880]
+	WORD $0x4e64d764 // fadd v4.2d, v27.2d, v4.2d
+	WORD $0x3dc106bc // ldr q28, [x21, #1040]
+	WORD $0x6e7cdc05 // fmul v5.2d, v0.2d, v28.2d
+	WORD $0x3dc0e2bb // ldr q27, [x21, #896]
+	WORD $0x4e65d765 // fadd v5.2d, v27.2d, v5.2d
+	WORD $0x3dc10abc // ldr q28, [x21, #1056]
+	WORD $0x6e7cdc06 // fmul v6.2d, v0.2d, v28.2d
+	WORD $0x3dc0e6bb // ldr q27, [x21, #912]
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x3dc10ebc // ldr q28, [x21, #1072]
+	WORD $0x6e7cdc07 // fmul v7.2d, v0.2d, v28.2d
+	WORD $0x6f00e408 // movi v8.2d, #0x0
+	WORD $0x4e67d507 // fadd v7.2d, v8.2d, v7.2d
+	WORD $0x3dc112bc // ldr q28, [x21, #1088]
+	WORD $0x6e7cdc09 // fmul v9.2d, v0.2d, v28.2d
+	WORD $0x4e69d509 // fadd v9.2d, v8.2d, v9.2d
+	WORD $0x3dc116bc // ldr q28, [x21, #1104]
+	WORD $0x6e7cdc0a // fmul v10.2d, v0.2d, v28.2d
+	WORD $0x4e6ad50a // fadd v10.2d, v8.2d, v10.2d
+	WORD $0x3dc11abc // ldr q28, [x21, #1120]
+	WORD $0x6e7cdc0b // fmul v11.2d, v0.2d, v28.2d
+	WORD $0x3dc0eabb // ldr q27, [x21, #928]
+	WORD $0x4e6bd76b // fadd v11.2d, v27.2d, v11.2d
+	WORD $0x3dc11ebc // ldr q28, [x21, #1136]
+	WORD $0x6e7cdc0c // fmul v12.2d, v0.2d, v28.2d
+	WORD $0x3dc0eebb // ldr q27, [x21, #944]
+	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
+	WORD $0x3dc122bc // ldr q28, [x21, #1152]
+	WORD $0x6e7cdc0d // fmul v13.2d, v0.2d, v28.2d
+	WORD $0x3dc0f2bb // ldr q27, [x21, #960]
+	WORD $0x4e6dd76d // fadd v13.2d, v27.2d, v13.2d
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x4ee1d48e // fsub v14.2d, v4.2d, v1.2d
+	WORD $0x4ee2d4af // fsub v15.2d, v5.2d, v2.2d
+	WORD $0x4ee3d4d0 // fsub v16.2d, v6.2d, v3.2d
+	WORD $0x4ee7d571 // fsub v17.2d, v11.2d, v7.2d
+	WORD $0x4ee9d592 // fsub v18.2d, v12.2d, v9.2d
+	WORD $0x4eead5b3 // fsub v19.2d, v13.2d, v10.2d
+	WORD $0x4ee7d434 // fsub v20.2d, v1.2d, v7.2d
+	WORD $0x4ee9d455 // fsub v21.2d, v2.2d, v9.2d
+	WORD $0x4eead476 // fsub v22.2d, v3.2d, v10.2d
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e71de37 // fmul v23.2d, v17.2d, v17.2d
+	WORD $0x6e72de58 // fmul v24.2d, v18.2d, v18.2d
+	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
+	WORD $0x6e73de78 // fmul v24.2d, v19.2d, v19.2d
+	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe6fe // fcmge v30.2d, v23.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e77fff8 // fdiv v24.2d, v31.2d, v23.2d
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e6eddd9 // fmul v25.2d, v14.2d, v14.2d
+	WORD $0x6e6fddfa // fmul v26.2d, v15.2d, v15.2d
+	WORD $0x4e7ad739 // fadd v25.2d, v25.2d, v26.2d
+	WORD $0x6e70de1a // fmul v26.2d, v16.2d, v16.2d
+	WORD $0x4e7ad739 // fadd v25.2d, v25.2d, v26.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe73e // fcmge v30.2d, v25.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e79fffa // fdiv v26.2d, v31.2d, v25.2d
+	WORD $0x4e3e1f5a // and v26.16b, v26.16b, v30.16b
+	WORD $0x6e74de20 // fmul v0.2d, v17.2d, v20.2d
+	WORD $0x6e75de48 // fmul v8.2d, v18.2d, v21.2d
+	WORD $0x4e68d400 // fadd v0.2d, v0.2d, v8.2d
+	WORD $0x6e76de68 // fmul v8.2d, v19.2d, v22.2d
+	WORD $0x4e68d400 // fadd v0.2d, v0.2d, v8.2d
+	WORD $0x6e78dc00 // fmul v0.2d, v0.2d, v24.2d
+	WORD $0x6e6ede28 // fmul v8.2d, v17.2d, v14.2d
+	WORD $0x3d8002aa // str q10, [x21, #0]
+	WORD $0x6e6fde4a // fmul v10.2d, v18.2d, v15.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x6e70de6a // fmul v10.2d, v19.2d, v16.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x6e78dd0a // fmul v10.2d, v8.2d, v24.2d
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x3d8006b8 // str q24, [x21, #16]
+	WORD $0x6e6ede98 // fmul v24.2d, v20.2d, v14.2d
+	WORD $0x3d800aad // str q13, [x21, #32]
+	WORD $0x6e6fdead // fmul v13.2d, v21.2d, v15.2d
+	WORD $0x4e6dd70d // fadd v13.2d, v24.2d, v13.2d
+	WORD $0x6e70ded8 // fmul v24.2d, v22.2d, v16.2d
+	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e60de38 // fmul v24.2d, v17.2d, v0.2d
+	WORD $0x3d800ea9 // str q9, [x21, #48]
+	WORD $0x6e60de49 // fmul v9.2d, v18.2d, v0.2d
+	WORD $0x3d8012ac // str q12, [x21, #64]
+	WORD $0x6e60de6c // fmul v12.2d, v19.2d, v0.2d
+	WORD $0x4ef4d718 // fsub v24.2d, v24.2d, v20.2d
+	WORD $0x4ef5d529 // fsub v9.2d, v9.2d, v21.2d
+	WORD $0x4ef6d58c // fsub v12.2d, v12.2d, v22.2d
+	WORD $0x3d8016a7 // str q7, [x21, #80]
+	WORD $0x6e6ade27 // fmul v7.2d, v17.2d, v10.2d
+	WORD $0x3d801aab // str q11, [x21, #96]
+	WORD $0x6e6ade4b // fmul v11.2d, v18.2d, v10.2d
+	WORD $0x3d801ea3 // str q3, [x21, #112]
+	WORD $0x6e6ade63 // fmul v3.2d, v19.2d, v10.2d
+	WORD $0x4ee7d5c7 // fsub v7.2d, v14.2d, v7.2d
+	WORD $0x4eebd5eb // fsub v11.2d, v15.2d, v11.2d
+	WORD $0x4ee3d603 // fsub v3.2d, v16.2d, v3.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x3d8022a6 // str q6, [x21, #128]
+	WORD $0x6e67dce6 // fmul v6.2d, v7.2d, v7.2d
+	WORD $0x3d8026a2 // str q2, [x21, #144]
+	WORD $0x6e6bdd62 // fmul v2.2d, v11.2d, v11.2d
+	WORD $0x4e62d4c2 // fadd v2.2d, v6.2d, v2.2d
+	WORD $0x6e63dc66 // fmul v6.2d, v3.2d, v3.2d
+	WORD $0x4e66d442 // fadd v2.2d, v2.2d, v6.2d
+	WORD $0x6e67df06 // fmul v6.2d, v24.2d, v7.2d
+	WORD $0x6e6bdd27 // fmul v7.2d, v9.2d, v11.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x6e63dd83 // fmul v3.2d, v12.2d, v3.2d
+	WORD $0x4e63d4c3 // fadd v3.2d, v6.2d, v3.2d
+	WORD $0x4ee0d85e // fcmeq v30.2d, v2.2d, #0.0
+	WORD $0x6e62fc62 // fdiv v2.2d, v3.2d, v2.2d
+	WORD $0x4e7e1c42 // bic v2.16b, v2.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee2e7fe // fcmgt v30.2d, v31.2d, v2.2d
+	WORD $0x6e7f1c5e // bsl v30.16b, v2.16b, v31.16b
+	WORD $0x4ee0cbc2 // fcmgt v2.2d, v30.2d, #0.0
+	WORD $0x4e3e1c42 // and v2.16b, v2.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e6adc42 // fmul v2.2d, v2.2d, v10.2d
+	WORD $0x4e62d400 // fadd v0.2d, v0.2d, v2.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee0e7fe // fcmgt v30.2d, v31.2d, v0.2d
+	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
+	WORD $0x4ee0cbc0 // fcmgt v0.2d, v30.2d, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e68dc02 // fmul v2.2d, v0.2d, v8.2d
+	WORD $0x4eedd442 // fsub v2.2d, v2.2d, v13.2d
+	WORD $0x6e7adc42 // fmul v2.2d, v2.2d, v26.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee2e7fe // fcmgt v30.2d, v31.2d, v2.2d
+	WORD $0x6e7f1c5e // bsl v30.16b, v2.16b, v31.16b
+	WORD $0x4ee0cbc2 // fcmgt v2.2d, v30.2d, #0.0
+	WORD $0x4e3e1c42 // and v2.16b, v2.16b, v30.16b
+	WORD $0x6e60de23 // fmul v3.2d, v17.2d, v0.2d
+	WORD $0x6e60de46 // fmul v6.2d, v18.2d, v0.2d
+	WORD $0x6e60de60 // fmul v0.2d, v19.2d, v0.2d
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e62ddc7 // fmul v7.2d, v14.2d, v2.2d
+	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
+	WORD $0x4ee3d4e7 // fsub v7.2d, v7.2d, v3.2d
+	WORD $0x6e62dde8 // fmul v8.2d, v15.2d, v2.2d
+	WORD $0x4e68d6a8 // fadd v8.2d, v21.2d, v8.2d
+	WORD $0x4ee6d508 // fsub v8.2d, v8.2d, v6.2d
+	WORD $0x6e62de09 // fmul v9.2d, v16.2d, v2.2d
+	WORD $0x4e69d6c9 // fadd v9.2d, v22.2d, v9.2d
+	WORD $0x4ee0d529 // fsub v9.2d, v9.2d, v0.2d
+	WORD $0x6e67dcea // fmul v10.2d, v7.2d, v7.2d
+	WORD $0x6e68dd0b // fmul v11.2d, v8.2d, v8.2d
+	WORD $0x4e6bd54a // fadd v10.2d, v10.2d, v11.2d
+	WORD $0x6e69dd2b // fmul v11.2d, v9.2d, v9.2d
+	WORD $0x4e6bd54a // fadd v10.2d, v10.2d, v11.2d
+	WORD $0x6ee1f94b // fsqrt v11.2d, v10.2d
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	WORD $0x4ea71cec // mov v12.16b, v7.16b
+	WORD $0x4ea81d0d // mov v13.16b, v8.16b
+	WORD $0x4ea91d31 // mov v17.16b, v9.16b
+	WORD $0x4eab1d72 // mov v18.16b, v11.16b
+	WORD $0x3dc01293 // ldr q19, [x20, #64]
+	WORD $0x6e73e558 // fcmge v24.2d, v10.2d, v19.2d
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x6ef7e73e // fcmgt v30.2d, v25.2d, v23.2d
+	WORD $0x6ebe1f37 // bit v23.16b, v25.16b, v30.16b
+	WORD $0x6e74de94 // fmul v20.2d, v20.2d, v20.2d
+	WORD $0x6e75deb5 // fmul v21.2d, v21.2d, v21.2d
+	WORD $0x4e75d694 // fadd v20.2d, v20.2d, v21.2d
+	WORD $0x6e76ded5 // fmul v21.2d, v22.2d, v22.2d
+	WORD $0x4e75d694 // fadd v20.2d, v20.2d, v21.2d
+	WORD $0x6ef4e6fe // fcmgt v30.2d, v23.2d, v20.2d
+	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
+	WORD $0x3dc0469b // ldr q27, [x20, #272]
+	WORD $0x6e74df75 // fmul v21.2d, v27.2d, v20.2d
+	WORD $0x6eeae6b5 // fcmgt v21.2d, v21.2d, v10.2d
+	WORD $0x4eb51f16 // orr v22.16b, v24.16b, v21.16b
+	WORD $0x6eb0aade // umaxv s30, v22.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, TOI64NEON_group_finish_normal
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	WORD $0x4ee1d484 // fsub v4.2d, v4.2d, v1.2d
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
+	WORD $0x4efcd4a5 // fsub v5.2d, v5.2d, v28.2d
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x4efcd773 // fsub v19.2d, v27.2d, v28.2d
+	WORD $0x3d802ab3 // str q19, [x21, #160]
+	WORD $0x6ee1fb33 // fsqrt v19.2d, v25.2d
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x4ee0da7e // fcmeq v30.2d, v19.2d, #0.0
+	WORD $0x6e73ff73 // fdiv v19.2d, v27.2d, v19.2d
+	WORD $0x4e7e1e73 // bic v19.16b, v19.16b, v30.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3d802eba // str q26, [x21, #176]
+	WORD $0x6ee1fb7a // fsqrt v26.2d, v27.2d
+	WORD $0x6e73dc84 // fmul v4.2d, v4.2d, v19.2d
+	WORD $0x6e73dca5 // fmul v5.2d, v5.2d, v19.2d
+	WORD $0x6e73ded3 // fmul v19.2d, v22.2d, v19.2d
+	WORD $0x6e7adef6 // fmul v22.2d, v23.2d, v26.2d
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x6e7adf77 // fmul v23.2d, v27.2d, v26.2d
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x6e7adf7a // fmul v26.2d, v27.2d, v26.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e7ce739 // fcmeq v25.2d, v25.2d, v28.2d
+	WORD $0x3d8032b9 // str q25, [x21, #192]
+	WORD $0x6e7adcb9 // fmul v25.2d, v5.2d, v26.2d
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x6e77de65 // fmul v5.2d, v19.2d, v23.2d
+	WORD $0x4ee5d725 // fsub v5.2d, v25.2d, v5.2d
+	WORD $0x6e76de79 // fmul v25.2d, v19.2d, v22.2d
+	WORD $0x3d803ab3 // str q19, [x21, #224]
+	WORD $0x6e7adc93 // fmul v19.2d, v4.2d, v26.2d
+	WORD $0x4ef3d733 // fsub v19.2d, v25.2d, v19.2d
+	WORD $0x6e77dc99 // fmul v25.2d, v4.2d, v23.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3d803eba // str q26, [x21, #240]
+	WORD $0x6e76df7a // fmul v26.2d, v27.2d, v22.2d
+	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
+	WORD $0x6e65dcba // fmul v26.2d, v5.2d, v5.2d
+	WORD $0x3d8042b7 // str q23, [x21, #256]
+	WORD $0x6e73de77 // fmul v23.2d, v19.2d, v19.2d
+	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
+	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
+	WORD $0x4e7ad6f7 // fadd v23.2d, v23.2d, v26.2d
+	WORD $0x6e65dce7 // fmul v7.2d, v7.2d, v5.2d
+	WORD $0x6e73dd08 // fmul v8.2d, v8.2d, v19.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x6e79dd28 // fmul v8.2d, v9.2d, v25.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	WORD $0x3dc04a9b // ldr q27, [x20, #288]
+	WORD $0x6e74df68 // fmul v8.2d, v27.2d, v20.2d
+	WORD $0x4ee8d548 // fsub v8.2d, v10.2d, v8.2d
+	WORD $0x6e77dd08 // fmul v8.2d, v8.2d, v23.2d
+	WORD $0x6e67dce9 // fmul v9.2d, v7.2d, v7.2d
+	WORD $0x6ee8e528 // fcmgt v8.2d, v9.2d, v8.2d
+	WORD $0x4e281ea8 // and v8.16b, v21.16b, v8.16b
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce6e9 // fcmge v9.2d, v23.2d, v28.2d
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x4e691d08 // bic v8.16b, v8.16b, v9.16b
+	WORD $0x4ea81f08 // orr v8.16b, v24.16b, v8.16b
+	WORD $0x6e67dce9 // fmul v9.2d, v7.2d, v7.2d
+	WORD $0x3dc04e9b // ldr q27, [x20, #304]
+	WORD $0x6e74df74 // fmul v20.2d, v27.2d, v20.2d
+	WORD $0x6e77de94 // fmul v20.2d, v20.2d, v23.2d
+	WORD $0x6e74e529 // fcmge v9.2d, v9.2d, v20.2d
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ee7e787 // fcmgt v7.2d, v28.2d, v7.2d
+	WORD $0x4e691ce7 // bic v7.16b, v7.16b, v9.16b
+	WORD $0x6ee0f8a9 // fneg v9.2d, v5.2d
+	WORD $0x6ee0fa74 // fneg v20.2d, v19.2d
+	WORD $0x6ee0fb35 // fneg v21.2d, v25.2d
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x6ebe1d25 // bit v5.16b, v9.16b, v30.16b
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x6ebe1e93 // bit v19.16b, v20.16b, v30.16b
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x6ebe1eb9 // bit v25.16b, v21.16b, v30.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1d85 // bif v5.16b, v12.16b, v30.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1db3 // bif v19.16b, v13.16b, v30.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1e39 // bif v25.16b, v17.16b, v30.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1d57 // bif v23.16b, v10.16b, v30.16b
+	WORD $0x4ea51cac // mov v12.16b, v5.16b
+	WORD $0x4eb31e6d // mov v13.16b, v19.16b
+	WORD $0x4eb91f31 // mov v17.16b, v25.16b
+	WORD $0x4eb71eea // mov v10.16b, v23.16b
+	// v = unit axis 1, or unit axis 2 when A = B.
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x6ebe1ec4 // bit v4.16b, v22.16b, v30.16b
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x3dc036bd // ldr q29, [x21, #208]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x6e7d1f85 // bsl v5.16b, v28.16b, v29.16b
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x3dc03abd // ldr q29, [x21, #224]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e7d1f87 // bsl v7.16b, v28.16b, v29.16b
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	WORD $0x6ee0f884 // fneg v4.2d, v4.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce548 // fcmge v8.2d, v10.2d, v28.2d
+	WORD $0x6e205908 // mvn v8.16b, v8.16b
+	WORD $0x6e65dca9 // fmul v9.2d, v5.2d, v5.2d
+	WORD $0x6e64dc93 // fmul v19.2d, v4.2d, v4.2d
+	WORD $0x4e73d529 // fadd v9.2d, v9.2d, v19.2d
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf73 // fmul v19.2d, v27.2d, v28.2d
+	WORD $0x4e73d529 // fadd v9.2d, v9.2d, v19.2d
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
+	WORD $0x6e6c1cb3 // bsl v19.16b, v5.16b, v12.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x4ebe1fd4 // mov v20.16b, v30.16b
+	WORD $0x6e711f94 // bsl v20.16b, v28.16b, v17.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1d49 // bif v9.16b, v10.16b, v30.16b
+	WORD $0x4eb31e6c // mov v12.16b, v19.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4eb41e91 // mov v17.16b, v20.16b
+	WORD $0x4ea91d2a // mov v10.16b, v9.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ee0f8a4 // fneg v4.2d, v5.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce545 // fcmge v5.2d, v10.2d, v28.2d
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf68 // fmul v8.2d, v27.2d, v28.2d
+	WORD $0x6e67dce9 // fmul v9.2d, v7.2d, v7.2d
+	WORD $0x4e69d508 // fadd v8.2d, v8.2d, v9.2d
+	WORD $0x6e64dc89 // fmul v9.2d, v4.2d, v4.2d
+	WORD $0x4e69d508 // fadd v8.2d, v8.2d, v9.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
+	WORD $0x6e6c1f89 // bsl v9.16b, v28.16b, v12.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1da7 // bif v7.16b, v13.16b, v30.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1e24 // bif v4.16b, v17.16b, v30.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1d48 // bif v8.16b, v10.16b, v30.16b
+	WORD $0x4ea91d2c // mov v12.16b, v9.16b
+	WORD $0x4ea71ced // mov v13.16b, v7.16b
+	WORD $0x4ea41c91 // mov v17.16b, v4.16b
+	WORD $0x4ea81d0a // mov v10.16b, v8.16b
+	// Fallback 4: (0,0,1).
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce544 // fcmge v4.2d, v10.2d, v28.2d
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x6e6c1f85 // bsl v5.16b, v28.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e6d1f87 // bsl v7.16b, v28.16b, v13.16b
+	WORD $0x3dc0169c // ldr q28, [x20, #80]
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
+	WORD $0x3dc0169c // ldr q28, [x20, #80]
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6a1f84 // bsl v4.16b, v28.16b, v10.16b
+	WORD $0x4ea51cac // mov v12.16b, v5.16b
+	WORD $0x4ea71ced // mov v13.16b, v7.16b
+	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x4ea41c8a // mov v10.16b, v4.16b
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	WORD $0x6ee1f944 // fsqrt v4.2d, v10.2d
+	WORD $0x4ea41c92 // mov v18.16b, v4.16b
+
+TOI64NEON_group_finish_normal:
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x6e72ff64 // fdiv v4.2d, v27.2d, v18.2d
+	WORD $0x6e64dd85 // fmul v5.2d, v12.2d, v4.2d
+	WORD $0x6e64dda7 // fmul v7.2d, v13.2d, v4.2d
+	WORD $0x6e64de24 // fmul v4.2d, v17.2d, v4.2d
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	WORD $0x6e62ddc8 // fmul v8.2d, v14.2d, v2.2d
+	WORD $0x4e68d421 // fadd v1.2d, v1.2d, v8.2d
+	WORD $0x3dc076a8 // ldr q8, [x21, #464]
+	WORD $0x4e61d501 // fadd v1.2d, v8.2d, v1.2d
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x4e63d763 // fadd v3.2d, v27.2d, v3.2d
+	WORD $0x4e63d503 // fadd v3.2d, v8.2d, v3.2d
+	WORD $0x6e62dde8 // fmul v8.2d, v15.2d, v2.2d
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4e68d768 // fadd v8.2d, v27.2d, v8.2d
+	WORD $0x3dc07aa9 // ldr q9, [x21, #480]
+	WORD $0x4e68d528 // fadd v8.2d, v9.2d, v8.2d
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x4e66d526 // fadd v6.2d, v9.2d, v6.2d
+	WORD $0x6e62de02 // fmul v2.2d, v16.2d, v2.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x4e62d762 // fadd v2.2d, v27.2d, v2.2d
+	WORD $0x3dc07ea9 // ldr q9, [x21, #496]
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
+	WORD $0x4e60d520 // fadd v0.2d, v9.2d, v0.2d
+	// Invalid lanes: the canonical NaN in every float.
+	WORD $0x3dc136a9 // ldr q9, [x21, #1232]
+	WORD $0x3dc07e9c // ldr q28, [x20, #496]
+	WORD $0x4e7ce52a // fcmeq v10.2d, v9.2d, v28.2d
+	WORD $0x3dc01e8c // ldr q12, [x20, #112]
+	WORD $0x3dc12ebd // ldr q29, [x21, #1200]
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e7d1d8d // bsl v13.16b, v12.16b, v29.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d85 // bit v5.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d87 // bit v7.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d84 // bit v4.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d81 // bit v1.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d88 // bit v8.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d82 // bit v2.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d83 // bit v3.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d86 // bit v6.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d80 // bit v0.16b, v12.16b, v30.16b
+	// Store one row per pair.
+	WORD $0x4e040d7e // dup v30.4s, w11
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
+	WORD $0x4ebf87de // add v30.4s, v30.4s, v31.4s
+	MOVD 0(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0xfd00027e // str d30, [x19, #0]
+	WORD $0x6ee1b93e // fcvtzu v30.2d, v9.2d
+	WORD $0x0ea12bde // xtn v30.2s, v30.2d
+	MOVD 8(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0xfd00027e // str d30, [x19, #0]
+	WORD $0x3dc132bb // ldr q27, [x21, #1216]
+	WORD $0x6ee1bb7e // fcvtzu v30.2d, v27.2d
+	WORD $0x0ea12bde // xtn v30.2s, v30.2d
+	MOVD 16(R9), R19
+	ADD R11<<2, R19, R19
+	WORD $0xfd00027e // str d30, [x19, #0]
+	MOVD 24(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d80026d // str q13, [x19, #0]
+	MOVD 32(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d80026b // str q11, [x19, #0]
+	MOVD 40(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800265 // str q5, [x19, #0]
+	MOVD 48(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800267 // str q7, [x19, #0]
+	MOVD 56(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800264 // str q4, [x19, #0]
+	MOVD 64(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800261 // str q1, [x19, #0]
+	MOVD 72(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800268 // str q8, [x19, #0]
+	MOVD 80(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800262 // str q2, [x19, #0]
+	MOVD 88(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800263 // str q3, [x19, #0]
+	MOVD 96(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800266 // str q6, [x19, #0]
+	MOVD 104(R9), R19
+	ADD R11<<3, R19, R19
+	WORD $0x3d800260 // str q0, [x19, #0]
+	ADD $2, R11
+	B TOI64NEON_loop
+
+TOI64NEON_tail:
+	// The n mod 2 pairs left: their indices, zero past n, then a whole group; rows lane by lane.
+	CBZ R13, TOI64NEON_done
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8182bb // str q27, [x21, #1536]
+	WORD $0x3d8186bb // str q27, [x21, #1552]
+	ADD R11<<2, R7, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 1536(R21)
+	ADD R11<<2, R8, R19
+	MOVWU 0(R19), R22
+	MOVW R22, 1552(R21)
+
+TOI64NEON_tailin_end:
+	// The start records of I and J, then the end records.
+	MOVD start+0(FP), R0
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 1536(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 1540(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d805aa0 // str q0, [x21, #352]
+	WORD $0x3d805ea1 // str q1, [x21, #368]
+	WORD $0x3d8062a2 // str q2, [x21, #384]
+	WORD $0x3d8072a3 // str q3, [x21, #448]
+	WORD $0x3d8066a4 // str q4, [x21, #400]
+	WORD $0x3d806aa5 // str q5, [x21, #416]
+	WORD $0x3d806ea6 // str q6, [x21, #432]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 1552(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 1556(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8076a0 // str q0, [x21, #464]
+	WORD $0x3d807aa1 // str q1, [x21, #480]
+	WORD $0x3d807ea2 // str q2, [x21, #496]
+	WORD $0x3d808ea3 // str q3, [x21, #560]
+	WORD $0x3d8082a4 // str q4, [x21, #512]
+	WORD $0x3d8086a5 // str q5, [x21, #528]
+	WORD $0x3d808aa6 // str q6, [x21, #544]
+	MOVD end+8(FP), R0
+	// Capsule records of side I, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 1536(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 1540(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d8092a0 // str q0, [x21, #576]
+	WORD $0x3d8096a1 // str q1, [x21, #592]
+	WORD $0x3d809aa2 // str q2, [x21, #608]
+	WORD $0x3d80aaa3 // str q3, [x21, #672]
+	WORD $0x3d809ea4 // str q4, [x21, #624]
+	WORD $0x3d80a2a5 // str q5, [x21, #640]
+	WORD $0x3d80a6a6 // str q6, [x21, #656]
+	// Capsule records of side J, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.
+	MOVWU 1552(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x0dffa6e0 // ld4 {v0.d-v3.d}[0], [x23], #32
+	WORD $0x0d60a6e4 // ld4 {v4.d-v7.d}[0], [x23]
+	MOVWU 1556(R21), R22
+	ADD R22<<6, R0, R23
+	WORD $0x4dffa6e0 // ld4 {v0.d-v3.d}[1], [x23], #32
+	WORD $0x4d60a6e4 // ld4 {v4.d-v7.d}[1], [x23]
+	WORD $0x3d80aea0 // str q0, [x21, #688]
+	WORD $0x3d80b2a1 // str q1, [x21, #704]
+	WORD $0x3d80b6a2 // str q2, [x21, #720]
+	WORD $0x3d80c6a3 // str q3, [x21, #784]
+	WORD $0x3d80baa4 // str q4, [x21, #736]
+	WORD $0x3d80bea5 // str q5, [x21, #752]
+	WORD $0x3d80c2a6 // str q6, [x21, #768]
+	// The pads of I and J: loaded by index, or zero without pads.
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d80cabb // str q27, [x21, #800]
+	WORD $0x3d80cebb // str q27, [x21, #816]
+	CBZ R1, TOI64NEON_tailgroup_nopad
+	MOVWU 1536(R21), R22
+	MOVD (R1)(R22<<3), R23
+	MOVD R23, 800(R21)
+	MOVWU 1540(R21), R22
+	MOVD (R1)(R22<<3), R23
+	MOVD R23, 808(R21)
+	MOVWU 1552(R21), R22
+	MOVD (R1)(R22<<3), R23
+	MOVD R23, 816(R21)
+	MOVWU 1556(R21), R22
+	MOVD (R1)(R22<<3), R23
+	MOVD R23, 824(R21)
+
+TOI64NEON_tailgroup_nopad:
+	// Setup: the frame and the initial state.
+	// Finite inputs: the sum of x - x over every input is 0. Each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree, not toiFinite's chain.
+	WORD $0x3dc05aa0 // ldr q0, [x21, #352]
+	WORD $0x4ee0d401 // fsub v1.2d, v0.2d, v0.2d
+	WORD $0x3dc05ea2 // ldr q2, [x21, #368]
+	WORD $0x4ee2d443 // fsub v3.2d, v2.2d, v2.2d
+	WORD $0x3dc062a4 // ldr q4, [x21, #384]
+	WORD $0x4ee4d485 // fsub v5.2d, v4.2d, v4.2d
+	WORD $0x3dc066a6 // ldr q6, [x21, #400]
+	WORD $0x4ee6d4c7 // fsub v7.2d, v6.2d, v6.2d
+	WORD $0x3dc06aa8 // ldr q8, [x21, #416]
+	WORD $0x4ee8d509 // fsub v9.2d, v8.2d, v8.2d
+	WORD $0x3dc06eaa // ldr q10, [x21, #432]
+	WORD $0x4eead54b // fsub v11.2d, v10.2d, v10.2d
+	WORD $0x3dc092ac // ldr q12, [x21, #576]
+	WORD $0x4eecd58d // fsub v13.2d, v12.2d, v12.2d
+	WORD $0x3dc096ae // ldr q14, [x21, #592]
+	WORD $0x4eeed5cf // fsub v15.2d, v14.2d, v14.2d
+	WORD $0x3dc09ab0 // ldr q16, [x21, #608]
+	WORD $0x4ef0d611 // fsub v17.2d, v16.2d, v16.2d
+	WORD $0x3dc09eb2 // ldr q18, [x21, #624]
+	WORD $0x4ef2d653 // fsub v19.2d, v18.2d, v18.2d
+	WORD $0x3dc0a2b4 // ldr q20, [x21, #640]
+	WORD $0x4ef4d695 // fsub v21.2d, v20.2d, v20.2d
+	WORD $0x3dc0a6b6 // ldr q22, [x21, #656]
+	WORD $0x4ef6d6d7 // fsub v23.2d, v22.2d, v22.2d
+	WORD $0x3dc072b8 // ldr q24, [x21, #448]
+	WORD $0x4ef8d719 // fsub v25.2d, v24.2d, v24.2d
+	WORD $0x3dc0aaba // ldr q26, [x21, #672]
+	WORD $0x4efad756 // fsub v22.2d, v26.2d, v26.2d
+	WORD $0x3dc0cabb // ldr q27, [x21, #800]
+	WORD $0x3dc0cabc // ldr q28, [x21, #800]
+	WORD $0x4efcd774 // fsub v20.2d, v27.2d, v28.2d
+	WORD $0x3dc076bb // ldr q27, [x21, #464]
+	WORD $0x3dc076bc // ldr q28, [x21, #464]
+	WORD $0x4efcd772 // fsub v18.2d, v27.2d, v28.2d
+	WORD $0x3dc07abb // ldr q27, [x21, #480]
+	WORD $0x3dc07abc // ldr q28, [x21, #480]
+	WORD $0x4efcd76a // fsub v10.2d, v27.2d, v28.2d
+	WORD $0x3dc07ebb // ldr q27, [x21, #496]
+	WORD $0x3dc07ebc // ldr q28, [x21, #496]
+	WORD $0x4efcd768 // fsub v8.2d, v27.2d, v28.2d
+	WORD $0x3dc082bb // ldr q27, [x21, #512]
+	WORD $0x3dc082bc // ldr q28, [x21, #512]
+	WORD $0x4efcd766 // fsub v6.2d, v27.2d, v28.2d
+	WORD $0x3dc086bb // ldr q27, [x21, #528]
+	WORD $0x3dc086bc // ldr q28, [x21, #528]
+	WORD $0x4efcd770 // fsub v16.2d, v27.2d, v28.2d
+	WORD $0x3dc08abb // ldr q27, [x21, #544]
+	WORD $0x3dc08abc // ldr q28, [x21, #544]
+	WORD $0x4efcd76e // fsub v14.2d, v27.2d, v28.2d
+	WORD $0x3dc0aebb // ldr q27, [x21, #688]
+	WORD $0x3dc0aebc // ldr q28, [x21, #688]
+	WORD $0x4efcd76c // fsub v12.2d, v27.2d, v28.2d
+	WORD $0x3dc0b2bb // ldr q27, [x21, #704]
+	WORD $0x3dc0b2bc // ldr q28, [x21, #704]
+	WORD $0x4efcd764 // fsub v4.2d, v27.2d, v28.2d
+	WORD $0x3dc0b6bb // ldr q27, [x21, #720]
+	WORD $0x3dc0b6bc // ldr q28, [x21, #720]
+	WORD $0x4efcd762 // fsub v2.2d, v27.2d, v28.2d
+	WORD $0x3dc0babb // ldr q27, [x21, #736]
+	WORD $0x3dc0babc // ldr q28, [x21, #736]
+	WORD $0x4efcd760 // fsub v0.2d, v27.2d, v28.2d
+	WORD $0x3dc0bebb // ldr q27, [x21, #752]
+	WORD $0x3dc0bebc // ldr q28, [x21, #752]
+	WORD $0x4efcd778 // fsub v24.2d, v27.2d, v28.2d
+	WORD $0x3dc0c2bb // ldr q27, [x21, #768]
+	WORD $0x3dc0c2bc // ldr q28, [x21, #768]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc08ebb // ldr q27, [x21, #560]
+	WORD $0x3dc08ebc // ldr q28, [x21, #560]
+	WORD $0x3d8002ba // str q26, [x21, #0]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc0c6bb // ldr q27, [x21, #784]
+	WORD $0x3dc0c6bc // ldr q28, [x21, #784]
+	WORD $0x3d8006ba // str q26, [x21, #16]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc0cebb // ldr q27, [x21, #816]
+	WORD $0x3dc0cebc // ldr q28, [x21, #816]
+	WORD $0x3d800aba // str q26, [x21, #32]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc13abb // ldr q27, [x21, #1248]
+	WORD $0x3dc13abc // ldr q28, [x21, #1248]
+	WORD $0x3d800eba // str q26, [x21, #48]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc13ebb // ldr q27, [x21, #1264]
+	WORD $0x3dc13ebc // ldr q28, [x21, #1264]
+	WORD $0x3d8012ba // str q26, [x21, #64]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc142bb // ldr q27, [x21, #1280]
+	WORD $0x3dc142bc // ldr q28, [x21, #1280]
+	WORD $0x3d8016ba // str q26, [x21, #80]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x4e63d421 // fadd v1.2d, v1.2d, v3.2d
+	WORD $0x4e67d4a3 // fadd v3.2d, v5.2d, v7.2d
+	WORD $0x4e6bd525 // fadd v5.2d, v9.2d, v11.2d
+	WORD $0x4e6fd5a7 // fadd v7.2d, v13.2d, v15.2d
+	WORD $0x4e73d629 // fadd v9.2d, v17.2d, v19.2d
+	WORD $0x4e77d6ab // fadd v11.2d, v21.2d, v23.2d
+	WORD $0x4e76d72d // fadd v13.2d, v25.2d, v22.2d
+	WORD $0x4e72d68f // fadd v15.2d, v20.2d, v18.2d
+	WORD $0x4e68d548 // fadd v8.2d, v10.2d, v8.2d
+	WORD $0x4e70d4c6 // fadd v6.2d, v6.2d, v16.2d
+	WORD $0x4e6cd5ca // fadd v10.2d, v14.2d, v12.2d
+	WORD $0x4e62d482 // fadd v2.2d, v4.2d, v2.2d
+	WORD $0x4e78d400 // fadd v0.2d, v0.2d, v24.2d
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x4e7cd764 // fadd v4.2d, v27.2d, v28.2d
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x4e7cd76c // fadd v12.2d, v27.2d, v28.2d
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x4e7cd76e // fadd v14.2d, v27.2d, v28.2d
+	WORD $0x4e63d421 // fadd v1.2d, v1.2d, v3.2d
+	WORD $0x4e67d4a3 // fadd v3.2d, v5.2d, v7.2d
+	WORD $0x4e6bd525 // fadd v5.2d, v9.2d, v11.2d
+	WORD $0x4e6fd5a7 // fadd v7.2d, v13.2d, v15.2d
+	WORD $0x4e66d506 // fadd v6.2d, v8.2d, v6.2d
+	WORD $0x4e62d542 // fadd v2.2d, v10.2d, v2.2d
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
+	WORD $0x4e6ed584 // fadd v4.2d, v12.2d, v14.2d
+	WORD $0x4e63d421 // fadd v1.2d, v1.2d, v3.2d
+	WORD $0x4e67d4a3 // fadd v3.2d, v5.2d, v7.2d
+	WORD $0x4e62d4c2 // fadd v2.2d, v6.2d, v2.2d
+	WORD $0x4e64d400 // fadd v0.2d, v0.2d, v4.2d
+	WORD $0x4e63d421 // fadd v1.2d, v1.2d, v3.2d
+	WORD $0x4e60d440 // fadd v0.2d, v2.2d, v0.2d
+	WORD $0x4e60d420 // fadd v0.2d, v1.2d, v0.2d
+	WORD $0x4e7ad400 // fadd v0.2d, v0.2d, v26.2d
+	WORD $0x6f00e401 // movi v1.2d, #0x0
+	WORD $0x4e61e400 // fcmeq v0.2d, v0.2d, v1.2d
+	// A negative radius or pad is invalid.
+	WORD $0x3dc072a2 // ldr q2, [x21, #448]
+	WORD $0x3dc0aaa3 // ldr q3, [x21, #672]
+	WORD $0x6ee2e47e // fcmgt v30.2d, v3.2d, v2.2d
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e631c44 // bsl v4.16b, v2.16b, v3.16b
+	WORD $0x3dc08ea5 // ldr q5, [x21, #560]
+	WORD $0x3dc0c6a6 // ldr q6, [x21, #784]
+	WORD $0x6ee5e4de // fcmgt v30.2d, v6.2d, v5.2d
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e661ca7 // bsl v7.16b, v5.16b, v6.16b
+	WORD $0x6ee4e4fe // fcmgt v30.2d, v7.2d, v4.2d
+	WORD $0x6ebe1c87 // bit v7.16b, v4.16b, v30.16b
+	WORD $0x6ee7e424 // fcmgt v4.2d, v1.2d, v7.2d
+	WORD $0x3dc0caa7 // ldr q7, [x21, #800]
+	WORD $0x3dc0cea8 // ldr q8, [x21, #816]
+	WORD $0x6ee7e51e // fcmgt v30.2d, v8.2d, v7.2d
+	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
+	WORD $0x6e681ce9 // bsl v9.16b, v7.16b, v8.16b
+	WORD $0x6ee9e429 // fcmgt v9.2d, v1.2d, v9.2d
+	WORD $0x4ea91c84 // orr v4.16b, v4.16b, v9.16b
+	WORD $0x4e641c00 // bic v0.16b, v0.16b, v4.16b
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	WORD $0x3dc05aa4 // ldr q4, [x21, #352]
+	WORD $0x3dc076a9 // ldr q9, [x21, #464]
+	WORD $0x4ee9d48a // fsub v10.2d, v4.2d, v9.2d
+	WORD $0x3dc05eab // ldr q11, [x21, #368]
+	WORD $0x3dc07aac // ldr q12, [x21, #480]
+	WORD $0x4eecd56d // fsub v13.2d, v11.2d, v12.2d
+	WORD $0x3dc062ae // ldr q14, [x21, #384]
+	WORD $0x3dc07eaf // ldr q15, [x21, #496]
+	WORD $0x4eefd5d0 // fsub v16.2d, v14.2d, v15.2d
+	WORD $0x3dc092bb // ldr q27, [x21, #576]
+	WORD $0x4ee4d764 // fsub v4.2d, v27.2d, v4.2d
+	WORD $0x3dc096bb // ldr q27, [x21, #592]
+	WORD $0x4eebd76b // fsub v11.2d, v27.2d, v11.2d
+	WORD $0x3dc09abb // ldr q27, [x21, #608]
+	WORD $0x4eeed76e // fsub v14.2d, v27.2d, v14.2d
+	WORD $0x3dc066b1 // ldr q17, [x21, #400]
+	WORD $0x4ee9d632 // fsub v18.2d, v17.2d, v9.2d
+	WORD $0x3dc06ab3 // ldr q19, [x21, #416]
+	WORD $0x4eecd674 // fsub v20.2d, v19.2d, v12.2d
+	WORD $0x3dc06eb5 // ldr q21, [x21, #432]
+	WORD $0x4eefd6b6 // fsub v22.2d, v21.2d, v15.2d
+	WORD $0x3dc09ebb // ldr q27, [x21, #624]
+	WORD $0x4ef1d771 // fsub v17.2d, v27.2d, v17.2d
+	WORD $0x3dc0a2bb // ldr q27, [x21, #640]
+	WORD $0x4ef3d773 // fsub v19.2d, v27.2d, v19.2d
+	WORD $0x3dc0a6bb // ldr q27, [x21, #656]
+	WORD $0x4ef5d775 // fsub v21.2d, v27.2d, v21.2d
+	WORD $0x3dc0aebb // ldr q27, [x21, #688]
+	WORD $0x4ee9d777 // fsub v23.2d, v27.2d, v9.2d
+	WORD $0x3dc0b2bb // ldr q27, [x21, #704]
+	WORD $0x4eecd778 // fsub v24.2d, v27.2d, v12.2d
+	WORD $0x3dc0b6bb // ldr q27, [x21, #720]
+	WORD $0x4eefd779 // fsub v25.2d, v27.2d, v15.2d
+	WORD $0x3dc082ba // ldr q26, [x21, #512]
+	WORD $0x4ee9d749 // fsub v9.2d, v26.2d, v9.2d
+	WORD $0x3dc086bb // ldr q27, [x21, #528]
+	WORD $0x4eecd76c // fsub v12.2d, v27.2d, v12.2d
+	WORD $0x3dc08abb // ldr q27, [x21, #544]
+	WORD $0x4eefd76f // fsub v15.2d, v27.2d, v15.2d
+	WORD $0x3dc0babb // ldr q27, [x21, #736]
+	WORD $0x4efad77a // fsub v26.2d, v27.2d, v26.2d
+	WORD $0x3dc0bebb // ldr q27, [x21, #752]
+	WORD $0x3dc086bc // ldr q28, [x21, #528]
+	WORD $0x4efcd768 // fsub v8.2d, v27.2d, v28.2d
+	WORD $0x3dc0c2bb // ldr q27, [x21, #768]
+	WORD $0x3dc08abc // ldr q28, [x21, #544]
+	WORD $0x4efcd767 // fsub v7.2d, v27.2d, v28.2d
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	WORD $0x4ee0f945 // fabs v5.2d, v10.2d
+	WORD $0x4e64d546 // fadd v6.2d, v10.2d, v4.2d
+	WORD $0x4ee0f8c6 // fabs v6.2d, v6.2d
+	WORD $0x4ee0f9a2 // fabs v2.2d, v13.2d
+	WORD $0x4e6bd5a3 // fadd v3.2d, v13.2d, v11.2d
+	WORD $0x4ee0f863 // fabs v3.2d, v3.2d
+	WORD $0x4ee0fa01 // fabs v1.2d, v16.2d
+	WORD $0x3d801aa0 // str q0, [x21, #96]
+	WORD $0x4e6ed600 // fadd v0.2d, v16.2d, v14.2d
+	WORD $0x4ee0f800 // fabs v0.2d, v0.2d
+	WORD $0x3d801ea4 // str q4, [x21, #112]
+	WORD $0x4ee0fa44 // fabs v4.2d, v18.2d
+	WORD $0x3d8022aa // str q10, [x21, #128]
+	WORD $0x4e71d64a // fadd v10.2d, v18.2d, v17.2d
+	WORD $0x4ee0f94a // fabs v10.2d, v10.2d
+	WORD $0x3d8026ab // str q11, [x21, #144]
+	WORD $0x4ee0fa8b // fabs v11.2d, v20.2d
+	WORD $0x3d802aad // str q13, [x21, #160]
+	WORD $0x4e73d68d // fadd v13.2d, v20.2d, v19.2d
+	WORD $0x4ee0f9ad // fabs v13.2d, v13.2d
+	WORD $0x3d802eae // str q14, [x21, #176]
+	WORD $0x4ee0face // fabs v14.2d, v22.2d
+	WORD $0x3d8032b0 // str q16, [x21, #192]
+	WORD $0x4e75d6d0 // fadd v16.2d, v22.2d, v21.2d
+	WORD $0x4ee0fa10 // fabs v16.2d, v16.2d
+	WORD $0x3d8036b1 // str q17, [x21, #208]
+	WORD $0x4ee0faf1 // fabs v17.2d, v23.2d
+	WORD $0x3d803ab2 // str q18, [x21, #224]
+	WORD $0x4ee0fb12 // fabs v18.2d, v24.2d
+	WORD $0x3d803eb3 // str q19, [x21, #240]
+	WORD $0x4ee0fb33 // fabs v19.2d, v25.2d
+	WORD $0x3d8042b4 // str q20, [x21, #256]
+	WORD $0x4ee0f934 // fabs v20.2d, v9.2d
+	WORD $0x3d8046b5 // str q21, [x21, #272]
+	WORD $0x4e7ad535 // fadd v21.2d, v9.2d, v26.2d
+	WORD $0x4ee0fab5 // fabs v21.2d, v21.2d
+	WORD $0x3d804aa9 // str q9, [x21, #288]
+	WORD $0x4ee0f989 // fabs v9.2d, v12.2d
+	WORD $0x3d804eb6 // str q22, [x21, #304]
+	WORD $0x4e68d596 // fadd v22.2d, v12.2d, v8.2d
+	WORD $0x4ee0fad6 // fabs v22.2d, v22.2d
+	WORD $0x3d8052a8 // str q8, [x21, #320]
+	WORD $0x4ee0f9e8 // fabs v8.2d, v15.2d
+	WORD $0x3d8056ac // str q12, [x21, #336]
+	WORD $0x4e67d5ec // fadd v12.2d, v15.2d, v7.2d
+	WORD $0x4ee0f98c // fabs v12.2d, v12.2d
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6ee5e77e // fcmgt v30.2d, v27.2d, v5.2d
+	WORD $0x6ebe1f65 // bit v5.16b, v27.16b, v30.16b
+	WORD $0x6ee2e4de // fcmgt v30.2d, v6.2d, v2.2d
+	WORD $0x6ebe1cc2 // bit v2.16b, v6.16b, v30.16b
+	WORD $0x6ee1e47e // fcmgt v30.2d, v3.2d, v1.2d
+	WORD $0x6ebe1c61 // bit v1.16b, v3.16b, v30.16b
+	WORD $0x6ee4e41e // fcmgt v30.2d, v0.2d, v4.2d
+	WORD $0x6ebe1c04 // bit v4.16b, v0.16b, v30.16b
+	WORD $0x6eebe55e // fcmgt v30.2d, v10.2d, v11.2d
+	WORD $0x6ebe1d4b // bit v11.16b, v10.16b, v30.16b
+	WORD $0x6eeee5be // fcmgt v30.2d, v13.2d, v14.2d
+	WORD $0x6ebe1dae // bit v14.16b, v13.16b, v30.16b
+	WORD $0x6ef1e61e // fcmgt v30.2d, v16.2d, v17.2d
+	WORD $0x6ebe1e11 // bit v17.16b, v16.16b, v30.16b
+	WORD $0x6ef3e65e // fcmgt v30.2d, v18.2d, v19.2d
+	WORD $0x6ebe1e53 // bit v19.16b, v18.16b, v30.16b
+	WORD $0x6ef5e69e // fcmgt v30.2d, v20.2d, v21.2d
+	WORD $0x6ebe1e95 // bit v21.16b, v20.16b, v30.16b
+	WORD $0x6ef6e53e // fcmgt v30.2d, v9.2d, v22.2d
+	WORD $0x6ebe1d36 // bit v22.16b, v9.16b, v30.16b
+	WORD $0x6eece51e // fcmgt v30.2d, v8.2d, v12.2d
+	WORD $0x6ebe1d0c // bit v12.16b, v8.16b, v30.16b
+	WORD $0x6ee2e4be // fcmgt v30.2d, v5.2d, v2.2d
+	WORD $0x6ebe1ca2 // bit v2.16b, v5.16b, v30.16b
+	WORD $0x6ee4e43e // fcmgt v30.2d, v1.2d, v4.2d
+	WORD $0x6ebe1c24 // bit v4.16b, v1.16b, v30.16b
+	WORD $0x6eeee57e // fcmgt v30.2d, v11.2d, v14.2d
+	WORD $0x6ebe1d6e // bit v14.16b, v11.16b, v30.16b
+	WORD $0x6ef3e63e // fcmgt v30.2d, v17.2d, v19.2d
+	WORD $0x6ebe1e33 // bit v19.16b, v17.16b, v30.16b
+	WORD $0x6ef6e6be // fcmgt v30.2d, v21.2d, v22.2d
+	WORD $0x6ebe1eb6 // bit v22.16b, v21.16b, v30.16b
+	WORD $0x6ee4e45e // fcmgt v30.2d, v2.2d, v4.2d
+	WORD $0x6ebe1c44 // bit v4.16b, v2.16b, v30.16b
+	WORD $0x6ef3e5de // fcmgt v30.2d, v14.2d, v19.2d
+	WORD $0x6ebe1dd3 // bit v19.16b, v14.16b, v30.16b
+	WORD $0x6eece6de // fcmgt v30.2d, v22.2d, v12.2d
+	WORD $0x6ebe1ecc // bit v12.16b, v22.16b, v30.16b
+	WORD $0x6ef3e49e // fcmgt v30.2d, v4.2d, v19.2d
+	WORD $0x6ebe1c93 // bit v19.16b, v4.16b, v30.16b
+	WORD $0x6eece67e // fcmgt v30.2d, v19.2d, v12.2d
+	WORD $0x6ebe1e6c // bit v12.16b, v19.16b, v30.16b
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	WORD $0x3dc0769b // ldr q27, [x20, #464]
+	WORD $0x6e6cdf60 // fmul v0.2d, v27.2d, v12.2d
+	WORD $0x3dc13ebb // ldr q27, [x21, #1264]
+	WORD $0x6ee0e77e // fcmgt v30.2d, v27.2d, v0.2d
+	WORD $0x6ebe1f60 // bit v0.16b, v27.16b, v30.16b
+	WORD $0x3dc072bb // ldr q27, [x21, #448]
+	WORD $0x3dc0aabc // ldr q28, [x21, #672]
+	WORD $0x6efce77e // fcmgt v30.2d, v27.2d, v28.2d
+	WORD $0x4ebe1fc1 // mov v1.16b, v30.16b
+	WORD $0x6e7c1f61 // bsl v1.16b, v27.16b, v28.16b
+	WORD $0x3dc08ebb // ldr q27, [x21, #560]
+	WORD $0x3dc0c6bc // ldr q28, [x21, #784]
+	WORD $0x6efce77e // fcmgt v30.2d, v27.2d, v28.2d
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e7c1f62 // bsl v2.16b, v27.16b, v28.16b
+	WORD $0x3dc0cabc // ldr q28, [x21, #800]
+	WORD $0x4e7cd421 // fadd v1.2d, v1.2d, v28.2d
+	WORD $0x3dc0cebc // ldr q28, [x21, #816]
+	WORD $0x4e7cd442 // fadd v2.2d, v2.2d, v28.2d
+	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
+	WORD $0x3dc13abc // ldr q28, [x21, #1248]
+	WORD $0x4e7cd421 // fadd v1.2d, v1.2d, v28.2d
+	WORD $0x6ee0e43e // fcmgt v30.2d, v1.2d, v0.2d
+	WORD $0x6efe1c01 // bif v1.16b, v0.16b, v30.16b
+	WORD $0x4e60d420 // fadd v0.2d, v1.2d, v0.2d
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x3dc07a9c // ldr q28, [x20, #480]
+	WORD $0x3dc07e9d // ldr q29, [x20, #496]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc2 // mov v2.16b, v30.16b
+	WORD $0x6e7d1f82 // bsl v2.16b, v28.16b, v29.16b
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x3d80d2bb // str q27, [x21, #832]
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x3d80d6bb // str q27, [x21, #848]
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3d80dabb // str q27, [x21, #864]
+	WORD $0x3dc03abb // ldr q27, [x21, #224]
+	WORD $0x3d80debb // str q27, [x21, #880]
+	WORD $0x3dc042bb // ldr q27, [x21, #256]
+	WORD $0x3d80e2bb // str q27, [x21, #896]
+	WORD $0x3dc04ebb // ldr q27, [x21, #304]
+	WORD $0x3d80e6bb // str q27, [x21, #912]
+	WORD $0x3dc04abb // ldr q27, [x21, #288]
+	WORD $0x3d80eabb // str q27, [x21, #928]
+	WORD $0x3dc056bb // ldr q27, [x21, #336]
+	WORD $0x3d80eebb // str q27, [x21, #944]
+	WORD $0x3d80f2af // str q15, [x21, #960]
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x3d80f6bb // str q27, [x21, #976]
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x3d80fabb // str q27, [x21, #992]
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x3d80febb // str q27, [x21, #1008]
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3d8102bb // str q27, [x21, #1024]
+	WORD $0x3dc03ebb // ldr q27, [x21, #240]
+	WORD $0x3d8106bb // str q27, [x21, #1040]
+	WORD $0x3dc046bb // ldr q27, [x21, #272]
+	WORD $0x3d810abb // str q27, [x21, #1056]
+	WORD $0x3d810eb7 // str q23, [x21, #1072]
+	WORD $0x3d8112b8 // str q24, [x21, #1088]
+	WORD $0x3d8116b9 // str q25, [x21, #1104]
+	WORD $0x3d811aba // str q26, [x21, #1120]
+	WORD $0x3dc052bb // ldr q27, [x21, #320]
+	WORD $0x3d811ebb // str q27, [x21, #1136]
+	WORD $0x3d8122a7 // str q7, [x21, #1152]
+	WORD $0x3d8126a1 // str q1, [x21, #1168]
+	WORD $0x3d812aa0 // str q0, [x21, #1184]
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d812ebb // str q27, [x21, #1200]
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x3d8132bb // str q27, [x21, #1216]
+	WORD $0x3d8136a2 // str q2, [x21, #1232]
+	// Steps until no lane is running.
+
+TOI64NEON_tailgroup_steps:
+	WORD $0x3dc142bb // ldr q27, [x21, #1280]
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6efbe7fe // fcmgt v30.2d, v31.2d, v27.2d
+	WORD $0x6e7f1f7e // bsl v30.16b, v27.16b, v31.16b
+	WORD $0x4ee0cbc0 // fcmgt v0.2d, v30.2d, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	// Step 1: the endpoints at t and the projection.
+	WORD $0x3dc12ea1 // ldr q1, [x21, #1200]
+	WORD $0x3dc0f6a2 // ldr q2, [x21, #976]
+	WORD $0x6e62dc23 // fmul v3.2d, v1.2d, v2.2d
+	WORD $0x3dc0d2bb // ldr q27, [x21, #832]
+	WORD $0x4e63d763 // fadd v3.2d, v27.2d, v3.2d
+	WORD $0x3dc0faa4 // ldr q4, [x21, #992]
+	WORD $0x6e64dc25 // fmul v5.2d, v1.2d, v4.2d
+	WORD $0x3dc0d6bb // ldr q27, [x21, #848]
+	WORD $0x4e65d765 // fadd v5.2d, v27.2d, v5.2d
+	WORD $0x3dc0fea6 // ldr q6, [x21, #1008]
+	WORD $0x6e66dc27 // fmul v7.2d, v1.2d, v6.2d
+	WORD $0x3dc0dabb // ldr q27, [x21, #864]
+	WORD $0x4e67d767 // fadd v7.2d, v27.2d, v7.2d
+	WORD $0x3dc102a8 // ldr q8, [x21, #1024]
+	WORD $0x6e68dc29 // fmul v9.2d, v1.2d, v8.2d
+	WORD $0x3dc0debb // ldr q27, [x21, #880]
+	WORD $0x4e69d769 // fadd v9.2d, v27.2d, v9.2d
+	WORD $0x3dc106aa // ldr q10, [x21, #1040]
+	WORD $0x6e6adc2b // fmul v11.2d, v1.2d, v10.2d
+	WORD $0x3dc0e2bb // ldr q27, [x21, #896]
+	WORD $0x4e6bd76b // fadd v11.2d, v27.2d, v11.2d
+	WORD $0x3dc10aac // ldr q12, [x21, #1056]
+	WORD $0x6e6cdc2d // fmul v13.2d, v1.2d, v12.2d
+	WORD $0x3dc0e6bb // ldr q27, [x21, #912]
+	WORD $0x4e6dd76d // fadd v13.2d, v27.2d, v13.2d
+	WORD $0x3dc10eae // ldr q14, [x21, #1072]
+	WORD $0x6e6edc2f // fmul v15.2d, v1.2d, v14.2d
+	WORD $0x6f00e410 // movi v16.2d, #0x0
+	WORD $0x4e6fd60f // fadd v15.2d, v16.2d, v15.2d
+	WORD $0x3dc112b1 // ldr q17, [x21, #1088]
+	WORD $0x6e71dc32 // fmul v18.2d, v1.2d, v17.2d
+	WORD $0x4e72d612 // fadd v18.2d, v16.2d, v18.2d
+	WORD $0x3dc116b3 // ldr q19, [x21, #1104]
+	WORD $0x6e73dc34 // fmul v20.2d, v1.2d, v19.2d
+	WORD $0x4e74d614 // fadd v20.2d, v16.2d, v20.2d
+	WORD $0x3dc11ab5 // ldr q21, [x21, #1120]
+	WORD $0x6e75dc36 // fmul v22.2d, v1.2d, v21.2d
+	WORD $0x3dc0eabb // ldr q27, [x21, #928]
+	WORD $0x4e76d776 // fadd v22.2d, v27.2d, v22.2d
+	WORD $0x3dc11eb7 // ldr q23, [x21, #1136]
+	WORD $0x6e77dc38 // fmul v24.2d, v1.2d, v23.2d
+	WORD $0x3dc0eebb // ldr q27, [x21, #944]
+	WORD $0x4e78d778 // fadd v24.2d, v27.2d, v24.2d
+	WORD $0x3dc122b9 // ldr q25, [x21, #1152]
+	WORD $0x6e79dc3a // fmul v26.2d, v1.2d, v25.2d
+	WORD $0x3dc0f2bb // ldr q27, [x21, #960]
+	WORD $0x4e7ad77a // fadd v26.2d, v27.2d, v26.2d
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x4ee3d521 // fsub v1.2d, v9.2d, v3.2d
+	WORD $0x4ee5d570 // fsub v16.2d, v11.2d, v5.2d
+	WORD $0x4ee7d5b9 // fsub v25.2d, v13.2d, v7.2d
+	WORD $0x4eefd6d7 // fsub v23.2d, v22.2d, v15.2d
+	WORD $0x4ef2d715 // fsub v21.2d, v24.2d, v18.2d
+	WORD $0x4ef4d753 // fsub v19.2d, v26.2d, v20.2d
+	WORD $0x4eefd471 // fsub v17.2d, v3.2d, v15.2d
+	WORD $0x4ef2d4ae // fsub v14.2d, v5.2d, v18.2d
+	WORD $0x4ef4d4ec // fsub v12.2d, v7.2d, v20.2d
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e77deea // fmul v10.2d, v23.2d, v23.2d
+	WORD $0x6e75dea8 // fmul v8.2d, v21.2d, v21.2d
+	WORD $0x4e68d548 // fadd v8.2d, v10.2d, v8.2d
+	WORD $0x6e73de6a // fmul v10.2d, v19.2d, v19.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe51e // fcmge v30.2d, v8.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e68ffe8 // fdiv v8.2d, v31.2d, v8.2d
+	WORD $0x4e3e1d08 // and v8.16b, v8.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e61dc2a // fmul v10.2d, v1.2d, v1.2d
+	WORD $0x6e70de06 // fmul v6.2d, v16.2d, v16.2d
+	WORD $0x4e66d546 // fadd v6.2d, v10.2d, v6.2d
+	WORD $0x6e79df2a // fmul v10.2d, v25.2d, v25.2d
+	WORD $0x4e6ad4c6 // fadd v6.2d, v6.2d, v10.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe4de // fcmge v30.2d, v6.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e66ffe6 // fdiv v6.2d, v31.2d, v6.2d
+	WORD $0x4e3e1cc6 // and v6.16b, v6.16b, v30.16b
+	WORD $0x6e71deea // fmul v10.2d, v23.2d, v17.2d
+	WORD $0x6e6edea4 // fmul v4.2d, v21.2d, v14.2d
+	WORD $0x4e64d544 // fadd v4.2d, v10.2d, v4.2d
+	WORD $0x6e6cde6a // fmul v10.2d, v19.2d, v12.2d
+	WORD $0x4e6ad484 // fadd v4.2d, v4.2d, v10.2d
+	WORD $0x6e68dc84 // fmul v4.2d, v4.2d, v8.2d
+	WORD $0x6e61deea // fmul v10.2d, v23.2d, v1.2d
+	WORD $0x6e70dea2 // fmul v2.2d, v21.2d, v16.2d
+	WORD $0x4e62d542 // fadd v2.2d, v10.2d, v2.2d
+	WORD $0x6e79de6a // fmul v10.2d, v19.2d, v25.2d
+	WORD $0x4e6ad442 // fadd v2.2d, v2.2d, v10.2d
+	WORD $0x6e68dc48 // fmul v8.2d, v2.2d, v8.2d
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x6e61de2a // fmul v10.2d, v17.2d, v1.2d
+	WORD $0x3d8002a0 // str q0, [x21, #0]
+	WORD $0x6e70ddc0 // fmul v0.2d, v14.2d, v16.2d
+	WORD $0x4e60d540 // fadd v0.2d, v10.2d, v0.2d
+	WORD $0x6e79dd8a // fmul v10.2d, v12.2d, v25.2d
+	WORD $0x4e6ad400 // fadd v0.2d, v0.2d, v10.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e64deea // fmul v10.2d, v23.2d, v4.2d
+	WORD $0x3d8006ba // str q26, [x21, #16]
+	WORD $0x6e64deba // fmul v26.2d, v21.2d, v4.2d
+	WORD $0x3d800ab8 // str q24, [x21, #32]
+	WORD $0x6e64de78 // fmul v24.2d, v19.2d, v4.2d
+	WORD $0x4ef1d54a // fsub v10.2d, v10.2d, v17.2d
+	WORD $0x4eeed75a // fsub v26.2d, v26.2d, v14.2d
+	WORD $0x4eecd718 // fsub v24.2d, v24.2d, v12.2d
+	WORD $0x3d800eb6 // str q22, [x21, #48]
+	WORD $0x6e68def6 // fmul v22.2d, v23.2d, v8.2d
+	WORD $0x3d8012b4 // str q20, [x21, #64]
+	WORD $0x6e68deb4 // fmul v20.2d, v21.2d, v8.2d
+	WORD $0x3d8016b2 // str q18, [x21, #80]
+	WORD $0x6e68de72 // fmul v18.2d, v19.2d, v8.2d
+	WORD $0x4ef6d436 // fsub v22.2d, v1.2d, v22.2d
+	WORD $0x4ef4d614 // fsub v20.2d, v16.2d, v20.2d
+	WORD $0x4ef2d732 // fsub v18.2d, v25.2d, v18.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x3d801aaf // str q15, [x21, #96]
+	WORD $0x6e76decf // fmul v15.2d, v22.2d, v22.2d
+	WORD $0x3d801ead // str q13, [x21, #112]
+	WORD $0x6e74de8d // fmul v13.2d, v20.2d, v20.2d
+	WORD $0x4e6dd5ed // fadd v13.2d, v15.2d, v13.2d
+	WORD $0x6e72de4f // fmul v15.2d, v18.2d, v18.2d
+	WORD $0x4e6fd5ad // fadd v13.2d, v13.2d, v15.2d
+	WORD $0x6e76dd4a // fmul v10.2d, v10.2d, v22.2d
+	WORD $0x6e74df4f // fmul v15.2d, v26.2d, v20.2d
+	WORD $0x4e6fd54a // fadd v10.2d, v10.2d, v15.2d
+	WORD $0x6e72df0f // fmul v15.2d, v24.2d, v18.2d
+	WORD $0x4e6fd54a // fadd v10.2d, v10.2d, v15.2d
+	WORD $0x4ee0d9be // fcmeq v30.2d, v13.2d, #0.0
+	WORD $0x6e6dfd4a // fdiv v10.2d, v10.2d, v13.2d
+	WORD $0x4e7e1d4a // bic v10.16b, v10.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6eeae7fe // fcmgt v30.2d, v31.2d, v10.2d
+	WORD $0x6e7f1d5e // bsl v30.16b, v10.16b, v31.16b
+	WORD $0x4ee0cbca // fcmgt v10.2d, v30.2d, #0.0
+	WORD $0x4e3e1d4a // and v10.16b, v10.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e68dd48 // fmul v8.2d, v10.2d, v8.2d
+	WORD $0x4e68d484 // fadd v4.2d, v4.2d, v8.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee4e7fe // fcmgt v30.2d, v31.2d, v4.2d
+	WORD $0x6e7f1c9e // bsl v30.16b, v4.16b, v31.16b
+	WORD $0x4ee0cbc4 // fcmgt v4.2d, v30.2d, #0.0
+	WORD $0x4e3e1c84 // and v4.16b, v4.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e62dc82 // fmul v2.2d, v4.2d, v2.2d
+	WORD $0x4ee0d440 // fsub v0.2d, v2.2d, v0.2d
+	WORD $0x6e66dc00 // fmul v0.2d, v0.2d, v6.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee0e7fe // fcmgt v30.2d, v31.2d, v0.2d
+	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
+	WORD $0x4ee0cbc0 // fcmgt v0.2d, v30.2d, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	WORD $0x6e64dee2 // fmul v2.2d, v23.2d, v4.2d
+	WORD $0x6e64dea6 // fmul v6.2d, v21.2d, v4.2d
+	WORD $0x6e64de64 // fmul v4.2d, v19.2d, v4.2d
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e60dc21 // fmul v1.2d, v1.2d, v0.2d
+	WORD $0x4e61d621 // fadd v1.2d, v17.2d, v1.2d
+	WORD $0x4ee2d421 // fsub v1.2d, v1.2d, v2.2d
+	WORD $0x6e60de02 // fmul v2.2d, v16.2d, v0.2d
+	WORD $0x4e62d5c2 // fadd v2.2d, v14.2d, v2.2d
+	WORD $0x4ee6d442 // fsub v2.2d, v2.2d, v6.2d
+	WORD $0x6e60df20 // fmul v0.2d, v25.2d, v0.2d
+	WORD $0x4e60d580 // fadd v0.2d, v12.2d, v0.2d
+	WORD $0x4ee4d400 // fsub v0.2d, v0.2d, v4.2d
+	WORD $0x6e61dc24 // fmul v4.2d, v1.2d, v1.2d
+	WORD $0x6e62dc46 // fmul v6.2d, v2.2d, v2.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x6e60dc06 // fmul v6.2d, v0.2d, v0.2d
+	WORD $0x4e66d484 // fadd v4.2d, v4.2d, v6.2d
+	WORD $0x3dc01a9c // ldr q28, [x20, #96]
+	WORD $0x6e64e786 // fcmge v6.2d, v28.2d, v4.2d
+	WORD $0x6e2058c6 // mvn v6.16b, v6.16b
+	WORD $0x6ee1f884 // fsqrt v4.2d, v4.2d
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	WORD $0x3dc01688 // ldr q8, [x20, #80]
+	WORD $0x6e64fd0a // fdiv v10.2d, v8.2d, v4.2d
+	WORD $0x6e6adc21 // fmul v1.2d, v1.2d, v10.2d
+	WORD $0x6e6adc42 // fmul v2.2d, v2.2d, v10.2d
+	WORD $0x6e6adc00 // fmul v0.2d, v0.2d, v10.2d
+	WORD $0x6e63dc23 // fmul v3.2d, v1.2d, v3.2d
+	WORD $0x6e65dc45 // fmul v5.2d, v2.2d, v5.2d
+	WORD $0x4e65d463 // fadd v3.2d, v3.2d, v5.2d
+	WORD $0x6e67dc05 // fmul v5.2d, v0.2d, v7.2d
+	WORD $0x4e65d463 // fadd v3.2d, v3.2d, v5.2d
+	WORD $0x3dc0f6bc // ldr q28, [x21, #976]
+	WORD $0x6e7cdc25 // fmul v5.2d, v1.2d, v28.2d
+	WORD $0x3dc0fabc // ldr q28, [x21, #992]
+	WORD $0x6e7cdc47 // fmul v7.2d, v2.2d, v28.2d
+	WORD $0x4e67d4a5 // fadd v5.2d, v5.2d, v7.2d
+	WORD $0x3dc0febc // ldr q28, [x21, #1008]
+	WORD $0x6e7cdc07 // fmul v7.2d, v0.2d, v28.2d
+	WORD $0x4e67d4a5 // fadd v5.2d, v5.2d, v7.2d
+	WORD $0x6e69dc27 // fmul v7.2d, v1.2d, v9.2d
+	WORD $0x6e6bdc49 // fmul v9.2d, v2.2d, v11.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x6e7cdc09 // fmul v9.2d, v0.2d, v28.2d
+	WORD $0x4e69d4e7 // fadd v7.2d, v7.2d, v9.2d
+	WORD $0x3dc102bc // ldr q28, [x21, #1024]
+	WORD $0x6e7cdc29 // fmul v9.2d, v1.2d, v28.2d
+	WORD $0x3dc106bc // ldr q28, [x21, #1040]
+	WORD $0x6e7cdc4a // fmul v10.2d, v2.2d, v28.2d
+	WORD $0x4e6ad529 // fadd v9.2d, v9.2d, v10.2d
+	WORD $0x3dc10abc // ldr q28, [x21, #1056]
+	WORD $0x6e7cdc0a // fmul v10.2d, v0.2d, v28.2d
+	WORD $0x4e6ad529 // fadd v9.2d, v9.2d, v10.2d
+	WORD $0x3dc01abc // ldr q28, [x21, #96]
+	WORD $0x6e7cdc2a // fmul v10.2d, v1.2d, v28.2d
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x6e7cdc4b // fmul v11.2d, v2.2d, v28.2d
+	WORD $0x4e6bd54a // fadd v10.2d, v10.2d, v11.2d
+	WORD $0x3dc012bc // ldr q28, [x21, #64]
+	WORD $0x6e7cdc0b // fmul v11.2d, v0.2d, v28.2d
+	WORD $0x4e6bd54a // fadd v10.2d, v10.2d, v11.2d
+	WORD $0x3dc10ebc // ldr q28, [x21, #1072]
+	WORD $0x6e7cdc2b // fmul v11.2d, v1.2d, v28.2d
+	WORD $0x3dc112bc // ldr q28, [x21, #1088]
+	WORD $0x6e7cdc4c // fmul v12.2d, v2.2d, v28.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x3dc116bc // ldr q28, [x21, #1104]
+	WORD $0x6e7cdc0c // fmul v12.2d, v0.2d, v28.2d
+	WORD $0x4e6cd56b // fadd v11.2d, v11.2d, v12.2d
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x6e7cdc2c // fmul v12.2d, v1.2d, v28.2d
+	WORD $0x3dc00abc // ldr q28, [x21, #32]
+	WORD $0x6e7cdc4d // fmul v13.2d, v2.2d, v28.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x3dc006bc // ldr q28, [x21, #16]
+	WORD $0x6e7cdc0d // fmul v13.2d, v0.2d, v28.2d
+	WORD $0x4e6dd58c // fadd v12.2d, v12.2d, v13.2d
+	WORD $0x3dc11abc // ldr q28, [x21, #1120]
+	WORD $0x6e7cdc21 // fmul v1.2d, v1.2d, v28.2d
+	WORD $0x3dc11ebc // ldr q28, [x21, #1136]
+	WORD $0x6e7cdc42 // fmul v2.2d, v2.2d, v28.2d
+	WORD $0x4e62d421 // fadd v1.2d, v1.2d, v2.2d
+	WORD $0x3dc122bc // ldr q28, [x21, #1152]
+	WORD $0x6e7cdc00 // fmul v0.2d, v0.2d, v28.2d
+	WORD $0x4e60d420 // fadd v0.2d, v1.2d, v0.2d
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	WORD $0x4eead461 // fsub v1.2d, v3.2d, v10.2d
+	WORD $0x3dc126a2 // ldr q2, [x21, #1168]
+	WORD $0x4ee2d421 // fsub v1.2d, v1.2d, v2.2d
+	WORD $0x4ee5d56d // fsub v13.2d, v11.2d, v5.2d
+	WORD $0x6f00e40e // movi v14.2d, #0x0
+	WORD $0x6eeee5af // fcmgt v15.2d, v13.2d, v14.2d
+	WORD $0x6e6dfc2d // fdiv v13.2d, v1.2d, v13.2d
+	WORD $0x3dc08290 // ldr q16, [x20, #512]
+	WORD $0x4eaf1dfe // mov v30.16b, v15.16b
+	WORD $0x6efe1e0d // bif v13.16b, v16.16b, v30.16b
+	WORD $0x6eeee421 // fcmgt v1.2d, v1.2d, v14.2d
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dcd // bif v13.16b, v14.16b, v30.16b
+	WORD $0x4eecd461 // fsub v1.2d, v3.2d, v12.2d
+	WORD $0x4ee2d421 // fsub v1.2d, v1.2d, v2.2d
+	WORD $0x4ee5d403 // fsub v3.2d, v0.2d, v5.2d
+	WORD $0x6eeee465 // fcmgt v5.2d, v3.2d, v14.2d
+	WORD $0x6e63fc23 // fdiv v3.2d, v1.2d, v3.2d
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1e03 // bif v3.16b, v16.16b, v30.16b
+	WORD $0x6eeee421 // fcmgt v1.2d, v1.2d, v14.2d
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dc3 // bif v3.16b, v14.16b, v30.16b
+	WORD $0x6eede47e // fcmgt v30.2d, v3.2d, v13.2d
+	WORD $0x6ebe1da3 // bit v3.16b, v13.16b, v30.16b
+	WORD $0x4eead4e1 // fsub v1.2d, v7.2d, v10.2d
+	WORD $0x4ee2d421 // fsub v1.2d, v1.2d, v2.2d
+	WORD $0x4ee9d565 // fsub v5.2d, v11.2d, v9.2d
+	WORD $0x6eeee4aa // fcmgt v10.2d, v5.2d, v14.2d
+	WORD $0x6e65fc25 // fdiv v5.2d, v1.2d, v5.2d
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6efe1e05 // bif v5.16b, v16.16b, v30.16b
+	WORD $0x6eeee421 // fcmgt v1.2d, v1.2d, v14.2d
+	WORD $0x4ea11c3e // mov v30.16b, v1.16b
+	WORD $0x6efe1dc5 // bif v5.16b, v14.16b, v30.16b
+	WORD $0x6ee3e4be // fcmgt v30.2d, v5.2d, v3.2d
+	WORD $0x6ebe1c65 // bit v5.16b, v3.16b, v30.16b
+	WORD $0x4eecd4e1 // fsub v1.2d, v7.2d, v12.2d
+	WORD $0x4ee2d421 // fsub v1.2d, v1.2d, v2.2d
+	WORD $0x4ee9d400 // fsub v0.2d, v0.2d, v9.2d
+	WORD $0x6eeee402 // fcmgt v2.2d, v0.2d, v14.2d
+	WORD $0x6e60fc20 // fdiv v0.2d, v1.2d, v0.2d
+	WORD $0x4ea21c5e // mov v30.16b, v2.16b
+	WORD $0x6ebe1c10 // bit v16.16b, v0.16b, v30.16b
+	WORD $0x6eeee420 // fcmgt v0.2d, v1.2d, v14.2d
+	WORD $0x4ea01c1e // mov v30.16b, v0.16b
+	WORD $0x6efe1dd0 // bif v16.16b, v14.16b, v30.16b
+	WORD $0x6ee5e61e // fcmgt v30.2d, v16.2d, v5.2d
+	WORD $0x6ebe1cb0 // bit v16.16b, v5.16b, v30.16b
+	WORD $0x3dc12ea0 // ldr q0, [x21, #1200]
+	WORD $0x4e70d401 // fadd v1.2d, v0.2d, v16.2d
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	WORD $0x3dc136a2 // ldr q2, [x21, #1232]
+	WORD $0x3dc07a83 // ldr q3, [x20, #480]
+	WORD $0x4e63e445 // fcmeq v5.2d, v2.2d, v3.2d
+	WORD $0x3dc132a7 // ldr q7, [x21, #1216]
+	WORD $0x4e68d4e9 // fadd v9.2d, v7.2d, v8.2d
+	WORD $0x6ee0e42a // fcmgt v10.2d, v1.2d, v0.2d
+	WORD $0x4e6a1caa // bic v10.16b, v5.16b, v10.16b
+	WORD $0x3dc146bb // ldr q27, [x21, #1296]
+	WORD $0x6e7be52b // fcmge v11.2d, v9.2d, v27.2d
+	WORD $0x4eab1d4a // orr v10.16b, v10.16b, v11.16b
+	WORD $0x3dc0869c // ldr q28, [x20, #528]
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ebe1fca // mov v10.16b, v30.16b
+	WORD $0x6e631f8a // bsl v10.16b, v28.16b, v3.16b
+	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x6e61e78b // fcmge v11.2d, v28.2d, v1.2d
+	WORD $0x6e20596b // mvn v11.16b, v11.16b
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x6ebe1dca // bit v10.16b, v14.16b, v30.16b
+	WORD $0x4e6ee40b // fcmeq v11.2d, v0.2d, v14.2d
+	WORD $0x3dc08a9c // ldr q28, [x20, #544]
+	WORD $0x4eab1d7e // mov v30.16b, v11.16b
+	WORD $0x6ebe1f88 // bit v8.16b, v28.16b, v30.16b
+	WORD $0x3dc12abc // ldr q28, [x21, #1184]
+	WORD $0x6e64e784 // fcmge v4.2d, v28.2d, v4.2d
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x6ebe1d0a // bit v10.16b, v8.16b, v30.16b
+	WORD $0x3dc07e9c // ldr q28, [x20, #496]
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6ebe1f8a // bit v10.16b, v28.16b, v30.16b
+	WORD $0x4e63e543 // fcmeq v3.2d, v10.2d, v3.2d
+	WORD $0x4e231ca3 // and v3.16b, v5.16b, v3.16b
+	WORD $0x4ea31c7e // mov v30.16b, v3.16b
+	WORD $0x6ebe1c20 // bit v0.16b, v1.16b, v30.16b
+	WORD $0x4ea61cde // mov v30.16b, v6.16b
+	WORD $0x6ebe1dc9 // bit v9.16b, v14.16b, v30.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6ebe1d27 // bit v7.16b, v9.16b, v30.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6ebe1d42 // bit v2.16b, v10.16b, v30.16b
+	WORD $0x3d812ea0 // str q0, [x21, #1200]
+	WORD $0x3d8132a7 // str q7, [x21, #1216]
+	WORD $0x3d8136a2 // str q2, [x21, #1232]
+	WORD $0x6eb0a87e // umaxv s30, v3.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBNZW R17, TOI64NEON_tailgroup_steps
+	// Finish: the outputs at the time reached; C0 is J's A at the start.
+	WORD $0x3dc12ea0 // ldr q0, [x21, #1200]
+	WORD $0x3dc0f6bc // ldr q28, [x21, #976]
+	WORD $0x6e7cdc01 // fmul v1.2d, v0.2d, v28.2d
+	WORD $0x3dc0d2bb // ldr q27, [x21, #832]
+	WORD $0x4e61d761 // fadd v1.2d, v27.2d, v1.2d
+	WORD $0x3dc0fabc // ldr q28, [x21, #992]
+	WORD $0x6e7cdc02 // fmul v2.2d, v0.2d, v28.2d
+	WORD $0x3dc0d6bb // ldr q27, [x21, #848]
+	WORD $0x4e62d762 // fadd v2.2d, v27.2d, v2.2d
+	WORD $0x3dc0febc // ldr q28, [x21, #1008]
+	WORD $0x6e7cdc03 // fmul v3.2d, v0.2d, v28.2d
+	WORD $0x3dc0dabb // ldr q27, [x21, #864]
+	WORD $0x4e63d763 // fadd v3.2d, v27.2d, v3.2d
+	WORD $0x3dc102bc // ldr q28, [x21, #1024]
+	WORD $0x6e7cdc04 // fmul v4.2d, v0.2d, v28.2d
+	WORD $0x3dc0debb // ldr q27, [x21, #880]
+	WORD $0x4e64d764 // fadd v4.2d, v27.2d, v4.2d
+	WORD $0x3dc106bc // ldr q28, [x21, #1040]
+	WORD $0x6e7cdc05 // fmul v5.2d, v0.2d, v28.2d
+	WORD $0x3dc0e2bb // ldr q27, [x21, #896]
+	WORD $0x4e65d765 // fadd v5.2d, v27.2d, v5.2d
+	WORD $0x3dc10abc // ldr q28, [x21, #1056]
+	WORD $0x6e7cdc06 // fmul v6.2d, v0.2d, v28.2d
+	WORD $0x3dc0e6bb // ldr q27, [x21, #912]
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x3dc10ebc // ldr q28, [x21, #1072]
+	WORD $0x6e7cdc07 // fmul v7.2d, v0.2d, v28.2d
+	WORD $0x6f00e408 // movi v8.2d, #0x0
+	WORD $0x4e67d507 // fadd v7.2d, v8.2d, v7.2d
+	WORD $0x3dc112bc // ldr q28, [x21, #1088]
+	WORD $0x6e7cdc09 // fmul v9.2d, v0.2d, v28.2d
+	WORD $0x4e69d509 // fadd v9.2d, v8.2d, v9.2d
+	WORD $0x3dc116bc // ldr q28, [x21, #1104]
+	WORD $0x6e7cdc0a // fmul v10.2d, v0.2d, v28.2d
+	WORD $0x4e6ad50a // fadd v10.2d, v8.2d, v10.2d
+	WORD $0x3dc11abc // ldr q28, [x21, #1120]
+	WORD $0x6e7cdc0b // fmul v11.2d, v0.2d, v28.2d
+	WORD $0x3dc0eabb // ldr q27, [x21, #928]
+	WORD $0x4e6bd76b // fadd v11.2d, v27.2d, v11.2d
+	WORD $0x3dc11ebc // ldr q28, [x21, #1136]
+	WORD $0x6e7cdc0c // fmul v12.2d, v0.2d, v28.2d
+	WORD $0x3dc0eebb // ldr q27, [x21, #944]
+	WORD $0x4e6cd76c // fadd v12.2d, v27.2d, v12.2d
+	WORD $0x3dc122bc // ldr q28, [x21, #1152]
+	WORD $0x6e7cdc0d // fmul v13.2d, v0.2d, v28.2d
+	WORD $0x3dc0f2bb // ldr q27, [x21, #960]
+	WORD $0x4e6dd76d // fadd v13.2d, v27.2d, v13.2d
+	// M0 = B-A, u = D-C, E = A-C.
+	WORD $0x4ee1d48e // fsub v14.2d, v4.2d, v1.2d
+	WORD $0x4ee2d4af // fsub v15.2d, v5.2d, v2.2d
+	WORD $0x4ee3d4d0 // fsub v16.2d, v6.2d, v3.2d
+	WORD $0x4ee7d571 // fsub v17.2d, v11.2d, v7.2d
+	WORD $0x4ee9d592 // fsub v18.2d, v12.2d, v9.2d
+	WORD $0x4eead5b3 // fsub v19.2d, v13.2d, v10.2d
+	WORD $0x4ee7d434 // fsub v20.2d, v1.2d, v7.2d
+	WORD $0x4ee9d455 // fsub v21.2d, v2.2d, v9.2d
+	WORD $0x4eead476 // fsub v22.2d, v3.2d, v10.2d
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	WORD $0x6e71de37 // fmul v23.2d, v17.2d, v17.2d
+	WORD $0x6e72de58 // fmul v24.2d, v18.2d, v18.2d
+	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
+	WORD $0x6e73de78 // fmul v24.2d, v19.2d, v19.2d
+	WORD $0x4e78d6f7 // fadd v23.2d, v23.2d, v24.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe6fe // fcmge v30.2d, v23.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e77fff8 // fdiv v24.2d, v31.2d, v23.2d
+	WORD $0x4e3e1f18 // and v24.16b, v24.16b, v30.16b
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	WORD $0x6e6eddd9 // fmul v25.2d, v14.2d, v14.2d
+	WORD $0x6e6fddfa // fmul v26.2d, v15.2d, v15.2d
+	WORD $0x4e7ad739 // fadd v25.2d, v25.2d, v26.2d
+	WORD $0x6e70de1a // fmul v26.2d, v16.2d, v16.2d
+	WORD $0x4e7ad739 // fadd v25.2d, v25.2d, v26.2d
+	WORD $0x3dc0129f // ldr q31, [x20, #64]
+	WORD $0x6e7fe73e // fcmge v30.2d, v25.2d, v31.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6e79fffa // fdiv v26.2d, v31.2d, v25.2d
+	WORD $0x4e3e1f5a // and v26.16b, v26.16b, v30.16b
+	WORD $0x6e74de20 // fmul v0.2d, v17.2d, v20.2d
+	WORD $0x6e75de48 // fmul v8.2d, v18.2d, v21.2d
+	WORD $0x4e68d400 // fadd v0.2d, v0.2d, v8.2d
+	WORD $0x6e76de68 // fmul v8.2d, v19.2d, v22.2d
+	WORD $0x4e68d400 // fadd v0.2d, v0.2d, v8.2d
+	WORD $0x6e78dc00 // fmul v0.2d, v0.2d, v24.2d
+	WORD $0x6e6ede28 // fmul v8.2d, v17.2d, v14.2d
+	WORD $0x3d8002aa // str q10, [x21, #0]
+	WORD $0x6e6fde4a // fmul v10.2d, v18.2d, v15.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x6e70de6a // fmul v10.2d, v19.2d, v16.2d
+	WORD $0x4e6ad508 // fadd v8.2d, v8.2d, v10.2d
+	WORD $0x6e78dd0a // fmul v10.2d, v8.2d, v24.2d
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	WORD $0x3d8006b8 // str q24, [x21, #16]
+	WORD $0x6e6ede98 // fmul v24.2d, v20.2d, v14.2d
+	WORD $0x3d800aad // str q13, [x21, #32]
+	WORD $0x6e6fdead // fmul v13.2d, v21.2d, v15.2d
+	WORD $0x4e6dd70d // fadd v13.2d, v24.2d, v13.2d
+	WORD $0x6e70ded8 // fmul v24.2d, v22.2d, v16.2d
+	WORD $0x4e78d5ad // fadd v13.2d, v13.2d, v24.2d
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	WORD $0x6e60de38 // fmul v24.2d, v17.2d, v0.2d
+	WORD $0x3d800ea9 // str q9, [x21, #48]
+	WORD $0x6e60de49 // fmul v9.2d, v18.2d, v0.2d
+	WORD $0x3d8012ac // str q12, [x21, #64]
+	WORD $0x6e60de6c // fmul v12.2d, v19.2d, v0.2d
+	WORD $0x4ef4d718 // fsub v24.2d, v24.2d, v20.2d
+	WORD $0x4ef5d529 // fsub v9.2d, v9.2d, v21.2d
+	WORD $0x4ef6d58c // fsub v12.2d, v12.2d, v22.2d
+	WORD $0x3d8016a7 // str q7, [x21, #80]
+	WORD $0x6e6ade27 // fmul v7.2d, v17.2d, v10.2d
+	WORD $0x3d801aab // str q11, [x21, #96]
+	WORD $0x6e6ade4b // fmul v11.2d, v18.2d, v10.2d
+	WORD $0x3d801ea3 // str q3, [x21, #112]
+	WORD $0x6e6ade63 // fmul v3.2d, v19.2d, v10.2d
+	WORD $0x4ee7d5c7 // fsub v7.2d, v14.2d, v7.2d
+	WORD $0x4eebd5eb // fsub v11.2d, v15.2d, v11.2d
+	WORD $0x4ee3d603 // fsub v3.2d, v16.2d, v3.2d
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	WORD $0x3d8022a6 // str q6, [x21, #128]
+	WORD $0x6e67dce6 // fmul v6.2d, v7.2d, v7.2d
+	WORD $0x3d8026a2 // str q2, [x21, #144]
+	WORD $0x6e6bdd62 // fmul v2.2d, v11.2d, v11.2d
+	WORD $0x4e62d4c2 // fadd v2.2d, v6.2d, v2.2d
+	WORD $0x6e63dc66 // fmul v6.2d, v3.2d, v3.2d
+	WORD $0x4e66d442 // fadd v2.2d, v2.2d, v6.2d
+	WORD $0x6e67df06 // fmul v6.2d, v24.2d, v7.2d
+	WORD $0x6e6bdd27 // fmul v7.2d, v9.2d, v11.2d
+	WORD $0x4e67d4c6 // fadd v6.2d, v6.2d, v7.2d
+	WORD $0x6e63dd83 // fmul v3.2d, v12.2d, v3.2d
+	WORD $0x4e63d4c3 // fadd v3.2d, v6.2d, v3.2d
+	WORD $0x4ee0d85e // fcmeq v30.2d, v2.2d, #0.0
+	WORD $0x6e62fc62 // fdiv v2.2d, v3.2d, v2.2d
+	WORD $0x4e7e1c42 // bic v2.16b, v2.16b, v30.16b
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee2e7fe // fcmgt v30.2d, v31.2d, v2.2d
+	WORD $0x6e7f1c5e // bsl v30.16b, v2.16b, v31.16b
+	WORD $0x4ee0cbc2 // fcmgt v2.2d, v30.2d, #0.0
+	WORD $0x4e3e1c42 // and v2.16b, v2.16b, v30.16b
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	WORD $0x6e6adc42 // fmul v2.2d, v2.2d, v10.2d
+	WORD $0x4e62d400 // fadd v0.2d, v0.2d, v2.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee0e7fe // fcmgt v30.2d, v31.2d, v0.2d
+	WORD $0x6e7f1c1e // bsl v30.16b, v0.16b, v31.16b
+	WORD $0x4ee0cbc0 // fcmgt v0.2d, v30.2d, #0.0
+	WORD $0x4e3e1c00 // and v0.16b, v0.16b, v30.16b
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	WORD $0x6e68dc02 // fmul v2.2d, v0.2d, v8.2d
+	WORD $0x4eedd442 // fsub v2.2d, v2.2d, v13.2d
+	WORD $0x6e7adc42 // fmul v2.2d, v2.2d, v26.2d
+	WORD $0x3dc0169f // ldr q31, [x20, #80]
+	WORD $0x6ee2e7fe // fcmgt v30.2d, v31.2d, v2.2d
+	WORD $0x6e7f1c5e // bsl v30.16b, v2.16b, v31.16b
+	WORD $0x4ee0cbc2 // fcmgt v2.2d, v30.2d, #0.0
+	WORD $0x4e3e1c42 // and v2.16b, v2.16b, v30.16b
+	WORD $0x6e60de23 // fmul v3.2d, v17.2d, v0.2d
+	WORD $0x6e60de46 // fmul v6.2d, v18.2d, v0.2d
+	WORD $0x6e60de60 // fmul v0.2d, v19.2d, v0.2d
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	WORD $0x6e62ddc7 // fmul v7.2d, v14.2d, v2.2d
+	WORD $0x4e67d687 // fadd v7.2d, v20.2d, v7.2d
+	WORD $0x4ee3d4e7 // fsub v7.2d, v7.2d, v3.2d
+	WORD $0x6e62dde8 // fmul v8.2d, v15.2d, v2.2d
+	WORD $0x4e68d6a8 // fadd v8.2d, v21.2d, v8.2d
+	WORD $0x4ee6d508 // fsub v8.2d, v8.2d, v6.2d
+	WORD $0x6e62de09 // fmul v9.2d, v16.2d, v2.2d
+	WORD $0x4e69d6c9 // fadd v9.2d, v22.2d, v9.2d
+	WORD $0x4ee0d529 // fsub v9.2d, v9.2d, v0.2d
+	WORD $0x6e67dcea // fmul v10.2d, v7.2d, v7.2d
+	WORD $0x6e68dd0b // fmul v11.2d, v8.2d, v8.2d
+	WORD $0x4e6bd54a // fadd v10.2d, v10.2d, v11.2d
+	WORD $0x6e69dd2b // fmul v11.2d, v9.2d, v9.2d
+	WORD $0x4e6bd54a // fadd v10.2d, v10.2d, v11.2d
+	WORD $0x6ee1f94b // fsqrt v11.2d, v10.2d
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	WORD $0x4ea71cec // mov v12.16b, v7.16b
+	WORD $0x4ea81d0d // mov v13.16b, v8.16b
+	WORD $0x4ea91d31 // mov v17.16b, v9.16b
+	WORD $0x4eab1d72 // mov v18.16b, v11.16b
+	WORD $0x3dc01293 // ldr q19, [x20, #64]
+	WORD $0x6e73e558 // fcmge v24.2d, v10.2d, v19.2d
+	WORD $0x6e205b18 // mvn v24.16b, v24.16b
+	WORD $0x6ef7e73e // fcmgt v30.2d, v25.2d, v23.2d
+	WORD $0x6ebe1f37 // bit v23.16b, v25.16b, v30.16b
+	WORD $0x6e74de94 // fmul v20.2d, v20.2d, v20.2d
+	WORD $0x6e75deb5 // fmul v21.2d, v21.2d, v21.2d
+	WORD $0x4e75d694 // fadd v20.2d, v20.2d, v21.2d
+	WORD $0x6e76ded5 // fmul v21.2d, v22.2d, v22.2d
+	WORD $0x4e75d694 // fadd v20.2d, v20.2d, v21.2d
+	WORD $0x6ef4e6fe // fcmgt v30.2d, v23.2d, v20.2d
+	WORD $0x6ebe1ef4 // bit v20.16b, v23.16b, v30.16b
+	WORD $0x3dc0469b // ldr q27, [x20, #272]
+	WORD $0x6e74df75 // fmul v21.2d, v27.2d, v20.2d
+	WORD $0x6eeae6b5 // fcmgt v21.2d, v21.2d, v10.2d
+	WORD $0x4eb51f16 // orr v22.16b, v24.16b, v21.16b
+	WORD $0x6eb0aade // umaxv s30, v22.4s
+	WORD $0x1e2603d1 // fmov w17, s30
+	CBZW R17, TOI64NEON_tailgroup_finish_normal
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	WORD $0x4ee1d484 // fsub v4.2d, v4.2d, v1.2d
+	WORD $0x3dc026bc // ldr q28, [x21, #144]
+	WORD $0x4efcd4a5 // fsub v5.2d, v5.2d, v28.2d
+	WORD $0x3dc022bb // ldr q27, [x21, #128]
+	WORD $0x3dc01ebc // ldr q28, [x21, #112]
+	WORD $0x4efcd776 // fsub v22.2d, v27.2d, v28.2d
+	WORD $0x3dc01abb // ldr q27, [x21, #96]
+	WORD $0x3dc016bc // ldr q28, [x21, #80]
+	WORD $0x4efcd777 // fsub v23.2d, v27.2d, v28.2d
+	WORD $0x3dc012bb // ldr q27, [x21, #64]
+	WORD $0x3dc00ebc // ldr q28, [x21, #48]
+	WORD $0x4efcd77a // fsub v26.2d, v27.2d, v28.2d
+	WORD $0x3dc00abb // ldr q27, [x21, #32]
+	WORD $0x3dc002bc // ldr q28, [x21, #0]
+	WORD $0x4efcd773 // fsub v19.2d, v27.2d, v28.2d
+	WORD $0x3d802ab3 // str q19, [x21, #160]
+	WORD $0x6ee1fb33 // fsqrt v19.2d, v25.2d
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x4ee0da7e // fcmeq v30.2d, v19.2d, #0.0
+	WORD $0x6e73ff73 // fdiv v19.2d, v27.2d, v19.2d
+	WORD $0x4e7e1e73 // bic v19.16b, v19.16b, v30.16b
+	WORD $0x3dc006bb // ldr q27, [x21, #16]
+	WORD $0x3d802eba // str q26, [x21, #176]
+	WORD $0x6ee1fb7a // fsqrt v26.2d, v27.2d
+	WORD $0x6e73dc84 // fmul v4.2d, v4.2d, v19.2d
+	WORD $0x6e73dca5 // fmul v5.2d, v5.2d, v19.2d
+	WORD $0x6e73ded3 // fmul v19.2d, v22.2d, v19.2d
+	WORD $0x6e7adef6 // fmul v22.2d, v23.2d, v26.2d
+	WORD $0x3dc02ebb // ldr q27, [x21, #176]
+	WORD $0x6e7adf77 // fmul v23.2d, v27.2d, v26.2d
+	WORD $0x3dc02abb // ldr q27, [x21, #160]
+	WORD $0x6e7adf7a // fmul v26.2d, v27.2d, v26.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4e7ce739 // fcmeq v25.2d, v25.2d, v28.2d
+	WORD $0x3d8032b9 // str q25, [x21, #192]
+	WORD $0x6e7adcb9 // fmul v25.2d, v5.2d, v26.2d
+	WORD $0x3d8036a5 // str q5, [x21, #208]
+	WORD $0x6e77de65 // fmul v5.2d, v19.2d, v23.2d
+	WORD $0x4ee5d725 // fsub v5.2d, v25.2d, v5.2d
+	WORD $0x6e76de79 // fmul v25.2d, v19.2d, v22.2d
+	WORD $0x3d803ab3 // str q19, [x21, #224]
+	WORD $0x6e7adc93 // fmul v19.2d, v4.2d, v26.2d
+	WORD $0x4ef3d733 // fsub v19.2d, v25.2d, v19.2d
+	WORD $0x6e77dc99 // fmul v25.2d, v4.2d, v23.2d
+	WORD $0x3dc036bb // ldr q27, [x21, #208]
+	WORD $0x3d803eba // str q26, [x21, #240]
+	WORD $0x6e76df7a // fmul v26.2d, v27.2d, v22.2d
+	WORD $0x4efad739 // fsub v25.2d, v25.2d, v26.2d
+	WORD $0x6e65dcba // fmul v26.2d, v5.2d, v5.2d
+	WORD $0x3d8042b7 // str q23, [x21, #256]
+	WORD $0x6e73de77 // fmul v23.2d, v19.2d, v19.2d
+	WORD $0x4e77d757 // fadd v23.2d, v26.2d, v23.2d
+	WORD $0x6e79df3a // fmul v26.2d, v25.2d, v25.2d
+	WORD $0x4e7ad6f7 // fadd v23.2d, v23.2d, v26.2d
+	WORD $0x6e65dce7 // fmul v7.2d, v7.2d, v5.2d
+	WORD $0x6e73dd08 // fmul v8.2d, v8.2d, v19.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	WORD $0x6e79dd28 // fmul v8.2d, v9.2d, v25.2d
+	WORD $0x4e68d4e7 // fadd v7.2d, v7.2d, v8.2d
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	WORD $0x3dc04a9b // ldr q27, [x20, #288]
+	WORD $0x6e74df68 // fmul v8.2d, v27.2d, v20.2d
+	WORD $0x4ee8d548 // fsub v8.2d, v10.2d, v8.2d
+	WORD $0x6e77dd08 // fmul v8.2d, v8.2d, v23.2d
+	WORD $0x6e67dce9 // fmul v9.2d, v7.2d, v7.2d
+	WORD $0x6ee8e528 // fcmgt v8.2d, v9.2d, v8.2d
+	WORD $0x4e281ea8 // and v8.16b, v21.16b, v8.16b
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce6e9 // fcmge v9.2d, v23.2d, v28.2d
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x4e691d08 // bic v8.16b, v8.16b, v9.16b
+	WORD $0x4ea81f08 // orr v8.16b, v24.16b, v8.16b
+	WORD $0x6e67dce9 // fmul v9.2d, v7.2d, v7.2d
+	WORD $0x3dc04e9b // ldr q27, [x20, #304]
+	WORD $0x6e74df74 // fmul v20.2d, v27.2d, v20.2d
+	WORD $0x6e77de94 // fmul v20.2d, v20.2d, v23.2d
+	WORD $0x6e74e529 // fcmge v9.2d, v9.2d, v20.2d
+	WORD $0x6e205929 // mvn v9.16b, v9.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6ee7e787 // fcmgt v7.2d, v28.2d, v7.2d
+	WORD $0x4e691ce7 // bic v7.16b, v7.16b, v9.16b
+	WORD $0x6ee0f8a9 // fneg v9.2d, v5.2d
+	WORD $0x6ee0fa74 // fneg v20.2d, v19.2d
+	WORD $0x6ee0fb35 // fneg v21.2d, v25.2d
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x6ebe1d25 // bit v5.16b, v9.16b, v30.16b
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x6ebe1e93 // bit v19.16b, v20.16b, v30.16b
+	WORD $0x4ea71cfe // mov v30.16b, v7.16b
+	WORD $0x6ebe1eb9 // bit v25.16b, v21.16b, v30.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1d85 // bif v5.16b, v12.16b, v30.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1db3 // bif v19.16b, v13.16b, v30.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1e39 // bif v25.16b, v17.16b, v30.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1d57 // bif v23.16b, v10.16b, v30.16b
+	WORD $0x4ea51cac // mov v12.16b, v5.16b
+	WORD $0x4eb31e6d // mov v13.16b, v19.16b
+	WORD $0x4eb91f31 // mov v17.16b, v25.16b
+	WORD $0x4eb71eea // mov v10.16b, v23.16b
+	// v = unit axis 1, or unit axis 2 when A = B.
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x6ebe1ec4 // bit v4.16b, v22.16b, v30.16b
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc042bc // ldr q28, [x21, #256]
+	WORD $0x3dc036bd // ldr q29, [x21, #208]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x6e7d1f85 // bsl v5.16b, v28.16b, v29.16b
+	WORD $0x3dc032bb // ldr q27, [x21, #192]
+	WORD $0x3dc03ebc // ldr q28, [x21, #240]
+	WORD $0x3dc03abd // ldr q29, [x21, #224]
+	WORD $0x4ebb1f7e // mov v30.16b, v27.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e7d1f87 // bsl v7.16b, v28.16b, v29.16b
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	WORD $0x6ee0f884 // fneg v4.2d, v4.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce548 // fcmge v8.2d, v10.2d, v28.2d
+	WORD $0x6e205908 // mvn v8.16b, v8.16b
+	WORD $0x6e65dca9 // fmul v9.2d, v5.2d, v5.2d
+	WORD $0x6e64dc93 // fmul v19.2d, v4.2d, v4.2d
+	WORD $0x4e73d529 // fadd v9.2d, v9.2d, v19.2d
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf73 // fmul v19.2d, v27.2d, v28.2d
+	WORD $0x4e73d529 // fadd v9.2d, v9.2d, v19.2d
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x4ebe1fd3 // mov v19.16b, v30.16b
+	WORD $0x6e6c1cb3 // bsl v19.16b, v5.16b, v12.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1da4 // bif v4.16b, v13.16b, v30.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x4ebe1fd4 // mov v20.16b, v30.16b
+	WORD $0x6e711f94 // bsl v20.16b, v28.16b, v17.16b
+	WORD $0x4ea81d1e // mov v30.16b, v8.16b
+	WORD $0x6efe1d49 // bif v9.16b, v10.16b, v30.16b
+	WORD $0x4eb31e6c // mov v12.16b, v19.16b
+	WORD $0x4ea41c8d // mov v13.16b, v4.16b
+	WORD $0x4eb41e91 // mov v17.16b, v20.16b
+	WORD $0x4ea91d2a // mov v10.16b, v9.16b
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	WORD $0x6ee0f8a4 // fneg v4.2d, v5.2d
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce545 // fcmge v5.2d, v10.2d, v28.2d
+	WORD $0x6e2058a5 // mvn v5.16b, v5.16b
+	WORD $0x6f00e41b // movi v27.2d, #0x0
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x6e7cdf68 // fmul v8.2d, v27.2d, v28.2d
+	WORD $0x6e67dce9 // fmul v9.2d, v7.2d, v7.2d
+	WORD $0x4e69d508 // fadd v8.2d, v8.2d, v9.2d
+	WORD $0x6e64dc89 // fmul v9.2d, v4.2d, v4.2d
+	WORD $0x4e69d508 // fadd v8.2d, v8.2d, v9.2d
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x4ebe1fc9 // mov v9.16b, v30.16b
+	WORD $0x6e6c1f89 // bsl v9.16b, v28.16b, v12.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1da7 // bif v7.16b, v13.16b, v30.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1e24 // bif v4.16b, v17.16b, v30.16b
+	WORD $0x4ea51cbe // mov v30.16b, v5.16b
+	WORD $0x6efe1d48 // bif v8.16b, v10.16b, v30.16b
+	WORD $0x4ea91d2c // mov v12.16b, v9.16b
+	WORD $0x4ea71ced // mov v13.16b, v7.16b
+	WORD $0x4ea41c91 // mov v17.16b, v4.16b
+	WORD $0x4ea81d0a // mov v10.16b, v8.16b
+	// Fallback 4: (0,0,1).
+	WORD $0x3dc0129c // ldr q28, [x20, #64]
+	WORD $0x6e7ce544 // fcmge v4.2d, v10.2d, v28.2d
+	WORD $0x6e205884 // mvn v4.16b, v4.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x4ebe1fc5 // mov v5.16b, v30.16b
+	WORD $0x6e6c1f85 // bsl v5.16b, v28.16b, v12.16b
+	WORD $0x6f00e41c // movi v28.2d, #0x0
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x4ebe1fc7 // mov v7.16b, v30.16b
+	WORD $0x6e6d1f87 // bsl v7.16b, v28.16b, v13.16b
+	WORD $0x3dc0169c // ldr q28, [x20, #80]
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x4ebe1fc8 // mov v8.16b, v30.16b
+	WORD $0x6e711f88 // bsl v8.16b, v28.16b, v17.16b
+	WORD $0x3dc0169c // ldr q28, [x20, #80]
+	WORD $0x4ea41c9e // mov v30.16b, v4.16b
+	WORD $0x4ebe1fc4 // mov v4.16b, v30.16b
+	WORD $0x6e6a1f84 // bsl v4.16b, v28.16b, v10.16b
+	WORD $0x4ea51cac // mov v12.16b, v5.16b
+	WORD $0x4ea71ced // mov v13.16b, v7.16b
+	WORD $0x4ea81d11 // mov v17.16b, v8.16b
+	WORD $0x4ea41c8a // mov v10.16b, v4.16b
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	WORD $0x6ee1f944 // fsqrt v4.2d, v10.2d
+	WORD $0x4ea41c92 // mov v18.16b, v4.16b
+
+TOI64NEON_tailgroup_finish_normal:
+	WORD $0x3dc0169b // ldr q27, [x20, #80]
+	WORD $0x6e72ff64 // fdiv v4.2d, v27.2d, v18.2d
+	WORD $0x6e64dd85 // fmul v5.2d, v12.2d, v4.2d
+	WORD $0x6e64dda7 // fmul v7.2d, v13.2d, v4.2d
+	WORD $0x6e64de24 // fmul v4.2d, v17.2d, v4.2d
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	WORD $0x6e62ddc8 // fmul v8.2d, v14.2d, v2.2d
+	WORD $0x4e68d421 // fadd v1.2d, v1.2d, v8.2d
+	WORD $0x3dc076a8 // ldr q8, [x21, #464]
+	WORD $0x4e61d501 // fadd v1.2d, v8.2d, v1.2d
+	WORD $0x3dc016bb // ldr q27, [x21, #80]
+	WORD $0x4e63d763 // fadd v3.2d, v27.2d, v3.2d
+	WORD $0x4e63d503 // fadd v3.2d, v8.2d, v3.2d
+	WORD $0x6e62dde8 // fmul v8.2d, v15.2d, v2.2d
+	WORD $0x3dc026bb // ldr q27, [x21, #144]
+	WORD $0x4e68d768 // fadd v8.2d, v27.2d, v8.2d
+	WORD $0x3dc07aa9 // ldr q9, [x21, #480]
+	WORD $0x4e68d528 // fadd v8.2d, v9.2d, v8.2d
+	WORD $0x3dc00ebb // ldr q27, [x21, #48]
+	WORD $0x4e66d766 // fadd v6.2d, v27.2d, v6.2d
+	WORD $0x4e66d526 // fadd v6.2d, v9.2d, v6.2d
+	WORD $0x6e62de02 // fmul v2.2d, v16.2d, v2.2d
+	WORD $0x3dc01ebb // ldr q27, [x21, #112]
+	WORD $0x4e62d762 // fadd v2.2d, v27.2d, v2.2d
+	WORD $0x3dc07ea9 // ldr q9, [x21, #496]
+	WORD $0x4e62d522 // fadd v2.2d, v9.2d, v2.2d
+	WORD $0x3dc002bb // ldr q27, [x21, #0]
+	WORD $0x4e60d760 // fadd v0.2d, v27.2d, v0.2d
+	WORD $0x4e60d520 // fadd v0.2d, v9.2d, v0.2d
+	// Invalid lanes: the canonical NaN in every float.
+	WORD $0x3dc136a9 // ldr q9, [x21, #1232]
+	WORD $0x3dc07e9c // ldr q28, [x20, #496]
+	WORD $0x4e7ce52a // fcmeq v10.2d, v9.2d, v28.2d
+	WORD $0x3dc01e8c // ldr q12, [x20, #112]
+	WORD $0x3dc12ebd // ldr q29, [x21, #1200]
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x4ebe1fcd // mov v13.16b, v30.16b
+	WORD $0x6e7d1d8d // bsl v13.16b, v12.16b, v29.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d8b // bit v11.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d85 // bit v5.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d87 // bit v7.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d84 // bit v4.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d81 // bit v1.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d88 // bit v8.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d82 // bit v2.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d83 // bit v3.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d86 // bit v6.16b, v12.16b, v30.16b
+	WORD $0x4eaa1d5e // mov v30.16b, v10.16b
+	WORD $0x6ebe1d80 // bit v0.16b, v12.16b, v30.16b
+	WORD $0x4e040d7e // dup v30.4s, w11
+	WORD $0x3dc03e9f // ldr q31, [x20, #240]
+	WORD $0x4ebf87de // add v30.4s, v30.4s, v31.4s
+	WORD $0x3d814abe // str q30, [x21, #1312]
+	WORD $0x6ee1b93e // fcvtzu v30.2d, v9.2d
+	WORD $0x0ea12bde // xtn v30.2s, v30.2d
+	WORD $0x3d814ebe // str q30, [x21, #1328]
+	WORD $0x3dc132bb // ldr q27, [x21, #1216]
+	WORD $0x6ee1bb7e // fcvtzu v30.2d, v27.2d
+	WORD $0x0ea12bde // xtn v30.2s, v30.2d
+	WORD $0x3d8152be // str q30, [x21, #1344]
+	WORD $0x3d8156ad // str q13, [x21, #1360]
+	WORD $0x3d815aab // str q11, [x21, #1376]
+	WORD $0x3d815ea5 // str q5, [x21, #1392]
+	WORD $0x3d8162a7 // str q7, [x21, #1408]
+	WORD $0x3d8166a4 // str q4, [x21, #1424]
+	WORD $0x3d816aa1 // str q1, [x21, #1440]
+	WORD $0x3d816ea8 // str q8, [x21, #1456]
+	WORD $0x3d8172a2 // str q2, [x21, #1472]
+	WORD $0x3d8176a3 // str q3, [x21, #1488]
+	WORD $0x3d817aa6 // str q6, [x21, #1504]
+	WORD $0x3d817ea0 // str q0, [x21, #1520]
+	MOVWU 1312(R21), R22
+	MOVD 0(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 1328(R21), R22
+	MOVD 8(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVWU 1344(R21), R22
+	MOVD 16(R9), R19
+	ADD R11<<2, R19, R19
+	MOVW R22, 0(R19)
+	MOVD 1360(R21), R22
+	MOVD 24(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 1376(R21), R22
+	MOVD 32(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 1392(R21), R22
+	MOVD 40(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 1408(R21), R22
+	MOVD 48(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 1424(R21), R22
+	MOVD 56(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 1440(R21), R22
+	MOVD 64(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 1456(R21), R22
+	MOVD 72(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 1472(R21), R22
+	MOVD 80(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 1488(R21), R22
+	MOVD 88(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 1504(R21), R22
+	MOVD 96(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+	MOVD 1520(R21), R22
+	MOVD 104(R9), R19
+	ADD R11<<3, R19, R19
+	MOVD R22, 0(R19)
+
+TOI64NEON_tailout_end:
+
+TOI64NEON_done:
+	RET
+
 // func MaxIndexNEON(pi *uint32, pj *uint32, n int) uint32
 TEXT ·MaxIndexNEON(SB), NOSPLIT, $0-28
 	MOVD pi+0(FP), R0
@@ -14995,4 +20637,64 @@ DATA neonconst<>+352(SB)/4, $0x00000002
 DATA neonconst<>+356(SB)/4, $0x00000000
 DATA neonconst<>+360(SB)/4, $0x00000002
 DATA neonconst<>+364(SB)/4, $0x00000000
-GLOBL neonconst<>(SB), RODATA|NOPTR, $368
+// toitolfloor
+DATA neonconst<>+368(SB)/4, $0x36800000
+DATA neonconst<>+372(SB)/4, $0x36800000
+DATA neonconst<>+376(SB)/4, $0x36800000
+DATA neonconst<>+380(SB)/4, $0x36800000
+// toirunning
+DATA neonconst<>+384(SB)/4, $0x40a00000
+DATA neonconst<>+388(SB)/4, $0x40a00000
+DATA neonconst<>+392(SB)/4, $0x40a00000
+DATA neonconst<>+396(SB)/4, $0x40a00000
+// toiinvalid
+DATA neonconst<>+400(SB)/4, $0x40800000
+DATA neonconst<>+404(SB)/4, $0x40800000
+DATA neonconst<>+408(SB)/4, $0x40800000
+DATA neonconst<>+412(SB)/4, $0x40800000
+// toiinf
+DATA neonconst<>+416(SB)/4, $0x7f800000
+DATA neonconst<>+420(SB)/4, $0x7f800000
+DATA neonconst<>+424(SB)/4, $0x7f800000
+DATA neonconst<>+428(SB)/4, $0x7f800000
+// toiunconv
+DATA neonconst<>+432(SB)/4, $0x40400000
+DATA neonconst<>+436(SB)/4, $0x40400000
+DATA neonconst<>+440(SB)/4, $0x40400000
+DATA neonconst<>+444(SB)/4, $0x40400000
+// toiinitial
+DATA neonconst<>+448(SB)/4, $0x40000000
+DATA neonconst<>+452(SB)/4, $0x40000000
+DATA neonconst<>+456(SB)/4, $0x40000000
+DATA neonconst<>+460(SB)/4, $0x40000000
+// toitolfloor64
+DATA neonconst<>+464(SB)/4, $0x00000000
+DATA neonconst<>+468(SB)/4, $0x3d000000
+DATA neonconst<>+472(SB)/4, $0x00000000
+DATA neonconst<>+476(SB)/4, $0x3d000000
+// toirunning64
+DATA neonconst<>+480(SB)/4, $0x00000000
+DATA neonconst<>+484(SB)/4, $0x40140000
+DATA neonconst<>+488(SB)/4, $0x00000000
+DATA neonconst<>+492(SB)/4, $0x40140000
+// toiinvalid64
+DATA neonconst<>+496(SB)/4, $0x00000000
+DATA neonconst<>+500(SB)/4, $0x40100000
+DATA neonconst<>+504(SB)/4, $0x00000000
+DATA neonconst<>+508(SB)/4, $0x40100000
+// toiinf64
+DATA neonconst<>+512(SB)/4, $0x00000000
+DATA neonconst<>+516(SB)/4, $0x7ff00000
+DATA neonconst<>+520(SB)/4, $0x00000000
+DATA neonconst<>+524(SB)/4, $0x7ff00000
+// toiunconv64
+DATA neonconst<>+528(SB)/4, $0x00000000
+DATA neonconst<>+532(SB)/4, $0x40080000
+DATA neonconst<>+536(SB)/4, $0x00000000
+DATA neonconst<>+540(SB)/4, $0x40080000
+// toiinitial64
+DATA neonconst<>+544(SB)/4, $0x00000000
+DATA neonconst<>+548(SB)/4, $0x40000000
+DATA neonconst<>+552(SB)/4, $0x00000000
+DATA neonconst<>+556(SB)/4, $0x40000000
+GLOBL neonconst<>(SB), RODATA|NOPTR, $560

@@ -13,10 +13,10 @@ func archPaths() []Kernel {
 		point: wrapPoint(asm.ClosestPointNEON), contacts: wrapContacts(asm.ContactsNEON), compact: wrapContacts(asm.CompactContactsNEON),
 		indexed: wrapIndexed(asm.ClosestIndexedNEON),
 		planes:  wrapPlanes(asm.PlaneContactsNEON), planesCompact: wrapPlanes(asm.CompactPlaneContactsNEON),
-		poses: wrapPoses(asm.PosesNEON, asm.PosesIndexedNEON)},
+		poses: wrapPoses(asm.PosesNEON, asm.PosesIndexedNEON), toi: wrapTOI(asm.TOINEON)},
 		f64: &impl[float64]{closest: wrap(asm.Closest64NEON), stream: wrap(asm.Stream64NEON), point: wrapPoint(asm.ClosestPoint64NEON),
 			contacts: wrapContacts(asm.Contacts64NEON), compact: wrapContacts(asm.CompactContacts64NEON),
 			indexed: wrapIndexed(asm.ClosestIndexed64NEON),
 			planes:  wrapPlanes(asm.PlaneContacts64NEON), planesCompact: wrapPlanes(asm.CompactPlaneContacts64NEON),
-			poses: wrapPoses(asm.Poses64NEON, asm.PosesIndexed64NEON)}}}
+			poses: wrapPoses(asm.Poses64NEON, asm.PosesIndexed64NEON), toi: wrapTOI(asm.TOI64NEON)}}}
 }

@@ -86,6 +86,7 @@ func Generate(ss *Schedules) (asm, stubs string, stats []Stats) {
 		decls = append(decls, fmt.Sprintf("// %s moves the capsules of the n bodies listed in bodies to their poses on\n// arm64 NEON, bit-identical to fallback.PoseCapsuleLane%s on each: for each b of bodies,\n// dst[b] is local[b] (soa.Capsule%s, %d bytes) moved to position p[b] and quaternion q[b],\n// its padding zero; no other record of dst is written. Every index must address a\n// float of each of px to qw and a record of local and dst; n > 0.\n//\n//go:noescape\nfunc %s(px *%s, py *%s, pz *%s, qx *%s, qy *%s, qz *%s, qw *%s, local *%s, dst *%s, bodies *uint32, n int)\n",
 			name, e.Suffix(), e.Suffix(), 8*e.Bytes(), name, e, e, e, e, e, e, e, e, e))
 	}
+	decls, stats = toiKernels(&w, c, decls, stats)
 	decls = append(decls, MaxIndex(&w))
 	w.raw("\n// The constants, one 16-byte vector each.\n" + c.data("neonconst"))
 	stubs = header + "\npackage asm\n\n" + strings.Join(decls, "\n")

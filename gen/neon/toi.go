@@ -1,0 +1,271 @@
+package neon
+
+import (
+	"fmt"
+
+	"github.com/segdist/segdist/gen/ir"
+	"github.com/segdist/segdist/gen/kernels"
+)
+
+// The time-of-impact kernels run the three TOI bodies (kernels.TOISetup,
+// TOIStep, TOIFinish) on one group of pairs at a time, as the amd64
+// driver does: the swept capsules' start and end records loaded by index
+// and transposed (loadRecords, twice), the pads loaded one float at a
+// time, the setup, then the step until no lane of the group is running,
+// then the finish and one row per pair. The values between the bodies
+// live in frame slots; each body's registers are allocated on their own,
+// so the loop between the steps carries nothing in vector registers.
+
+// toiStreams is the number of soa.TOIs streams a TOI kernel writes: Pair,
+// Status, Iter (uint32), then T, Dist, the normal, P and Q.
+const toiStreams = 14
+
+// Registers of the TOI kernels, besides those of the contact kernels
+// (piReg, pjReg, outReg, nReg, iReg, leftReg): capsReg takes the start
+// records, then the end records, reloaded from the arguments per group.
+const toiPadReg = 1 // the pads, or nil
+
+// toiArgs are the scalar arguments of a TOI kernel, each broadcast to a
+// frame slot, in order.
+var toiArgs = []string{"margin", "tol", "tmax", "maxiter"}
+
+// toiKernel is one TOI kernel being written: its frame offsets.
+type toiKernel struct {
+	w           *writer
+	c           *constTable
+	e           ir.Elem
+	name        string
+	lanes, size int
+	progs       [3]*ir.Program // setup, step, finish
+	f           frame
+	set         int // the start records (14), the end records (14), the pads of I and J
+	state       int // the setup's outputs: the frame, then the state (t, iter, status)
+	args        int // margin, tol, tmax, maxiter in every lane
+	stage       int // the tail's rows
+	tailIdx     int // the tail's indices I, then J
+}
+
+// toiSignature is the Go signature of a TOI kernel with lanes of type e.
+func toiSignature(e ir.Elem) string {
+	return fmt.Sprintf("(start, end, pad *%[1]s, pi, pj *uint32, out *[%d]*%[1]s, n int, margin, tol, tmax, maxiter %[1]s)", e, toiStreams)
+}
+
+// toiKernels writes TOINEON and TOI64NEON and adds their declarations
+// and register use to decls and stats.
+func toiKernels(w *writer, c *constTable, decls []string, stats []Stats) ([]string, []Stats) {
+	for _, e := range []ir.Elem{ir.F32, ir.F64} {
+		name, decl, spills, regs := TOI(w, c, e)
+		decls, stats = append(decls, decl), append(stats, Stats{name, regs, spills})
+	}
+	return decls, stats
+}
+
+// TOI writes TOINEON (or TOI64NEON): the time of impact of n pairs of
+// swept capsules, one row per pair, whole groups of pairs stored whole
+// and the n mod lanes pairs left (computed as a whole group, capsule 0
+// past n) staged and stored lane by lane. It returns the kernel's name,
+// its Go declaration and its register use (the most of the three bodies).
+func TOI(w *writer, c *constTable, e ir.Elem) (name, decl string, spills, regs int) {
+	name = "TOI" + e.Suffix() + "NEON"
+	k := &toiKernel{w: w, c: c, e: e, name: name, lanes: 16 / e.Bytes(), size: e.Bytes()}
+	for i, kk := range []*kernels.Kernel{kernels.TOISetup, kernels.TOIStep, kernels.TOIFinish} {
+		k.progs[i] = kk.ProgramOf(e)
+		k.f.spillsOf(k.progs[i], dry, dry)
+	}
+	for _, o := range k.progs[1].Outputs {
+		// The step's outputs overwrite its inputs' slots: none may be an
+		// input, read again after an earlier output is stored.
+		if k.progs[1].Code[o].Op == ir.OpInput {
+			panic("neon: a TOIStep output is one of its inputs")
+		}
+	}
+	k.set = k.f.take(kernels.TOIPadJ + 1)
+	k.state = k.f.take(kernels.TOIOrigin)
+	k.args = k.f.take(len(toiArgs))
+	k.stage = k.f.take(toiStreams)
+	k.tailIdx = k.f.take(2)
+
+	argOff := 56 // the scalar arguments follow start, end, pad, pi, pj, out, n
+	w.raw(fmt.Sprintf("\n// func %s%s\n", name, toiSignature(e)))
+	k.f.text(w, name, false, argOff+len(toiArgs)*k.size)
+	w.line("MOVD pad+16(FP), R%d", toiPadReg)
+	w.line("MOVD pi+24(FP), R%d", piReg)
+	w.line("MOVD pj+32(FP), R%d", pjReg)
+	w.line("MOVD out+40(FP), R%d", outReg)
+	w.line("MOVD n+48(FP), R%d", nReg)
+	w.line("MOVD $0, R%d", iReg)
+	w.line("MOVD $neonconst<>(SB), R%d", constReg)
+	w.line("ADD $16, RSP, R%d", frameReg)
+	w.comment("margin, tol, tmax and maxiter in every lane, in their slots.")
+	for j, a := range toiArgs {
+		if e == ir.F64 {
+			w.line("MOVD %s+%d(FP), R%d", a, argOff+8*j, tmpA)
+			w.op(dupx(operand0, tmpA))
+		} else {
+			w.line("MOVWU %s+%d(FP), R%d", a, argOff+4*j, tmpA)
+			w.op(dupw(operand0, tmpA))
+		}
+		w.op(strqi(operand0, frameReg, k.args+16*j))
+	}
+
+	w.label(name + "_loop")
+	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
+	w.line("CMP $%d, R%d", k.lanes, leftReg)
+	w.line("BLT %s_tail", name)
+	l := k.group(name+"_group", func(side, lane int) { indexFromPairs(w, side, lane) })
+	w.comment("Store one row per pair.")
+	for s := range toiStreams {
+		v := k.rowVec(l, s)
+		w.line("MOVD %d(R%d), R%d", 8*s, outReg, tmpA)
+		if s < 3 {
+			w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
+			if e == ir.F64 {
+				w.op(strdi(v, tmpA, 0)) // two uint32
+				continue
+			}
+		} else {
+			w.line("ADD R%d<<%d, R%d, R%d", iReg, k.shift(k.size), tmpA, tmpA)
+		}
+		w.op(strqi(v, tmpA, 0))
+	}
+	w.line("ADD $%d, R%d", k.lanes, iReg)
+	w.line("B %s_loop", name)
+
+	w.label(name + "_tail")
+	w.comment(fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; rows lane by lane.", k.lanes))
+	w.line("CBZ R%d, %s_done", leftReg, name)
+	copyTailIndices(w, name, k.lanes, k.tailIdx)
+	l = k.group(name+"_tailgroup", func(side, lane int) {
+		w.line("MOVWU %d(R%d), R%d", k.tailIdx+16*side+4*lane, frameReg, tmpB)
+	})
+	for s := range toiStreams {
+		w.op(strqi(k.rowVec(l, s), frameReg, k.stage+16*s))
+	}
+	copyLanesOf(w, leftReg, k.lanes-1, name+"_tailout", func(lane int) {
+		for s := range toiStreams {
+			ld, st, sz := "MOVWU", "MOVW", 4 // Pair, Status, Iter: uint32
+			if s >= 3 {
+				ld, st, sz = map[int]string{4: "MOVWU", 8: "MOVD"}[k.size], map[int]string{4: "MOVW", 8: "MOVD"}[k.size], k.size
+			}
+			w.line("%s %d(R%d), R%d", ld, k.stage+16*s+sz*lane, frameReg, tmpB)
+			w.line("MOVD %d(R%d), R%d", 8*s, outReg, tmpA)
+			w.line("ADD R%d<<%d, R%d, R%d", iReg, k.shift(sz), tmpA, tmpA)
+			w.line("%s R%d, %d(R%d)", st, tmpB, sz*lane, tmpA)
+		}
+	})
+	w.label(name + "_done")
+	w.line("RET")
+
+	sfx := e.Suffix()
+	decl = fmt.Sprintf(`// %s computes the time of impact of n pairs of swept capsules on arm64 NEON,
+// one row per pair, bit-identical to fallback.TOILane%s on each. start and end point at
+// the capsule records (soa.Capsule%[2]s, %[3]d bytes) at the start and the end of the step, pad
+// at one pad per capsule or is nil (no pads), pi and pj at the n pair indices (all in
+// range), out holds the fourteen soa.TOIs%[2]s streams of n rows; n > 0. tmax is clamped
+// to [0, 1]; maxiter is MaxIter as a float (at least 1).
+//
+//go:noescape
+func %[1]s(start *%[4]s, end *%[4]s, pad *%[4]s, pi *uint32, pj *uint32, out *[14]*%[4]s, n int, margin %[4]s, tol %[4]s, tmax %[4]s, maxiter %[4]s)
+`, name, sfx, 8*e.Bytes(), e)
+	return name, decl, k.f.spills, k.f.regs
+}
+
+// shift is log2 of size (4 or 8).
+func (k *toiKernel) shift(size int) int { return map[int]int{4: 2, 8: 3}[size] }
+
+// group emits one group: the records of its pairs (index(side, lane)
+// loads the capsule index of lane into tmpB), the pads, the setup, the
+// steps until no lane runs, and the finish, whose lowering it returns
+// (its outputs in place).
+func (k *toiKernel) group(label string, index func(side, lane int)) *lowering {
+	w, e := k.w, k.e
+	w.comment("The start records of I and J, then the end records.")
+	w.line("MOVD start+0(FP), R%d", capsReg)
+	loadRecords(w, e, k.set+16*kernels.TOIStartI, capsSides, index)
+	w.line("MOVD end+8(FP), R%d", capsReg)
+	loadRecords(w, e, k.set+16*kernels.TOIEndI, capsSides, index)
+	k.pads(label, index)
+	slot := func(off int) source { return func(d int) inst { return ldrqi(d, frameReg, off) } }
+
+	w.comment("Setup: the frame and the initial state.")
+	l := k.f.lowering(k.progs[0], w, k.c)
+	l.input = func(j int) source { return slot(k.set + 16*j) }
+	l.arg = func(j int) source { return slot(k.args + 16*j) } // margin, tol, tmax
+	l.label = label + "_setup"
+	l.emit()
+	for j := range l.p.Outputs {
+		w.op(strqi(l.output(j), frameReg, k.state+16*j))
+	}
+
+	w.comment("Steps until no lane is running.")
+	w.label(label + "_steps")
+	l = k.f.lowering(k.progs[1], w, k.c)
+	l.input = func(j int) source { return slot(k.state + 16*j) }
+	l.arg = func(j int) source { return slot(k.args + 16*(2+j)) } // tmax, maxiter
+	l.label = label + "_step"
+	l.emit()
+	for j := range 3 {
+		w.op(strqi(l.output(j), frameReg, k.state+16*(kernels.TOIState+j)))
+	}
+	w.op(umaxv(scratch0, l.output(3)))
+	w.op(fmovws(anyReg, scratch0))
+	w.line("CBNZW R%d, %s_steps", anyReg, label)
+
+	w.comment("Finish: the outputs at the time reached; C0 is J's A at the start.")
+	l = k.f.lowering(k.progs[2], w, k.c)
+	l.input = func(j int) source {
+		if j >= kernels.TOIOrigin {
+			return slot(k.set + 16*(kernels.TOIStartJ+j-kernels.TOIOrigin))
+		}
+		return slot(k.state + 16*j)
+	}
+	l.label = label + "_finish"
+	l.emit()
+	return l
+}
+
+// pads stores the pads of the group's capsules I and J to their slots:
+// loaded one float at a time from pad, or zero if pad is nil.
+func (k *toiKernel) pads(label string, index func(side, lane int)) {
+	w := k.w
+	w.comment("The pads of I and J: loaded by index, or zero without pads.")
+	w.op(movi0(operand0))
+	w.op(strqi(operand0, frameReg, k.set+16*kernels.TOIPadI))
+	w.op(strqi(operand0, frameReg, k.set+16*kernels.TOIPadJ))
+	w.line("CBZ R%d, %s_nopad", toiPadReg, label)
+	ld, st := map[int]string{4: "MOVWU", 8: "MOVD"}[k.size], map[int]string{4: "MOVW", 8: "MOVD"}[k.size]
+	for side := range 2 {
+		for lane := range k.lanes {
+			index(side, lane)
+			w.line("%s (R%d)(R%d<<%d), R%d", ld, toiPadReg, tmpB, k.shift(k.size), tmpC)
+			w.line("%s R%d, %d(R%d)", st, tmpC, k.set+16*(kernels.TOIPadI+side)+k.size*lane, frameReg)
+		}
+	}
+	w.label(label + "_nopad")
+}
+
+// rowVec returns a register holding row stream s of the finish l: the
+// pair index (first pair + lane) and status and iter converted to
+// uint32 (narrowed to the low two lanes for float64) in scratch0, the
+// floats as they are.
+func (k *toiKernel) rowVec(l *lowering, s int) int {
+	w := k.w
+	switch s {
+	case 0:
+		w.op(dupw(scratch0, iReg))
+		w.op(ldrqi(scratch1, constReg, k.c.vector("iota", [4]uint32{0, 1, 2, 3})))
+		w.op(add4s(scratch0, scratch0, scratch1))
+		return scratch0
+	case 1, 2:
+		w.op(of(k.e, fcvtzu(scratch0, l.output(s-1))))
+		if k.e == ir.F64 {
+			w.op(xtn2s(scratch0, scratch0))
+		}
+		return scratch0
+	}
+	return l.output(s - 1)
+}
+
+// fcvtzu converts the float32 lanes of n to uint32, rounding toward
+// zero (of makes it the float64 form).
+func fcvtzu(d, n int) inst { return two(0x6EA1B800, "fcvtzu", d, n, v4s) }
