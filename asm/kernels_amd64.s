@@ -66900,7 +66900,7 @@ PosesIndexed64AVX512_done:
 
 // func TOIAVX2(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32)
 // Requires: AVX, AVX2
-TEXT ·TOIAVX2(SB), $3184-72
+TEXT ·TOIAVX2(SB), $6192-72
 	MOVQ         out+40(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -66942,41 +66942,41 @@ TEXT ·TOIAVX2(SB), $3184-72
 	XORQ         R13, R13
 	MOVQ         n+48(FP), R14
 
-	// Whole groups of 8 pairs.
-	CMPQ R14, $0x00000008
-	JB   TOIAVX2_tail
+	// 2 whole group(s) of 8 pairs at a time.
+	CMPQ R14, $0x00000010
+	JB   TOIAVX2_loop2_end
 
-TOIAVX2_loop:
+TOIAVX2_loop2:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ (DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 2816(R9)
+	VMOVDQU   Y2, 3840(R9)
 	VPMOVZXDQ 16(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 2848(R9)
+	VMOVDQU   Y2, 3872(R9)
 	VPMOVZXDQ (SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 2880(R9)
+	VMOVDQU   Y2, 3904(R9)
 	VPMOVZXDQ 16(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 2912(R9)
+	VMOVDQU   Y2, 3936(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ           2816(R9), BX
+	MOVQ           3840(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           2848(R9), BX
+	MOVQ           3872(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           2824(R9), BX
+	MOVQ           3848(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           2856(R9), BX
+	MOVQ           3880(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
-	MOVQ           2832(R9), BX
+	MOVQ           3856(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y4
-	MOVQ           2864(R9), BX
+	MOVQ           3888(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
-	MOVQ           2840(R9), BX
+	MOVQ           3864(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y5
-	MOVQ           2872(R9), BX
+	MOVQ           3896(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -66986,25 +66986,25 @@ TOIAVX2_loop:
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y6
 	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 1024(R9)
-	VMOVUPS        Y5, 1056(R9)
-	VMOVUPS        Y6, 1088(R9)
-	VMOVUPS        Y2, 1216(R9)
-	MOVQ           2816(R9), BX
+	VMOVUPS        Y4, 2048(R9)
+	VMOVUPS        Y5, 2080(R9)
+	VMOVUPS        Y6, 2112(R9)
+	VMOVUPS        Y2, 2240(R9)
+	MOVQ           3840(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           2848(R9), BX
+	MOVQ           3872(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           2824(R9), BX
+	MOVQ           3848(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           2856(R9), BX
+	MOVQ           3880(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
-	MOVQ           2832(R9), BX
+	MOVQ           3856(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y4
-	MOVQ           2864(R9), BX
+	MOVQ           3888(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
-	MOVQ           2840(R9), BX
+	MOVQ           3864(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y5
-	MOVQ           2872(R9), BX
+	MOVQ           3896(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67013,26 +67013,26 @@ TOIAVX2_loop:
 	VSHUFPS        $0x44, Y7, Y6, Y4
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 1120(R9)
-	VMOVUPS        Y5, 1152(R9)
-	VMOVUPS        Y2, 1184(R9)
+	VMOVUPS        Y4, 2144(R9)
+	VMOVUPS        Y5, 2176(R9)
+	VMOVUPS        Y2, 2208(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ           2880(R9), BX
+	MOVQ           3904(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           2912(R9), BX
+	MOVQ           3936(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           2888(R9), BX
+	MOVQ           3912(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           2920(R9), BX
+	MOVQ           3944(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
-	MOVQ           2896(R9), BX
+	MOVQ           3920(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y4
-	MOVQ           2928(R9), BX
+	MOVQ           3952(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
-	MOVQ           2904(R9), BX
+	MOVQ           3928(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y5
-	MOVQ           2936(R9), BX
+	MOVQ           3960(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67042,25 +67042,25 @@ TOIAVX2_loop:
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y6
 	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 1248(R9)
-	VMOVUPS        Y5, 1280(R9)
-	VMOVUPS        Y6, 1312(R9)
-	VMOVUPS        Y2, 1440(R9)
-	MOVQ           2880(R9), BX
+	VMOVUPS        Y4, 2272(R9)
+	VMOVUPS        Y5, 2304(R9)
+	VMOVUPS        Y6, 2336(R9)
+	VMOVUPS        Y2, 2464(R9)
+	MOVQ           3904(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           2912(R9), BX
+	MOVQ           3936(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           2888(R9), BX
+	MOVQ           3912(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           2920(R9), BX
+	MOVQ           3944(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
-	MOVQ           2896(R9), BX
+	MOVQ           3920(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y4
-	MOVQ           2928(R9), BX
+	MOVQ           3952(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
-	MOVQ           2904(R9), BX
+	MOVQ           3928(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y5
-	MOVQ           2936(R9), BX
+	MOVQ           3960(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67069,26 +67069,26 @@ TOIAVX2_loop:
 	VSHUFPS        $0x44, Y7, Y6, Y4
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 1344(R9)
-	VMOVUPS        Y5, 1376(R9)
-	VMOVUPS        Y2, 1408(R9)
+	VMOVUPS        Y4, 2368(R9)
+	VMOVUPS        Y5, 2400(R9)
+	VMOVUPS        Y2, 2432(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ           2816(R9), BX
+	MOVQ           3840(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           2848(R9), BX
+	MOVQ           3872(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           2824(R9), BX
+	MOVQ           3848(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           2856(R9), BX
+	MOVQ           3880(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
-	MOVQ           2832(R9), BX
+	MOVQ           3856(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y4
-	MOVQ           2864(R9), BX
+	MOVQ           3888(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
-	MOVQ           2840(R9), BX
+	MOVQ           3864(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y5
-	MOVQ           2872(R9), BX
+	MOVQ           3896(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67098,25 +67098,25 @@ TOIAVX2_loop:
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y6
 	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 1472(R9)
-	VMOVUPS        Y5, 1504(R9)
-	VMOVUPS        Y6, 1536(R9)
-	VMOVUPS        Y2, 1664(R9)
-	MOVQ           2816(R9), BX
+	VMOVUPS        Y4, 2496(R9)
+	VMOVUPS        Y5, 2528(R9)
+	VMOVUPS        Y6, 2560(R9)
+	VMOVUPS        Y2, 2688(R9)
+	MOVQ           3840(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           2848(R9), BX
+	MOVQ           3872(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           2824(R9), BX
+	MOVQ           3848(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           2856(R9), BX
+	MOVQ           3880(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
-	MOVQ           2832(R9), BX
+	MOVQ           3856(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y4
-	MOVQ           2864(R9), BX
+	MOVQ           3888(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
-	MOVQ           2840(R9), BX
+	MOVQ           3864(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y5
-	MOVQ           2872(R9), BX
+	MOVQ           3896(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67125,26 +67125,26 @@ TOIAVX2_loop:
 	VSHUFPS        $0x44, Y7, Y6, Y4
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 1568(R9)
-	VMOVUPS        Y5, 1600(R9)
-	VMOVUPS        Y2, 1632(R9)
+	VMOVUPS        Y4, 2592(R9)
+	VMOVUPS        Y5, 2624(R9)
+	VMOVUPS        Y2, 2656(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ           2880(R9), BX
+	MOVQ           3904(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           2912(R9), BX
+	MOVQ           3936(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           2888(R9), BX
+	MOVQ           3912(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           2920(R9), BX
+	MOVQ           3944(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
-	MOVQ           2896(R9), BX
+	MOVQ           3920(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y4
-	MOVQ           2928(R9), BX
+	MOVQ           3952(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
-	MOVQ           2904(R9), BX
+	MOVQ           3928(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y5
-	MOVQ           2936(R9), BX
+	MOVQ           3960(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67154,25 +67154,25 @@ TOIAVX2_loop:
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y6
 	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 1696(R9)
-	VMOVUPS        Y5, 1728(R9)
-	VMOVUPS        Y6, 1760(R9)
-	VMOVUPS        Y2, 1888(R9)
-	MOVQ           2880(R9), BX
+	VMOVUPS        Y4, 2720(R9)
+	VMOVUPS        Y5, 2752(R9)
+	VMOVUPS        Y6, 2784(R9)
+	VMOVUPS        Y2, 2912(R9)
+	MOVQ           3904(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           2912(R9), BX
+	MOVQ           3936(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           2888(R9), BX
+	MOVQ           3912(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           2920(R9), BX
+	MOVQ           3944(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
-	MOVQ           2896(R9), BX
+	MOVQ           3920(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y4
-	MOVQ           2928(R9), BX
+	MOVQ           3952(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
-	MOVQ           2904(R9), BX
+	MOVQ           3928(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y5
-	MOVQ           2936(R9), BX
+	MOVQ           3960(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67181,81 +67181,337 @@ TOIAVX2_loop:
 	VSHUFPS        $0x44, Y7, Y6, Y4
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 1792(R9)
-	VMOVUPS        Y5, 1824(R9)
-	VMOVUPS        Y2, 1856(R9)
+	VMOVUPS        Y4, 2816(R9)
+	VMOVUPS        Y5, 2848(R9)
+	VMOVUPS        Y2, 2880(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Y0, 1920(R9)
-	VMOVUPS    Y0, 1952(R9)
+	VMOVUPS    Y0, 2944(R9)
+	VMOVUPS    Y0, 2976(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOIAVX2_g_nopad
+	JZ         TOIAVX2_loop2_g0_nopad
 	VMOVUPS    (DX)(R13*4), Y3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
 	VGATHERDPS Y4, (BX)(Y3*4), Y2
-	VMOVUPS    Y2, 1920(R9)
+	VMOVUPS    Y2, 2944(R9)
 	VMOVUPS    (SI)(R13*4), Y3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
 	VGATHERDPS Y4, (BX)(Y3*4), Y2
-	VMOVUPS    Y2, 1952(R9)
+	VMOVUPS    Y2, 2976(R9)
 
-TOIAVX2_g_nopad:
-	// Setup: the frame and the initial state.
+TOIAVX2_loop2_g0_nopad:
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ 32(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5824(R9)
+	VPMOVZXDQ 48(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5856(R9)
+	VPMOVZXDQ 32(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5888(R9)
+	VPMOVZXDQ 48(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 5920(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ           5824(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y2
+	MOVQ           5856(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
+	MOVQ           5832(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y3
+	MOVQ           5864(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
+	MOVQ           5840(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y4
+	MOVQ           5872(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
+	MOVQ           5848(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y5
+	MOVQ           5880(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 4032(R9)
+	VMOVUPS        Y5, 4064(R9)
+	VMOVUPS        Y6, 4096(R9)
+	VMOVUPS        Y2, 4224(R9)
+	MOVQ           5824(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y2
+	MOVQ           5856(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
+	MOVQ           5832(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y3
+	MOVQ           5864(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
+	MOVQ           5840(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y4
+	MOVQ           5872(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
+	MOVQ           5848(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y5
+	MOVQ           5880(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 4128(R9)
+	VMOVUPS        Y5, 4160(R9)
+	VMOVUPS        Y2, 4192(R9)
+
+	// Capsule records of side J at the start, transposed.
+	MOVQ           5888(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y2
+	MOVQ           5920(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
+	MOVQ           5896(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y3
+	MOVQ           5928(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
+	MOVQ           5904(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y4
+	MOVQ           5936(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
+	MOVQ           5912(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y5
+	MOVQ           5944(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 4256(R9)
+	VMOVUPS        Y5, 4288(R9)
+	VMOVUPS        Y6, 4320(R9)
+	VMOVUPS        Y2, 4448(R9)
+	MOVQ           5888(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y2
+	MOVQ           5920(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
+	MOVQ           5896(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y3
+	MOVQ           5928(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
+	MOVQ           5904(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y4
+	MOVQ           5936(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
+	MOVQ           5912(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y5
+	MOVQ           5944(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 4352(R9)
+	VMOVUPS        Y5, 4384(R9)
+	VMOVUPS        Y2, 4416(R9)
+
+	// Capsule records of side I at the end, transposed.
+	MOVQ           5824(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y2
+	MOVQ           5856(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
+	MOVQ           5832(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y3
+	MOVQ           5864(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
+	MOVQ           5840(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y4
+	MOVQ           5872(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
+	MOVQ           5848(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y5
+	MOVQ           5880(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 4480(R9)
+	VMOVUPS        Y5, 4512(R9)
+	VMOVUPS        Y6, 4544(R9)
+	VMOVUPS        Y2, 4672(R9)
+	MOVQ           5824(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y2
+	MOVQ           5856(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
+	MOVQ           5832(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y3
+	MOVQ           5864(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
+	MOVQ           5840(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y4
+	MOVQ           5872(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
+	MOVQ           5848(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y5
+	MOVQ           5880(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 4576(R9)
+	VMOVUPS        Y5, 4608(R9)
+	VMOVUPS        Y2, 4640(R9)
+
+	// Capsule records of side J at the end, transposed.
+	MOVQ           5888(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y2
+	MOVQ           5920(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
+	MOVQ           5896(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y3
+	MOVQ           5928(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
+	MOVQ           5904(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y4
+	MOVQ           5936(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
+	MOVQ           5912(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y5
+	MOVQ           5944(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 4704(R9)
+	VMOVUPS        Y5, 4736(R9)
+	VMOVUPS        Y6, 4768(R9)
+	VMOVUPS        Y2, 4896(R9)
+	MOVQ           5888(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y2
+	MOVQ           5920(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
+	MOVQ           5896(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y3
+	MOVQ           5928(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
+	MOVQ           5904(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y4
+	MOVQ           5936(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
+	MOVQ           5912(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y5
+	MOVQ           5944(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 4800(R9)
+	VMOVUPS        Y5, 4832(R9)
+	VMOVUPS        Y2, 4864(R9)
+
+	// The pads of I and J: gathered, or zero without pads.
+	VMOVUPS    Y0, 4928(R9)
+	VMOVUPS    Y0, 4960(R9)
+	MOVQ       pad+16(FP), BX
+	TESTQ      BX, BX
+	JZ         TOIAVX2_loop2_g1_nopad
+	VMOVUPS    32(DX)(R13*4), Y3
+	VMOVUPS    Y0, Y2
+	VPCMPEQD   Y0, Y0, Y4
+	VGATHERDPS Y4, (BX)(Y3*4), Y2
+	VMOVUPS    Y2, 4928(R9)
+	VMOVUPS    32(SI)(R13*4), Y3
+	VMOVUPS    Y0, Y2
+	VPCMPEQD   Y0, Y0, Y4
+	VGATHERDPS Y4, (BX)(Y3*4), Y2
+	VMOVUPS    Y2, 4960(R9)
+
+TOIAVX2_loop2_g1_nopad:
+	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 1024(R9), Y2
-	VSUBPS  1248(R9), Y2, Y2
-	VMOVUPS 1056(R9), Y3
-	VSUBPS  1280(R9), Y3, Y3
-	VMOVUPS 1088(R9), Y4
-	VSUBPS  1312(R9), Y4, Y4
-	VMOVUPS 1472(R9), Y5
-	VSUBPS  1024(R9), Y5, Y5
-	VMOVUPS 1504(R9), Y6
-	VSUBPS  1056(R9), Y6, Y6
-	VMOVUPS 1536(R9), Y7
-	VSUBPS  1088(R9), Y7, Y7
-	VMOVUPS 1120(R9), Y8
-	VSUBPS  1248(R9), Y8, Y8
-	VMOVUPS 1152(R9), Y9
-	VSUBPS  1280(R9), Y9, Y9
-	VMOVUPS 1184(R9), Y10
-	VSUBPS  1312(R9), Y10, Y10
-	VMOVUPS 1568(R9), Y11
-	VSUBPS  1120(R9), Y11, Y11
-	VMOVUPS 1600(R9), Y12
-	VSUBPS  1152(R9), Y12, Y12
-	VMOVUPS 1632(R9), Y13
-	VSUBPS  1184(R9), Y13, Y13
+	VMOVUPS 2048(R9), Y2
+	VSUBPS  2272(R9), Y2, Y2
+	VMOVUPS 2080(R9), Y3
+	VSUBPS  2304(R9), Y3, Y3
+	VMOVUPS 2112(R9), Y4
+	VSUBPS  2336(R9), Y4, Y4
+	VMOVUPS 2496(R9), Y5
+	VSUBPS  2048(R9), Y5, Y5
+	VMOVUPS 2528(R9), Y6
+	VSUBPS  2080(R9), Y6, Y6
+	VMOVUPS 2560(R9), Y7
+	VSUBPS  2112(R9), Y7, Y7
+	VMOVUPS 2144(R9), Y8
+	VSUBPS  2272(R9), Y8, Y8
+	VMOVUPS 2176(R9), Y9
+	VSUBPS  2304(R9), Y9, Y9
+	VMOVUPS 2208(R9), Y10
+	VSUBPS  2336(R9), Y10, Y10
+	VMOVUPS 2592(R9), Y11
+	VSUBPS  2144(R9), Y11, Y11
+	VMOVUPS 2624(R9), Y12
+	VSUBPS  2176(R9), Y12, Y12
+	VMOVUPS 2656(R9), Y13
+	VSUBPS  2208(R9), Y13, Y13
 	VMOVUPS Y13, (R9)
-	VMOVUPS 1696(R9), Y13
-	VSUBPS  1248(R9), Y13, Y13
+	VMOVUPS 2720(R9), Y13
+	VSUBPS  2272(R9), Y13, Y13
 	VMOVUPS Y13, 32(R9)
-	VMOVUPS 1728(R9), Y13
-	VSUBPS  1280(R9), Y13, Y13
+	VMOVUPS 2752(R9), Y13
+	VSUBPS  2304(R9), Y13, Y13
 	VMOVUPS Y13, 64(R9)
-	VMOVUPS 1760(R9), Y13
-	VSUBPS  1312(R9), Y13, Y13
+	VMOVUPS 2784(R9), Y13
+	VSUBPS  2336(R9), Y13, Y13
 	VMOVUPS Y13, 96(R9)
-	VMOVUPS 1344(R9), Y13
-	VSUBPS  1248(R9), Y13, Y13
+	VMOVUPS 2368(R9), Y13
+	VSUBPS  2272(R9), Y13, Y13
 	VMOVUPS Y13, 128(R9)
-	VMOVUPS 1376(R9), Y13
-	VSUBPS  1280(R9), Y13, Y13
+	VMOVUPS 2400(R9), Y13
+	VSUBPS  2304(R9), Y13, Y13
 	VMOVUPS Y13, 160(R9)
-	VMOVUPS 1408(R9), Y13
-	VSUBPS  1312(R9), Y13, Y13
+	VMOVUPS 2432(R9), Y13
+	VSUBPS  2336(R9), Y13, Y13
 	VMOVUPS Y13, 192(R9)
-	VMOVUPS 1792(R9), Y13
-	VSUBPS  1344(R9), Y13, Y13
+	VMOVUPS 2816(R9), Y13
+	VSUBPS  2368(R9), Y13, Y13
 	VMOVUPS Y13, 224(R9)
-	VMOVUPS 1824(R9), Y13
-	VSUBPS  1376(R9), Y13, Y13
+	VMOVUPS 2848(R9), Y13
+	VSUBPS  2400(R9), Y13, Y13
 	VMOVUPS Y13, 256(R9)
-	VMOVUPS 1856(R9), Y13
-	VSUBPS  1408(R9), Y13, Y13
+	VMOVUPS 2880(R9), Y13
+	VSUBPS  2432(R9), Y13, Y13
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPS       Y2, Y2, Y14
@@ -67310,23 +67566,23 @@ TOIAVX2_g_nopad:
 	VADDPS       Y6, Y3, Y3
 	VSUBPS       Y13, Y13, Y6
 	VADDPS       Y6, Y4, Y4
-	VMOVUPS      1216(R9), Y6
-	VSUBPS       1216(R9), Y6, Y6
+	VMOVUPS      2240(R9), Y6
+	VSUBPS       2240(R9), Y6, Y6
 	VADDPS       Y6, Y2, Y2
-	VMOVUPS      1664(R9), Y6
-	VSUBPS       1664(R9), Y6, Y6
+	VMOVUPS      2688(R9), Y6
+	VSUBPS       2688(R9), Y6, Y6
 	VADDPS       Y6, Y5, Y5
-	VMOVUPS      1920(R9), Y6
-	VSUBPS       1920(R9), Y6, Y6
+	VMOVUPS      2944(R9), Y6
+	VSUBPS       2944(R9), Y6, Y6
 	VADDPS       Y6, Y3, Y3
-	VMOVUPS      1440(R9), Y6
-	VSUBPS       1440(R9), Y6, Y6
+	VMOVUPS      2464(R9), Y6
+	VSUBPS       2464(R9), Y6, Y6
 	VADDPS       Y6, Y4, Y4
-	VMOVUPS      1888(R9), Y6
-	VSUBPS       1888(R9), Y6, Y6
+	VMOVUPS      2912(R9), Y6
+	VSUBPS       2912(R9), Y6, Y6
 	VADDPS       Y6, Y2, Y2
-	VMOVUPS      1952(R9), Y6
-	VSUBPS       1952(R9), Y6, Y6
+	VMOVUPS      2976(R9), Y6
+	VSUBPS       2976(R9), Y6, Y6
 	VADDPS       Y6, Y5, Y5
 	VMOVUPS      Y13, 448(R9)
 	VBROADCASTSS margin+56(FP), Y6
@@ -67347,14 +67603,14 @@ TOIAVX2_g_nopad:
 	VCMPPS       $0x00, Y0, Y2, Y2
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 1216(R9), Y3
-	VMINPS  1664(R9), Y3, Y3
-	VMOVUPS 1440(R9), Y4
-	VMINPS  1888(R9), Y4, Y4
+	VMOVUPS 2240(R9), Y3
+	VMINPS  2688(R9), Y3, Y3
+	VMOVUPS 2464(R9), Y4
+	VMINPS  2912(R9), Y4, Y4
 	VMINPS  Y4, Y3, Y3
 	VCMPPS  $0x11, Y0, Y3, Y3
-	VMOVUPS 1920(R9), Y4
-	VMINPS  1952(R9), Y4, Y4
+	VMOVUPS 2944(R9), Y4
+	VMINPS  2976(R9), Y4, Y4
 	VCMPPS  $0x11, Y0, Y4, Y4
 	VORPS   Y4, Y3, Y3
 	VANDNPS Y2, Y3, Y2
@@ -67370,58 +67626,371 @@ TOIAVX2_g_nopad:
 	VMOVUPS 352(R9), Y6
 	VADDPS  384(R9), Y6, Y6
 	VANDPS  absmask<>+0(SB), Y6, Y6
+
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	VMOVUPS 4032(R9), Y13
+	VSUBPS  4256(R9), Y13, Y13
 	VMAXPS  Y6, Y0, Y6
-	VMOVUPS 416(R9), Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y3, Y3
-	VADDPS  416(R9), Y7, Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
+	VMOVUPS Y2, 480(R9)
+	VMOVUPS 4064(R9), Y2
+	VSUBPS  4288(R9), Y2, Y2
+	VMOVUPS Y2, 512(R9)
+	VMOVUPS 416(R9), Y2
+	VANDPS  absmask<>+0(SB), Y2, Y2
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS 4096(R9), Y13
+	VSUBPS  4320(R9), Y13, Y13
+	VMAXPS  Y2, Y3, Y2
+	VMOVUPS 4480(R9), Y3
+	VSUBPS  4032(R9), Y3, Y3
+	VADDPS  416(R9), Y7, Y14
+	VMOVUPS Y7, 576(R9)
+	VMOVUPS Y13, 608(R9)
+	VMOVUPS 4512(R9), Y7
+	VSUBPS  4064(R9), Y7, Y7
+	VANDPS  absmask<>+0(SB), Y14, Y13
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS 4544(R9), Y7
+	VSUBPS  4096(R9), Y7, Y7
 	VMAXPS  Y13, Y4, Y4
-	VANDPS  absmask<>+0(SB), Y8, Y13
-	VMAXPS  Y13, Y5, Y5
-	VADDPS  Y11, Y8, Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y6, Y6
-	VANDPS  absmask<>+0(SB), Y9, Y13
-	VMAXPS  Y13, Y3, Y3
-	VADDPS  Y12, Y9, Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y4, Y4
-	VANDPS  absmask<>+0(SB), Y10, Y13
-	VMAXPS  Y13, Y5, Y5
-	VADDPS  (R9), Y10, Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y6, Y6
-	VMOVUPS 32(R9), Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y3, Y3
-	VMOVUPS 64(R9), Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y4, Y4
-	VMOVUPS 96(R9), Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y5, Y5
-	VMOVUPS 128(R9), Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y6, Y6
+	VMOVUPS 4128(R9), Y13
+	VSUBPS  4256(R9), Y13, Y13
+	VANDPS  absmask<>+0(SB), Y8, Y14
+	VMOVUPS Y13, 672(R9)
+	VMOVUPS Y7, 704(R9)
+	VMOVUPS 4160(R9), Y7
+	VSUBPS  4288(R9), Y7, Y7
+	VMAXPS  Y14, Y5, Y5
+	VMOVUPS 4192(R9), Y13
+	VSUBPS  4320(R9), Y13, Y13
+	VADDPS  Y11, Y8, Y14
+	VMOVUPS Y8, 736(R9)
+	VMOVUPS Y11, 768(R9)
+	VMOVUPS 4576(R9), Y8
+	VSUBPS  4128(R9), Y8, Y8
+	VANDPS  absmask<>+0(SB), Y14, Y11
+	VMOVUPS Y13, 800(R9)
+	VMOVUPS 4608(R9), Y13
+	VSUBPS  4160(R9), Y13, Y13
+	VMAXPS  Y11, Y6, Y6
+	VMOVUPS 4640(R9), Y11
+	VSUBPS  4192(R9), Y11, Y11
+	VANDPS  absmask<>+0(SB), Y9, Y14
+	VMOVUPS Y11, 832(R9)
+	VMOVUPS Y13, 864(R9)
+	VMOVUPS 4704(R9), Y11
+	VSUBPS  4256(R9), Y11, Y11
+	VMAXPS  Y14, Y2, Y2
+	VMOVUPS 4736(R9), Y13
+	VSUBPS  4288(R9), Y13, Y13
+	VADDPS  Y12, Y9, Y14
+	VMOVUPS Y9, 896(R9)
+	VMOVUPS Y12, 928(R9)
+	VMOVUPS 4768(R9), Y9
+	VSUBPS  4320(R9), Y9, Y9
+	VANDPS  absmask<>+0(SB), Y14, Y12
+	VMOVUPS Y9, 960(R9)
+	VMOVUPS 4352(R9), Y9
+	VSUBPS  4256(R9), Y9, Y9
+	VMAXPS  Y12, Y4, Y4
+	VMOVUPS 4384(R9), Y12
+	VSUBPS  4288(R9), Y12, Y12
+	VANDPS  absmask<>+0(SB), Y10, Y14
+	VMOVUPS Y12, 992(R9)
+	VMOVUPS Y9, 1024(R9)
+	VMOVUPS 4416(R9), Y9
+	VSUBPS  4320(R9), Y9, Y9
+	VMAXPS  Y14, Y5, Y5
+	VMOVUPS 4800(R9), Y12
+	VSUBPS  4352(R9), Y12, Y12
+	VADDPS  (R9), Y10, Y14
+	VMOVUPS Y10, 1056(R9)
+	VMOVUPS Y9, 1088(R9)
+	VMOVUPS 4832(R9), Y9
+	VSUBPS  4384(R9), Y9, Y9
+	VANDPS  absmask<>+0(SB), Y14, Y10
+	VMOVUPS Y9, 1120(R9)
+	VMOVUPS 4864(R9), Y9
+	VSUBPS  4416(R9), Y9, Y9
+	VMAXPS  Y10, Y6, Y6
+
+	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
+	VMOVUPS 544(R9), Y10
+	VSUBPS  544(R9), Y10, Y10
+	VMOVUPS Y9, 1152(R9)
+	VMOVUPS 32(R9), Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VSUBPS  Y3, Y3, Y14
+	VMOVUPS Y3, 1184(R9)
+	VMAXPS  Y9, Y2, Y2
+	VMOVUPS 512(R9), Y3
+	VSUBPS  512(R9), Y3, Y3
+	VMOVUPS Y12, 1216(R9)
+	VMOVUPS 64(R9), Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VMOVUPS Y13, 1248(R9)
+	VMOVUPS 640(R9), Y12
+	VSUBPS  640(R9), Y12, Y12
+	VMAXPS  Y9, Y4, Y4
+	VMOVUPS 608(R9), Y9
+	VSUBPS  608(R9), Y9, Y9
+	VMOVUPS Y11, 1280(R9)
+	VMOVUPS 96(R9), Y11
+	VANDPS  absmask<>+0(SB), Y11, Y11
+	VADDPS  Y9, Y10, Y9
+	VMAXPS  Y11, Y5, Y5
+	VMOVUPS 704(R9), Y10
+	VSUBPS  704(R9), Y10, Y10
+	VMOVUPS 128(R9), Y11
+	VANDPS  absmask<>+0(SB), Y11, Y11
+	VADDPS  Y10, Y14, Y10
+	VMAXPS  Y11, Y6, Y6
+	VMOVUPS 672(R9), Y11
+	VSUBPS  672(R9), Y11, Y11
 	VMOVUPS 128(R9), Y13
 	VADDPS  224(R9), Y13, Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y3, Y3
-	VMOVUPS 160(R9), Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y4, Y4
-	VMOVUPS 160(R9), Y13
-	VADDPS  256(R9), Y13, Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y5, Y5
+	VADDPS  Y11, Y3, Y3
+	VANDPS  absmask<>+0(SB), Y13, Y11
+	VSUBPS  Y8, Y8, Y13
+	VMAXPS  Y11, Y2, Y2
+	VADDPS  Y13, Y12, Y11
+	VMOVUPS 160(R9), Y12
+	VANDPS  absmask<>+0(SB), Y12, Y12
+	VSUBPS  Y7, Y7, Y13
+	VMAXPS  Y12, Y4, Y4
+	VADDPS  Y13, Y9, Y9
+	VMOVUPS 160(R9), Y12
+	VADDPS  256(R9), Y12, Y12
+	VMOVUPS 864(R9), Y13
+	VSUBPS  864(R9), Y13, Y13
+	VANDPS  absmask<>+0(SB), Y12, Y12
+	VADDPS  Y13, Y10, Y10
+	VMAXPS  Y12, Y5, Y5
+	VMOVUPS 800(R9), Y12
+	VSUBPS  800(R9), Y12, Y12
 	VMOVUPS 192(R9), Y13
 	VANDPS  absmask<>+0(SB), Y13, Y13
+	VADDPS  Y12, Y3, Y3
 	VMAXPS  Y13, Y6, Y6
+	VMOVUPS 832(R9), Y12
+	VSUBPS  832(R9), Y12, Y12
 	VMOVUPS 192(R9), Y13
 	VADDPS  448(R9), Y13, Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y3, Y3
+	VADDPS  Y12, Y11, Y11
+	VANDPS  absmask<>+0(SB), Y13, Y12
+	VMOVUPS 1280(R9), Y13
+	VSUBPS  1280(R9), Y13, Y13
+	VMAXPS  Y12, Y2, Y2
+	VADDPS  Y13, Y9, Y9
+	VMAXPS  Y2, Y6, Y2
+	VMOVUPS 1248(R9), Y6
+	VSUBPS  1248(R9), Y6, Y6
+	VMAXPS  Y5, Y4, Y4
+	VADDPS  Y6, Y10, Y5
+	VMAXPS  Y4, Y2, Y2
+	VMOVUPS 960(R9), Y4
+	VSUBPS  960(R9), Y4, Y4
+
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	VADDPS       Y4, Y3, Y3
+	VBROADCASTSS toitolfloor<>+0(SB), Y4
+	VMULPS       Y2, Y4, Y2
+	VMOVUPS      1024(R9), Y4
+	VSUBPS       1024(R9), Y4, Y4
+	VBROADCASTSS tol+60(FP), Y6
+	VMAXPS       Y2, Y6, Y2
+	VADDPS       Y4, Y11, Y4
+	VMOVUPS      2240(R9), Y6
+	VMAXPS       2688(R9), Y6, Y6
+	VMOVUPS      1216(R9), Y10
+	VSUBPS       1216(R9), Y10, Y10
+	VMOVUPS      2464(R9), Y11
+	VMAXPS       2912(R9), Y11, Y11
+	VADDPS       Y10, Y9, Y9
+	VADDPS       2944(R9), Y6, Y6
+	VMOVUPS      992(R9), Y10
+	VSUBPS       992(R9), Y10, Y10
+	VADDPS       2976(R9), Y11, Y11
+	VADDPS       Y10, Y5, Y5
+	VADDPS       Y11, Y6, Y6
+	VMOVUPS      1120(R9), Y10
+	VSUBPS       1120(R9), Y10, Y10
+	VBROADCASTSS margin+56(FP), Y11
+	VADDPS       Y11, Y6, Y6
+	VADDPS       Y10, Y3, Y3
+	VMAXPS       Y2, Y6, Y6
+	VMOVUPS      1088(R9), Y10
+	VSUBPS       1088(R9), Y10, Y10
+	VADDPS       Y2, Y6, Y2
+	VADDPS       Y10, Y4, Y4
+	VMOVUPS      1152(R9), Y10
+	VSUBPS       1152(R9), Y10, Y10
+	VADDPS       Y10, Y9, Y9
+	VMOVUPS      480(R9), Y10
+	VBROADCASTSS toiinvalid<>+0(SB), Y11
+	VBLENDVPS    Y10, toirunning<>+0(SB), Y11, Y10
+	VMOVUPS      288(R9), Y11
+	VMOVUPS      Y11, 3008(R9)
+	VMOVUPS      352(R9), Y11
+	VMOVUPS      Y11, 3040(R9)
+	VMOVUPS      416(R9), Y11
+	VMOVUPS      Y11, 3072(R9)
+	VMOVUPS      736(R9), Y11
+	VMOVUPS      Y11, 3104(R9)
+	VMOVUPS      896(R9), Y11
+	VMOVUPS      Y11, 3136(R9)
+	VMOVUPS      1056(R9), Y11
+	VMOVUPS      Y11, 3168(R9)
+	VMOVUPS      128(R9), Y11
+	VMOVUPS      Y11, 3200(R9)
+	VMOVUPS      160(R9), Y11
+	VMOVUPS      Y11, 3232(R9)
+	VMOVUPS      192(R9), Y11
+	VMOVUPS      Y11, 3264(R9)
+	VMOVUPS      320(R9), Y11
+	VMOVUPS      Y11, 3296(R9)
+	VMOVUPS      384(R9), Y11
+	VMOVUPS      Y11, 3328(R9)
+	VMOVUPS      576(R9), Y11
+	VMOVUPS      Y11, 3360(R9)
+	VMOVUPS      768(R9), Y11
+	VMOVUPS      Y11, 3392(R9)
+	VMOVUPS      928(R9), Y11
+	VMOVUPS      Y11, 3424(R9)
+	VMOVUPS      (R9), Y11
+	VMOVUPS      Y11, 3456(R9)
+	VMOVUPS      32(R9), Y11
+	VMOVUPS      Y11, 3488(R9)
+	VMOVUPS      64(R9), Y11
+	VMOVUPS      Y11, 3520(R9)
+	VMOVUPS      96(R9), Y11
+	VMOVUPS      Y11, 3552(R9)
+	VMOVUPS      224(R9), Y11
+	VMOVUPS      Y11, 3584(R9)
+	VMOVUPS      256(R9), Y11
+	VMOVUPS      Y11, 3616(R9)
+	VMOVUPS      448(R9), Y11
+	VMOVUPS      Y11, 3648(R9)
+	VMOVUPS      Y6, 3680(R9)
+	VMOVUPS      Y2, 3712(R9)
+	VMOVUPS      Y0, 3744(R9)
+	VMOVUPS      Y0, 3776(R9)
+	VMOVUPS      Y10, 3808(R9)
+	VMOVUPS      4224(R9), Y2
+	VSUBPS       4224(R9), Y2, Y2
+	VADDPS       Y2, Y5, Y2
+	VMOVUPS      4672(R9), Y5
+	VSUBPS       4672(R9), Y5, Y5
+	VADDPS       Y5, Y3, Y3
+	VMOVUPS      4928(R9), Y5
+	VSUBPS       4928(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VMOVUPS      4448(R9), Y5
+	VSUBPS       4448(R9), Y5, Y5
+	VADDPS       Y5, Y9, Y5
+	VMOVUPS      4896(R9), Y6
+	VSUBPS       4896(R9), Y6, Y6
+	VADDPS       Y6, Y2, Y2
+	VMOVUPS      4960(R9), Y6
+	VSUBPS       4960(R9), Y6, Y6
+	VADDPS       Y6, Y3, Y3
+	VBROADCASTSS margin+56(FP), Y6
+	VBROADCASTSS margin+56(FP), Y9
+	VSUBPS       Y6, Y9, Y6
+	VADDPS       Y6, Y4, Y4
+	VBROADCASTSS tol+60(FP), Y6
+	VBROADCASTSS tol+60(FP), Y9
+	VSUBPS       Y6, Y9, Y6
+	VADDPS       Y6, Y5, Y5
+	VBROADCASTSS tmax+64(FP), Y6
+	VBROADCASTSS tmax+64(FP), Y9
+	VSUBPS       Y6, Y9, Y6
+	VADDPS       Y6, Y2, Y2
+	VADDPS       Y2, Y5, Y2
+	VADDPS       Y4, Y3, Y3
+	VADDPS       Y3, Y2, Y2
+	VCMPPS       $0x00, Y0, Y2, Y2
+
+	// A negative radius or pad is invalid.
+	VMOVUPS 4224(R9), Y3
+	VMINPS  4672(R9), Y3, Y3
+	VMOVUPS 4448(R9), Y4
+	VMINPS  4896(R9), Y4, Y4
+	VMINPS  Y4, Y3, Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VMOVUPS 4928(R9), Y4
+	VMINPS  4960(R9), Y4, Y4
+	VCMPPS  $0x11, Y0, Y4, Y4
+	VORPS   Y4, Y3, Y3
+	VANDNPS Y2, Y3, Y2
+
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	VMOVUPS 544(R9), Y3
+	VANDPS  absmask<>+0(SB), Y3, Y3
+	VMOVUPS 544(R9), Y4
+	VADDPS  1184(R9), Y4, Y4
+	VANDPS  absmask<>+0(SB), Y4, Y4
+	VMOVUPS 512(R9), Y5
+	VANDPS  absmask<>+0(SB), Y5, Y5
+	VMOVUPS 512(R9), Y6
+	VADDPS  640(R9), Y6, Y6
+	VANDPS  absmask<>+0(SB), Y6, Y6
+	VMAXPS  Y6, Y0, Y6
+	VMOVUPS 608(R9), Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VMAXPS  Y9, Y3, Y3
+	VMOVUPS 608(R9), Y9
+	VADDPS  704(R9), Y9, Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VMAXPS  Y9, Y4, Y4
+	VMOVUPS 672(R9), Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VMAXPS  Y9, Y5, Y5
+	VADDPS  672(R9), Y8, Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VMAXPS  Y9, Y6, Y6
+	VANDPS  absmask<>+0(SB), Y7, Y9
+	VMAXPS  Y9, Y3, Y3
+	VADDPS  864(R9), Y7, Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VMAXPS  Y9, Y4, Y4
+	VMOVUPS 800(R9), Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VMAXPS  Y9, Y5, Y5
+	VMOVUPS 800(R9), Y9
+	VADDPS  832(R9), Y9, Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VMAXPS  Y9, Y6, Y6
+	VMOVUPS 1280(R9), Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VMAXPS  Y9, Y3, Y3
+	VMOVUPS 1248(R9), Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VMAXPS  Y9, Y4, Y4
+	VMOVUPS 960(R9), Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VMAXPS  Y9, Y5, Y5
+	VMOVUPS 1024(R9), Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VMAXPS  Y9, Y6, Y6
+	VMOVUPS 1024(R9), Y9
+	VADDPS  1216(R9), Y9, Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VMAXPS  Y9, Y3, Y3
+	VMOVUPS 992(R9), Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VMAXPS  Y9, Y4, Y4
+	VMOVUPS 992(R9), Y9
+	VADDPS  1120(R9), Y9, Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VMAXPS  Y9, Y5, Y5
+	VMOVUPS 1088(R9), Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VMAXPS  Y9, Y6, Y6
+	VMOVUPS 1088(R9), Y9
+	VADDPS  1152(R9), Y9, Y9
+	VANDPS  absmask<>+0(SB), Y9, Y9
+	VMAXPS  Y9, Y3, Y3
 	VMAXPS  Y3, Y6, Y3
 	VMAXPS  Y5, Y4, Y4
 	VMAXPS  Y4, Y3, Y3
@@ -67431,12 +68000,12 @@ TOIAVX2_g_nopad:
 	VMULPS       Y3, Y4, Y3
 	VBROADCASTSS tol+60(FP), Y4
 	VMAXPS       Y3, Y4, Y3
-	VMOVUPS      1216(R9), Y4
-	VMAXPS       1664(R9), Y4, Y4
-	VMOVUPS      1440(R9), Y5
-	VMAXPS       1888(R9), Y5, Y5
-	VADDPS       1920(R9), Y4, Y4
-	VADDPS       1952(R9), Y5, Y5
+	VMOVUPS      4224(R9), Y4
+	VMAXPS       4672(R9), Y4, Y4
+	VMOVUPS      4448(R9), Y5
+	VMAXPS       4896(R9), Y5, Y5
+	VADDPS       4928(R9), Y4, Y4
+	VADDPS       4960(R9), Y5, Y5
 	VADDPS       Y5, Y4, Y4
 	VBROADCASTSS margin+56(FP), Y5
 	VADDPS       Y5, Y4, Y4
@@ -67444,92 +68013,96 @@ TOIAVX2_g_nopad:
 	VADDPS       Y3, Y4, Y3
 	VBROADCASTSS toiinvalid<>+0(SB), Y5
 	VBLENDVPS    Y2, toirunning<>+0(SB), Y5, Y2
-	VMOVUPS      288(R9), Y5
-	VMOVUPS      Y5, 1984(R9)
-	VMOVUPS      352(R9), Y5
-	VMOVUPS      Y5, 2016(R9)
-	VMOVUPS      416(R9), Y5
-	VMOVUPS      Y5, 2048(R9)
-	VMOVUPS      Y8, 2080(R9)
-	VMOVUPS      Y9, 2112(R9)
-	VMOVUPS      Y10, 2144(R9)
-	VMOVUPS      128(R9), Y5
-	VMOVUPS      Y5, 2176(R9)
-	VMOVUPS      160(R9), Y5
-	VMOVUPS      Y5, 2208(R9)
-	VMOVUPS      192(R9), Y5
-	VMOVUPS      Y5, 2240(R9)
-	VMOVUPS      320(R9), Y5
-	VMOVUPS      Y5, 2272(R9)
-	VMOVUPS      384(R9), Y5
-	VMOVUPS      Y5, 2304(R9)
-	VMOVUPS      Y7, 2336(R9)
-	VMOVUPS      Y11, 2368(R9)
-	VMOVUPS      Y12, 2400(R9)
-	VMOVUPS      (R9), Y5
-	VMOVUPS      Y5, 2432(R9)
-	VMOVUPS      32(R9), Y5
-	VMOVUPS      Y5, 2464(R9)
-	VMOVUPS      64(R9), Y5
-	VMOVUPS      Y5, 2496(R9)
-	VMOVUPS      96(R9), Y5
-	VMOVUPS      Y5, 2528(R9)
-	VMOVUPS      224(R9), Y5
-	VMOVUPS      Y5, 2560(R9)
-	VMOVUPS      256(R9), Y5
-	VMOVUPS      Y5, 2592(R9)
-	VMOVUPS      448(R9), Y5
-	VMOVUPS      Y5, 2624(R9)
-	VMOVUPS      Y4, 2656(R9)
-	VMOVUPS      Y3, 2688(R9)
-	VMOVUPS      Y0, 2720(R9)
-	VMOVUPS      Y0, 2752(R9)
-	VMOVUPS      Y2, 2784(R9)
+	VMOVUPS      544(R9), Y5
+	VMOVUPS      Y5, 4992(R9)
+	VMOVUPS      512(R9), Y5
+	VMOVUPS      Y5, 5024(R9)
+	VMOVUPS      608(R9), Y5
+	VMOVUPS      Y5, 5056(R9)
+	VMOVUPS      672(R9), Y5
+	VMOVUPS      Y5, 5088(R9)
+	VMOVUPS      Y7, 5120(R9)
+	VMOVUPS      800(R9), Y5
+	VMOVUPS      Y5, 5152(R9)
+	VMOVUPS      1024(R9), Y5
+	VMOVUPS      Y5, 5184(R9)
+	VMOVUPS      992(R9), Y5
+	VMOVUPS      Y5, 5216(R9)
+	VMOVUPS      1088(R9), Y5
+	VMOVUPS      Y5, 5248(R9)
+	VMOVUPS      1184(R9), Y5
+	VMOVUPS      Y5, 5280(R9)
+	VMOVUPS      640(R9), Y5
+	VMOVUPS      Y5, 5312(R9)
+	VMOVUPS      704(R9), Y5
+	VMOVUPS      Y5, 5344(R9)
+	VMOVUPS      Y8, 5376(R9)
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      Y5, 5408(R9)
+	VMOVUPS      832(R9), Y5
+	VMOVUPS      Y5, 5440(R9)
+	VMOVUPS      1280(R9), Y5
+	VMOVUPS      Y5, 5472(R9)
+	VMOVUPS      1248(R9), Y5
+	VMOVUPS      Y5, 5504(R9)
+	VMOVUPS      960(R9), Y5
+	VMOVUPS      Y5, 5536(R9)
+	VMOVUPS      1216(R9), Y5
+	VMOVUPS      Y5, 5568(R9)
+	VMOVUPS      1120(R9), Y5
+	VMOVUPS      Y5, 5600(R9)
+	VMOVUPS      1152(R9), Y5
+	VMOVUPS      Y5, 5632(R9)
+	VMOVUPS      Y4, 5664(R9)
+	VMOVUPS      Y3, 5696(R9)
+	VMOVUPS      Y0, 5728(R9)
+	VMOVUPS      Y0, 5760(R9)
+	VMOVUPS      Y2, 5792(R9)
 
 	// Steps until no lane is running.
-TOIAVX2_g_step:
+TOIAVX2_loop2_step:
 	VBROADCASTSS tmax+64(FP), Y2
 	VMINPS       Y1, Y2, Y2
 	VMAXPS       Y0, Y2, Y2
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 2720(R9), Y3
-	VMULPS  2272(R9), Y3, Y3
-	VADDPS  1984(R9), Y3, Y3
-	VMOVUPS 2720(R9), Y4
-	VMULPS  2304(R9), Y4, Y4
-	VADDPS  2016(R9), Y4, Y4
-	VMOVUPS 2720(R9), Y5
-	VMULPS  2336(R9), Y5, Y5
-	VADDPS  2048(R9), Y5, Y5
-	VMOVUPS 2720(R9), Y6
-	VMULPS  2368(R9), Y6, Y6
-	VADDPS  2080(R9), Y6, Y6
-	VMOVUPS 2720(R9), Y7
-	VMULPS  2400(R9), Y7, Y7
-	VADDPS  2112(R9), Y7, Y7
-	VMOVUPS 2720(R9), Y8
-	VMULPS  2432(R9), Y8, Y8
-	VADDPS  2144(R9), Y8, Y8
-	VMOVUPS 2720(R9), Y9
-	VMULPS  2464(R9), Y9, Y9
+	VMOVUPS 3744(R9), Y3
+	VMULPS  3296(R9), Y3, Y3
+	VADDPS  3008(R9), Y3, Y3
+	VMOVUPS 3744(R9), Y4
+	VMULPS  3328(R9), Y4, Y4
+	VADDPS  3040(R9), Y4, Y4
+	VMOVUPS 3744(R9), Y5
+	VMULPS  3360(R9), Y5, Y5
+	VADDPS  3072(R9), Y5, Y5
+	VMOVUPS 3744(R9), Y6
+	VMULPS  3392(R9), Y6, Y6
+	VADDPS  3104(R9), Y6, Y6
+	VMOVUPS 3744(R9), Y7
+	VMULPS  3424(R9), Y7, Y7
+	VADDPS  3136(R9), Y7, Y7
+	VMOVUPS 3744(R9), Y8
+	VMULPS  3456(R9), Y8, Y8
+	VADDPS  3168(R9), Y8, Y8
+	VMOVUPS 3744(R9), Y9
+	VMULPS  3488(R9), Y9, Y9
 	VADDPS  Y9, Y0, Y9
-	VMOVUPS 2720(R9), Y10
-	VMULPS  2496(R9), Y10, Y10
+	VMOVUPS 3744(R9), Y10
+	VMULPS  3520(R9), Y10, Y10
 	VADDPS  Y10, Y0, Y10
-	VMOVUPS 2720(R9), Y11
-	VMULPS  2528(R9), Y11, Y11
+	VMOVUPS 3744(R9), Y11
+	VMULPS  3552(R9), Y11, Y11
 	VADDPS  Y11, Y0, Y11
-	VMOVUPS 2720(R9), Y12
-	VMULPS  2560(R9), Y12, Y12
-	VADDPS  2176(R9), Y12, Y12
-	VMOVUPS 2720(R9), Y13
-	VMULPS  2592(R9), Y13, Y13
-	VADDPS  2208(R9), Y13, Y13
+	VMOVUPS 3744(R9), Y12
+	VMULPS  3584(R9), Y12, Y12
+	VADDPS  3200(R9), Y12, Y12
+	VMOVUPS 3744(R9), Y13
+	VMULPS  3616(R9), Y13, Y13
+	VADDPS  3232(R9), Y13, Y13
 	VMOVUPS Y2, (R9)
-	VMOVUPS 2720(R9), Y2
-	VMULPS  2624(R9), Y2, Y2
-	VADDPS  2240(R9), Y2, Y2
+	VMOVUPS 3744(R9), Y2
+	VMULPS  3648(R9), Y2, Y2
+	VADDPS  3264(R9), Y2, Y2
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS  Y3, Y6, Y14
@@ -67669,65 +68242,403 @@ TOIAVX2_g_step:
 	VSQRTPS Y3, Y3
 
 	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
-	VDIVPS  Y3, Y1, Y7
-	VMULPS  Y7, Y4, Y4
-	VMULPS  Y7, Y5, Y5
-	VMULPS  Y7, Y2, Y2
-	VMULPS  384(R9), Y4, Y7
-	VMULPS  352(R9), Y5, Y8
-	VADDPS  Y8, Y7, Y7
-	VMULPS  320(R9), Y2, Y8
-	VADDPS  Y8, Y7, Y7
-	VMULPS  2272(R9), Y4, Y8
-	VMULPS  2304(R9), Y5, Y9
-	VADDPS  Y9, Y8, Y8
-	VMULPS  2336(R9), Y2, Y9
-	VADDPS  Y9, Y8, Y8
-	VMULPS  32(R9), Y4, Y9
-	VMULPS  64(R9), Y5, Y10
-	VADDPS  Y10, Y9, Y9
-	VMULPS  96(R9), Y2, Y10
-	VADDPS  Y10, Y9, Y9
-	VMULPS  2368(R9), Y4, Y10
-	VMULPS  2400(R9), Y5, Y11
-	VADDPS  Y11, Y10, Y10
-	VMULPS  2432(R9), Y2, Y11
-	VADDPS  Y11, Y10, Y10
-	VMULPS  224(R9), Y4, Y11
-	VMULPS  256(R9), Y5, Y12
-	VADDPS  Y12, Y11, Y11
-	VMULPS  288(R9), Y2, Y12
-	VADDPS  Y12, Y11, Y11
-	VMULPS  2464(R9), Y4, Y12
-	VMULPS  2496(R9), Y5, Y13
+	VDIVPS       Y3, Y1, Y7
+	VMULPS       Y7, Y4, Y4
+	VMULPS       Y7, Y5, Y5
+	VMULPS       Y7, Y2, Y2
+	VMULPS       384(R9), Y4, Y7
+	VMULPS       352(R9), Y5, Y8
+	VADDPS       Y8, Y7, Y7
+	VMULPS       320(R9), Y2, Y8
+	VBROADCASTSS tmax+64(FP), Y9
+	VMINPS       Y1, Y9, Y9
+	VMAXPS       Y0, Y9, Y9
+	VADDPS       Y8, Y7, Y7
+	VMULPS       3296(R9), Y4, Y8
+	VMULPS       3328(R9), Y5, Y10
+	VADDPS       Y10, Y8, Y8
+
+	// Step 1: the endpoints at t and the projection.
+	VMOVUPS 5728(R9), Y10
+	VMULPS  5280(R9), Y10, Y10
+	VMULPS  3360(R9), Y2, Y11
+	VADDPS  4992(R9), Y10, Y10
+	VADDPS  Y11, Y8, Y8
+	VMOVUPS 5728(R9), Y11
+	VMULPS  5312(R9), Y11, Y11
+	VMULPS  32(R9), Y4, Y12
+	VADDPS  5024(R9), Y11, Y11
+	VMULPS  64(R9), Y5, Y13
+	VMOVUPS Y9, 32(R9)
+	VMOVUPS 5728(R9), Y9
+	VMULPS  5344(R9), Y9, Y9
 	VADDPS  Y13, Y12, Y12
-	VMULPS  2528(R9), Y2, Y13
+	VADDPS  5056(R9), Y9, Y9
+	VMULPS  96(R9), Y2, Y13
+	VMOVUPS Y6, 64(R9)
+	VMOVUPS 5728(R9), Y6
+	VMULPS  5376(R9), Y6, Y6
 	VADDPS  Y13, Y12, Y12
-	VMULPS  128(R9), Y4, Y13
-	VMULPS  160(R9), Y5, Y14
-	VMOVUPS Y6, 32(R9)
-	VADDPS  Y14, Y13, Y6
-	VMULPS  192(R9), Y2, Y13
-	VADDPS  Y13, Y6, Y6
-	VMULPS  2560(R9), Y4, Y4
-	VMULPS  2592(R9), Y5, Y5
+	VADDPS  5088(R9), Y6, Y6
+	VMULPS  3392(R9), Y4, Y13
+	VMOVUPS Y3, 96(R9)
+	VMOVUPS 5728(R9), Y3
+	VMULPS  5408(R9), Y3, Y3
+	VMULPS  3424(R9), Y5, Y14
+	VMOVUPS Y12, 320(R9)
+	VADDPS  5120(R9), Y3, Y3
+	VADDPS  Y14, Y13, Y12
+	VMOVUPS 5728(R9), Y13
+	VMULPS  5440(R9), Y13, Y13
+	VMULPS  3456(R9), Y2, Y14
+	VMOVUPS Y8, 352(R9)
+	VADDPS  5152(R9), Y13, Y8
+	VADDPS  Y14, Y12, Y12
+	VMOVUPS 5728(R9), Y13
+	VMULPS  5472(R9), Y13, Y13
+	VMULPS  224(R9), Y4, Y14
+	VMOVUPS Y12, 224(R9)
+	VADDPS  Y13, Y0, Y12
+	VMULPS  256(R9), Y5, Y13
+	VMOVUPS Y7, 256(R9)
+	VMOVUPS Y12, 384(R9)
+	VMOVUPS 5728(R9), Y7
+	VMULPS  5504(R9), Y7, Y7
+	VADDPS  Y13, Y14, Y12
+	VADDPS  Y7, Y0, Y7
+	VMULPS  288(R9), Y2, Y13
+	VMOVUPS Y7, 288(R9)
+	VMOVUPS 5728(R9), Y7
+	VMULPS  5536(R9), Y7, Y7
+	VADDPS  Y13, Y12, Y12
+	VADDPS  Y7, Y0, Y7
+	VMULPS  3488(R9), Y4, Y13
+	VMOVUPS Y12, 416(R9)
+	VMOVUPS 5728(R9), Y12
+	VMULPS  5568(R9), Y12, Y12
+	VMULPS  3520(R9), Y5, Y14
+	VMOVUPS Y7, 448(R9)
+	VADDPS  5184(R9), Y12, Y7
+	VADDPS  Y14, Y13, Y12
+	VMOVUPS 5728(R9), Y13
+	VMULPS  5600(R9), Y13, Y13
+	VMULPS  3552(R9), Y2, Y14
+	VMOVUPS Y7, 480(R9)
+	VADDPS  5216(R9), Y13, Y7
+	VADDPS  Y14, Y12, Y12
+	VMOVUPS 5728(R9), Y13
+	VMULPS  5632(R9), Y13, Y13
+	VMULPS  128(R9), Y4, Y14
+	VMOVUPS Y12, 128(R9)
+	VADDPS  5248(R9), Y13, Y12
+	VMULPS  160(R9), Y5, Y13
+	VMOVUPS Y12, 160(R9)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPS  Y10, Y6, Y12
+	VMOVUPS Y6, 512(R9)
+	VADDPS  Y13, Y14, Y6
+	VSUBPS  Y11, Y3, Y13
+	VMULPS  192(R9), Y2, Y14
+	VMOVUPS Y3, 192(R9)
+	VSUBPS  Y9, Y8, Y3
+	VMOVUPS Y8, 544(R9)
+	VADDPS  Y14, Y6, Y6
+	VMOVUPS 480(R9), Y8
+	VSUBPS  384(R9), Y8, Y8
+	VMULPS  3584(R9), Y4, Y4
+	VSUBPS  288(R9), Y7, Y14
+	VMOVUPS Y7, 576(R9)
+	VMULPS  3616(R9), Y5, Y5
+	VMOVUPS Y3, 608(R9)
+	VMOVUPS 160(R9), Y3
+	VSUBPS  448(R9), Y3, Y3
 	VADDPS  Y5, Y4, Y4
-	VMULPS  2624(R9), Y2, Y2
+	VSUBPS  384(R9), Y10, Y5
+	VMULPS  3648(R9), Y2, Y2
+	VSUBPS  288(R9), Y11, Y7
+	VMOVUPS Y11, 640(R9)
 	VADDPS  Y2, Y4, Y2
+	VSUBPS  448(R9), Y9, Y4
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
-	VSUBPS       Y11, Y7, Y4
-	VSUBPS       2656(R9), Y4, Y4
-	VSUBPS       Y8, Y12, Y5
-	VCMPPS       $0x11, Y5, Y0, Y13
-	VDIVPS       Y5, Y4, Y5
-	VMOVUPS      Y3, 64(R9)
-	VBROADCASTSS toiinf<>+0(SB), Y3
-	VBLENDVPS    Y13, Y5, Y3, Y3
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS       Y8, Y8, Y11
+	VMOVUPS      Y9, 672(R9)
+	VMOVUPS      Y10, 704(R9)
+	VMOVUPS      256(R9), Y9
+	VSUBPS       416(R9), Y9, Y9
+	VMULPS       Y14, Y14, Y10
+	VMOVUPS      Y4, 736(R9)
+	VSUBPS       3680(R9), Y9, Y4
+	VADDPS       Y10, Y11, Y9
+	VMOVUPS      128(R9), Y10
+	VSUBPS       352(R9), Y10, Y10
+	VMULPS       Y3, Y3, Y11
+	VMOVUPS      Y3, 768(R9)
+	VCMPPS       $0x11, Y10, Y0, Y3
+	VMOVUPS      Y14, 800(R9)
+	VADDPS       Y11, Y9, Y9
+	VDIVPS       Y10, Y4, Y10
+	VCMPPS       $0x1d, minnormal<>+0(SB), Y9, Y11
+	VDIVPS       Y9, Y1, Y9
+	VANDPS       Y11, Y9, Y9
+	VBROADCASTSS toiinf<>+0(SB), Y11
+	VBLENDVPS    Y3, Y10, Y11, Y3
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS       Y12, Y12, Y10
 	VCMPPS       $0x11, Y4, Y0, Y4
+	VMULPS       Y13, Y13, Y11
 	VANDPS       Y3, Y4, Y3
+	VADDPS       Y11, Y10, Y4
+	VMOVUPS      256(R9), Y10
+	VSUBPS       Y6, Y10, Y10
+	VMOVUPS      608(R9), Y11
+	VMULPS       608(R9), Y11, Y11
+	VSUBPS       3680(R9), Y10, Y10
+	VADDPS       Y11, Y4, Y4
+	VSUBPS       352(R9), Y2, Y11
+	VMOVUPS      Y2, 256(R9)
+	VCMPPS       $0x1d, minnormal<>+0(SB), Y4, Y2
+	VDIVPS       Y4, Y1, Y4
+	VANDPS       Y2, Y4, Y2
+	VCMPPS       $0x11, Y11, Y0, Y4
+	VMULPS       Y5, Y8, Y14
+	VMOVUPS      Y2, 352(R9)
+	VDIVPS       Y11, Y10, Y2
+	VMULPS       800(R9), Y7, Y11
+	VMOVUPS      Y6, 832(R9)
+	VMOVUPS      Y7, 864(R9)
+	VBROADCASTSS toiinf<>+0(SB), Y6
+	VBLENDVPS    Y4, Y2, Y6, Y2
+	VADDPS       Y11, Y14, Y4
+	VCMPPS       $0x11, Y10, Y0, Y6
+	VMOVUPS      768(R9), Y7
+	VMULPS       736(R9), Y7, Y7
+	VANDPS       Y2, Y6, Y2
+	VADDPS       Y7, Y4, Y4
+	VMINPS       Y2, Y3, Y2
+	VMULPS       Y9, Y4, Y3
+	VMOVUPS      320(R9), Y4
+	VSUBPS       416(R9), Y4, Y4
+	VMULPS       Y12, Y8, Y6
+	VSUBPS       3680(R9), Y4, Y4
+	VMULPS       800(R9), Y13, Y7
+	VMOVUPS      128(R9), Y10
+	VSUBPS       224(R9), Y10, Y10
+	VADDPS       Y7, Y6, Y6
+	VCMPPS       $0x11, Y10, Y0, Y7
+	VMOVUPS      768(R9), Y11
+	VMULPS       608(R9), Y11, Y11
+	VDIVPS       Y10, Y4, Y10
+	VADDPS       Y11, Y6, Y6
+	VBROADCASTSS toiinf<>+0(SB), Y11
+	VBLENDVPS    Y7, Y10, Y11, Y7
+	VMULPS       Y9, Y6, Y9
+	VCMPPS       $0x11, Y4, Y0, Y4
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  Y12, Y5, Y10
+	VANDPS  Y7, Y4, Y4
+	VMULPS  864(R9), Y13, Y7
+	VMINPS  Y4, Y2, Y2
+	VADDPS  Y7, Y10, Y4
+	VMOVUPS 320(R9), Y7
+	VSUBPS  832(R9), Y7, Y7
+	VMOVUPS 736(R9), Y10
+	VMULPS  608(R9), Y10, Y10
+	VSUBPS  3680(R9), Y7, Y7
+	VADDPS  Y10, Y4, Y4
+	VMOVUPS 256(R9), Y10
+	VSUBPS  224(R9), Y10, Y10
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS       Y3, Y8, Y11
+	VCMPPS       $0x11, Y10, Y0, Y14
+	VMOVUPS      Y4, 128(R9)
+	VMULPS       800(R9), Y3, Y4
+	VMOVUPS      Y6, 224(R9)
+	VDIVPS       Y10, Y7, Y6
+	VMULPS       768(R9), Y3, Y10
+	VMOVUPS      Y3, 256(R9)
+	VMOVUPS      Y13, 320(R9)
+	VBROADCASTSS toiinf<>+0(SB), Y3
+	VBLENDVPS    Y14, Y6, Y3, Y3
+	VSUBPS       Y5, Y11, Y6
+	VCMPPS       $0x11, Y7, Y0, Y7
+	VSUBPS       864(R9), Y4, Y4
+	VANDPS       Y3, Y7, Y3
+	VSUBPS       736(R9), Y10, Y7
+	VMINPS       Y3, Y2, Y2
+	VMULPS       Y9, Y8, Y3
+	VADDPS       3744(R9), Y2, Y2
+	VMULPS       800(R9), Y9, Y10
+
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	VMULPS  768(R9), Y9, Y11
+	VMOVUPS Y5, 416(R9)
+	VMOVUPS 3808(R9), Y5
+	VCMPPS  $0x00, toirunning<>+0(SB), Y5, Y5
+	VSUBPS  Y3, Y12, Y3
+	VADDPS  3776(R9), Y1, Y13
+	VMOVUPS Y12, 832(R9)
+	VMOVUPS 320(R9), Y12
+	VSUBPS  Y10, Y12, Y10
+	VMOVUPS 3744(R9), Y12
+	VCMPPS  $0x11, Y2, Y12, Y12
+	VMOVUPS Y8, 896(R9)
+	VMOVUPS 608(R9), Y8
+	VSUBPS  Y11, Y8, Y8
+	VANDNPS Y5, Y12, Y11
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS       Y3, Y3, Y12
+	VMOVUPS      Y5, 928(R9)
+	VBROADCASTSS maxiter+68(FP), Y5
+	VCMPPS       $0x12, Y13, Y5, Y5
+	VMULPS       Y10, Y10, Y14
+	VMOVUPS      Y13, 960(R9)
+	VORPS        Y5, Y11, Y5
+	VADDPS       Y14, Y12, Y11
+	VMULPS       Y8, Y8, Y12
+	VMOVUPS      Y9, 992(R9)
+	VBROADCASTSS toirunning<>+0(SB), Y9
+	VBLENDVPS    Y5, toiunconv<>+0(SB), Y9, Y5
+	VADDPS       Y12, Y11, Y9
+	VCMPPS       $0x16, (R9), Y2, Y11
+	VMULPS       Y3, Y6, Y3
+	VBLENDVPS    Y11, Y0, Y5, Y5
+	VMULPS       Y10, Y4, Y4
+	VMOVUPS      3744(R9), Y6
+	VCMPPS       $0x00, Y0, Y6, Y6
+	VADDPS       Y4, Y3, Y3
+	VMULPS       Y8, Y7, Y4
+	VBLENDVPS    Y6, toiinitial<>+0(SB), Y1, Y6
+	VADDPS       Y4, Y3, Y3
+	VMOVUPS      96(R9), Y4
+	VCMPPS       $0x12, 3712(R9), Y4, Y4
+	VCMPPS       $0x04, Y9, Y0, Y7
+	VDIVPS       Y9, Y3, Y3
+	VANDPS       Y7, Y3, Y3
+	VBLENDVPS    Y4, Y6, Y5, Y4
+	VMINPS       Y1, Y3, Y3
+	VMAXPS       Y0, Y3, Y3
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS    992(R9), Y3, Y3
+	VMOVUPS   64(R9), Y5
+	VBLENDVPS Y5, toiinvalid<>+0(SB), Y4, Y4
+	VADDPS    256(R9), Y3, Y3
+	VCMPPS    $0x00, toirunning<>+0(SB), Y4, Y5
+	VMINPS    Y1, Y3, Y3
+	VMAXPS    Y0, Y3, Y3
+	VMOVUPS   928(R9), Y6
+	VANDPS    Y5, Y6, Y5
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS    224(R9), Y3, Y6
+	VMOVUPS   3744(R9), Y7
+	VBLENDVPS Y5, Y2, Y7, Y2
+	VSUBPS    128(R9), Y6, Y6
+	VMOVUPS   64(R9), Y7
+	VMOVUPS   960(R9), Y8
+	VBLENDVPS Y7, Y0, Y8, Y7
+	VMULPS    352(R9), Y6, Y6
+	VMOVUPS   928(R9), Y8
+	VMOVUPS   3776(R9), Y9
+	VBLENDVPS Y8, Y7, Y9, Y7
+	VMINPS    Y1, Y6, Y6
+	VMAXPS    Y0, Y6, Y6
+	VMOVUPS   928(R9), Y8
+	VMOVUPS   3808(R9), Y9
+	VBLENDVPS Y8, Y4, Y9, Y4
+	VMOVUPS   Y2, 3744(R9)
+	VMOVUPS   Y7, 3776(R9)
+	VMOVUPS   Y4, 3808(R9)
+	VMOVMSKPS Y5, BX
+	VMULPS    896(R9), Y3, Y2
+	VMULPS    800(R9), Y3, Y4
+	VMULPS    768(R9), Y3, Y3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  832(R9), Y6, Y5
+	VADDPS  416(R9), Y5, Y5
+	VSUBPS  Y2, Y5, Y2
+	VMULPS  320(R9), Y6, Y5
+	VADDPS  864(R9), Y5, Y5
+	VSUBPS  Y4, Y5, Y4
+	VMULPS  608(R9), Y6, Y5
+	VADDPS  736(R9), Y5, Y5
+	VSUBPS  Y3, Y5, Y3
+	VMULPS  Y2, Y2, Y5
+	VMULPS  Y4, Y4, Y6
+	VADDPS  Y6, Y5, Y5
+	VMULPS  Y3, Y3, Y6
+	VADDPS  Y6, Y5, Y5
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y5, Y6
+	VSQRTPS Y5, Y5
+
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	VDIVPS  Y5, Y1, Y7
+	VMULPS  Y7, Y2, Y2
+	VMULPS  Y7, Y4, Y4
+	VMULPS  Y7, Y3, Y3
+	VMULPS  704(R9), Y2, Y7
+	VMULPS  640(R9), Y4, Y8
+	VADDPS  Y8, Y7, Y7
+	VMULPS  672(R9), Y3, Y8
+	VADDPS  Y8, Y7, Y7
+	VMULPS  5280(R9), Y2, Y8
+	VMULPS  5312(R9), Y4, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  5344(R9), Y3, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  512(R9), Y2, Y9
+	VMULPS  192(R9), Y4, Y10
+	VADDPS  Y10, Y9, Y9
+	VMULPS  544(R9), Y3, Y10
+	VADDPS  Y10, Y9, Y9
+	VMULPS  5376(R9), Y2, Y10
+	VMULPS  5408(R9), Y4, Y11
+	VADDPS  Y11, Y10, Y10
+	VMULPS  5440(R9), Y3, Y11
+	VADDPS  Y11, Y10, Y10
+	VMULPS  384(R9), Y2, Y11
+	VMULPS  288(R9), Y4, Y12
+	VADDPS  Y12, Y11, Y11
+	VMULPS  448(R9), Y3, Y12
+	VADDPS  Y12, Y11, Y11
+	VMULPS  5472(R9), Y2, Y12
+	VMULPS  5504(R9), Y4, Y13
+	VADDPS  Y13, Y12, Y12
+	VMULPS  5536(R9), Y3, Y13
+	VADDPS  Y13, Y12, Y12
+	VMULPS  480(R9), Y2, Y13
+	VMULPS  576(R9), Y4, Y14
+	VMOVUPS Y6, (R9)
+	VADDPS  Y14, Y13, Y6
+	VMULPS  160(R9), Y3, Y13
+	VADDPS  Y13, Y6, Y6
+	VMULPS  5568(R9), Y2, Y2
+	VMULPS  5600(R9), Y4, Y4
+	VADDPS  Y4, Y2, Y2
+	VMULPS  5632(R9), Y3, Y3
+	VADDPS  Y3, Y2, Y2
+
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	VSUBPS       Y11, Y7, Y3
+	VSUBPS       5664(R9), Y3, Y3
+	VSUBPS       Y8, Y12, Y4
+	VCMPPS       $0x11, Y4, Y0, Y13
+	VDIVPS       Y4, Y3, Y4
+	VMOVUPS      Y5, 64(R9)
+	VBROADCASTSS toiinf<>+0(SB), Y5
+	VBLENDVPS    Y13, Y4, Y5, Y4
+	VCMPPS       $0x11, Y3, Y0, Y3
+	VANDPS       Y4, Y3, Y3
 	VSUBPS       Y6, Y7, Y4
-	VSUBPS       2656(R9), Y4, Y4
+	VSUBPS       5664(R9), Y4, Y4
 	VSUBPS       Y8, Y2, Y5
 	VCMPPS       $0x11, Y5, Y0, Y7
 	VDIVPS       Y5, Y4, Y5
@@ -67737,7 +68648,7 @@ TOIAVX2_g_step:
 	VANDPS       Y5, Y4, Y4
 	VMINPS       Y4, Y3, Y3
 	VSUBPS       Y11, Y9, Y4
-	VSUBPS       2656(R9), Y4, Y4
+	VSUBPS       5664(R9), Y4, Y4
 	VSUBPS       Y10, Y12, Y5
 	VCMPPS       $0x11, Y5, Y0, Y7
 	VDIVPS       Y5, Y4, Y5
@@ -67747,7 +68658,7 @@ TOIAVX2_g_step:
 	VANDPS       Y5, Y4, Y4
 	VMINPS       Y4, Y3, Y3
 	VSUBPS       Y6, Y9, Y4
-	VSUBPS       2656(R9), Y4, Y4
+	VSUBPS       5664(R9), Y4, Y4
 	VSUBPS       Y10, Y2, Y2
 	VCMPPS       $0x11, Y2, Y0, Y5
 	VDIVPS       Y2, Y4, Y2
@@ -67756,13 +68667,13 @@ TOIAVX2_g_step:
 	VCMPPS       $0x11, Y4, Y0, Y4
 	VANDPS       Y2, Y4, Y2
 	VMINPS       Y2, Y3, Y2
-	VADDPS       2720(R9), Y2, Y2
+	VADDPS       5728(R9), Y2, Y2
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS      2784(R9), Y3
+	VMOVUPS      5792(R9), Y3
 	VCMPPS       $0x00, toirunning<>+0(SB), Y3, Y3
-	VADDPS       2752(R9), Y1, Y4
-	VMOVUPS      2720(R9), Y5
+	VADDPS       5760(R9), Y1, Y4
+	VMOVUPS      5728(R9), Y5
 	VCMPPS       $0x11, Y2, Y5, Y5
 	VANDNPS      Y3, Y5, Y5
 	VBROADCASTSS maxiter+68(FP), Y6
@@ -67770,69 +68681,71 @@ TOIAVX2_g_step:
 	VORPS        Y6, Y5, Y5
 	VBROADCASTSS toirunning<>+0(SB), Y6
 	VBLENDVPS    Y5, toiunconv<>+0(SB), Y6, Y5
-	VCMPPS       $0x16, (R9), Y2, Y6
+	VCMPPS       $0x16, 32(R9), Y2, Y6
 	VBLENDVPS    Y6, Y0, Y5, Y5
-	VMOVUPS      2720(R9), Y6
+	VMOVUPS      5728(R9), Y6
 	VCMPPS       $0x00, Y0, Y6, Y6
 	VBLENDVPS    Y6, toiinitial<>+0(SB), Y1, Y6
 	VMOVUPS      64(R9), Y7
-	VCMPPS       $0x12, 2688(R9), Y7, Y7
+	VCMPPS       $0x12, 5696(R9), Y7, Y7
 	VBLENDVPS    Y7, Y6, Y5, Y5
-	VMOVUPS      32(R9), Y6
+	VMOVUPS      (R9), Y6
 	VBLENDVPS    Y6, toiinvalid<>+0(SB), Y5, Y5
 	VCMPPS       $0x00, toirunning<>+0(SB), Y5, Y6
 	VANDPS       Y6, Y3, Y6
-	VMOVUPS      2720(R9), Y7
+	VMOVUPS      5728(R9), Y7
 	VBLENDVPS    Y6, Y2, Y7, Y2
-	VMOVUPS      32(R9), Y7
+	VMOVUPS      (R9), Y7
 	VBLENDVPS    Y7, Y0, Y4, Y4
-	VMOVUPS      2752(R9), Y7
+	VMOVUPS      5760(R9), Y7
 	VBLENDVPS    Y3, Y4, Y7, Y4
-	VMOVUPS      2784(R9), Y7
+	VMOVUPS      5792(R9), Y7
 	VBLENDVPS    Y3, Y5, Y7, Y3
-	VMOVUPS      Y2, 2720(R9)
-	VMOVUPS      Y4, 2752(R9)
-	VMOVUPS      Y3, 2784(R9)
-	VPTEST       Y6, Y6
-	JNZ          TOIAVX2_g_step
+	VMOVUPS      Y2, 5728(R9)
+	VMOVUPS      Y4, 5760(R9)
+	VMOVUPS      Y3, 5792(R9)
+	VMOVMSKPS    Y6, DI
+	ORL          DI, BX
+	TESTL        BX, BX
+	JNZ          TOIAVX2_loop2_step
 
 	// Finish: the rows.
-	VMOVUPS 2720(R9), Y2
-	VMULPS  2272(R9), Y2, Y2
-	VADDPS  1984(R9), Y2, Y2
-	VMOVUPS 2720(R9), Y3
-	VMULPS  2304(R9), Y3, Y3
-	VADDPS  2016(R9), Y3, Y3
-	VMOVUPS 2720(R9), Y4
-	VMULPS  2336(R9), Y4, Y4
-	VADDPS  2048(R9), Y4, Y4
-	VMOVUPS 2720(R9), Y5
-	VMULPS  2368(R9), Y5, Y5
-	VADDPS  2080(R9), Y5, Y5
-	VMOVUPS 2720(R9), Y6
-	VMULPS  2400(R9), Y6, Y6
-	VADDPS  2112(R9), Y6, Y6
-	VMOVUPS 2720(R9), Y7
-	VMULPS  2432(R9), Y7, Y7
-	VADDPS  2144(R9), Y7, Y7
-	VMOVUPS 2720(R9), Y8
-	VMULPS  2464(R9), Y8, Y8
+	VMOVUPS 3744(R9), Y2
+	VMULPS  3296(R9), Y2, Y2
+	VADDPS  3008(R9), Y2, Y2
+	VMOVUPS 3744(R9), Y3
+	VMULPS  3328(R9), Y3, Y3
+	VADDPS  3040(R9), Y3, Y3
+	VMOVUPS 3744(R9), Y4
+	VMULPS  3360(R9), Y4, Y4
+	VADDPS  3072(R9), Y4, Y4
+	VMOVUPS 3744(R9), Y5
+	VMULPS  3392(R9), Y5, Y5
+	VADDPS  3104(R9), Y5, Y5
+	VMOVUPS 3744(R9), Y6
+	VMULPS  3424(R9), Y6, Y6
+	VADDPS  3136(R9), Y6, Y6
+	VMOVUPS 3744(R9), Y7
+	VMULPS  3456(R9), Y7, Y7
+	VADDPS  3168(R9), Y7, Y7
+	VMOVUPS 3744(R9), Y8
+	VMULPS  3488(R9), Y8, Y8
 	VADDPS  Y8, Y0, Y8
-	VMOVUPS 2720(R9), Y9
-	VMULPS  2496(R9), Y9, Y9
+	VMOVUPS 3744(R9), Y9
+	VMULPS  3520(R9), Y9, Y9
 	VADDPS  Y9, Y0, Y9
-	VMOVUPS 2720(R9), Y10
-	VMULPS  2528(R9), Y10, Y10
+	VMOVUPS 3744(R9), Y10
+	VMULPS  3552(R9), Y10, Y10
 	VADDPS  Y10, Y0, Y10
-	VMOVUPS 2720(R9), Y11
-	VMULPS  2560(R9), Y11, Y11
-	VADDPS  2176(R9), Y11, Y11
-	VMOVUPS 2720(R9), Y12
-	VMULPS  2592(R9), Y12, Y12
-	VADDPS  2208(R9), Y12, Y12
-	VMOVUPS 2720(R9), Y13
-	VMULPS  2624(R9), Y13, Y13
-	VADDPS  2240(R9), Y13, Y13
+	VMOVUPS 3744(R9), Y11
+	VMULPS  3584(R9), Y11, Y11
+	VADDPS  3200(R9), Y11, Y11
+	VMOVUPS 3744(R9), Y12
+	VMULPS  3616(R9), Y12, Y12
+	VADDPS  3232(R9), Y12, Y12
+	VMOVUPS 3744(R9), Y13
+	VMULPS  3648(R9), Y13, Y13
+	VADDPS  3264(R9), Y13, Y13
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS  Y2, Y5, Y14
@@ -68011,7 +68924,7 @@ TOIAVX2_g_step:
 	VMOVUPS      Y8, 960(R9)
 	VMOVUPS      Y7, 992(R9)
 	VTESTPS      Y10, Y10
-	JZ           TOIAVX2_g_finish_normal
+	JZ           TOIAVX2_loop2_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS (R9), Y2
@@ -68174,7 +69087,1812 @@ TOIAVX2_g_step:
 	VSQRTPS 896(R9), Y2
 	VMOVUPS Y2, 640(R9)
 
-TOIAVX2_g_finish_normal:
+TOIAVX2_loop2_finish_g0_normal:
+	VMOVUPS 5728(R9), Y2
+	VMULPS  5280(R9), Y2, Y2
+	VADDPS  4992(R9), Y2, Y2
+	VMOVUPS 5728(R9), Y3
+	VMULPS  5312(R9), Y3, Y3
+	VADDPS  5024(R9), Y3, Y3
+	VMOVUPS 5728(R9), Y4
+	VMULPS  5344(R9), Y4, Y4
+	VADDPS  5056(R9), Y4, Y4
+	VMOVUPS 5728(R9), Y5
+	VMULPS  5376(R9), Y5, Y5
+	VADDPS  5088(R9), Y5, Y5
+	VMOVUPS 5728(R9), Y6
+	VMULPS  5408(R9), Y6, Y6
+	VADDPS  5120(R9), Y6, Y6
+	VMOVUPS 5728(R9), Y7
+	VMULPS  5440(R9), Y7, Y7
+	VADDPS  5152(R9), Y7, Y7
+	VMOVUPS 5728(R9), Y8
+	VMULPS  5472(R9), Y8, Y8
+	VADDPS  Y8, Y0, Y8
+	VMOVUPS 5728(R9), Y9
+	VMULPS  5504(R9), Y9, Y9
+	VADDPS  Y9, Y0, Y9
+	VMOVUPS 5728(R9), Y10
+	VMULPS  5536(R9), Y10, Y10
+	VADDPS  Y10, Y0, Y10
+	VMOVUPS 5728(R9), Y11
+	VMULPS  5568(R9), Y11, Y11
+	VADDPS  5184(R9), Y11, Y11
+	VMOVUPS 5728(R9), Y12
+	VMULPS  5600(R9), Y12, Y12
+	VADDPS  5216(R9), Y12, Y12
+	VMOVUPS 5728(R9), Y13
+	VMULPS  5632(R9), Y13, Y13
+	VADDPS  5248(R9), Y13, Y13
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPS  Y2, Y5, Y14
+	VMOVUPS Y5, (R9)
+	VSUBPS  Y3, Y6, Y5
+	VMOVUPS Y6, 32(R9)
+	VSUBPS  Y4, Y7, Y6
+	VMOVUPS Y7, 64(R9)
+	VSUBPS  Y8, Y11, Y7
+	VMOVUPS Y11, 96(R9)
+	VSUBPS  Y9, Y12, Y11
+	VMOVUPS Y12, 128(R9)
+	VSUBPS  Y10, Y13, Y12
+	VMOVUPS Y13, 160(R9)
+	VSUBPS  Y8, Y2, Y13
+	VMOVUPS Y8, 416(R9)
+	VSUBPS  Y9, Y3, Y8
+	VMOVUPS Y9, 512(R9)
+	VSUBPS  Y10, Y4, Y9
+	VMOVUPS Y10, 832(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS  Y7, Y7, Y10
+	VMOVUPS Y4, 864(R9)
+	VMULPS  Y11, Y11, Y4
+	VMOVUPS Y3, 896(R9)
+	VADDPS  Y4, Y10, Y3
+	VMULPS  Y12, Y12, Y4
+	VADDPS  Y4, Y3, Y3
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y4
+	VDIVPS  Y3, Y1, Y10
+	VANDPS  Y4, Y10, Y4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Y14, Y14, Y10
+	VMOVUPS Y2, 928(R9)
+	VMULPS  Y5, Y5, Y2
+	VMOVUPS Y3, 960(R9)
+	VADDPS  Y2, Y10, Y2
+	VMULPS  Y6, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y2, Y3
+	VDIVPS  Y2, Y1, Y10
+	VANDPS  Y3, Y10, Y3
+	VMULPS  Y13, Y7, Y10
+	VMOVUPS Y2, 992(R9)
+	VMULPS  Y8, Y11, Y2
+	VMOVUPS Y3, 1024(R9)
+	VADDPS  Y2, Y10, Y2
+	VMULPS  Y9, Y12, Y3
+	VADDPS  Y3, Y2, Y2
+	VMULPS  Y4, Y2, Y2
+	VMULPS  Y14, Y7, Y3
+	VMULPS  Y5, Y11, Y10
+	VMOVUPS Y11, 1056(R9)
+	VADDPS  Y10, Y3, Y3
+	VMULPS  Y6, Y12, Y10
+	VADDPS  Y10, Y3, Y3
+	VMULPS  Y4, Y3, Y10
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  Y14, Y13, Y11
+	VMOVUPS Y4, 1088(R9)
+	VMULPS  Y5, Y8, Y4
+	VMOVUPS Y3, 1120(R9)
+	VADDPS  Y4, Y11, Y3
+	VMULPS  Y6, Y9, Y4
+	VADDPS  Y4, Y3, Y3
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Y2, Y7, Y4
+	VMULPS  1056(R9), Y2, Y11
+	VMOVUPS Y3, 1152(R9)
+	VMULPS  Y2, Y12, Y3
+	VMOVUPS Y2, 1184(R9)
+	VSUBPS  Y13, Y4, Y2
+	VSUBPS  Y8, Y11, Y4
+	VSUBPS  Y9, Y3, Y3
+	VMULPS  Y10, Y7, Y11
+	VMOVUPS Y9, 1216(R9)
+	VMULPS  1056(R9), Y10, Y9
+	VMOVUPS Y8, 1248(R9)
+	VMULPS  Y10, Y12, Y8
+	VMOVUPS Y13, 1280(R9)
+	VSUBPS  Y11, Y14, Y11
+	VSUBPS  Y9, Y5, Y9
+	VSUBPS  Y8, Y6, Y8
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y11, Y11, Y13
+	VMOVUPS Y6, 1312(R9)
+	VMULPS  Y9, Y9, Y6
+	VMOVUPS Y5, 1344(R9)
+	VADDPS  Y6, Y13, Y5
+	VMULPS  Y8, Y8, Y6
+	VADDPS  Y6, Y5, Y5
+	VMULPS  Y11, Y2, Y2
+	VMULPS  Y9, Y4, Y4
+	VADDPS  Y4, Y2, Y2
+	VMULPS  Y8, Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VCMPPS  $0x04, Y5, Y0, Y3
+	VDIVPS  Y5, Y2, Y2
+	VANDPS  Y3, Y2, Y2
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS Y10, Y2, Y2
+	VADDPS 1184(R9), Y2, Y2
+	VMINPS Y1, Y2, Y2
+	VMAXPS Y0, Y2, Y2
+	VDIVPS 640(R9), Y1, Y3
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS 1120(R9), Y2, Y4
+	VMULPS 800(R9), Y3, Y5
+	VSUBPS 1152(R9), Y4, Y4
+	VMULPS 704(R9), Y3, Y6
+	VMULPS 1024(R9), Y4, Y4
+	VMULPS 672(R9), Y3, Y3
+	VMINPS Y1, Y4, Y4
+	VMAXPS Y0, Y4, Y4
+
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	VMOVUPS 384(R9), Y8
+	VMULPS  608(R9), Y8, Y8
+	VMULPS  Y2, Y7, Y7
+	VADDPS  352(R9), Y8, Y8
+	VMULPS  1056(R9), Y2, Y9
+	VADDPS  2272(R9), Y8, Y8
+	VMULPS  Y2, Y12, Y2
+	VMOVUPS 192(R9), Y10
+	VADDPS  576(R9), Y10, Y10
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  Y4, Y14, Y11
+	VADDPS  2272(R9), Y10, Y10
+	VADDPS  1280(R9), Y11, Y11
+	VMOVUPS 768(R9), Y12
+	VMULPS  608(R9), Y12, Y12
+	VSUBPS  Y7, Y11, Y11
+	VADDPS  320(R9), Y12, Y12
+	VMULPS  1344(R9), Y4, Y13
+	VMOVUPS Y7, 192(R9)
+	VADDPS  2304(R9), Y12, Y7
+	VADDPS  1248(R9), Y13, Y12
+	VMOVUPS Y14, 320(R9)
+	VMOVUPS 224(R9), Y13
+	VADDPS  544(R9), Y13, Y13
+	VSUBPS  Y9, Y12, Y12
+	VADDPS  2304(R9), Y13, Y13
+	VMULPS  1312(R9), Y4, Y14
+	VMOVUPS Y9, 224(R9)
+	VMOVUPS Y4, 352(R9)
+	VMOVUPS 736(R9), Y4
+	VMULPS  608(R9), Y4, Y4
+	VADDPS  1216(R9), Y14, Y9
+	VADDPS  288(R9), Y4, Y4
+	VSUBPS  Y2, Y9, Y9
+	VADDPS  2336(R9), Y4, Y4
+	VMULPS  Y11, Y11, Y14
+	VMOVUPS Y2, 288(R9)
+	VMOVUPS Y13, 384(R9)
+	VMOVUPS 256(R9), Y2
+	VADDPS  448(R9), Y2, Y2
+	VMULPS  Y12, Y12, Y13
+	VMOVUPS Y10, 256(R9)
+	VADDPS  2336(R9), Y2, Y2
+	VADDPS  Y13, Y14, Y10
+
+	// Invalid lanes: the canonical NaN in every float.
+	VMULPS    Y9, Y9, Y13
+	VMOVUPS   Y2, 448(R9)
+	VMOVUPS   Y4, 544(R9)
+	VMOVUPS   3808(R9), Y2
+	VCMPPS    $0x00, toiinvalid<>+0(SB), Y2, Y2
+	VADDPS    Y13, Y10, Y4
+	VSQRTPS   Y4, Y10
+	VMOVUPS   Y7, 576(R9)
+	VMOVUPS   3744(R9), Y7
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y7, Y7
+
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	VMOVAPS   Y11, Y13
+	VMOVUPS   Y13, 608(R9)
+	VMOVUPS   Y11, 640(R9)
+	VMOVUPS   480(R9), Y11
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y11, Y11
+	VMOVAPS   Y12, Y13
+	VMOVUPS   Y13, 480(R9)
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
+	VMOVAPS   Y9, Y13
+	VMOVUPS   Y13, 672(R9)
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y6, Y6
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
+	VMOVAPS   Y10, Y13
+	VMOVUPS   Y10, 704(R9)
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y8, Y8
+	VMOVUPS   Y13, 736(R9)
+	VMOVUPS   576(R9), Y10
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y10, Y10
+	VCMPPS    $0x19, minnormal<>+0(SB), Y4, Y13
+	VMOVUPS   Y9, 576(R9)
+	VMOVUPS   Y12, 768(R9)
+	VMOVUPS   544(R9), Y9
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y9, Y9
+	VMOVUPS   992(R9), Y12
+	VMAXPS    960(R9), Y12, Y12
+	VMOVUPS   Y13, 544(R9)
+	VMOVUPS   Y4, 800(R9)
+	VMOVUPS   256(R9), Y4
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   1280(R9), Y13
+	VMULPS    1280(R9), Y13, Y13
+	VMOVUPS   Y12, 256(R9)
+	VMOVUPS   Y13, 960(R9)
+	VMOVUPS   384(R9), Y12
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y12, Y12
+	VMOVUPS   1248(R9), Y13
+	VMULPS    1248(R9), Y13, Y13
+	VMOVUPS   Y13, 384(R9)
+	VMOVUPS   Y7, 1024(R9)
+	VMOVUPS   448(R9), Y7
+	VBLENDVPS Y2, canonicalnan<>+0(SB), Y7, Y2
+
+	// Pair index k = i + 0 + lane.
+	LEAQ         (R13), BX
+	VMOVD        BX, X7
+	VPBROADCASTD X7, Y7
+	VPADDD       iota<>+0(SB), Y7, Y7
+	MOVQ         (SP), R12
+	VMOVUPS      Y7, (R12)(R13*4)
+	VMOVUPS      3808(R9), Y7
+	VCVTTPS2DQ   Y7, Y7
+	MOVQ         8(SP), R12
+	VMOVUPS      Y7, (R12)(R13*4)
+	VMOVUPS      3776(R9), Y7
+	VCVTTPS2DQ   Y7, Y7
+	MOVQ         16(SP), R12
+	VMOVUPS      Y7, (R12)(R13*4)
+	VMOVUPS      1024(R9), Y7
+	MOVQ         24(SP), R12
+	VMOVUPS      Y7, (R12)(R13*4)
+	MOVQ         32(SP), R12
+	VMOVUPS      Y11, (R12)(R13*4)
+	MOVQ         40(SP), R12
+	VMOVUPS      Y5, (R12)(R13*4)
+	MOVQ         48(SP), R12
+	VMOVUPS      Y6, (R12)(R13*4)
+	MOVQ         56(SP), R12
+	VMOVUPS      Y3, (R12)(R13*4)
+	MOVQ         64(SP), R12
+	VMOVUPS      Y8, (R12)(R13*4)
+	MOVQ         72(SP), R12
+	VMOVUPS      Y10, (R12)(R13*4)
+	MOVQ         80(SP), R12
+	VMOVUPS      Y9, (R12)(R13*4)
+	MOVQ         88(SP), R12
+	VMOVUPS      Y4, (R12)(R13*4)
+	MOVQ         96(SP), R12
+	VMOVUPS      Y12, (R12)(R13*4)
+	MOVQ         104(SP), R12
+	VMOVUPS      Y2, (R12)(R13*4)
+	VMOVUPS      960(R9), Y2
+	VADDPS       384(R9), Y2, Y2
+	VMOVUPS      1216(R9), Y3
+	VMULPS       1216(R9), Y3, Y3
+	VADDPS       Y3, Y2, Y2
+	VMOVUPS      256(R9), Y3
+	VMAXPS       Y2, Y3, Y2
+	VBROADCASTSS crosstol<>+0(SB), Y3
+	VMULPS       Y2, Y3, Y3
+	VMOVUPS      800(R9), Y4
+	VCMPPS       $0x11, Y3, Y4, Y3
+	VMOVUPS      544(R9), Y4
+	VORPS        Y3, Y4, Y4
+	VMOVUPS      Y3, 256(R9)
+	VTESTPS      Y4, Y4
+	JZ           TOIAVX2_loop2_finish_g1_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS (R9), Y3
+	VSUBPS  928(R9), Y3, Y3
+	VMOVUPS 32(R9), Y4
+	VSUBPS  896(R9), Y4, Y4
+	VMOVUPS 64(R9), Y5
+	VSUBPS  864(R9), Y5, Y5
+	VMOVUPS 96(R9), Y6
+	VSUBPS  416(R9), Y6, Y6
+	VMOVUPS 128(R9), Y7
+	VSUBPS  512(R9), Y7, Y7
+	VMOVUPS 160(R9), Y8
+	VSUBPS  832(R9), Y8, Y8
+	VSQRTPS 992(R9), Y9
+	VCMPPS  $0x04, Y9, Y0, Y10
+	VDIVPS  Y9, Y1, Y9
+	VANDPS  Y10, Y9, Y9
+	VSQRTPS 1088(R9), Y10
+	VMULPS  Y9, Y3, Y3
+	VMULPS  Y9, Y4, Y4
+	VMULPS  Y9, Y5, Y5
+	VMULPS  Y10, Y6, Y6
+	VMULPS  Y10, Y7, Y7
+	VMULPS  Y10, Y8, Y8
+	VMOVUPS 992(R9), Y9
+	VCMPPS  $0x00, Y0, Y9, Y9
+	VMULPS  Y8, Y4, Y10
+	VMULPS  Y7, Y5, Y11
+	VSUBPS  Y11, Y10, Y10
+	VMULPS  Y6, Y5, Y11
+	VMULPS  Y8, Y3, Y12
+	VSUBPS  Y12, Y11, Y11
+	VMULPS  Y7, Y3, Y12
+	VMULPS  Y6, Y4, Y13
+	VSUBPS  Y13, Y12, Y12
+	VMULPS  Y10, Y10, Y13
+	VMULPS  Y11, Y11, Y14
+	VMOVUPS Y5, (R9)
+	VADDPS  Y14, Y13, Y5
+	VMULPS  Y12, Y12, Y13
+	VADDPS  Y13, Y5, Y5
+	VMULPS  640(R9), Y10, Y13
+	VMULPS  768(R9), Y11, Y14
+	VMOVUPS Y8, 32(R9)
+	VADDPS  Y14, Y13, Y8
+	VMULPS  576(R9), Y12, Y13
+	VADDPS  Y13, Y8, Y8
+
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	VBROADCASTSS perptol<>+0(SB), Y13
+	VMULPS       Y2, Y13, Y13
+	VMOVUPS      Y4, 64(R9)
+	VMOVUPS      800(R9), Y4
+	VSUBPS       Y13, Y4, Y4
+	VMULPS       Y5, Y4, Y4
+	VMULPS       Y8, Y8, Y13
+	VCMPPS       $0x11, Y13, Y4, Y4
+	VMOVUPS      256(R9), Y13
+	VANDPS       Y4, Y13, Y4
+	VCMPPS       $0x19, minnormal<>+0(SB), Y5, Y13
+	VANDNPS      Y4, Y13, Y4
+	VMOVUPS      544(R9), Y13
+	VORPS        Y4, Y13, Y4
+	VMULPS       Y8, Y8, Y13
+	VMOVUPS      Y7, 96(R9)
+	VBROADCASTSS signtol<>+0(SB), Y7
+	VMULPS       Y2, Y7, Y2
+	VMULPS       Y5, Y2, Y2
+	VCMPPS       $0x19, Y2, Y13, Y2
+	VCMPPS       $0x11, Y0, Y8, Y7
+	VANDNPS      Y7, Y2, Y2
+	VXORPS       signmask<>+0(SB), Y10, Y7
+	VXORPS       signmask<>+0(SB), Y11, Y8
+	VXORPS       signmask<>+0(SB), Y12, Y13
+	VBLENDVPS    Y2, Y7, Y10, Y7
+	VBLENDVPS    Y2, Y8, Y11, Y8
+	VBLENDVPS    Y2, Y13, Y12, Y2
+	VMOVUPS      608(R9), Y10
+	VBLENDVPS    Y4, Y7, Y10, Y7
+	VMOVUPS      480(R9), Y10
+	VBLENDVPS    Y4, Y8, Y10, Y8
+	VMOVUPS      672(R9), Y10
+	VBLENDVPS    Y4, Y2, Y10, Y2
+	VMOVUPS      800(R9), Y10
+	VBLENDVPS    Y4, Y5, Y10, Y4
+	VMOVUPS      Y7, 608(R9)
+	VMOVUPS      Y8, 480(R9)
+	VMOVUPS      Y2, 672(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPS Y9, Y6, Y3, Y2
+	VMOVUPS   64(R9), Y3
+	VBLENDVPS Y9, 96(R9), Y3, Y3
+	VMOVUPS   (R9), Y4
+	VBLENDVPS Y9, 32(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS    signmask<>+0(SB), Y2, Y2
+	VMOVUPS   800(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VMULPS    Y2, Y2, Y7
+	VADDPS    Y7, Y6, Y6
+	VMULPS    Y0, Y0, Y7
+	VADDPS    Y7, Y6, Y6
+	VMOVUPS   608(R9), Y7
+	VBLENDVPS Y5, Y3, Y7, Y7
+	VMOVUPS   480(R9), Y8
+	VBLENDVPS Y5, Y2, Y8, Y2
+	VMOVUPS   672(R9), Y8
+	VBLENDVPS Y5, Y0, Y8, Y8
+	VMOVUPS   800(R9), Y9
+	VBLENDVPS Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 608(R9)
+	VMOVUPS   Y2, 480(R9)
+	VMOVUPS   Y8, 672(R9)
+	VMOVUPS   Y5, 800(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS    signmask<>+0(SB), Y3, Y2
+	VMOVUPS   800(R9), Y3
+	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
+	VMULPS    Y0, Y0, Y5
+	VMULPS    Y4, Y4, Y6
+	VADDPS    Y6, Y5, Y5
+	VMULPS    Y2, Y2, Y6
+	VADDPS    Y6, Y5, Y5
+	VMOVUPS   608(R9), Y6
+	VBLENDVPS Y3, Y0, Y6, Y6
+	VMOVUPS   480(R9), Y7
+	VBLENDVPS Y3, Y4, Y7, Y4
+	VMOVUPS   672(R9), Y7
+	VBLENDVPS Y3, Y2, Y7, Y2
+	VMOVUPS   800(R9), Y7
+	VBLENDVPS Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 608(R9)
+	VMOVUPS   Y4, 480(R9)
+	VMOVUPS   Y2, 672(R9)
+	VMOVUPS   Y3, 800(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   800(R9), Y2
+	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
+	VMOVUPS   608(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y3
+	VMOVUPS   480(R9), Y4
+	VBLENDVPS Y2, Y0, Y4, Y4
+	VMOVUPS   672(R9), Y5
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VMOVUPS   800(R9), Y6
+	VBLENDVPS Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   Y4, 480(R9)
+	VMOVUPS   Y5, 672(R9)
+	VMOVUPS   Y2, 800(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 800(R9), Y2
+	VMOVUPS Y2, 736(R9)
+
+TOIAVX2_loop2_finish_g1_normal:
+	VDIVPS 736(R9), Y1, Y2
+	VMULPS 608(R9), Y2, Y3
+	VMULPS 480(R9), Y2, Y4
+	VMULPS 672(R9), Y2, Y2
+
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	VMOVUPS 320(R9), Y5
+	VMULPS  352(R9), Y5, Y5
+	VADDPS  928(R9), Y5, Y5
+	VADDPS  4256(R9), Y5, Y5
+	VMOVUPS 416(R9), Y6
+	VADDPS  192(R9), Y6, Y6
+	VADDPS  4256(R9), Y6, Y6
+	VMOVUPS 1344(R9), Y7
+	VMULPS  352(R9), Y7, Y7
+	VADDPS  896(R9), Y7, Y7
+	VADDPS  4288(R9), Y7, Y7
+	VMOVUPS 512(R9), Y8
+	VADDPS  224(R9), Y8, Y8
+	VADDPS  4288(R9), Y8, Y8
+	VMOVUPS 1312(R9), Y9
+	VMULPS  352(R9), Y9, Y9
+	VADDPS  864(R9), Y9, Y9
+	VADDPS  4320(R9), Y9, Y9
+	VMOVUPS 832(R9), Y10
+	VADDPS  288(R9), Y10, Y10
+	VADDPS  4320(R9), Y10, Y10
+
+	// Invalid lanes: the canonical NaN in every float.
+	VMOVUPS   5792(R9), Y11
+	VCMPPS    $0x00, toiinvalid<>+0(SB), Y11, Y11
+	VMOVUPS   5728(R9), Y12
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y12, Y12
+	VMOVUPS   Y10, (R9)
+	VMOVUPS   704(R9), Y10
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y10, Y10
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y3, Y3
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y4, Y4
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y2, Y2
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y5, Y5
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y7, Y7
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y9, Y9
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y6, Y6
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y8, Y8
+	VMOVUPS   Y12, 32(R9)
+	VMOVUPS   (R9), Y12
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y12, Y11
+
+	// Pair index k = i + 8 + lane.
+	LEAQ         8(R13), BX
+	VMOVD        BX, X12
+	VPBROADCASTD X12, Y12
+	VPADDD       iota<>+0(SB), Y12, Y12
+	MOVQ         (SP), R12
+	VMOVUPS      Y12, 32(R12)(R13*4)
+	VMOVUPS      5792(R9), Y12
+	VCVTTPS2DQ   Y12, Y12
+	MOVQ         8(SP), R12
+	VMOVUPS      Y12, 32(R12)(R13*4)
+	VMOVUPS      5760(R9), Y12
+	VCVTTPS2DQ   Y12, Y12
+	MOVQ         16(SP), R12
+	VMOVUPS      Y12, 32(R12)(R13*4)
+	VMOVUPS      32(R9), Y12
+	MOVQ         24(SP), R12
+	VMOVUPS      Y12, 32(R12)(R13*4)
+	MOVQ         32(SP), R12
+	VMOVUPS      Y10, 32(R12)(R13*4)
+	MOVQ         40(SP), R12
+	VMOVUPS      Y3, 32(R12)(R13*4)
+	MOVQ         48(SP), R12
+	VMOVUPS      Y4, 32(R12)(R13*4)
+	MOVQ         56(SP), R12
+	VMOVUPS      Y2, 32(R12)(R13*4)
+	MOVQ         64(SP), R12
+	VMOVUPS      Y5, 32(R12)(R13*4)
+	MOVQ         72(SP), R12
+	VMOVUPS      Y7, 32(R12)(R13*4)
+	MOVQ         80(SP), R12
+	VMOVUPS      Y9, 32(R12)(R13*4)
+	MOVQ         88(SP), R12
+	VMOVUPS      Y6, 32(R12)(R13*4)
+	MOVQ         96(SP), R12
+	VMOVUPS      Y8, 32(R12)(R13*4)
+	MOVQ         104(SP), R12
+	VMOVUPS      Y11, 32(R12)(R13*4)
+	ADDQ         $0x00000010, R13
+	SUBQ         $0x00000010, R14
+	CMPQ         R14, $0x00000010
+	JAE          TOIAVX2_loop2
+
+TOIAVX2_loop2_end:
+	// 1 whole group(s) of 8 pairs at a time.
+	CMPQ R14, $0x00000008
+	JB   TOIAVX2_loop1_end
+
+TOIAVX2_loop1:
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ (DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 3840(R9)
+	VPMOVZXDQ 16(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 3872(R9)
+	VPMOVZXDQ (SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 3904(R9)
+	VPMOVZXDQ 16(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 3936(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ           3840(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y2
+	MOVQ           3872(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
+	MOVQ           3848(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y3
+	MOVQ           3880(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
+	MOVQ           3856(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y4
+	MOVQ           3888(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
+	MOVQ           3864(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y5
+	MOVQ           3896(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 2048(R9)
+	VMOVUPS        Y5, 2080(R9)
+	VMOVUPS        Y6, 2112(R9)
+	VMOVUPS        Y2, 2240(R9)
+	MOVQ           3840(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y2
+	MOVQ           3872(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
+	MOVQ           3848(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y3
+	MOVQ           3880(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
+	MOVQ           3856(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y4
+	MOVQ           3888(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
+	MOVQ           3864(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y5
+	MOVQ           3896(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 2144(R9)
+	VMOVUPS        Y5, 2176(R9)
+	VMOVUPS        Y2, 2208(R9)
+
+	// Capsule records of side J at the start, transposed.
+	MOVQ           3904(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y2
+	MOVQ           3936(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
+	MOVQ           3912(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y3
+	MOVQ           3944(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
+	MOVQ           3920(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y4
+	MOVQ           3952(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
+	MOVQ           3928(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y5
+	MOVQ           3960(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 2272(R9)
+	VMOVUPS        Y5, 2304(R9)
+	VMOVUPS        Y6, 2336(R9)
+	VMOVUPS        Y2, 2464(R9)
+	MOVQ           3904(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y2
+	MOVQ           3936(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
+	MOVQ           3912(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y3
+	MOVQ           3944(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
+	MOVQ           3920(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y4
+	MOVQ           3952(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
+	MOVQ           3928(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y5
+	MOVQ           3960(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 2368(R9)
+	VMOVUPS        Y5, 2400(R9)
+	VMOVUPS        Y2, 2432(R9)
+
+	// Capsule records of side I at the end, transposed.
+	MOVQ           3840(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y2
+	MOVQ           3872(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
+	MOVQ           3848(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y3
+	MOVQ           3880(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
+	MOVQ           3856(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y4
+	MOVQ           3888(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
+	MOVQ           3864(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y5
+	MOVQ           3896(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 2496(R9)
+	VMOVUPS        Y5, 2528(R9)
+	VMOVUPS        Y6, 2560(R9)
+	VMOVUPS        Y2, 2688(R9)
+	MOVQ           3840(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y2
+	MOVQ           3872(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
+	MOVQ           3848(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y3
+	MOVQ           3880(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
+	MOVQ           3856(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y4
+	MOVQ           3888(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
+	MOVQ           3864(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y5
+	MOVQ           3896(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 2592(R9)
+	VMOVUPS        Y5, 2624(R9)
+	VMOVUPS        Y2, 2656(R9)
+
+	// Capsule records of side J at the end, transposed.
+	MOVQ           3904(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y2
+	MOVQ           3936(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
+	MOVQ           3912(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y3
+	MOVQ           3944(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
+	MOVQ           3920(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y4
+	MOVQ           3952(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
+	MOVQ           3928(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y5
+	MOVQ           3960(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 2720(R9)
+	VMOVUPS        Y5, 2752(R9)
+	VMOVUPS        Y6, 2784(R9)
+	VMOVUPS        Y2, 2912(R9)
+	MOVQ           3904(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y2
+	MOVQ           3936(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
+	MOVQ           3912(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y3
+	MOVQ           3944(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
+	MOVQ           3920(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y4
+	MOVQ           3952(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
+	MOVQ           3928(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y5
+	MOVQ           3960(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 2816(R9)
+	VMOVUPS        Y5, 2848(R9)
+	VMOVUPS        Y2, 2880(R9)
+
+	// The pads of I and J: gathered, or zero without pads.
+	VMOVUPS    Y0, 2944(R9)
+	VMOVUPS    Y0, 2976(R9)
+	MOVQ       pad+16(FP), BX
+	TESTQ      BX, BX
+	JZ         TOIAVX2_loop1_g0_nopad
+	VMOVUPS    (DX)(R13*4), Y3
+	VMOVUPS    Y0, Y2
+	VPCMPEQD   Y0, Y0, Y4
+	VGATHERDPS Y4, (BX)(Y3*4), Y2
+	VMOVUPS    Y2, 2944(R9)
+	VMOVUPS    (SI)(R13*4), Y3
+	VMOVUPS    Y0, Y2
+	VPCMPEQD   Y0, Y0, Y4
+	VGATHERDPS Y4, (BX)(Y3*4), Y2
+	VMOVUPS    Y2, 2976(R9)
+
+TOIAVX2_loop1_g0_nopad:
+	// Setup: the frames and the initial states.
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	VMOVUPS 2048(R9), Y2
+	VSUBPS  2272(R9), Y2, Y2
+	VMOVUPS 2080(R9), Y3
+	VSUBPS  2304(R9), Y3, Y3
+	VMOVUPS 2112(R9), Y4
+	VSUBPS  2336(R9), Y4, Y4
+	VMOVUPS 2496(R9), Y5
+	VSUBPS  2048(R9), Y5, Y5
+	VMOVUPS 2528(R9), Y6
+	VSUBPS  2080(R9), Y6, Y6
+	VMOVUPS 2560(R9), Y7
+	VSUBPS  2112(R9), Y7, Y7
+	VMOVUPS 2144(R9), Y8
+	VSUBPS  2272(R9), Y8, Y8
+	VMOVUPS 2176(R9), Y9
+	VSUBPS  2304(R9), Y9, Y9
+	VMOVUPS 2208(R9), Y10
+	VSUBPS  2336(R9), Y10, Y10
+	VMOVUPS 2592(R9), Y11
+	VSUBPS  2144(R9), Y11, Y11
+	VMOVUPS 2624(R9), Y12
+	VSUBPS  2176(R9), Y12, Y12
+	VMOVUPS 2656(R9), Y13
+	VSUBPS  2208(R9), Y13, Y13
+	VMOVUPS Y13, (R9)
+	VMOVUPS 2720(R9), Y13
+	VSUBPS  2272(R9), Y13, Y13
+	VMOVUPS Y13, 32(R9)
+	VMOVUPS 2752(R9), Y13
+	VSUBPS  2304(R9), Y13, Y13
+	VMOVUPS Y13, 64(R9)
+	VMOVUPS 2784(R9), Y13
+	VSUBPS  2336(R9), Y13, Y13
+	VMOVUPS Y13, 96(R9)
+	VMOVUPS 2368(R9), Y13
+	VSUBPS  2272(R9), Y13, Y13
+	VMOVUPS Y13, 128(R9)
+	VMOVUPS 2400(R9), Y13
+	VSUBPS  2304(R9), Y13, Y13
+	VMOVUPS Y13, 160(R9)
+	VMOVUPS 2432(R9), Y13
+	VSUBPS  2336(R9), Y13, Y13
+	VMOVUPS Y13, 192(R9)
+	VMOVUPS 2816(R9), Y13
+	VSUBPS  2368(R9), Y13, Y13
+	VMOVUPS Y13, 224(R9)
+	VMOVUPS 2848(R9), Y13
+	VSUBPS  2400(R9), Y13, Y13
+	VMOVUPS Y13, 256(R9)
+	VMOVUPS 2880(R9), Y13
+	VSUBPS  2432(R9), Y13, Y13
+
+	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
+	VSUBPS       Y2, Y2, Y14
+	VMOVUPS      Y2, 288(R9)
+	VSUBPS       Y5, Y5, Y2
+	VMOVUPS      Y5, 320(R9)
+	VSUBPS       Y3, Y3, Y5
+	VMOVUPS      Y3, 352(R9)
+	VSUBPS       Y6, Y6, Y3
+	VMOVUPS      Y6, 384(R9)
+	VSUBPS       Y4, Y4, Y6
+	VMOVUPS      Y4, 416(R9)
+	VADDPS       Y6, Y14, Y4
+	VSUBPS       Y7, Y7, Y6
+	VADDPS       Y6, Y2, Y2
+	VSUBPS       Y8, Y8, Y6
+	VADDPS       Y6, Y5, Y5
+	VSUBPS       Y11, Y11, Y6
+	VADDPS       Y6, Y3, Y3
+	VSUBPS       Y9, Y9, Y6
+	VADDPS       Y6, Y4, Y4
+	VSUBPS       Y12, Y12, Y6
+	VADDPS       Y6, Y2, Y2
+	VSUBPS       Y10, Y10, Y6
+	VADDPS       Y6, Y5, Y5
+	VMOVUPS      (R9), Y6
+	VSUBPS       (R9), Y6, Y6
+	VADDPS       Y6, Y3, Y3
+	VMOVUPS      32(R9), Y6
+	VSUBPS       32(R9), Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	VMOVUPS      64(R9), Y6
+	VSUBPS       64(R9), Y6, Y6
+	VADDPS       Y6, Y2, Y2
+	VMOVUPS      96(R9), Y6
+	VSUBPS       96(R9), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VMOVUPS      128(R9), Y6
+	VSUBPS       128(R9), Y6, Y6
+	VADDPS       Y6, Y3, Y3
+	VMOVUPS      224(R9), Y6
+	VSUBPS       224(R9), Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	VMOVUPS      160(R9), Y6
+	VSUBPS       160(R9), Y6, Y6
+	VADDPS       Y6, Y2, Y2
+	VMOVUPS      256(R9), Y6
+	VSUBPS       256(R9), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VMOVUPS      192(R9), Y6
+	VSUBPS       192(R9), Y6, Y6
+	VADDPS       Y6, Y3, Y3
+	VSUBPS       Y13, Y13, Y6
+	VADDPS       Y6, Y4, Y4
+	VMOVUPS      2240(R9), Y6
+	VSUBPS       2240(R9), Y6, Y6
+	VADDPS       Y6, Y2, Y2
+	VMOVUPS      2688(R9), Y6
+	VSUBPS       2688(R9), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VMOVUPS      2944(R9), Y6
+	VSUBPS       2944(R9), Y6, Y6
+	VADDPS       Y6, Y3, Y3
+	VMOVUPS      2464(R9), Y6
+	VSUBPS       2464(R9), Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	VMOVUPS      2912(R9), Y6
+	VSUBPS       2912(R9), Y6, Y6
+	VADDPS       Y6, Y2, Y2
+	VMOVUPS      2976(R9), Y6
+	VSUBPS       2976(R9), Y6, Y6
+	VADDPS       Y6, Y5, Y5
+	VMOVUPS      Y13, 448(R9)
+	VBROADCASTSS margin+56(FP), Y6
+	VBROADCASTSS margin+56(FP), Y13
+	VSUBPS       Y6, Y13, Y6
+	VADDPS       Y6, Y3, Y3
+	VBROADCASTSS tol+60(FP), Y6
+	VBROADCASTSS tol+60(FP), Y13
+	VSUBPS       Y6, Y13, Y6
+	VADDPS       Y6, Y4, Y4
+	VBROADCASTSS tmax+64(FP), Y6
+	VBROADCASTSS tmax+64(FP), Y13
+	VSUBPS       Y6, Y13, Y6
+	VADDPS       Y6, Y2, Y2
+	VADDPS       Y2, Y4, Y2
+	VADDPS       Y3, Y5, Y3
+	VADDPS       Y3, Y2, Y2
+	VCMPPS       $0x00, Y0, Y2, Y2
+
+	// A negative radius or pad is invalid.
+	VMOVUPS 2240(R9), Y3
+	VMINPS  2688(R9), Y3, Y3
+	VMOVUPS 2464(R9), Y4
+	VMINPS  2912(R9), Y4, Y4
+	VMINPS  Y4, Y3, Y3
+	VCMPPS  $0x11, Y0, Y3, Y3
+	VMOVUPS 2944(R9), Y4
+	VMINPS  2976(R9), Y4, Y4
+	VCMPPS  $0x11, Y0, Y4, Y4
+	VORPS   Y4, Y3, Y3
+	VANDNPS Y2, Y3, Y2
+
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	VMOVUPS 288(R9), Y3
+	VANDPS  absmask<>+0(SB), Y3, Y3
+	VMOVUPS 288(R9), Y4
+	VADDPS  320(R9), Y4, Y4
+	VANDPS  absmask<>+0(SB), Y4, Y4
+	VMOVUPS 352(R9), Y5
+	VANDPS  absmask<>+0(SB), Y5, Y5
+	VMOVUPS 352(R9), Y6
+	VADDPS  384(R9), Y6, Y6
+	VANDPS  absmask<>+0(SB), Y6, Y6
+	VMAXPS  Y6, Y0, Y6
+	VMOVUPS 416(R9), Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VMAXPS  Y13, Y3, Y3
+	VADDPS  416(R9), Y7, Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VMAXPS  Y13, Y4, Y4
+	VANDPS  absmask<>+0(SB), Y8, Y13
+	VMAXPS  Y13, Y5, Y5
+	VADDPS  Y11, Y8, Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VMAXPS  Y13, Y6, Y6
+	VANDPS  absmask<>+0(SB), Y9, Y13
+	VMAXPS  Y13, Y3, Y3
+	VADDPS  Y12, Y9, Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VMAXPS  Y13, Y4, Y4
+	VANDPS  absmask<>+0(SB), Y10, Y13
+	VMAXPS  Y13, Y5, Y5
+	VADDPS  (R9), Y10, Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VMAXPS  Y13, Y6, Y6
+	VMOVUPS 32(R9), Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VMAXPS  Y13, Y3, Y3
+	VMOVUPS 64(R9), Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VMAXPS  Y13, Y4, Y4
+	VMOVUPS 96(R9), Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VMAXPS  Y13, Y5, Y5
+	VMOVUPS 128(R9), Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VMAXPS  Y13, Y6, Y6
+	VMOVUPS 128(R9), Y13
+	VADDPS  224(R9), Y13, Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VMAXPS  Y13, Y3, Y3
+	VMOVUPS 160(R9), Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VMAXPS  Y13, Y4, Y4
+	VMOVUPS 160(R9), Y13
+	VADDPS  256(R9), Y13, Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VMAXPS  Y13, Y5, Y5
+	VMOVUPS 192(R9), Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VMAXPS  Y13, Y6, Y6
+	VMOVUPS 192(R9), Y13
+	VADDPS  448(R9), Y13, Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VMAXPS  Y13, Y3, Y3
+	VMAXPS  Y3, Y6, Y3
+	VMAXPS  Y5, Y4, Y4
+	VMAXPS  Y4, Y3, Y3
+
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	VBROADCASTSS toitolfloor<>+0(SB), Y4
+	VMULPS       Y3, Y4, Y3
+	VBROADCASTSS tol+60(FP), Y4
+	VMAXPS       Y3, Y4, Y3
+	VMOVUPS      2240(R9), Y4
+	VMAXPS       2688(R9), Y4, Y4
+	VMOVUPS      2464(R9), Y5
+	VMAXPS       2912(R9), Y5, Y5
+	VADDPS       2944(R9), Y4, Y4
+	VADDPS       2976(R9), Y5, Y5
+	VADDPS       Y5, Y4, Y4
+	VBROADCASTSS margin+56(FP), Y5
+	VADDPS       Y5, Y4, Y4
+	VMAXPS       Y3, Y4, Y4
+	VADDPS       Y3, Y4, Y3
+	VBROADCASTSS toiinvalid<>+0(SB), Y5
+	VBLENDVPS    Y2, toirunning<>+0(SB), Y5, Y2
+	VMOVUPS      288(R9), Y5
+	VMOVUPS      Y5, 3008(R9)
+	VMOVUPS      352(R9), Y5
+	VMOVUPS      Y5, 3040(R9)
+	VMOVUPS      416(R9), Y5
+	VMOVUPS      Y5, 3072(R9)
+	VMOVUPS      Y8, 3104(R9)
+	VMOVUPS      Y9, 3136(R9)
+	VMOVUPS      Y10, 3168(R9)
+	VMOVUPS      128(R9), Y5
+	VMOVUPS      Y5, 3200(R9)
+	VMOVUPS      160(R9), Y5
+	VMOVUPS      Y5, 3232(R9)
+	VMOVUPS      192(R9), Y5
+	VMOVUPS      Y5, 3264(R9)
+	VMOVUPS      320(R9), Y5
+	VMOVUPS      Y5, 3296(R9)
+	VMOVUPS      384(R9), Y5
+	VMOVUPS      Y5, 3328(R9)
+	VMOVUPS      Y7, 3360(R9)
+	VMOVUPS      Y11, 3392(R9)
+	VMOVUPS      Y12, 3424(R9)
+	VMOVUPS      (R9), Y5
+	VMOVUPS      Y5, 3456(R9)
+	VMOVUPS      32(R9), Y5
+	VMOVUPS      Y5, 3488(R9)
+	VMOVUPS      64(R9), Y5
+	VMOVUPS      Y5, 3520(R9)
+	VMOVUPS      96(R9), Y5
+	VMOVUPS      Y5, 3552(R9)
+	VMOVUPS      224(R9), Y5
+	VMOVUPS      Y5, 3584(R9)
+	VMOVUPS      256(R9), Y5
+	VMOVUPS      Y5, 3616(R9)
+	VMOVUPS      448(R9), Y5
+	VMOVUPS      Y5, 3648(R9)
+	VMOVUPS      Y4, 3680(R9)
+	VMOVUPS      Y3, 3712(R9)
+	VMOVUPS      Y0, 3744(R9)
+	VMOVUPS      Y0, 3776(R9)
+	VMOVUPS      Y2, 3808(R9)
+
+	// Steps until no lane is running.
+TOIAVX2_loop1_step:
+	VBROADCASTSS tmax+64(FP), Y2
+	VMINPS       Y1, Y2, Y2
+	VMAXPS       Y0, Y2, Y2
+
+	// Step 1: the endpoints at t and the projection.
+	VMOVUPS 3744(R9), Y3
+	VMULPS  3296(R9), Y3, Y3
+	VADDPS  3008(R9), Y3, Y3
+	VMOVUPS 3744(R9), Y4
+	VMULPS  3328(R9), Y4, Y4
+	VADDPS  3040(R9), Y4, Y4
+	VMOVUPS 3744(R9), Y5
+	VMULPS  3360(R9), Y5, Y5
+	VADDPS  3072(R9), Y5, Y5
+	VMOVUPS 3744(R9), Y6
+	VMULPS  3392(R9), Y6, Y6
+	VADDPS  3104(R9), Y6, Y6
+	VMOVUPS 3744(R9), Y7
+	VMULPS  3424(R9), Y7, Y7
+	VADDPS  3136(R9), Y7, Y7
+	VMOVUPS 3744(R9), Y8
+	VMULPS  3456(R9), Y8, Y8
+	VADDPS  3168(R9), Y8, Y8
+	VMOVUPS 3744(R9), Y9
+	VMULPS  3488(R9), Y9, Y9
+	VADDPS  Y9, Y0, Y9
+	VMOVUPS 3744(R9), Y10
+	VMULPS  3520(R9), Y10, Y10
+	VADDPS  Y10, Y0, Y10
+	VMOVUPS 3744(R9), Y11
+	VMULPS  3552(R9), Y11, Y11
+	VADDPS  Y11, Y0, Y11
+	VMOVUPS 3744(R9), Y12
+	VMULPS  3584(R9), Y12, Y12
+	VADDPS  3200(R9), Y12, Y12
+	VMOVUPS 3744(R9), Y13
+	VMULPS  3616(R9), Y13, Y13
+	VADDPS  3232(R9), Y13, Y13
+	VMOVUPS Y2, (R9)
+	VMOVUPS 3744(R9), Y2
+	VMULPS  3648(R9), Y2, Y2
+	VADDPS  3264(R9), Y2, Y2
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPS  Y3, Y6, Y14
+	VMOVUPS Y6, 32(R9)
+	VSUBPS  Y4, Y7, Y6
+	VMOVUPS Y7, 64(R9)
+	VSUBPS  Y5, Y8, Y7
+	VMOVUPS Y8, 96(R9)
+	VSUBPS  Y9, Y12, Y8
+	VMOVUPS Y12, 128(R9)
+	VSUBPS  Y10, Y13, Y12
+	VMOVUPS Y13, 160(R9)
+	VSUBPS  Y11, Y2, Y13
+	VMOVUPS Y2, 192(R9)
+	VSUBPS  Y9, Y3, Y2
+	VMOVUPS Y9, 224(R9)
+	VSUBPS  Y10, Y4, Y9
+	VMOVUPS Y10, 256(R9)
+	VSUBPS  Y11, Y5, Y10
+	VMOVUPS Y11, 288(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS  Y8, Y8, Y11
+	VMOVUPS Y5, 320(R9)
+	VMULPS  Y12, Y12, Y5
+	VMOVUPS Y4, 352(R9)
+	VADDPS  Y5, Y11, Y4
+	VMULPS  Y13, Y13, Y5
+	VADDPS  Y5, Y4, Y4
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y4, Y5
+	VDIVPS  Y4, Y1, Y4
+	VANDPS  Y5, Y4, Y4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Y14, Y14, Y5
+	VMULPS  Y6, Y6, Y11
+	VMOVUPS Y3, 384(R9)
+	VADDPS  Y11, Y5, Y3
+	VMULPS  Y7, Y7, Y5
+	VADDPS  Y5, Y3, Y3
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y5
+	VDIVPS  Y3, Y1, Y3
+	VANDPS  Y5, Y3, Y3
+	VMULPS  Y2, Y8, Y5
+	VMULPS  Y9, Y12, Y11
+	VMOVUPS Y3, 416(R9)
+	VADDPS  Y11, Y5, Y3
+	VMULPS  Y10, Y13, Y5
+	VADDPS  Y5, Y3, Y3
+	VMULPS  Y4, Y3, Y3
+	VMULPS  Y14, Y8, Y5
+	VMULPS  Y6, Y12, Y11
+	VMOVUPS Y12, 448(R9)
+	VADDPS  Y11, Y5, Y5
+	VMULPS  Y7, Y13, Y11
+	VADDPS  Y11, Y5, Y5
+	VMULPS  Y4, Y5, Y4
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  Y14, Y2, Y11
+	VMULPS  Y6, Y9, Y12
+	VMOVUPS Y5, 480(R9)
+	VADDPS  Y12, Y11, Y5
+	VMULPS  Y7, Y10, Y11
+	VADDPS  Y11, Y5, Y5
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Y3, Y8, Y11
+	VMULPS  448(R9), Y3, Y12
+	VMOVUPS Y5, 512(R9)
+	VMULPS  Y3, Y13, Y5
+	VMOVUPS Y3, 544(R9)
+	VSUBPS  Y2, Y11, Y3
+	VSUBPS  Y9, Y12, Y11
+	VSUBPS  Y10, Y5, Y5
+	VMULPS  Y4, Y8, Y12
+	VMOVUPS Y10, 576(R9)
+	VMULPS  448(R9), Y4, Y10
+	VMOVUPS Y9, 608(R9)
+	VMULPS  Y4, Y13, Y9
+	VMOVUPS Y2, 640(R9)
+	VSUBPS  Y12, Y14, Y2
+	VSUBPS  Y10, Y6, Y10
+	VSUBPS  Y9, Y7, Y9
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y2, Y2, Y12
+	VMOVUPS Y7, 672(R9)
+	VMULPS  Y10, Y10, Y7
+	VMOVUPS Y6, 704(R9)
+	VADDPS  Y7, Y12, Y6
+	VMULPS  Y9, Y9, Y7
+	VADDPS  Y7, Y6, Y6
+	VMULPS  Y2, Y3, Y2
+	VMULPS  Y10, Y11, Y3
+	VADDPS  Y3, Y2, Y2
+	VMULPS  Y9, Y5, Y3
+	VADDPS  Y3, Y2, Y2
+	VCMPPS  $0x04, Y6, Y0, Y3
+	VDIVPS  Y6, Y2, Y2
+	VANDPS  Y3, Y2, Y2
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS Y4, Y2, Y2
+	VADDPS 544(R9), Y2, Y2
+	VMINPS Y1, Y2, Y2
+	VMAXPS Y0, Y2, Y2
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS 480(R9), Y2, Y3
+	VSUBPS 512(R9), Y3, Y3
+	VMULPS 416(R9), Y3, Y3
+	VMINPS Y1, Y3, Y3
+	VMAXPS Y0, Y3, Y3
+	VMULPS Y2, Y8, Y4
+	VMULPS 448(R9), Y2, Y5
+	VMULPS Y2, Y13, Y2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  Y3, Y14, Y6
+	VADDPS  640(R9), Y6, Y6
+	VSUBPS  Y4, Y6, Y4
+	VMULPS  704(R9), Y3, Y6
+	VADDPS  608(R9), Y6, Y6
+	VSUBPS  Y5, Y6, Y5
+	VMULPS  672(R9), Y3, Y3
+	VADDPS  576(R9), Y3, Y3
+	VSUBPS  Y2, Y3, Y2
+	VMULPS  Y4, Y4, Y3
+	VMULPS  Y5, Y5, Y6
+	VADDPS  Y6, Y3, Y3
+	VMULPS  Y2, Y2, Y6
+	VADDPS  Y6, Y3, Y3
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y6
+	VSQRTPS Y3, Y3
+
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	VDIVPS  Y3, Y1, Y7
+	VMULPS  Y7, Y4, Y4
+	VMULPS  Y7, Y5, Y5
+	VMULPS  Y7, Y2, Y2
+	VMULPS  384(R9), Y4, Y7
+	VMULPS  352(R9), Y5, Y8
+	VADDPS  Y8, Y7, Y7
+	VMULPS  320(R9), Y2, Y8
+	VADDPS  Y8, Y7, Y7
+	VMULPS  3296(R9), Y4, Y8
+	VMULPS  3328(R9), Y5, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  3360(R9), Y2, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  32(R9), Y4, Y9
+	VMULPS  64(R9), Y5, Y10
+	VADDPS  Y10, Y9, Y9
+	VMULPS  96(R9), Y2, Y10
+	VADDPS  Y10, Y9, Y9
+	VMULPS  3392(R9), Y4, Y10
+	VMULPS  3424(R9), Y5, Y11
+	VADDPS  Y11, Y10, Y10
+	VMULPS  3456(R9), Y2, Y11
+	VADDPS  Y11, Y10, Y10
+	VMULPS  224(R9), Y4, Y11
+	VMULPS  256(R9), Y5, Y12
+	VADDPS  Y12, Y11, Y11
+	VMULPS  288(R9), Y2, Y12
+	VADDPS  Y12, Y11, Y11
+	VMULPS  3488(R9), Y4, Y12
+	VMULPS  3520(R9), Y5, Y13
+	VADDPS  Y13, Y12, Y12
+	VMULPS  3552(R9), Y2, Y13
+	VADDPS  Y13, Y12, Y12
+	VMULPS  128(R9), Y4, Y13
+	VMULPS  160(R9), Y5, Y14
+	VMOVUPS Y6, 32(R9)
+	VADDPS  Y14, Y13, Y6
+	VMULPS  192(R9), Y2, Y13
+	VADDPS  Y13, Y6, Y6
+	VMULPS  3584(R9), Y4, Y4
+	VMULPS  3616(R9), Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMULPS  3648(R9), Y2, Y2
+	VADDPS  Y2, Y4, Y2
+
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	VSUBPS       Y11, Y7, Y4
+	VSUBPS       3680(R9), Y4, Y4
+	VSUBPS       Y8, Y12, Y5
+	VCMPPS       $0x11, Y5, Y0, Y13
+	VDIVPS       Y5, Y4, Y5
+	VMOVUPS      Y3, 64(R9)
+	VBROADCASTSS toiinf<>+0(SB), Y3
+	VBLENDVPS    Y13, Y5, Y3, Y3
+	VCMPPS       $0x11, Y4, Y0, Y4
+	VANDPS       Y3, Y4, Y3
+	VSUBPS       Y6, Y7, Y4
+	VSUBPS       3680(R9), Y4, Y4
+	VSUBPS       Y8, Y2, Y5
+	VCMPPS       $0x11, Y5, Y0, Y7
+	VDIVPS       Y5, Y4, Y5
+	VBROADCASTSS toiinf<>+0(SB), Y8
+	VBLENDVPS    Y7, Y5, Y8, Y5
+	VCMPPS       $0x11, Y4, Y0, Y4
+	VANDPS       Y5, Y4, Y4
+	VMINPS       Y4, Y3, Y3
+	VSUBPS       Y11, Y9, Y4
+	VSUBPS       3680(R9), Y4, Y4
+	VSUBPS       Y10, Y12, Y5
+	VCMPPS       $0x11, Y5, Y0, Y7
+	VDIVPS       Y5, Y4, Y5
+	VBROADCASTSS toiinf<>+0(SB), Y8
+	VBLENDVPS    Y7, Y5, Y8, Y5
+	VCMPPS       $0x11, Y4, Y0, Y4
+	VANDPS       Y5, Y4, Y4
+	VMINPS       Y4, Y3, Y3
+	VSUBPS       Y6, Y9, Y4
+	VSUBPS       3680(R9), Y4, Y4
+	VSUBPS       Y10, Y2, Y2
+	VCMPPS       $0x11, Y2, Y0, Y5
+	VDIVPS       Y2, Y4, Y2
+	VBROADCASTSS toiinf<>+0(SB), Y6
+	VBLENDVPS    Y5, Y2, Y6, Y2
+	VCMPPS       $0x11, Y4, Y0, Y4
+	VANDPS       Y2, Y4, Y2
+	VMINPS       Y2, Y3, Y2
+	VADDPS       3744(R9), Y2, Y2
+
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	VMOVUPS      3808(R9), Y3
+	VCMPPS       $0x00, toirunning<>+0(SB), Y3, Y3
+	VADDPS       3776(R9), Y1, Y4
+	VMOVUPS      3744(R9), Y5
+	VCMPPS       $0x11, Y2, Y5, Y5
+	VANDNPS      Y3, Y5, Y5
+	VBROADCASTSS maxiter+68(FP), Y6
+	VCMPPS       $0x12, Y4, Y6, Y6
+	VORPS        Y6, Y5, Y5
+	VBROADCASTSS toirunning<>+0(SB), Y6
+	VBLENDVPS    Y5, toiunconv<>+0(SB), Y6, Y5
+	VCMPPS       $0x16, (R9), Y2, Y6
+	VBLENDVPS    Y6, Y0, Y5, Y5
+	VMOVUPS      3744(R9), Y6
+	VCMPPS       $0x00, Y0, Y6, Y6
+	VBLENDVPS    Y6, toiinitial<>+0(SB), Y1, Y6
+	VMOVUPS      64(R9), Y7
+	VCMPPS       $0x12, 3712(R9), Y7, Y7
+	VBLENDVPS    Y7, Y6, Y5, Y5
+	VMOVUPS      32(R9), Y6
+	VBLENDVPS    Y6, toiinvalid<>+0(SB), Y5, Y5
+	VCMPPS       $0x00, toirunning<>+0(SB), Y5, Y6
+	VANDPS       Y6, Y3, Y6
+	VMOVUPS      3744(R9), Y7
+	VBLENDVPS    Y6, Y2, Y7, Y2
+	VMOVUPS      32(R9), Y7
+	VBLENDVPS    Y7, Y0, Y4, Y4
+	VMOVUPS      3776(R9), Y7
+	VBLENDVPS    Y3, Y4, Y7, Y4
+	VMOVUPS      3808(R9), Y7
+	VBLENDVPS    Y3, Y5, Y7, Y3
+	VMOVUPS      Y2, 3744(R9)
+	VMOVUPS      Y4, 3776(R9)
+	VMOVUPS      Y3, 3808(R9)
+	VMOVMSKPS    Y6, BX
+	TESTL        BX, BX
+	JNZ          TOIAVX2_loop1_step
+
+	// Finish: the rows.
+	VMOVUPS 3744(R9), Y2
+	VMULPS  3296(R9), Y2, Y2
+	VADDPS  3008(R9), Y2, Y2
+	VMOVUPS 3744(R9), Y3
+	VMULPS  3328(R9), Y3, Y3
+	VADDPS  3040(R9), Y3, Y3
+	VMOVUPS 3744(R9), Y4
+	VMULPS  3360(R9), Y4, Y4
+	VADDPS  3072(R9), Y4, Y4
+	VMOVUPS 3744(R9), Y5
+	VMULPS  3392(R9), Y5, Y5
+	VADDPS  3104(R9), Y5, Y5
+	VMOVUPS 3744(R9), Y6
+	VMULPS  3424(R9), Y6, Y6
+	VADDPS  3136(R9), Y6, Y6
+	VMOVUPS 3744(R9), Y7
+	VMULPS  3456(R9), Y7, Y7
+	VADDPS  3168(R9), Y7, Y7
+	VMOVUPS 3744(R9), Y8
+	VMULPS  3488(R9), Y8, Y8
+	VADDPS  Y8, Y0, Y8
+	VMOVUPS 3744(R9), Y9
+	VMULPS  3520(R9), Y9, Y9
+	VADDPS  Y9, Y0, Y9
+	VMOVUPS 3744(R9), Y10
+	VMULPS  3552(R9), Y10, Y10
+	VADDPS  Y10, Y0, Y10
+	VMOVUPS 3744(R9), Y11
+	VMULPS  3584(R9), Y11, Y11
+	VADDPS  3200(R9), Y11, Y11
+	VMOVUPS 3744(R9), Y12
+	VMULPS  3616(R9), Y12, Y12
+	VADDPS  3232(R9), Y12, Y12
+	VMOVUPS 3744(R9), Y13
+	VMULPS  3648(R9), Y13, Y13
+	VADDPS  3264(R9), Y13, Y13
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPS  Y2, Y5, Y14
+	VMOVUPS Y5, (R9)
+	VSUBPS  Y3, Y6, Y5
+	VMOVUPS Y6, 32(R9)
+	VSUBPS  Y4, Y7, Y6
+	VMOVUPS Y7, 64(R9)
+	VSUBPS  Y8, Y11, Y7
+	VMOVUPS Y11, 96(R9)
+	VSUBPS  Y9, Y12, Y11
+	VMOVUPS Y12, 128(R9)
+	VSUBPS  Y10, Y13, Y12
+	VMOVUPS Y13, 160(R9)
+	VSUBPS  Y8, Y2, Y13
+	VMOVUPS Y8, 192(R9)
+	VSUBPS  Y9, Y3, Y8
+	VMOVUPS Y9, 224(R9)
+	VSUBPS  Y10, Y4, Y9
+	VMOVUPS Y10, 256(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS  Y7, Y7, Y10
+	VMOVUPS Y4, 288(R9)
+	VMULPS  Y11, Y11, Y4
+	VMOVUPS Y3, 320(R9)
+	VADDPS  Y4, Y10, Y3
+	VMULPS  Y12, Y12, Y4
+	VADDPS  Y4, Y3, Y3
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y4
+	VDIVPS  Y3, Y1, Y10
+	VANDPS  Y4, Y10, Y4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Y14, Y14, Y10
+	VMOVUPS Y2, 352(R9)
+	VMULPS  Y5, Y5, Y2
+	VMOVUPS Y3, 384(R9)
+	VADDPS  Y2, Y10, Y2
+	VMULPS  Y6, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y2, Y3
+	VDIVPS  Y2, Y1, Y10
+	VANDPS  Y3, Y10, Y3
+	VMULPS  Y13, Y7, Y10
+	VMOVUPS Y2, 416(R9)
+	VMULPS  Y8, Y11, Y2
+	VMOVUPS Y3, 448(R9)
+	VADDPS  Y2, Y10, Y2
+	VMULPS  Y9, Y12, Y3
+	VADDPS  Y3, Y2, Y2
+	VMULPS  Y4, Y2, Y2
+	VMULPS  Y14, Y7, Y3
+	VMULPS  Y5, Y11, Y10
+	VMOVUPS Y11, 480(R9)
+	VADDPS  Y10, Y3, Y3
+	VMULPS  Y6, Y12, Y10
+	VADDPS  Y10, Y3, Y3
+	VMULPS  Y4, Y3, Y10
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  Y14, Y13, Y11
+	VMOVUPS Y4, 512(R9)
+	VMULPS  Y5, Y8, Y4
+	VMOVUPS Y3, 544(R9)
+	VADDPS  Y4, Y11, Y3
+	VMULPS  Y6, Y9, Y4
+	VADDPS  Y4, Y3, Y3
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Y2, Y7, Y4
+	VMULPS  480(R9), Y2, Y11
+	VMOVUPS Y3, 576(R9)
+	VMULPS  Y2, Y12, Y3
+	VMOVUPS Y2, 608(R9)
+	VSUBPS  Y13, Y4, Y2
+	VSUBPS  Y8, Y11, Y4
+	VSUBPS  Y9, Y3, Y3
+	VMULPS  Y10, Y7, Y11
+	VMOVUPS Y9, 640(R9)
+	VMULPS  480(R9), Y10, Y9
+	VMOVUPS Y8, 672(R9)
+	VMULPS  Y10, Y12, Y8
+	VMOVUPS Y13, 704(R9)
+	VSUBPS  Y11, Y14, Y11
+	VSUBPS  Y9, Y5, Y9
+	VSUBPS  Y8, Y6, Y8
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y11, Y11, Y13
+	VMOVUPS Y6, 736(R9)
+	VMULPS  Y9, Y9, Y6
+	VMOVUPS Y5, 768(R9)
+	VADDPS  Y6, Y13, Y5
+	VMULPS  Y8, Y8, Y6
+	VADDPS  Y6, Y5, Y5
+	VMULPS  Y11, Y2, Y2
+	VMULPS  Y9, Y4, Y4
+	VADDPS  Y4, Y2, Y2
+	VMULPS  Y8, Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VCMPPS  $0x04, Y5, Y0, Y3
+	VDIVPS  Y5, Y2, Y2
+	VANDPS  Y3, Y2, Y2
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS Y10, Y2, Y2
+	VADDPS 608(R9), Y2, Y2
+	VMINPS Y1, Y2, Y2
+	VMAXPS Y0, Y2, Y2
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS 544(R9), Y2, Y3
+	VSUBPS 576(R9), Y3, Y3
+	VMULPS 448(R9), Y3, Y3
+	VMINPS Y1, Y3, Y3
+	VMAXPS Y0, Y3, Y3
+	VMULPS Y2, Y7, Y4
+	VMULPS 480(R9), Y2, Y5
+	VMULPS Y2, Y12, Y2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  Y3, Y14, Y6
+	VADDPS  704(R9), Y6, Y6
+	VSUBPS  Y4, Y6, Y6
+	VMULPS  768(R9), Y3, Y7
+	VADDPS  672(R9), Y7, Y7
+	VSUBPS  Y5, Y7, Y7
+	VMULPS  736(R9), Y3, Y8
+	VADDPS  640(R9), Y8, Y8
+	VSUBPS  Y2, Y8, Y8
+	VMULPS  Y6, Y6, Y9
+	VMULPS  Y7, Y7, Y10
+	VADDPS  Y10, Y9, Y9
+	VMULPS  Y8, Y8, Y10
+	VADDPS  Y10, Y9, Y9
+	VSQRTPS Y9, Y10
+
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	VMOVAPS      Y6, Y11
+	VMOVAPS      Y7, Y12
+	VMOVAPS      Y8, Y13
+	VMOVUPS      Y2, 448(R9)
+	VMOVAPS      Y10, Y2
+	VMOVUPS      Y10, 480(R9)
+	VMOVUPS      Y5, 544(R9)
+	VCMPPS       $0x19, minnormal<>+0(SB), Y9, Y5
+	VMOVUPS      Y4, 576(R9)
+	VMOVUPS      416(R9), Y4
+	VMAXPS       384(R9), Y4, Y4
+	VMOVUPS      Y14, 384(R9)
+	VMOVUPS      704(R9), Y10
+	VMULPS       704(R9), Y10, Y10
+	VMOVUPS      Y3, 608(R9)
+	VMOVUPS      672(R9), Y3
+	VMULPS       672(R9), Y3, Y3
+	VADDPS       Y3, Y10, Y3
+	VMOVUPS      640(R9), Y10
+	VMULPS       640(R9), Y10, Y10
+	VADDPS       Y10, Y3, Y3
+	VMAXPS       Y3, Y4, Y3
+	VBROADCASTSS crosstol<>+0(SB), Y4
+	VMULPS       Y3, Y4, Y4
+	VCMPPS       $0x11, Y4, Y9, Y4
+	VORPS        Y4, Y5, Y10
+	VMOVUPS      Y2, 640(R9)
+	VMOVUPS      Y13, 672(R9)
+	VMOVUPS      Y12, 704(R9)
+	VMOVUPS      Y11, 800(R9)
+	VMOVUPS      Y5, 832(R9)
+	VMOVUPS      Y4, 864(R9)
+	VMOVUPS      Y9, 896(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y8, 960(R9)
+	VMOVUPS      Y7, 992(R9)
+	VTESTPS      Y10, Y10
+	JZ           TOIAVX2_loop1_finish_g0_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS (R9), Y2
+	VSUBPS  352(R9), Y2, Y2
+	VMOVUPS 32(R9), Y3
+	VSUBPS  320(R9), Y3, Y3
+	VMOVUPS 64(R9), Y4
+	VSUBPS  288(R9), Y4, Y4
+	VMOVUPS 96(R9), Y5
+	VSUBPS  192(R9), Y5, Y5
+	VMOVUPS 128(R9), Y7
+	VSUBPS  224(R9), Y7, Y7
+	VMOVUPS 160(R9), Y8
+	VSUBPS  256(R9), Y8, Y8
+	VSQRTPS 416(R9), Y9
+	VCMPPS  $0x04, Y9, Y0, Y10
+	VDIVPS  Y9, Y1, Y9
+	VANDPS  Y10, Y9, Y9
+	VSQRTPS 512(R9), Y10
+	VMULPS  Y9, Y2, Y2
+	VMULPS  Y9, Y3, Y3
+	VMULPS  Y9, Y4, Y4
+	VMULPS  Y10, Y5, Y5
+	VMULPS  Y10, Y7, Y7
+	VMULPS  Y10, Y8, Y8
+	VMOVUPS 416(R9), Y9
+	VCMPPS  $0x00, Y0, Y9, Y9
+	VMULPS  Y8, Y3, Y10
+	VMULPS  Y7, Y4, Y11
+	VSUBPS  Y11, Y10, Y10
+	VMULPS  Y5, Y4, Y11
+	VMULPS  Y8, Y2, Y12
+	VSUBPS  Y12, Y11, Y11
+	VMULPS  Y7, Y2, Y12
+	VMULPS  Y5, Y3, Y13
+	VSUBPS  Y13, Y12, Y12
+	VMULPS  Y10, Y10, Y13
+	VMULPS  Y11, Y11, Y14
+	VMOVUPS Y4, (R9)
+	VADDPS  Y14, Y13, Y4
+	VMULPS  Y12, Y12, Y13
+	VADDPS  Y13, Y4, Y4
+	VMULPS  Y10, Y6, Y6
+	VMULPS  992(R9), Y11, Y13
+	VADDPS  Y13, Y6, Y6
+	VMULPS  960(R9), Y12, Y13
+	VADDPS  Y13, Y6, Y6
+
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	VBROADCASTSS perptol<>+0(SB), Y13
+	VMULPS       928(R9), Y13, Y13
+	VMOVUPS      Y8, 32(R9)
+	VMOVUPS      896(R9), Y8
+	VSUBPS       Y13, Y8, Y8
+	VMULPS       Y4, Y8, Y8
+	VMULPS       Y6, Y6, Y13
+	VCMPPS       $0x11, Y13, Y8, Y8
+	VMOVUPS      864(R9), Y13
+	VANDPS       Y8, Y13, Y8
+	VCMPPS       $0x19, minnormal<>+0(SB), Y4, Y13
+	VANDNPS      Y8, Y13, Y8
+	VMOVUPS      832(R9), Y13
+	VORPS        Y8, Y13, Y8
+	VMULPS       Y6, Y6, Y13
+	VMOVUPS      Y3, 64(R9)
+	VBROADCASTSS signtol<>+0(SB), Y3
+	VMULPS       928(R9), Y3, Y3
+	VMULPS       Y4, Y3, Y3
+	VCMPPS       $0x19, Y3, Y13, Y3
+	VCMPPS       $0x11, Y0, Y6, Y6
+	VANDNPS      Y6, Y3, Y3
+	VXORPS       signmask<>+0(SB), Y10, Y6
+	VXORPS       signmask<>+0(SB), Y11, Y13
+	VXORPS       signmask<>+0(SB), Y12, Y14
+	VMOVUPS      Y7, 96(R9)
+	VBLENDVPS    Y3, Y6, Y10, Y6
+	VBLENDVPS    Y3, Y13, Y11, Y7
+	VBLENDVPS    Y3, Y14, Y12, Y3
+	VMOVUPS      800(R9), Y10
+	VBLENDVPS    Y8, Y6, Y10, Y6
+	VMOVUPS      704(R9), Y10
+	VBLENDVPS    Y8, Y7, Y10, Y7
+	VMOVUPS      672(R9), Y10
+	VBLENDVPS    Y8, Y3, Y10, Y3
+	VMOVUPS      896(R9), Y10
+	VBLENDVPS    Y8, Y4, Y10, Y4
+	VMOVUPS      Y6, 800(R9)
+	VMOVUPS      Y7, 704(R9)
+	VMOVUPS      Y3, 672(R9)
+	VMOVUPS      Y4, 896(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPS Y9, Y5, Y2, Y2
+	VMOVUPS   64(R9), Y3
+	VBLENDVPS Y9, 96(R9), Y3, Y3
+	VMOVUPS   (R9), Y4
+	VBLENDVPS Y9, 32(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS    signmask<>+0(SB), Y2, Y2
+	VMOVUPS   896(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VMULPS    Y2, Y2, Y7
+	VADDPS    Y7, Y6, Y6
+	VMULPS    Y0, Y0, Y7
+	VADDPS    Y7, Y6, Y6
+	VMOVUPS   800(R9), Y7
+	VBLENDVPS Y5, Y3, Y7, Y7
+	VMOVUPS   704(R9), Y8
+	VBLENDVPS Y5, Y2, Y8, Y2
+	VMOVUPS   672(R9), Y8
+	VBLENDVPS Y5, Y0, Y8, Y8
+	VMOVUPS   896(R9), Y9
+	VBLENDVPS Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 800(R9)
+	VMOVUPS   Y2, 704(R9)
+	VMOVUPS   Y8, 672(R9)
+	VMOVUPS   Y5, 896(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS    signmask<>+0(SB), Y3, Y2
+	VMOVUPS   896(R9), Y3
+	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
+	VMULPS    Y0, Y0, Y5
+	VMULPS    Y4, Y4, Y6
+	VADDPS    Y6, Y5, Y5
+	VMULPS    Y2, Y2, Y6
+	VADDPS    Y6, Y5, Y5
+	VMOVUPS   800(R9), Y6
+	VBLENDVPS Y3, Y0, Y6, Y6
+	VMOVUPS   704(R9), Y7
+	VBLENDVPS Y3, Y4, Y7, Y4
+	VMOVUPS   672(R9), Y7
+	VBLENDVPS Y3, Y2, Y7, Y2
+	VMOVUPS   896(R9), Y7
+	VBLENDVPS Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 800(R9)
+	VMOVUPS   Y4, 704(R9)
+	VMOVUPS   Y2, 672(R9)
+	VMOVUPS   Y3, 896(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   896(R9), Y2
+	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
+	VMOVUPS   800(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y3
+	VMOVUPS   704(R9), Y4
+	VBLENDVPS Y2, Y0, Y4, Y4
+	VMOVUPS   672(R9), Y5
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VMOVUPS   896(R9), Y6
+	VBLENDVPS Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 800(R9)
+	VMOVUPS   Y4, 704(R9)
+	VMOVUPS   Y5, 672(R9)
+	VMOVUPS   Y2, 896(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 896(R9), Y2
+	VMOVUPS Y2, 640(R9)
+
+TOIAVX2_loop1_finish_g0_normal:
 	VDIVPS 640(R9), Y1, Y2
 	VMULPS 800(R9), Y2, Y3
 	VMULPS 704(R9), Y2, Y4
@@ -68184,29 +70902,29 @@ TOIAVX2_g_finish_normal:
 	VMOVUPS 384(R9), Y5
 	VMULPS  608(R9), Y5, Y5
 	VADDPS  352(R9), Y5, Y5
-	VADDPS  1248(R9), Y5, Y5
+	VADDPS  2272(R9), Y5, Y5
 	VMOVUPS 192(R9), Y6
 	VADDPS  576(R9), Y6, Y6
-	VADDPS  1248(R9), Y6, Y6
+	VADDPS  2272(R9), Y6, Y6
 	VMOVUPS 768(R9), Y7
 	VMULPS  608(R9), Y7, Y7
 	VADDPS  320(R9), Y7, Y7
-	VADDPS  1280(R9), Y7, Y7
+	VADDPS  2304(R9), Y7, Y7
 	VMOVUPS 224(R9), Y8
 	VADDPS  544(R9), Y8, Y8
-	VADDPS  1280(R9), Y8, Y8
+	VADDPS  2304(R9), Y8, Y8
 	VMOVUPS 736(R9), Y9
 	VMULPS  608(R9), Y9, Y9
 	VADDPS  288(R9), Y9, Y9
-	VADDPS  1312(R9), Y9, Y9
+	VADDPS  2336(R9), Y9, Y9
 	VMOVUPS 256(R9), Y10
 	VADDPS  448(R9), Y10, Y10
-	VADDPS  1312(R9), Y10, Y10
+	VADDPS  2336(R9), Y10, Y10
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS   2784(R9), Y11
+	VMOVUPS   3808(R9), Y11
 	VCMPPS    $0x00, toiinvalid<>+0(SB), Y11, Y11
-	VMOVUPS   2720(R9), Y12
+	VMOVUPS   3744(R9), Y12
 	VBLENDVPS Y11, canonicalnan<>+0(SB), Y12, Y12
 	VMOVUPS   Y10, (R9)
 	VMOVUPS   480(R9), Y10
@@ -68223,17 +70941,18 @@ TOIAVX2_g_finish_normal:
 	VMOVUPS   (R9), Y12
 	VBLENDVPS Y11, canonicalnan<>+0(SB), Y12, Y11
 
-	// Pair index k = i + lane.
-	VMOVD        R13, X12
+	// Pair index k = i + 0 + lane.
+	LEAQ         (R13), BX
+	VMOVD        BX, X12
 	VPBROADCASTD X12, Y12
 	VPADDD       iota<>+0(SB), Y12, Y12
 	MOVQ         (SP), R12
 	VMOVUPS      Y12, (R12)(R13*4)
-	VMOVUPS      2784(R9), Y12
+	VMOVUPS      3808(R9), Y12
 	VCVTTPS2DQ   Y12, Y12
 	MOVQ         8(SP), R12
 	VMOVUPS      Y12, (R12)(R13*4)
-	VMOVUPS      2752(R9), Y12
+	VMOVUPS      3776(R9), Y12
 	VCVTTPS2DQ   Y12, Y12
 	MOVQ         16(SP), R12
 	VMOVUPS      Y12, (R12)(R13*4)
@@ -68263,9 +70982,9 @@ TOIAVX2_g_finish_normal:
 	ADDQ         $0x00000008, R13
 	SUBQ         $0x00000008, R14
 	CMPQ         R14, $0x00000008
-	JAE          TOIAVX2_loop
+	JAE          TOIAVX2_loop1
 
-TOIAVX2_tail:
+TOIAVX2_loop1_end:
 	TESTQ        R14, R14
 	JZ           TOIAVX2_done
 	VMOVD        R14, X2
@@ -68274,40 +70993,40 @@ TOIAVX2_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VPMASKMOVD (DX)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 2944(R9)
+	VMOVUPS    Y3, 3968(R9)
 	VPMASKMOVD (SI)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 2976(R9)
+	VMOVUPS    Y3, 4000(R9)
 
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
-	VPMOVZXDQ 2944(R9), Y3
+	VPMOVZXDQ 3968(R9), Y3
 	VPSLLQ    $0x05, Y3, Y3
-	VMOVDQU   Y3, 2816(R9)
-	VPMOVZXDQ 2960(R9), Y3
+	VMOVDQU   Y3, 3840(R9)
+	VPMOVZXDQ 3984(R9), Y3
 	VPSLLQ    $0x05, Y3, Y3
-	VMOVDQU   Y3, 2848(R9)
-	VPMOVZXDQ 2976(R9), Y3
+	VMOVDQU   Y3, 3872(R9)
+	VPMOVZXDQ 4000(R9), Y3
 	VPSLLQ    $0x05, Y3, Y3
-	VMOVDQU   Y3, 2880(R9)
-	VPMOVZXDQ 2992(R9), Y3
+	VMOVDQU   Y3, 3904(R9)
+	VPMOVZXDQ 4016(R9), Y3
 	VPSLLQ    $0x05, Y3, Y3
-	VMOVDQU   Y3, 2912(R9)
+	VMOVDQU   Y3, 3936(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ           2816(R9), DX
+	MOVQ           3840(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y3
-	MOVQ           2848(R9), DX
+	MOVQ           3872(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y3, Y3
-	MOVQ           2824(R9), DX
+	MOVQ           3848(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y4
-	MOVQ           2856(R9), DX
+	MOVQ           3880(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y4, Y4
-	MOVQ           2832(R9), DX
+	MOVQ           3856(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y5
-	MOVQ           2864(R9), DX
+	MOVQ           3888(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y5, Y5
-	MOVQ           2840(R9), DX
+	MOVQ           3864(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y6
-	MOVQ           2872(R9), DX
+	MOVQ           3896(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -68317,25 +71036,25 @@ TOIAVX2_tail:
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y7
 	VSHUFPS        $0xee, Y4, Y3, Y3
-	VMOVUPS        Y5, 1024(R9)
-	VMOVUPS        Y6, 1056(R9)
-	VMOVUPS        Y7, 1088(R9)
-	VMOVUPS        Y3, 1216(R9)
-	MOVQ           2816(R9), DX
+	VMOVUPS        Y5, 2048(R9)
+	VMOVUPS        Y6, 2080(R9)
+	VMOVUPS        Y7, 2112(R9)
+	VMOVUPS        Y3, 2240(R9)
+	MOVQ           3840(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y3
-	MOVQ           2848(R9), DX
+	MOVQ           3872(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y3, Y3
-	MOVQ           2824(R9), DX
+	MOVQ           3848(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y4
-	MOVQ           2856(R9), DX
+	MOVQ           3880(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y4, Y4
-	MOVQ           2832(R9), DX
+	MOVQ           3856(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y5
-	MOVQ           2864(R9), DX
+	MOVQ           3888(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y5, Y5
-	MOVQ           2840(R9), DX
+	MOVQ           3864(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y6
-	MOVQ           2872(R9), DX
+	MOVQ           3896(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -68344,26 +71063,26 @@ TOIAVX2_tail:
 	VSHUFPS        $0x44, Y8, Y7, Y5
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y3
-	VMOVUPS        Y5, 1120(R9)
-	VMOVUPS        Y6, 1152(R9)
-	VMOVUPS        Y3, 1184(R9)
+	VMOVUPS        Y5, 2144(R9)
+	VMOVUPS        Y6, 2176(R9)
+	VMOVUPS        Y3, 2208(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ           2880(R9), DX
+	MOVQ           3904(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y3
-	MOVQ           2912(R9), DX
+	MOVQ           3936(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y3, Y3
-	MOVQ           2888(R9), DX
+	MOVQ           3912(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y4
-	MOVQ           2920(R9), DX
+	MOVQ           3944(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y4, Y4
-	MOVQ           2896(R9), DX
+	MOVQ           3920(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y5
-	MOVQ           2928(R9), DX
+	MOVQ           3952(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y5, Y5
-	MOVQ           2904(R9), DX
+	MOVQ           3928(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y6
-	MOVQ           2936(R9), DX
+	MOVQ           3960(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -68373,25 +71092,25 @@ TOIAVX2_tail:
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y7
 	VSHUFPS        $0xee, Y4, Y3, Y3
-	VMOVUPS        Y5, 1248(R9)
-	VMOVUPS        Y6, 1280(R9)
-	VMOVUPS        Y7, 1312(R9)
-	VMOVUPS        Y3, 1440(R9)
-	MOVQ           2880(R9), DX
+	VMOVUPS        Y5, 2272(R9)
+	VMOVUPS        Y6, 2304(R9)
+	VMOVUPS        Y7, 2336(R9)
+	VMOVUPS        Y3, 2464(R9)
+	MOVQ           3904(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y3
-	MOVQ           2912(R9), DX
+	MOVQ           3936(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y3, Y3
-	MOVQ           2888(R9), DX
+	MOVQ           3912(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y4
-	MOVQ           2920(R9), DX
+	MOVQ           3944(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y4, Y4
-	MOVQ           2896(R9), DX
+	MOVQ           3920(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y5
-	MOVQ           2928(R9), DX
+	MOVQ           3952(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y5, Y5
-	MOVQ           2904(R9), DX
+	MOVQ           3928(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y6
-	MOVQ           2936(R9), DX
+	MOVQ           3960(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -68400,26 +71119,26 @@ TOIAVX2_tail:
 	VSHUFPS        $0x44, Y8, Y7, Y5
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y3
-	VMOVUPS        Y5, 1344(R9)
-	VMOVUPS        Y6, 1376(R9)
-	VMOVUPS        Y3, 1408(R9)
+	VMOVUPS        Y5, 2368(R9)
+	VMOVUPS        Y6, 2400(R9)
+	VMOVUPS        Y3, 2432(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ           2816(R9), AX
+	MOVQ           3840(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y3
-	MOVQ           2848(R9), AX
+	MOVQ           3872(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y3, Y3
-	MOVQ           2824(R9), AX
+	MOVQ           3848(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y4
-	MOVQ           2856(R9), AX
+	MOVQ           3880(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y4, Y4
-	MOVQ           2832(R9), AX
+	MOVQ           3856(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y5
-	MOVQ           2864(R9), AX
+	MOVQ           3888(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y5, Y5
-	MOVQ           2840(R9), AX
+	MOVQ           3864(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y6
-	MOVQ           2872(R9), AX
+	MOVQ           3896(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -68429,25 +71148,25 @@ TOIAVX2_tail:
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y7
 	VSHUFPS        $0xee, Y4, Y3, Y3
-	VMOVUPS        Y5, 1472(R9)
-	VMOVUPS        Y6, 1504(R9)
-	VMOVUPS        Y7, 1536(R9)
-	VMOVUPS        Y3, 1664(R9)
-	MOVQ           2816(R9), AX
+	VMOVUPS        Y5, 2496(R9)
+	VMOVUPS        Y6, 2528(R9)
+	VMOVUPS        Y7, 2560(R9)
+	VMOVUPS        Y3, 2688(R9)
+	MOVQ           3840(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y3
-	MOVQ           2848(R9), AX
+	MOVQ           3872(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y3, Y3
-	MOVQ           2824(R9), AX
+	MOVQ           3848(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y4
-	MOVQ           2856(R9), AX
+	MOVQ           3880(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y4, Y4
-	MOVQ           2832(R9), AX
+	MOVQ           3856(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y5
-	MOVQ           2864(R9), AX
+	MOVQ           3888(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y5, Y5
-	MOVQ           2840(R9), AX
+	MOVQ           3864(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y6
-	MOVQ           2872(R9), AX
+	MOVQ           3896(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -68456,26 +71175,26 @@ TOIAVX2_tail:
 	VSHUFPS        $0x44, Y8, Y7, Y5
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y3
-	VMOVUPS        Y5, 1568(R9)
-	VMOVUPS        Y6, 1600(R9)
-	VMOVUPS        Y3, 1632(R9)
+	VMOVUPS        Y5, 2592(R9)
+	VMOVUPS        Y6, 2624(R9)
+	VMOVUPS        Y3, 2656(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ           2880(R9), AX
+	MOVQ           3904(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y3
-	MOVQ           2912(R9), AX
+	MOVQ           3936(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y3, Y3
-	MOVQ           2888(R9), AX
+	MOVQ           3912(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y4
-	MOVQ           2920(R9), AX
+	MOVQ           3944(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y4, Y4
-	MOVQ           2896(R9), AX
+	MOVQ           3920(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y5
-	MOVQ           2928(R9), AX
+	MOVQ           3952(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y5, Y5
-	MOVQ           2904(R9), AX
+	MOVQ           3928(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y6
-	MOVQ           2936(R9), AX
+	MOVQ           3960(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -68485,25 +71204,25 @@ TOIAVX2_tail:
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y7
 	VSHUFPS        $0xee, Y4, Y3, Y3
-	VMOVUPS        Y5, 1696(R9)
-	VMOVUPS        Y6, 1728(R9)
-	VMOVUPS        Y7, 1760(R9)
-	VMOVUPS        Y3, 1888(R9)
-	MOVQ           2880(R9), AX
+	VMOVUPS        Y5, 2720(R9)
+	VMOVUPS        Y6, 2752(R9)
+	VMOVUPS        Y7, 2784(R9)
+	VMOVUPS        Y3, 2912(R9)
+	MOVQ           3904(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y3
-	MOVQ           2912(R9), AX
+	MOVQ           3936(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y3, Y3
-	MOVQ           2888(R9), AX
+	MOVQ           3912(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y4
-	MOVQ           2920(R9), AX
+	MOVQ           3944(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y4, Y4
-	MOVQ           2896(R9), AX
+	MOVQ           3920(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y5
-	MOVQ           2928(R9), AX
+	MOVQ           3952(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y5, Y5
-	MOVQ           2904(R9), AX
+	MOVQ           3928(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y6
-	MOVQ           2936(R9), AX
+	MOVQ           3960(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -68512,82 +71231,82 @@ TOIAVX2_tail:
 	VSHUFPS        $0x44, Y8, Y7, Y5
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y3
-	VMOVUPS        Y5, 1792(R9)
-	VMOVUPS        Y6, 1824(R9)
-	VMOVUPS        Y3, 1856(R9)
+	VMOVUPS        Y5, 2816(R9)
+	VMOVUPS        Y6, 2848(R9)
+	VMOVUPS        Y3, 2880(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Y0, 1920(R9)
-	VMOVUPS    Y0, 1952(R9)
+	VMOVUPS    Y0, 2944(R9)
+	VMOVUPS    Y0, 2976(R9)
 	MOVQ       pad+16(FP), AX
 	TESTQ      AX, AX
-	JZ         TOIAVX2_t_nopad
-	VMOVUPS    2944(R9), Y4
+	JZ         TOIAVX2_t_g0_nopad
+	VMOVUPS    3968(R9), Y4
 	VMOVUPS    Y0, Y3
 	VPCMPEQD   Y0, Y0, Y5
 	VGATHERDPS Y5, (AX)(Y4*4), Y3
-	VMOVUPS    Y3, 1920(R9)
-	VMOVUPS    2976(R9), Y4
+	VMOVUPS    Y3, 2944(R9)
+	VMOVUPS    4000(R9), Y4
 	VMOVUPS    Y0, Y3
 	VPCMPEQD   Y0, Y0, Y5
 	VGATHERDPS Y5, (AX)(Y4*4), Y3
-	VMOVUPS    Y3, 1952(R9)
+	VMOVUPS    Y3, 2976(R9)
 
-TOIAVX2_t_nopad:
-	// Setup: the frame and the initial state.
+TOIAVX2_t_g0_nopad:
+	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 1024(R9), Y3
-	VSUBPS  1248(R9), Y3, Y3
-	VMOVUPS 1056(R9), Y4
-	VSUBPS  1280(R9), Y4, Y4
-	VMOVUPS 1088(R9), Y5
-	VSUBPS  1312(R9), Y5, Y5
-	VMOVUPS 1472(R9), Y6
-	VSUBPS  1024(R9), Y6, Y6
-	VMOVUPS 1504(R9), Y7
-	VSUBPS  1056(R9), Y7, Y7
-	VMOVUPS 1536(R9), Y8
-	VSUBPS  1088(R9), Y8, Y8
-	VMOVUPS 1120(R9), Y9
-	VSUBPS  1248(R9), Y9, Y9
-	VMOVUPS 1152(R9), Y10
-	VSUBPS  1280(R9), Y10, Y10
-	VMOVUPS 1184(R9), Y11
-	VSUBPS  1312(R9), Y11, Y11
-	VMOVUPS 1568(R9), Y12
-	VSUBPS  1120(R9), Y12, Y12
-	VMOVUPS 1600(R9), Y13
-	VSUBPS  1152(R9), Y13, Y13
+	VMOVUPS 2048(R9), Y3
+	VSUBPS  2272(R9), Y3, Y3
+	VMOVUPS 2080(R9), Y4
+	VSUBPS  2304(R9), Y4, Y4
+	VMOVUPS 2112(R9), Y5
+	VSUBPS  2336(R9), Y5, Y5
+	VMOVUPS 2496(R9), Y6
+	VSUBPS  2048(R9), Y6, Y6
+	VMOVUPS 2528(R9), Y7
+	VSUBPS  2080(R9), Y7, Y7
+	VMOVUPS 2560(R9), Y8
+	VSUBPS  2112(R9), Y8, Y8
+	VMOVUPS 2144(R9), Y9
+	VSUBPS  2272(R9), Y9, Y9
+	VMOVUPS 2176(R9), Y10
+	VSUBPS  2304(R9), Y10, Y10
+	VMOVUPS 2208(R9), Y11
+	VSUBPS  2336(R9), Y11, Y11
+	VMOVUPS 2592(R9), Y12
+	VSUBPS  2144(R9), Y12, Y12
+	VMOVUPS 2624(R9), Y13
+	VSUBPS  2176(R9), Y13, Y13
 	VMOVUPS Y11, (R9)
-	VMOVUPS 1632(R9), Y11
-	VSUBPS  1184(R9), Y11, Y11
+	VMOVUPS 2656(R9), Y11
+	VSUBPS  2208(R9), Y11, Y11
 	VMOVUPS Y11, 32(R9)
-	VMOVUPS 1696(R9), Y11
-	VSUBPS  1248(R9), Y11, Y11
+	VMOVUPS 2720(R9), Y11
+	VSUBPS  2272(R9), Y11, Y11
 	VMOVUPS Y11, 64(R9)
-	VMOVUPS 1728(R9), Y11
-	VSUBPS  1280(R9), Y11, Y11
+	VMOVUPS 2752(R9), Y11
+	VSUBPS  2304(R9), Y11, Y11
 	VMOVUPS Y11, 96(R9)
-	VMOVUPS 1760(R9), Y11
-	VSUBPS  1312(R9), Y11, Y11
+	VMOVUPS 2784(R9), Y11
+	VSUBPS  2336(R9), Y11, Y11
 	VMOVUPS Y11, 128(R9)
-	VMOVUPS 1344(R9), Y11
-	VSUBPS  1248(R9), Y11, Y11
+	VMOVUPS 2368(R9), Y11
+	VSUBPS  2272(R9), Y11, Y11
 	VMOVUPS Y11, 160(R9)
-	VMOVUPS 1376(R9), Y11
-	VSUBPS  1280(R9), Y11, Y11
+	VMOVUPS 2400(R9), Y11
+	VSUBPS  2304(R9), Y11, Y11
 	VMOVUPS Y11, 192(R9)
-	VMOVUPS 1408(R9), Y11
-	VSUBPS  1312(R9), Y11, Y11
+	VMOVUPS 2432(R9), Y11
+	VSUBPS  2336(R9), Y11, Y11
 	VMOVUPS Y11, 224(R9)
-	VMOVUPS 1792(R9), Y11
-	VSUBPS  1344(R9), Y11, Y11
+	VMOVUPS 2816(R9), Y11
+	VSUBPS  2368(R9), Y11, Y11
 	VMOVUPS Y11, 256(R9)
-	VMOVUPS 1824(R9), Y11
-	VSUBPS  1376(R9), Y11, Y11
+	VMOVUPS 2848(R9), Y11
+	VSUBPS  2400(R9), Y11, Y11
 	VMOVUPS Y11, 288(R9)
-	VMOVUPS 1856(R9), Y11
-	VSUBPS  1408(R9), Y11, Y11
+	VMOVUPS 2880(R9), Y11
+	VSUBPS  2432(R9), Y11, Y11
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPS       Y3, Y3, Y14
@@ -68643,23 +71362,23 @@ TOIAVX2_t_nopad:
 	VADDPS       Y7, Y4, Y4
 	VSUBPS       Y11, Y11, Y7
 	VADDPS       Y7, Y5, Y5
-	VMOVUPS      1216(R9), Y7
-	VSUBPS       1216(R9), Y7, Y7
+	VMOVUPS      2240(R9), Y7
+	VSUBPS       2240(R9), Y7, Y7
 	VADDPS       Y7, Y3, Y3
-	VMOVUPS      1664(R9), Y7
-	VSUBPS       1664(R9), Y7, Y7
+	VMOVUPS      2688(R9), Y7
+	VSUBPS       2688(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
-	VMOVUPS      1920(R9), Y7
-	VSUBPS       1920(R9), Y7, Y7
+	VMOVUPS      2944(R9), Y7
+	VSUBPS       2944(R9), Y7, Y7
 	VADDPS       Y7, Y4, Y4
-	VMOVUPS      1440(R9), Y7
-	VSUBPS       1440(R9), Y7, Y7
+	VMOVUPS      2464(R9), Y7
+	VSUBPS       2464(R9), Y7, Y7
 	VADDPS       Y7, Y5, Y5
-	VMOVUPS      1888(R9), Y7
-	VSUBPS       1888(R9), Y7, Y7
+	VMOVUPS      2912(R9), Y7
+	VSUBPS       2912(R9), Y7, Y7
 	VADDPS       Y7, Y3, Y3
-	VMOVUPS      1952(R9), Y7
-	VSUBPS       1952(R9), Y7, Y7
+	VMOVUPS      2976(R9), Y7
+	VSUBPS       2976(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VMOVUPS      Y11, 480(R9)
 	VBROADCASTSS margin+56(FP), Y7
@@ -68680,14 +71399,14 @@ TOIAVX2_t_nopad:
 	VCMPPS       $0x00, Y0, Y3, Y3
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 1216(R9), Y4
-	VMINPS  1664(R9), Y4, Y4
-	VMOVUPS 1440(R9), Y5
-	VMINPS  1888(R9), Y5, Y5
+	VMOVUPS 2240(R9), Y4
+	VMINPS  2688(R9), Y4, Y4
+	VMOVUPS 2464(R9), Y5
+	VMINPS  2912(R9), Y5, Y5
 	VMINPS  Y5, Y4, Y4
 	VCMPPS  $0x11, Y0, Y4, Y4
-	VMOVUPS 1920(R9), Y5
-	VMINPS  1952(R9), Y5, Y5
+	VMOVUPS 2944(R9), Y5
+	VMINPS  2976(R9), Y5, Y5
 	VCMPPS  $0x11, Y0, Y5, Y5
 	VORPS   Y5, Y4, Y4
 	VANDNPS Y3, Y4, Y3
@@ -68766,12 +71485,12 @@ TOIAVX2_t_nopad:
 	VMULPS       Y4, Y5, Y4
 	VBROADCASTSS tol+60(FP), Y5
 	VMAXPS       Y4, Y5, Y4
-	VMOVUPS      1216(R9), Y5
-	VMAXPS       1664(R9), Y5, Y5
-	VMOVUPS      1440(R9), Y6
-	VMAXPS       1888(R9), Y6, Y6
-	VADDPS       1920(R9), Y5, Y5
-	VADDPS       1952(R9), Y6, Y6
+	VMOVUPS      2240(R9), Y5
+	VMAXPS       2688(R9), Y5, Y5
+	VMOVUPS      2464(R9), Y6
+	VMAXPS       2912(R9), Y6, Y6
+	VADDPS       2944(R9), Y5, Y5
+	VADDPS       2976(R9), Y6, Y6
 	VADDPS       Y6, Y5, Y5
 	VBROADCASTSS margin+56(FP), Y6
 	VADDPS       Y6, Y5, Y5
@@ -68780,47 +71499,47 @@ TOIAVX2_t_nopad:
 	VBROADCASTSS toiinvalid<>+0(SB), Y6
 	VBLENDVPS    Y3, toirunning<>+0(SB), Y6, Y3
 	VMOVUPS      320(R9), Y6
-	VMOVUPS      Y6, 1984(R9)
+	VMOVUPS      Y6, 3008(R9)
 	VMOVUPS      384(R9), Y6
-	VMOVUPS      Y6, 2016(R9)
+	VMOVUPS      Y6, 3040(R9)
 	VMOVUPS      448(R9), Y6
-	VMOVUPS      Y6, 2048(R9)
-	VMOVUPS      Y9, 2080(R9)
-	VMOVUPS      Y10, 2112(R9)
+	VMOVUPS      Y6, 3072(R9)
+	VMOVUPS      Y9, 3104(R9)
+	VMOVUPS      Y10, 3136(R9)
 	VMOVUPS      (R9), Y6
-	VMOVUPS      Y6, 2144(R9)
+	VMOVUPS      Y6, 3168(R9)
 	VMOVUPS      160(R9), Y6
-	VMOVUPS      Y6, 2176(R9)
+	VMOVUPS      Y6, 3200(R9)
 	VMOVUPS      192(R9), Y6
-	VMOVUPS      Y6, 2208(R9)
+	VMOVUPS      Y6, 3232(R9)
 	VMOVUPS      224(R9), Y6
-	VMOVUPS      Y6, 2240(R9)
+	VMOVUPS      Y6, 3264(R9)
 	VMOVUPS      352(R9), Y6
-	VMOVUPS      Y6, 2272(R9)
+	VMOVUPS      Y6, 3296(R9)
 	VMOVUPS      416(R9), Y6
-	VMOVUPS      Y6, 2304(R9)
-	VMOVUPS      Y8, 2336(R9)
-	VMOVUPS      Y12, 2368(R9)
-	VMOVUPS      Y13, 2400(R9)
+	VMOVUPS      Y6, 3328(R9)
+	VMOVUPS      Y8, 3360(R9)
+	VMOVUPS      Y12, 3392(R9)
+	VMOVUPS      Y13, 3424(R9)
 	VMOVUPS      32(R9), Y6
-	VMOVUPS      Y6, 2432(R9)
+	VMOVUPS      Y6, 3456(R9)
 	VMOVUPS      64(R9), Y6
-	VMOVUPS      Y6, 2464(R9)
+	VMOVUPS      Y6, 3488(R9)
 	VMOVUPS      96(R9), Y6
-	VMOVUPS      Y6, 2496(R9)
+	VMOVUPS      Y6, 3520(R9)
 	VMOVUPS      128(R9), Y6
-	VMOVUPS      Y6, 2528(R9)
+	VMOVUPS      Y6, 3552(R9)
 	VMOVUPS      256(R9), Y6
-	VMOVUPS      Y6, 2560(R9)
+	VMOVUPS      Y6, 3584(R9)
 	VMOVUPS      288(R9), Y6
-	VMOVUPS      Y6, 2592(R9)
+	VMOVUPS      Y6, 3616(R9)
 	VMOVUPS      480(R9), Y6
-	VMOVUPS      Y6, 2624(R9)
-	VMOVUPS      Y5, 2656(R9)
-	VMOVUPS      Y4, 2688(R9)
-	VMOVUPS      Y0, 2720(R9)
-	VMOVUPS      Y0, 2752(R9)
-	VMOVUPS      Y3, 2784(R9)
+	VMOVUPS      Y6, 3648(R9)
+	VMOVUPS      Y5, 3680(R9)
+	VMOVUPS      Y4, 3712(R9)
+	VMOVUPS      Y0, 3744(R9)
+	VMOVUPS      Y0, 3776(R9)
+	VMOVUPS      Y3, 3808(R9)
 
 	// Steps until no lane is running.
 TOIAVX2_t_step:
@@ -68829,44 +71548,44 @@ TOIAVX2_t_step:
 	VMAXPS       Y0, Y3, Y3
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 2720(R9), Y4
-	VMULPS  2272(R9), Y4, Y4
-	VADDPS  1984(R9), Y4, Y4
-	VMOVUPS 2720(R9), Y5
-	VMULPS  2304(R9), Y5, Y5
-	VADDPS  2016(R9), Y5, Y5
-	VMOVUPS 2720(R9), Y6
-	VMULPS  2336(R9), Y6, Y6
-	VADDPS  2048(R9), Y6, Y6
-	VMOVUPS 2720(R9), Y7
-	VMULPS  2368(R9), Y7, Y7
-	VADDPS  2080(R9), Y7, Y7
-	VMOVUPS 2720(R9), Y8
-	VMULPS  2400(R9), Y8, Y8
-	VADDPS  2112(R9), Y8, Y8
-	VMOVUPS 2720(R9), Y9
-	VMULPS  2432(R9), Y9, Y9
-	VADDPS  2144(R9), Y9, Y9
-	VMOVUPS 2720(R9), Y10
-	VMULPS  2464(R9), Y10, Y10
+	VMOVUPS 3744(R9), Y4
+	VMULPS  3296(R9), Y4, Y4
+	VADDPS  3008(R9), Y4, Y4
+	VMOVUPS 3744(R9), Y5
+	VMULPS  3328(R9), Y5, Y5
+	VADDPS  3040(R9), Y5, Y5
+	VMOVUPS 3744(R9), Y6
+	VMULPS  3360(R9), Y6, Y6
+	VADDPS  3072(R9), Y6, Y6
+	VMOVUPS 3744(R9), Y7
+	VMULPS  3392(R9), Y7, Y7
+	VADDPS  3104(R9), Y7, Y7
+	VMOVUPS 3744(R9), Y8
+	VMULPS  3424(R9), Y8, Y8
+	VADDPS  3136(R9), Y8, Y8
+	VMOVUPS 3744(R9), Y9
+	VMULPS  3456(R9), Y9, Y9
+	VADDPS  3168(R9), Y9, Y9
+	VMOVUPS 3744(R9), Y10
+	VMULPS  3488(R9), Y10, Y10
 	VADDPS  Y10, Y0, Y10
-	VMOVUPS 2720(R9), Y11
-	VMULPS  2496(R9), Y11, Y11
+	VMOVUPS 3744(R9), Y11
+	VMULPS  3520(R9), Y11, Y11
 	VADDPS  Y11, Y0, Y11
-	VMOVUPS 2720(R9), Y12
-	VMULPS  2528(R9), Y12, Y12
+	VMOVUPS 3744(R9), Y12
+	VMULPS  3552(R9), Y12, Y12
 	VADDPS  Y12, Y0, Y12
-	VMOVUPS 2720(R9), Y13
-	VMULPS  2560(R9), Y13, Y13
-	VADDPS  2176(R9), Y13, Y13
+	VMOVUPS 3744(R9), Y13
+	VMULPS  3584(R9), Y13, Y13
+	VADDPS  3200(R9), Y13, Y13
 	VMOVUPS Y3, (R9)
-	VMOVUPS 2720(R9), Y3
-	VMULPS  2592(R9), Y3, Y3
-	VADDPS  2208(R9), Y3, Y3
+	VMOVUPS 3744(R9), Y3
+	VMULPS  3616(R9), Y3, Y3
+	VADDPS  3232(R9), Y3, Y3
 	VMOVUPS Y12, 32(R9)
-	VMOVUPS 2720(R9), Y12
-	VMULPS  2624(R9), Y12, Y12
-	VADDPS  2240(R9), Y12, Y12
+	VMOVUPS 3744(R9), Y12
+	VMULPS  3648(R9), Y12, Y12
+	VADDPS  3264(R9), Y12, Y12
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS  Y4, Y7, Y14
@@ -69016,31 +71735,31 @@ TOIAVX2_t_step:
 	VADDPS  Y9, Y8, Y8
 	VMULPS  320(R9), Y3, Y9
 	VADDPS  Y9, Y8, Y8
-	VMULPS  2272(R9), Y4, Y9
-	VMULPS  2304(R9), Y6, Y10
+	VMULPS  3296(R9), Y4, Y9
+	VMULPS  3328(R9), Y6, Y10
 	VADDPS  Y10, Y9, Y9
-	VMULPS  2336(R9), Y3, Y10
+	VMULPS  3360(R9), Y3, Y10
 	VADDPS  Y10, Y9, Y9
 	VMULPS  64(R9), Y4, Y10
 	VMULPS  96(R9), Y6, Y11
 	VADDPS  Y11, Y10, Y10
 	VMULPS  128(R9), Y3, Y11
 	VADDPS  Y11, Y10, Y10
-	VMULPS  2368(R9), Y4, Y11
-	VMULPS  2400(R9), Y6, Y12
+	VMULPS  3392(R9), Y4, Y11
+	VMULPS  3424(R9), Y6, Y12
 	VADDPS  Y12, Y11, Y11
-	VMULPS  2432(R9), Y3, Y12
+	VMULPS  3456(R9), Y3, Y12
 	VADDPS  Y12, Y11, Y11
 	VMULPS  256(R9), Y4, Y12
 	VMULPS  288(R9), Y6, Y13
 	VADDPS  Y13, Y12, Y12
 	VMULPS  32(R9), Y3, Y13
 	VADDPS  Y13, Y12, Y12
-	VMULPS  2464(R9), Y4, Y13
-	VMULPS  2496(R9), Y6, Y14
+	VMULPS  3488(R9), Y4, Y13
+	VMULPS  3520(R9), Y6, Y14
 	VMOVUPS Y7, 32(R9)
 	VADDPS  Y14, Y13, Y7
-	VMULPS  2528(R9), Y3, Y13
+	VMULPS  3552(R9), Y3, Y13
 	VADDPS  Y13, Y7, Y7
 	VMULPS  160(R9), Y4, Y13
 	VMULPS  192(R9), Y6, Y14
@@ -69048,15 +71767,15 @@ TOIAVX2_t_step:
 	VADDPS  Y14, Y13, Y5
 	VMULPS  224(R9), Y3, Y13
 	VADDPS  Y13, Y5, Y5
-	VMULPS  2560(R9), Y4, Y4
-	VMULPS  2592(R9), Y6, Y6
+	VMULPS  3584(R9), Y4, Y4
+	VMULPS  3616(R9), Y6, Y6
 	VADDPS  Y6, Y4, Y4
-	VMULPS  2624(R9), Y3, Y3
+	VMULPS  3648(R9), Y3, Y3
 	VADDPS  Y3, Y4, Y3
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
 	VSUBPS       Y12, Y8, Y4
-	VSUBPS       2656(R9), Y4, Y4
+	VSUBPS       3680(R9), Y4, Y4
 	VSUBPS       Y9, Y7, Y6
 	VCMPPS       $0x11, Y6, Y0, Y13
 	VDIVPS       Y6, Y4, Y6
@@ -69066,7 +71785,7 @@ TOIAVX2_t_step:
 	VCMPPS       $0x11, Y4, Y0, Y4
 	VANDPS       Y6, Y4, Y4
 	VSUBPS       Y5, Y8, Y6
-	VSUBPS       2656(R9), Y6, Y6
+	VSUBPS       3680(R9), Y6, Y6
 	VSUBPS       Y9, Y3, Y8
 	VCMPPS       $0x11, Y8, Y0, Y9
 	VDIVPS       Y8, Y6, Y8
@@ -69076,7 +71795,7 @@ TOIAVX2_t_step:
 	VANDPS       Y8, Y6, Y6
 	VMINPS       Y6, Y4, Y4
 	VSUBPS       Y12, Y10, Y6
-	VSUBPS       2656(R9), Y6, Y6
+	VSUBPS       3680(R9), Y6, Y6
 	VSUBPS       96(R9), Y7, Y7
 	VCMPPS       $0x11, Y7, Y0, Y8
 	VDIVPS       Y7, Y6, Y7
@@ -69086,7 +71805,7 @@ TOIAVX2_t_step:
 	VANDPS       Y7, Y6, Y6
 	VMINPS       Y6, Y4, Y4
 	VSUBPS       Y5, Y10, Y5
-	VSUBPS       2656(R9), Y5, Y5
+	VSUBPS       3680(R9), Y5, Y5
 	VSUBPS       96(R9), Y3, Y3
 	VCMPPS       $0x11, Y3, Y0, Y6
 	VDIVPS       Y3, Y5, Y3
@@ -69095,13 +71814,13 @@ TOIAVX2_t_step:
 	VCMPPS       $0x11, Y5, Y0, Y5
 	VANDPS       Y3, Y5, Y3
 	VMINPS       Y3, Y4, Y3
-	VADDPS       2720(R9), Y3, Y3
+	VADDPS       3744(R9), Y3, Y3
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS      2784(R9), Y4
+	VMOVUPS      3808(R9), Y4
 	VCMPPS       $0x00, toirunning<>+0(SB), Y4, Y4
-	VADDPS       2752(R9), Y1, Y5
-	VMOVUPS      2720(R9), Y6
+	VADDPS       3776(R9), Y1, Y5
+	VMOVUPS      3744(R9), Y6
 	VCMPPS       $0x11, Y3, Y6, Y6
 	VANDNPS      Y4, Y6, Y6
 	VBROADCASTSS maxiter+68(FP), Y7
@@ -69111,68 +71830,69 @@ TOIAVX2_t_step:
 	VBLENDVPS    Y6, toiunconv<>+0(SB), Y7, Y6
 	VCMPPS       $0x16, (R9), Y3, Y7
 	VBLENDVPS    Y7, Y0, Y6, Y6
-	VMOVUPS      2720(R9), Y7
+	VMOVUPS      3744(R9), Y7
 	VCMPPS       $0x00, Y0, Y7, Y7
 	VBLENDVPS    Y7, toiinitial<>+0(SB), Y1, Y7
 	VMOVUPS      64(R9), Y8
-	VCMPPS       $0x12, 2688(R9), Y8, Y8
+	VCMPPS       $0x12, 3712(R9), Y8, Y8
 	VBLENDVPS    Y8, Y7, Y6, Y6
 	VMOVUPS      32(R9), Y7
 	VBLENDVPS    Y7, toiinvalid<>+0(SB), Y6, Y6
 	VCMPPS       $0x00, toirunning<>+0(SB), Y6, Y7
 	VANDPS       Y7, Y4, Y7
-	VMOVUPS      2720(R9), Y8
+	VMOVUPS      3744(R9), Y8
 	VBLENDVPS    Y7, Y3, Y8, Y3
 	VMOVUPS      32(R9), Y8
 	VBLENDVPS    Y8, Y0, Y5, Y5
-	VMOVUPS      2752(R9), Y8
+	VMOVUPS      3776(R9), Y8
 	VBLENDVPS    Y4, Y5, Y8, Y5
-	VMOVUPS      2784(R9), Y8
+	VMOVUPS      3808(R9), Y8
 	VBLENDVPS    Y4, Y6, Y8, Y4
-	VMOVUPS      Y3, 2720(R9)
-	VMOVUPS      Y5, 2752(R9)
-	VMOVUPS      Y4, 2784(R9)
-	VPTEST       Y7, Y7
+	VMOVUPS      Y3, 3744(R9)
+	VMOVUPS      Y5, 3776(R9)
+	VMOVUPS      Y4, 3808(R9)
+	VMOVMSKPS    Y7, AX
+	TESTL        AX, AX
 	JNZ          TOIAVX2_t_step
 
 	// Finish: the rows.
-	VMOVUPS 2720(R9), Y3
-	VMULPS  2272(R9), Y3, Y3
-	VADDPS  1984(R9), Y3, Y3
-	VMOVUPS 2720(R9), Y4
-	VMULPS  2304(R9), Y4, Y4
-	VADDPS  2016(R9), Y4, Y4
-	VMOVUPS 2720(R9), Y5
-	VMULPS  2336(R9), Y5, Y5
-	VADDPS  2048(R9), Y5, Y5
-	VMOVUPS 2720(R9), Y6
-	VMULPS  2368(R9), Y6, Y6
-	VADDPS  2080(R9), Y6, Y6
-	VMOVUPS 2720(R9), Y7
-	VMULPS  2400(R9), Y7, Y7
-	VADDPS  2112(R9), Y7, Y7
-	VMOVUPS 2720(R9), Y8
-	VMULPS  2432(R9), Y8, Y8
-	VADDPS  2144(R9), Y8, Y8
-	VMOVUPS 2720(R9), Y9
-	VMULPS  2464(R9), Y9, Y9
+	VMOVUPS 3744(R9), Y3
+	VMULPS  3296(R9), Y3, Y3
+	VADDPS  3008(R9), Y3, Y3
+	VMOVUPS 3744(R9), Y4
+	VMULPS  3328(R9), Y4, Y4
+	VADDPS  3040(R9), Y4, Y4
+	VMOVUPS 3744(R9), Y5
+	VMULPS  3360(R9), Y5, Y5
+	VADDPS  3072(R9), Y5, Y5
+	VMOVUPS 3744(R9), Y6
+	VMULPS  3392(R9), Y6, Y6
+	VADDPS  3104(R9), Y6, Y6
+	VMOVUPS 3744(R9), Y7
+	VMULPS  3424(R9), Y7, Y7
+	VADDPS  3136(R9), Y7, Y7
+	VMOVUPS 3744(R9), Y8
+	VMULPS  3456(R9), Y8, Y8
+	VADDPS  3168(R9), Y8, Y8
+	VMOVUPS 3744(R9), Y9
+	VMULPS  3488(R9), Y9, Y9
 	VADDPS  Y9, Y0, Y9
-	VMOVUPS 2720(R9), Y10
-	VMULPS  2496(R9), Y10, Y10
+	VMOVUPS 3744(R9), Y10
+	VMULPS  3520(R9), Y10, Y10
 	VADDPS  Y10, Y0, Y10
-	VMOVUPS 2720(R9), Y11
-	VMULPS  2528(R9), Y11, Y11
+	VMOVUPS 3744(R9), Y11
+	VMULPS  3552(R9), Y11, Y11
 	VADDPS  Y11, Y0, Y11
-	VMOVUPS 2720(R9), Y12
-	VMULPS  2560(R9), Y12, Y12
-	VADDPS  2176(R9), Y12, Y12
-	VMOVUPS 2720(R9), Y13
-	VMULPS  2592(R9), Y13, Y13
-	VADDPS  2208(R9), Y13, Y13
+	VMOVUPS 3744(R9), Y12
+	VMULPS  3584(R9), Y12, Y12
+	VADDPS  3200(R9), Y12, Y12
+	VMOVUPS 3744(R9), Y13
+	VMULPS  3616(R9), Y13, Y13
+	VADDPS  3232(R9), Y13, Y13
 	VMOVUPS Y11, (R9)
-	VMOVUPS 2720(R9), Y11
-	VMULPS  2624(R9), Y11, Y11
-	VADDPS  2240(R9), Y11, Y11
+	VMOVUPS 3744(R9), Y11
+	VMULPS  3648(R9), Y11, Y11
+	VADDPS  3264(R9), Y11, Y11
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS  Y3, Y6, Y14
@@ -69351,7 +72071,7 @@ TOIAVX2_t_step:
 	VMOVUPS      Y9, 960(R9)
 	VMOVUPS      Y8, 992(R9)
 	VTESTPS      Y5, Y5
-	JZ           TOIAVX2_t_finish_normal
+	JZ           TOIAVX2_t_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS 32(R9), Y3
@@ -69516,7 +72236,7 @@ TOIAVX2_t_step:
 	VSQRTPS 896(R9), Y0
 	VMOVUPS Y0, 640(R9)
 
-TOIAVX2_t_finish_normal:
+TOIAVX2_t_finish_g0_normal:
 	VDIVPS 640(R9), Y1, Y0
 	VMULPS 736(R9), Y0, Y1
 	VMULPS 704(R9), Y0, Y3
@@ -69526,30 +72246,30 @@ TOIAVX2_t_finish_normal:
 	VMOVUPS 768(R9), Y4
 	VMULPS  384(R9), Y4, Y4
 	VADDPS  352(R9), Y4, Y4
-	VADDPS  1248(R9), Y4, Y4
+	VADDPS  2272(R9), Y4, Y4
 	VMOVUPS 224(R9), Y5
 	VADDPS  608(R9), Y5, Y5
-	VADDPS  1248(R9), Y5, Y5
+	VADDPS  2272(R9), Y5, Y5
 	VMOVUPS 416(R9), Y6
 	VMULPS  384(R9), Y6, Y6
 	VADDPS  320(R9), Y6, Y6
-	VADDPS  1280(R9), Y6, Y6
+	VADDPS  2304(R9), Y6, Y6
 	VMOVUPS 256(R9), Y7
 	VADDPS  576(R9), Y7, Y7
-	VADDPS  1280(R9), Y7, Y7
+	VADDPS  2304(R9), Y7, Y7
 	VMOVUPS 800(R9), Y8
 	VMULPS  384(R9), Y8, Y8
 	VADDPS  288(R9), Y8, Y8
-	VADDPS  1312(R9), Y8, Y8
+	VADDPS  2336(R9), Y8, Y8
 	VMOVUPS (R9), Y9
 	VADDPS  480(R9), Y9, Y9
-	VADDPS  1312(R9), Y9, Y9
+	VADDPS  2336(R9), Y9, Y9
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS   2784(R9), Y10
+	VMOVUPS   3808(R9), Y10
 	VCMPPS    $0x00, toiinvalid<>+0(SB), Y10, Y10
 	VMOVUPS   Y9, (R9)
-	VMOVUPS   2720(R9), Y9
+	VMOVUPS   3744(R9), Y9
 	VBLENDVPS Y10, canonicalnan<>+0(SB), Y9, Y9
 	VMOVUPS   Y9, 32(R9)
 	VMOVUPS   512(R9), Y9
@@ -69566,17 +72286,18 @@ TOIAVX2_t_finish_normal:
 	VMOVUPS   (R9), Y9
 	VBLENDVPS Y10, canonicalnan<>+0(SB), Y9, Y9
 
-	// Pair index k = i + lane.
-	VMOVD        R13, X10
+	// Pair index k = i + 0 + lane.
+	LEAQ         (R13), AX
+	VMOVD        AX, X10
 	VPBROADCASTD X10, Y10
 	VPADDD       iota<>+0(SB), Y10, Y10
 	MOVQ         (SP), R12
 	VPMASKMOVD   Y10, Y2, (R12)(R13*4)
-	VMOVUPS      2784(R9), Y10
+	VMOVUPS      3808(R9), Y10
 	VCVTTPS2DQ   Y10, Y10
 	MOVQ         8(SP), R12
 	VPMASKMOVD   Y10, Y2, (R12)(R13*4)
-	VMOVUPS      2752(R9), Y10
+	VMOVUPS      3776(R9), Y10
 	VCVTTPS2DQ   Y10, Y10
 	MOVQ         16(SP), R12
 	VPMASKMOVD   Y10, Y2, (R12)(R13*4)
@@ -69611,7 +72332,7 @@ TOIAVX2_done:
 
 // func TOIAVX512(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
-TEXT ·TOIAVX512(SB), $6192-72
+TEXT ·TOIAVX512(SB), $12208-72
 	MOVQ         out+40(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -69653,53 +72374,53 @@ TEXT ·TOIAVX512(SB), $6192-72
 	XORQ         R13, R13
 	MOVQ         n+48(FP), R14
 
-	// Whole groups of 16 pairs.
-	CMPQ R14, $0x00000010
-	JB   TOIAVX512_tail
+	// 2 whole group(s) of 16 pairs at a time.
+	CMPQ R14, $0x00000020
+	JB   TOIAVX512_loop2_end
 
-TOIAVX512_loop:
+TOIAVX512_loop2:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ (DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5632(R9)
+	VMOVDQU   Y2, 7680(R9)
 	VPMOVZXDQ 16(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5664(R9)
+	VMOVDQU   Y2, 7712(R9)
 	VPMOVZXDQ 32(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5696(R9)
+	VMOVDQU   Y2, 7744(R9)
 	VPMOVZXDQ 48(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5728(R9)
+	VMOVDQU   Y2, 7776(R9)
 	VPMOVZXDQ (SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5760(R9)
+	VMOVDQU   Y2, 7808(R9)
 	VPMOVZXDQ 16(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5792(R9)
+	VMOVDQU   Y2, 7840(R9)
 	VPMOVZXDQ 32(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5824(R9)
+	VMOVDQU   Y2, 7872(R9)
 	VPMOVZXDQ 48(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5856(R9)
+	VMOVDQU   Y2, 7904(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ         5632(R9), BX
+	MOVQ         7680(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         5664(R9), BX
+	MOVQ         7712(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
-	MOVQ         5640(R9), BX
+	MOVQ         7688(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         5672(R9), BX
+	MOVQ         7720(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         5648(R9), BX
+	MOVQ         7696(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         5680(R9), BX
+	MOVQ         7728(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
-	MOVQ         5656(R9), BX
+	MOVQ         7704(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         5688(R9), BX
+	MOVQ         7736(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -69709,21 +72430,21 @@ TOIAVX512_loop:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         5696(R9), BX
+	MOVQ         7744(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         5728(R9), BX
+	MOVQ         7776(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         5704(R9), BX
+	MOVQ         7752(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         5736(R9), BX
+	MOVQ         7784(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
-	MOVQ         5712(R9), BX
+	MOVQ         7760(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         5744(R9), BX
+	MOVQ         7792(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
-	MOVQ         5720(R9), BX
+	MOVQ         7768(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         5752(R9), BX
+	MOVQ         7800(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -69734,36 +72455,36 @@ TOIAVX512_loop:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 2048(R9)
+	VMOVUPS      Z8, 4096(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 2112(R9)
+	VMOVUPS      Z8, 4160(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 2176(R9)
+	VMOVUPS      Z8, 4224(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 2432(R9)
+	VMOVUPS      Z3, 4480(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 2240(R9)
+	VMOVUPS      Z3, 4288(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 2304(R9)
+	VMOVUPS      Z3, 4352(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 2368(R9)
+	VMOVUPS      Z3, 4416(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ         5760(R9), BX
+	MOVQ         7808(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         5792(R9), BX
+	MOVQ         7840(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
-	MOVQ         5768(R9), BX
+	MOVQ         7816(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         5800(R9), BX
+	MOVQ         7848(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         5776(R9), BX
+	MOVQ         7824(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         5808(R9), BX
+	MOVQ         7856(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
-	MOVQ         5784(R9), BX
+	MOVQ         7832(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         5816(R9), BX
+	MOVQ         7864(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -69773,21 +72494,21 @@ TOIAVX512_loop:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         5824(R9), BX
+	MOVQ         7872(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         5856(R9), BX
+	MOVQ         7904(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         5832(R9), BX
+	MOVQ         7880(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         5864(R9), BX
+	MOVQ         7912(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
-	MOVQ         5840(R9), BX
+	MOVQ         7888(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         5872(R9), BX
+	MOVQ         7920(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
-	MOVQ         5848(R9), BX
+	MOVQ         7896(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         5880(R9), BX
+	MOVQ         7928(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -69798,36 +72519,36 @@ TOIAVX512_loop:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 2496(R9)
+	VMOVUPS      Z8, 4544(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 2560(R9)
+	VMOVUPS      Z8, 4608(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 2624(R9)
+	VMOVUPS      Z8, 4672(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 2880(R9)
+	VMOVUPS      Z3, 4928(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 2688(R9)
+	VMOVUPS      Z3, 4736(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 2752(R9)
+	VMOVUPS      Z3, 4800(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 2816(R9)
+	VMOVUPS      Z3, 4864(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ         5632(R9), BX
+	MOVQ         7680(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         5664(R9), BX
+	MOVQ         7712(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
-	MOVQ         5640(R9), BX
+	MOVQ         7688(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         5672(R9), BX
+	MOVQ         7720(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         5648(R9), BX
+	MOVQ         7696(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         5680(R9), BX
+	MOVQ         7728(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
-	MOVQ         5656(R9), BX
+	MOVQ         7704(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         5688(R9), BX
+	MOVQ         7736(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -69837,21 +72558,21 @@ TOIAVX512_loop:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         5696(R9), BX
+	MOVQ         7744(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         5728(R9), BX
+	MOVQ         7776(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         5704(R9), BX
+	MOVQ         7752(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         5736(R9), BX
+	MOVQ         7784(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
-	MOVQ         5712(R9), BX
+	MOVQ         7760(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         5744(R9), BX
+	MOVQ         7792(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
-	MOVQ         5720(R9), BX
+	MOVQ         7768(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         5752(R9), BX
+	MOVQ         7800(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -69862,36 +72583,36 @@ TOIAVX512_loop:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 2944(R9)
+	VMOVUPS      Z8, 4992(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 3008(R9)
+	VMOVUPS      Z8, 5056(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 3072(R9)
+	VMOVUPS      Z8, 5120(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 3328(R9)
+	VMOVUPS      Z3, 5376(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 3136(R9)
+	VMOVUPS      Z3, 5184(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 3200(R9)
+	VMOVUPS      Z3, 5248(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 3264(R9)
+	VMOVUPS      Z3, 5312(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ         5760(R9), BX
+	MOVQ         7808(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         5792(R9), BX
+	MOVQ         7840(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
-	MOVQ         5768(R9), BX
+	MOVQ         7816(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         5800(R9), BX
+	MOVQ         7848(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         5776(R9), BX
+	MOVQ         7824(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         5808(R9), BX
+	MOVQ         7856(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
-	MOVQ         5784(R9), BX
+	MOVQ         7832(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         5816(R9), BX
+	MOVQ         7864(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -69901,21 +72622,21 @@ TOIAVX512_loop:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         5824(R9), BX
+	MOVQ         7872(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         5856(R9), BX
+	MOVQ         7904(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         5832(R9), BX
+	MOVQ         7880(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         5864(R9), BX
+	MOVQ         7912(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
-	MOVQ         5840(R9), BX
+	MOVQ         7888(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         5872(R9), BX
+	MOVQ         7920(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
-	MOVQ         5848(R9), BX
+	MOVQ         7896(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         5880(R9), BX
+	MOVQ         7928(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -69926,82 +72647,382 @@ TOIAVX512_loop:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 3392(R9)
+	VMOVUPS      Z8, 5440(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 3456(R9)
+	VMOVUPS      Z8, 5504(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 3520(R9)
+	VMOVUPS      Z8, 5568(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 3776(R9)
+	VMOVUPS      Z3, 5824(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 3584(R9)
+	VMOVUPS      Z3, 5632(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 3648(R9)
+	VMOVUPS      Z3, 5696(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 3712(R9)
+	VMOVUPS      Z3, 5760(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Z0, 3840(R9)
-	VMOVUPS    Z0, 3904(R9)
+	VMOVUPS    Z0, 5888(R9)
+	VMOVUPS    Z0, 5952(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOIAVX512_g_nopad
+	JZ         TOIAVX512_loop2_g0_nopad
 	VMOVUPS    (DX)(R13*4), Z4
 	VMOVUPS    Z0, Z3
 	VPCMPEQD   Z0, Z0, K1
 	VGATHERDPS (BX)(Z4*4), K1, Z3
-	VMOVUPS    Z3, 3840(R9)
+	VMOVUPS    Z3, 5888(R9)
 	VMOVUPS    (SI)(R13*4), Z4
 	VMOVUPS    Z0, Z3
 	VPCMPEQD   Z0, Z0, K1
 	VGATHERDPS (BX)(Z4*4), K1, Z3
-	VMOVUPS    Z3, 3904(R9)
+	VMOVUPS    Z3, 5952(R9)
 
-TOIAVX512_g_nopad:
-	// Setup: the frame and the initial state.
+TOIAVX512_loop2_g0_nopad:
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ 64(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 11648(R9)
+	VPMOVZXDQ 80(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 11680(R9)
+	VPMOVZXDQ 96(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 11712(R9)
+	VPMOVZXDQ 112(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 11744(R9)
+	VPMOVZXDQ 64(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 11776(R9)
+	VPMOVZXDQ 80(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 11808(R9)
+	VPMOVZXDQ 96(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 11840(R9)
+	VPMOVZXDQ 112(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 11872(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ         11648(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         11680(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
+	MOVQ         11656(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         11688(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
+	MOVQ         11664(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         11696(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
+	MOVQ         11672(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         11704(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVQ         11712(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         11744(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
+	MOVQ         11720(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         11752(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
+	MOVQ         11728(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         11760(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
+	MOVQ         11736(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         11768(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 8064(R9)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 8128(R9)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 8192(R9)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 8448(R9)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 8256(R9)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 8320(R9)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 8384(R9)
+
+	// Capsule records of side J at the start, transposed.
+	MOVQ         11776(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         11808(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
+	MOVQ         11784(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         11816(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
+	MOVQ         11792(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         11824(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
+	MOVQ         11800(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         11832(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVQ         11840(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         11872(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
+	MOVQ         11848(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         11880(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
+	MOVQ         11856(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         11888(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
+	MOVQ         11864(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         11896(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 8512(R9)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 8576(R9)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 8640(R9)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 8896(R9)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 8704(R9)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 8768(R9)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 8832(R9)
+
+	// Capsule records of side I at the end, transposed.
+	MOVQ         11648(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         11680(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
+	MOVQ         11656(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         11688(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
+	MOVQ         11664(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         11696(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
+	MOVQ         11672(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         11704(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVQ         11712(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         11744(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
+	MOVQ         11720(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         11752(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
+	MOVQ         11728(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         11760(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
+	MOVQ         11736(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         11768(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 8960(R9)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 9024(R9)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 9088(R9)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 9344(R9)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 9152(R9)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 9216(R9)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 9280(R9)
+
+	// Capsule records of side J at the end, transposed.
+	MOVQ         11776(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         11808(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
+	MOVQ         11784(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         11816(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
+	MOVQ         11792(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         11824(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
+	MOVQ         11800(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         11832(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVQ         11840(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         11872(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
+	MOVQ         11848(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         11880(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
+	MOVQ         11856(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         11888(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
+	MOVQ         11864(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         11896(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 9408(R9)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 9472(R9)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 9536(R9)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 9792(R9)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 9600(R9)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 9664(R9)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 9728(R9)
+
+	// The pads of I and J: gathered, or zero without pads.
+	VMOVUPS    Z0, 9856(R9)
+	VMOVUPS    Z0, 9920(R9)
+	MOVQ       pad+16(FP), BX
+	TESTQ      BX, BX
+	JZ         TOIAVX512_loop2_g1_nopad
+	VMOVUPS    64(DX)(R13*4), Z4
+	VMOVUPS    Z0, Z3
+	VPCMPEQD   Z0, Z0, K1
+	VGATHERDPS (BX)(Z4*4), K1, Z3
+	VMOVUPS    Z3, 9856(R9)
+	VMOVUPS    64(SI)(R13*4), Z4
+	VMOVUPS    Z0, Z3
+	VPCMPEQD   Z0, Z0, K1
+	VGATHERDPS (BX)(Z4*4), K1, Z3
+	VMOVUPS    Z3, 9920(R9)
+
+TOIAVX512_loop2_g1_nopad:
+	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 2048(R9), Z3
-	VSUBPS  2496(R9), Z3, Z3
-	VMOVUPS 2112(R9), Z4
-	VSUBPS  2560(R9), Z4, Z4
-	VMOVUPS 2176(R9), Z5
-	VSUBPS  2624(R9), Z5, Z5
-	VMOVUPS 2944(R9), Z6
-	VSUBPS  2048(R9), Z6, Z6
-	VMOVUPS 3008(R9), Z7
-	VSUBPS  2112(R9), Z7, Z7
-	VMOVUPS 3072(R9), Z8
-	VSUBPS  2176(R9), Z8, Z8
-	VMOVUPS 2240(R9), Z9
-	VSUBPS  2496(R9), Z9, Z9
-	VMOVUPS 2304(R9), Z10
-	VSUBPS  2560(R9), Z10, Z10
-	VMOVUPS 2368(R9), Z11
-	VSUBPS  2624(R9), Z11, Z11
-	VMOVUPS 3136(R9), Z12
-	VSUBPS  2240(R9), Z12, Z12
-	VMOVUPS 3200(R9), Z13
-	VSUBPS  2304(R9), Z13, Z13
-	VMOVUPS 3264(R9), Z14
-	VSUBPS  2368(R9), Z14, Z14
-	VMOVUPS 3392(R9), Z15
-	VSUBPS  2496(R9), Z15, Z15
-	VMOVUPS 3456(R9), Z16
-	VSUBPS  2560(R9), Z16, Z16
-	VMOVUPS 3520(R9), Z17
-	VSUBPS  2624(R9), Z17, Z17
-	VMOVUPS 2688(R9), Z18
-	VSUBPS  2496(R9), Z18, Z18
-	VMOVUPS 2752(R9), Z19
-	VSUBPS  2560(R9), Z19, Z19
-	VMOVUPS 2816(R9), Z20
-	VSUBPS  2624(R9), Z20, Z20
-	VMOVUPS 3584(R9), Z21
-	VSUBPS  2688(R9), Z21, Z21
-	VMOVUPS 3648(R9), Z22
-	VSUBPS  2752(R9), Z22, Z22
-	VMOVUPS 3712(R9), Z23
-	VSUBPS  2816(R9), Z23, Z23
+	VMOVUPS 4096(R9), Z3
+	VSUBPS  4544(R9), Z3, Z3
+	VMOVUPS 4160(R9), Z4
+	VSUBPS  4608(R9), Z4, Z4
+	VMOVUPS 4224(R9), Z5
+	VSUBPS  4672(R9), Z5, Z5
+	VMOVUPS 4992(R9), Z6
+	VSUBPS  4096(R9), Z6, Z6
+	VMOVUPS 5056(R9), Z7
+	VSUBPS  4160(R9), Z7, Z7
+	VMOVUPS 5120(R9), Z8
+	VSUBPS  4224(R9), Z8, Z8
+	VMOVUPS 4288(R9), Z9
+	VSUBPS  4544(R9), Z9, Z9
+	VMOVUPS 4352(R9), Z10
+	VSUBPS  4608(R9), Z10, Z10
+	VMOVUPS 4416(R9), Z11
+	VSUBPS  4672(R9), Z11, Z11
+	VMOVUPS 5184(R9), Z12
+	VSUBPS  4288(R9), Z12, Z12
+	VMOVUPS 5248(R9), Z13
+	VSUBPS  4352(R9), Z13, Z13
+	VMOVUPS 5312(R9), Z14
+	VSUBPS  4416(R9), Z14, Z14
+	VMOVUPS 5440(R9), Z15
+	VSUBPS  4544(R9), Z15, Z15
+	VMOVUPS 5504(R9), Z16
+	VSUBPS  4608(R9), Z16, Z16
+	VMOVUPS 5568(R9), Z17
+	VSUBPS  4672(R9), Z17, Z17
+	VMOVUPS 4736(R9), Z18
+	VSUBPS  4544(R9), Z18, Z18
+	VMOVUPS 4800(R9), Z19
+	VSUBPS  4608(R9), Z19, Z19
+	VMOVUPS 4864(R9), Z20
+	VSUBPS  4672(R9), Z20, Z20
+	VMOVUPS 5632(R9), Z21
+	VSUBPS  4736(R9), Z21, Z21
+	VMOVUPS 5696(R9), Z22
+	VSUBPS  4800(R9), Z22, Z22
+	VMOVUPS 5760(R9), Z23
+	VSUBPS  4864(R9), Z23, Z23
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPS       Z3, Z3, Z24
@@ -70042,23 +73063,23 @@ TOIAVX512_g_nopad:
 	VADDPS       Z28, Z27, Z27
 	VSUBPS       Z23, Z23, Z28
 	VADDPS       Z28, Z24, Z24
-	VMOVUPS      2432(R9), Z28
-	VSUBPS       2432(R9), Z28, Z28
+	VMOVUPS      4480(R9), Z28
+	VSUBPS       4480(R9), Z28, Z28
 	VADDPS       Z28, Z25, Z25
-	VMOVUPS      3328(R9), Z28
-	VSUBPS       3328(R9), Z28, Z28
+	VMOVUPS      5376(R9), Z28
+	VSUBPS       5376(R9), Z28, Z28
 	VADDPS       Z28, Z26, Z26
-	VMOVUPS      3840(R9), Z28
-	VSUBPS       3840(R9), Z28, Z28
+	VMOVUPS      5888(R9), Z28
+	VSUBPS       5888(R9), Z28, Z28
 	VADDPS       Z28, Z27, Z27
-	VMOVUPS      2880(R9), Z28
-	VSUBPS       2880(R9), Z28, Z28
+	VMOVUPS      4928(R9), Z28
+	VSUBPS       4928(R9), Z28, Z28
 	VADDPS       Z28, Z24, Z24
-	VMOVUPS      3776(R9), Z28
-	VSUBPS       3776(R9), Z28, Z28
+	VMOVUPS      5824(R9), Z28
+	VSUBPS       5824(R9), Z28, Z28
 	VADDPS       Z28, Z25, Z25
-	VMOVUPS      3904(R9), Z28
-	VSUBPS       3904(R9), Z28, Z28
+	VMOVUPS      5952(R9), Z28
+	VSUBPS       5952(R9), Z28, Z28
 	VADDPS       Z28, Z26, Z26
 	VBROADCASTSS margin+56(FP), Z28
 	VBROADCASTSS margin+56(FP), Z29
@@ -70078,14 +73099,14 @@ TOIAVX512_g_nopad:
 	VCMPPS       $0x00, Z0, Z24, K1
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 2432(R9), Z24
-	VMINPS  3328(R9), Z24, Z24
-	VMOVUPS 2880(R9), Z25
-	VMINPS  3776(R9), Z25, Z25
+	VMOVUPS 4480(R9), Z24
+	VMINPS  5376(R9), Z24, Z24
+	VMOVUPS 4928(R9), Z25
+	VMINPS  5824(R9), Z25, Z25
 	VMINPS  Z25, Z24, Z24
 	VCMPPS  $0x11, Z0, Z24, K2
-	VMOVUPS 3840(R9), Z24
-	VMINPS  3904(R9), Z24, Z24
+	VMOVUPS 5888(R9), Z24
+	VMINPS  5952(R9), Z24, Z24
 	VCMPPS  $0x11, Z0, Z24, K3
 	KORW    K3, K2, K2
 	KANDNW  K1, K2, K1
@@ -70097,141 +73118,435 @@ TOIAVX512_g_nopad:
 	VANDPS.BCST absmask<>+0(SB), Z4, Z26
 	VADDPS      Z7, Z4, Z27
 	VANDPS.BCST absmask<>+0(SB), Z27, Z27
+
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	VMOVUPS     8064(R9), Z28
+	VSUBPS      8512(R9), Z28, Z28
 	VMAXPS      Z27, Z0, Z27
-	VANDPS.BCST absmask<>+0(SB), Z5, Z28
-	VMAXPS      Z28, Z24, Z24
-	VADDPS      Z8, Z5, Z28
-	VANDPS.BCST absmask<>+0(SB), Z28, Z28
-	VMAXPS      Z28, Z25, Z25
-	VANDPS.BCST absmask<>+0(SB), Z9, Z28
-	VMAXPS      Z28, Z26, Z26
-	VADDPS      Z12, Z9, Z28
-	VANDPS.BCST absmask<>+0(SB), Z28, Z28
-	VMAXPS      Z28, Z27, Z27
-	VANDPS.BCST absmask<>+0(SB), Z10, Z28
-	VMAXPS      Z28, Z24, Z24
-	VADDPS      Z13, Z10, Z28
-	VANDPS.BCST absmask<>+0(SB), Z28, Z28
-	VMAXPS      Z28, Z25, Z25
-	VANDPS.BCST absmask<>+0(SB), Z11, Z28
-	VMAXPS      Z28, Z26, Z26
-	VADDPS      Z14, Z11, Z28
-	VANDPS.BCST absmask<>+0(SB), Z28, Z28
-	VMAXPS      Z28, Z27, Z27
-	VANDPS.BCST absmask<>+0(SB), Z15, Z28
-	VMAXPS      Z28, Z24, Z24
-	VANDPS.BCST absmask<>+0(SB), Z16, Z28
-	VMAXPS      Z28, Z25, Z25
-	VANDPS.BCST absmask<>+0(SB), Z17, Z28
-	VMAXPS      Z28, Z26, Z26
-	VANDPS.BCST absmask<>+0(SB), Z18, Z28
-	VMAXPS      Z28, Z27, Z27
+	VMOVUPS     8128(R9), Z29
+	VSUBPS      8576(R9), Z29, Z29
+	VANDPS.BCST absmask<>+0(SB), Z5, Z30
+	VMOVUPS     Z3, (R9)
+	VMOVUPS     8192(R9), Z3
+	VSUBPS      8640(R9), Z3, Z3
+	VMAXPS      Z30, Z24, Z24
+	VMOVUPS     8960(R9), Z30
+	VSUBPS      8064(R9), Z30, Z30
+	VADDPS      Z8, Z5, Z31
+	VMOVUPS     Z4, 64(R9)
+	VMOVUPS     Z5, 128(R9)
+	VMOVUPS     9024(R9), Z4
+	VSUBPS      8128(R9), Z4, Z4
+	VANDPS.BCST absmask<>+0(SB), Z31, Z5
+	VMOVUPS     Z6, 192(R9)
+	VMOVUPS     9088(R9), Z6
+	VSUBPS      8192(R9), Z6, Z6
+	VMAXPS      Z5, Z25, Z5
+	VMOVUPS     8256(R9), Z25
+	VSUBPS      8512(R9), Z25, Z25
+	VANDPS.BCST absmask<>+0(SB), Z9, Z31
+	VMOVUPS     Z7, 256(R9)
+	VMOVUPS     Z8, 320(R9)
+	VMOVUPS     8320(R9), Z7
+	VSUBPS      8576(R9), Z7, Z7
+	VMAXPS      Z31, Z26, Z8
+	VMOVUPS     8384(R9), Z26
+	VSUBPS      8640(R9), Z26, Z26
+	VADDPS      Z12, Z9, Z31
+	VMOVUPS     Z9, 384(R9)
+	VMOVUPS     Z12, 448(R9)
+	VMOVUPS     9152(R9), Z9
+	VSUBPS      8256(R9), Z9, Z9
+	VANDPS.BCST absmask<>+0(SB), Z31, Z12
+	VMOVUPS     Z23, 512(R9)
+	VMOVUPS     9216(R9), Z23
+	VSUBPS      8320(R9), Z23, Z23
+	VMAXPS      Z12, Z27, Z12
+	VMOVUPS     9280(R9), Z27
+	VSUBPS      8384(R9), Z27, Z27
+	VANDPS.BCST absmask<>+0(SB), Z10, Z31
+	VMOVUPS     Z27, 576(R9)
+	VMOVUPS     Z20, 640(R9)
+	VMOVUPS     9408(R9), Z20
+	VSUBPS      8512(R9), Z20, Z20
+	VMAXPS      Z31, Z24, Z24
+	VMOVUPS     9472(R9), Z27
+	VSUBPS      8576(R9), Z27, Z27
+	VADDPS      Z13, Z10, Z31
+	VMOVUPS     Z10, 704(R9)
+	VMOVUPS     Z13, 768(R9)
+	VMOVUPS     9536(R9), Z10
+	VSUBPS      8640(R9), Z10, Z10
+	VANDPS.BCST absmask<>+0(SB), Z31, Z13
+	VMOVUPS     Z10, 832(R9)
+	VMOVUPS     8704(R9), Z10
+	VSUBPS      8512(R9), Z10, Z10
+	VMAXPS      Z13, Z5, Z5
+	VMOVUPS     8768(R9), Z13
+	VSUBPS      8576(R9), Z13, Z13
+	VANDPS.BCST absmask<>+0(SB), Z11, Z31
+	VMOVUPS     Z13, 896(R9)
+	VMOVUPS     Z10, 960(R9)
+	VMOVUPS     8832(R9), Z10
+	VSUBPS      8640(R9), Z10, Z10
+	VMAXPS      Z31, Z8, Z8
+	VMOVUPS     9600(R9), Z13
+	VSUBPS      8704(R9), Z13, Z13
+	VADDPS      Z14, Z11, Z31
+	VMOVUPS     Z11, 1024(R9)
+	VMOVUPS     Z14, 1088(R9)
+	VMOVUPS     9664(R9), Z11
+	VSUBPS      8768(R9), Z11, Z11
+	VANDPS.BCST absmask<>+0(SB), Z31, Z14
+	VMOVUPS     Z10, 1152(R9)
+	VMOVUPS     9728(R9), Z10
+	VSUBPS      8832(R9), Z10, Z10
+	VMAXPS      Z14, Z12, Z12
+
+	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
+	VSUBPS      Z28, Z28, Z14
+	VANDPS.BCST absmask<>+0(SB), Z15, Z31
+	VMOVUPS     Z28, 1216(R9)
+	VSUBPS      Z30, Z30, Z28
+	VMOVUPS     Z30, 1280(R9)
+	VMAXPS      Z31, Z24, Z24
+	VSUBPS      Z29, Z29, Z30
+	VANDPS.BCST absmask<>+0(SB), Z16, Z31
+	VMOVUPS     Z29, 1344(R9)
+	VSUBPS      Z4, Z4, Z29
+	VMOVUPS     Z4, 1408(R9)
+	VMAXPS      Z31, Z5, Z4
+	VSUBPS      Z3, Z3, Z5
+	VANDPS.BCST absmask<>+0(SB), Z17, Z31
+	VMOVUPS     Z3, 1472(R9)
+	VADDPS      Z5, Z14, Z3
+	VMAXPS      Z31, Z8, Z5
+	VSUBPS      Z6, Z6, Z8
+	VANDPS.BCST absmask<>+0(SB), Z18, Z14
+	VADDPS      Z8, Z28, Z8
+	VMAXPS      Z14, Z12, Z12
+	VSUBPS      Z25, Z25, Z14
 	VADDPS      Z21, Z18, Z28
+	VADDPS      Z14, Z30, Z14
 	VANDPS.BCST absmask<>+0(SB), Z28, Z28
+	VSUBPS      Z9, Z9, Z30
 	VMAXPS      Z28, Z24, Z24
-	VANDPS.BCST absmask<>+0(SB), Z19, Z28
-	VMAXPS      Z28, Z25, Z25
-	VADDPS      Z22, Z19, Z28
-	VANDPS.BCST absmask<>+0(SB), Z28, Z28
-	VMAXPS      Z28, Z26, Z26
-	VANDPS.BCST absmask<>+0(SB), Z20, Z28
-	VMAXPS      Z28, Z27, Z27
-	VADDPS      Z23, Z20, Z28
-	VANDPS.BCST absmask<>+0(SB), Z28, Z28
-	VMAXPS      Z28, Z24, Z24
-	VMAXPS      Z24, Z27, Z24
-	VMAXPS      Z26, Z25, Z25
-	VMAXPS      Z25, Z24, Z24
+	VADDPS      Z30, Z29, Z28
+	VANDPS.BCST absmask<>+0(SB), Z19, Z29
+	VSUBPS      Z7, Z7, Z30
+	VMAXPS      Z29, Z4, Z4
+	VADDPS      Z30, Z3, Z3
+	VADDPS      Z22, Z19, Z29
+	VSUBPS      Z23, Z23, Z30
+	VANDPS.BCST absmask<>+0(SB), Z29, Z29
+	VADDPS      Z30, Z8, Z8
+	VMAXPS      Z29, Z5, Z5
+	VSUBPS      Z26, Z26, Z29
+	VMOVUPS     640(R9), Z30
+	VANDPS.BCST absmask<>+0(SB), Z30, Z30
+	VADDPS      Z29, Z14, Z14
+	VMAXPS      Z30, Z12, Z12
+	VMOVUPS     576(R9), Z29
+	VSUBPS      576(R9), Z29, Z29
+	VMOVUPS     640(R9), Z30
+	VADDPS      512(R9), Z30, Z30
+	VADDPS      Z29, Z28, Z28
+	VANDPS.BCST absmask<>+0(SB), Z30, Z29
+	VSUBPS      Z20, Z20, Z30
+	VMAXPS      Z29, Z24, Z24
+	VADDPS      Z30, Z3, Z3
+	VMAXPS      Z24, Z12, Z12
+	VSUBPS      Z27, Z27, Z24
+	VMAXPS      Z5, Z4, Z4
+	VADDPS      Z24, Z8, Z5
+	VMAXPS      Z4, Z12, Z4
+	VMOVUPS     832(R9), Z8
+	VSUBPS      832(R9), Z8, Z8
 
 	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
-	VBROADCASTSS   toitolfloor<>+0(SB), Z25
-	VMULPS         Z24, Z25, Z24
-	VBROADCASTSS   tol+60(FP), Z25
-	VMAXPS         Z24, Z25, Z24
-	VMOVUPS        2432(R9), Z25
-	VMAXPS         3328(R9), Z25, Z25
-	VMOVUPS        2880(R9), Z26
-	VMAXPS         3776(R9), Z26, Z26
-	VADDPS         3840(R9), Z25, Z25
-	VADDPS         3904(R9), Z26, Z26
-	VADDPS         Z26, Z25, Z25
-	VBROADCASTSS   margin+56(FP), Z26
-	VADDPS         Z26, Z25, Z25
-	VMAXPS         Z24, Z25, Z25
-	VADDPS         Z24, Z25, Z24
-	VXORPS         Z26, Z26, Z26
-	VBROADCASTSS   toiinvalid<>+0(SB), Z27
-	VBLENDMPS.BCST toirunning<>+0(SB), Z27, K1, Z26
-	VMOVUPS        Z3, 3968(R9)
-	VMOVUPS        Z4, 4032(R9)
-	VMOVUPS        Z5, 4096(R9)
-	VMOVUPS        Z9, 4160(R9)
-	VMOVUPS        Z10, 4224(R9)
-	VMOVUPS        Z11, 4288(R9)
-	VMOVUPS        Z18, 4352(R9)
-	VMOVUPS        Z19, 4416(R9)
-	VMOVUPS        Z20, 4480(R9)
-	VMOVUPS        Z6, 4544(R9)
-	VMOVUPS        Z7, 4608(R9)
-	VMOVUPS        Z8, 4672(R9)
-	VMOVUPS        Z12, 4736(R9)
-	VMOVUPS        Z13, 4800(R9)
-	VMOVUPS        Z14, 4864(R9)
-	VMOVUPS        Z15, 4928(R9)
-	VMOVUPS        Z16, 4992(R9)
-	VMOVUPS        Z17, 5056(R9)
-	VMOVUPS        Z21, 5120(R9)
-	VMOVUPS        Z22, 5184(R9)
-	VMOVUPS        Z23, 5248(R9)
-	VMOVUPS        Z25, 5312(R9)
-	VMOVUPS        Z24, 5376(R9)
-	VMOVUPS        Z0, 5440(R9)
-	VMOVUPS        Z0, 5504(R9)
-	VMOVUPS        Z26, 5568(R9)
+	VADDPS         Z8, Z14, Z8
+	VBROADCASTSS   toitolfloor<>+0(SB), Z12
+	VMULPS         Z4, Z12, Z4
+	VMOVUPS        960(R9), Z12
+	VSUBPS         960(R9), Z12, Z12
+	VBROADCASTSS   tol+60(FP), Z14
+	VMAXPS         Z4, Z14, Z4
+	VADDPS         Z12, Z28, Z12
+	VMOVUPS        4480(R9), Z14
+	VMAXPS         5376(R9), Z14, Z14
+	VSUBPS         Z13, Z13, Z24
+	VMOVUPS        4928(R9), Z28
+	VMAXPS         5824(R9), Z28, Z28
+	VADDPS         Z24, Z3, Z3
+	VADDPS         5888(R9), Z14, Z14
+	VMOVUPS        896(R9), Z24
+	VSUBPS         896(R9), Z24, Z24
+	VADDPS         5952(R9), Z28, Z28
+	VADDPS         Z24, Z5, Z5
+	VADDPS         Z28, Z14, Z14
+	VSUBPS         Z11, Z11, Z24
+	VBROADCASTSS   margin+56(FP), Z28
+	VADDPS         Z28, Z14, Z14
+	VADDPS         Z24, Z8, Z8
+	VMAXPS         Z4, Z14, Z14
+	VMOVUPS        1152(R9), Z24
+	VSUBPS         1152(R9), Z24, Z24
+	VADDPS         Z4, Z14, Z4
+	VADDPS         Z24, Z12, Z12
+	VSUBPS         Z10, Z10, Z24
+	VADDPS         Z24, Z3, Z3
+	VXORPS         Z24, Z24, Z24
+	VBROADCASTSS   toiinvalid<>+0(SB), Z28
+	VBLENDMPS.BCST toirunning<>+0(SB), Z28, K1, Z24
+	VMOVUPS        (R9), Z28
+	VMOVUPS        Z28, 6016(R9)
+	VMOVUPS        64(R9), Z28
+	VMOVUPS        Z28, 6080(R9)
+	VMOVUPS        128(R9), Z28
+	VMOVUPS        Z28, 6144(R9)
+	VMOVUPS        384(R9), Z28
+	VMOVUPS        Z28, 6208(R9)
+	VMOVUPS        704(R9), Z28
+	VMOVUPS        Z28, 6272(R9)
+	VMOVUPS        1024(R9), Z28
+	VMOVUPS        Z28, 6336(R9)
+	VMOVUPS        Z18, 6400(R9)
+	VMOVUPS        Z19, 6464(R9)
+	VMOVUPS        640(R9), Z18
+	VMOVUPS        Z18, 6528(R9)
+	VMOVUPS        192(R9), Z18
+	VMOVUPS        Z18, 6592(R9)
+	VMOVUPS        256(R9), Z18
+	VMOVUPS        Z18, 6656(R9)
+	VMOVUPS        320(R9), Z18
+	VMOVUPS        Z18, 6720(R9)
+	VMOVUPS        448(R9), Z18
+	VMOVUPS        Z18, 6784(R9)
+	VMOVUPS        768(R9), Z18
+	VMOVUPS        Z18, 6848(R9)
+	VMOVUPS        1088(R9), Z18
+	VMOVUPS        Z18, 6912(R9)
+	VMOVUPS        Z15, 6976(R9)
+	VMOVUPS        Z16, 7040(R9)
+	VMOVUPS        Z17, 7104(R9)
+	VMOVUPS        Z21, 7168(R9)
+	VMOVUPS        Z22, 7232(R9)
+	VMOVUPS        512(R9), Z15
+	VMOVUPS        Z15, 7296(R9)
+	VMOVUPS        Z14, 7360(R9)
+	VMOVUPS        Z4, 7424(R9)
+	VMOVUPS        Z0, 7488(R9)
+	VMOVUPS        Z0, 7552(R9)
+	VMOVUPS        Z24, 7616(R9)
+	VMOVUPS        8448(R9), Z4
+	VSUBPS         8448(R9), Z4, Z4
+	VADDPS         Z4, Z5, Z4
+	VMOVUPS        9344(R9), Z5
+	VSUBPS         9344(R9), Z5, Z5
+	VADDPS         Z5, Z8, Z5
+	VMOVUPS        9856(R9), Z8
+	VSUBPS         9856(R9), Z8, Z8
+	VADDPS         Z8, Z12, Z8
+	VMOVUPS        8896(R9), Z12
+	VSUBPS         8896(R9), Z12, Z12
+	VADDPS         Z12, Z3, Z3
+	VMOVUPS        9792(R9), Z12
+	VSUBPS         9792(R9), Z12, Z12
+	VADDPS         Z12, Z4, Z4
+	VMOVUPS        9920(R9), Z12
+	VSUBPS         9920(R9), Z12, Z12
+	VADDPS         Z12, Z5, Z5
+	VBROADCASTSS   margin+56(FP), Z12
+	VBROADCASTSS   margin+56(FP), Z14
+	VSUBPS         Z12, Z14, Z12
+	VADDPS         Z12, Z8, Z8
+	VBROADCASTSS   tol+60(FP), Z12
+	VBROADCASTSS   tol+60(FP), Z14
+	VSUBPS         Z12, Z14, Z12
+	VADDPS         Z12, Z3, Z3
+	VBROADCASTSS   tmax+64(FP), Z12
+	VBROADCASTSS   tmax+64(FP), Z14
+	VSUBPS         Z12, Z14, Z12
+	VADDPS         Z12, Z4, Z4
+	VADDPS         Z4, Z3, Z3
+	VADDPS         Z8, Z5, Z4
+	VADDPS         Z4, Z3, Z3
+	VCMPPS         $0x00, Z0, Z3, K1
+
+	// A negative radius or pad is invalid.
+	VMOVUPS 8448(R9), Z3
+	VMINPS  9344(R9), Z3, Z3
+	VMOVUPS 8896(R9), Z4
+	VMINPS  9792(R9), Z4, Z4
+	VMINPS  Z4, Z3, Z3
+	VCMPPS  $0x11, Z0, Z3, K2
+	VMOVUPS 9856(R9), Z3
+	VMINPS  9920(R9), Z3, Z3
+	VCMPPS  $0x11, Z0, Z3, K3
+	KORW    K3, K2, K2
+	KANDNW  K1, K2, K1
+
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	VMOVUPS     1216(R9), Z3
+	VANDPS.BCST absmask<>+0(SB), Z3, Z3
+	VMOVUPS     1216(R9), Z4
+	VADDPS      1280(R9), Z4, Z4
+	VANDPS.BCST absmask<>+0(SB), Z4, Z4
+	VMOVUPS     1344(R9), Z5
+	VANDPS.BCST absmask<>+0(SB), Z5, Z5
+	VMOVUPS     1344(R9), Z8
+	VADDPS      1408(R9), Z8, Z8
+	VANDPS.BCST absmask<>+0(SB), Z8, Z8
+	VMAXPS      Z8, Z0, Z8
+	VMOVUPS     1472(R9), Z12
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VMAXPS      Z12, Z3, Z3
+	VADDPS      1472(R9), Z6, Z12
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VMAXPS      Z12, Z4, Z4
+	VANDPS.BCST absmask<>+0(SB), Z25, Z12
+	VMAXPS      Z12, Z5, Z5
+	VADDPS      Z9, Z25, Z12
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VMAXPS      Z12, Z8, Z8
+	VANDPS.BCST absmask<>+0(SB), Z7, Z12
+	VMAXPS      Z12, Z3, Z3
+	VADDPS      Z23, Z7, Z12
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VMAXPS      Z12, Z4, Z4
+	VANDPS.BCST absmask<>+0(SB), Z26, Z12
+	VMAXPS      Z12, Z5, Z5
+	VADDPS      576(R9), Z26, Z12
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VMAXPS      Z12, Z8, Z8
+	VANDPS.BCST absmask<>+0(SB), Z20, Z12
+	VMAXPS      Z12, Z3, Z3
+	VANDPS.BCST absmask<>+0(SB), Z27, Z12
+	VMAXPS      Z12, Z4, Z4
+	VMOVUPS     832(R9), Z12
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VMAXPS      Z12, Z5, Z5
+	VMOVUPS     960(R9), Z12
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VMAXPS      Z12, Z8, Z8
+	VADDPS      960(R9), Z13, Z12
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VMAXPS      Z12, Z3, Z3
+	VMOVUPS     896(R9), Z12
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VMAXPS      Z12, Z4, Z4
+	VADDPS      896(R9), Z11, Z12
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VMAXPS      Z12, Z5, Z5
+	VMOVUPS     1152(R9), Z12
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VMAXPS      Z12, Z8, Z8
+	VADDPS      1152(R9), Z10, Z12
+	VANDPS.BCST absmask<>+0(SB), Z12, Z12
+	VMAXPS      Z12, Z3, Z3
+	VMAXPS      Z3, Z8, Z3
+	VMAXPS      Z5, Z4, Z4
+	VMAXPS      Z4, Z3, Z3
+
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	VBROADCASTSS   toitolfloor<>+0(SB), Z4
+	VMULPS         Z3, Z4, Z3
+	VBROADCASTSS   tol+60(FP), Z4
+	VMAXPS         Z3, Z4, Z3
+	VMOVUPS        8448(R9), Z4
+	VMAXPS         9344(R9), Z4, Z4
+	VMOVUPS        8896(R9), Z5
+	VMAXPS         9792(R9), Z5, Z5
+	VADDPS         9856(R9), Z4, Z4
+	VADDPS         9920(R9), Z5, Z5
+	VADDPS         Z5, Z4, Z4
+	VBROADCASTSS   margin+56(FP), Z5
+	VADDPS         Z5, Z4, Z4
+	VMAXPS         Z3, Z4, Z4
+	VADDPS         Z3, Z4, Z3
+	VXORPS         Z5, Z5, Z5
+	VBROADCASTSS   toiinvalid<>+0(SB), Z8
+	VBLENDMPS.BCST toirunning<>+0(SB), Z8, K1, Z5
+	VMOVUPS        1216(R9), Z8
+	VMOVUPS        Z8, 9984(R9)
+	VMOVUPS        1344(R9), Z8
+	VMOVUPS        Z8, 10048(R9)
+	VMOVUPS        1472(R9), Z8
+	VMOVUPS        Z8, 10112(R9)
+	VMOVUPS        Z25, 10176(R9)
+	VMOVUPS        Z7, 10240(R9)
+	VMOVUPS        Z26, 10304(R9)
+	VMOVUPS        960(R9), Z7
+	VMOVUPS        Z7, 10368(R9)
+	VMOVUPS        896(R9), Z7
+	VMOVUPS        Z7, 10432(R9)
+	VMOVUPS        1152(R9), Z7
+	VMOVUPS        Z7, 10496(R9)
+	VMOVUPS        1280(R9), Z7
+	VMOVUPS        Z7, 10560(R9)
+	VMOVUPS        1408(R9), Z7
+	VMOVUPS        Z7, 10624(R9)
+	VMOVUPS        Z6, 10688(R9)
+	VMOVUPS        Z9, 10752(R9)
+	VMOVUPS        Z23, 10816(R9)
+	VMOVUPS        576(R9), Z6
+	VMOVUPS        Z6, 10880(R9)
+	VMOVUPS        Z20, 10944(R9)
+	VMOVUPS        Z27, 11008(R9)
+	VMOVUPS        832(R9), Z6
+	VMOVUPS        Z6, 11072(R9)
+	VMOVUPS        Z13, 11136(R9)
+	VMOVUPS        Z11, 11200(R9)
+	VMOVUPS        Z10, 11264(R9)
+	VMOVUPS        Z4, 11328(R9)
+	VMOVUPS        Z3, 11392(R9)
+	VMOVUPS        Z0, 11456(R9)
+	VMOVUPS        Z0, 11520(R9)
+	VMOVUPS        Z5, 11584(R9)
 
 	// Steps until no lane is running.
-TOIAVX512_g_step:
+TOIAVX512_loop2_step:
 	VBROADCASTSS tmax+64(FP), Z3
 	VMINPS       Z1, Z3, Z3
 	VMAXPS       Z0, Z3, Z3
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 5440(R9), Z4
-	VMULPS  4544(R9), Z4, Z4
-	VADDPS  3968(R9), Z4, Z4
-	VMOVUPS 5440(R9), Z5
-	VMULPS  4608(R9), Z5, Z5
-	VADDPS  4032(R9), Z5, Z5
-	VMOVUPS 5440(R9), Z6
-	VMULPS  4672(R9), Z6, Z6
-	VADDPS  4096(R9), Z6, Z6
-	VMOVUPS 5440(R9), Z7
-	VMULPS  4736(R9), Z7, Z7
-	VADDPS  4160(R9), Z7, Z7
-	VMOVUPS 5440(R9), Z8
-	VMULPS  4800(R9), Z8, Z8
-	VADDPS  4224(R9), Z8, Z8
-	VMOVUPS 5440(R9), Z9
-	VMULPS  4864(R9), Z9, Z9
-	VADDPS  4288(R9), Z9, Z9
-	VMOVUPS 5440(R9), Z10
-	VMULPS  4928(R9), Z10, Z10
+	VMOVUPS 7488(R9), Z4
+	VMULPS  6592(R9), Z4, Z4
+	VADDPS  6016(R9), Z4, Z4
+	VMOVUPS 7488(R9), Z5
+	VMULPS  6656(R9), Z5, Z5
+	VADDPS  6080(R9), Z5, Z5
+	VMOVUPS 7488(R9), Z6
+	VMULPS  6720(R9), Z6, Z6
+	VADDPS  6144(R9), Z6, Z6
+	VMOVUPS 7488(R9), Z7
+	VMULPS  6784(R9), Z7, Z7
+	VADDPS  6208(R9), Z7, Z7
+	VMOVUPS 7488(R9), Z8
+	VMULPS  6848(R9), Z8, Z8
+	VADDPS  6272(R9), Z8, Z8
+	VMOVUPS 7488(R9), Z9
+	VMULPS  6912(R9), Z9, Z9
+	VADDPS  6336(R9), Z9, Z9
+	VMOVUPS 7488(R9), Z10
+	VMULPS  6976(R9), Z10, Z10
 	VADDPS  Z10, Z0, Z10
-	VMOVUPS 5440(R9), Z11
-	VMULPS  4992(R9), Z11, Z11
+	VMOVUPS 7488(R9), Z11
+	VMULPS  7040(R9), Z11, Z11
 	VADDPS  Z11, Z0, Z11
-	VMOVUPS 5440(R9), Z12
-	VMULPS  5056(R9), Z12, Z12
+	VMOVUPS 7488(R9), Z12
+	VMULPS  7104(R9), Z12, Z12
 	VADDPS  Z12, Z0, Z12
-	VMOVUPS 5440(R9), Z13
-	VMULPS  5120(R9), Z13, Z13
-	VADDPS  4352(R9), Z13, Z13
-	VMOVUPS 5440(R9), Z14
-	VMULPS  5184(R9), Z14, Z14
-	VADDPS  4416(R9), Z14, Z14
-	VMOVUPS 5440(R9), Z15
-	VMULPS  5248(R9), Z15, Z15
-	VADDPS  4480(R9), Z15, Z15
+	VMOVUPS 7488(R9), Z13
+	VMULPS  7168(R9), Z13, Z13
+	VADDPS  6400(R9), Z13, Z13
+	VMOVUPS 7488(R9), Z14
+	VMULPS  7232(R9), Z14, Z14
+	VADDPS  6464(R9), Z14, Z14
+	VMOVUPS 7488(R9), Z15
+	VMULPS  7296(R9), Z15, Z15
+	VADDPS  6528(R9), Z15, Z15
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS Z4, Z7, Z16
@@ -70353,174 +73668,473 @@ TOIAVX512_g_step:
 	VSQRTPS     Z10, Z10
 
 	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
-	VDIVPS Z10, Z1, Z13
-	VMULPS Z13, Z11, Z11
-	VMULPS Z13, Z12, Z12
-	VMULPS Z13, Z3, Z3
-	VMULPS Z4, Z11, Z4
-	VMULPS Z5, Z12, Z5
-	VADDPS Z5, Z4, Z4
-	VMULPS Z6, Z3, Z5
-	VADDPS Z5, Z4, Z4
-	VMULPS 4544(R9), Z11, Z5
-	VMULPS 4608(R9), Z12, Z6
-	VADDPS Z6, Z5, Z5
-	VMULPS 4672(R9), Z3, Z6
-	VADDPS Z6, Z5, Z5
-	VMULPS Z7, Z11, Z6
-	VMULPS Z8, Z12, Z7
-	VADDPS Z7, Z6, Z6
-	VMULPS Z9, Z3, Z7
-	VADDPS Z7, Z6, Z6
-	VMULPS 4736(R9), Z11, Z7
-	VMULPS 4800(R9), Z12, Z8
-	VADDPS Z8, Z7, Z7
-	VMULPS 4864(R9), Z3, Z8
-	VADDPS Z8, Z7, Z7
-	VMULPS 384(R9), Z11, Z8
-	VMULPS 320(R9), Z12, Z9
-	VADDPS Z9, Z8, Z8
-	VMULPS 256(R9), Z3, Z9
-	VADDPS Z9, Z8, Z8
-	VMULPS 4928(R9), Z11, Z9
-	VMULPS 4992(R9), Z12, Z13
-	VADDPS Z13, Z9, Z9
-	VMULPS 5056(R9), Z3, Z13
-	VADDPS Z13, Z9, Z9
-	VMULPS 192(R9), Z11, Z13
-	VMULPS 128(R9), Z12, Z14
-	VADDPS Z14, Z13, Z13
-	VMULPS 64(R9), Z3, Z14
-	VADDPS Z14, Z13, Z13
-	VMULPS 5120(R9), Z11, Z11
-	VMULPS 5184(R9), Z12, Z12
-	VADDPS Z12, Z11, Z11
-	VMULPS 5248(R9), Z3, Z3
-	VADDPS Z3, Z11, Z3
+	VDIVPS       Z10, Z1, Z13
+	VMULPS       Z13, Z11, Z11
+	VMULPS       Z13, Z12, Z12
+	VMULPS       Z13, Z3, Z3
+	VMULPS       Z4, Z11, Z4
+	VMULPS       Z5, Z12, Z5
+	VADDPS       Z5, Z4, Z4
+	VMULPS       Z6, Z3, Z5
+	VBROADCASTSS tmax+64(FP), Z6
+	VMINPS       Z1, Z6, Z6
+	VMAXPS       Z0, Z6, Z6
+	VADDPS       Z5, Z4, Z4
+	VMULPS       6592(R9), Z11, Z5
+	VMULPS       6656(R9), Z12, Z13
+	VADDPS       Z13, Z5, Z5
+
+	// Step 1: the endpoints at t and the projection.
+	VMOVUPS 11456(R9), Z13
+	VMULPS  10560(R9), Z13, Z13
+	VMULPS  6720(R9), Z3, Z14
+	VADDPS  9984(R9), Z13, Z13
+	VADDPS  Z14, Z5, Z5
+	VMOVUPS 11456(R9), Z14
+	VMULPS  10624(R9), Z14, Z14
+	VMULPS  Z7, Z11, Z7
+	VADDPS  10048(R9), Z14, Z14
+	VMULPS  Z8, Z12, Z8
+	VMOVUPS 11456(R9), Z15
+	VMULPS  10688(R9), Z15, Z15
+	VADDPS  Z8, Z7, Z7
+	VADDPS  10112(R9), Z15, Z8
+	VMULPS  Z9, Z3, Z9
+	VMOVUPS 11456(R9), Z15
+	VMULPS  10752(R9), Z15, Z15
+	VADDPS  Z9, Z7, Z7
+	VADDPS  10176(R9), Z15, Z9
+	VMULPS  6784(R9), Z11, Z15
+	VMOVUPS 11456(R9), Z16
+	VMULPS  10816(R9), Z16, Z16
+	VMULPS  6848(R9), Z12, Z17
+	VADDPS  10240(R9), Z16, Z16
+	VADDPS  Z17, Z15, Z15
+	VMOVUPS 11456(R9), Z17
+	VMULPS  10880(R9), Z17, Z17
+	VMULPS  6912(R9), Z3, Z18
+	VADDPS  10304(R9), Z17, Z17
+	VADDPS  Z18, Z15, Z15
+	VMOVUPS 11456(R9), Z18
+	VMULPS  10944(R9), Z18, Z18
+	VMULPS  384(R9), Z11, Z19
+	VADDPS  Z18, Z0, Z18
+	VMULPS  320(R9), Z12, Z20
+	VMOVUPS 11456(R9), Z21
+	VMULPS  11008(R9), Z21, Z21
+	VADDPS  Z20, Z19, Z19
+	VADDPS  Z21, Z0, Z20
+	VMULPS  256(R9), Z3, Z21
+	VMOVUPS 11456(R9), Z22
+	VMULPS  11072(R9), Z22, Z22
+	VADDPS  Z21, Z19, Z19
+	VADDPS  Z22, Z0, Z21
+	VMULPS  6976(R9), Z11, Z22
+	VMOVUPS 11456(R9), Z23
+	VMULPS  11136(R9), Z23, Z23
+	VMULPS  7040(R9), Z12, Z24
+	VADDPS  10368(R9), Z23, Z23
+	VADDPS  Z24, Z22, Z22
+	VMOVUPS 11456(R9), Z24
+	VMULPS  11200(R9), Z24, Z24
+	VMULPS  7104(R9), Z3, Z25
+	VADDPS  10432(R9), Z24, Z24
+	VADDPS  Z25, Z22, Z22
+	VMOVUPS 11456(R9), Z25
+	VMULPS  11264(R9), Z25, Z25
+	VMULPS  192(R9), Z11, Z26
+	VADDPS  10496(R9), Z25, Z25
+	VMULPS  128(R9), Z12, Z27
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPS  Z13, Z9, Z28
+	VADDPS  Z27, Z26, Z26
+	VSUBPS  Z14, Z16, Z27
+	VMULPS  64(R9), Z3, Z29
+	VSUBPS  Z8, Z17, Z30
+	VADDPS  Z29, Z26, Z26
+	VSUBPS  Z18, Z23, Z29
+	VMULPS  7168(R9), Z11, Z11
+	VSUBPS  Z20, Z24, Z31
+	VMOVUPS Z6, 64(R9)
+	VMULPS  7232(R9), Z12, Z6
+	VSUBPS  Z21, Z25, Z12
+	VMOVUPS Z25, 128(R9)
+	VADDPS  Z6, Z11, Z6
+	VSUBPS  Z18, Z13, Z11
+	VMULPS  7296(R9), Z3, Z3
+	VSUBPS  Z20, Z14, Z25
+	VMOVUPS Z24, 192(R9)
+	VADDPS  Z3, Z6, Z3
+	VSUBPS  Z21, Z8, Z6
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
-	VSUBPS       Z8, Z4, Z11
-	VSUBPS       5312(R9), Z11, Z11
-	VSUBPS       Z5, Z9, Z12
-	VCMPPS       $0x11, Z12, Z0, K2
-	VDIVPS       Z12, Z11, Z12
-	VXORPS       Z14, Z14, Z14
-	VBROADCASTSS toiinf<>+0(SB), Z15
-	VBLENDMPS    Z12, Z15, K2, Z14
-	VCMPPS       $0x11, Z11, Z0, K2
-	VMOVAPS.Z    Z14, K2, Z11
-	VSUBPS       Z13, Z4, Z4
-	VSUBPS       5312(R9), Z4, Z4
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS       Z29, Z29, Z24
+	VMOVUPS      Z23, 256(R9)
+	VSUBPS       Z19, Z4, Z23
+	VMOVUPS      Z21, 320(R9)
+	VMULPS       Z31, Z31, Z21
+	VMOVUPS      Z20, 384(R9)
+	VSUBPS       7360(R9), Z23, Z20
+	VADDPS       Z21, Z24, Z21
+	VSUBPS       Z5, Z22, Z23
+	VMULPS       Z12, Z12, Z24
+	VCMPPS       $0x11, Z23, Z0, K2
+	VMOVUPS      Z18, 448(R9)
+	VADDPS       Z24, Z21, Z18
+	VDIVPS       Z23, Z20, Z21
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z18, K3
+	VDIVPS.Z     Z18, Z1, K3, Z18
+	VMOVUPS      Z17, 512(R9)
+	VMOVUPS      Z16, 576(R9)
+	VXORPS       Z16, Z16, Z16
+	VBROADCASTSS toiinf<>+0(SB), Z17
+	VBLENDMPS    Z21, Z17, K2, Z16
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS       Z28, Z28, Z17
+	VCMPPS       $0x11, Z20, Z0, K2
+	VMULPS       Z27, Z27, Z20
+	VMOVAPS.Z    Z16, K2, Z16
+	VADDPS       Z20, Z17, Z17
+	VSUBPS       Z26, Z4, Z4
+	VMULPS       Z30, Z30, Z20
+	VSUBPS       7360(R9), Z4, Z4
+	VADDPS       Z20, Z17, Z17
 	VSUBPS       Z5, Z3, Z5
+	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z17, K2
+	VDIVPS.Z     Z17, Z1, K2, Z17
 	VCMPPS       $0x11, Z5, Z0, K2
+	VMULPS       Z11, Z29, Z20
 	VDIVPS       Z5, Z4, Z5
-	VXORPS       Z12, Z12, Z12
-	VBROADCASTSS toiinf<>+0(SB), Z14
-	VBLENDMPS    Z5, Z14, K2, Z12
+	VMULPS       Z25, Z31, Z21
+	VMOVUPS      Z9, 640(R9)
+	VMOVUPS      Z8, 704(R9)
+	VXORPS       Z8, Z8, Z8
+	VBROADCASTSS toiinf<>+0(SB), Z9
+	VBLENDMPS    Z5, Z9, K2, Z8
+	VADDPS       Z21, Z20, Z5
 	VCMPPS       $0x11, Z4, Z0, K2
-	VMOVAPS.Z    Z12, K2, Z4
-	VMINPS       Z4, Z11, Z4
-	VSUBPS       Z8, Z6, Z5
-	VSUBPS       5312(R9), Z5, Z5
-	VSUBPS       Z7, Z9, Z8
+	VMULPS       Z6, Z12, Z4
+	VMOVAPS.Z    Z8, K2, Z8
+	VADDPS       Z4, Z5, Z4
+	VMINPS       Z8, Z16, Z5
+	VMULPS       Z18, Z4, Z4
+	VSUBPS       Z19, Z7, Z8
+	VMULPS       Z28, Z29, Z9
+	VSUBPS       7360(R9), Z8, Z8
+	VMULPS       Z27, Z31, Z16
+	VSUBPS       Z15, Z22, Z19
+	VADDPS       Z16, Z9, Z9
+	VCMPPS       $0x11, Z19, Z0, K2
+	VMULPS       Z30, Z12, Z16
+	VDIVPS       Z19, Z8, Z19
+	VADDPS       Z16, Z9, Z9
+	VXORPS       Z16, Z16, Z16
+	VBROADCASTSS toiinf<>+0(SB), Z20
+	VBLENDMPS    Z19, Z20, K2, Z16
+	VMULPS       Z18, Z9, Z18
 	VCMPPS       $0x11, Z8, Z0, K2
-	VDIVPS       Z8, Z5, Z8
-	VXORPS       Z9, Z9, Z9
-	VBROADCASTSS toiinf<>+0(SB), Z11
-	VBLENDMPS    Z8, Z11, K2, Z9
-	VCMPPS       $0x11, Z5, Z0, K2
-	VMOVAPS.Z    Z9, K2, Z5
-	VMINPS       Z5, Z4, Z4
-	VSUBPS       Z13, Z6, Z5
-	VSUBPS       5312(R9), Z5, Z5
-	VSUBPS       Z7, Z3, Z3
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS    Z28, Z11, Z8
+	VMOVAPS.Z Z16, K2, Z16
+	VMULPS    Z27, Z25, Z19
+	VMINPS    Z16, Z5, Z5
+	VADDPS    Z19, Z8, Z8
+	VSUBPS    Z26, Z7, Z7
+	VMULPS    Z30, Z6, Z16
+	VSUBPS    7360(R9), Z7, Z7
+	VADDPS    Z16, Z8, Z8
+	VSUBPS    Z15, Z3, Z3
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS       Z4, Z29, Z15
 	VCMPPS       $0x11, Z3, Z0, K2
-	VDIVPS       Z3, Z5, Z3
-	VXORPS       Z6, Z6, Z6
-	VBROADCASTSS toiinf<>+0(SB), Z7
-	VBLENDMPS    Z3, Z7, K2, Z6
-	VCMPPS       $0x11, Z5, Z0, K2
-	VMOVAPS.Z    Z6, K2, Z3
-	VMINPS       Z3, Z4, Z3
-	VADDPS       5440(R9), Z3, Z3
+	VMULPS       Z4, Z31, Z16
+	VDIVPS       Z3, Z7, Z3
+	VMULPS       Z4, Z12, Z19
+	VXORPS       Z20, Z20, Z20
+	VBROADCASTSS toiinf<>+0(SB), Z21
+	VBLENDMPS    Z3, Z21, K2, Z20
+	VSUBPS       Z11, Z15, Z3
+	VCMPPS       $0x11, Z7, Z0, K2
+	VSUBPS       Z25, Z16, Z7
+	VMOVAPS.Z    Z20, K2, Z15
+	VSUBPS       Z6, Z19, Z16
+	VMINPS       Z15, Z5, Z5
+	VMULPS       Z18, Z29, Z15
+	VADDPS       7488(R9), Z5, Z5
+	VMULPS       Z18, Z31, Z19
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS        5568(R9), Z4
-	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z4, K2
-	VADDPS         5504(R9), Z1, Z4
-	VMOVUPS        5440(R9), Z5
-	VCMPPS         $0x11, Z3, Z5, K3
-	KANDNW         K2, K3, K3
-	VBROADCASTSS   maxiter+68(FP), Z5
-	VCMPPS         $0x12, Z4, Z5, K4
+	VMULPS      Z18, Z12, Z20
+	VMOVUPS     7616(R9), Z21
+	VCMPPS.BCST $0x00, toirunning<>+0(SB), Z21, K2
+	VSUBPS      Z15, Z28, Z15
+	VADDPS      7552(R9), Z1, Z21
+	VSUBPS      Z19, Z27, Z19
+	VMOVUPS     7488(R9), Z22
+	VCMPPS      $0x11, Z5, Z22, K3
+	VSUBPS      Z20, Z30, Z20
+	KANDNW      K2, K3, K3
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS         Z15, Z15, Z22
+	VBROADCASTSS   maxiter+68(FP), Z23
+	VCMPPS         $0x12, Z21, Z23, K4
+	VMULPS         Z19, Z19, Z23
 	KORW           K4, K3, K3
-	VXORPS         Z5, Z5, Z5
-	VBROADCASTSS   toirunning<>+0(SB), Z6
-	VBLENDMPS.BCST toiunconv<>+0(SB), Z6, K3, Z5
-	VCMPPS         $0x16, (R9), Z3, K3
-	VBLENDMPS      Z0, Z5, K3, Z5
-	VMOVUPS        5440(R9), Z6
-	VCMPPS         $0x00, Z0, Z6, K3
+	VADDPS         Z23, Z22, Z22
+	VMULPS         Z20, Z20, Z23
+	VMOVUPS        Z14, 768(R9)
+	VMOVUPS        Z13, 832(R9)
+	VMOVUPS        Z6, 896(R9)
 	VXORPS         Z6, Z6, Z6
-	VBLENDMPS.BCST toiinitial<>+0(SB), Z1, K3, Z6
-	VCMPPS         $0x12, 5376(R9), Z10, K3
-	VBLENDMPS      Z6, Z5, K3, Z5
-	VBLENDMPS.BCST toiinvalid<>+0(SB), Z5, K1, Z5
-	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z5, K3
+	VBROADCASTSS   toirunning<>+0(SB), Z13
+	VBLENDMPS.BCST toiunconv<>+0(SB), Z13, K3, Z6
+	VADDPS         Z23, Z22, Z13
+	VCMPPS         $0x16, (R9), Z5, K3
+	VMULPS         Z15, Z3, Z3
+	VBLENDMPS      Z0, Z6, K3, Z6
+	VMULPS         Z19, Z7, Z7
+	VMOVUPS        7488(R9), Z14
+	VCMPPS         $0x00, Z0, Z14, K3
+	VADDPS         Z7, Z3, Z3
+	VMULPS         Z20, Z16, Z7
+	VXORPS         Z14, Z14, Z14
+	VBLENDMPS.BCST toiinitial<>+0(SB), Z1, K3, Z14
+	VADDPS         Z7, Z3, Z3
+	VCMPPS         $0x12, 7424(R9), Z10, K3
+	VCMPPS         $0x04, Z13, Z0, K4
+	VDIVPS.Z       Z13, Z3, K4, Z3
+	VBLENDMPS      Z14, Z6, K3, Z6
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS         Z18, Z3, Z3
+	VBLENDMPS.BCST toiinvalid<>+0(SB), Z6, K1, Z6
+	VADDPS         Z3, Z4, Z3
+	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z6, K3
+	VMINPS         Z1, Z3, Z3
+	VMAXPS         Z0, Z3, Z3
 	KANDW          K3, K2, K3
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS    Z9, Z3, Z4
+	VXORPS    Z7, Z7, Z7
+	VMOVUPS   7488(R9), Z9
+	VBLENDMPS Z5, Z9, K3, Z7
+	VSUBPS    Z8, Z4, Z4
+	VBLENDMPS Z0, Z21, K1, Z21
+	VMULPS    Z17, Z4, Z4
+	VXORPS    Z5, Z5, Z5
+	VMOVUPS   7552(R9), Z8
+	VBLENDMPS Z21, Z8, K2, Z5
+	VMINPS    Z1, Z4, Z4
+	VMAXPS    Z0, Z4, Z4
+	VXORPS    Z8, Z8, Z8
+	VMOVUPS   7616(R9), Z9
+	VBLENDMPS Z6, Z9, K2, Z8
+	VMOVUPS   Z7, 7488(R9)
+	VMOVUPS   Z5, 7552(R9)
+	VMOVUPS   Z8, 7616(R9)
+	KMOVW     K3, BX
+	VMULPS    Z3, Z29, Z5
+	VMULPS    Z3, Z31, Z6
+	VMULPS    Z3, Z12, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS      Z4, Z28, Z7
+	VADDPS      Z7, Z11, Z7
+	VSUBPS      Z5, Z7, Z5
+	VMULPS      Z4, Z27, Z7
+	VADDPS      Z7, Z25, Z7
+	VSUBPS      Z6, Z7, Z6
+	VMULPS      Z4, Z30, Z4
+	VADDPS      896(R9), Z4, Z4
+	VSUBPS      Z3, Z4, Z3
+	VMULPS      Z5, Z5, Z4
+	VMULPS      Z6, Z6, Z7
+	VADDPS      Z7, Z4, Z4
+	VMULPS      Z3, Z3, Z7
+	VADDPS      Z7, Z4, Z4
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z4, K1
+	VSQRTPS     Z4, Z4
+
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	VDIVPS Z4, Z1, Z7
+	VMULPS Z7, Z5, Z5
+	VMULPS Z7, Z6, Z6
+	VMULPS Z7, Z3, Z3
+	VMULPS 832(R9), Z5, Z7
+	VMULPS 768(R9), Z6, Z8
+	VADDPS Z8, Z7, Z7
+	VMULPS 704(R9), Z3, Z8
+	VADDPS Z8, Z7, Z7
+	VMULPS 10560(R9), Z5, Z8
+	VMULPS 10624(R9), Z6, Z9
+	VADDPS Z9, Z8, Z8
+	VMULPS 10688(R9), Z3, Z9
+	VADDPS Z9, Z8, Z8
+	VMULPS 640(R9), Z5, Z9
+	VMULPS 576(R9), Z6, Z10
+	VADDPS Z10, Z9, Z9
+	VMULPS 512(R9), Z3, Z10
+	VADDPS Z10, Z9, Z9
+	VMULPS 10752(R9), Z5, Z10
+	VMULPS 10816(R9), Z6, Z11
+	VADDPS Z11, Z10, Z10
+	VMULPS 10880(R9), Z3, Z11
+	VADDPS Z11, Z10, Z10
+	VMULPS 448(R9), Z5, Z11
+	VMULPS 384(R9), Z6, Z12
+	VADDPS Z12, Z11, Z11
+	VMULPS 320(R9), Z3, Z12
+	VADDPS Z12, Z11, Z11
+	VMULPS 10944(R9), Z5, Z12
+	VMULPS 11008(R9), Z6, Z13
+	VADDPS Z13, Z12, Z12
+	VMULPS 11072(R9), Z3, Z13
+	VADDPS Z13, Z12, Z12
+	VMULPS 256(R9), Z5, Z13
+	VMULPS 192(R9), Z6, Z14
+	VADDPS Z14, Z13, Z13
+	VMULPS 128(R9), Z3, Z14
+	VADDPS Z14, Z13, Z13
+	VMULPS 11136(R9), Z5, Z5
+	VMULPS 11200(R9), Z6, Z6
+	VADDPS Z6, Z5, Z5
+	VMULPS 11264(R9), Z3, Z3
+	VADDPS Z3, Z5, Z3
+
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	VSUBPS       Z11, Z7, Z5
+	VSUBPS       11328(R9), Z5, Z5
+	VSUBPS       Z8, Z12, Z6
+	VCMPPS       $0x11, Z6, Z0, K2
+	VDIVPS       Z6, Z5, Z6
+	VXORPS       Z14, Z14, Z14
+	VBROADCASTSS toiinf<>+0(SB), Z15
+	VBLENDMPS    Z6, Z15, K2, Z14
+	VCMPPS       $0x11, Z5, Z0, K2
+	VMOVAPS.Z    Z14, K2, Z5
+	VSUBPS       Z13, Z7, Z6
+	VSUBPS       11328(R9), Z6, Z6
+	VSUBPS       Z8, Z3, Z7
+	VCMPPS       $0x11, Z7, Z0, K2
+	VDIVPS       Z7, Z6, Z7
+	VXORPS       Z8, Z8, Z8
+	VBROADCASTSS toiinf<>+0(SB), Z14
+	VBLENDMPS    Z7, Z14, K2, Z8
+	VCMPPS       $0x11, Z6, Z0, K2
+	VMOVAPS.Z    Z8, K2, Z6
+	VMINPS       Z6, Z5, Z5
+	VSUBPS       Z11, Z9, Z6
+	VSUBPS       11328(R9), Z6, Z6
+	VSUBPS       Z10, Z12, Z7
+	VCMPPS       $0x11, Z7, Z0, K2
+	VDIVPS       Z7, Z6, Z7
+	VXORPS       Z8, Z8, Z8
+	VBROADCASTSS toiinf<>+0(SB), Z11
+	VBLENDMPS    Z7, Z11, K2, Z8
+	VCMPPS       $0x11, Z6, Z0, K2
+	VMOVAPS.Z    Z8, K2, Z6
+	VMINPS       Z6, Z5, Z5
+	VSUBPS       Z13, Z9, Z6
+	VSUBPS       11328(R9), Z6, Z6
+	VSUBPS       Z10, Z3, Z3
+	VCMPPS       $0x11, Z3, Z0, K2
+	VDIVPS       Z3, Z6, Z3
+	VXORPS       Z7, Z7, Z7
+	VBROADCASTSS toiinf<>+0(SB), Z8
+	VBLENDMPS    Z3, Z8, K2, Z7
+	VCMPPS       $0x11, Z6, Z0, K2
+	VMOVAPS.Z    Z7, K2, Z3
+	VMINPS       Z3, Z5, Z3
+	VADDPS       11456(R9), Z3, Z3
+
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	VMOVUPS        11584(R9), Z5
+	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z5, K2
+	VADDPS         11520(R9), Z1, Z5
+	VMOVUPS        11456(R9), Z6
+	VCMPPS         $0x11, Z3, Z6, K3
+	KANDNW         K2, K3, K3
+	VBROADCASTSS   maxiter+68(FP), Z6
+	VCMPPS         $0x12, Z5, Z6, K4
+	KORW           K4, K3, K3
 	VXORPS         Z6, Z6, Z6
-	VMOVUPS        5440(R9), Z7
-	VBLENDMPS      Z3, Z7, K3, Z6
-	VBLENDMPS      Z0, Z4, K1, Z4
-	VXORPS         Z3, Z3, Z3
-	VMOVUPS        5504(R9), Z7
-	VBLENDMPS      Z4, Z7, K2, Z3
+	VBROADCASTSS   toirunning<>+0(SB), Z7
+	VBLENDMPS.BCST toiunconv<>+0(SB), Z7, K3, Z6
+	VCMPPS         $0x16, 64(R9), Z3, K3
+	VBLENDMPS      Z0, Z6, K3, Z6
+	VMOVUPS        11456(R9), Z7
+	VCMPPS         $0x00, Z0, Z7, K3
+	VXORPS         Z7, Z7, Z7
+	VBLENDMPS.BCST toiinitial<>+0(SB), Z1, K3, Z7
+	VCMPPS         $0x12, 11392(R9), Z4, K3
+	VBLENDMPS      Z7, Z6, K3, Z6
+	VBLENDMPS.BCST toiinvalid<>+0(SB), Z6, K1, Z6
+	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z6, K3
+	KANDW          K3, K2, K3
 	VXORPS         Z4, Z4, Z4
-	VMOVUPS        5568(R9), Z7
-	VBLENDMPS      Z5, Z7, K2, Z4
-	VMOVUPS        Z6, 5440(R9)
-	VMOVUPS        Z3, 5504(R9)
-	VMOVUPS        Z4, 5568(R9)
-	KORTESTW       K3, K3
-	JNZ            TOIAVX512_g_step
+	VMOVUPS        11456(R9), Z7
+	VBLENDMPS      Z3, Z7, K3, Z4
+	VBLENDMPS      Z0, Z5, K1, Z5
+	VXORPS         Z3, Z3, Z3
+	VMOVUPS        11520(R9), Z7
+	VBLENDMPS      Z5, Z7, K2, Z3
+	VXORPS         Z5, Z5, Z5
+	VMOVUPS        11584(R9), Z7
+	VBLENDMPS      Z6, Z7, K2, Z5
+	VMOVUPS        Z4, 11456(R9)
+	VMOVUPS        Z3, 11520(R9)
+	VMOVUPS        Z5, 11584(R9)
+	KMOVW          K3, DI
+	ORL            DI, BX
+	TESTL          BX, BX
+	JNZ            TOIAVX512_loop2_step
 
 	// Finish: the rows.
-	VMOVUPS 5440(R9), Z3
-	VMULPS  4544(R9), Z3, Z3
-	VADDPS  3968(R9), Z3, Z3
-	VMOVUPS 5440(R9), Z4
-	VMULPS  4608(R9), Z4, Z4
-	VADDPS  4032(R9), Z4, Z4
-	VMOVUPS 5440(R9), Z5
-	VMULPS  4672(R9), Z5, Z5
-	VADDPS  4096(R9), Z5, Z5
-	VMOVUPS 5440(R9), Z6
-	VMULPS  4736(R9), Z6, Z6
-	VADDPS  4160(R9), Z6, Z6
-	VMOVUPS 5440(R9), Z7
-	VMULPS  4800(R9), Z7, Z7
-	VADDPS  4224(R9), Z7, Z7
-	VMOVUPS 5440(R9), Z8
-	VMULPS  4864(R9), Z8, Z8
-	VADDPS  4288(R9), Z8, Z8
-	VMOVUPS 5440(R9), Z9
-	VMULPS  4928(R9), Z9, Z9
+	VMOVUPS 7488(R9), Z3
+	VMULPS  6592(R9), Z3, Z3
+	VADDPS  6016(R9), Z3, Z3
+	VMOVUPS 7488(R9), Z4
+	VMULPS  6656(R9), Z4, Z4
+	VADDPS  6080(R9), Z4, Z4
+	VMOVUPS 7488(R9), Z5
+	VMULPS  6720(R9), Z5, Z5
+	VADDPS  6144(R9), Z5, Z5
+	VMOVUPS 7488(R9), Z6
+	VMULPS  6784(R9), Z6, Z6
+	VADDPS  6208(R9), Z6, Z6
+	VMOVUPS 7488(R9), Z7
+	VMULPS  6848(R9), Z7, Z7
+	VADDPS  6272(R9), Z7, Z7
+	VMOVUPS 7488(R9), Z8
+	VMULPS  6912(R9), Z8, Z8
+	VADDPS  6336(R9), Z8, Z8
+	VMOVUPS 7488(R9), Z9
+	VMULPS  6976(R9), Z9, Z9
 	VADDPS  Z9, Z0, Z9
-	VMOVUPS 5440(R9), Z10
-	VMULPS  4992(R9), Z10, Z10
+	VMOVUPS 7488(R9), Z10
+	VMULPS  7040(R9), Z10, Z10
 	VADDPS  Z10, Z0, Z10
-	VMOVUPS 5440(R9), Z11
-	VMULPS  5056(R9), Z11, Z11
+	VMOVUPS 7488(R9), Z11
+	VMULPS  7104(R9), Z11, Z11
 	VADDPS  Z11, Z0, Z11
-	VMOVUPS 5440(R9), Z12
-	VMULPS  5120(R9), Z12, Z12
-	VADDPS  4352(R9), Z12, Z12
-	VMOVUPS 5440(R9), Z13
-	VMULPS  5184(R9), Z13, Z13
-	VADDPS  4416(R9), Z13, Z13
-	VMOVUPS 5440(R9), Z14
-	VMULPS  5248(R9), Z14, Z14
-	VADDPS  4480(R9), Z14, Z14
+	VMOVUPS 7488(R9), Z12
+	VMULPS  7168(R9), Z12, Z12
+	VADDPS  6400(R9), Z12, Z12
+	VMOVUPS 7488(R9), Z13
+	VMULPS  7232(R9), Z13, Z13
+	VADDPS  6464(R9), Z13, Z13
+	VMOVUPS 7488(R9), Z14
+	VMULPS  7296(R9), Z14, Z14
+	VADDPS  6528(R9), Z14, Z14
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS Z3, Z6, Z15
@@ -70672,7 +74286,7 @@ TOIAVX512_g_step:
 	VMOVUPS      Z20, 1216(R9)
 	VMOVUPS      Z19, 1280(R9)
 	KORTESTW     K3, K3
-	JZ           TOIAVX512_g_finish_normal
+	JZ           TOIAVX512_loop2_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VSUBPS   Z3, Z6, Z5
@@ -70831,7 +74445,1701 @@ TOIAVX512_g_step:
 	VSQRTPS Z14, Z5
 	VMOVUPS Z5, 1088(R9)
 
-TOIAVX512_g_finish_normal:
+TOIAVX512_loop2_finish_g0_normal:
+	VMOVUPS 11456(R9), Z5
+	VMULPS  10560(R9), Z5, Z5
+	VADDPS  9984(R9), Z5, Z5
+	VMOVUPS 11456(R9), Z6
+	VMULPS  10624(R9), Z6, Z6
+	VADDPS  10048(R9), Z6, Z6
+	VMOVUPS 11456(R9), Z7
+	VMULPS  10688(R9), Z7, Z7
+	VADDPS  10112(R9), Z7, Z7
+	VMOVUPS 11456(R9), Z8
+	VMULPS  10752(R9), Z8, Z8
+	VADDPS  10176(R9), Z8, Z8
+	VMOVUPS 11456(R9), Z9
+	VMULPS  10816(R9), Z9, Z9
+	VADDPS  10240(R9), Z9, Z9
+	VMOVUPS 11456(R9), Z10
+	VMULPS  10880(R9), Z10, Z10
+	VADDPS  10304(R9), Z10, Z10
+	VMOVUPS 11456(R9), Z11
+	VMULPS  10944(R9), Z11, Z11
+	VADDPS  Z11, Z0, Z11
+	VMOVUPS 11456(R9), Z12
+	VMULPS  11008(R9), Z12, Z12
+	VADDPS  Z12, Z0, Z12
+	VMOVUPS 11456(R9), Z13
+	VMULPS  11072(R9), Z13, Z13
+	VADDPS  Z13, Z0, Z13
+	VMOVUPS 11456(R9), Z14
+	VMULPS  11136(R9), Z14, Z14
+	VADDPS  10368(R9), Z14, Z14
+	VMOVUPS 11456(R9), Z15
+	VMULPS  11200(R9), Z15, Z15
+	VADDPS  10432(R9), Z15, Z15
+	VMOVUPS 11456(R9), Z16
+	VMULPS  11264(R9), Z16, Z16
+	VADDPS  10496(R9), Z16, Z16
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPS Z5, Z8, Z17
+	VSUBPS Z6, Z9, Z18
+	VSUBPS Z7, Z10, Z19
+	VSUBPS Z11, Z14, Z20
+	VSUBPS Z12, Z15, Z21
+	VSUBPS Z13, Z16, Z22
+	VSUBPS Z11, Z5, Z23
+	VSUBPS Z12, Z6, Z24
+	VSUBPS Z13, Z7, Z25
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z20, Z20, Z26
+	VMULPS      Z21, Z21, Z27
+	VADDPS      Z27, Z26, Z26
+	VMULPS      Z22, Z22, Z27
+	VADDPS      Z27, Z26, Z26
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z26, K1
+	VDIVPS.Z    Z26, Z1, K1, Z27
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS      Z17, Z17, Z28
+	VMULPS      Z18, Z18, Z29
+	VADDPS      Z29, Z28, Z28
+	VMULPS      Z19, Z19, Z29
+	VADDPS      Z29, Z28, Z28
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z28, K1
+	VDIVPS.Z    Z28, Z1, K1, Z29
+	VMULPS      Z23, Z20, Z30
+	VMULPS      Z24, Z21, Z31
+	VMOVUPS     Z13, (R9)
+	VADDPS      Z31, Z30, Z13
+	VMULPS      Z25, Z22, Z30
+	VADDPS      Z30, Z13, Z13
+	VMULPS      Z27, Z13, Z13
+	VMULPS      Z17, Z20, Z30
+	VMULPS      Z18, Z21, Z31
+	VMOVUPS     Z16, 128(R9)
+	VADDPS      Z31, Z30, Z16
+	VMULPS      Z19, Z22, Z30
+	VADDPS      Z30, Z16, Z16
+	VMULPS      Z27, Z16, Z30
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  Z17, Z23, Z31
+	VMOVUPS Z27, 256(R9)
+	VMULPS  Z18, Z24, Z27
+	VMOVUPS Z12, 384(R9)
+	VADDPS  Z27, Z31, Z12
+	VMULPS  Z19, Z25, Z27
+	VADDPS  Z27, Z12, Z12
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Z13, Z20, Z27
+	VMULPS  Z13, Z21, Z31
+	VMOVUPS Z15, 512(R9)
+	VMULPS  Z13, Z22, Z15
+	VMOVUPS Z11, 1344(R9)
+	VSUBPS  Z23, Z27, Z11
+	VSUBPS  Z24, Z31, Z27
+	VSUBPS  Z25, Z15, Z15
+	VMULPS  Z30, Z20, Z31
+	VMOVUPS Z14, 1408(R9)
+	VMULPS  Z30, Z21, Z14
+	VMOVUPS Z7, 1472(R9)
+	VMULPS  Z30, Z22, Z7
+	VMOVUPS Z10, 1536(R9)
+	VSUBPS  Z31, Z17, Z10
+	VSUBPS  Z14, Z18, Z14
+	VSUBPS  Z7, Z19, Z7
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z10, Z10, Z31
+	VMOVUPS  Z6, 1600(R9)
+	VMULPS   Z14, Z14, Z6
+	VMOVUPS  Z9, 1664(R9)
+	VADDPS   Z6, Z31, Z6
+	VMULPS   Z7, Z7, Z9
+	VADDPS   Z9, Z6, Z6
+	VMULPS   Z10, Z11, Z9
+	VMULPS   Z14, Z27, Z10
+	VADDPS   Z10, Z9, Z9
+	VMULPS   Z7, Z15, Z7
+	VADDPS   Z7, Z9, Z7
+	VCMPPS   $0x04, Z6, Z0, K1
+	VDIVPS.Z Z6, Z7, K1, Z6
+	VMINPS   Z1, Z6, Z6
+	VMAXPS   Z0, Z6, Z6
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS Z30, Z6, Z6
+	VADDPS Z6, Z13, Z6
+	VMINPS Z1, Z6, Z6
+	VMAXPS Z0, Z6, Z6
+	VDIVPS 1088(R9), Z1, Z7
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z16, Z6, Z9
+	VMULPS 1280(R9), Z7, Z10
+	VSUBPS Z12, Z9, Z9
+	VMULPS 1216(R9), Z7, Z11
+	VMULPS Z29, Z9, Z9
+	VMULPS 1152(R9), Z7, Z7
+	VMINPS Z1, Z9, Z9
+	VMAXPS Z0, Z9, Z9
+
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	VMOVUPS 960(R9), Z12
+	VMULPS  1024(R9), Z12, Z12
+	VMULPS  Z6, Z20, Z13
+	VADDPS  Z12, Z3, Z3
+	VMULPS  Z6, Z21, Z12
+	VADDPS  4544(R9), Z3, Z3
+	VMULPS  Z6, Z22, Z6
+	VMOVUPS 320(R9), Z14
+	VADDPS  896(R9), Z14, Z14
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  Z9, Z17, Z15
+	VADDPS  4544(R9), Z14, Z14
+	VADDPS  Z15, Z23, Z15
+	VMOVUPS 832(R9), Z16
+	VMULPS  1024(R9), Z16, Z16
+	VSUBPS  Z13, Z15, Z15
+	VADDPS  Z16, Z4, Z4
+	VMULPS  Z9, Z18, Z16
+	VADDPS  4608(R9), Z4, Z4
+	VADDPS  Z16, Z24, Z16
+	VMOVUPS 192(R9), Z20
+	VADDPS  768(R9), Z20, Z20
+	VSUBPS  Z12, Z16, Z16
+	VADDPS  4608(R9), Z20, Z20
+	VMULPS  Z9, Z19, Z21
+	VMOVUPS 704(R9), Z22
+	VMULPS  1024(R9), Z22, Z22
+	VADDPS  Z21, Z25, Z21
+	VADDPS  448(R9), Z22, Z22
+	VSUBPS  Z6, Z21, Z21
+	VADDPS  4672(R9), Z22, Z22
+	VMULPS  Z15, Z15, Z27
+	VMOVUPS 64(R9), Z29
+	VADDPS  640(R9), Z29, Z29
+	VMULPS  Z16, Z16, Z30
+	VADDPS  4672(R9), Z29, Z29
+	VADDPS  Z30, Z27, Z27
+
+	// Invalid lanes: the canonical NaN in every float.
+	VMULPS         Z21, Z21, Z30
+	VMOVUPS        Z6, 64(R9)
+	VMOVUPS        7616(R9), Z6
+	VCMPPS.BCST    $0x00, toiinvalid<>+0(SB), Z6, K1
+	VADDPS         Z30, Z27, Z6
+	VSQRTPS        Z6, Z27
+	VMOVUPS        Z19, 192(R9)
+	VMOVUPS        Z12, 320(R9)
+	VMOVUPS        Z18, 448(R9)
+	VXORPS         Z12, Z12, Z12
+	VMOVUPS        7488(R9), Z18
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z18, K1, Z12
+
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	VMOVAPS        Z15, Z18
+	VMOVUPS        Z13, 640(R9)
+	VMOVUPS        Z17, 704(R9)
+	VXORPS         Z13, Z13, Z13
+	VMOVUPS        576(R9), Z17
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z17, K1, Z13
+	VMOVAPS        Z16, Z17
+	VMOVUPS        Z9, 576(R9)
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z10
+	VMOVAPS        Z21, Z9
+	VMOVUPS        Z9, 768(R9)
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z7
+	VMOVAPS        Z27, Z9
+	VMOVUPS        Z27, 832(R9)
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+	VCMPPS.BCST    $0x19, minnormal<>+0(SB), Z6, K2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z22, K1, Z22
+	VMAXPS         Z26, Z28, Z19
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z14
+	VMULPS         Z23, Z23, Z23
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z20, K1, Z20
+	VMULPS         Z24, Z24, Z24
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z29, K1, Z29
+
+	// Pair index k = i + 0 + lane.
+	LEAQ         (R13), BX
+	VMOVD        BX, X26
+	VPBROADCASTD X26, Z26
+	VPADDD       iota<>+0(SB), Z26, Z26
+	MOVQ         (SP), R12
+	VMOVUPS      Z26, (R12)(R13*4)
+	VMOVUPS      7616(R9), Z26
+	VCVTTPS2DQ   Z26, Z26
+	MOVQ         8(SP), R12
+	VMOVUPS      Z26, (R12)(R13*4)
+	VMOVUPS      7552(R9), Z26
+	VCVTTPS2DQ   Z26, Z26
+	MOVQ         16(SP), R12
+	VMOVUPS      Z26, (R12)(R13*4)
+	MOVQ         24(SP), R12
+	VMOVUPS      Z12, (R12)(R13*4)
+	MOVQ         32(SP), R12
+	VMOVUPS      Z13, (R12)(R13*4)
+	MOVQ         40(SP), R12
+	VMOVUPS      Z10, (R12)(R13*4)
+	MOVQ         48(SP), R12
+	VMOVUPS      Z11, (R12)(R13*4)
+	MOVQ         56(SP), R12
+	VMOVUPS      Z7, (R12)(R13*4)
+	MOVQ         64(SP), R12
+	VMOVUPS      Z3, (R12)(R13*4)
+	MOVQ         72(SP), R12
+	VMOVUPS      Z4, (R12)(R13*4)
+	MOVQ         80(SP), R12
+	VMOVUPS      Z22, (R12)(R13*4)
+	MOVQ         88(SP), R12
+	VMOVUPS      Z14, (R12)(R13*4)
+	MOVQ         96(SP), R12
+	VMOVUPS      Z20, (R12)(R13*4)
+	MOVQ         104(SP), R12
+	VMOVUPS      Z29, (R12)(R13*4)
+	VADDPS       Z24, Z23, Z3
+	VMULPS       Z25, Z25, Z4
+	VADDPS       Z4, Z3, Z3
+	VMAXPS       Z3, Z19, Z3
+	VBROADCASTSS crosstol<>+0(SB), Z4
+	VMULPS       Z3, Z4, Z4
+	VCMPPS       $0x11, Z4, Z6, K1
+	KORW         K1, K2, K3
+	VMOVUPS      Z9, 896(R9)
+	KORTESTW     K3, K3
+	JZ           TOIAVX512_loop2_finish_g1_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VSUBPS   Z5, Z8, Z4
+	VMOVUPS  1664(R9), Z7
+	VSUBPS   1600(R9), Z7, Z7
+	VMOVUPS  1536(R9), Z8
+	VSUBPS   1472(R9), Z8, Z8
+	VMOVUPS  1408(R9), Z9
+	VSUBPS   1344(R9), Z9, Z9
+	VMOVUPS  512(R9), Z10
+	VSUBPS   384(R9), Z10, Z10
+	VMOVUPS  128(R9), Z11
+	VSUBPS   (R9), Z11, Z11
+	VSQRTPS  Z28, Z12
+	VCMPPS   $0x04, Z12, Z0, K3
+	VDIVPS.Z Z12, Z1, K3, Z12
+	VSQRTPS  256(R9), Z13
+	VMULPS   Z12, Z4, Z4
+	VMULPS   Z12, Z7, Z7
+	VMULPS   Z12, Z8, Z8
+	VMULPS   Z13, Z9, Z9
+	VMULPS   Z13, Z10, Z10
+	VMULPS   Z13, Z11, Z11
+	VCMPPS   $0x00, Z0, Z28, K3
+	VMULPS   Z11, Z7, Z12
+	VMULPS   Z10, Z8, Z13
+	VSUBPS   Z13, Z12, Z12
+	VMULPS   Z9, Z8, Z13
+	VMULPS   Z11, Z4, Z14
+	VSUBPS   Z14, Z13, Z13
+	VMULPS   Z10, Z4, Z14
+	VMULPS   Z9, Z7, Z19
+	VSUBPS   Z19, Z14, Z14
+	VMULPS   Z12, Z12, Z19
+	VMULPS   Z13, Z13, Z20
+	VADDPS   Z20, Z19, Z19
+	VMULPS   Z14, Z14, Z20
+	VADDPS   Z20, Z19, Z19
+	VMULPS   Z12, Z15, Z15
+	VMULPS   Z13, Z16, Z16
+	VADDPS   Z16, Z15, Z15
+	VMULPS   Z14, Z21, Z16
+	VADDPS   Z16, Z15, Z15
+
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	VBROADCASTSS perptol<>+0(SB), Z16
+	VMULPS       Z3, Z16, Z16
+	VSUBPS       Z16, Z6, Z16
+	VMULPS       Z19, Z16, Z16
+	VMULPS       Z15, Z15, Z20
+	VCMPPS       $0x11, Z20, Z16, K4
+	KANDW        K4, K1, K1
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z19, K4
+	KANDNW       K1, K4, K1
+	KORW         K1, K2, K1
+	VMULPS       Z15, Z15, Z16
+	VBROADCASTSS signtol<>+0(SB), Z20
+	VMULPS       Z3, Z20, Z3
+	VMULPS       Z19, Z3, Z3
+	VCMPPS       $0x19, Z3, Z16, K2
+	VCMPPS       $0x11, Z0, Z15, K4
+	KANDNW       K4, K2, K2
+	VXORPS.BCST  signmask<>+0(SB), Z12, Z3
+	VXORPS.BCST  signmask<>+0(SB), Z13, Z15
+	VXORPS.BCST  signmask<>+0(SB), Z14, Z16
+	VBLENDMPS    Z3, Z12, K2, Z12
+	VBLENDMPS    Z15, Z13, K2, Z13
+	VBLENDMPS    Z16, Z14, K2, Z14
+	VXORPS       Z3, Z3, Z3
+	VBLENDMPS    Z12, Z18, K1, Z3
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPS    Z13, Z17, K1, Z12
+	VXORPS       Z13, Z13, Z13
+	VMOVUPS      768(R9), Z15
+	VBLENDMPS    Z14, Z15, K1, Z13
+	VXORPS       Z14, Z14, Z14
+	VBLENDMPS    Z19, Z6, K1, Z14
+	VMOVAPS      Z3, Z18
+	VMOVAPS      Z12, Z17
+	VMOVUPS      Z13, 768(R9)
+	VMOVAPS      Z14, Z6
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDMPS Z9, Z4, K3, Z4
+	VBLENDMPS Z10, Z7, K3, Z7
+	VBLENDMPS Z11, Z8, K3, Z8
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS.BCST signmask<>+0(SB), Z4, Z3
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K1
+	VMULPS      Z7, Z7, Z4
+	VMULPS      Z3, Z3, Z9
+	VADDPS      Z9, Z4, Z4
+	VMULPS      Z0, Z0, Z9
+	VADDPS      Z9, Z4, Z4
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z7, Z18, K1, Z9
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z3, Z17, K1, Z10
+	VXORPS      Z3, Z3, Z3
+	VMOVUPS     768(R9), Z11
+	VBLENDMPS   Z0, Z11, K1, Z3
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z4, Z6, K1, Z11
+	VMOVAPS     Z9, Z18
+	VMOVAPS     Z10, Z17
+	VMOVUPS     Z3, 768(R9)
+	VMOVAPS     Z11, Z6
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS.BCST signmask<>+0(SB), Z7, Z3
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K1
+	VMULPS      Z0, Z0, Z4
+	VMULPS      Z8, Z8, Z7
+	VADDPS      Z7, Z4, Z4
+	VMULPS      Z3, Z3, Z7
+	VADDPS      Z7, Z4, Z4
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z0, Z18, K1, Z7
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z8, Z17, K1, Z9
+	VXORPS      Z8, Z8, Z8
+	VMOVUPS     768(R9), Z10
+	VBLENDMPS   Z3, Z10, K1, Z8
+	VXORPS      Z3, Z3, Z3
+	VBLENDMPS   Z4, Z6, K1, Z3
+	VMOVAPS     Z7, Z18
+	VMOVAPS     Z9, Z17
+	VMOVUPS     Z8, 768(R9)
+	VMOVAPS     Z3, Z6
+
+	// Fallback 4: (0,0,1).
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K1
+	VXORPS      Z3, Z3, Z3
+	VBLENDMPS   Z0, Z18, K1, Z3
+	VXORPS      Z4, Z4, Z4
+	VBLENDMPS   Z0, Z17, K1, Z4
+	VXORPS      Z7, Z7, Z7
+	VMOVUPS     768(R9), Z8
+	VBLENDMPS   Z1, Z8, K1, Z7
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z1, Z6, K1, Z8
+	VMOVAPS     Z3, Z18
+	VMOVAPS     Z4, Z17
+	VMOVUPS     Z7, 768(R9)
+	VMOVAPS     Z8, Z6
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS Z6, Z3
+	VMOVUPS Z3, 896(R9)
+
+TOIAVX512_loop2_finish_g1_normal:
+	VDIVPS 896(R9), Z1, Z3
+	VMULPS Z3, Z18, Z4
+	VMULPS Z3, Z17, Z6
+	VMULPS 768(R9), Z3, Z3
+
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	VMOVUPS 704(R9), Z7
+	VMULPS  576(R9), Z7, Z7
+	VADDPS  Z7, Z5, Z5
+	VADDPS  8512(R9), Z5, Z5
+	VMOVUPS 1344(R9), Z7
+	VADDPS  640(R9), Z7, Z7
+	VADDPS  8512(R9), Z7, Z7
+	VMOVUPS 448(R9), Z8
+	VMULPS  576(R9), Z8, Z8
+	VADDPS  1600(R9), Z8, Z8
+	VADDPS  8576(R9), Z8, Z8
+	VMOVUPS 384(R9), Z9
+	VADDPS  320(R9), Z9, Z9
+	VADDPS  8576(R9), Z9, Z9
+	VMOVUPS 192(R9), Z10
+	VMULPS  576(R9), Z10, Z10
+	VADDPS  1472(R9), Z10, Z10
+	VADDPS  8640(R9), Z10, Z10
+	VMOVUPS (R9), Z11
+	VADDPS  64(R9), Z11, Z11
+	VADDPS  8640(R9), Z11, Z11
+
+	// Invalid lanes: the canonical NaN in every float.
+	VMOVUPS        11584(R9), Z12
+	VCMPPS.BCST    $0x00, toiinvalid<>+0(SB), Z12, K1
+	VXORPS         Z12, Z12, Z12
+	VMOVUPS        11456(R9), Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
+	VXORPS         Z13, Z13, Z13
+	VMOVUPS        832(R9), Z14
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z10
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z7
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
+
+	// Pair index k = i + 16 + lane.
+	LEAQ         16(R13), BX
+	VMOVD        BX, X14
+	VPBROADCASTD X14, Z14
+	VPADDD       iota<>+0(SB), Z14, Z14
+	MOVQ         (SP), R12
+	VMOVUPS      Z14, 64(R12)(R13*4)
+	VMOVUPS      11584(R9), Z14
+	VCVTTPS2DQ   Z14, Z14
+	MOVQ         8(SP), R12
+	VMOVUPS      Z14, 64(R12)(R13*4)
+	VMOVUPS      11520(R9), Z14
+	VCVTTPS2DQ   Z14, Z14
+	MOVQ         16(SP), R12
+	VMOVUPS      Z14, 64(R12)(R13*4)
+	MOVQ         24(SP), R12
+	VMOVUPS      Z12, 64(R12)(R13*4)
+	MOVQ         32(SP), R12
+	VMOVUPS      Z13, 64(R12)(R13*4)
+	MOVQ         40(SP), R12
+	VMOVUPS      Z4, 64(R12)(R13*4)
+	MOVQ         48(SP), R12
+	VMOVUPS      Z6, 64(R12)(R13*4)
+	MOVQ         56(SP), R12
+	VMOVUPS      Z3, 64(R12)(R13*4)
+	MOVQ         64(SP), R12
+	VMOVUPS      Z5, 64(R12)(R13*4)
+	MOVQ         72(SP), R12
+	VMOVUPS      Z8, 64(R12)(R13*4)
+	MOVQ         80(SP), R12
+	VMOVUPS      Z10, 64(R12)(R13*4)
+	MOVQ         88(SP), R12
+	VMOVUPS      Z7, 64(R12)(R13*4)
+	MOVQ         96(SP), R12
+	VMOVUPS      Z9, 64(R12)(R13*4)
+	MOVQ         104(SP), R12
+	VMOVUPS      Z11, 64(R12)(R13*4)
+	ADDQ         $0x00000020, R13
+	SUBQ         $0x00000020, R14
+	CMPQ         R14, $0x00000020
+	JAE          TOIAVX512_loop2
+
+TOIAVX512_loop2_end:
+	// 1 whole group(s) of 16 pairs at a time.
+	CMPQ R14, $0x00000010
+	JB   TOIAVX512_loop1_end
+
+TOIAVX512_loop1:
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ (DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 7680(R9)
+	VPMOVZXDQ 16(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 7712(R9)
+	VPMOVZXDQ 32(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 7744(R9)
+	VPMOVZXDQ 48(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 7776(R9)
+	VPMOVZXDQ (SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 7808(R9)
+	VPMOVZXDQ 16(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 7840(R9)
+	VPMOVZXDQ 32(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 7872(R9)
+	VPMOVZXDQ 48(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 7904(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ         7680(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         7712(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
+	MOVQ         7688(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         7720(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
+	MOVQ         7696(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         7728(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
+	MOVQ         7704(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         7736(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVQ         7744(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         7776(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
+	MOVQ         7752(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         7784(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
+	MOVQ         7760(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         7792(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
+	MOVQ         7768(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         7800(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 4096(R9)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 4160(R9)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 4224(R9)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 4480(R9)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 4288(R9)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 4352(R9)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 4416(R9)
+
+	// Capsule records of side J at the start, transposed.
+	MOVQ         7808(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         7840(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
+	MOVQ         7816(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         7848(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
+	MOVQ         7824(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         7856(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
+	MOVQ         7832(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         7864(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVQ         7872(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         7904(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
+	MOVQ         7880(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         7912(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
+	MOVQ         7888(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         7920(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
+	MOVQ         7896(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         7928(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 4544(R9)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 4608(R9)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 4672(R9)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 4928(R9)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 4736(R9)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 4800(R9)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 4864(R9)
+
+	// Capsule records of side I at the end, transposed.
+	MOVQ         7680(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         7712(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
+	MOVQ         7688(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         7720(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
+	MOVQ         7696(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         7728(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
+	MOVQ         7704(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         7736(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVQ         7744(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         7776(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
+	MOVQ         7752(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         7784(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
+	MOVQ         7760(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         7792(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
+	MOVQ         7768(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         7800(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 4992(R9)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 5056(R9)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 5120(R9)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 5376(R9)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 5184(R9)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 5248(R9)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 5312(R9)
+
+	// Capsule records of side J at the end, transposed.
+	MOVQ         7808(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         7840(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
+	MOVQ         7816(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         7848(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
+	MOVQ         7824(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         7856(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
+	MOVQ         7832(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         7864(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVQ         7872(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         7904(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
+	MOVQ         7880(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         7912(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
+	MOVQ         7888(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         7920(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
+	MOVQ         7896(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         7928(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 5440(R9)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 5504(R9)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 5568(R9)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 5824(R9)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 5632(R9)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 5696(R9)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 5760(R9)
+
+	// The pads of I and J: gathered, or zero without pads.
+	VMOVUPS    Z0, 5888(R9)
+	VMOVUPS    Z0, 5952(R9)
+	MOVQ       pad+16(FP), BX
+	TESTQ      BX, BX
+	JZ         TOIAVX512_loop1_g0_nopad
+	VMOVUPS    (DX)(R13*4), Z4
+	VMOVUPS    Z0, Z3
+	VPCMPEQD   Z0, Z0, K1
+	VGATHERDPS (BX)(Z4*4), K1, Z3
+	VMOVUPS    Z3, 5888(R9)
+	VMOVUPS    (SI)(R13*4), Z4
+	VMOVUPS    Z0, Z3
+	VPCMPEQD   Z0, Z0, K1
+	VGATHERDPS (BX)(Z4*4), K1, Z3
+	VMOVUPS    Z3, 5952(R9)
+
+TOIAVX512_loop1_g0_nopad:
+	// Setup: the frames and the initial states.
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	VMOVUPS 4096(R9), Z3
+	VSUBPS  4544(R9), Z3, Z3
+	VMOVUPS 4160(R9), Z4
+	VSUBPS  4608(R9), Z4, Z4
+	VMOVUPS 4224(R9), Z5
+	VSUBPS  4672(R9), Z5, Z5
+	VMOVUPS 4992(R9), Z6
+	VSUBPS  4096(R9), Z6, Z6
+	VMOVUPS 5056(R9), Z7
+	VSUBPS  4160(R9), Z7, Z7
+	VMOVUPS 5120(R9), Z8
+	VSUBPS  4224(R9), Z8, Z8
+	VMOVUPS 4288(R9), Z9
+	VSUBPS  4544(R9), Z9, Z9
+	VMOVUPS 4352(R9), Z10
+	VSUBPS  4608(R9), Z10, Z10
+	VMOVUPS 4416(R9), Z11
+	VSUBPS  4672(R9), Z11, Z11
+	VMOVUPS 5184(R9), Z12
+	VSUBPS  4288(R9), Z12, Z12
+	VMOVUPS 5248(R9), Z13
+	VSUBPS  4352(R9), Z13, Z13
+	VMOVUPS 5312(R9), Z14
+	VSUBPS  4416(R9), Z14, Z14
+	VMOVUPS 5440(R9), Z15
+	VSUBPS  4544(R9), Z15, Z15
+	VMOVUPS 5504(R9), Z16
+	VSUBPS  4608(R9), Z16, Z16
+	VMOVUPS 5568(R9), Z17
+	VSUBPS  4672(R9), Z17, Z17
+	VMOVUPS 4736(R9), Z18
+	VSUBPS  4544(R9), Z18, Z18
+	VMOVUPS 4800(R9), Z19
+	VSUBPS  4608(R9), Z19, Z19
+	VMOVUPS 4864(R9), Z20
+	VSUBPS  4672(R9), Z20, Z20
+	VMOVUPS 5632(R9), Z21
+	VSUBPS  4736(R9), Z21, Z21
+	VMOVUPS 5696(R9), Z22
+	VSUBPS  4800(R9), Z22, Z22
+	VMOVUPS 5760(R9), Z23
+	VSUBPS  4864(R9), Z23, Z23
+
+	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
+	VSUBPS       Z3, Z3, Z24
+	VSUBPS       Z6, Z6, Z25
+	VSUBPS       Z4, Z4, Z26
+	VSUBPS       Z7, Z7, Z27
+	VSUBPS       Z5, Z5, Z28
+	VADDPS       Z28, Z24, Z24
+	VSUBPS       Z8, Z8, Z28
+	VADDPS       Z28, Z25, Z25
+	VSUBPS       Z9, Z9, Z28
+	VADDPS       Z28, Z26, Z26
+	VSUBPS       Z12, Z12, Z28
+	VADDPS       Z28, Z27, Z27
+	VSUBPS       Z10, Z10, Z28
+	VADDPS       Z28, Z24, Z24
+	VSUBPS       Z13, Z13, Z28
+	VADDPS       Z28, Z25, Z25
+	VSUBPS       Z11, Z11, Z28
+	VADDPS       Z28, Z26, Z26
+	VSUBPS       Z14, Z14, Z28
+	VADDPS       Z28, Z27, Z27
+	VSUBPS       Z15, Z15, Z28
+	VADDPS       Z28, Z24, Z24
+	VSUBPS       Z16, Z16, Z28
+	VADDPS       Z28, Z25, Z25
+	VSUBPS       Z17, Z17, Z28
+	VADDPS       Z28, Z26, Z26
+	VSUBPS       Z18, Z18, Z28
+	VADDPS       Z28, Z27, Z27
+	VSUBPS       Z21, Z21, Z28
+	VADDPS       Z28, Z24, Z24
+	VSUBPS       Z19, Z19, Z28
+	VADDPS       Z28, Z25, Z25
+	VSUBPS       Z22, Z22, Z28
+	VADDPS       Z28, Z26, Z26
+	VSUBPS       Z20, Z20, Z28
+	VADDPS       Z28, Z27, Z27
+	VSUBPS       Z23, Z23, Z28
+	VADDPS       Z28, Z24, Z24
+	VMOVUPS      4480(R9), Z28
+	VSUBPS       4480(R9), Z28, Z28
+	VADDPS       Z28, Z25, Z25
+	VMOVUPS      5376(R9), Z28
+	VSUBPS       5376(R9), Z28, Z28
+	VADDPS       Z28, Z26, Z26
+	VMOVUPS      5888(R9), Z28
+	VSUBPS       5888(R9), Z28, Z28
+	VADDPS       Z28, Z27, Z27
+	VMOVUPS      4928(R9), Z28
+	VSUBPS       4928(R9), Z28, Z28
+	VADDPS       Z28, Z24, Z24
+	VMOVUPS      5824(R9), Z28
+	VSUBPS       5824(R9), Z28, Z28
+	VADDPS       Z28, Z25, Z25
+	VMOVUPS      5952(R9), Z28
+	VSUBPS       5952(R9), Z28, Z28
+	VADDPS       Z28, Z26, Z26
+	VBROADCASTSS margin+56(FP), Z28
+	VBROADCASTSS margin+56(FP), Z29
+	VSUBPS       Z28, Z29, Z28
+	VADDPS       Z28, Z27, Z27
+	VBROADCASTSS tol+60(FP), Z28
+	VBROADCASTSS tol+60(FP), Z29
+	VSUBPS       Z28, Z29, Z28
+	VADDPS       Z28, Z24, Z24
+	VBROADCASTSS tmax+64(FP), Z28
+	VBROADCASTSS tmax+64(FP), Z29
+	VSUBPS       Z28, Z29, Z28
+	VADDPS       Z28, Z25, Z25
+	VADDPS       Z25, Z24, Z24
+	VADDPS       Z27, Z26, Z25
+	VADDPS       Z25, Z24, Z24
+	VCMPPS       $0x00, Z0, Z24, K1
+
+	// A negative radius or pad is invalid.
+	VMOVUPS 4480(R9), Z24
+	VMINPS  5376(R9), Z24, Z24
+	VMOVUPS 4928(R9), Z25
+	VMINPS  5824(R9), Z25, Z25
+	VMINPS  Z25, Z24, Z24
+	VCMPPS  $0x11, Z0, Z24, K2
+	VMOVUPS 5888(R9), Z24
+	VMINPS  5952(R9), Z24, Z24
+	VCMPPS  $0x11, Z0, Z24, K3
+	KORW    K3, K2, K2
+	KANDNW  K1, K2, K1
+
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	VANDPS.BCST absmask<>+0(SB), Z3, Z24
+	VADDPS      Z6, Z3, Z25
+	VANDPS.BCST absmask<>+0(SB), Z25, Z25
+	VANDPS.BCST absmask<>+0(SB), Z4, Z26
+	VADDPS      Z7, Z4, Z27
+	VANDPS.BCST absmask<>+0(SB), Z27, Z27
+	VMAXPS      Z27, Z0, Z27
+	VANDPS.BCST absmask<>+0(SB), Z5, Z28
+	VMAXPS      Z28, Z24, Z24
+	VADDPS      Z8, Z5, Z28
+	VANDPS.BCST absmask<>+0(SB), Z28, Z28
+	VMAXPS      Z28, Z25, Z25
+	VANDPS.BCST absmask<>+0(SB), Z9, Z28
+	VMAXPS      Z28, Z26, Z26
+	VADDPS      Z12, Z9, Z28
+	VANDPS.BCST absmask<>+0(SB), Z28, Z28
+	VMAXPS      Z28, Z27, Z27
+	VANDPS.BCST absmask<>+0(SB), Z10, Z28
+	VMAXPS      Z28, Z24, Z24
+	VADDPS      Z13, Z10, Z28
+	VANDPS.BCST absmask<>+0(SB), Z28, Z28
+	VMAXPS      Z28, Z25, Z25
+	VANDPS.BCST absmask<>+0(SB), Z11, Z28
+	VMAXPS      Z28, Z26, Z26
+	VADDPS      Z14, Z11, Z28
+	VANDPS.BCST absmask<>+0(SB), Z28, Z28
+	VMAXPS      Z28, Z27, Z27
+	VANDPS.BCST absmask<>+0(SB), Z15, Z28
+	VMAXPS      Z28, Z24, Z24
+	VANDPS.BCST absmask<>+0(SB), Z16, Z28
+	VMAXPS      Z28, Z25, Z25
+	VANDPS.BCST absmask<>+0(SB), Z17, Z28
+	VMAXPS      Z28, Z26, Z26
+	VANDPS.BCST absmask<>+0(SB), Z18, Z28
+	VMAXPS      Z28, Z27, Z27
+	VADDPS      Z21, Z18, Z28
+	VANDPS.BCST absmask<>+0(SB), Z28, Z28
+	VMAXPS      Z28, Z24, Z24
+	VANDPS.BCST absmask<>+0(SB), Z19, Z28
+	VMAXPS      Z28, Z25, Z25
+	VADDPS      Z22, Z19, Z28
+	VANDPS.BCST absmask<>+0(SB), Z28, Z28
+	VMAXPS      Z28, Z26, Z26
+	VANDPS.BCST absmask<>+0(SB), Z20, Z28
+	VMAXPS      Z28, Z27, Z27
+	VADDPS      Z23, Z20, Z28
+	VANDPS.BCST absmask<>+0(SB), Z28, Z28
+	VMAXPS      Z28, Z24, Z24
+	VMAXPS      Z24, Z27, Z24
+	VMAXPS      Z26, Z25, Z25
+	VMAXPS      Z25, Z24, Z24
+
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	VBROADCASTSS   toitolfloor<>+0(SB), Z25
+	VMULPS         Z24, Z25, Z24
+	VBROADCASTSS   tol+60(FP), Z25
+	VMAXPS         Z24, Z25, Z24
+	VMOVUPS        4480(R9), Z25
+	VMAXPS         5376(R9), Z25, Z25
+	VMOVUPS        4928(R9), Z26
+	VMAXPS         5824(R9), Z26, Z26
+	VADDPS         5888(R9), Z25, Z25
+	VADDPS         5952(R9), Z26, Z26
+	VADDPS         Z26, Z25, Z25
+	VBROADCASTSS   margin+56(FP), Z26
+	VADDPS         Z26, Z25, Z25
+	VMAXPS         Z24, Z25, Z25
+	VADDPS         Z24, Z25, Z24
+	VXORPS         Z26, Z26, Z26
+	VBROADCASTSS   toiinvalid<>+0(SB), Z27
+	VBLENDMPS.BCST toirunning<>+0(SB), Z27, K1, Z26
+	VMOVUPS        Z3, 6016(R9)
+	VMOVUPS        Z4, 6080(R9)
+	VMOVUPS        Z5, 6144(R9)
+	VMOVUPS        Z9, 6208(R9)
+	VMOVUPS        Z10, 6272(R9)
+	VMOVUPS        Z11, 6336(R9)
+	VMOVUPS        Z18, 6400(R9)
+	VMOVUPS        Z19, 6464(R9)
+	VMOVUPS        Z20, 6528(R9)
+	VMOVUPS        Z6, 6592(R9)
+	VMOVUPS        Z7, 6656(R9)
+	VMOVUPS        Z8, 6720(R9)
+	VMOVUPS        Z12, 6784(R9)
+	VMOVUPS        Z13, 6848(R9)
+	VMOVUPS        Z14, 6912(R9)
+	VMOVUPS        Z15, 6976(R9)
+	VMOVUPS        Z16, 7040(R9)
+	VMOVUPS        Z17, 7104(R9)
+	VMOVUPS        Z21, 7168(R9)
+	VMOVUPS        Z22, 7232(R9)
+	VMOVUPS        Z23, 7296(R9)
+	VMOVUPS        Z25, 7360(R9)
+	VMOVUPS        Z24, 7424(R9)
+	VMOVUPS        Z0, 7488(R9)
+	VMOVUPS        Z0, 7552(R9)
+	VMOVUPS        Z26, 7616(R9)
+
+	// Steps until no lane is running.
+TOIAVX512_loop1_step:
+	VBROADCASTSS tmax+64(FP), Z3
+	VMINPS       Z1, Z3, Z3
+	VMAXPS       Z0, Z3, Z3
+
+	// Step 1: the endpoints at t and the projection.
+	VMOVUPS 7488(R9), Z4
+	VMULPS  6592(R9), Z4, Z4
+	VADDPS  6016(R9), Z4, Z4
+	VMOVUPS 7488(R9), Z5
+	VMULPS  6656(R9), Z5, Z5
+	VADDPS  6080(R9), Z5, Z5
+	VMOVUPS 7488(R9), Z6
+	VMULPS  6720(R9), Z6, Z6
+	VADDPS  6144(R9), Z6, Z6
+	VMOVUPS 7488(R9), Z7
+	VMULPS  6784(R9), Z7, Z7
+	VADDPS  6208(R9), Z7, Z7
+	VMOVUPS 7488(R9), Z8
+	VMULPS  6848(R9), Z8, Z8
+	VADDPS  6272(R9), Z8, Z8
+	VMOVUPS 7488(R9), Z9
+	VMULPS  6912(R9), Z9, Z9
+	VADDPS  6336(R9), Z9, Z9
+	VMOVUPS 7488(R9), Z10
+	VMULPS  6976(R9), Z10, Z10
+	VADDPS  Z10, Z0, Z10
+	VMOVUPS 7488(R9), Z11
+	VMULPS  7040(R9), Z11, Z11
+	VADDPS  Z11, Z0, Z11
+	VMOVUPS 7488(R9), Z12
+	VMULPS  7104(R9), Z12, Z12
+	VADDPS  Z12, Z0, Z12
+	VMOVUPS 7488(R9), Z13
+	VMULPS  7168(R9), Z13, Z13
+	VADDPS  6400(R9), Z13, Z13
+	VMOVUPS 7488(R9), Z14
+	VMULPS  7232(R9), Z14, Z14
+	VADDPS  6464(R9), Z14, Z14
+	VMOVUPS 7488(R9), Z15
+	VMULPS  7296(R9), Z15, Z15
+	VADDPS  6528(R9), Z15, Z15
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPS Z4, Z7, Z16
+	VSUBPS Z5, Z8, Z17
+	VSUBPS Z6, Z9, Z18
+	VSUBPS Z10, Z13, Z19
+	VSUBPS Z11, Z14, Z20
+	VSUBPS Z12, Z15, Z21
+	VSUBPS Z10, Z4, Z22
+	VSUBPS Z11, Z5, Z23
+	VSUBPS Z12, Z6, Z24
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z19, Z19, Z25
+	VMULPS      Z20, Z20, Z26
+	VADDPS      Z26, Z25, Z25
+	VMULPS      Z21, Z21, Z26
+	VADDPS      Z26, Z25, Z25
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z25, K1
+	VDIVPS.Z    Z25, Z1, K1, Z25
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS      Z16, Z16, Z26
+	VMULPS      Z17, Z17, Z27
+	VADDPS      Z27, Z26, Z26
+	VMULPS      Z18, Z18, Z27
+	VADDPS      Z27, Z26, Z26
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z26, K1
+	VDIVPS.Z    Z26, Z1, K1, Z26
+	VMULPS      Z22, Z19, Z27
+	VMULPS      Z23, Z20, Z28
+	VADDPS      Z28, Z27, Z27
+	VMULPS      Z24, Z21, Z28
+	VADDPS      Z28, Z27, Z27
+	VMULPS      Z25, Z27, Z27
+	VMULPS      Z16, Z19, Z28
+	VMULPS      Z17, Z20, Z29
+	VADDPS      Z29, Z28, Z28
+	VMULPS      Z18, Z21, Z29
+	VADDPS      Z29, Z28, Z28
+	VMULPS      Z25, Z28, Z25
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS Z16, Z22, Z29
+	VMULPS Z17, Z23, Z30
+	VADDPS Z30, Z29, Z29
+	VMULPS Z18, Z24, Z30
+	VADDPS Z30, Z29, Z29
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Z27, Z19, Z30
+	VMULPS  Z27, Z20, Z31
+	VMOVUPS Z3, (R9)
+	VMULPS  Z27, Z21, Z3
+	VMOVUPS Z15, 64(R9)
+	VSUBPS  Z22, Z30, Z15
+	VSUBPS  Z23, Z31, Z30
+	VSUBPS  Z24, Z3, Z3
+	VMULPS  Z25, Z19, Z31
+	VMOVUPS Z14, 128(R9)
+	VMULPS  Z25, Z20, Z14
+	VMOVUPS Z13, 192(R9)
+	VMULPS  Z25, Z21, Z13
+	VMOVUPS Z12, 256(R9)
+	VSUBPS  Z31, Z16, Z12
+	VSUBPS  Z14, Z17, Z14
+	VSUBPS  Z13, Z18, Z13
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z12, Z12, Z31
+	VMOVUPS  Z11, 320(R9)
+	VMULPS   Z14, Z14, Z11
+	VMOVUPS  Z10, 384(R9)
+	VADDPS   Z11, Z31, Z10
+	VMULPS   Z13, Z13, Z11
+	VADDPS   Z11, Z10, Z10
+	VMULPS   Z12, Z15, Z11
+	VMULPS   Z14, Z30, Z12
+	VADDPS   Z12, Z11, Z11
+	VMULPS   Z13, Z3, Z3
+	VADDPS   Z3, Z11, Z3
+	VCMPPS   $0x04, Z10, Z0, K1
+	VDIVPS.Z Z10, Z3, K1, Z3
+	VMINPS   Z1, Z3, Z3
+	VMAXPS   Z0, Z3, Z3
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS Z25, Z3, Z3
+	VADDPS Z3, Z27, Z3
+	VMINPS Z1, Z3, Z3
+	VMAXPS Z0, Z3, Z3
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z28, Z3, Z10
+	VSUBPS Z29, Z10, Z10
+	VMULPS Z26, Z10, Z10
+	VMINPS Z1, Z10, Z10
+	VMAXPS Z0, Z10, Z10
+	VMULPS Z3, Z19, Z11
+	VMULPS Z3, Z20, Z12
+	VMULPS Z3, Z21, Z3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS      Z10, Z16, Z13
+	VADDPS      Z13, Z22, Z13
+	VSUBPS      Z11, Z13, Z11
+	VMULPS      Z10, Z17, Z13
+	VADDPS      Z13, Z23, Z13
+	VSUBPS      Z12, Z13, Z12
+	VMULPS      Z10, Z18, Z10
+	VADDPS      Z10, Z24, Z10
+	VSUBPS      Z3, Z10, Z3
+	VMULPS      Z11, Z11, Z10
+	VMULPS      Z12, Z12, Z13
+	VADDPS      Z13, Z10, Z10
+	VMULPS      Z3, Z3, Z13
+	VADDPS      Z13, Z10, Z10
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z10, K1
+	VSQRTPS     Z10, Z10
+
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	VDIVPS Z10, Z1, Z13
+	VMULPS Z13, Z11, Z11
+	VMULPS Z13, Z12, Z12
+	VMULPS Z13, Z3, Z3
+	VMULPS Z4, Z11, Z4
+	VMULPS Z5, Z12, Z5
+	VADDPS Z5, Z4, Z4
+	VMULPS Z6, Z3, Z5
+	VADDPS Z5, Z4, Z4
+	VMULPS 6592(R9), Z11, Z5
+	VMULPS 6656(R9), Z12, Z6
+	VADDPS Z6, Z5, Z5
+	VMULPS 6720(R9), Z3, Z6
+	VADDPS Z6, Z5, Z5
+	VMULPS Z7, Z11, Z6
+	VMULPS Z8, Z12, Z7
+	VADDPS Z7, Z6, Z6
+	VMULPS Z9, Z3, Z7
+	VADDPS Z7, Z6, Z6
+	VMULPS 6784(R9), Z11, Z7
+	VMULPS 6848(R9), Z12, Z8
+	VADDPS Z8, Z7, Z7
+	VMULPS 6912(R9), Z3, Z8
+	VADDPS Z8, Z7, Z7
+	VMULPS 384(R9), Z11, Z8
+	VMULPS 320(R9), Z12, Z9
+	VADDPS Z9, Z8, Z8
+	VMULPS 256(R9), Z3, Z9
+	VADDPS Z9, Z8, Z8
+	VMULPS 6976(R9), Z11, Z9
+	VMULPS 7040(R9), Z12, Z13
+	VADDPS Z13, Z9, Z9
+	VMULPS 7104(R9), Z3, Z13
+	VADDPS Z13, Z9, Z9
+	VMULPS 192(R9), Z11, Z13
+	VMULPS 128(R9), Z12, Z14
+	VADDPS Z14, Z13, Z13
+	VMULPS 64(R9), Z3, Z14
+	VADDPS Z14, Z13, Z13
+	VMULPS 7168(R9), Z11, Z11
+	VMULPS 7232(R9), Z12, Z12
+	VADDPS Z12, Z11, Z11
+	VMULPS 7296(R9), Z3, Z3
+	VADDPS Z3, Z11, Z3
+
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	VSUBPS       Z8, Z4, Z11
+	VSUBPS       7360(R9), Z11, Z11
+	VSUBPS       Z5, Z9, Z12
+	VCMPPS       $0x11, Z12, Z0, K2
+	VDIVPS       Z12, Z11, Z12
+	VXORPS       Z14, Z14, Z14
+	VBROADCASTSS toiinf<>+0(SB), Z15
+	VBLENDMPS    Z12, Z15, K2, Z14
+	VCMPPS       $0x11, Z11, Z0, K2
+	VMOVAPS.Z    Z14, K2, Z11
+	VSUBPS       Z13, Z4, Z4
+	VSUBPS       7360(R9), Z4, Z4
+	VSUBPS       Z5, Z3, Z5
+	VCMPPS       $0x11, Z5, Z0, K2
+	VDIVPS       Z5, Z4, Z5
+	VXORPS       Z12, Z12, Z12
+	VBROADCASTSS toiinf<>+0(SB), Z14
+	VBLENDMPS    Z5, Z14, K2, Z12
+	VCMPPS       $0x11, Z4, Z0, K2
+	VMOVAPS.Z    Z12, K2, Z4
+	VMINPS       Z4, Z11, Z4
+	VSUBPS       Z8, Z6, Z5
+	VSUBPS       7360(R9), Z5, Z5
+	VSUBPS       Z7, Z9, Z8
+	VCMPPS       $0x11, Z8, Z0, K2
+	VDIVPS       Z8, Z5, Z8
+	VXORPS       Z9, Z9, Z9
+	VBROADCASTSS toiinf<>+0(SB), Z11
+	VBLENDMPS    Z8, Z11, K2, Z9
+	VCMPPS       $0x11, Z5, Z0, K2
+	VMOVAPS.Z    Z9, K2, Z5
+	VMINPS       Z5, Z4, Z4
+	VSUBPS       Z13, Z6, Z5
+	VSUBPS       7360(R9), Z5, Z5
+	VSUBPS       Z7, Z3, Z3
+	VCMPPS       $0x11, Z3, Z0, K2
+	VDIVPS       Z3, Z5, Z3
+	VXORPS       Z6, Z6, Z6
+	VBROADCASTSS toiinf<>+0(SB), Z7
+	VBLENDMPS    Z3, Z7, K2, Z6
+	VCMPPS       $0x11, Z5, Z0, K2
+	VMOVAPS.Z    Z6, K2, Z3
+	VMINPS       Z3, Z4, Z3
+	VADDPS       7488(R9), Z3, Z3
+
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	VMOVUPS        7616(R9), Z4
+	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z4, K2
+	VADDPS         7552(R9), Z1, Z4
+	VMOVUPS        7488(R9), Z5
+	VCMPPS         $0x11, Z3, Z5, K3
+	KANDNW         K2, K3, K3
+	VBROADCASTSS   maxiter+68(FP), Z5
+	VCMPPS         $0x12, Z4, Z5, K4
+	KORW           K4, K3, K3
+	VXORPS         Z5, Z5, Z5
+	VBROADCASTSS   toirunning<>+0(SB), Z6
+	VBLENDMPS.BCST toiunconv<>+0(SB), Z6, K3, Z5
+	VCMPPS         $0x16, (R9), Z3, K3
+	VBLENDMPS      Z0, Z5, K3, Z5
+	VMOVUPS        7488(R9), Z6
+	VCMPPS         $0x00, Z0, Z6, K3
+	VXORPS         Z6, Z6, Z6
+	VBLENDMPS.BCST toiinitial<>+0(SB), Z1, K3, Z6
+	VCMPPS         $0x12, 7424(R9), Z10, K3
+	VBLENDMPS      Z6, Z5, K3, Z5
+	VBLENDMPS.BCST toiinvalid<>+0(SB), Z5, K1, Z5
+	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z5, K3
+	KANDW          K3, K2, K3
+	VXORPS         Z6, Z6, Z6
+	VMOVUPS        7488(R9), Z7
+	VBLENDMPS      Z3, Z7, K3, Z6
+	VBLENDMPS      Z0, Z4, K1, Z4
+	VXORPS         Z3, Z3, Z3
+	VMOVUPS        7552(R9), Z7
+	VBLENDMPS      Z4, Z7, K2, Z3
+	VXORPS         Z4, Z4, Z4
+	VMOVUPS        7616(R9), Z7
+	VBLENDMPS      Z5, Z7, K2, Z4
+	VMOVUPS        Z6, 7488(R9)
+	VMOVUPS        Z3, 7552(R9)
+	VMOVUPS        Z4, 7616(R9)
+	KMOVW          K3, BX
+	TESTL          BX, BX
+	JNZ            TOIAVX512_loop1_step
+
+	// Finish: the rows.
+	VMOVUPS 7488(R9), Z3
+	VMULPS  6592(R9), Z3, Z3
+	VADDPS  6016(R9), Z3, Z3
+	VMOVUPS 7488(R9), Z4
+	VMULPS  6656(R9), Z4, Z4
+	VADDPS  6080(R9), Z4, Z4
+	VMOVUPS 7488(R9), Z5
+	VMULPS  6720(R9), Z5, Z5
+	VADDPS  6144(R9), Z5, Z5
+	VMOVUPS 7488(R9), Z6
+	VMULPS  6784(R9), Z6, Z6
+	VADDPS  6208(R9), Z6, Z6
+	VMOVUPS 7488(R9), Z7
+	VMULPS  6848(R9), Z7, Z7
+	VADDPS  6272(R9), Z7, Z7
+	VMOVUPS 7488(R9), Z8
+	VMULPS  6912(R9), Z8, Z8
+	VADDPS  6336(R9), Z8, Z8
+	VMOVUPS 7488(R9), Z9
+	VMULPS  6976(R9), Z9, Z9
+	VADDPS  Z9, Z0, Z9
+	VMOVUPS 7488(R9), Z10
+	VMULPS  7040(R9), Z10, Z10
+	VADDPS  Z10, Z0, Z10
+	VMOVUPS 7488(R9), Z11
+	VMULPS  7104(R9), Z11, Z11
+	VADDPS  Z11, Z0, Z11
+	VMOVUPS 7488(R9), Z12
+	VMULPS  7168(R9), Z12, Z12
+	VADDPS  6400(R9), Z12, Z12
+	VMOVUPS 7488(R9), Z13
+	VMULPS  7232(R9), Z13, Z13
+	VADDPS  6464(R9), Z13, Z13
+	VMOVUPS 7488(R9), Z14
+	VMULPS  7296(R9), Z14, Z14
+	VADDPS  6528(R9), Z14, Z14
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPS Z3, Z6, Z15
+	VSUBPS Z4, Z7, Z16
+	VSUBPS Z5, Z8, Z17
+	VSUBPS Z9, Z12, Z18
+	VSUBPS Z10, Z13, Z19
+	VSUBPS Z11, Z14, Z20
+	VSUBPS Z9, Z3, Z21
+	VSUBPS Z10, Z4, Z22
+	VSUBPS Z11, Z5, Z23
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z18, Z18, Z24
+	VMULPS      Z19, Z19, Z25
+	VADDPS      Z25, Z24, Z24
+	VMULPS      Z20, Z20, Z25
+	VADDPS      Z25, Z24, Z24
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z24, K1
+	VDIVPS.Z    Z24, Z1, K1, Z25
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS      Z15, Z15, Z26
+	VMULPS      Z16, Z16, Z27
+	VADDPS      Z27, Z26, Z26
+	VMULPS      Z17, Z17, Z27
+	VADDPS      Z27, Z26, Z26
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z26, K1
+	VDIVPS.Z    Z26, Z1, K1, Z27
+	VMULPS      Z21, Z18, Z28
+	VMULPS      Z22, Z19, Z29
+	VADDPS      Z29, Z28, Z28
+	VMULPS      Z23, Z20, Z29
+	VADDPS      Z29, Z28, Z28
+	VMULPS      Z25, Z28, Z28
+	VMULPS      Z15, Z18, Z29
+	VMULPS      Z16, Z19, Z30
+	VADDPS      Z30, Z29, Z29
+	VMULPS      Z17, Z20, Z30
+	VADDPS      Z30, Z29, Z29
+	VMULPS      Z25, Z29, Z30
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  Z15, Z21, Z31
+	VMOVUPS Z25, (R9)
+	VMULPS  Z16, Z22, Z25
+	VMOVUPS Z11, 64(R9)
+	VADDPS  Z25, Z31, Z11
+	VMULPS  Z17, Z23, Z25
+	VADDPS  Z25, Z11, Z11
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Z28, Z18, Z25
+	VMULPS  Z28, Z19, Z31
+	VMOVUPS Z14, 128(R9)
+	VMULPS  Z28, Z20, Z14
+	VMOVUPS Z10, 192(R9)
+	VSUBPS  Z21, Z25, Z10
+	VSUBPS  Z22, Z31, Z25
+	VSUBPS  Z23, Z14, Z14
+	VMULPS  Z30, Z18, Z31
+	VMOVUPS Z13, 256(R9)
+	VMULPS  Z30, Z19, Z13
+	VMOVUPS Z9, 320(R9)
+	VMULPS  Z30, Z20, Z9
+	VMOVUPS Z12, 384(R9)
+	VSUBPS  Z31, Z15, Z12
+	VSUBPS  Z13, Z16, Z13
+	VSUBPS  Z9, Z17, Z9
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z12, Z12, Z31
+	VMOVUPS  Z5, 448(R9)
+	VMULPS   Z13, Z13, Z5
+	VMOVUPS  Z8, 512(R9)
+	VADDPS   Z5, Z31, Z5
+	VMULPS   Z9, Z9, Z8
+	VADDPS   Z8, Z5, Z5
+	VMULPS   Z12, Z10, Z8
+	VMULPS   Z13, Z25, Z10
+	VADDPS   Z10, Z8, Z8
+	VMULPS   Z9, Z14, Z9
+	VADDPS   Z9, Z8, Z8
+	VCMPPS   $0x04, Z5, Z0, K1
+	VDIVPS.Z Z5, Z8, K1, Z5
+	VMINPS   Z1, Z5, Z5
+	VMAXPS   Z0, Z5, Z5
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS Z30, Z5, Z5
+	VADDPS Z5, Z28, Z5
+	VMINPS Z1, Z5, Z5
+	VMAXPS Z0, Z5, Z5
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z29, Z5, Z8
+	VSUBPS Z11, Z8, Z8
+	VMULPS Z27, Z8, Z8
+	VMINPS Z1, Z8, Z8
+	VMAXPS Z0, Z8, Z8
+	VMULPS Z5, Z18, Z9
+	VMULPS Z5, Z19, Z10
+	VMULPS Z5, Z20, Z5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  Z8, Z15, Z11
+	VADDPS  Z11, Z21, Z11
+	VSUBPS  Z9, Z11, Z11
+	VMULPS  Z8, Z16, Z12
+	VADDPS  Z12, Z22, Z12
+	VSUBPS  Z10, Z12, Z12
+	VMULPS  Z8, Z17, Z13
+	VADDPS  Z13, Z23, Z13
+	VSUBPS  Z5, Z13, Z13
+	VMULPS  Z11, Z11, Z14
+	VMULPS  Z12, Z12, Z18
+	VADDPS  Z18, Z14, Z14
+	VMULPS  Z13, Z13, Z18
+	VADDPS  Z18, Z14, Z14
+	VSQRTPS Z14, Z18
+
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	VMOVAPS      Z11, Z19
+	VMOVAPS      Z12, Z20
+	VMOVAPS      Z13, Z25
+	VMOVAPS      Z18, Z27
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z14, K1
+	VMAXPS       Z24, Z26, Z24
+	VMULPS       Z21, Z21, Z21
+	VMULPS       Z22, Z22, Z22
+	VADDPS       Z22, Z21, Z21
+	VMULPS       Z23, Z23, Z22
+	VADDPS       Z22, Z21, Z21
+	VMAXPS       Z21, Z24, Z21
+	VBROADCASTSS crosstol<>+0(SB), Z22
+	VMULPS       Z21, Z22, Z22
+	VCMPPS       $0x11, Z22, Z14, K2
+	KORW         K2, K1, K3
+	VMOVUPS      Z18, 576(R9)
+	VMOVUPS      Z5, 640(R9)
+	VMOVUPS      Z17, 704(R9)
+	VMOVUPS      Z10, 768(R9)
+	VMOVUPS      Z16, 832(R9)
+	VMOVUPS      Z9, 896(R9)
+	VMOVUPS      Z15, 960(R9)
+	VMOVUPS      Z8, 1024(R9)
+	VMOVUPS      Z27, 1088(R9)
+	VMOVUPS      Z25, 1152(R9)
+	VMOVUPS      Z20, 1216(R9)
+	VMOVUPS      Z19, 1280(R9)
+	KORTESTW     K3, K3
+	JZ           TOIAVX512_loop1_finish_g0_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VSUBPS   Z3, Z6, Z5
+	VSUBPS   Z4, Z7, Z6
+	VMOVUPS  512(R9), Z7
+	VSUBPS   448(R9), Z7, Z7
+	VMOVUPS  384(R9), Z8
+	VSUBPS   320(R9), Z8, Z8
+	VMOVUPS  256(R9), Z9
+	VSUBPS   192(R9), Z9, Z9
+	VMOVUPS  128(R9), Z10
+	VSUBPS   64(R9), Z10, Z10
+	VSQRTPS  Z26, Z15
+	VCMPPS   $0x04, Z15, Z0, K3
+	VDIVPS.Z Z15, Z1, K3, Z15
+	VSQRTPS  (R9), Z16
+	VMULPS   Z15, Z5, Z5
+	VMULPS   Z15, Z6, Z6
+	VMULPS   Z15, Z7, Z7
+	VMULPS   Z16, Z8, Z8
+	VMULPS   Z16, Z9, Z9
+	VMULPS   Z16, Z10, Z10
+	VCMPPS   $0x00, Z0, Z26, K3
+	VMULPS   Z10, Z6, Z15
+	VMULPS   Z9, Z7, Z16
+	VSUBPS   Z16, Z15, Z15
+	VMULPS   Z8, Z7, Z16
+	VMULPS   Z10, Z5, Z17
+	VSUBPS   Z17, Z16, Z16
+	VMULPS   Z9, Z5, Z17
+	VMULPS   Z8, Z6, Z18
+	VSUBPS   Z18, Z17, Z17
+	VMULPS   Z15, Z15, Z18
+	VMULPS   Z16, Z16, Z19
+	VADDPS   Z19, Z18, Z18
+	VMULPS   Z17, Z17, Z19
+	VADDPS   Z19, Z18, Z18
+	VMULPS   Z15, Z11, Z11
+	VMULPS   Z16, Z12, Z12
+	VADDPS   Z12, Z11, Z11
+	VMULPS   Z17, Z13, Z12
+	VADDPS   Z12, Z11, Z11
+
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	VBROADCASTSS perptol<>+0(SB), Z12
+	VMULPS       Z21, Z12, Z12
+	VSUBPS       Z12, Z14, Z12
+	VMULPS       Z18, Z12, Z12
+	VMULPS       Z11, Z11, Z13
+	VCMPPS       $0x11, Z13, Z12, K4
+	KANDW        K4, K2, K2
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z18, K4
+	KANDNW       K2, K4, K2
+	KORW         K2, K1, K1
+	VMULPS       Z11, Z11, Z12
+	VBROADCASTSS signtol<>+0(SB), Z13
+	VMULPS       Z21, Z13, Z13
+	VMULPS       Z18, Z13, Z13
+	VCMPPS       $0x19, Z13, Z12, K2
+	VCMPPS       $0x11, Z0, Z11, K4
+	KANDNW       K4, K2, K2
+	VXORPS.BCST  signmask<>+0(SB), Z15, Z11
+	VXORPS.BCST  signmask<>+0(SB), Z16, Z12
+	VXORPS.BCST  signmask<>+0(SB), Z17, Z13
+	VBLENDMPS    Z11, Z15, K2, Z15
+	VBLENDMPS    Z12, Z16, K2, Z16
+	VBLENDMPS    Z13, Z17, K2, Z17
+	VXORPS       Z11, Z11, Z11
+	VMOVUPS      1280(R9), Z12
+	VBLENDMPS    Z15, Z12, K1, Z11
+	VXORPS       Z12, Z12, Z12
+	VMOVUPS      1216(R9), Z13
+	VBLENDMPS    Z16, Z13, K1, Z12
+	VXORPS       Z13, Z13, Z13
+	VMOVUPS      1152(R9), Z15
+	VBLENDMPS    Z17, Z15, K1, Z13
+	VXORPS       Z15, Z15, Z15
+	VBLENDMPS    Z18, Z14, K1, Z15
+	VMOVUPS      Z11, 1280(R9)
+	VMOVUPS      Z12, 1216(R9)
+	VMOVUPS      Z13, 1152(R9)
+	VMOVAPS      Z15, Z14
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDMPS Z8, Z5, K3, Z5
+	VBLENDMPS Z9, Z6, K3, Z6
+	VBLENDMPS Z10, Z7, K3, Z7
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS.BCST signmask<>+0(SB), Z5, Z5
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z14, K1
+	VMULPS      Z6, Z6, Z8
+	VMULPS      Z5, Z5, Z9
+	VADDPS      Z9, Z8, Z8
+	VMULPS      Z0, Z0, Z9
+	VADDPS      Z9, Z8, Z8
+	VXORPS      Z9, Z9, Z9
+	VMOVUPS     1280(R9), Z10
+	VBLENDMPS   Z6, Z10, K1, Z9
+	VXORPS      Z10, Z10, Z10
+	VMOVUPS     1216(R9), Z11
+	VBLENDMPS   Z5, Z11, K1, Z10
+	VXORPS      Z5, Z5, Z5
+	VMOVUPS     1152(R9), Z11
+	VBLENDMPS   Z0, Z11, K1, Z5
+	VXORPS      Z11, Z11, Z11
+	VBLENDMPS   Z8, Z14, K1, Z11
+	VMOVUPS     Z9, 1280(R9)
+	VMOVUPS     Z10, 1216(R9)
+	VMOVUPS     Z5, 1152(R9)
+	VMOVAPS     Z11, Z14
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS.BCST signmask<>+0(SB), Z6, Z5
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z14, K1
+	VMULPS      Z0, Z0, Z6
+	VMULPS      Z7, Z7, Z8
+	VADDPS      Z8, Z6, Z6
+	VMULPS      Z5, Z5, Z8
+	VADDPS      Z8, Z6, Z6
+	VXORPS      Z8, Z8, Z8
+	VMOVUPS     1280(R9), Z9
+	VBLENDMPS   Z0, Z9, K1, Z8
+	VXORPS      Z9, Z9, Z9
+	VMOVUPS     1216(R9), Z10
+	VBLENDMPS   Z7, Z10, K1, Z9
+	VXORPS      Z7, Z7, Z7
+	VMOVUPS     1152(R9), Z10
+	VBLENDMPS   Z5, Z10, K1, Z7
+	VXORPS      Z5, Z5, Z5
+	VBLENDMPS   Z6, Z14, K1, Z5
+	VMOVUPS     Z8, 1280(R9)
+	VMOVUPS     Z9, 1216(R9)
+	VMOVUPS     Z7, 1152(R9)
+	VMOVAPS     Z5, Z14
+
+	// Fallback 4: (0,0,1).
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z14, K1
+	VXORPS      Z5, Z5, Z5
+	VMOVUPS     1280(R9), Z6
+	VBLENDMPS   Z0, Z6, K1, Z5
+	VXORPS      Z6, Z6, Z6
+	VMOVUPS     1216(R9), Z7
+	VBLENDMPS   Z0, Z7, K1, Z6
+	VXORPS      Z7, Z7, Z7
+	VMOVUPS     1152(R9), Z8
+	VBLENDMPS   Z1, Z8, K1, Z7
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z1, Z14, K1, Z8
+	VMOVUPS     Z5, 1280(R9)
+	VMOVUPS     Z6, 1216(R9)
+	VMOVUPS     Z7, 1152(R9)
+	VMOVAPS     Z8, Z14
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS Z14, Z5
+	VMOVUPS Z5, 1088(R9)
+
+TOIAVX512_loop1_finish_g0_normal:
 	VDIVPS 1088(R9), Z1, Z5
 	VMULPS 1280(R9), Z5, Z6
 	VMULPS 1216(R9), Z5, Z7
@@ -70841,30 +76149,30 @@ TOIAVX512_g_finish_normal:
 	VMOVUPS 960(R9), Z8
 	VMULPS  1024(R9), Z8, Z8
 	VADDPS  Z8, Z3, Z3
-	VADDPS  2496(R9), Z3, Z3
+	VADDPS  4544(R9), Z3, Z3
 	VMOVUPS 320(R9), Z8
 	VADDPS  896(R9), Z8, Z8
-	VADDPS  2496(R9), Z8, Z8
+	VADDPS  4544(R9), Z8, Z8
 	VMOVUPS 832(R9), Z9
 	VMULPS  1024(R9), Z9, Z9
 	VADDPS  Z9, Z4, Z4
-	VADDPS  2560(R9), Z4, Z4
+	VADDPS  4608(R9), Z4, Z4
 	VMOVUPS 192(R9), Z9
 	VADDPS  768(R9), Z9, Z9
-	VADDPS  2560(R9), Z9, Z9
+	VADDPS  4608(R9), Z9, Z9
 	VMOVUPS 704(R9), Z10
 	VMULPS  1024(R9), Z10, Z10
 	VADDPS  448(R9), Z10, Z10
-	VADDPS  2624(R9), Z10, Z10
+	VADDPS  4672(R9), Z10, Z10
 	VMOVUPS 64(R9), Z11
 	VADDPS  640(R9), Z11, Z11
-	VADDPS  2624(R9), Z11, Z11
+	VADDPS  4672(R9), Z11, Z11
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS        5568(R9), Z12
+	VMOVUPS        7616(R9), Z12
 	VCMPPS.BCST    $0x00, toiinvalid<>+0(SB), Z12, K1
 	VXORPS         Z12, Z12, Z12
-	VMOVUPS        5440(R9), Z13
+	VMOVUPS        7488(R9), Z13
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
 	VXORPS         Z13, Z13, Z13
 	VMOVUPS        576(R9), Z14
@@ -70879,17 +76187,18 @@ TOIAVX512_g_finish_normal:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z9
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
 
-	// Pair index k = i + lane.
-	VMOVD        R13, X14
+	// Pair index k = i + 0 + lane.
+	LEAQ         (R13), BX
+	VMOVD        BX, X14
 	VPBROADCASTD X14, Z14
 	VPADDD       iota<>+0(SB), Z14, Z14
 	MOVQ         (SP), R12
 	VMOVUPS      Z14, (R12)(R13*4)
-	VMOVUPS      5568(R9), Z14
+	VMOVUPS      7616(R9), Z14
 	VCVTTPS2DQ   Z14, Z14
 	MOVQ         8(SP), R12
 	VMOVUPS      Z14, (R12)(R13*4)
-	VMOVUPS      5504(R9), Z14
+	VMOVUPS      7552(R9), Z14
 	VCVTTPS2DQ   Z14, Z14
 	MOVQ         16(SP), R12
 	VMOVUPS      Z14, (R12)(R13*4)
@@ -70918,9 +76227,9 @@ TOIAVX512_g_finish_normal:
 	ADDQ         $0x00000010, R13
 	SUBQ         $0x00000010, R14
 	CMPQ         R14, $0x00000010
-	JAE          TOIAVX512_loop
+	JAE          TOIAVX512_loop1
 
-TOIAVX512_tail:
+TOIAVX512_loop1_end:
 	TESTQ R14, R14
 	JZ    TOIAVX512_done
 	BZHIL R14, low16<>+0(SB), R14
@@ -70928,52 +76237,52 @@ TOIAVX512_tail:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Z3
-	VMOVUPS     Z3, 5888(R9)
+	VMOVUPS     Z3, 7936(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Z3
-	VMOVUPS     Z3, 5952(R9)
+	VMOVUPS     Z3, 8000(R9)
 
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
-	VPMOVZXDQ 5888(R9), Y2
+	VPMOVZXDQ 7936(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5632(R9)
-	VPMOVZXDQ 5904(R9), Y2
+	VMOVDQU   Y2, 7680(R9)
+	VPMOVZXDQ 7952(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5664(R9)
-	VPMOVZXDQ 5920(R9), Y2
+	VMOVDQU   Y2, 7712(R9)
+	VPMOVZXDQ 7968(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5696(R9)
-	VPMOVZXDQ 5936(R9), Y2
+	VMOVDQU   Y2, 7744(R9)
+	VPMOVZXDQ 7984(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5728(R9)
-	VPMOVZXDQ 5952(R9), Y2
+	VMOVDQU   Y2, 7776(R9)
+	VPMOVZXDQ 8000(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5760(R9)
-	VPMOVZXDQ 5968(R9), Y2
+	VMOVDQU   Y2, 7808(R9)
+	VPMOVZXDQ 8016(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5792(R9)
-	VPMOVZXDQ 5984(R9), Y2
+	VMOVDQU   Y2, 7840(R9)
+	VPMOVZXDQ 8032(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5824(R9)
-	VPMOVZXDQ 6000(R9), Y2
+	VMOVDQU   Y2, 7872(R9)
+	VPMOVZXDQ 8048(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5856(R9)
+	VMOVDQU   Y2, 7904(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ         5632(R9), DX
+	MOVQ         7680(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         5664(R9), DX
+	MOVQ         7712(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z3
-	MOVQ         5640(R9), DX
+	MOVQ         7688(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         5672(R9), DX
+	MOVQ         7720(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z4
-	MOVQ         5648(R9), DX
+	MOVQ         7696(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         5680(R9), DX
+	MOVQ         7728(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z5
-	MOVQ         5656(R9), DX
+	MOVQ         7704(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         5688(R9), DX
+	MOVQ         7736(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -70983,21 +76292,21 @@ TOIAVX512_tail:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         5696(R9), DX
+	MOVQ         7744(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         5728(R9), DX
+	MOVQ         7776(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z4
-	MOVQ         5704(R9), DX
+	MOVQ         7752(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         5736(R9), DX
+	MOVQ         7784(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z8
-	MOVQ         5712(R9), DX
+	MOVQ         7760(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         5744(R9), DX
+	MOVQ         7792(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z9
-	MOVQ         5720(R9), DX
+	MOVQ         7768(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         5752(R9), DX
+	MOVQ         7800(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -71008,36 +76317,36 @@ TOIAVX512_tail:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 2048(R9)
+	VMOVUPS      Z8, 4096(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 2112(R9)
+	VMOVUPS      Z8, 4160(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 2176(R9)
+	VMOVUPS      Z8, 4224(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 2432(R9)
+	VMOVUPS      Z3, 4480(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 2240(R9)
+	VMOVUPS      Z3, 4288(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 2304(R9)
+	VMOVUPS      Z3, 4352(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 2368(R9)
+	VMOVUPS      Z3, 4416(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ         5760(R9), DX
+	MOVQ         7808(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         5792(R9), DX
+	MOVQ         7840(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z3
-	MOVQ         5768(R9), DX
+	MOVQ         7816(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         5800(R9), DX
+	MOVQ         7848(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z4
-	MOVQ         5776(R9), DX
+	MOVQ         7824(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         5808(R9), DX
+	MOVQ         7856(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z5
-	MOVQ         5784(R9), DX
+	MOVQ         7832(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         5816(R9), DX
+	MOVQ         7864(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -71047,21 +76356,21 @@ TOIAVX512_tail:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         5824(R9), DX
+	MOVQ         7872(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         5856(R9), DX
+	MOVQ         7904(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z4
-	MOVQ         5832(R9), DX
+	MOVQ         7880(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         5864(R9), DX
+	MOVQ         7912(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z8
-	MOVQ         5840(R9), DX
+	MOVQ         7888(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         5872(R9), DX
+	MOVQ         7920(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z9
-	MOVQ         5848(R9), DX
+	MOVQ         7896(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         5880(R9), DX
+	MOVQ         7928(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -71072,36 +76381,36 @@ TOIAVX512_tail:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 2496(R9)
+	VMOVUPS      Z8, 4544(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 2560(R9)
+	VMOVUPS      Z8, 4608(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 2624(R9)
+	VMOVUPS      Z8, 4672(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 2880(R9)
+	VMOVUPS      Z3, 4928(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 2688(R9)
+	VMOVUPS      Z3, 4736(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 2752(R9)
+	VMOVUPS      Z3, 4800(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 2816(R9)
+	VMOVUPS      Z3, 4864(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ         5632(R9), AX
+	MOVQ         7680(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         5664(R9), AX
+	MOVQ         7712(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z3
-	MOVQ         5640(R9), AX
+	MOVQ         7688(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         5672(R9), AX
+	MOVQ         7720(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z4
-	MOVQ         5648(R9), AX
+	MOVQ         7696(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         5680(R9), AX
+	MOVQ         7728(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z5
-	MOVQ         5656(R9), AX
+	MOVQ         7704(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         5688(R9), AX
+	MOVQ         7736(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -71111,21 +76420,21 @@ TOIAVX512_tail:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         5696(R9), AX
+	MOVQ         7744(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         5728(R9), AX
+	MOVQ         7776(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z4
-	MOVQ         5704(R9), AX
+	MOVQ         7752(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         5736(R9), AX
+	MOVQ         7784(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z8
-	MOVQ         5712(R9), AX
+	MOVQ         7760(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         5744(R9), AX
+	MOVQ         7792(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z9
-	MOVQ         5720(R9), AX
+	MOVQ         7768(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         5752(R9), AX
+	MOVQ         7800(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -71136,36 +76445,36 @@ TOIAVX512_tail:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 2944(R9)
+	VMOVUPS      Z8, 4992(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 3008(R9)
+	VMOVUPS      Z8, 5056(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 3072(R9)
+	VMOVUPS      Z8, 5120(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 3328(R9)
+	VMOVUPS      Z3, 5376(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 3136(R9)
+	VMOVUPS      Z3, 5184(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 3200(R9)
+	VMOVUPS      Z3, 5248(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 3264(R9)
+	VMOVUPS      Z3, 5312(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ         5760(R9), AX
+	MOVQ         7808(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         5792(R9), AX
+	MOVQ         7840(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z3
-	MOVQ         5768(R9), AX
+	MOVQ         7816(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         5800(R9), AX
+	MOVQ         7848(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z4
-	MOVQ         5776(R9), AX
+	MOVQ         7824(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         5808(R9), AX
+	MOVQ         7856(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z5
-	MOVQ         5784(R9), AX
+	MOVQ         7832(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         5816(R9), AX
+	MOVQ         7864(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -71175,21 +76484,21 @@ TOIAVX512_tail:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         5824(R9), AX
+	MOVQ         7872(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         5856(R9), AX
+	MOVQ         7904(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z4
-	MOVQ         5832(R9), AX
+	MOVQ         7880(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         5864(R9), AX
+	MOVQ         7912(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z8
-	MOVQ         5840(R9), AX
+	MOVQ         7888(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         5872(R9), AX
+	MOVQ         7920(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z9
-	MOVQ         5848(R9), AX
+	MOVQ         7896(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         5880(R9), AX
+	MOVQ         7928(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z2
 	VUNPCKLPS    Z8, Z4, Z10
 	VUNPCKLPS    Z2, Z9, Z11
@@ -71200,82 +76509,82 @@ TOIAVX512_tail:
 	VSHUFPS      $0x44, Z2, Z4, Z10
 	VSHUFPS      $0xee, Z2, Z4, Z2
 	VSHUFF32X4   $0x88, Z8, Z5, Z4
-	VMOVUPS      Z4, 3392(R9)
+	VMOVUPS      Z4, 5440(R9)
 	VSHUFF32X4   $0x88, Z9, Z6, Z4
-	VMOVUPS      Z4, 3456(R9)
+	VMOVUPS      Z4, 5504(R9)
 	VSHUFF32X4   $0x88, Z10, Z7, Z4
-	VMOVUPS      Z4, 3520(R9)
+	VMOVUPS      Z4, 5568(R9)
 	VSHUFF32X4   $0x88, Z2, Z3, Z2
-	VMOVUPS      Z2, 3776(R9)
+	VMOVUPS      Z2, 5824(R9)
 	VSHUFF32X4   $0xdd, Z8, Z5, Z2
-	VMOVUPS      Z2, 3584(R9)
+	VMOVUPS      Z2, 5632(R9)
 	VSHUFF32X4   $0xdd, Z9, Z6, Z2
-	VMOVUPS      Z2, 3648(R9)
+	VMOVUPS      Z2, 5696(R9)
 	VSHUFF32X4   $0xdd, Z10, Z7, Z2
-	VMOVUPS      Z2, 3712(R9)
+	VMOVUPS      Z2, 5760(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Z0, 3840(R9)
-	VMOVUPS    Z0, 3904(R9)
+	VMOVUPS    Z0, 5888(R9)
+	VMOVUPS    Z0, 5952(R9)
 	MOVQ       pad+16(FP), AX
 	TESTQ      AX, AX
-	JZ         TOIAVX512_t_nopad
-	VMOVUPS    5888(R9), Z3
+	JZ         TOIAVX512_t_g0_nopad
+	VMOVUPS    7936(R9), Z3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K2
 	VGATHERDPS (AX)(Z3*4), K2, Z2
-	VMOVUPS    Z2, 3840(R9)
-	VMOVUPS    5952(R9), Z3
+	VMOVUPS    Z2, 5888(R9)
+	VMOVUPS    8000(R9), Z3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K2
 	VGATHERDPS (AX)(Z3*4), K2, Z2
-	VMOVUPS    Z2, 3904(R9)
+	VMOVUPS    Z2, 5952(R9)
 
-TOIAVX512_t_nopad:
-	// Setup: the frame and the initial state.
+TOIAVX512_t_g0_nopad:
+	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 2048(R9), Z2
-	VSUBPS  2496(R9), Z2, Z2
-	VMOVUPS 2112(R9), Z3
-	VSUBPS  2560(R9), Z3, Z3
-	VMOVUPS 2176(R9), Z4
-	VSUBPS  2624(R9), Z4, Z4
-	VMOVUPS 2944(R9), Z5
-	VSUBPS  2048(R9), Z5, Z5
-	VMOVUPS 3008(R9), Z6
-	VSUBPS  2112(R9), Z6, Z6
-	VMOVUPS 3072(R9), Z7
-	VSUBPS  2176(R9), Z7, Z7
-	VMOVUPS 2240(R9), Z8
-	VSUBPS  2496(R9), Z8, Z8
-	VMOVUPS 2304(R9), Z9
-	VSUBPS  2560(R9), Z9, Z9
-	VMOVUPS 2368(R9), Z10
-	VSUBPS  2624(R9), Z10, Z10
-	VMOVUPS 3136(R9), Z11
-	VSUBPS  2240(R9), Z11, Z11
-	VMOVUPS 3200(R9), Z12
-	VSUBPS  2304(R9), Z12, Z12
-	VMOVUPS 3264(R9), Z13
-	VSUBPS  2368(R9), Z13, Z13
-	VMOVUPS 3392(R9), Z14
-	VSUBPS  2496(R9), Z14, Z14
-	VMOVUPS 3456(R9), Z15
-	VSUBPS  2560(R9), Z15, Z15
-	VMOVUPS 3520(R9), Z16
-	VSUBPS  2624(R9), Z16, Z16
-	VMOVUPS 2688(R9), Z17
-	VSUBPS  2496(R9), Z17, Z17
-	VMOVUPS 2752(R9), Z18
-	VSUBPS  2560(R9), Z18, Z18
-	VMOVUPS 2816(R9), Z19
-	VSUBPS  2624(R9), Z19, Z19
-	VMOVUPS 3584(R9), Z20
-	VSUBPS  2688(R9), Z20, Z20
-	VMOVUPS 3648(R9), Z21
-	VSUBPS  2752(R9), Z21, Z21
-	VMOVUPS 3712(R9), Z22
-	VSUBPS  2816(R9), Z22, Z22
+	VMOVUPS 4096(R9), Z2
+	VSUBPS  4544(R9), Z2, Z2
+	VMOVUPS 4160(R9), Z3
+	VSUBPS  4608(R9), Z3, Z3
+	VMOVUPS 4224(R9), Z4
+	VSUBPS  4672(R9), Z4, Z4
+	VMOVUPS 4992(R9), Z5
+	VSUBPS  4096(R9), Z5, Z5
+	VMOVUPS 5056(R9), Z6
+	VSUBPS  4160(R9), Z6, Z6
+	VMOVUPS 5120(R9), Z7
+	VSUBPS  4224(R9), Z7, Z7
+	VMOVUPS 4288(R9), Z8
+	VSUBPS  4544(R9), Z8, Z8
+	VMOVUPS 4352(R9), Z9
+	VSUBPS  4608(R9), Z9, Z9
+	VMOVUPS 4416(R9), Z10
+	VSUBPS  4672(R9), Z10, Z10
+	VMOVUPS 5184(R9), Z11
+	VSUBPS  4288(R9), Z11, Z11
+	VMOVUPS 5248(R9), Z12
+	VSUBPS  4352(R9), Z12, Z12
+	VMOVUPS 5312(R9), Z13
+	VSUBPS  4416(R9), Z13, Z13
+	VMOVUPS 5440(R9), Z14
+	VSUBPS  4544(R9), Z14, Z14
+	VMOVUPS 5504(R9), Z15
+	VSUBPS  4608(R9), Z15, Z15
+	VMOVUPS 5568(R9), Z16
+	VSUBPS  4672(R9), Z16, Z16
+	VMOVUPS 4736(R9), Z17
+	VSUBPS  4544(R9), Z17, Z17
+	VMOVUPS 4800(R9), Z18
+	VSUBPS  4608(R9), Z18, Z18
+	VMOVUPS 4864(R9), Z19
+	VSUBPS  4672(R9), Z19, Z19
+	VMOVUPS 5632(R9), Z20
+	VSUBPS  4736(R9), Z20, Z20
+	VMOVUPS 5696(R9), Z21
+	VSUBPS  4800(R9), Z21, Z21
+	VMOVUPS 5760(R9), Z22
+	VSUBPS  4864(R9), Z22, Z22
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPS       Z2, Z2, Z23
@@ -71316,23 +76625,23 @@ TOIAVX512_t_nopad:
 	VADDPS       Z27, Z26, Z26
 	VSUBPS       Z22, Z22, Z27
 	VADDPS       Z27, Z23, Z23
-	VMOVUPS      2432(R9), Z27
-	VSUBPS       2432(R9), Z27, Z27
+	VMOVUPS      4480(R9), Z27
+	VSUBPS       4480(R9), Z27, Z27
 	VADDPS       Z27, Z24, Z24
-	VMOVUPS      3328(R9), Z27
-	VSUBPS       3328(R9), Z27, Z27
+	VMOVUPS      5376(R9), Z27
+	VSUBPS       5376(R9), Z27, Z27
 	VADDPS       Z27, Z25, Z25
-	VMOVUPS      3840(R9), Z27
-	VSUBPS       3840(R9), Z27, Z27
+	VMOVUPS      5888(R9), Z27
+	VSUBPS       5888(R9), Z27, Z27
 	VADDPS       Z27, Z26, Z26
-	VMOVUPS      2880(R9), Z27
-	VSUBPS       2880(R9), Z27, Z27
+	VMOVUPS      4928(R9), Z27
+	VSUBPS       4928(R9), Z27, Z27
 	VADDPS       Z27, Z23, Z23
-	VMOVUPS      3776(R9), Z27
-	VSUBPS       3776(R9), Z27, Z27
+	VMOVUPS      5824(R9), Z27
+	VSUBPS       5824(R9), Z27, Z27
 	VADDPS       Z27, Z24, Z24
-	VMOVUPS      3904(R9), Z27
-	VSUBPS       3904(R9), Z27, Z27
+	VMOVUPS      5952(R9), Z27
+	VSUBPS       5952(R9), Z27, Z27
 	VADDPS       Z27, Z25, Z25
 	VBROADCASTSS margin+56(FP), Z27
 	VBROADCASTSS margin+56(FP), Z28
@@ -71352,14 +76661,14 @@ TOIAVX512_t_nopad:
 	VCMPPS       $0x00, Z0, Z23, K2
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 2432(R9), Z23
-	VMINPS  3328(R9), Z23, Z23
-	VMOVUPS 2880(R9), Z24
-	VMINPS  3776(R9), Z24, Z24
+	VMOVUPS 4480(R9), Z23
+	VMINPS  5376(R9), Z23, Z23
+	VMOVUPS 4928(R9), Z24
+	VMINPS  5824(R9), Z24, Z24
 	VMINPS  Z24, Z23, Z23
 	VCMPPS  $0x11, Z0, Z23, K3
-	VMOVUPS 3840(R9), Z23
-	VMINPS  3904(R9), Z23, Z23
+	VMOVUPS 5888(R9), Z23
+	VMINPS  5952(R9), Z23, Z23
 	VCMPPS  $0x11, Z0, Z23, K4
 	KORW    K4, K3, K3
 	KANDNW  K2, K3, K2
@@ -71422,12 +76731,12 @@ TOIAVX512_t_nopad:
 	VMULPS         Z23, Z24, Z23
 	VBROADCASTSS   tol+60(FP), Z24
 	VMAXPS         Z23, Z24, Z23
-	VMOVUPS        2432(R9), Z24
-	VMAXPS         3328(R9), Z24, Z24
-	VMOVUPS        2880(R9), Z25
-	VMAXPS         3776(R9), Z25, Z25
-	VADDPS         3840(R9), Z24, Z24
-	VADDPS         3904(R9), Z25, Z25
+	VMOVUPS        4480(R9), Z24
+	VMAXPS         5376(R9), Z24, Z24
+	VMOVUPS        4928(R9), Z25
+	VMAXPS         5824(R9), Z25, Z25
+	VADDPS         5888(R9), Z24, Z24
+	VADDPS         5952(R9), Z25, Z25
 	VADDPS         Z25, Z24, Z24
 	VBROADCASTSS   margin+56(FP), Z25
 	VADDPS         Z25, Z24, Z24
@@ -71436,32 +76745,32 @@ TOIAVX512_t_nopad:
 	VXORPS         Z25, Z25, Z25
 	VBROADCASTSS   toiinvalid<>+0(SB), Z26
 	VBLENDMPS.BCST toirunning<>+0(SB), Z26, K2, Z25
-	VMOVUPS        Z2, 3968(R9)
-	VMOVUPS        Z3, 4032(R9)
-	VMOVUPS        Z4, 4096(R9)
-	VMOVUPS        Z8, 4160(R9)
-	VMOVUPS        Z9, 4224(R9)
-	VMOVUPS        Z10, 4288(R9)
-	VMOVUPS        Z17, 4352(R9)
-	VMOVUPS        Z18, 4416(R9)
-	VMOVUPS        Z19, 4480(R9)
-	VMOVUPS        Z5, 4544(R9)
-	VMOVUPS        Z6, 4608(R9)
-	VMOVUPS        Z7, 4672(R9)
-	VMOVUPS        Z11, 4736(R9)
-	VMOVUPS        Z12, 4800(R9)
-	VMOVUPS        Z13, 4864(R9)
-	VMOVUPS        Z14, 4928(R9)
-	VMOVUPS        Z15, 4992(R9)
-	VMOVUPS        Z16, 5056(R9)
-	VMOVUPS        Z20, 5120(R9)
-	VMOVUPS        Z21, 5184(R9)
-	VMOVUPS        Z22, 5248(R9)
-	VMOVUPS        Z24, 5312(R9)
-	VMOVUPS        Z23, 5376(R9)
-	VMOVUPS        Z0, 5440(R9)
-	VMOVUPS        Z0, 5504(R9)
-	VMOVUPS        Z25, 5568(R9)
+	VMOVUPS        Z2, 6016(R9)
+	VMOVUPS        Z3, 6080(R9)
+	VMOVUPS        Z4, 6144(R9)
+	VMOVUPS        Z8, 6208(R9)
+	VMOVUPS        Z9, 6272(R9)
+	VMOVUPS        Z10, 6336(R9)
+	VMOVUPS        Z17, 6400(R9)
+	VMOVUPS        Z18, 6464(R9)
+	VMOVUPS        Z19, 6528(R9)
+	VMOVUPS        Z5, 6592(R9)
+	VMOVUPS        Z6, 6656(R9)
+	VMOVUPS        Z7, 6720(R9)
+	VMOVUPS        Z11, 6784(R9)
+	VMOVUPS        Z12, 6848(R9)
+	VMOVUPS        Z13, 6912(R9)
+	VMOVUPS        Z14, 6976(R9)
+	VMOVUPS        Z15, 7040(R9)
+	VMOVUPS        Z16, 7104(R9)
+	VMOVUPS        Z20, 7168(R9)
+	VMOVUPS        Z21, 7232(R9)
+	VMOVUPS        Z22, 7296(R9)
+	VMOVUPS        Z24, 7360(R9)
+	VMOVUPS        Z23, 7424(R9)
+	VMOVUPS        Z0, 7488(R9)
+	VMOVUPS        Z0, 7552(R9)
+	VMOVUPS        Z25, 7616(R9)
 
 	// Steps until no lane is running.
 TOIAVX512_t_step:
@@ -71470,42 +76779,42 @@ TOIAVX512_t_step:
 	VMAXPS       Z0, Z2, Z2
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 5440(R9), Z3
-	VMULPS  4544(R9), Z3, Z3
-	VADDPS  3968(R9), Z3, Z3
-	VMOVUPS 5440(R9), Z4
-	VMULPS  4608(R9), Z4, Z4
-	VADDPS  4032(R9), Z4, Z4
-	VMOVUPS 5440(R9), Z5
-	VMULPS  4672(R9), Z5, Z5
-	VADDPS  4096(R9), Z5, Z5
-	VMOVUPS 5440(R9), Z6
-	VMULPS  4736(R9), Z6, Z6
-	VADDPS  4160(R9), Z6, Z6
-	VMOVUPS 5440(R9), Z7
-	VMULPS  4800(R9), Z7, Z7
-	VADDPS  4224(R9), Z7, Z7
-	VMOVUPS 5440(R9), Z8
-	VMULPS  4864(R9), Z8, Z8
-	VADDPS  4288(R9), Z8, Z8
-	VMOVUPS 5440(R9), Z9
-	VMULPS  4928(R9), Z9, Z9
+	VMOVUPS 7488(R9), Z3
+	VMULPS  6592(R9), Z3, Z3
+	VADDPS  6016(R9), Z3, Z3
+	VMOVUPS 7488(R9), Z4
+	VMULPS  6656(R9), Z4, Z4
+	VADDPS  6080(R9), Z4, Z4
+	VMOVUPS 7488(R9), Z5
+	VMULPS  6720(R9), Z5, Z5
+	VADDPS  6144(R9), Z5, Z5
+	VMOVUPS 7488(R9), Z6
+	VMULPS  6784(R9), Z6, Z6
+	VADDPS  6208(R9), Z6, Z6
+	VMOVUPS 7488(R9), Z7
+	VMULPS  6848(R9), Z7, Z7
+	VADDPS  6272(R9), Z7, Z7
+	VMOVUPS 7488(R9), Z8
+	VMULPS  6912(R9), Z8, Z8
+	VADDPS  6336(R9), Z8, Z8
+	VMOVUPS 7488(R9), Z9
+	VMULPS  6976(R9), Z9, Z9
 	VADDPS  Z9, Z0, Z9
-	VMOVUPS 5440(R9), Z10
-	VMULPS  4992(R9), Z10, Z10
+	VMOVUPS 7488(R9), Z10
+	VMULPS  7040(R9), Z10, Z10
 	VADDPS  Z10, Z0, Z10
-	VMOVUPS 5440(R9), Z11
-	VMULPS  5056(R9), Z11, Z11
+	VMOVUPS 7488(R9), Z11
+	VMULPS  7104(R9), Z11, Z11
 	VADDPS  Z11, Z0, Z11
-	VMOVUPS 5440(R9), Z12
-	VMULPS  5120(R9), Z12, Z12
-	VADDPS  4352(R9), Z12, Z12
-	VMOVUPS 5440(R9), Z13
-	VMULPS  5184(R9), Z13, Z13
-	VADDPS  4416(R9), Z13, Z13
-	VMOVUPS 5440(R9), Z14
-	VMULPS  5248(R9), Z14, Z14
-	VADDPS  4480(R9), Z14, Z14
+	VMOVUPS 7488(R9), Z12
+	VMULPS  7168(R9), Z12, Z12
+	VADDPS  6400(R9), Z12, Z12
+	VMOVUPS 7488(R9), Z13
+	VMULPS  7232(R9), Z13, Z13
+	VADDPS  6464(R9), Z13, Z13
+	VMOVUPS 7488(R9), Z14
+	VMULPS  7296(R9), Z14, Z14
+	VADDPS  6528(R9), Z14, Z14
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS Z3, Z6, Z15
@@ -71636,45 +76945,45 @@ TOIAVX512_t_step:
 	VADDPS Z4, Z3, Z3
 	VMULPS Z5, Z2, Z4
 	VADDPS Z4, Z3, Z3
-	VMULPS 4544(R9), Z10, Z4
-	VMULPS 4608(R9), Z11, Z5
+	VMULPS 6592(R9), Z10, Z4
+	VMULPS 6656(R9), Z11, Z5
 	VADDPS Z5, Z4, Z4
-	VMULPS 4672(R9), Z2, Z5
+	VMULPS 6720(R9), Z2, Z5
 	VADDPS Z5, Z4, Z4
 	VMULPS Z6, Z10, Z5
 	VMULPS Z7, Z11, Z6
 	VADDPS Z6, Z5, Z5
 	VMULPS Z8, Z2, Z6
 	VADDPS Z6, Z5, Z5
-	VMULPS 4736(R9), Z10, Z6
-	VMULPS 4800(R9), Z11, Z7
+	VMULPS 6784(R9), Z10, Z6
+	VMULPS 6848(R9), Z11, Z7
 	VADDPS Z7, Z6, Z6
-	VMULPS 4864(R9), Z2, Z7
+	VMULPS 6912(R9), Z2, Z7
 	VADDPS Z7, Z6, Z6
 	VMULPS 384(R9), Z10, Z7
 	VMULPS 320(R9), Z11, Z8
 	VADDPS Z8, Z7, Z7
 	VMULPS 256(R9), Z2, Z8
 	VADDPS Z8, Z7, Z7
-	VMULPS 4928(R9), Z10, Z8
-	VMULPS 4992(R9), Z11, Z12
+	VMULPS 6976(R9), Z10, Z8
+	VMULPS 7040(R9), Z11, Z12
 	VADDPS Z12, Z8, Z8
-	VMULPS 5056(R9), Z2, Z12
+	VMULPS 7104(R9), Z2, Z12
 	VADDPS Z12, Z8, Z8
 	VMULPS 192(R9), Z10, Z12
 	VMULPS 128(R9), Z11, Z13
 	VADDPS Z13, Z12, Z12
 	VMULPS 64(R9), Z2, Z13
 	VADDPS Z13, Z12, Z12
-	VMULPS 5120(R9), Z10, Z10
-	VMULPS 5184(R9), Z11, Z11
+	VMULPS 7168(R9), Z10, Z10
+	VMULPS 7232(R9), Z11, Z11
 	VADDPS Z11, Z10, Z10
-	VMULPS 5248(R9), Z2, Z2
+	VMULPS 7296(R9), Z2, Z2
 	VADDPS Z2, Z10, Z2
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
 	VSUBPS       Z7, Z3, Z10
-	VSUBPS       5312(R9), Z10, Z10
+	VSUBPS       7360(R9), Z10, Z10
 	VSUBPS       Z4, Z8, Z11
 	VCMPPS       $0x11, Z11, Z0, K3
 	VDIVPS       Z11, Z10, Z11
@@ -71684,7 +76993,7 @@ TOIAVX512_t_step:
 	VCMPPS       $0x11, Z10, Z0, K3
 	VMOVAPS.Z    Z13, K3, Z10
 	VSUBPS       Z12, Z3, Z3
-	VSUBPS       5312(R9), Z3, Z3
+	VSUBPS       7360(R9), Z3, Z3
 	VSUBPS       Z4, Z2, Z4
 	VCMPPS       $0x11, Z4, Z0, K3
 	VDIVPS       Z4, Z3, Z4
@@ -71695,7 +77004,7 @@ TOIAVX512_t_step:
 	VMOVAPS.Z    Z11, K3, Z3
 	VMINPS       Z3, Z10, Z3
 	VSUBPS       Z7, Z5, Z4
-	VSUBPS       5312(R9), Z4, Z4
+	VSUBPS       7360(R9), Z4, Z4
 	VSUBPS       Z6, Z8, Z7
 	VCMPPS       $0x11, Z7, Z0, K3
 	VDIVPS       Z7, Z4, Z7
@@ -71706,7 +77015,7 @@ TOIAVX512_t_step:
 	VMOVAPS.Z    Z8, K3, Z4
 	VMINPS       Z4, Z3, Z3
 	VSUBPS       Z12, Z5, Z4
-	VSUBPS       5312(R9), Z4, Z4
+	VSUBPS       7360(R9), Z4, Z4
 	VSUBPS       Z6, Z2, Z2
 	VCMPPS       $0x11, Z2, Z0, K3
 	VDIVPS       Z2, Z4, Z2
@@ -71716,13 +77025,13 @@ TOIAVX512_t_step:
 	VCMPPS       $0x11, Z4, Z0, K3
 	VMOVAPS.Z    Z5, K3, Z2
 	VMINPS       Z2, Z3, Z2
-	VADDPS       5440(R9), Z2, Z2
+	VADDPS       7488(R9), Z2, Z2
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS        5568(R9), Z3
+	VMOVUPS        7616(R9), Z3
 	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z3, K3
-	VADDPS         5504(R9), Z1, Z3
-	VMOVUPS        5440(R9), Z4
+	VADDPS         7552(R9), Z1, Z3
+	VMOVUPS        7488(R9), Z4
 	VCMPPS         $0x11, Z2, Z4, K4
 	KANDNW         K3, K4, K4
 	VBROADCASTSS   maxiter+68(FP), Z4
@@ -71733,68 +77042,69 @@ TOIAVX512_t_step:
 	VBLENDMPS.BCST toiunconv<>+0(SB), Z5, K4, Z4
 	VCMPPS         $0x16, (R9), Z2, K4
 	VBLENDMPS      Z0, Z4, K4, Z4
-	VMOVUPS        5440(R9), Z5
+	VMOVUPS        7488(R9), Z5
 	VCMPPS         $0x00, Z0, Z5, K4
 	VXORPS         Z5, Z5, Z5
 	VBLENDMPS.BCST toiinitial<>+0(SB), Z1, K4, Z5
-	VCMPPS         $0x12, 5376(R9), Z9, K4
+	VCMPPS         $0x12, 7424(R9), Z9, K4
 	VBLENDMPS      Z5, Z4, K4, Z4
 	VBLENDMPS.BCST toiinvalid<>+0(SB), Z4, K2, Z4
 	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z4, K4
 	KANDW          K4, K3, K4
 	VXORPS         Z5, Z5, Z5
-	VMOVUPS        5440(R9), Z6
+	VMOVUPS        7488(R9), Z6
 	VBLENDMPS      Z2, Z6, K4, Z5
 	VBLENDMPS      Z0, Z3, K2, Z3
 	VXORPS         Z2, Z2, Z2
-	VMOVUPS        5504(R9), Z6
+	VMOVUPS        7552(R9), Z6
 	VBLENDMPS      Z3, Z6, K3, Z2
 	VXORPS         Z3, Z3, Z3
-	VMOVUPS        5568(R9), Z6
+	VMOVUPS        7616(R9), Z6
 	VBLENDMPS      Z4, Z6, K3, Z3
-	VMOVUPS        Z5, 5440(R9)
-	VMOVUPS        Z2, 5504(R9)
-	VMOVUPS        Z3, 5568(R9)
-	KORTESTW       K4, K4
+	VMOVUPS        Z5, 7488(R9)
+	VMOVUPS        Z2, 7552(R9)
+	VMOVUPS        Z3, 7616(R9)
+	KMOVW          K4, AX
+	TESTL          AX, AX
 	JNZ            TOIAVX512_t_step
 
 	// Finish: the rows.
-	VMOVUPS 5440(R9), Z2
-	VMULPS  4544(R9), Z2, Z2
-	VADDPS  3968(R9), Z2, Z2
-	VMOVUPS 5440(R9), Z3
-	VMULPS  4608(R9), Z3, Z3
-	VADDPS  4032(R9), Z3, Z3
-	VMOVUPS 5440(R9), Z4
-	VMULPS  4672(R9), Z4, Z4
-	VADDPS  4096(R9), Z4, Z4
-	VMOVUPS 5440(R9), Z5
-	VMULPS  4736(R9), Z5, Z5
-	VADDPS  4160(R9), Z5, Z5
-	VMOVUPS 5440(R9), Z6
-	VMULPS  4800(R9), Z6, Z6
-	VADDPS  4224(R9), Z6, Z6
-	VMOVUPS 5440(R9), Z7
-	VMULPS  4864(R9), Z7, Z7
-	VADDPS  4288(R9), Z7, Z7
-	VMOVUPS 5440(R9), Z8
-	VMULPS  4928(R9), Z8, Z8
+	VMOVUPS 7488(R9), Z2
+	VMULPS  6592(R9), Z2, Z2
+	VADDPS  6016(R9), Z2, Z2
+	VMOVUPS 7488(R9), Z3
+	VMULPS  6656(R9), Z3, Z3
+	VADDPS  6080(R9), Z3, Z3
+	VMOVUPS 7488(R9), Z4
+	VMULPS  6720(R9), Z4, Z4
+	VADDPS  6144(R9), Z4, Z4
+	VMOVUPS 7488(R9), Z5
+	VMULPS  6784(R9), Z5, Z5
+	VADDPS  6208(R9), Z5, Z5
+	VMOVUPS 7488(R9), Z6
+	VMULPS  6848(R9), Z6, Z6
+	VADDPS  6272(R9), Z6, Z6
+	VMOVUPS 7488(R9), Z7
+	VMULPS  6912(R9), Z7, Z7
+	VADDPS  6336(R9), Z7, Z7
+	VMOVUPS 7488(R9), Z8
+	VMULPS  6976(R9), Z8, Z8
 	VADDPS  Z8, Z0, Z8
-	VMOVUPS 5440(R9), Z9
-	VMULPS  4992(R9), Z9, Z9
+	VMOVUPS 7488(R9), Z9
+	VMULPS  7040(R9), Z9, Z9
 	VADDPS  Z9, Z0, Z9
-	VMOVUPS 5440(R9), Z10
-	VMULPS  5056(R9), Z10, Z10
+	VMOVUPS 7488(R9), Z10
+	VMULPS  7104(R9), Z10, Z10
 	VADDPS  Z10, Z0, Z10
-	VMOVUPS 5440(R9), Z11
-	VMULPS  5120(R9), Z11, Z11
-	VADDPS  4352(R9), Z11, Z11
-	VMOVUPS 5440(R9), Z12
-	VMULPS  5184(R9), Z12, Z12
-	VADDPS  4416(R9), Z12, Z12
-	VMOVUPS 5440(R9), Z13
-	VMULPS  5248(R9), Z13, Z13
-	VADDPS  4480(R9), Z13, Z13
+	VMOVUPS 7488(R9), Z11
+	VMULPS  7168(R9), Z11, Z11
+	VADDPS  6400(R9), Z11, Z11
+	VMOVUPS 7488(R9), Z12
+	VMULPS  7232(R9), Z12, Z12
+	VADDPS  6464(R9), Z12, Z12
+	VMOVUPS 7488(R9), Z13
+	VMULPS  7296(R9), Z13, Z13
+	VADDPS  6528(R9), Z13, Z13
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS Z2, Z5, Z14
@@ -71946,7 +77256,7 @@ TOIAVX512_t_step:
 	VMOVUPS      Z19, 1216(R9)
 	VMOVUPS      Z18, 1280(R9)
 	KORTESTW     K4, K4
-	JZ           TOIAVX512_t_finish_normal
+	JZ           TOIAVX512_t_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VSUBPS   Z2, Z5, Z4
@@ -72105,7 +77415,7 @@ TOIAVX512_t_step:
 	VSQRTPS Z13, Z0
 	VMOVUPS Z0, 1088(R9)
 
-TOIAVX512_t_finish_normal:
+TOIAVX512_t_finish_g0_normal:
 	VDIVPS 1088(R9), Z1, Z0
 	VMULPS 1280(R9), Z0, Z1
 	VMULPS 1216(R9), Z0, Z4
@@ -72115,30 +77425,30 @@ TOIAVX512_t_finish_normal:
 	VMOVUPS 960(R9), Z5
 	VMULPS  1024(R9), Z5, Z5
 	VADDPS  Z5, Z2, Z2
-	VADDPS  2496(R9), Z2, Z2
+	VADDPS  4544(R9), Z2, Z2
 	VMOVUPS 320(R9), Z5
 	VADDPS  896(R9), Z5, Z5
-	VADDPS  2496(R9), Z5, Z5
+	VADDPS  4544(R9), Z5, Z5
 	VMOVUPS 832(R9), Z6
 	VMULPS  1024(R9), Z6, Z6
 	VADDPS  Z6, Z3, Z3
-	VADDPS  2560(R9), Z3, Z3
+	VADDPS  4608(R9), Z3, Z3
 	VMOVUPS 192(R9), Z6
 	VADDPS  768(R9), Z6, Z6
-	VADDPS  2560(R9), Z6, Z6
+	VADDPS  4608(R9), Z6, Z6
 	VMOVUPS 704(R9), Z7
 	VMULPS  1024(R9), Z7, Z7
 	VADDPS  448(R9), Z7, Z7
-	VADDPS  2624(R9), Z7, Z7
+	VADDPS  4672(R9), Z7, Z7
 	VMOVUPS 64(R9), Z8
 	VADDPS  640(R9), Z8, Z8
-	VADDPS  2624(R9), Z8, Z8
+	VADDPS  4672(R9), Z8, Z8
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS        5568(R9), Z9
+	VMOVUPS        7616(R9), Z9
 	VCMPPS.BCST    $0x00, toiinvalid<>+0(SB), Z9, K2
 	VXORPS         Z9, Z9, Z9
-	VMOVUPS        5440(R9), Z10
+	VMOVUPS        7488(R9), Z10
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K2, Z9
 	VXORPS         Z10, Z10, Z10
 	VMOVUPS        576(R9), Z11
@@ -72153,17 +77463,18 @@ TOIAVX512_t_finish_normal:
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K2, Z6
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z8
 
-	// Pair index k = i + lane.
-	VMOVD        R13, X11
+	// Pair index k = i + 0 + lane.
+	LEAQ         (R13), AX
+	VMOVD        AX, X11
 	VPBROADCASTD X11, Z11
 	VPADDD       iota<>+0(SB), Z11, Z11
 	MOVQ         (SP), R12
 	VMOVDQU32    Z11, K1, (R12)(R13*4)
-	VMOVUPS      5568(R9), Z11
+	VMOVUPS      7616(R9), Z11
 	VCVTTPS2DQ   Z11, Z11
 	MOVQ         8(SP), R12
 	VMOVDQU32    Z11, K1, (R12)(R13*4)
-	VMOVUPS      5504(R9), Z11
+	VMOVUPS      7552(R9), Z11
 	VCVTTPS2DQ   Z11, Z11
 	MOVQ         16(SP), R12
 	VMOVDQU32    Z11, K1, (R12)(R13*4)
@@ -72196,7 +77507,7 @@ TOIAVX512_done:
 
 // func TOI64AVX2(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64)
 // Requires: AVX, AVX2
-TEXT ·TOI64AVX2(SB), $3184-88
+TEXT ·TOI64AVX2(SB), $6192-88
 	MOVQ         out+40(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -72238,282 +77549,500 @@ TEXT ·TOI64AVX2(SB), $3184-88
 	XORQ         R13, R13
 	MOVQ         n+48(FP), R14
 
-	// Whole groups of 4 pairs.
-	CMPQ R14, $0x00000004
-	JB   TOI64AVX2_tail
+	// 2 whole group(s) of 4 pairs at a time.
+	CMPQ R14, $0x00000008
+	JB   TOI64AVX2_loop2_end
 
-TOI64AVX2_loop:
+TOI64AVX2_loop2:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ (DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 2816(R9)
+	VMOVDQU   Y2, 3840(R9)
 	VPMOVZXDQ (SI)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 2848(R9)
+	VMOVDQU   Y2, 3872(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ           2816(R9), BX
+	MOVQ           3840(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           2832(R9), BX
+	MOVQ           3856(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           2824(R9), BX
+	MOVQ           3848(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           2840(R9), BX
+	MOVQ           3864(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 1024(R9)
+	VMOVUPS        Y4, 2048(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 1056(R9)
-	MOVQ           2816(R9), BX
+	VMOVUPS        Y2, 2080(R9)
+	MOVQ           3840(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           2832(R9), BX
+	MOVQ           3856(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           2824(R9), BX
+	MOVQ           3848(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           2840(R9), BX
+	MOVQ           3864(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 1088(R9)
+	VMOVUPS        Y4, 2112(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 1216(R9)
-	MOVQ           2816(R9), BX
+	VMOVUPS        Y2, 2240(R9)
+	MOVQ           3840(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y2
-	MOVQ           2832(R9), BX
+	MOVQ           3856(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
-	MOVQ           2824(R9), BX
+	MOVQ           3848(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y3
-	MOVQ           2840(R9), BX
+	MOVQ           3864(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 1120(R9)
+	VMOVUPS        Y4, 2144(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 1152(R9)
-	MOVQ           2816(R9), BX
+	VMOVUPS        Y2, 2176(R9)
+	MOVQ           3840(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y2
-	MOVQ           2832(R9), BX
+	MOVQ           3856(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
-	MOVQ           2824(R9), BX
+	MOVQ           3848(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y3
-	MOVQ           2840(R9), BX
+	MOVQ           3864(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 1184(R9)
+	VMOVUPS        Y2, 2208(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ           2848(R9), BX
+	MOVQ           3872(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           2864(R9), BX
+	MOVQ           3888(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           2856(R9), BX
+	MOVQ           3880(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           2872(R9), BX
+	MOVQ           3896(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 1248(R9)
+	VMOVUPS        Y4, 2272(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 1280(R9)
-	MOVQ           2848(R9), BX
+	VMOVUPS        Y2, 2304(R9)
+	MOVQ           3872(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           2864(R9), BX
+	MOVQ           3888(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           2856(R9), BX
+	MOVQ           3880(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           2872(R9), BX
+	MOVQ           3896(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 1312(R9)
+	VMOVUPS        Y4, 2336(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 1440(R9)
-	MOVQ           2848(R9), BX
+	VMOVUPS        Y2, 2464(R9)
+	MOVQ           3872(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y2
-	MOVQ           2864(R9), BX
+	MOVQ           3888(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
-	MOVQ           2856(R9), BX
+	MOVQ           3880(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y3
-	MOVQ           2872(R9), BX
+	MOVQ           3896(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 1344(R9)
+	VMOVUPS        Y4, 2368(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 1376(R9)
-	MOVQ           2848(R9), BX
+	VMOVUPS        Y2, 2400(R9)
+	MOVQ           3872(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y2
-	MOVQ           2864(R9), BX
+	MOVQ           3888(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
-	MOVQ           2856(R9), BX
+	MOVQ           3880(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y3
-	MOVQ           2872(R9), BX
+	MOVQ           3896(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 1408(R9)
+	VMOVUPS        Y2, 2432(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ           2816(R9), BX
+	MOVQ           3840(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           2832(R9), BX
+	MOVQ           3856(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           2824(R9), BX
+	MOVQ           3848(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           2840(R9), BX
+	MOVQ           3864(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 1472(R9)
+	VMOVUPS        Y4, 2496(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 1504(R9)
-	MOVQ           2816(R9), BX
+	VMOVUPS        Y2, 2528(R9)
+	MOVQ           3840(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           2832(R9), BX
+	MOVQ           3856(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           2824(R9), BX
+	MOVQ           3848(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           2840(R9), BX
+	MOVQ           3864(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 1536(R9)
+	VMOVUPS        Y4, 2560(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 1664(R9)
-	MOVQ           2816(R9), BX
+	VMOVUPS        Y2, 2688(R9)
+	MOVQ           3840(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y2
-	MOVQ           2832(R9), BX
+	MOVQ           3856(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
-	MOVQ           2824(R9), BX
+	MOVQ           3848(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y3
-	MOVQ           2840(R9), BX
+	MOVQ           3864(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 1568(R9)
+	VMOVUPS        Y4, 2592(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 1600(R9)
-	MOVQ           2816(R9), BX
+	VMOVUPS        Y2, 2624(R9)
+	MOVQ           3840(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y2
-	MOVQ           2832(R9), BX
+	MOVQ           3856(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
-	MOVQ           2824(R9), BX
+	MOVQ           3848(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y3
-	MOVQ           2840(R9), BX
+	MOVQ           3864(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 1632(R9)
+	VMOVUPS        Y2, 2656(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ           2848(R9), BX
+	MOVQ           3872(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           2864(R9), BX
+	MOVQ           3888(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           2856(R9), BX
+	MOVQ           3880(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           2872(R9), BX
+	MOVQ           3896(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 1696(R9)
+	VMOVUPS        Y4, 2720(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 1728(R9)
-	MOVQ           2848(R9), BX
+	VMOVUPS        Y2, 2752(R9)
+	MOVQ           3872(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           2864(R9), BX
+	MOVQ           3888(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           2856(R9), BX
+	MOVQ           3880(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           2872(R9), BX
+	MOVQ           3896(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 1760(R9)
+	VMOVUPS        Y4, 2784(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 1888(R9)
-	MOVQ           2848(R9), BX
+	VMOVUPS        Y2, 2912(R9)
+	MOVQ           3872(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y2
-	MOVQ           2864(R9), BX
+	MOVQ           3888(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
-	MOVQ           2856(R9), BX
+	MOVQ           3880(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y3
-	MOVQ           2872(R9), BX
+	MOVQ           3896(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 1792(R9)
+	VMOVUPS        Y4, 2816(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 1824(R9)
-	MOVQ           2848(R9), BX
+	VMOVUPS        Y2, 2848(R9)
+	MOVQ           3872(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y2
-	MOVQ           2864(R9), BX
+	MOVQ           3888(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
-	MOVQ           2856(R9), BX
+	MOVQ           3880(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y3
-	MOVQ           2872(R9), BX
+	MOVQ           3896(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 1856(R9)
+	VMOVUPS        Y2, 2880(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Y0, 1920(R9)
-	VMOVUPS    Y0, 1952(R9)
+	VMOVUPS    Y0, 2944(R9)
+	VMOVUPS    Y0, 2976(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOI64AVX2_g_nopad
+	JZ         TOI64AVX2_loop2_g0_nopad
 	VMOVUPS    (DX)(R13*4), X3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
 	VGATHERDPD Y4, (BX)(X3*8), Y2
-	VMOVUPS    Y2, 1920(R9)
+	VMOVUPS    Y2, 2944(R9)
 	VMOVUPS    (SI)(R13*4), X3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
 	VGATHERDPD Y4, (BX)(X3*8), Y2
-	VMOVUPS    Y2, 1952(R9)
+	VMOVUPS    Y2, 2976(R9)
 
-TOI64AVX2_g_nopad:
-	// Setup: the frame and the initial state.
+TOI64AVX2_loop2_g0_nopad:
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ 16(DX)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 5824(R9)
+	VPMOVZXDQ 16(SI)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 5856(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ           5824(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y2
+	MOVQ           5840(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
+	MOVQ           5832(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y3
+	MOVQ           5848(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 4032(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 4064(R9)
+	MOVQ           5824(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y2
+	MOVQ           5840(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
+	MOVQ           5832(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y3
+	MOVQ           5848(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 4096(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 4224(R9)
+	MOVQ           5824(R9), BX
+	VBROADCASTF128 32(AX)(BX*1), Y2
+	MOVQ           5840(R9), BX
+	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
+	MOVQ           5832(R9), BX
+	VBROADCASTF128 32(AX)(BX*1), Y3
+	MOVQ           5848(R9), BX
+	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 4128(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 4160(R9)
+	MOVQ           5824(R9), BX
+	VBROADCASTF128 48(AX)(BX*1), Y2
+	MOVQ           5840(R9), BX
+	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
+	MOVQ           5832(R9), BX
+	VBROADCASTF128 48(AX)(BX*1), Y3
+	MOVQ           5848(R9), BX
+	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 4192(R9)
+
+	// Capsule records of side J at the start, transposed.
+	MOVQ           5856(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y2
+	MOVQ           5872(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
+	MOVQ           5864(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y3
+	MOVQ           5880(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 4256(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 4288(R9)
+	MOVQ           5856(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y2
+	MOVQ           5872(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
+	MOVQ           5864(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y3
+	MOVQ           5880(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 4320(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 4448(R9)
+	MOVQ           5856(R9), BX
+	VBROADCASTF128 32(AX)(BX*1), Y2
+	MOVQ           5872(R9), BX
+	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
+	MOVQ           5864(R9), BX
+	VBROADCASTF128 32(AX)(BX*1), Y3
+	MOVQ           5880(R9), BX
+	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 4352(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 4384(R9)
+	MOVQ           5856(R9), BX
+	VBROADCASTF128 48(AX)(BX*1), Y2
+	MOVQ           5872(R9), BX
+	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
+	MOVQ           5864(R9), BX
+	VBROADCASTF128 48(AX)(BX*1), Y3
+	MOVQ           5880(R9), BX
+	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 4416(R9)
+
+	// Capsule records of side I at the end, transposed.
+	MOVQ           5824(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y2
+	MOVQ           5840(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
+	MOVQ           5832(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y3
+	MOVQ           5848(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 4480(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 4512(R9)
+	MOVQ           5824(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y2
+	MOVQ           5840(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
+	MOVQ           5832(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y3
+	MOVQ           5848(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 4544(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 4672(R9)
+	MOVQ           5824(R9), BX
+	VBROADCASTF128 32(CX)(BX*1), Y2
+	MOVQ           5840(R9), BX
+	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
+	MOVQ           5832(R9), BX
+	VBROADCASTF128 32(CX)(BX*1), Y3
+	MOVQ           5848(R9), BX
+	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 4576(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 4608(R9)
+	MOVQ           5824(R9), BX
+	VBROADCASTF128 48(CX)(BX*1), Y2
+	MOVQ           5840(R9), BX
+	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
+	MOVQ           5832(R9), BX
+	VBROADCASTF128 48(CX)(BX*1), Y3
+	MOVQ           5848(R9), BX
+	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 4640(R9)
+
+	// Capsule records of side J at the end, transposed.
+	MOVQ           5856(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y2
+	MOVQ           5872(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
+	MOVQ           5864(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y3
+	MOVQ           5880(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 4704(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 4736(R9)
+	MOVQ           5856(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y2
+	MOVQ           5872(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
+	MOVQ           5864(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y3
+	MOVQ           5880(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 4768(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 4896(R9)
+	MOVQ           5856(R9), BX
+	VBROADCASTF128 32(CX)(BX*1), Y2
+	MOVQ           5872(R9), BX
+	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
+	MOVQ           5864(R9), BX
+	VBROADCASTF128 32(CX)(BX*1), Y3
+	MOVQ           5880(R9), BX
+	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 4800(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 4832(R9)
+	MOVQ           5856(R9), BX
+	VBROADCASTF128 48(CX)(BX*1), Y2
+	MOVQ           5872(R9), BX
+	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
+	MOVQ           5864(R9), BX
+	VBROADCASTF128 48(CX)(BX*1), Y3
+	MOVQ           5880(R9), BX
+	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 4864(R9)
+
+	// The pads of I and J: gathered, or zero without pads.
+	VMOVUPS    Y0, 4928(R9)
+	VMOVUPS    Y0, 4960(R9)
+	MOVQ       pad+16(FP), BX
+	TESTQ      BX, BX
+	JZ         TOI64AVX2_loop2_g1_nopad
+	VMOVUPS    16(DX)(R13*4), X3
+	VMOVUPS    Y0, Y2
+	VPCMPEQD   Y0, Y0, Y4
+	VGATHERDPD Y4, (BX)(X3*8), Y2
+	VMOVUPS    Y2, 4928(R9)
+	VMOVUPS    16(SI)(R13*4), X3
+	VMOVUPS    Y0, Y2
+	VPCMPEQD   Y0, Y0, Y4
+	VGATHERDPD Y4, (BX)(X3*8), Y2
+	VMOVUPS    Y2, 4960(R9)
+
+TOI64AVX2_loop2_g1_nopad:
+	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 1024(R9), Y2
-	VSUBPD  1248(R9), Y2, Y2
-	VMOVUPS 1056(R9), Y3
-	VSUBPD  1280(R9), Y3, Y3
-	VMOVUPS 1088(R9), Y4
-	VSUBPD  1312(R9), Y4, Y4
-	VMOVUPS 1472(R9), Y5
-	VSUBPD  1024(R9), Y5, Y5
-	VMOVUPS 1504(R9), Y6
-	VSUBPD  1056(R9), Y6, Y6
-	VMOVUPS 1536(R9), Y7
-	VSUBPD  1088(R9), Y7, Y7
-	VMOVUPS 1120(R9), Y8
-	VSUBPD  1248(R9), Y8, Y8
-	VMOVUPS 1152(R9), Y9
-	VSUBPD  1280(R9), Y9, Y9
-	VMOVUPS 1184(R9), Y10
-	VSUBPD  1312(R9), Y10, Y10
-	VMOVUPS 1568(R9), Y11
-	VSUBPD  1120(R9), Y11, Y11
-	VMOVUPS 1600(R9), Y12
-	VSUBPD  1152(R9), Y12, Y12
-	VMOVUPS 1632(R9), Y13
-	VSUBPD  1184(R9), Y13, Y13
+	VMOVUPS 2048(R9), Y2
+	VSUBPD  2272(R9), Y2, Y2
+	VMOVUPS 2080(R9), Y3
+	VSUBPD  2304(R9), Y3, Y3
+	VMOVUPS 2112(R9), Y4
+	VSUBPD  2336(R9), Y4, Y4
+	VMOVUPS 2496(R9), Y5
+	VSUBPD  2048(R9), Y5, Y5
+	VMOVUPS 2528(R9), Y6
+	VSUBPD  2080(R9), Y6, Y6
+	VMOVUPS 2560(R9), Y7
+	VSUBPD  2112(R9), Y7, Y7
+	VMOVUPS 2144(R9), Y8
+	VSUBPD  2272(R9), Y8, Y8
+	VMOVUPS 2176(R9), Y9
+	VSUBPD  2304(R9), Y9, Y9
+	VMOVUPS 2208(R9), Y10
+	VSUBPD  2336(R9), Y10, Y10
+	VMOVUPS 2592(R9), Y11
+	VSUBPD  2144(R9), Y11, Y11
+	VMOVUPS 2624(R9), Y12
+	VSUBPD  2176(R9), Y12, Y12
+	VMOVUPS 2656(R9), Y13
+	VSUBPD  2208(R9), Y13, Y13
 	VMOVUPS Y13, (R9)
-	VMOVUPS 1696(R9), Y13
-	VSUBPD  1248(R9), Y13, Y13
+	VMOVUPS 2720(R9), Y13
+	VSUBPD  2272(R9), Y13, Y13
 	VMOVUPS Y13, 32(R9)
-	VMOVUPS 1728(R9), Y13
-	VSUBPD  1280(R9), Y13, Y13
+	VMOVUPS 2752(R9), Y13
+	VSUBPD  2304(R9), Y13, Y13
 	VMOVUPS Y13, 64(R9)
-	VMOVUPS 1760(R9), Y13
-	VSUBPD  1312(R9), Y13, Y13
+	VMOVUPS 2784(R9), Y13
+	VSUBPD  2336(R9), Y13, Y13
 	VMOVUPS Y13, 96(R9)
-	VMOVUPS 1344(R9), Y13
-	VSUBPD  1248(R9), Y13, Y13
+	VMOVUPS 2368(R9), Y13
+	VSUBPD  2272(R9), Y13, Y13
 	VMOVUPS Y13, 128(R9)
-	VMOVUPS 1376(R9), Y13
-	VSUBPD  1280(R9), Y13, Y13
+	VMOVUPS 2400(R9), Y13
+	VSUBPD  2304(R9), Y13, Y13
 	VMOVUPS Y13, 160(R9)
-	VMOVUPS 1408(R9), Y13
-	VSUBPD  1312(R9), Y13, Y13
+	VMOVUPS 2432(R9), Y13
+	VSUBPD  2336(R9), Y13, Y13
 	VMOVUPS Y13, 192(R9)
-	VMOVUPS 1792(R9), Y13
-	VSUBPD  1344(R9), Y13, Y13
+	VMOVUPS 2816(R9), Y13
+	VSUBPD  2368(R9), Y13, Y13
 	VMOVUPS Y13, 224(R9)
-	VMOVUPS 1824(R9), Y13
-	VSUBPD  1376(R9), Y13, Y13
+	VMOVUPS 2848(R9), Y13
+	VSUBPD  2400(R9), Y13, Y13
 	VMOVUPS Y13, 256(R9)
-	VMOVUPS 1856(R9), Y13
-	VSUBPD  1408(R9), Y13, Y13
+	VMOVUPS 2880(R9), Y13
+	VSUBPD  2432(R9), Y13, Y13
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPD       Y2, Y2, Y14
@@ -72568,23 +78097,23 @@ TOI64AVX2_g_nopad:
 	VADDPD       Y6, Y3, Y3
 	VSUBPD       Y13, Y13, Y6
 	VADDPD       Y6, Y4, Y4
-	VMOVUPS      1216(R9), Y6
-	VSUBPD       1216(R9), Y6, Y6
+	VMOVUPS      2240(R9), Y6
+	VSUBPD       2240(R9), Y6, Y6
 	VADDPD       Y6, Y2, Y2
-	VMOVUPS      1664(R9), Y6
-	VSUBPD       1664(R9), Y6, Y6
+	VMOVUPS      2688(R9), Y6
+	VSUBPD       2688(R9), Y6, Y6
 	VADDPD       Y6, Y5, Y5
-	VMOVUPS      1920(R9), Y6
-	VSUBPD       1920(R9), Y6, Y6
+	VMOVUPS      2944(R9), Y6
+	VSUBPD       2944(R9), Y6, Y6
 	VADDPD       Y6, Y3, Y3
-	VMOVUPS      1440(R9), Y6
-	VSUBPD       1440(R9), Y6, Y6
+	VMOVUPS      2464(R9), Y6
+	VSUBPD       2464(R9), Y6, Y6
 	VADDPD       Y6, Y4, Y4
-	VMOVUPS      1888(R9), Y6
-	VSUBPD       1888(R9), Y6, Y6
+	VMOVUPS      2912(R9), Y6
+	VSUBPD       2912(R9), Y6, Y6
 	VADDPD       Y6, Y2, Y2
-	VMOVUPS      1952(R9), Y6
-	VSUBPD       1952(R9), Y6, Y6
+	VMOVUPS      2976(R9), Y6
+	VSUBPD       2976(R9), Y6, Y6
 	VADDPD       Y6, Y5, Y5
 	VMOVUPS      Y13, 448(R9)
 	VBROADCASTSD margin+56(FP), Y6
@@ -72605,14 +78134,14 @@ TOI64AVX2_g_nopad:
 	VCMPPD       $0x00, Y0, Y2, Y2
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 1216(R9), Y3
-	VMINPD  1664(R9), Y3, Y3
-	VMOVUPS 1440(R9), Y4
-	VMINPD  1888(R9), Y4, Y4
+	VMOVUPS 2240(R9), Y3
+	VMINPD  2688(R9), Y3, Y3
+	VMOVUPS 2464(R9), Y4
+	VMINPD  2912(R9), Y4, Y4
 	VMINPD  Y4, Y3, Y3
 	VCMPPD  $0x11, Y0, Y3, Y3
-	VMOVUPS 1920(R9), Y4
-	VMINPD  1952(R9), Y4, Y4
+	VMOVUPS 2944(R9), Y4
+	VMINPD  2976(R9), Y4, Y4
 	VCMPPD  $0x11, Y0, Y4, Y4
 	VORPD   Y4, Y3, Y3
 	VANDNPD Y2, Y3, Y2
@@ -72628,58 +78157,371 @@ TOI64AVX2_g_nopad:
 	VMOVUPS 352(R9), Y6
 	VADDPD  384(R9), Y6, Y6
 	VANDPD  absmask64<>+0(SB), Y6, Y6
+
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	VMOVUPS 4032(R9), Y13
+	VSUBPD  4256(R9), Y13, Y13
 	VMAXPD  Y6, Y0, Y6
-	VMOVUPS 416(R9), Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y3, Y3
-	VADDPD  416(R9), Y7, Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMOVUPS Y2, 480(R9)
+	VMOVUPS 4064(R9), Y2
+	VSUBPD  4288(R9), Y2, Y2
+	VMOVUPS Y2, 512(R9)
+	VMOVUPS 416(R9), Y2
+	VANDPD  absmask64<>+0(SB), Y2, Y2
+	VMOVUPS Y13, 544(R9)
+	VMOVUPS 4096(R9), Y13
+	VSUBPD  4320(R9), Y13, Y13
+	VMAXPD  Y2, Y3, Y2
+	VMOVUPS 4480(R9), Y3
+	VSUBPD  4032(R9), Y3, Y3
+	VADDPD  416(R9), Y7, Y14
+	VMOVUPS Y7, 576(R9)
+	VMOVUPS Y13, 608(R9)
+	VMOVUPS 4512(R9), Y7
+	VSUBPD  4064(R9), Y7, Y7
+	VANDPD  absmask64<>+0(SB), Y14, Y13
+	VMOVUPS Y7, 640(R9)
+	VMOVUPS 4544(R9), Y7
+	VSUBPD  4096(R9), Y7, Y7
 	VMAXPD  Y13, Y4, Y4
-	VANDPD  absmask64<>+0(SB), Y8, Y13
-	VMAXPD  Y13, Y5, Y5
-	VADDPD  Y11, Y8, Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y6, Y6
-	VANDPD  absmask64<>+0(SB), Y9, Y13
-	VMAXPD  Y13, Y3, Y3
-	VADDPD  Y12, Y9, Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y4, Y4
-	VANDPD  absmask64<>+0(SB), Y10, Y13
-	VMAXPD  Y13, Y5, Y5
-	VADDPD  (R9), Y10, Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y6, Y6
-	VMOVUPS 32(R9), Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y3, Y3
-	VMOVUPS 64(R9), Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y4, Y4
-	VMOVUPS 96(R9), Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y5, Y5
-	VMOVUPS 128(R9), Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y6, Y6
+	VMOVUPS 4128(R9), Y13
+	VSUBPD  4256(R9), Y13, Y13
+	VANDPD  absmask64<>+0(SB), Y8, Y14
+	VMOVUPS Y13, 672(R9)
+	VMOVUPS Y7, 704(R9)
+	VMOVUPS 4160(R9), Y7
+	VSUBPD  4288(R9), Y7, Y7
+	VMAXPD  Y14, Y5, Y5
+	VMOVUPS 4192(R9), Y13
+	VSUBPD  4320(R9), Y13, Y13
+	VADDPD  Y11, Y8, Y14
+	VMOVUPS Y8, 736(R9)
+	VMOVUPS Y11, 768(R9)
+	VMOVUPS 4576(R9), Y8
+	VSUBPD  4128(R9), Y8, Y8
+	VANDPD  absmask64<>+0(SB), Y14, Y11
+	VMOVUPS Y13, 800(R9)
+	VMOVUPS 4608(R9), Y13
+	VSUBPD  4160(R9), Y13, Y13
+	VMAXPD  Y11, Y6, Y6
+	VMOVUPS 4640(R9), Y11
+	VSUBPD  4192(R9), Y11, Y11
+	VANDPD  absmask64<>+0(SB), Y9, Y14
+	VMOVUPS Y11, 832(R9)
+	VMOVUPS Y13, 864(R9)
+	VMOVUPS 4704(R9), Y11
+	VSUBPD  4256(R9), Y11, Y11
+	VMAXPD  Y14, Y2, Y2
+	VMOVUPS 4736(R9), Y13
+	VSUBPD  4288(R9), Y13, Y13
+	VADDPD  Y12, Y9, Y14
+	VMOVUPS Y9, 896(R9)
+	VMOVUPS Y12, 928(R9)
+	VMOVUPS 4768(R9), Y9
+	VSUBPD  4320(R9), Y9, Y9
+	VANDPD  absmask64<>+0(SB), Y14, Y12
+	VMOVUPS Y9, 960(R9)
+	VMOVUPS 4352(R9), Y9
+	VSUBPD  4256(R9), Y9, Y9
+	VMAXPD  Y12, Y4, Y4
+	VMOVUPS 4384(R9), Y12
+	VSUBPD  4288(R9), Y12, Y12
+	VANDPD  absmask64<>+0(SB), Y10, Y14
+	VMOVUPS Y12, 992(R9)
+	VMOVUPS Y9, 1024(R9)
+	VMOVUPS 4416(R9), Y9
+	VSUBPD  4320(R9), Y9, Y9
+	VMAXPD  Y14, Y5, Y5
+	VMOVUPS 4800(R9), Y12
+	VSUBPD  4352(R9), Y12, Y12
+	VADDPD  (R9), Y10, Y14
+	VMOVUPS Y10, 1056(R9)
+	VMOVUPS Y9, 1088(R9)
+	VMOVUPS 4832(R9), Y9
+	VSUBPD  4384(R9), Y9, Y9
+	VANDPD  absmask64<>+0(SB), Y14, Y10
+	VMOVUPS Y9, 1120(R9)
+	VMOVUPS 4864(R9), Y9
+	VSUBPD  4416(R9), Y9, Y9
+	VMAXPD  Y10, Y6, Y6
+
+	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
+	VMOVUPS 544(R9), Y10
+	VSUBPD  544(R9), Y10, Y10
+	VMOVUPS Y9, 1152(R9)
+	VMOVUPS 32(R9), Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VSUBPD  Y3, Y3, Y14
+	VMOVUPS Y3, 1184(R9)
+	VMAXPD  Y9, Y2, Y2
+	VMOVUPS 512(R9), Y3
+	VSUBPD  512(R9), Y3, Y3
+	VMOVUPS Y12, 1216(R9)
+	VMOVUPS 64(R9), Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VMOVUPS Y13, 1248(R9)
+	VMOVUPS 640(R9), Y12
+	VSUBPD  640(R9), Y12, Y12
+	VMAXPD  Y9, Y4, Y4
+	VMOVUPS 608(R9), Y9
+	VSUBPD  608(R9), Y9, Y9
+	VMOVUPS Y11, 1280(R9)
+	VMOVUPS 96(R9), Y11
+	VANDPD  absmask64<>+0(SB), Y11, Y11
+	VADDPD  Y9, Y10, Y9
+	VMAXPD  Y11, Y5, Y5
+	VMOVUPS 704(R9), Y10
+	VSUBPD  704(R9), Y10, Y10
+	VMOVUPS 128(R9), Y11
+	VANDPD  absmask64<>+0(SB), Y11, Y11
+	VADDPD  Y10, Y14, Y10
+	VMAXPD  Y11, Y6, Y6
+	VMOVUPS 672(R9), Y11
+	VSUBPD  672(R9), Y11, Y11
 	VMOVUPS 128(R9), Y13
 	VADDPD  224(R9), Y13, Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y3, Y3
-	VMOVUPS 160(R9), Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y4, Y4
-	VMOVUPS 160(R9), Y13
-	VADDPD  256(R9), Y13, Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y5, Y5
+	VADDPD  Y11, Y3, Y3
+	VANDPD  absmask64<>+0(SB), Y13, Y11
+	VSUBPD  Y8, Y8, Y13
+	VMAXPD  Y11, Y2, Y2
+	VADDPD  Y13, Y12, Y11
+	VMOVUPS 160(R9), Y12
+	VANDPD  absmask64<>+0(SB), Y12, Y12
+	VSUBPD  Y7, Y7, Y13
+	VMAXPD  Y12, Y4, Y4
+	VADDPD  Y13, Y9, Y9
+	VMOVUPS 160(R9), Y12
+	VADDPD  256(R9), Y12, Y12
+	VMOVUPS 864(R9), Y13
+	VSUBPD  864(R9), Y13, Y13
+	VANDPD  absmask64<>+0(SB), Y12, Y12
+	VADDPD  Y13, Y10, Y10
+	VMAXPD  Y12, Y5, Y5
+	VMOVUPS 800(R9), Y12
+	VSUBPD  800(R9), Y12, Y12
 	VMOVUPS 192(R9), Y13
 	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VADDPD  Y12, Y3, Y3
 	VMAXPD  Y13, Y6, Y6
+	VMOVUPS 832(R9), Y12
+	VSUBPD  832(R9), Y12, Y12
 	VMOVUPS 192(R9), Y13
 	VADDPD  448(R9), Y13, Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y3, Y3
+	VADDPD  Y12, Y11, Y11
+	VANDPD  absmask64<>+0(SB), Y13, Y12
+	VMOVUPS 1280(R9), Y13
+	VSUBPD  1280(R9), Y13, Y13
+	VMAXPD  Y12, Y2, Y2
+	VADDPD  Y13, Y9, Y9
+	VMAXPD  Y2, Y6, Y2
+	VMOVUPS 1248(R9), Y6
+	VSUBPD  1248(R9), Y6, Y6
+	VMAXPD  Y5, Y4, Y4
+	VADDPD  Y6, Y10, Y5
+	VMAXPD  Y4, Y2, Y2
+	VMOVUPS 960(R9), Y4
+	VSUBPD  960(R9), Y4, Y4
+
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	VADDPD       Y4, Y3, Y3
+	VBROADCASTSD toitolfloor64<>+0(SB), Y4
+	VMULPD       Y2, Y4, Y2
+	VMOVUPS      1024(R9), Y4
+	VSUBPD       1024(R9), Y4, Y4
+	VBROADCASTSD tol+64(FP), Y6
+	VMAXPD       Y2, Y6, Y2
+	VADDPD       Y4, Y11, Y4
+	VMOVUPS      2240(R9), Y6
+	VMAXPD       2688(R9), Y6, Y6
+	VMOVUPS      1216(R9), Y10
+	VSUBPD       1216(R9), Y10, Y10
+	VMOVUPS      2464(R9), Y11
+	VMAXPD       2912(R9), Y11, Y11
+	VADDPD       Y10, Y9, Y9
+	VADDPD       2944(R9), Y6, Y6
+	VMOVUPS      992(R9), Y10
+	VSUBPD       992(R9), Y10, Y10
+	VADDPD       2976(R9), Y11, Y11
+	VADDPD       Y10, Y5, Y5
+	VADDPD       Y11, Y6, Y6
+	VMOVUPS      1120(R9), Y10
+	VSUBPD       1120(R9), Y10, Y10
+	VBROADCASTSD margin+56(FP), Y11
+	VADDPD       Y11, Y6, Y6
+	VADDPD       Y10, Y3, Y3
+	VMAXPD       Y2, Y6, Y6
+	VMOVUPS      1088(R9), Y10
+	VSUBPD       1088(R9), Y10, Y10
+	VADDPD       Y2, Y6, Y2
+	VADDPD       Y10, Y4, Y4
+	VMOVUPS      1152(R9), Y10
+	VSUBPD       1152(R9), Y10, Y10
+	VADDPD       Y10, Y9, Y9
+	VMOVUPS      480(R9), Y10
+	VBROADCASTSD toiinvalid64<>+0(SB), Y11
+	VBLENDVPD    Y10, toirunning64<>+0(SB), Y11, Y10
+	VMOVUPS      288(R9), Y11
+	VMOVUPS      Y11, 3008(R9)
+	VMOVUPS      352(R9), Y11
+	VMOVUPS      Y11, 3040(R9)
+	VMOVUPS      416(R9), Y11
+	VMOVUPS      Y11, 3072(R9)
+	VMOVUPS      736(R9), Y11
+	VMOVUPS      Y11, 3104(R9)
+	VMOVUPS      896(R9), Y11
+	VMOVUPS      Y11, 3136(R9)
+	VMOVUPS      1056(R9), Y11
+	VMOVUPS      Y11, 3168(R9)
+	VMOVUPS      128(R9), Y11
+	VMOVUPS      Y11, 3200(R9)
+	VMOVUPS      160(R9), Y11
+	VMOVUPS      Y11, 3232(R9)
+	VMOVUPS      192(R9), Y11
+	VMOVUPS      Y11, 3264(R9)
+	VMOVUPS      320(R9), Y11
+	VMOVUPS      Y11, 3296(R9)
+	VMOVUPS      384(R9), Y11
+	VMOVUPS      Y11, 3328(R9)
+	VMOVUPS      576(R9), Y11
+	VMOVUPS      Y11, 3360(R9)
+	VMOVUPS      768(R9), Y11
+	VMOVUPS      Y11, 3392(R9)
+	VMOVUPS      928(R9), Y11
+	VMOVUPS      Y11, 3424(R9)
+	VMOVUPS      (R9), Y11
+	VMOVUPS      Y11, 3456(R9)
+	VMOVUPS      32(R9), Y11
+	VMOVUPS      Y11, 3488(R9)
+	VMOVUPS      64(R9), Y11
+	VMOVUPS      Y11, 3520(R9)
+	VMOVUPS      96(R9), Y11
+	VMOVUPS      Y11, 3552(R9)
+	VMOVUPS      224(R9), Y11
+	VMOVUPS      Y11, 3584(R9)
+	VMOVUPS      256(R9), Y11
+	VMOVUPS      Y11, 3616(R9)
+	VMOVUPS      448(R9), Y11
+	VMOVUPS      Y11, 3648(R9)
+	VMOVUPS      Y6, 3680(R9)
+	VMOVUPS      Y2, 3712(R9)
+	VMOVUPS      Y0, 3744(R9)
+	VMOVUPS      Y0, 3776(R9)
+	VMOVUPS      Y10, 3808(R9)
+	VMOVUPS      4224(R9), Y2
+	VSUBPD       4224(R9), Y2, Y2
+	VADDPD       Y2, Y5, Y2
+	VMOVUPS      4672(R9), Y5
+	VSUBPD       4672(R9), Y5, Y5
+	VADDPD       Y5, Y3, Y3
+	VMOVUPS      4928(R9), Y5
+	VSUBPD       4928(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VMOVUPS      4448(R9), Y5
+	VSUBPD       4448(R9), Y5, Y5
+	VADDPD       Y5, Y9, Y5
+	VMOVUPS      4896(R9), Y6
+	VSUBPD       4896(R9), Y6, Y6
+	VADDPD       Y6, Y2, Y2
+	VMOVUPS      4960(R9), Y6
+	VSUBPD       4960(R9), Y6, Y6
+	VADDPD       Y6, Y3, Y3
+	VBROADCASTSD margin+56(FP), Y6
+	VBROADCASTSD margin+56(FP), Y9
+	VSUBPD       Y6, Y9, Y6
+	VADDPD       Y6, Y4, Y4
+	VBROADCASTSD tol+64(FP), Y6
+	VBROADCASTSD tol+64(FP), Y9
+	VSUBPD       Y6, Y9, Y6
+	VADDPD       Y6, Y5, Y5
+	VBROADCASTSD tmax+72(FP), Y6
+	VBROADCASTSD tmax+72(FP), Y9
+	VSUBPD       Y6, Y9, Y6
+	VADDPD       Y6, Y2, Y2
+	VADDPD       Y2, Y5, Y2
+	VADDPD       Y4, Y3, Y3
+	VADDPD       Y3, Y2, Y2
+	VCMPPD       $0x00, Y0, Y2, Y2
+
+	// A negative radius or pad is invalid.
+	VMOVUPS 4224(R9), Y3
+	VMINPD  4672(R9), Y3, Y3
+	VMOVUPS 4448(R9), Y4
+	VMINPD  4896(R9), Y4, Y4
+	VMINPD  Y4, Y3, Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VMOVUPS 4928(R9), Y4
+	VMINPD  4960(R9), Y4, Y4
+	VCMPPD  $0x11, Y0, Y4, Y4
+	VORPD   Y4, Y3, Y3
+	VANDNPD Y2, Y3, Y2
+
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	VMOVUPS 544(R9), Y3
+	VANDPD  absmask64<>+0(SB), Y3, Y3
+	VMOVUPS 544(R9), Y4
+	VADDPD  1184(R9), Y4, Y4
+	VANDPD  absmask64<>+0(SB), Y4, Y4
+	VMOVUPS 512(R9), Y5
+	VANDPD  absmask64<>+0(SB), Y5, Y5
+	VMOVUPS 512(R9), Y6
+	VADDPD  640(R9), Y6, Y6
+	VANDPD  absmask64<>+0(SB), Y6, Y6
+	VMAXPD  Y6, Y0, Y6
+	VMOVUPS 608(R9), Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VMAXPD  Y9, Y3, Y3
+	VMOVUPS 608(R9), Y9
+	VADDPD  704(R9), Y9, Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VMAXPD  Y9, Y4, Y4
+	VMOVUPS 672(R9), Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VMAXPD  Y9, Y5, Y5
+	VADDPD  672(R9), Y8, Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VMAXPD  Y9, Y6, Y6
+	VANDPD  absmask64<>+0(SB), Y7, Y9
+	VMAXPD  Y9, Y3, Y3
+	VADDPD  864(R9), Y7, Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VMAXPD  Y9, Y4, Y4
+	VMOVUPS 800(R9), Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VMAXPD  Y9, Y5, Y5
+	VMOVUPS 800(R9), Y9
+	VADDPD  832(R9), Y9, Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VMAXPD  Y9, Y6, Y6
+	VMOVUPS 1280(R9), Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VMAXPD  Y9, Y3, Y3
+	VMOVUPS 1248(R9), Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VMAXPD  Y9, Y4, Y4
+	VMOVUPS 960(R9), Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VMAXPD  Y9, Y5, Y5
+	VMOVUPS 1024(R9), Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VMAXPD  Y9, Y6, Y6
+	VMOVUPS 1024(R9), Y9
+	VADDPD  1216(R9), Y9, Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VMAXPD  Y9, Y3, Y3
+	VMOVUPS 992(R9), Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VMAXPD  Y9, Y4, Y4
+	VMOVUPS 992(R9), Y9
+	VADDPD  1120(R9), Y9, Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VMAXPD  Y9, Y5, Y5
+	VMOVUPS 1088(R9), Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VMAXPD  Y9, Y6, Y6
+	VMOVUPS 1088(R9), Y9
+	VADDPD  1152(R9), Y9, Y9
+	VANDPD  absmask64<>+0(SB), Y9, Y9
+	VMAXPD  Y9, Y3, Y3
 	VMAXPD  Y3, Y6, Y3
 	VMAXPD  Y5, Y4, Y4
 	VMAXPD  Y4, Y3, Y3
@@ -72689,12 +78531,12 @@ TOI64AVX2_g_nopad:
 	VMULPD       Y3, Y4, Y3
 	VBROADCASTSD tol+64(FP), Y4
 	VMAXPD       Y3, Y4, Y3
-	VMOVUPS      1216(R9), Y4
-	VMAXPD       1664(R9), Y4, Y4
-	VMOVUPS      1440(R9), Y5
-	VMAXPD       1888(R9), Y5, Y5
-	VADDPD       1920(R9), Y4, Y4
-	VADDPD       1952(R9), Y5, Y5
+	VMOVUPS      4224(R9), Y4
+	VMAXPD       4672(R9), Y4, Y4
+	VMOVUPS      4448(R9), Y5
+	VMAXPD       4896(R9), Y5, Y5
+	VADDPD       4928(R9), Y4, Y4
+	VADDPD       4960(R9), Y5, Y5
 	VADDPD       Y5, Y4, Y4
 	VBROADCASTSD margin+56(FP), Y5
 	VADDPD       Y5, Y4, Y4
@@ -72702,92 +78544,96 @@ TOI64AVX2_g_nopad:
 	VADDPD       Y3, Y4, Y3
 	VBROADCASTSD toiinvalid64<>+0(SB), Y5
 	VBLENDVPD    Y2, toirunning64<>+0(SB), Y5, Y2
-	VMOVUPS      288(R9), Y5
-	VMOVUPS      Y5, 1984(R9)
-	VMOVUPS      352(R9), Y5
-	VMOVUPS      Y5, 2016(R9)
-	VMOVUPS      416(R9), Y5
-	VMOVUPS      Y5, 2048(R9)
-	VMOVUPS      Y8, 2080(R9)
-	VMOVUPS      Y9, 2112(R9)
-	VMOVUPS      Y10, 2144(R9)
-	VMOVUPS      128(R9), Y5
-	VMOVUPS      Y5, 2176(R9)
-	VMOVUPS      160(R9), Y5
-	VMOVUPS      Y5, 2208(R9)
-	VMOVUPS      192(R9), Y5
-	VMOVUPS      Y5, 2240(R9)
-	VMOVUPS      320(R9), Y5
-	VMOVUPS      Y5, 2272(R9)
-	VMOVUPS      384(R9), Y5
-	VMOVUPS      Y5, 2304(R9)
-	VMOVUPS      Y7, 2336(R9)
-	VMOVUPS      Y11, 2368(R9)
-	VMOVUPS      Y12, 2400(R9)
-	VMOVUPS      (R9), Y5
-	VMOVUPS      Y5, 2432(R9)
-	VMOVUPS      32(R9), Y5
-	VMOVUPS      Y5, 2464(R9)
-	VMOVUPS      64(R9), Y5
-	VMOVUPS      Y5, 2496(R9)
-	VMOVUPS      96(R9), Y5
-	VMOVUPS      Y5, 2528(R9)
-	VMOVUPS      224(R9), Y5
-	VMOVUPS      Y5, 2560(R9)
-	VMOVUPS      256(R9), Y5
-	VMOVUPS      Y5, 2592(R9)
-	VMOVUPS      448(R9), Y5
-	VMOVUPS      Y5, 2624(R9)
-	VMOVUPS      Y4, 2656(R9)
-	VMOVUPS      Y3, 2688(R9)
-	VMOVUPS      Y0, 2720(R9)
-	VMOVUPS      Y0, 2752(R9)
-	VMOVUPS      Y2, 2784(R9)
+	VMOVUPS      544(R9), Y5
+	VMOVUPS      Y5, 4992(R9)
+	VMOVUPS      512(R9), Y5
+	VMOVUPS      Y5, 5024(R9)
+	VMOVUPS      608(R9), Y5
+	VMOVUPS      Y5, 5056(R9)
+	VMOVUPS      672(R9), Y5
+	VMOVUPS      Y5, 5088(R9)
+	VMOVUPS      Y7, 5120(R9)
+	VMOVUPS      800(R9), Y5
+	VMOVUPS      Y5, 5152(R9)
+	VMOVUPS      1024(R9), Y5
+	VMOVUPS      Y5, 5184(R9)
+	VMOVUPS      992(R9), Y5
+	VMOVUPS      Y5, 5216(R9)
+	VMOVUPS      1088(R9), Y5
+	VMOVUPS      Y5, 5248(R9)
+	VMOVUPS      1184(R9), Y5
+	VMOVUPS      Y5, 5280(R9)
+	VMOVUPS      640(R9), Y5
+	VMOVUPS      Y5, 5312(R9)
+	VMOVUPS      704(R9), Y5
+	VMOVUPS      Y5, 5344(R9)
+	VMOVUPS      Y8, 5376(R9)
+	VMOVUPS      864(R9), Y5
+	VMOVUPS      Y5, 5408(R9)
+	VMOVUPS      832(R9), Y5
+	VMOVUPS      Y5, 5440(R9)
+	VMOVUPS      1280(R9), Y5
+	VMOVUPS      Y5, 5472(R9)
+	VMOVUPS      1248(R9), Y5
+	VMOVUPS      Y5, 5504(R9)
+	VMOVUPS      960(R9), Y5
+	VMOVUPS      Y5, 5536(R9)
+	VMOVUPS      1216(R9), Y5
+	VMOVUPS      Y5, 5568(R9)
+	VMOVUPS      1120(R9), Y5
+	VMOVUPS      Y5, 5600(R9)
+	VMOVUPS      1152(R9), Y5
+	VMOVUPS      Y5, 5632(R9)
+	VMOVUPS      Y4, 5664(R9)
+	VMOVUPS      Y3, 5696(R9)
+	VMOVUPS      Y0, 5728(R9)
+	VMOVUPS      Y0, 5760(R9)
+	VMOVUPS      Y2, 5792(R9)
 
 	// Steps until no lane is running.
-TOI64AVX2_g_step:
+TOI64AVX2_loop2_step:
 	VBROADCASTSD tmax+72(FP), Y2
 	VMINPD       Y1, Y2, Y2
 	VMAXPD       Y0, Y2, Y2
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 2720(R9), Y3
-	VMULPD  2272(R9), Y3, Y3
-	VADDPD  1984(R9), Y3, Y3
-	VMOVUPS 2720(R9), Y4
-	VMULPD  2304(R9), Y4, Y4
-	VADDPD  2016(R9), Y4, Y4
-	VMOVUPS 2720(R9), Y5
-	VMULPD  2336(R9), Y5, Y5
-	VADDPD  2048(R9), Y5, Y5
-	VMOVUPS 2720(R9), Y6
-	VMULPD  2368(R9), Y6, Y6
-	VADDPD  2080(R9), Y6, Y6
-	VMOVUPS 2720(R9), Y7
-	VMULPD  2400(R9), Y7, Y7
-	VADDPD  2112(R9), Y7, Y7
-	VMOVUPS 2720(R9), Y8
-	VMULPD  2432(R9), Y8, Y8
-	VADDPD  2144(R9), Y8, Y8
-	VMOVUPS 2720(R9), Y9
-	VMULPD  2464(R9), Y9, Y9
+	VMOVUPS 3744(R9), Y3
+	VMULPD  3296(R9), Y3, Y3
+	VADDPD  3008(R9), Y3, Y3
+	VMOVUPS 3744(R9), Y4
+	VMULPD  3328(R9), Y4, Y4
+	VADDPD  3040(R9), Y4, Y4
+	VMOVUPS 3744(R9), Y5
+	VMULPD  3360(R9), Y5, Y5
+	VADDPD  3072(R9), Y5, Y5
+	VMOVUPS 3744(R9), Y6
+	VMULPD  3392(R9), Y6, Y6
+	VADDPD  3104(R9), Y6, Y6
+	VMOVUPS 3744(R9), Y7
+	VMULPD  3424(R9), Y7, Y7
+	VADDPD  3136(R9), Y7, Y7
+	VMOVUPS 3744(R9), Y8
+	VMULPD  3456(R9), Y8, Y8
+	VADDPD  3168(R9), Y8, Y8
+	VMOVUPS 3744(R9), Y9
+	VMULPD  3488(R9), Y9, Y9
 	VADDPD  Y9, Y0, Y9
-	VMOVUPS 2720(R9), Y10
-	VMULPD  2496(R9), Y10, Y10
+	VMOVUPS 3744(R9), Y10
+	VMULPD  3520(R9), Y10, Y10
 	VADDPD  Y10, Y0, Y10
-	VMOVUPS 2720(R9), Y11
-	VMULPD  2528(R9), Y11, Y11
+	VMOVUPS 3744(R9), Y11
+	VMULPD  3552(R9), Y11, Y11
 	VADDPD  Y11, Y0, Y11
-	VMOVUPS 2720(R9), Y12
-	VMULPD  2560(R9), Y12, Y12
-	VADDPD  2176(R9), Y12, Y12
-	VMOVUPS 2720(R9), Y13
-	VMULPD  2592(R9), Y13, Y13
-	VADDPD  2208(R9), Y13, Y13
+	VMOVUPS 3744(R9), Y12
+	VMULPD  3584(R9), Y12, Y12
+	VADDPD  3200(R9), Y12, Y12
+	VMOVUPS 3744(R9), Y13
+	VMULPD  3616(R9), Y13, Y13
+	VADDPD  3232(R9), Y13, Y13
 	VMOVUPS Y2, (R9)
-	VMOVUPS 2720(R9), Y2
-	VMULPD  2624(R9), Y2, Y2
-	VADDPD  2240(R9), Y2, Y2
+	VMOVUPS 3744(R9), Y2
+	VMULPD  3648(R9), Y2, Y2
+	VADDPD  3264(R9), Y2, Y2
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD  Y3, Y6, Y14
@@ -72927,65 +78773,403 @@ TOI64AVX2_g_step:
 	VSQRTPD Y3, Y3
 
 	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
-	VDIVPD  Y3, Y1, Y7
-	VMULPD  Y7, Y4, Y4
-	VMULPD  Y7, Y5, Y5
-	VMULPD  Y7, Y2, Y2
-	VMULPD  384(R9), Y4, Y7
-	VMULPD  352(R9), Y5, Y8
-	VADDPD  Y8, Y7, Y7
-	VMULPD  320(R9), Y2, Y8
-	VADDPD  Y8, Y7, Y7
-	VMULPD  2272(R9), Y4, Y8
-	VMULPD  2304(R9), Y5, Y9
-	VADDPD  Y9, Y8, Y8
-	VMULPD  2336(R9), Y2, Y9
-	VADDPD  Y9, Y8, Y8
-	VMULPD  32(R9), Y4, Y9
-	VMULPD  64(R9), Y5, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  96(R9), Y2, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  2368(R9), Y4, Y10
-	VMULPD  2400(R9), Y5, Y11
-	VADDPD  Y11, Y10, Y10
-	VMULPD  2432(R9), Y2, Y11
-	VADDPD  Y11, Y10, Y10
-	VMULPD  224(R9), Y4, Y11
-	VMULPD  256(R9), Y5, Y12
-	VADDPD  Y12, Y11, Y11
-	VMULPD  288(R9), Y2, Y12
-	VADDPD  Y12, Y11, Y11
-	VMULPD  2464(R9), Y4, Y12
-	VMULPD  2496(R9), Y5, Y13
+	VDIVPD       Y3, Y1, Y7
+	VMULPD       Y7, Y4, Y4
+	VMULPD       Y7, Y5, Y5
+	VMULPD       Y7, Y2, Y2
+	VMULPD       384(R9), Y4, Y7
+	VMULPD       352(R9), Y5, Y8
+	VADDPD       Y8, Y7, Y7
+	VMULPD       320(R9), Y2, Y8
+	VBROADCASTSD tmax+72(FP), Y9
+	VMINPD       Y1, Y9, Y9
+	VMAXPD       Y0, Y9, Y9
+	VADDPD       Y8, Y7, Y7
+	VMULPD       3296(R9), Y4, Y8
+	VMULPD       3328(R9), Y5, Y10
+	VADDPD       Y10, Y8, Y8
+
+	// Step 1: the endpoints at t and the projection.
+	VMOVUPS 5728(R9), Y10
+	VMULPD  5280(R9), Y10, Y10
+	VMULPD  3360(R9), Y2, Y11
+	VADDPD  4992(R9), Y10, Y10
+	VADDPD  Y11, Y8, Y8
+	VMOVUPS 5728(R9), Y11
+	VMULPD  5312(R9), Y11, Y11
+	VMULPD  32(R9), Y4, Y12
+	VADDPD  5024(R9), Y11, Y11
+	VMULPD  64(R9), Y5, Y13
+	VMOVUPS Y9, 32(R9)
+	VMOVUPS 5728(R9), Y9
+	VMULPD  5344(R9), Y9, Y9
 	VADDPD  Y13, Y12, Y12
-	VMULPD  2528(R9), Y2, Y13
+	VADDPD  5056(R9), Y9, Y9
+	VMULPD  96(R9), Y2, Y13
+	VMOVUPS Y6, 64(R9)
+	VMOVUPS 5728(R9), Y6
+	VMULPD  5376(R9), Y6, Y6
 	VADDPD  Y13, Y12, Y12
-	VMULPD  128(R9), Y4, Y13
-	VMULPD  160(R9), Y5, Y14
-	VMOVUPS Y6, 32(R9)
-	VADDPD  Y14, Y13, Y6
-	VMULPD  192(R9), Y2, Y13
-	VADDPD  Y13, Y6, Y6
-	VMULPD  2560(R9), Y4, Y4
-	VMULPD  2592(R9), Y5, Y5
+	VADDPD  5088(R9), Y6, Y6
+	VMULPD  3392(R9), Y4, Y13
+	VMOVUPS Y3, 96(R9)
+	VMOVUPS 5728(R9), Y3
+	VMULPD  5408(R9), Y3, Y3
+	VMULPD  3424(R9), Y5, Y14
+	VMOVUPS Y12, 320(R9)
+	VADDPD  5120(R9), Y3, Y3
+	VADDPD  Y14, Y13, Y12
+	VMOVUPS 5728(R9), Y13
+	VMULPD  5440(R9), Y13, Y13
+	VMULPD  3456(R9), Y2, Y14
+	VMOVUPS Y8, 352(R9)
+	VADDPD  5152(R9), Y13, Y8
+	VADDPD  Y14, Y12, Y12
+	VMOVUPS 5728(R9), Y13
+	VMULPD  5472(R9), Y13, Y13
+	VMULPD  224(R9), Y4, Y14
+	VMOVUPS Y12, 224(R9)
+	VADDPD  Y13, Y0, Y12
+	VMULPD  256(R9), Y5, Y13
+	VMOVUPS Y7, 256(R9)
+	VMOVUPS Y12, 384(R9)
+	VMOVUPS 5728(R9), Y7
+	VMULPD  5504(R9), Y7, Y7
+	VADDPD  Y13, Y14, Y12
+	VADDPD  Y7, Y0, Y7
+	VMULPD  288(R9), Y2, Y13
+	VMOVUPS Y7, 288(R9)
+	VMOVUPS 5728(R9), Y7
+	VMULPD  5536(R9), Y7, Y7
+	VADDPD  Y13, Y12, Y12
+	VADDPD  Y7, Y0, Y7
+	VMULPD  3488(R9), Y4, Y13
+	VMOVUPS Y12, 416(R9)
+	VMOVUPS 5728(R9), Y12
+	VMULPD  5568(R9), Y12, Y12
+	VMULPD  3520(R9), Y5, Y14
+	VMOVUPS Y7, 448(R9)
+	VADDPD  5184(R9), Y12, Y7
+	VADDPD  Y14, Y13, Y12
+	VMOVUPS 5728(R9), Y13
+	VMULPD  5600(R9), Y13, Y13
+	VMULPD  3552(R9), Y2, Y14
+	VMOVUPS Y7, 480(R9)
+	VADDPD  5216(R9), Y13, Y7
+	VADDPD  Y14, Y12, Y12
+	VMOVUPS 5728(R9), Y13
+	VMULPD  5632(R9), Y13, Y13
+	VMULPD  128(R9), Y4, Y14
+	VMOVUPS Y12, 128(R9)
+	VADDPD  5248(R9), Y13, Y12
+	VMULPD  160(R9), Y5, Y13
+	VMOVUPS Y12, 160(R9)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPD  Y10, Y6, Y12
+	VMOVUPS Y6, 512(R9)
+	VADDPD  Y13, Y14, Y6
+	VSUBPD  Y11, Y3, Y13
+	VMULPD  192(R9), Y2, Y14
+	VMOVUPS Y3, 192(R9)
+	VSUBPD  Y9, Y8, Y3
+	VMOVUPS Y8, 544(R9)
+	VADDPD  Y14, Y6, Y6
+	VMOVUPS 480(R9), Y8
+	VSUBPD  384(R9), Y8, Y8
+	VMULPD  3584(R9), Y4, Y4
+	VSUBPD  288(R9), Y7, Y14
+	VMOVUPS Y7, 576(R9)
+	VMULPD  3616(R9), Y5, Y5
+	VMOVUPS Y3, 608(R9)
+	VMOVUPS 160(R9), Y3
+	VSUBPD  448(R9), Y3, Y3
 	VADDPD  Y5, Y4, Y4
-	VMULPD  2624(R9), Y2, Y2
+	VSUBPD  384(R9), Y10, Y5
+	VMULPD  3648(R9), Y2, Y2
+	VSUBPD  288(R9), Y11, Y7
+	VMOVUPS Y11, 640(R9)
 	VADDPD  Y2, Y4, Y2
+	VSUBPD  448(R9), Y9, Y4
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
-	VSUBPD       Y11, Y7, Y4
-	VSUBPD       2656(R9), Y4, Y4
-	VSUBPD       Y8, Y12, Y5
-	VCMPPD       $0x11, Y5, Y0, Y13
-	VDIVPD       Y5, Y4, Y5
-	VMOVUPS      Y3, 64(R9)
-	VBROADCASTSD toiinf64<>+0(SB), Y3
-	VBLENDVPD    Y13, Y5, Y3, Y3
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD       Y8, Y8, Y11
+	VMOVUPS      Y9, 672(R9)
+	VMOVUPS      Y10, 704(R9)
+	VMOVUPS      256(R9), Y9
+	VSUBPD       416(R9), Y9, Y9
+	VMULPD       Y14, Y14, Y10
+	VMOVUPS      Y4, 736(R9)
+	VSUBPD       3680(R9), Y9, Y4
+	VADDPD       Y10, Y11, Y9
+	VMOVUPS      128(R9), Y10
+	VSUBPD       352(R9), Y10, Y10
+	VMULPD       Y3, Y3, Y11
+	VMOVUPS      Y3, 768(R9)
+	VCMPPD       $0x11, Y10, Y0, Y3
+	VMOVUPS      Y14, 800(R9)
+	VADDPD       Y11, Y9, Y9
+	VDIVPD       Y10, Y4, Y10
+	VCMPPD       $0x1d, minnormal64<>+0(SB), Y9, Y11
+	VDIVPD       Y9, Y1, Y9
+	VANDPD       Y11, Y9, Y9
+	VBROADCASTSD toiinf64<>+0(SB), Y11
+	VBLENDVPD    Y3, Y10, Y11, Y3
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD       Y12, Y12, Y10
 	VCMPPD       $0x11, Y4, Y0, Y4
+	VMULPD       Y13, Y13, Y11
 	VANDPD       Y3, Y4, Y3
+	VADDPD       Y11, Y10, Y4
+	VMOVUPS      256(R9), Y10
+	VSUBPD       Y6, Y10, Y10
+	VMOVUPS      608(R9), Y11
+	VMULPD       608(R9), Y11, Y11
+	VSUBPD       3680(R9), Y10, Y10
+	VADDPD       Y11, Y4, Y4
+	VSUBPD       352(R9), Y2, Y11
+	VMOVUPS      Y2, 256(R9)
+	VCMPPD       $0x1d, minnormal64<>+0(SB), Y4, Y2
+	VDIVPD       Y4, Y1, Y4
+	VANDPD       Y2, Y4, Y2
+	VCMPPD       $0x11, Y11, Y0, Y4
+	VMULPD       Y5, Y8, Y14
+	VMOVUPS      Y2, 352(R9)
+	VDIVPD       Y11, Y10, Y2
+	VMULPD       800(R9), Y7, Y11
+	VMOVUPS      Y6, 832(R9)
+	VMOVUPS      Y7, 864(R9)
+	VBROADCASTSD toiinf64<>+0(SB), Y6
+	VBLENDVPD    Y4, Y2, Y6, Y2
+	VADDPD       Y11, Y14, Y4
+	VCMPPD       $0x11, Y10, Y0, Y6
+	VMOVUPS      768(R9), Y7
+	VMULPD       736(R9), Y7, Y7
+	VANDPD       Y2, Y6, Y2
+	VADDPD       Y7, Y4, Y4
+	VMINPD       Y2, Y3, Y2
+	VMULPD       Y9, Y4, Y3
+	VMOVUPS      320(R9), Y4
+	VSUBPD       416(R9), Y4, Y4
+	VMULPD       Y12, Y8, Y6
+	VSUBPD       3680(R9), Y4, Y4
+	VMULPD       800(R9), Y13, Y7
+	VMOVUPS      128(R9), Y10
+	VSUBPD       224(R9), Y10, Y10
+	VADDPD       Y7, Y6, Y6
+	VCMPPD       $0x11, Y10, Y0, Y7
+	VMOVUPS      768(R9), Y11
+	VMULPD       608(R9), Y11, Y11
+	VDIVPD       Y10, Y4, Y10
+	VADDPD       Y11, Y6, Y6
+	VBROADCASTSD toiinf64<>+0(SB), Y11
+	VBLENDVPD    Y7, Y10, Y11, Y7
+	VMULPD       Y9, Y6, Y9
+	VCMPPD       $0x11, Y4, Y0, Y4
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  Y12, Y5, Y10
+	VANDPD  Y7, Y4, Y4
+	VMULPD  864(R9), Y13, Y7
+	VMINPD  Y4, Y2, Y2
+	VADDPD  Y7, Y10, Y4
+	VMOVUPS 320(R9), Y7
+	VSUBPD  832(R9), Y7, Y7
+	VMOVUPS 736(R9), Y10
+	VMULPD  608(R9), Y10, Y10
+	VSUBPD  3680(R9), Y7, Y7
+	VADDPD  Y10, Y4, Y4
+	VMOVUPS 256(R9), Y10
+	VSUBPD  224(R9), Y10, Y10
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD       Y3, Y8, Y11
+	VCMPPD       $0x11, Y10, Y0, Y14
+	VMOVUPS      Y4, 128(R9)
+	VMULPD       800(R9), Y3, Y4
+	VMOVUPS      Y6, 224(R9)
+	VDIVPD       Y10, Y7, Y6
+	VMULPD       768(R9), Y3, Y10
+	VMOVUPS      Y3, 256(R9)
+	VMOVUPS      Y13, 320(R9)
+	VBROADCASTSD toiinf64<>+0(SB), Y3
+	VBLENDVPD    Y14, Y6, Y3, Y3
+	VSUBPD       Y5, Y11, Y6
+	VCMPPD       $0x11, Y7, Y0, Y7
+	VSUBPD       864(R9), Y4, Y4
+	VANDPD       Y3, Y7, Y3
+	VSUBPD       736(R9), Y10, Y7
+	VMINPD       Y3, Y2, Y2
+	VMULPD       Y9, Y8, Y3
+	VADDPD       3744(R9), Y2, Y2
+	VMULPD       800(R9), Y9, Y10
+
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	VMULPD  768(R9), Y9, Y11
+	VMOVUPS Y5, 416(R9)
+	VMOVUPS 3808(R9), Y5
+	VCMPPD  $0x00, toirunning64<>+0(SB), Y5, Y5
+	VSUBPD  Y3, Y12, Y3
+	VADDPD  3776(R9), Y1, Y13
+	VMOVUPS Y12, 832(R9)
+	VMOVUPS 320(R9), Y12
+	VSUBPD  Y10, Y12, Y10
+	VMOVUPS 3744(R9), Y12
+	VCMPPD  $0x11, Y2, Y12, Y12
+	VMOVUPS Y8, 896(R9)
+	VMOVUPS 608(R9), Y8
+	VSUBPD  Y11, Y8, Y8
+	VANDNPD Y5, Y12, Y11
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD       Y3, Y3, Y12
+	VMOVUPS      Y5, 928(R9)
+	VBROADCASTSD maxiter+80(FP), Y5
+	VCMPPD       $0x12, Y13, Y5, Y5
+	VMULPD       Y10, Y10, Y14
+	VMOVUPS      Y13, 960(R9)
+	VORPD        Y5, Y11, Y5
+	VADDPD       Y14, Y12, Y11
+	VMULPD       Y8, Y8, Y12
+	VMOVUPS      Y9, 992(R9)
+	VBROADCASTSD toirunning64<>+0(SB), Y9
+	VBLENDVPD    Y5, toiunconv64<>+0(SB), Y9, Y5
+	VADDPD       Y12, Y11, Y9
+	VCMPPD       $0x16, (R9), Y2, Y11
+	VMULPD       Y3, Y6, Y3
+	VBLENDVPD    Y11, Y0, Y5, Y5
+	VMULPD       Y10, Y4, Y4
+	VMOVUPS      3744(R9), Y6
+	VCMPPD       $0x00, Y0, Y6, Y6
+	VADDPD       Y4, Y3, Y3
+	VMULPD       Y8, Y7, Y4
+	VBLENDVPD    Y6, toiinitial64<>+0(SB), Y1, Y6
+	VADDPD       Y4, Y3, Y3
+	VMOVUPS      96(R9), Y4
+	VCMPPD       $0x12, 3712(R9), Y4, Y4
+	VCMPPD       $0x04, Y9, Y0, Y7
+	VDIVPD       Y9, Y3, Y3
+	VANDPD       Y7, Y3, Y3
+	VBLENDVPD    Y4, Y6, Y5, Y4
+	VMINPD       Y1, Y3, Y3
+	VMAXPD       Y0, Y3, Y3
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD    992(R9), Y3, Y3
+	VMOVUPS   64(R9), Y5
+	VBLENDVPD Y5, toiinvalid64<>+0(SB), Y4, Y4
+	VADDPD    256(R9), Y3, Y3
+	VCMPPD    $0x00, toirunning64<>+0(SB), Y4, Y5
+	VMINPD    Y1, Y3, Y3
+	VMAXPD    Y0, Y3, Y3
+	VMOVUPS   928(R9), Y6
+	VANDPD    Y5, Y6, Y5
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD    224(R9), Y3, Y6
+	VMOVUPS   3744(R9), Y7
+	VBLENDVPD Y5, Y2, Y7, Y2
+	VSUBPD    128(R9), Y6, Y6
+	VMOVUPS   64(R9), Y7
+	VMOVUPS   960(R9), Y8
+	VBLENDVPD Y7, Y0, Y8, Y7
+	VMULPD    352(R9), Y6, Y6
+	VMOVUPS   928(R9), Y8
+	VMOVUPS   3776(R9), Y9
+	VBLENDVPD Y8, Y7, Y9, Y7
+	VMINPD    Y1, Y6, Y6
+	VMAXPD    Y0, Y6, Y6
+	VMOVUPS   928(R9), Y8
+	VMOVUPS   3808(R9), Y9
+	VBLENDVPD Y8, Y4, Y9, Y4
+	VMOVUPS   Y2, 3744(R9)
+	VMOVUPS   Y7, 3776(R9)
+	VMOVUPS   Y4, 3808(R9)
+	VMOVMSKPD Y5, BX
+	VMULPD    896(R9), Y3, Y2
+	VMULPD    800(R9), Y3, Y4
+	VMULPD    768(R9), Y3, Y3
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD  832(R9), Y6, Y5
+	VADDPD  416(R9), Y5, Y5
+	VSUBPD  Y2, Y5, Y2
+	VMULPD  320(R9), Y6, Y5
+	VADDPD  864(R9), Y5, Y5
+	VSUBPD  Y4, Y5, Y4
+	VMULPD  608(R9), Y6, Y5
+	VADDPD  736(R9), Y5, Y5
+	VSUBPD  Y3, Y5, Y3
+	VMULPD  Y2, Y2, Y5
+	VMULPD  Y4, Y4, Y6
+	VADDPD  Y6, Y5, Y5
+	VMULPD  Y3, Y3, Y6
+	VADDPD  Y6, Y5, Y5
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y5, Y6
+	VSQRTPD Y5, Y5
+
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	VDIVPD  Y5, Y1, Y7
+	VMULPD  Y7, Y2, Y2
+	VMULPD  Y7, Y4, Y4
+	VMULPD  Y7, Y3, Y3
+	VMULPD  704(R9), Y2, Y7
+	VMULPD  640(R9), Y4, Y8
+	VADDPD  Y8, Y7, Y7
+	VMULPD  672(R9), Y3, Y8
+	VADDPD  Y8, Y7, Y7
+	VMULPD  5280(R9), Y2, Y8
+	VMULPD  5312(R9), Y4, Y9
+	VADDPD  Y9, Y8, Y8
+	VMULPD  5344(R9), Y3, Y9
+	VADDPD  Y9, Y8, Y8
+	VMULPD  512(R9), Y2, Y9
+	VMULPD  192(R9), Y4, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  544(R9), Y3, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  5376(R9), Y2, Y10
+	VMULPD  5408(R9), Y4, Y11
+	VADDPD  Y11, Y10, Y10
+	VMULPD  5440(R9), Y3, Y11
+	VADDPD  Y11, Y10, Y10
+	VMULPD  384(R9), Y2, Y11
+	VMULPD  288(R9), Y4, Y12
+	VADDPD  Y12, Y11, Y11
+	VMULPD  448(R9), Y3, Y12
+	VADDPD  Y12, Y11, Y11
+	VMULPD  5472(R9), Y2, Y12
+	VMULPD  5504(R9), Y4, Y13
+	VADDPD  Y13, Y12, Y12
+	VMULPD  5536(R9), Y3, Y13
+	VADDPD  Y13, Y12, Y12
+	VMULPD  480(R9), Y2, Y13
+	VMULPD  576(R9), Y4, Y14
+	VMOVUPS Y6, (R9)
+	VADDPD  Y14, Y13, Y6
+	VMULPD  160(R9), Y3, Y13
+	VADDPD  Y13, Y6, Y6
+	VMULPD  5568(R9), Y2, Y2
+	VMULPD  5600(R9), Y4, Y4
+	VADDPD  Y4, Y2, Y2
+	VMULPD  5632(R9), Y3, Y3
+	VADDPD  Y3, Y2, Y2
+
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	VSUBPD       Y11, Y7, Y3
+	VSUBPD       5664(R9), Y3, Y3
+	VSUBPD       Y8, Y12, Y4
+	VCMPPD       $0x11, Y4, Y0, Y13
+	VDIVPD       Y4, Y3, Y4
+	VMOVUPS      Y5, 64(R9)
+	VBROADCASTSD toiinf64<>+0(SB), Y5
+	VBLENDVPD    Y13, Y4, Y5, Y4
+	VCMPPD       $0x11, Y3, Y0, Y3
+	VANDPD       Y4, Y3, Y3
 	VSUBPD       Y6, Y7, Y4
-	VSUBPD       2656(R9), Y4, Y4
+	VSUBPD       5664(R9), Y4, Y4
 	VSUBPD       Y8, Y2, Y5
 	VCMPPD       $0x11, Y5, Y0, Y7
 	VDIVPD       Y5, Y4, Y5
@@ -72995,7 +79179,7 @@ TOI64AVX2_g_step:
 	VANDPD       Y5, Y4, Y4
 	VMINPD       Y4, Y3, Y3
 	VSUBPD       Y11, Y9, Y4
-	VSUBPD       2656(R9), Y4, Y4
+	VSUBPD       5664(R9), Y4, Y4
 	VSUBPD       Y10, Y12, Y5
 	VCMPPD       $0x11, Y5, Y0, Y7
 	VDIVPD       Y5, Y4, Y5
@@ -73005,7 +79189,7 @@ TOI64AVX2_g_step:
 	VANDPD       Y5, Y4, Y4
 	VMINPD       Y4, Y3, Y3
 	VSUBPD       Y6, Y9, Y4
-	VSUBPD       2656(R9), Y4, Y4
+	VSUBPD       5664(R9), Y4, Y4
 	VSUBPD       Y10, Y2, Y2
 	VCMPPD       $0x11, Y2, Y0, Y5
 	VDIVPD       Y2, Y4, Y2
@@ -73014,13 +79198,13 @@ TOI64AVX2_g_step:
 	VCMPPD       $0x11, Y4, Y0, Y4
 	VANDPD       Y2, Y4, Y2
 	VMINPD       Y2, Y3, Y2
-	VADDPD       2720(R9), Y2, Y2
+	VADDPD       5728(R9), Y2, Y2
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS      2784(R9), Y3
+	VMOVUPS      5792(R9), Y3
 	VCMPPD       $0x00, toirunning64<>+0(SB), Y3, Y3
-	VADDPD       2752(R9), Y1, Y4
-	VMOVUPS      2720(R9), Y5
+	VADDPD       5760(R9), Y1, Y4
+	VMOVUPS      5728(R9), Y5
 	VCMPPD       $0x11, Y2, Y5, Y5
 	VANDNPD      Y3, Y5, Y5
 	VBROADCASTSD maxiter+80(FP), Y6
@@ -73028,69 +79212,71 @@ TOI64AVX2_g_step:
 	VORPD        Y6, Y5, Y5
 	VBROADCASTSD toirunning64<>+0(SB), Y6
 	VBLENDVPD    Y5, toiunconv64<>+0(SB), Y6, Y5
-	VCMPPD       $0x16, (R9), Y2, Y6
+	VCMPPD       $0x16, 32(R9), Y2, Y6
 	VBLENDVPD    Y6, Y0, Y5, Y5
-	VMOVUPS      2720(R9), Y6
+	VMOVUPS      5728(R9), Y6
 	VCMPPD       $0x00, Y0, Y6, Y6
 	VBLENDVPD    Y6, toiinitial64<>+0(SB), Y1, Y6
 	VMOVUPS      64(R9), Y7
-	VCMPPD       $0x12, 2688(R9), Y7, Y7
+	VCMPPD       $0x12, 5696(R9), Y7, Y7
 	VBLENDVPD    Y7, Y6, Y5, Y5
-	VMOVUPS      32(R9), Y6
+	VMOVUPS      (R9), Y6
 	VBLENDVPD    Y6, toiinvalid64<>+0(SB), Y5, Y5
 	VCMPPD       $0x00, toirunning64<>+0(SB), Y5, Y6
 	VANDPD       Y6, Y3, Y6
-	VMOVUPS      2720(R9), Y7
+	VMOVUPS      5728(R9), Y7
 	VBLENDVPD    Y6, Y2, Y7, Y2
-	VMOVUPS      32(R9), Y7
+	VMOVUPS      (R9), Y7
 	VBLENDVPD    Y7, Y0, Y4, Y4
-	VMOVUPS      2752(R9), Y7
+	VMOVUPS      5760(R9), Y7
 	VBLENDVPD    Y3, Y4, Y7, Y4
-	VMOVUPS      2784(R9), Y7
+	VMOVUPS      5792(R9), Y7
 	VBLENDVPD    Y3, Y5, Y7, Y3
-	VMOVUPS      Y2, 2720(R9)
-	VMOVUPS      Y4, 2752(R9)
-	VMOVUPS      Y3, 2784(R9)
-	VPTEST       Y6, Y6
-	JNZ          TOI64AVX2_g_step
+	VMOVUPS      Y2, 5728(R9)
+	VMOVUPS      Y4, 5760(R9)
+	VMOVUPS      Y3, 5792(R9)
+	VMOVMSKPD    Y6, DI
+	ORL          DI, BX
+	TESTL        BX, BX
+	JNZ          TOI64AVX2_loop2_step
 
 	// Finish: the rows.
-	VMOVUPS 2720(R9), Y2
-	VMULPD  2272(R9), Y2, Y2
-	VADDPD  1984(R9), Y2, Y2
-	VMOVUPS 2720(R9), Y3
-	VMULPD  2304(R9), Y3, Y3
-	VADDPD  2016(R9), Y3, Y3
-	VMOVUPS 2720(R9), Y4
-	VMULPD  2336(R9), Y4, Y4
-	VADDPD  2048(R9), Y4, Y4
-	VMOVUPS 2720(R9), Y5
-	VMULPD  2368(R9), Y5, Y5
-	VADDPD  2080(R9), Y5, Y5
-	VMOVUPS 2720(R9), Y6
-	VMULPD  2400(R9), Y6, Y6
-	VADDPD  2112(R9), Y6, Y6
-	VMOVUPS 2720(R9), Y7
-	VMULPD  2432(R9), Y7, Y7
-	VADDPD  2144(R9), Y7, Y7
-	VMOVUPS 2720(R9), Y8
-	VMULPD  2464(R9), Y8, Y8
+	VMOVUPS 3744(R9), Y2
+	VMULPD  3296(R9), Y2, Y2
+	VADDPD  3008(R9), Y2, Y2
+	VMOVUPS 3744(R9), Y3
+	VMULPD  3328(R9), Y3, Y3
+	VADDPD  3040(R9), Y3, Y3
+	VMOVUPS 3744(R9), Y4
+	VMULPD  3360(R9), Y4, Y4
+	VADDPD  3072(R9), Y4, Y4
+	VMOVUPS 3744(R9), Y5
+	VMULPD  3392(R9), Y5, Y5
+	VADDPD  3104(R9), Y5, Y5
+	VMOVUPS 3744(R9), Y6
+	VMULPD  3424(R9), Y6, Y6
+	VADDPD  3136(R9), Y6, Y6
+	VMOVUPS 3744(R9), Y7
+	VMULPD  3456(R9), Y7, Y7
+	VADDPD  3168(R9), Y7, Y7
+	VMOVUPS 3744(R9), Y8
+	VMULPD  3488(R9), Y8, Y8
 	VADDPD  Y8, Y0, Y8
-	VMOVUPS 2720(R9), Y9
-	VMULPD  2496(R9), Y9, Y9
+	VMOVUPS 3744(R9), Y9
+	VMULPD  3520(R9), Y9, Y9
 	VADDPD  Y9, Y0, Y9
-	VMOVUPS 2720(R9), Y10
-	VMULPD  2528(R9), Y10, Y10
+	VMOVUPS 3744(R9), Y10
+	VMULPD  3552(R9), Y10, Y10
 	VADDPD  Y10, Y0, Y10
-	VMOVUPS 2720(R9), Y11
-	VMULPD  2560(R9), Y11, Y11
-	VADDPD  2176(R9), Y11, Y11
-	VMOVUPS 2720(R9), Y12
-	VMULPD  2592(R9), Y12, Y12
-	VADDPD  2208(R9), Y12, Y12
-	VMOVUPS 2720(R9), Y13
-	VMULPD  2624(R9), Y13, Y13
-	VADDPD  2240(R9), Y13, Y13
+	VMOVUPS 3744(R9), Y11
+	VMULPD  3584(R9), Y11, Y11
+	VADDPD  3200(R9), Y11, Y11
+	VMOVUPS 3744(R9), Y12
+	VMULPD  3616(R9), Y12, Y12
+	VADDPD  3232(R9), Y12, Y12
+	VMOVUPS 3744(R9), Y13
+	VMULPD  3648(R9), Y13, Y13
+	VADDPD  3264(R9), Y13, Y13
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD  Y2, Y5, Y14
@@ -73269,7 +79455,7 @@ TOI64AVX2_g_step:
 	VMOVUPS      Y8, 960(R9)
 	VMOVUPS      Y7, 992(R9)
 	VTESTPD      Y10, Y10
-	JZ           TOI64AVX2_g_finish_normal
+	JZ           TOI64AVX2_loop2_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS (R9), Y2
@@ -73432,7 +79618,1774 @@ TOI64AVX2_g_step:
 	VSQRTPD 896(R9), Y2
 	VMOVUPS Y2, 640(R9)
 
-TOI64AVX2_g_finish_normal:
+TOI64AVX2_loop2_finish_g0_normal:
+	VMOVUPS 5728(R9), Y2
+	VMULPD  5280(R9), Y2, Y2
+	VADDPD  4992(R9), Y2, Y2
+	VMOVUPS 5728(R9), Y3
+	VMULPD  5312(R9), Y3, Y3
+	VADDPD  5024(R9), Y3, Y3
+	VMOVUPS 5728(R9), Y4
+	VMULPD  5344(R9), Y4, Y4
+	VADDPD  5056(R9), Y4, Y4
+	VMOVUPS 5728(R9), Y5
+	VMULPD  5376(R9), Y5, Y5
+	VADDPD  5088(R9), Y5, Y5
+	VMOVUPS 5728(R9), Y6
+	VMULPD  5408(R9), Y6, Y6
+	VADDPD  5120(R9), Y6, Y6
+	VMOVUPS 5728(R9), Y7
+	VMULPD  5440(R9), Y7, Y7
+	VADDPD  5152(R9), Y7, Y7
+	VMOVUPS 5728(R9), Y8
+	VMULPD  5472(R9), Y8, Y8
+	VADDPD  Y8, Y0, Y8
+	VMOVUPS 5728(R9), Y9
+	VMULPD  5504(R9), Y9, Y9
+	VADDPD  Y9, Y0, Y9
+	VMOVUPS 5728(R9), Y10
+	VMULPD  5536(R9), Y10, Y10
+	VADDPD  Y10, Y0, Y10
+	VMOVUPS 5728(R9), Y11
+	VMULPD  5568(R9), Y11, Y11
+	VADDPD  5184(R9), Y11, Y11
+	VMOVUPS 5728(R9), Y12
+	VMULPD  5600(R9), Y12, Y12
+	VADDPD  5216(R9), Y12, Y12
+	VMOVUPS 5728(R9), Y13
+	VMULPD  5632(R9), Y13, Y13
+	VADDPD  5248(R9), Y13, Y13
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPD  Y2, Y5, Y14
+	VMOVUPS Y5, (R9)
+	VSUBPD  Y3, Y6, Y5
+	VMOVUPS Y6, 32(R9)
+	VSUBPD  Y4, Y7, Y6
+	VMOVUPS Y7, 64(R9)
+	VSUBPD  Y8, Y11, Y7
+	VMOVUPS Y11, 96(R9)
+	VSUBPD  Y9, Y12, Y11
+	VMOVUPS Y12, 128(R9)
+	VSUBPD  Y10, Y13, Y12
+	VMOVUPS Y13, 160(R9)
+	VSUBPD  Y8, Y2, Y13
+	VMOVUPS Y8, 416(R9)
+	VSUBPD  Y9, Y3, Y8
+	VMOVUPS Y9, 512(R9)
+	VSUBPD  Y10, Y4, Y9
+	VMOVUPS Y10, 832(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD  Y7, Y7, Y10
+	VMOVUPS Y4, 864(R9)
+	VMULPD  Y11, Y11, Y4
+	VMOVUPS Y3, 896(R9)
+	VADDPD  Y4, Y10, Y3
+	VMULPD  Y12, Y12, Y4
+	VADDPD  Y4, Y3, Y3
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y10
+	VANDPD  Y4, Y10, Y4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD  Y14, Y14, Y10
+	VMOVUPS Y2, 928(R9)
+	VMULPD  Y5, Y5, Y2
+	VMOVUPS Y3, 960(R9)
+	VADDPD  Y2, Y10, Y2
+	VMULPD  Y6, Y6, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y2, Y3
+	VDIVPD  Y2, Y1, Y10
+	VANDPD  Y3, Y10, Y3
+	VMULPD  Y13, Y7, Y10
+	VMOVUPS Y2, 992(R9)
+	VMULPD  Y8, Y11, Y2
+	VMOVUPS Y3, 1024(R9)
+	VADDPD  Y2, Y10, Y2
+	VMULPD  Y9, Y12, Y3
+	VADDPD  Y3, Y2, Y2
+	VMULPD  Y4, Y2, Y2
+	VMULPD  Y14, Y7, Y3
+	VMULPD  Y5, Y11, Y10
+	VMOVUPS Y11, 1056(R9)
+	VADDPD  Y10, Y3, Y3
+	VMULPD  Y6, Y12, Y10
+	VADDPD  Y10, Y3, Y3
+	VMULPD  Y4, Y3, Y10
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  Y14, Y13, Y11
+	VMOVUPS Y4, 1088(R9)
+	VMULPD  Y5, Y8, Y4
+	VMOVUPS Y3, 1120(R9)
+	VADDPD  Y4, Y11, Y3
+	VMULPD  Y6, Y9, Y4
+	VADDPD  Y4, Y3, Y3
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Y2, Y7, Y4
+	VMULPD  1056(R9), Y2, Y11
+	VMOVUPS Y3, 1152(R9)
+	VMULPD  Y2, Y12, Y3
+	VMOVUPS Y2, 1184(R9)
+	VSUBPD  Y13, Y4, Y2
+	VSUBPD  Y8, Y11, Y4
+	VSUBPD  Y9, Y3, Y3
+	VMULPD  Y10, Y7, Y11
+	VMOVUPS Y9, 1216(R9)
+	VMULPD  1056(R9), Y10, Y9
+	VMOVUPS Y8, 1248(R9)
+	VMULPD  Y10, Y12, Y8
+	VMOVUPS Y13, 1280(R9)
+	VSUBPD  Y11, Y14, Y11
+	VSUBPD  Y9, Y5, Y9
+	VSUBPD  Y8, Y6, Y8
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y11, Y11, Y13
+	VMOVUPS Y6, 1312(R9)
+	VMULPD  Y9, Y9, Y6
+	VMOVUPS Y5, 1344(R9)
+	VADDPD  Y6, Y13, Y5
+	VMULPD  Y8, Y8, Y6
+	VADDPD  Y6, Y5, Y5
+	VMULPD  Y11, Y2, Y2
+	VMULPD  Y9, Y4, Y4
+	VADDPD  Y4, Y2, Y2
+	VMULPD  Y8, Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x04, Y5, Y0, Y3
+	VDIVPD  Y5, Y2, Y2
+	VANDPD  Y3, Y2, Y2
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Y10, Y2, Y2
+	VADDPD 1184(R9), Y2, Y2
+	VMINPD Y1, Y2, Y2
+	VMAXPD Y0, Y2, Y2
+	VDIVPD 640(R9), Y1, Y3
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD 1120(R9), Y2, Y4
+	VMULPD 800(R9), Y3, Y5
+	VSUBPD 1152(R9), Y4, Y4
+	VMULPD 704(R9), Y3, Y6
+	VMULPD 1024(R9), Y4, Y4
+	VMULPD 672(R9), Y3, Y3
+	VMINPD Y1, Y4, Y4
+	VMAXPD Y0, Y4, Y4
+
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	VMOVUPS 384(R9), Y8
+	VMULPD  608(R9), Y8, Y8
+	VMULPD  Y2, Y7, Y7
+	VADDPD  352(R9), Y8, Y8
+	VMULPD  1056(R9), Y2, Y9
+	VADDPD  2272(R9), Y8, Y8
+	VMULPD  Y2, Y12, Y2
+	VMOVUPS 192(R9), Y10
+	VADDPD  576(R9), Y10, Y10
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD  Y4, Y14, Y11
+	VADDPD  2272(R9), Y10, Y10
+	VADDPD  1280(R9), Y11, Y11
+	VMOVUPS 768(R9), Y12
+	VMULPD  608(R9), Y12, Y12
+	VSUBPD  Y7, Y11, Y11
+	VADDPD  320(R9), Y12, Y12
+	VMULPD  1344(R9), Y4, Y13
+	VMOVUPS Y7, 192(R9)
+	VADDPD  2304(R9), Y12, Y7
+	VADDPD  1248(R9), Y13, Y12
+	VMOVUPS Y14, 320(R9)
+	VMOVUPS 224(R9), Y13
+	VADDPD  544(R9), Y13, Y13
+	VSUBPD  Y9, Y12, Y12
+	VADDPD  2304(R9), Y13, Y13
+	VMULPD  1312(R9), Y4, Y14
+	VMOVUPS Y9, 224(R9)
+	VMOVUPS Y4, 352(R9)
+	VMOVUPS 736(R9), Y4
+	VMULPD  608(R9), Y4, Y4
+	VADDPD  1216(R9), Y14, Y9
+	VADDPD  288(R9), Y4, Y4
+	VSUBPD  Y2, Y9, Y9
+	VADDPD  2336(R9), Y4, Y4
+	VMULPD  Y11, Y11, Y14
+	VMOVUPS Y2, 288(R9)
+	VMOVUPS Y13, 384(R9)
+	VMOVUPS 256(R9), Y2
+	VADDPD  448(R9), Y2, Y2
+	VMULPD  Y12, Y12, Y13
+	VMOVUPS Y10, 256(R9)
+	VADDPD  2336(R9), Y2, Y2
+	VADDPD  Y13, Y14, Y10
+
+	// Invalid lanes: the canonical NaN in every float.
+	VMULPD    Y9, Y9, Y13
+	VMOVUPS   Y2, 448(R9)
+	VMOVUPS   Y4, 544(R9)
+	VMOVUPS   3808(R9), Y2
+	VCMPPD    $0x00, toiinvalid64<>+0(SB), Y2, Y2
+	VADDPD    Y13, Y10, Y4
+	VSQRTPD   Y4, Y10
+	VMOVUPS   Y7, 576(R9)
+	VMOVUPS   3744(R9), Y7
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y7, Y7
+
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	VMOVAPS   Y11, Y13
+	VMOVUPS   Y13, 608(R9)
+	VMOVUPS   Y11, 640(R9)
+	VMOVUPS   480(R9), Y11
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y11, Y11
+	VMOVAPS   Y12, Y13
+	VMOVUPS   Y13, 480(R9)
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
+	VMOVAPS   Y9, Y13
+	VMOVUPS   Y13, 672(R9)
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y6, Y6
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVAPS   Y10, Y13
+	VMOVUPS   Y10, 704(R9)
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y8, Y8
+	VMOVUPS   Y13, 736(R9)
+	VMOVUPS   576(R9), Y10
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y10, Y10
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y13
+	VMOVUPS   Y9, 576(R9)
+	VMOVUPS   Y12, 768(R9)
+	VMOVUPS   544(R9), Y9
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y9, Y9
+	VMOVUPS   992(R9), Y12
+	VMAXPD    960(R9), Y12, Y12
+	VMOVUPS   Y13, 544(R9)
+	VMOVUPS   Y4, 800(R9)
+	VMOVUPS   256(R9), Y4
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   1280(R9), Y13
+	VMULPD    1280(R9), Y13, Y13
+	VMOVUPS   Y12, 256(R9)
+	VMOVUPS   Y13, 960(R9)
+	VMOVUPS   384(R9), Y12
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y12, Y12
+	VMOVUPS   1248(R9), Y13
+	VMULPD    1248(R9), Y13, Y13
+	VMOVUPS   Y13, 384(R9)
+	VMOVUPS   Y7, 1024(R9)
+	VMOVUPS   448(R9), Y7
+	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y7, Y2
+
+	// Pair index k = i + 0 + lane.
+	LEAQ         (R13), BX
+	VMOVD        BX, X7
+	VPBROADCASTD X7, X7
+	VPADDD       iota<>+0(SB), X7, X7
+	MOVQ         (SP), R12
+	VMOVUPS      X7, (R12)(R13*4)
+	VMOVUPS      3808(R9), Y7
+	VCVTTPD2DQY  Y7, X7
+	MOVQ         8(SP), R12
+	VMOVUPS      X7, (R12)(R13*4)
+	VMOVUPS      3776(R9), Y7
+	VCVTTPD2DQY  Y7, X7
+	MOVQ         16(SP), R12
+	VMOVUPS      X7, (R12)(R13*4)
+	VMOVUPS      1024(R9), Y7
+	MOVQ         24(SP), R12
+	VMOVUPS      Y7, (R12)(R13*8)
+	MOVQ         32(SP), R12
+	VMOVUPS      Y11, (R12)(R13*8)
+	MOVQ         40(SP), R12
+	VMOVUPS      Y5, (R12)(R13*8)
+	MOVQ         48(SP), R12
+	VMOVUPS      Y6, (R12)(R13*8)
+	MOVQ         56(SP), R12
+	VMOVUPS      Y3, (R12)(R13*8)
+	MOVQ         64(SP), R12
+	VMOVUPS      Y8, (R12)(R13*8)
+	MOVQ         72(SP), R12
+	VMOVUPS      Y10, (R12)(R13*8)
+	MOVQ         80(SP), R12
+	VMOVUPS      Y9, (R12)(R13*8)
+	MOVQ         88(SP), R12
+	VMOVUPS      Y4, (R12)(R13*8)
+	MOVQ         96(SP), R12
+	VMOVUPS      Y12, (R12)(R13*8)
+	MOVQ         104(SP), R12
+	VMOVUPS      Y2, (R12)(R13*8)
+	VMOVUPS      960(R9), Y2
+	VADDPD       384(R9), Y2, Y2
+	VMOVUPS      1216(R9), Y3
+	VMULPD       1216(R9), Y3, Y3
+	VADDPD       Y3, Y2, Y2
+	VMOVUPS      256(R9), Y3
+	VMAXPD       Y2, Y3, Y2
+	VBROADCASTSD crosstol64<>+0(SB), Y3
+	VMULPD       Y2, Y3, Y3
+	VMOVUPS      800(R9), Y4
+	VCMPPD       $0x11, Y3, Y4, Y3
+	VMOVUPS      544(R9), Y4
+	VORPD        Y3, Y4, Y4
+	VMOVUPS      Y3, 256(R9)
+	VTESTPD      Y4, Y4
+	JZ           TOI64AVX2_loop2_finish_g1_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS (R9), Y3
+	VSUBPD  928(R9), Y3, Y3
+	VMOVUPS 32(R9), Y4
+	VSUBPD  896(R9), Y4, Y4
+	VMOVUPS 64(R9), Y5
+	VSUBPD  864(R9), Y5, Y5
+	VMOVUPS 96(R9), Y6
+	VSUBPD  416(R9), Y6, Y6
+	VMOVUPS 128(R9), Y7
+	VSUBPD  512(R9), Y7, Y7
+	VMOVUPS 160(R9), Y8
+	VSUBPD  832(R9), Y8, Y8
+	VSQRTPD 992(R9), Y9
+	VCMPPD  $0x04, Y9, Y0, Y10
+	VDIVPD  Y9, Y1, Y9
+	VANDPD  Y10, Y9, Y9
+	VSQRTPD 1088(R9), Y10
+	VMULPD  Y9, Y3, Y3
+	VMULPD  Y9, Y4, Y4
+	VMULPD  Y9, Y5, Y5
+	VMULPD  Y10, Y6, Y6
+	VMULPD  Y10, Y7, Y7
+	VMULPD  Y10, Y8, Y8
+	VMOVUPS 992(R9), Y9
+	VCMPPD  $0x00, Y0, Y9, Y9
+	VMULPD  Y8, Y4, Y10
+	VMULPD  Y7, Y5, Y11
+	VSUBPD  Y11, Y10, Y10
+	VMULPD  Y6, Y5, Y11
+	VMULPD  Y8, Y3, Y12
+	VSUBPD  Y12, Y11, Y11
+	VMULPD  Y7, Y3, Y12
+	VMULPD  Y6, Y4, Y13
+	VSUBPD  Y13, Y12, Y12
+	VMULPD  Y10, Y10, Y13
+	VMULPD  Y11, Y11, Y14
+	VMOVUPS Y5, (R9)
+	VADDPD  Y14, Y13, Y5
+	VMULPD  Y12, Y12, Y13
+	VADDPD  Y13, Y5, Y5
+	VMULPD  640(R9), Y10, Y13
+	VMULPD  768(R9), Y11, Y14
+	VMOVUPS Y8, 32(R9)
+	VADDPD  Y14, Y13, Y8
+	VMULPD  576(R9), Y12, Y13
+	VADDPD  Y13, Y8, Y8
+
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	VBROADCASTSD perptol64<>+0(SB), Y13
+	VMULPD       Y2, Y13, Y13
+	VMOVUPS      Y4, 64(R9)
+	VMOVUPS      800(R9), Y4
+	VSUBPD       Y13, Y4, Y4
+	VMULPD       Y5, Y4, Y4
+	VMULPD       Y8, Y8, Y13
+	VCMPPD       $0x11, Y13, Y4, Y4
+	VMOVUPS      256(R9), Y13
+	VANDPD       Y4, Y13, Y4
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y5, Y13
+	VANDNPD      Y4, Y13, Y4
+	VMOVUPS      544(R9), Y13
+	VORPD        Y4, Y13, Y4
+	VMULPD       Y8, Y8, Y13
+	VMOVUPS      Y7, 96(R9)
+	VBROADCASTSD signtol64<>+0(SB), Y7
+	VMULPD       Y2, Y7, Y2
+	VMULPD       Y5, Y2, Y2
+	VCMPPD       $0x19, Y2, Y13, Y2
+	VCMPPD       $0x11, Y0, Y8, Y7
+	VANDNPD      Y7, Y2, Y2
+	VXORPD       signmask64<>+0(SB), Y10, Y7
+	VXORPD       signmask64<>+0(SB), Y11, Y8
+	VXORPD       signmask64<>+0(SB), Y12, Y13
+	VBLENDVPD    Y2, Y7, Y10, Y7
+	VBLENDVPD    Y2, Y8, Y11, Y8
+	VBLENDVPD    Y2, Y13, Y12, Y2
+	VMOVUPS      608(R9), Y10
+	VBLENDVPD    Y4, Y7, Y10, Y7
+	VMOVUPS      480(R9), Y10
+	VBLENDVPD    Y4, Y8, Y10, Y8
+	VMOVUPS      672(R9), Y10
+	VBLENDVPD    Y4, Y2, Y10, Y2
+	VMOVUPS      800(R9), Y10
+	VBLENDVPD    Y4, Y5, Y10, Y4
+	VMOVUPS      Y7, 608(R9)
+	VMOVUPS      Y8, 480(R9)
+	VMOVUPS      Y2, 672(R9)
+	VMOVUPS      Y4, 800(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPD Y9, Y6, Y3, Y2
+	VMOVUPS   64(R9), Y3
+	VBLENDVPD Y9, 96(R9), Y3, Y3
+	VMOVUPS   (R9), Y4
+	VBLENDVPD Y9, 32(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   800(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VMULPD    Y2, Y2, Y7
+	VADDPD    Y7, Y6, Y6
+	VMULPD    Y0, Y0, Y7
+	VADDPD    Y7, Y6, Y6
+	VMOVUPS   608(R9), Y7
+	VBLENDVPD Y5, Y3, Y7, Y7
+	VMOVUPS   480(R9), Y8
+	VBLENDVPD Y5, Y2, Y8, Y2
+	VMOVUPS   672(R9), Y8
+	VBLENDVPD Y5, Y0, Y8, Y8
+	VMOVUPS   800(R9), Y9
+	VBLENDVPD Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 608(R9)
+	VMOVUPS   Y2, 480(R9)
+	VMOVUPS   Y8, 672(R9)
+	VMOVUPS   Y5, 800(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPD    signmask64<>+0(SB), Y3, Y2
+	VMOVUPS   800(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMULPD    Y0, Y0, Y5
+	VMULPD    Y4, Y4, Y6
+	VADDPD    Y6, Y5, Y5
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y5, Y5
+	VMOVUPS   608(R9), Y6
+	VBLENDVPD Y3, Y0, Y6, Y6
+	VMOVUPS   480(R9), Y7
+	VBLENDVPD Y3, Y4, Y7, Y4
+	VMOVUPS   672(R9), Y7
+	VBLENDVPD Y3, Y2, Y7, Y2
+	VMOVUPS   800(R9), Y7
+	VBLENDVPD Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 608(R9)
+	VMOVUPS   Y4, 480(R9)
+	VMOVUPS   Y2, 672(R9)
+	VMOVUPS   Y3, 800(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   800(R9), Y2
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS   608(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y3
+	VMOVUPS   480(R9), Y4
+	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   672(R9), Y5
+	VBLENDVPD Y2, Y1, Y5, Y5
+	VMOVUPS   800(R9), Y6
+	VBLENDVPD Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 608(R9)
+	VMOVUPS   Y4, 480(R9)
+	VMOVUPS   Y5, 672(R9)
+	VMOVUPS   Y2, 800(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 800(R9), Y2
+	VMOVUPS Y2, 736(R9)
+
+TOI64AVX2_loop2_finish_g1_normal:
+	VDIVPD 736(R9), Y1, Y2
+	VMULPD 608(R9), Y2, Y3
+	VMULPD 480(R9), Y2, Y4
+	VMULPD 672(R9), Y2, Y2
+
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	VMOVUPS 320(R9), Y5
+	VMULPD  352(R9), Y5, Y5
+	VADDPD  928(R9), Y5, Y5
+	VADDPD  4256(R9), Y5, Y5
+	VMOVUPS 416(R9), Y6
+	VADDPD  192(R9), Y6, Y6
+	VADDPD  4256(R9), Y6, Y6
+	VMOVUPS 1344(R9), Y7
+	VMULPD  352(R9), Y7, Y7
+	VADDPD  896(R9), Y7, Y7
+	VADDPD  4288(R9), Y7, Y7
+	VMOVUPS 512(R9), Y8
+	VADDPD  224(R9), Y8, Y8
+	VADDPD  4288(R9), Y8, Y8
+	VMOVUPS 1312(R9), Y9
+	VMULPD  352(R9), Y9, Y9
+	VADDPD  864(R9), Y9, Y9
+	VADDPD  4320(R9), Y9, Y9
+	VMOVUPS 832(R9), Y10
+	VADDPD  288(R9), Y10, Y10
+	VADDPD  4320(R9), Y10, Y10
+
+	// Invalid lanes: the canonical NaN in every float.
+	VMOVUPS   5792(R9), Y11
+	VCMPPD    $0x00, toiinvalid64<>+0(SB), Y11, Y11
+	VMOVUPS   5728(R9), Y12
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y12, Y12
+	VMOVUPS   Y10, (R9)
+	VMOVUPS   704(R9), Y10
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y10, Y10
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y3, Y3
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y4, Y4
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y2, Y2
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y5, Y5
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y7, Y7
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y9, Y9
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y6, Y6
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y8, Y8
+	VMOVUPS   Y12, 32(R9)
+	VMOVUPS   (R9), Y12
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y12, Y11
+
+	// Pair index k = i + 4 + lane.
+	LEAQ         4(R13), BX
+	VMOVD        BX, X12
+	VPBROADCASTD X12, X12
+	VPADDD       iota<>+0(SB), X12, X12
+	MOVQ         (SP), R12
+	VMOVUPS      X12, 16(R12)(R13*4)
+	VMOVUPS      5792(R9), Y12
+	VCVTTPD2DQY  Y12, X12
+	MOVQ         8(SP), R12
+	VMOVUPS      X12, 16(R12)(R13*4)
+	VMOVUPS      5760(R9), Y12
+	VCVTTPD2DQY  Y12, X12
+	MOVQ         16(SP), R12
+	VMOVUPS      X12, 16(R12)(R13*4)
+	VMOVUPS      32(R9), Y12
+	MOVQ         24(SP), R12
+	VMOVUPS      Y12, 32(R12)(R13*8)
+	MOVQ         32(SP), R12
+	VMOVUPS      Y10, 32(R12)(R13*8)
+	MOVQ         40(SP), R12
+	VMOVUPS      Y3, 32(R12)(R13*8)
+	MOVQ         48(SP), R12
+	VMOVUPS      Y4, 32(R12)(R13*8)
+	MOVQ         56(SP), R12
+	VMOVUPS      Y2, 32(R12)(R13*8)
+	MOVQ         64(SP), R12
+	VMOVUPS      Y5, 32(R12)(R13*8)
+	MOVQ         72(SP), R12
+	VMOVUPS      Y7, 32(R12)(R13*8)
+	MOVQ         80(SP), R12
+	VMOVUPS      Y9, 32(R12)(R13*8)
+	MOVQ         88(SP), R12
+	VMOVUPS      Y6, 32(R12)(R13*8)
+	MOVQ         96(SP), R12
+	VMOVUPS      Y8, 32(R12)(R13*8)
+	MOVQ         104(SP), R12
+	VMOVUPS      Y11, 32(R12)(R13*8)
+	ADDQ         $0x00000008, R13
+	SUBQ         $0x00000008, R14
+	CMPQ         R14, $0x00000008
+	JAE          TOI64AVX2_loop2
+
+TOI64AVX2_loop2_end:
+	// 1 whole group(s) of 4 pairs at a time.
+	CMPQ R14, $0x00000004
+	JB   TOI64AVX2_loop1_end
+
+TOI64AVX2_loop1:
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ (DX)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 3840(R9)
+	VPMOVZXDQ (SI)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 3872(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ           3840(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y2
+	MOVQ           3856(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
+	MOVQ           3848(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y3
+	MOVQ           3864(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 2048(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 2080(R9)
+	MOVQ           3840(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y2
+	MOVQ           3856(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
+	MOVQ           3848(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y3
+	MOVQ           3864(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 2112(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 2240(R9)
+	MOVQ           3840(R9), BX
+	VBROADCASTF128 32(AX)(BX*1), Y2
+	MOVQ           3856(R9), BX
+	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
+	MOVQ           3848(R9), BX
+	VBROADCASTF128 32(AX)(BX*1), Y3
+	MOVQ           3864(R9), BX
+	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 2144(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 2176(R9)
+	MOVQ           3840(R9), BX
+	VBROADCASTF128 48(AX)(BX*1), Y2
+	MOVQ           3856(R9), BX
+	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
+	MOVQ           3848(R9), BX
+	VBROADCASTF128 48(AX)(BX*1), Y3
+	MOVQ           3864(R9), BX
+	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 2208(R9)
+
+	// Capsule records of side J at the start, transposed.
+	MOVQ           3872(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y2
+	MOVQ           3888(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
+	MOVQ           3880(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y3
+	MOVQ           3896(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 2272(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 2304(R9)
+	MOVQ           3872(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y2
+	MOVQ           3888(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
+	MOVQ           3880(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y3
+	MOVQ           3896(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 2336(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 2464(R9)
+	MOVQ           3872(R9), BX
+	VBROADCASTF128 32(AX)(BX*1), Y2
+	MOVQ           3888(R9), BX
+	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
+	MOVQ           3880(R9), BX
+	VBROADCASTF128 32(AX)(BX*1), Y3
+	MOVQ           3896(R9), BX
+	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 2368(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 2400(R9)
+	MOVQ           3872(R9), BX
+	VBROADCASTF128 48(AX)(BX*1), Y2
+	MOVQ           3888(R9), BX
+	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
+	MOVQ           3880(R9), BX
+	VBROADCASTF128 48(AX)(BX*1), Y3
+	MOVQ           3896(R9), BX
+	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 2432(R9)
+
+	// Capsule records of side I at the end, transposed.
+	MOVQ           3840(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y2
+	MOVQ           3856(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
+	MOVQ           3848(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y3
+	MOVQ           3864(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 2496(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 2528(R9)
+	MOVQ           3840(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y2
+	MOVQ           3856(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
+	MOVQ           3848(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y3
+	MOVQ           3864(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 2560(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 2688(R9)
+	MOVQ           3840(R9), BX
+	VBROADCASTF128 32(CX)(BX*1), Y2
+	MOVQ           3856(R9), BX
+	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
+	MOVQ           3848(R9), BX
+	VBROADCASTF128 32(CX)(BX*1), Y3
+	MOVQ           3864(R9), BX
+	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 2592(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 2624(R9)
+	MOVQ           3840(R9), BX
+	VBROADCASTF128 48(CX)(BX*1), Y2
+	MOVQ           3856(R9), BX
+	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
+	MOVQ           3848(R9), BX
+	VBROADCASTF128 48(CX)(BX*1), Y3
+	MOVQ           3864(R9), BX
+	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 2656(R9)
+
+	// Capsule records of side J at the end, transposed.
+	MOVQ           3872(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y2
+	MOVQ           3888(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
+	MOVQ           3880(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y3
+	MOVQ           3896(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 2720(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 2752(R9)
+	MOVQ           3872(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y2
+	MOVQ           3888(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
+	MOVQ           3880(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y3
+	MOVQ           3896(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 2784(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 2912(R9)
+	MOVQ           3872(R9), BX
+	VBROADCASTF128 32(CX)(BX*1), Y2
+	MOVQ           3888(R9), BX
+	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
+	MOVQ           3880(R9), BX
+	VBROADCASTF128 32(CX)(BX*1), Y3
+	MOVQ           3896(R9), BX
+	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 2816(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 2848(R9)
+	MOVQ           3872(R9), BX
+	VBROADCASTF128 48(CX)(BX*1), Y2
+	MOVQ           3888(R9), BX
+	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
+	MOVQ           3880(R9), BX
+	VBROADCASTF128 48(CX)(BX*1), Y3
+	MOVQ           3896(R9), BX
+	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 2880(R9)
+
+	// The pads of I and J: gathered, or zero without pads.
+	VMOVUPS    Y0, 2944(R9)
+	VMOVUPS    Y0, 2976(R9)
+	MOVQ       pad+16(FP), BX
+	TESTQ      BX, BX
+	JZ         TOI64AVX2_loop1_g0_nopad
+	VMOVUPS    (DX)(R13*4), X3
+	VMOVUPS    Y0, Y2
+	VPCMPEQD   Y0, Y0, Y4
+	VGATHERDPD Y4, (BX)(X3*8), Y2
+	VMOVUPS    Y2, 2944(R9)
+	VMOVUPS    (SI)(R13*4), X3
+	VMOVUPS    Y0, Y2
+	VPCMPEQD   Y0, Y0, Y4
+	VGATHERDPD Y4, (BX)(X3*8), Y2
+	VMOVUPS    Y2, 2976(R9)
+
+TOI64AVX2_loop1_g0_nopad:
+	// Setup: the frames and the initial states.
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	VMOVUPS 2048(R9), Y2
+	VSUBPD  2272(R9), Y2, Y2
+	VMOVUPS 2080(R9), Y3
+	VSUBPD  2304(R9), Y3, Y3
+	VMOVUPS 2112(R9), Y4
+	VSUBPD  2336(R9), Y4, Y4
+	VMOVUPS 2496(R9), Y5
+	VSUBPD  2048(R9), Y5, Y5
+	VMOVUPS 2528(R9), Y6
+	VSUBPD  2080(R9), Y6, Y6
+	VMOVUPS 2560(R9), Y7
+	VSUBPD  2112(R9), Y7, Y7
+	VMOVUPS 2144(R9), Y8
+	VSUBPD  2272(R9), Y8, Y8
+	VMOVUPS 2176(R9), Y9
+	VSUBPD  2304(R9), Y9, Y9
+	VMOVUPS 2208(R9), Y10
+	VSUBPD  2336(R9), Y10, Y10
+	VMOVUPS 2592(R9), Y11
+	VSUBPD  2144(R9), Y11, Y11
+	VMOVUPS 2624(R9), Y12
+	VSUBPD  2176(R9), Y12, Y12
+	VMOVUPS 2656(R9), Y13
+	VSUBPD  2208(R9), Y13, Y13
+	VMOVUPS Y13, (R9)
+	VMOVUPS 2720(R9), Y13
+	VSUBPD  2272(R9), Y13, Y13
+	VMOVUPS Y13, 32(R9)
+	VMOVUPS 2752(R9), Y13
+	VSUBPD  2304(R9), Y13, Y13
+	VMOVUPS Y13, 64(R9)
+	VMOVUPS 2784(R9), Y13
+	VSUBPD  2336(R9), Y13, Y13
+	VMOVUPS Y13, 96(R9)
+	VMOVUPS 2368(R9), Y13
+	VSUBPD  2272(R9), Y13, Y13
+	VMOVUPS Y13, 128(R9)
+	VMOVUPS 2400(R9), Y13
+	VSUBPD  2304(R9), Y13, Y13
+	VMOVUPS Y13, 160(R9)
+	VMOVUPS 2432(R9), Y13
+	VSUBPD  2336(R9), Y13, Y13
+	VMOVUPS Y13, 192(R9)
+	VMOVUPS 2816(R9), Y13
+	VSUBPD  2368(R9), Y13, Y13
+	VMOVUPS Y13, 224(R9)
+	VMOVUPS 2848(R9), Y13
+	VSUBPD  2400(R9), Y13, Y13
+	VMOVUPS Y13, 256(R9)
+	VMOVUPS 2880(R9), Y13
+	VSUBPD  2432(R9), Y13, Y13
+
+	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
+	VSUBPD       Y2, Y2, Y14
+	VMOVUPS      Y2, 288(R9)
+	VSUBPD       Y5, Y5, Y2
+	VMOVUPS      Y5, 320(R9)
+	VSUBPD       Y3, Y3, Y5
+	VMOVUPS      Y3, 352(R9)
+	VSUBPD       Y6, Y6, Y3
+	VMOVUPS      Y6, 384(R9)
+	VSUBPD       Y4, Y4, Y6
+	VMOVUPS      Y4, 416(R9)
+	VADDPD       Y6, Y14, Y4
+	VSUBPD       Y7, Y7, Y6
+	VADDPD       Y6, Y2, Y2
+	VSUBPD       Y8, Y8, Y6
+	VADDPD       Y6, Y5, Y5
+	VSUBPD       Y11, Y11, Y6
+	VADDPD       Y6, Y3, Y3
+	VSUBPD       Y9, Y9, Y6
+	VADDPD       Y6, Y4, Y4
+	VSUBPD       Y12, Y12, Y6
+	VADDPD       Y6, Y2, Y2
+	VSUBPD       Y10, Y10, Y6
+	VADDPD       Y6, Y5, Y5
+	VMOVUPS      (R9), Y6
+	VSUBPD       (R9), Y6, Y6
+	VADDPD       Y6, Y3, Y3
+	VMOVUPS      32(R9), Y6
+	VSUBPD       32(R9), Y6, Y6
+	VADDPD       Y6, Y4, Y4
+	VMOVUPS      64(R9), Y6
+	VSUBPD       64(R9), Y6, Y6
+	VADDPD       Y6, Y2, Y2
+	VMOVUPS      96(R9), Y6
+	VSUBPD       96(R9), Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VMOVUPS      128(R9), Y6
+	VSUBPD       128(R9), Y6, Y6
+	VADDPD       Y6, Y3, Y3
+	VMOVUPS      224(R9), Y6
+	VSUBPD       224(R9), Y6, Y6
+	VADDPD       Y6, Y4, Y4
+	VMOVUPS      160(R9), Y6
+	VSUBPD       160(R9), Y6, Y6
+	VADDPD       Y6, Y2, Y2
+	VMOVUPS      256(R9), Y6
+	VSUBPD       256(R9), Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VMOVUPS      192(R9), Y6
+	VSUBPD       192(R9), Y6, Y6
+	VADDPD       Y6, Y3, Y3
+	VSUBPD       Y13, Y13, Y6
+	VADDPD       Y6, Y4, Y4
+	VMOVUPS      2240(R9), Y6
+	VSUBPD       2240(R9), Y6, Y6
+	VADDPD       Y6, Y2, Y2
+	VMOVUPS      2688(R9), Y6
+	VSUBPD       2688(R9), Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VMOVUPS      2944(R9), Y6
+	VSUBPD       2944(R9), Y6, Y6
+	VADDPD       Y6, Y3, Y3
+	VMOVUPS      2464(R9), Y6
+	VSUBPD       2464(R9), Y6, Y6
+	VADDPD       Y6, Y4, Y4
+	VMOVUPS      2912(R9), Y6
+	VSUBPD       2912(R9), Y6, Y6
+	VADDPD       Y6, Y2, Y2
+	VMOVUPS      2976(R9), Y6
+	VSUBPD       2976(R9), Y6, Y6
+	VADDPD       Y6, Y5, Y5
+	VMOVUPS      Y13, 448(R9)
+	VBROADCASTSD margin+56(FP), Y6
+	VBROADCASTSD margin+56(FP), Y13
+	VSUBPD       Y6, Y13, Y6
+	VADDPD       Y6, Y3, Y3
+	VBROADCASTSD tol+64(FP), Y6
+	VBROADCASTSD tol+64(FP), Y13
+	VSUBPD       Y6, Y13, Y6
+	VADDPD       Y6, Y4, Y4
+	VBROADCASTSD tmax+72(FP), Y6
+	VBROADCASTSD tmax+72(FP), Y13
+	VSUBPD       Y6, Y13, Y6
+	VADDPD       Y6, Y2, Y2
+	VADDPD       Y2, Y4, Y2
+	VADDPD       Y3, Y5, Y3
+	VADDPD       Y3, Y2, Y2
+	VCMPPD       $0x00, Y0, Y2, Y2
+
+	// A negative radius or pad is invalid.
+	VMOVUPS 2240(R9), Y3
+	VMINPD  2688(R9), Y3, Y3
+	VMOVUPS 2464(R9), Y4
+	VMINPD  2912(R9), Y4, Y4
+	VMINPD  Y4, Y3, Y3
+	VCMPPD  $0x11, Y0, Y3, Y3
+	VMOVUPS 2944(R9), Y4
+	VMINPD  2976(R9), Y4, Y4
+	VCMPPD  $0x11, Y0, Y4, Y4
+	VORPD   Y4, Y3, Y3
+	VANDNPD Y2, Y3, Y2
+
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	VMOVUPS 288(R9), Y3
+	VANDPD  absmask64<>+0(SB), Y3, Y3
+	VMOVUPS 288(R9), Y4
+	VADDPD  320(R9), Y4, Y4
+	VANDPD  absmask64<>+0(SB), Y4, Y4
+	VMOVUPS 352(R9), Y5
+	VANDPD  absmask64<>+0(SB), Y5, Y5
+	VMOVUPS 352(R9), Y6
+	VADDPD  384(R9), Y6, Y6
+	VANDPD  absmask64<>+0(SB), Y6, Y6
+	VMAXPD  Y6, Y0, Y6
+	VMOVUPS 416(R9), Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMAXPD  Y13, Y3, Y3
+	VADDPD  416(R9), Y7, Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMAXPD  Y13, Y4, Y4
+	VANDPD  absmask64<>+0(SB), Y8, Y13
+	VMAXPD  Y13, Y5, Y5
+	VADDPD  Y11, Y8, Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMAXPD  Y13, Y6, Y6
+	VANDPD  absmask64<>+0(SB), Y9, Y13
+	VMAXPD  Y13, Y3, Y3
+	VADDPD  Y12, Y9, Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMAXPD  Y13, Y4, Y4
+	VANDPD  absmask64<>+0(SB), Y10, Y13
+	VMAXPD  Y13, Y5, Y5
+	VADDPD  (R9), Y10, Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMAXPD  Y13, Y6, Y6
+	VMOVUPS 32(R9), Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMAXPD  Y13, Y3, Y3
+	VMOVUPS 64(R9), Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMAXPD  Y13, Y4, Y4
+	VMOVUPS 96(R9), Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMAXPD  Y13, Y5, Y5
+	VMOVUPS 128(R9), Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMAXPD  Y13, Y6, Y6
+	VMOVUPS 128(R9), Y13
+	VADDPD  224(R9), Y13, Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMAXPD  Y13, Y3, Y3
+	VMOVUPS 160(R9), Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMAXPD  Y13, Y4, Y4
+	VMOVUPS 160(R9), Y13
+	VADDPD  256(R9), Y13, Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMAXPD  Y13, Y5, Y5
+	VMOVUPS 192(R9), Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMAXPD  Y13, Y6, Y6
+	VMOVUPS 192(R9), Y13
+	VADDPD  448(R9), Y13, Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VMAXPD  Y13, Y3, Y3
+	VMAXPD  Y3, Y6, Y3
+	VMAXPD  Y5, Y4, Y4
+	VMAXPD  Y4, Y3, Y3
+
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	VBROADCASTSD toitolfloor64<>+0(SB), Y4
+	VMULPD       Y3, Y4, Y3
+	VBROADCASTSD tol+64(FP), Y4
+	VMAXPD       Y3, Y4, Y3
+	VMOVUPS      2240(R9), Y4
+	VMAXPD       2688(R9), Y4, Y4
+	VMOVUPS      2464(R9), Y5
+	VMAXPD       2912(R9), Y5, Y5
+	VADDPD       2944(R9), Y4, Y4
+	VADDPD       2976(R9), Y5, Y5
+	VADDPD       Y5, Y4, Y4
+	VBROADCASTSD margin+56(FP), Y5
+	VADDPD       Y5, Y4, Y4
+	VMAXPD       Y3, Y4, Y4
+	VADDPD       Y3, Y4, Y3
+	VBROADCASTSD toiinvalid64<>+0(SB), Y5
+	VBLENDVPD    Y2, toirunning64<>+0(SB), Y5, Y2
+	VMOVUPS      288(R9), Y5
+	VMOVUPS      Y5, 3008(R9)
+	VMOVUPS      352(R9), Y5
+	VMOVUPS      Y5, 3040(R9)
+	VMOVUPS      416(R9), Y5
+	VMOVUPS      Y5, 3072(R9)
+	VMOVUPS      Y8, 3104(R9)
+	VMOVUPS      Y9, 3136(R9)
+	VMOVUPS      Y10, 3168(R9)
+	VMOVUPS      128(R9), Y5
+	VMOVUPS      Y5, 3200(R9)
+	VMOVUPS      160(R9), Y5
+	VMOVUPS      Y5, 3232(R9)
+	VMOVUPS      192(R9), Y5
+	VMOVUPS      Y5, 3264(R9)
+	VMOVUPS      320(R9), Y5
+	VMOVUPS      Y5, 3296(R9)
+	VMOVUPS      384(R9), Y5
+	VMOVUPS      Y5, 3328(R9)
+	VMOVUPS      Y7, 3360(R9)
+	VMOVUPS      Y11, 3392(R9)
+	VMOVUPS      Y12, 3424(R9)
+	VMOVUPS      (R9), Y5
+	VMOVUPS      Y5, 3456(R9)
+	VMOVUPS      32(R9), Y5
+	VMOVUPS      Y5, 3488(R9)
+	VMOVUPS      64(R9), Y5
+	VMOVUPS      Y5, 3520(R9)
+	VMOVUPS      96(R9), Y5
+	VMOVUPS      Y5, 3552(R9)
+	VMOVUPS      224(R9), Y5
+	VMOVUPS      Y5, 3584(R9)
+	VMOVUPS      256(R9), Y5
+	VMOVUPS      Y5, 3616(R9)
+	VMOVUPS      448(R9), Y5
+	VMOVUPS      Y5, 3648(R9)
+	VMOVUPS      Y4, 3680(R9)
+	VMOVUPS      Y3, 3712(R9)
+	VMOVUPS      Y0, 3744(R9)
+	VMOVUPS      Y0, 3776(R9)
+	VMOVUPS      Y2, 3808(R9)
+
+	// Steps until no lane is running.
+TOI64AVX2_loop1_step:
+	VBROADCASTSD tmax+72(FP), Y2
+	VMINPD       Y1, Y2, Y2
+	VMAXPD       Y0, Y2, Y2
+
+	// Step 1: the endpoints at t and the projection.
+	VMOVUPS 3744(R9), Y3
+	VMULPD  3296(R9), Y3, Y3
+	VADDPD  3008(R9), Y3, Y3
+	VMOVUPS 3744(R9), Y4
+	VMULPD  3328(R9), Y4, Y4
+	VADDPD  3040(R9), Y4, Y4
+	VMOVUPS 3744(R9), Y5
+	VMULPD  3360(R9), Y5, Y5
+	VADDPD  3072(R9), Y5, Y5
+	VMOVUPS 3744(R9), Y6
+	VMULPD  3392(R9), Y6, Y6
+	VADDPD  3104(R9), Y6, Y6
+	VMOVUPS 3744(R9), Y7
+	VMULPD  3424(R9), Y7, Y7
+	VADDPD  3136(R9), Y7, Y7
+	VMOVUPS 3744(R9), Y8
+	VMULPD  3456(R9), Y8, Y8
+	VADDPD  3168(R9), Y8, Y8
+	VMOVUPS 3744(R9), Y9
+	VMULPD  3488(R9), Y9, Y9
+	VADDPD  Y9, Y0, Y9
+	VMOVUPS 3744(R9), Y10
+	VMULPD  3520(R9), Y10, Y10
+	VADDPD  Y10, Y0, Y10
+	VMOVUPS 3744(R9), Y11
+	VMULPD  3552(R9), Y11, Y11
+	VADDPD  Y11, Y0, Y11
+	VMOVUPS 3744(R9), Y12
+	VMULPD  3584(R9), Y12, Y12
+	VADDPD  3200(R9), Y12, Y12
+	VMOVUPS 3744(R9), Y13
+	VMULPD  3616(R9), Y13, Y13
+	VADDPD  3232(R9), Y13, Y13
+	VMOVUPS Y2, (R9)
+	VMOVUPS 3744(R9), Y2
+	VMULPD  3648(R9), Y2, Y2
+	VADDPD  3264(R9), Y2, Y2
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPD  Y3, Y6, Y14
+	VMOVUPS Y6, 32(R9)
+	VSUBPD  Y4, Y7, Y6
+	VMOVUPS Y7, 64(R9)
+	VSUBPD  Y5, Y8, Y7
+	VMOVUPS Y8, 96(R9)
+	VSUBPD  Y9, Y12, Y8
+	VMOVUPS Y12, 128(R9)
+	VSUBPD  Y10, Y13, Y12
+	VMOVUPS Y13, 160(R9)
+	VSUBPD  Y11, Y2, Y13
+	VMOVUPS Y2, 192(R9)
+	VSUBPD  Y9, Y3, Y2
+	VMOVUPS Y9, 224(R9)
+	VSUBPD  Y10, Y4, Y9
+	VMOVUPS Y10, 256(R9)
+	VSUBPD  Y11, Y5, Y10
+	VMOVUPS Y11, 288(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD  Y8, Y8, Y11
+	VMOVUPS Y5, 320(R9)
+	VMULPD  Y12, Y12, Y5
+	VMOVUPS Y4, 352(R9)
+	VADDPD  Y5, Y11, Y4
+	VMULPD  Y13, Y13, Y5
+	VADDPD  Y5, Y4, Y4
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y4, Y5
+	VDIVPD  Y4, Y1, Y4
+	VANDPD  Y5, Y4, Y4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD  Y14, Y14, Y5
+	VMULPD  Y6, Y6, Y11
+	VMOVUPS Y3, 384(R9)
+	VADDPD  Y11, Y5, Y3
+	VMULPD  Y7, Y7, Y5
+	VADDPD  Y5, Y3, Y3
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y5
+	VDIVPD  Y3, Y1, Y3
+	VANDPD  Y5, Y3, Y3
+	VMULPD  Y2, Y8, Y5
+	VMULPD  Y9, Y12, Y11
+	VMOVUPS Y3, 416(R9)
+	VADDPD  Y11, Y5, Y3
+	VMULPD  Y10, Y13, Y5
+	VADDPD  Y5, Y3, Y3
+	VMULPD  Y4, Y3, Y3
+	VMULPD  Y14, Y8, Y5
+	VMULPD  Y6, Y12, Y11
+	VMOVUPS Y12, 448(R9)
+	VADDPD  Y11, Y5, Y5
+	VMULPD  Y7, Y13, Y11
+	VADDPD  Y11, Y5, Y5
+	VMULPD  Y4, Y5, Y4
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  Y14, Y2, Y11
+	VMULPD  Y6, Y9, Y12
+	VMOVUPS Y5, 480(R9)
+	VADDPD  Y12, Y11, Y5
+	VMULPD  Y7, Y10, Y11
+	VADDPD  Y11, Y5, Y5
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Y3, Y8, Y11
+	VMULPD  448(R9), Y3, Y12
+	VMOVUPS Y5, 512(R9)
+	VMULPD  Y3, Y13, Y5
+	VMOVUPS Y3, 544(R9)
+	VSUBPD  Y2, Y11, Y3
+	VSUBPD  Y9, Y12, Y11
+	VSUBPD  Y10, Y5, Y5
+	VMULPD  Y4, Y8, Y12
+	VMOVUPS Y10, 576(R9)
+	VMULPD  448(R9), Y4, Y10
+	VMOVUPS Y9, 608(R9)
+	VMULPD  Y4, Y13, Y9
+	VMOVUPS Y2, 640(R9)
+	VSUBPD  Y12, Y14, Y2
+	VSUBPD  Y10, Y6, Y10
+	VSUBPD  Y9, Y7, Y9
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y2, Y2, Y12
+	VMOVUPS Y7, 672(R9)
+	VMULPD  Y10, Y10, Y7
+	VMOVUPS Y6, 704(R9)
+	VADDPD  Y7, Y12, Y6
+	VMULPD  Y9, Y9, Y7
+	VADDPD  Y7, Y6, Y6
+	VMULPD  Y2, Y3, Y2
+	VMULPD  Y10, Y11, Y3
+	VADDPD  Y3, Y2, Y2
+	VMULPD  Y9, Y5, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x04, Y6, Y0, Y3
+	VDIVPD  Y6, Y2, Y2
+	VANDPD  Y3, Y2, Y2
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Y4, Y2, Y2
+	VADDPD 544(R9), Y2, Y2
+	VMINPD Y1, Y2, Y2
+	VMAXPD Y0, Y2, Y2
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD 480(R9), Y2, Y3
+	VSUBPD 512(R9), Y3, Y3
+	VMULPD 416(R9), Y3, Y3
+	VMINPD Y1, Y3, Y3
+	VMAXPD Y0, Y3, Y3
+	VMULPD Y2, Y8, Y4
+	VMULPD 448(R9), Y2, Y5
+	VMULPD Y2, Y13, Y2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD  Y3, Y14, Y6
+	VADDPD  640(R9), Y6, Y6
+	VSUBPD  Y4, Y6, Y4
+	VMULPD  704(R9), Y3, Y6
+	VADDPD  608(R9), Y6, Y6
+	VSUBPD  Y5, Y6, Y5
+	VMULPD  672(R9), Y3, Y3
+	VADDPD  576(R9), Y3, Y3
+	VSUBPD  Y2, Y3, Y2
+	VMULPD  Y4, Y4, Y3
+	VMULPD  Y5, Y5, Y6
+	VADDPD  Y6, Y3, Y3
+	VMULPD  Y2, Y2, Y6
+	VADDPD  Y6, Y3, Y3
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y3, Y6
+	VSQRTPD Y3, Y3
+
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	VDIVPD  Y3, Y1, Y7
+	VMULPD  Y7, Y4, Y4
+	VMULPD  Y7, Y5, Y5
+	VMULPD  Y7, Y2, Y2
+	VMULPD  384(R9), Y4, Y7
+	VMULPD  352(R9), Y5, Y8
+	VADDPD  Y8, Y7, Y7
+	VMULPD  320(R9), Y2, Y8
+	VADDPD  Y8, Y7, Y7
+	VMULPD  3296(R9), Y4, Y8
+	VMULPD  3328(R9), Y5, Y9
+	VADDPD  Y9, Y8, Y8
+	VMULPD  3360(R9), Y2, Y9
+	VADDPD  Y9, Y8, Y8
+	VMULPD  32(R9), Y4, Y9
+	VMULPD  64(R9), Y5, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  96(R9), Y2, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  3392(R9), Y4, Y10
+	VMULPD  3424(R9), Y5, Y11
+	VADDPD  Y11, Y10, Y10
+	VMULPD  3456(R9), Y2, Y11
+	VADDPD  Y11, Y10, Y10
+	VMULPD  224(R9), Y4, Y11
+	VMULPD  256(R9), Y5, Y12
+	VADDPD  Y12, Y11, Y11
+	VMULPD  288(R9), Y2, Y12
+	VADDPD  Y12, Y11, Y11
+	VMULPD  3488(R9), Y4, Y12
+	VMULPD  3520(R9), Y5, Y13
+	VADDPD  Y13, Y12, Y12
+	VMULPD  3552(R9), Y2, Y13
+	VADDPD  Y13, Y12, Y12
+	VMULPD  128(R9), Y4, Y13
+	VMULPD  160(R9), Y5, Y14
+	VMOVUPS Y6, 32(R9)
+	VADDPD  Y14, Y13, Y6
+	VMULPD  192(R9), Y2, Y13
+	VADDPD  Y13, Y6, Y6
+	VMULPD  3584(R9), Y4, Y4
+	VMULPD  3616(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMULPD  3648(R9), Y2, Y2
+	VADDPD  Y2, Y4, Y2
+
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	VSUBPD       Y11, Y7, Y4
+	VSUBPD       3680(R9), Y4, Y4
+	VSUBPD       Y8, Y12, Y5
+	VCMPPD       $0x11, Y5, Y0, Y13
+	VDIVPD       Y5, Y4, Y5
+	VMOVUPS      Y3, 64(R9)
+	VBROADCASTSD toiinf64<>+0(SB), Y3
+	VBLENDVPD    Y13, Y5, Y3, Y3
+	VCMPPD       $0x11, Y4, Y0, Y4
+	VANDPD       Y3, Y4, Y3
+	VSUBPD       Y6, Y7, Y4
+	VSUBPD       3680(R9), Y4, Y4
+	VSUBPD       Y8, Y2, Y5
+	VCMPPD       $0x11, Y5, Y0, Y7
+	VDIVPD       Y5, Y4, Y5
+	VBROADCASTSD toiinf64<>+0(SB), Y8
+	VBLENDVPD    Y7, Y5, Y8, Y5
+	VCMPPD       $0x11, Y4, Y0, Y4
+	VANDPD       Y5, Y4, Y4
+	VMINPD       Y4, Y3, Y3
+	VSUBPD       Y11, Y9, Y4
+	VSUBPD       3680(R9), Y4, Y4
+	VSUBPD       Y10, Y12, Y5
+	VCMPPD       $0x11, Y5, Y0, Y7
+	VDIVPD       Y5, Y4, Y5
+	VBROADCASTSD toiinf64<>+0(SB), Y8
+	VBLENDVPD    Y7, Y5, Y8, Y5
+	VCMPPD       $0x11, Y4, Y0, Y4
+	VANDPD       Y5, Y4, Y4
+	VMINPD       Y4, Y3, Y3
+	VSUBPD       Y6, Y9, Y4
+	VSUBPD       3680(R9), Y4, Y4
+	VSUBPD       Y10, Y2, Y2
+	VCMPPD       $0x11, Y2, Y0, Y5
+	VDIVPD       Y2, Y4, Y2
+	VBROADCASTSD toiinf64<>+0(SB), Y6
+	VBLENDVPD    Y5, Y2, Y6, Y2
+	VCMPPD       $0x11, Y4, Y0, Y4
+	VANDPD       Y2, Y4, Y2
+	VMINPD       Y2, Y3, Y2
+	VADDPD       3744(R9), Y2, Y2
+
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	VMOVUPS      3808(R9), Y3
+	VCMPPD       $0x00, toirunning64<>+0(SB), Y3, Y3
+	VADDPD       3776(R9), Y1, Y4
+	VMOVUPS      3744(R9), Y5
+	VCMPPD       $0x11, Y2, Y5, Y5
+	VANDNPD      Y3, Y5, Y5
+	VBROADCASTSD maxiter+80(FP), Y6
+	VCMPPD       $0x12, Y4, Y6, Y6
+	VORPD        Y6, Y5, Y5
+	VBROADCASTSD toirunning64<>+0(SB), Y6
+	VBLENDVPD    Y5, toiunconv64<>+0(SB), Y6, Y5
+	VCMPPD       $0x16, (R9), Y2, Y6
+	VBLENDVPD    Y6, Y0, Y5, Y5
+	VMOVUPS      3744(R9), Y6
+	VCMPPD       $0x00, Y0, Y6, Y6
+	VBLENDVPD    Y6, toiinitial64<>+0(SB), Y1, Y6
+	VMOVUPS      64(R9), Y7
+	VCMPPD       $0x12, 3712(R9), Y7, Y7
+	VBLENDVPD    Y7, Y6, Y5, Y5
+	VMOVUPS      32(R9), Y6
+	VBLENDVPD    Y6, toiinvalid64<>+0(SB), Y5, Y5
+	VCMPPD       $0x00, toirunning64<>+0(SB), Y5, Y6
+	VANDPD       Y6, Y3, Y6
+	VMOVUPS      3744(R9), Y7
+	VBLENDVPD    Y6, Y2, Y7, Y2
+	VMOVUPS      32(R9), Y7
+	VBLENDVPD    Y7, Y0, Y4, Y4
+	VMOVUPS      3776(R9), Y7
+	VBLENDVPD    Y3, Y4, Y7, Y4
+	VMOVUPS      3808(R9), Y7
+	VBLENDVPD    Y3, Y5, Y7, Y3
+	VMOVUPS      Y2, 3744(R9)
+	VMOVUPS      Y4, 3776(R9)
+	VMOVUPS      Y3, 3808(R9)
+	VMOVMSKPD    Y6, BX
+	TESTL        BX, BX
+	JNZ          TOI64AVX2_loop1_step
+
+	// Finish: the rows.
+	VMOVUPS 3744(R9), Y2
+	VMULPD  3296(R9), Y2, Y2
+	VADDPD  3008(R9), Y2, Y2
+	VMOVUPS 3744(R9), Y3
+	VMULPD  3328(R9), Y3, Y3
+	VADDPD  3040(R9), Y3, Y3
+	VMOVUPS 3744(R9), Y4
+	VMULPD  3360(R9), Y4, Y4
+	VADDPD  3072(R9), Y4, Y4
+	VMOVUPS 3744(R9), Y5
+	VMULPD  3392(R9), Y5, Y5
+	VADDPD  3104(R9), Y5, Y5
+	VMOVUPS 3744(R9), Y6
+	VMULPD  3424(R9), Y6, Y6
+	VADDPD  3136(R9), Y6, Y6
+	VMOVUPS 3744(R9), Y7
+	VMULPD  3456(R9), Y7, Y7
+	VADDPD  3168(R9), Y7, Y7
+	VMOVUPS 3744(R9), Y8
+	VMULPD  3488(R9), Y8, Y8
+	VADDPD  Y8, Y0, Y8
+	VMOVUPS 3744(R9), Y9
+	VMULPD  3520(R9), Y9, Y9
+	VADDPD  Y9, Y0, Y9
+	VMOVUPS 3744(R9), Y10
+	VMULPD  3552(R9), Y10, Y10
+	VADDPD  Y10, Y0, Y10
+	VMOVUPS 3744(R9), Y11
+	VMULPD  3584(R9), Y11, Y11
+	VADDPD  3200(R9), Y11, Y11
+	VMOVUPS 3744(R9), Y12
+	VMULPD  3616(R9), Y12, Y12
+	VADDPD  3232(R9), Y12, Y12
+	VMOVUPS 3744(R9), Y13
+	VMULPD  3648(R9), Y13, Y13
+	VADDPD  3264(R9), Y13, Y13
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPD  Y2, Y5, Y14
+	VMOVUPS Y5, (R9)
+	VSUBPD  Y3, Y6, Y5
+	VMOVUPS Y6, 32(R9)
+	VSUBPD  Y4, Y7, Y6
+	VMOVUPS Y7, 64(R9)
+	VSUBPD  Y8, Y11, Y7
+	VMOVUPS Y11, 96(R9)
+	VSUBPD  Y9, Y12, Y11
+	VMOVUPS Y12, 128(R9)
+	VSUBPD  Y10, Y13, Y12
+	VMOVUPS Y13, 160(R9)
+	VSUBPD  Y8, Y2, Y13
+	VMOVUPS Y8, 192(R9)
+	VSUBPD  Y9, Y3, Y8
+	VMOVUPS Y9, 224(R9)
+	VSUBPD  Y10, Y4, Y9
+	VMOVUPS Y10, 256(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD  Y7, Y7, Y10
+	VMOVUPS Y4, 288(R9)
+	VMULPD  Y11, Y11, Y4
+	VMOVUPS Y3, 320(R9)
+	VADDPD  Y4, Y10, Y3
+	VMULPD  Y12, Y12, Y4
+	VADDPD  Y4, Y3, Y3
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
+	VDIVPD  Y3, Y1, Y10
+	VANDPD  Y4, Y10, Y4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD  Y14, Y14, Y10
+	VMOVUPS Y2, 352(R9)
+	VMULPD  Y5, Y5, Y2
+	VMOVUPS Y3, 384(R9)
+	VADDPD  Y2, Y10, Y2
+	VMULPD  Y6, Y6, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y2, Y3
+	VDIVPD  Y2, Y1, Y10
+	VANDPD  Y3, Y10, Y3
+	VMULPD  Y13, Y7, Y10
+	VMOVUPS Y2, 416(R9)
+	VMULPD  Y8, Y11, Y2
+	VMOVUPS Y3, 448(R9)
+	VADDPD  Y2, Y10, Y2
+	VMULPD  Y9, Y12, Y3
+	VADDPD  Y3, Y2, Y2
+	VMULPD  Y4, Y2, Y2
+	VMULPD  Y14, Y7, Y3
+	VMULPD  Y5, Y11, Y10
+	VMOVUPS Y11, 480(R9)
+	VADDPD  Y10, Y3, Y3
+	VMULPD  Y6, Y12, Y10
+	VADDPD  Y10, Y3, Y3
+	VMULPD  Y4, Y3, Y10
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  Y14, Y13, Y11
+	VMOVUPS Y4, 512(R9)
+	VMULPD  Y5, Y8, Y4
+	VMOVUPS Y3, 544(R9)
+	VADDPD  Y4, Y11, Y3
+	VMULPD  Y6, Y9, Y4
+	VADDPD  Y4, Y3, Y3
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Y2, Y7, Y4
+	VMULPD  480(R9), Y2, Y11
+	VMOVUPS Y3, 576(R9)
+	VMULPD  Y2, Y12, Y3
+	VMOVUPS Y2, 608(R9)
+	VSUBPD  Y13, Y4, Y2
+	VSUBPD  Y8, Y11, Y4
+	VSUBPD  Y9, Y3, Y3
+	VMULPD  Y10, Y7, Y11
+	VMOVUPS Y9, 640(R9)
+	VMULPD  480(R9), Y10, Y9
+	VMOVUPS Y8, 672(R9)
+	VMULPD  Y10, Y12, Y8
+	VMOVUPS Y13, 704(R9)
+	VSUBPD  Y11, Y14, Y11
+	VSUBPD  Y9, Y5, Y9
+	VSUBPD  Y8, Y6, Y8
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y11, Y11, Y13
+	VMOVUPS Y6, 736(R9)
+	VMULPD  Y9, Y9, Y6
+	VMOVUPS Y5, 768(R9)
+	VADDPD  Y6, Y13, Y5
+	VMULPD  Y8, Y8, Y6
+	VADDPD  Y6, Y5, Y5
+	VMULPD  Y11, Y2, Y2
+	VMULPD  Y9, Y4, Y4
+	VADDPD  Y4, Y2, Y2
+	VMULPD  Y8, Y3, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x04, Y5, Y0, Y3
+	VDIVPD  Y5, Y2, Y2
+	VANDPD  Y3, Y2, Y2
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Y10, Y2, Y2
+	VADDPD 608(R9), Y2, Y2
+	VMINPD Y1, Y2, Y2
+	VMAXPD Y0, Y2, Y2
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD 544(R9), Y2, Y3
+	VSUBPD 576(R9), Y3, Y3
+	VMULPD 448(R9), Y3, Y3
+	VMINPD Y1, Y3, Y3
+	VMAXPD Y0, Y3, Y3
+	VMULPD Y2, Y7, Y4
+	VMULPD 480(R9), Y2, Y5
+	VMULPD Y2, Y12, Y2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD  Y3, Y14, Y6
+	VADDPD  704(R9), Y6, Y6
+	VSUBPD  Y4, Y6, Y6
+	VMULPD  768(R9), Y3, Y7
+	VADDPD  672(R9), Y7, Y7
+	VSUBPD  Y5, Y7, Y7
+	VMULPD  736(R9), Y3, Y8
+	VADDPD  640(R9), Y8, Y8
+	VSUBPD  Y2, Y8, Y8
+	VMULPD  Y6, Y6, Y9
+	VMULPD  Y7, Y7, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  Y8, Y8, Y10
+	VADDPD  Y10, Y9, Y9
+	VSQRTPD Y9, Y10
+
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	VMOVAPS      Y6, Y11
+	VMOVAPS      Y7, Y12
+	VMOVAPS      Y8, Y13
+	VMOVUPS      Y2, 448(R9)
+	VMOVAPS      Y10, Y2
+	VMOVUPS      Y10, 480(R9)
+	VMOVUPS      Y5, 544(R9)
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y9, Y5
+	VMOVUPS      Y4, 576(R9)
+	VMOVUPS      416(R9), Y4
+	VMAXPD       384(R9), Y4, Y4
+	VMOVUPS      Y14, 384(R9)
+	VMOVUPS      704(R9), Y10
+	VMULPD       704(R9), Y10, Y10
+	VMOVUPS      Y3, 608(R9)
+	VMOVUPS      672(R9), Y3
+	VMULPD       672(R9), Y3, Y3
+	VADDPD       Y3, Y10, Y3
+	VMOVUPS      640(R9), Y10
+	VMULPD       640(R9), Y10, Y10
+	VADDPD       Y10, Y3, Y3
+	VMAXPD       Y3, Y4, Y3
+	VBROADCASTSD crosstol64<>+0(SB), Y4
+	VMULPD       Y3, Y4, Y4
+	VCMPPD       $0x11, Y4, Y9, Y4
+	VORPD        Y4, Y5, Y10
+	VMOVUPS      Y2, 640(R9)
+	VMOVUPS      Y13, 672(R9)
+	VMOVUPS      Y12, 704(R9)
+	VMOVUPS      Y11, 800(R9)
+	VMOVUPS      Y5, 832(R9)
+	VMOVUPS      Y4, 864(R9)
+	VMOVUPS      Y9, 896(R9)
+	VMOVUPS      Y3, 928(R9)
+	VMOVUPS      Y8, 960(R9)
+	VMOVUPS      Y7, 992(R9)
+	VTESTPD      Y10, Y10
+	JZ           TOI64AVX2_loop1_finish_g0_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS (R9), Y2
+	VSUBPD  352(R9), Y2, Y2
+	VMOVUPS 32(R9), Y3
+	VSUBPD  320(R9), Y3, Y3
+	VMOVUPS 64(R9), Y4
+	VSUBPD  288(R9), Y4, Y4
+	VMOVUPS 96(R9), Y5
+	VSUBPD  192(R9), Y5, Y5
+	VMOVUPS 128(R9), Y7
+	VSUBPD  224(R9), Y7, Y7
+	VMOVUPS 160(R9), Y8
+	VSUBPD  256(R9), Y8, Y8
+	VSQRTPD 416(R9), Y9
+	VCMPPD  $0x04, Y9, Y0, Y10
+	VDIVPD  Y9, Y1, Y9
+	VANDPD  Y10, Y9, Y9
+	VSQRTPD 512(R9), Y10
+	VMULPD  Y9, Y2, Y2
+	VMULPD  Y9, Y3, Y3
+	VMULPD  Y9, Y4, Y4
+	VMULPD  Y10, Y5, Y5
+	VMULPD  Y10, Y7, Y7
+	VMULPD  Y10, Y8, Y8
+	VMOVUPS 416(R9), Y9
+	VCMPPD  $0x00, Y0, Y9, Y9
+	VMULPD  Y8, Y3, Y10
+	VMULPD  Y7, Y4, Y11
+	VSUBPD  Y11, Y10, Y10
+	VMULPD  Y5, Y4, Y11
+	VMULPD  Y8, Y2, Y12
+	VSUBPD  Y12, Y11, Y11
+	VMULPD  Y7, Y2, Y12
+	VMULPD  Y5, Y3, Y13
+	VSUBPD  Y13, Y12, Y12
+	VMULPD  Y10, Y10, Y13
+	VMULPD  Y11, Y11, Y14
+	VMOVUPS Y4, (R9)
+	VADDPD  Y14, Y13, Y4
+	VMULPD  Y12, Y12, Y13
+	VADDPD  Y13, Y4, Y4
+	VMULPD  Y10, Y6, Y6
+	VMULPD  992(R9), Y11, Y13
+	VADDPD  Y13, Y6, Y6
+	VMULPD  960(R9), Y12, Y13
+	VADDPD  Y13, Y6, Y6
+
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	VBROADCASTSD perptol64<>+0(SB), Y13
+	VMULPD       928(R9), Y13, Y13
+	VMOVUPS      Y8, 32(R9)
+	VMOVUPS      896(R9), Y8
+	VSUBPD       Y13, Y8, Y8
+	VMULPD       Y4, Y8, Y8
+	VMULPD       Y6, Y6, Y13
+	VCMPPD       $0x11, Y13, Y8, Y8
+	VMOVUPS      864(R9), Y13
+	VANDPD       Y8, Y13, Y8
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y4, Y13
+	VANDNPD      Y8, Y13, Y8
+	VMOVUPS      832(R9), Y13
+	VORPD        Y8, Y13, Y8
+	VMULPD       Y6, Y6, Y13
+	VMOVUPS      Y3, 64(R9)
+	VBROADCASTSD signtol64<>+0(SB), Y3
+	VMULPD       928(R9), Y3, Y3
+	VMULPD       Y4, Y3, Y3
+	VCMPPD       $0x19, Y3, Y13, Y3
+	VCMPPD       $0x11, Y0, Y6, Y6
+	VANDNPD      Y6, Y3, Y3
+	VXORPD       signmask64<>+0(SB), Y10, Y6
+	VXORPD       signmask64<>+0(SB), Y11, Y13
+	VXORPD       signmask64<>+0(SB), Y12, Y14
+	VMOVUPS      Y7, 96(R9)
+	VBLENDVPD    Y3, Y6, Y10, Y6
+	VBLENDVPD    Y3, Y13, Y11, Y7
+	VBLENDVPD    Y3, Y14, Y12, Y3
+	VMOVUPS      800(R9), Y10
+	VBLENDVPD    Y8, Y6, Y10, Y6
+	VMOVUPS      704(R9), Y10
+	VBLENDVPD    Y8, Y7, Y10, Y7
+	VMOVUPS      672(R9), Y10
+	VBLENDVPD    Y8, Y3, Y10, Y3
+	VMOVUPS      896(R9), Y10
+	VBLENDVPD    Y8, Y4, Y10, Y4
+	VMOVUPS      Y6, 800(R9)
+	VMOVUPS      Y7, 704(R9)
+	VMOVUPS      Y3, 672(R9)
+	VMOVUPS      Y4, 896(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPD Y9, Y5, Y2, Y2
+	VMOVUPS   64(R9), Y3
+	VBLENDVPD Y9, 96(R9), Y3, Y3
+	VMOVUPS   (R9), Y4
+	VBLENDVPD Y9, 32(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   896(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VMULPD    Y2, Y2, Y7
+	VADDPD    Y7, Y6, Y6
+	VMULPD    Y0, Y0, Y7
+	VADDPD    Y7, Y6, Y6
+	VMOVUPS   800(R9), Y7
+	VBLENDVPD Y5, Y3, Y7, Y7
+	VMOVUPS   704(R9), Y8
+	VBLENDVPD Y5, Y2, Y8, Y2
+	VMOVUPS   672(R9), Y8
+	VBLENDVPD Y5, Y0, Y8, Y8
+	VMOVUPS   896(R9), Y9
+	VBLENDVPD Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 800(R9)
+	VMOVUPS   Y2, 704(R9)
+	VMOVUPS   Y8, 672(R9)
+	VMOVUPS   Y5, 896(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPD    signmask64<>+0(SB), Y3, Y2
+	VMOVUPS   896(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMULPD    Y0, Y0, Y5
+	VMULPD    Y4, Y4, Y6
+	VADDPD    Y6, Y5, Y5
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y5, Y5
+	VMOVUPS   800(R9), Y6
+	VBLENDVPD Y3, Y0, Y6, Y6
+	VMOVUPS   704(R9), Y7
+	VBLENDVPD Y3, Y4, Y7, Y4
+	VMOVUPS   672(R9), Y7
+	VBLENDVPD Y3, Y2, Y7, Y2
+	VMOVUPS   896(R9), Y7
+	VBLENDVPD Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 800(R9)
+	VMOVUPS   Y4, 704(R9)
+	VMOVUPS   Y2, 672(R9)
+	VMOVUPS   Y3, 896(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   896(R9), Y2
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS   800(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y3
+	VMOVUPS   704(R9), Y4
+	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   672(R9), Y5
+	VBLENDVPD Y2, Y1, Y5, Y5
+	VMOVUPS   896(R9), Y6
+	VBLENDVPD Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 800(R9)
+	VMOVUPS   Y4, 704(R9)
+	VMOVUPS   Y5, 672(R9)
+	VMOVUPS   Y2, 896(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 896(R9), Y2
+	VMOVUPS Y2, 640(R9)
+
+TOI64AVX2_loop1_finish_g0_normal:
 	VDIVPD 640(R9), Y1, Y2
 	VMULPD 800(R9), Y2, Y3
 	VMULPD 704(R9), Y2, Y4
@@ -73442,29 +81395,29 @@ TOI64AVX2_g_finish_normal:
 	VMOVUPS 384(R9), Y5
 	VMULPD  608(R9), Y5, Y5
 	VADDPD  352(R9), Y5, Y5
-	VADDPD  1248(R9), Y5, Y5
+	VADDPD  2272(R9), Y5, Y5
 	VMOVUPS 192(R9), Y6
 	VADDPD  576(R9), Y6, Y6
-	VADDPD  1248(R9), Y6, Y6
+	VADDPD  2272(R9), Y6, Y6
 	VMOVUPS 768(R9), Y7
 	VMULPD  608(R9), Y7, Y7
 	VADDPD  320(R9), Y7, Y7
-	VADDPD  1280(R9), Y7, Y7
+	VADDPD  2304(R9), Y7, Y7
 	VMOVUPS 224(R9), Y8
 	VADDPD  544(R9), Y8, Y8
-	VADDPD  1280(R9), Y8, Y8
+	VADDPD  2304(R9), Y8, Y8
 	VMOVUPS 736(R9), Y9
 	VMULPD  608(R9), Y9, Y9
 	VADDPD  288(R9), Y9, Y9
-	VADDPD  1312(R9), Y9, Y9
+	VADDPD  2336(R9), Y9, Y9
 	VMOVUPS 256(R9), Y10
 	VADDPD  448(R9), Y10, Y10
-	VADDPD  1312(R9), Y10, Y10
+	VADDPD  2336(R9), Y10, Y10
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS   2784(R9), Y11
+	VMOVUPS   3808(R9), Y11
 	VCMPPD    $0x00, toiinvalid64<>+0(SB), Y11, Y11
-	VMOVUPS   2720(R9), Y12
+	VMOVUPS   3744(R9), Y12
 	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y12, Y12
 	VMOVUPS   Y10, (R9)
 	VMOVUPS   480(R9), Y10
@@ -73481,17 +81434,18 @@ TOI64AVX2_g_finish_normal:
 	VMOVUPS   (R9), Y12
 	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y12, Y11
 
-	// Pair index k = i + lane.
-	VMOVD        R13, X12
+	// Pair index k = i + 0 + lane.
+	LEAQ         (R13), BX
+	VMOVD        BX, X12
 	VPBROADCASTD X12, X12
 	VPADDD       iota<>+0(SB), X12, X12
 	MOVQ         (SP), R12
 	VMOVUPS      X12, (R12)(R13*4)
-	VMOVUPS      2784(R9), Y12
+	VMOVUPS      3808(R9), Y12
 	VCVTTPD2DQY  Y12, X12
 	MOVQ         8(SP), R12
 	VMOVUPS      X12, (R12)(R13*4)
-	VMOVUPS      2752(R9), Y12
+	VMOVUPS      3776(R9), Y12
 	VCVTTPD2DQY  Y12, X12
 	MOVQ         16(SP), R12
 	VMOVUPS      X12, (R12)(R13*4)
@@ -73521,9 +81475,9 @@ TOI64AVX2_g_finish_normal:
 	ADDQ         $0x00000004, R13
 	SUBQ         $0x00000004, R14
 	CMPQ         R14, $0x00000004
-	JAE          TOI64AVX2_loop
+	JAE          TOI64AVX2_loop1
 
-TOI64AVX2_tail:
+TOI64AVX2_loop1_end:
 	TESTQ        R14, R14
 	JZ           TOI64AVX2_done
 	VMOVD        R14, X2
@@ -73534,284 +81488,284 @@ TOI64AVX2_tail:
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (DX)(R13*4), X3, X3
-	VMOVUPS    X3, 2944(R9)
+	VMOVUPS    X3, 3968(R9)
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (SI)(R13*4), X3, X3
-	VMOVUPS    X3, 2976(R9)
+	VMOVUPS    X3, 4000(R9)
 
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
-	VPMOVZXDQ 2944(R9), Y3
+	VPMOVZXDQ 3968(R9), Y3
 	VPSLLQ    $0x06, Y3, Y3
-	VMOVDQU   Y3, 2816(R9)
-	VPMOVZXDQ 2976(R9), Y3
+	VMOVDQU   Y3, 3840(R9)
+	VPMOVZXDQ 4000(R9), Y3
 	VPSLLQ    $0x06, Y3, Y3
-	VMOVDQU   Y3, 2848(R9)
+	VMOVDQU   Y3, 3872(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ           2816(R9), DX
+	MOVQ           3840(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y3
-	MOVQ           2832(R9), DX
+	MOVQ           3856(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y3, Y3
-	MOVQ           2824(R9), DX
+	MOVQ           3848(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y4
-	MOVQ           2840(R9), DX
+	MOVQ           3864(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 1024(R9)
+	VMOVUPS        Y5, 2048(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 1056(R9)
-	MOVQ           2816(R9), DX
+	VMOVUPS        Y3, 2080(R9)
+	MOVQ           3840(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y3
-	MOVQ           2832(R9), DX
+	MOVQ           3856(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y3, Y3
-	MOVQ           2824(R9), DX
+	MOVQ           3848(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y4
-	MOVQ           2840(R9), DX
+	MOVQ           3864(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 1088(R9)
+	VMOVUPS        Y5, 2112(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 1216(R9)
-	MOVQ           2816(R9), DX
+	VMOVUPS        Y3, 2240(R9)
+	MOVQ           3840(R9), DX
 	VBROADCASTF128 32(AX)(DX*1), Y3
-	MOVQ           2832(R9), DX
+	MOVQ           3856(R9), DX
 	VINSERTF128    $0x01, 32(AX)(DX*1), Y3, Y3
-	MOVQ           2824(R9), DX
+	MOVQ           3848(R9), DX
 	VBROADCASTF128 32(AX)(DX*1), Y4
-	MOVQ           2840(R9), DX
+	MOVQ           3864(R9), DX
 	VINSERTF128    $0x01, 32(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 1120(R9)
+	VMOVUPS        Y5, 2144(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 1152(R9)
-	MOVQ           2816(R9), DX
+	VMOVUPS        Y3, 2176(R9)
+	MOVQ           3840(R9), DX
 	VBROADCASTF128 48(AX)(DX*1), Y3
-	MOVQ           2832(R9), DX
+	MOVQ           3856(R9), DX
 	VINSERTF128    $0x01, 48(AX)(DX*1), Y3, Y3
-	MOVQ           2824(R9), DX
+	MOVQ           3848(R9), DX
 	VBROADCASTF128 48(AX)(DX*1), Y4
-	MOVQ           2840(R9), DX
+	MOVQ           3864(R9), DX
 	VINSERTF128    $0x01, 48(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 1184(R9)
+	VMOVUPS        Y3, 2208(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ           2848(R9), DX
+	MOVQ           3872(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y3
-	MOVQ           2864(R9), DX
+	MOVQ           3888(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y3, Y3
-	MOVQ           2856(R9), DX
+	MOVQ           3880(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y4
-	MOVQ           2872(R9), DX
+	MOVQ           3896(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 1248(R9)
+	VMOVUPS        Y5, 2272(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 1280(R9)
-	MOVQ           2848(R9), DX
+	VMOVUPS        Y3, 2304(R9)
+	MOVQ           3872(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y3
-	MOVQ           2864(R9), DX
+	MOVQ           3888(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y3, Y3
-	MOVQ           2856(R9), DX
+	MOVQ           3880(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y4
-	MOVQ           2872(R9), DX
+	MOVQ           3896(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 1312(R9)
+	VMOVUPS        Y5, 2336(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 1440(R9)
-	MOVQ           2848(R9), DX
+	VMOVUPS        Y3, 2464(R9)
+	MOVQ           3872(R9), DX
 	VBROADCASTF128 32(AX)(DX*1), Y3
-	MOVQ           2864(R9), DX
+	MOVQ           3888(R9), DX
 	VINSERTF128    $0x01, 32(AX)(DX*1), Y3, Y3
-	MOVQ           2856(R9), DX
+	MOVQ           3880(R9), DX
 	VBROADCASTF128 32(AX)(DX*1), Y4
-	MOVQ           2872(R9), DX
+	MOVQ           3896(R9), DX
 	VINSERTF128    $0x01, 32(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 1344(R9)
+	VMOVUPS        Y5, 2368(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 1376(R9)
-	MOVQ           2848(R9), DX
+	VMOVUPS        Y3, 2400(R9)
+	MOVQ           3872(R9), DX
 	VBROADCASTF128 48(AX)(DX*1), Y3
-	MOVQ           2864(R9), DX
+	MOVQ           3888(R9), DX
 	VINSERTF128    $0x01, 48(AX)(DX*1), Y3, Y3
-	MOVQ           2856(R9), DX
+	MOVQ           3880(R9), DX
 	VBROADCASTF128 48(AX)(DX*1), Y4
-	MOVQ           2872(R9), DX
+	MOVQ           3896(R9), DX
 	VINSERTF128    $0x01, 48(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 1408(R9)
+	VMOVUPS        Y3, 2432(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ           2816(R9), AX
+	MOVQ           3840(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y3
-	MOVQ           2832(R9), AX
+	MOVQ           3856(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y3, Y3
-	MOVQ           2824(R9), AX
+	MOVQ           3848(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y4
-	MOVQ           2840(R9), AX
+	MOVQ           3864(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 1472(R9)
+	VMOVUPS        Y5, 2496(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 1504(R9)
-	MOVQ           2816(R9), AX
+	VMOVUPS        Y3, 2528(R9)
+	MOVQ           3840(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y3
-	MOVQ           2832(R9), AX
+	MOVQ           3856(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y3, Y3
-	MOVQ           2824(R9), AX
+	MOVQ           3848(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y4
-	MOVQ           2840(R9), AX
+	MOVQ           3864(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 1536(R9)
+	VMOVUPS        Y5, 2560(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 1664(R9)
-	MOVQ           2816(R9), AX
+	VMOVUPS        Y3, 2688(R9)
+	MOVQ           3840(R9), AX
 	VBROADCASTF128 32(CX)(AX*1), Y3
-	MOVQ           2832(R9), AX
+	MOVQ           3856(R9), AX
 	VINSERTF128    $0x01, 32(CX)(AX*1), Y3, Y3
-	MOVQ           2824(R9), AX
+	MOVQ           3848(R9), AX
 	VBROADCASTF128 32(CX)(AX*1), Y4
-	MOVQ           2840(R9), AX
+	MOVQ           3864(R9), AX
 	VINSERTF128    $0x01, 32(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 1568(R9)
+	VMOVUPS        Y5, 2592(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 1600(R9)
-	MOVQ           2816(R9), AX
+	VMOVUPS        Y3, 2624(R9)
+	MOVQ           3840(R9), AX
 	VBROADCASTF128 48(CX)(AX*1), Y3
-	MOVQ           2832(R9), AX
+	MOVQ           3856(R9), AX
 	VINSERTF128    $0x01, 48(CX)(AX*1), Y3, Y3
-	MOVQ           2824(R9), AX
+	MOVQ           3848(R9), AX
 	VBROADCASTF128 48(CX)(AX*1), Y4
-	MOVQ           2840(R9), AX
+	MOVQ           3864(R9), AX
 	VINSERTF128    $0x01, 48(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 1632(R9)
+	VMOVUPS        Y3, 2656(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ           2848(R9), AX
+	MOVQ           3872(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y3
-	MOVQ           2864(R9), AX
+	MOVQ           3888(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y3, Y3
-	MOVQ           2856(R9), AX
+	MOVQ           3880(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y4
-	MOVQ           2872(R9), AX
+	MOVQ           3896(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 1696(R9)
+	VMOVUPS        Y5, 2720(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 1728(R9)
-	MOVQ           2848(R9), AX
+	VMOVUPS        Y3, 2752(R9)
+	MOVQ           3872(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y3
-	MOVQ           2864(R9), AX
+	MOVQ           3888(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y3, Y3
-	MOVQ           2856(R9), AX
+	MOVQ           3880(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y4
-	MOVQ           2872(R9), AX
+	MOVQ           3896(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 1760(R9)
+	VMOVUPS        Y5, 2784(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 1888(R9)
-	MOVQ           2848(R9), AX
+	VMOVUPS        Y3, 2912(R9)
+	MOVQ           3872(R9), AX
 	VBROADCASTF128 32(CX)(AX*1), Y3
-	MOVQ           2864(R9), AX
+	MOVQ           3888(R9), AX
 	VINSERTF128    $0x01, 32(CX)(AX*1), Y3, Y3
-	MOVQ           2856(R9), AX
+	MOVQ           3880(R9), AX
 	VBROADCASTF128 32(CX)(AX*1), Y4
-	MOVQ           2872(R9), AX
+	MOVQ           3896(R9), AX
 	VINSERTF128    $0x01, 32(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 1792(R9)
+	VMOVUPS        Y5, 2816(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 1824(R9)
-	MOVQ           2848(R9), AX
+	VMOVUPS        Y3, 2848(R9)
+	MOVQ           3872(R9), AX
 	VBROADCASTF128 48(CX)(AX*1), Y3
-	MOVQ           2864(R9), AX
+	MOVQ           3888(R9), AX
 	VINSERTF128    $0x01, 48(CX)(AX*1), Y3, Y3
-	MOVQ           2856(R9), AX
+	MOVQ           3880(R9), AX
 	VBROADCASTF128 48(CX)(AX*1), Y4
-	MOVQ           2872(R9), AX
+	MOVQ           3896(R9), AX
 	VINSERTF128    $0x01, 48(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 1856(R9)
+	VMOVUPS        Y3, 2880(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Y0, 1920(R9)
-	VMOVUPS    Y0, 1952(R9)
+	VMOVUPS    Y0, 2944(R9)
+	VMOVUPS    Y0, 2976(R9)
 	MOVQ       pad+16(FP), AX
 	TESTQ      AX, AX
-	JZ         TOI64AVX2_t_nopad
-	VMOVUPS    2944(R9), X4
+	JZ         TOI64AVX2_t_g0_nopad
+	VMOVUPS    3968(R9), X4
 	VMOVUPS    Y0, Y3
 	VPCMPEQD   Y0, Y0, Y5
 	VGATHERDPD Y5, (AX)(X4*8), Y3
-	VMOVUPS    Y3, 1920(R9)
-	VMOVUPS    2976(R9), X4
+	VMOVUPS    Y3, 2944(R9)
+	VMOVUPS    4000(R9), X4
 	VMOVUPS    Y0, Y3
 	VPCMPEQD   Y0, Y0, Y5
 	VGATHERDPD Y5, (AX)(X4*8), Y3
-	VMOVUPS    Y3, 1952(R9)
+	VMOVUPS    Y3, 2976(R9)
 
-TOI64AVX2_t_nopad:
-	// Setup: the frame and the initial state.
+TOI64AVX2_t_g0_nopad:
+	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 1024(R9), Y3
-	VSUBPD  1248(R9), Y3, Y3
-	VMOVUPS 1056(R9), Y4
-	VSUBPD  1280(R9), Y4, Y4
-	VMOVUPS 1088(R9), Y5
-	VSUBPD  1312(R9), Y5, Y5
-	VMOVUPS 1472(R9), Y6
-	VSUBPD  1024(R9), Y6, Y6
-	VMOVUPS 1504(R9), Y7
-	VSUBPD  1056(R9), Y7, Y7
-	VMOVUPS 1536(R9), Y8
-	VSUBPD  1088(R9), Y8, Y8
-	VMOVUPS 1120(R9), Y9
-	VSUBPD  1248(R9), Y9, Y9
-	VMOVUPS 1152(R9), Y10
-	VSUBPD  1280(R9), Y10, Y10
-	VMOVUPS 1184(R9), Y11
-	VSUBPD  1312(R9), Y11, Y11
-	VMOVUPS 1568(R9), Y12
-	VSUBPD  1120(R9), Y12, Y12
-	VMOVUPS 1600(R9), Y13
-	VSUBPD  1152(R9), Y13, Y13
+	VMOVUPS 2048(R9), Y3
+	VSUBPD  2272(R9), Y3, Y3
+	VMOVUPS 2080(R9), Y4
+	VSUBPD  2304(R9), Y4, Y4
+	VMOVUPS 2112(R9), Y5
+	VSUBPD  2336(R9), Y5, Y5
+	VMOVUPS 2496(R9), Y6
+	VSUBPD  2048(R9), Y6, Y6
+	VMOVUPS 2528(R9), Y7
+	VSUBPD  2080(R9), Y7, Y7
+	VMOVUPS 2560(R9), Y8
+	VSUBPD  2112(R9), Y8, Y8
+	VMOVUPS 2144(R9), Y9
+	VSUBPD  2272(R9), Y9, Y9
+	VMOVUPS 2176(R9), Y10
+	VSUBPD  2304(R9), Y10, Y10
+	VMOVUPS 2208(R9), Y11
+	VSUBPD  2336(R9), Y11, Y11
+	VMOVUPS 2592(R9), Y12
+	VSUBPD  2144(R9), Y12, Y12
+	VMOVUPS 2624(R9), Y13
+	VSUBPD  2176(R9), Y13, Y13
 	VMOVUPS Y11, (R9)
-	VMOVUPS 1632(R9), Y11
-	VSUBPD  1184(R9), Y11, Y11
+	VMOVUPS 2656(R9), Y11
+	VSUBPD  2208(R9), Y11, Y11
 	VMOVUPS Y11, 32(R9)
-	VMOVUPS 1696(R9), Y11
-	VSUBPD  1248(R9), Y11, Y11
+	VMOVUPS 2720(R9), Y11
+	VSUBPD  2272(R9), Y11, Y11
 	VMOVUPS Y11, 64(R9)
-	VMOVUPS 1728(R9), Y11
-	VSUBPD  1280(R9), Y11, Y11
+	VMOVUPS 2752(R9), Y11
+	VSUBPD  2304(R9), Y11, Y11
 	VMOVUPS Y11, 96(R9)
-	VMOVUPS 1760(R9), Y11
-	VSUBPD  1312(R9), Y11, Y11
+	VMOVUPS 2784(R9), Y11
+	VSUBPD  2336(R9), Y11, Y11
 	VMOVUPS Y11, 128(R9)
-	VMOVUPS 1344(R9), Y11
-	VSUBPD  1248(R9), Y11, Y11
+	VMOVUPS 2368(R9), Y11
+	VSUBPD  2272(R9), Y11, Y11
 	VMOVUPS Y11, 160(R9)
-	VMOVUPS 1376(R9), Y11
-	VSUBPD  1280(R9), Y11, Y11
+	VMOVUPS 2400(R9), Y11
+	VSUBPD  2304(R9), Y11, Y11
 	VMOVUPS Y11, 192(R9)
-	VMOVUPS 1408(R9), Y11
-	VSUBPD  1312(R9), Y11, Y11
+	VMOVUPS 2432(R9), Y11
+	VSUBPD  2336(R9), Y11, Y11
 	VMOVUPS Y11, 224(R9)
-	VMOVUPS 1792(R9), Y11
-	VSUBPD  1344(R9), Y11, Y11
+	VMOVUPS 2816(R9), Y11
+	VSUBPD  2368(R9), Y11, Y11
 	VMOVUPS Y11, 256(R9)
-	VMOVUPS 1824(R9), Y11
-	VSUBPD  1376(R9), Y11, Y11
+	VMOVUPS 2848(R9), Y11
+	VSUBPD  2400(R9), Y11, Y11
 	VMOVUPS Y11, 288(R9)
-	VMOVUPS 1856(R9), Y11
-	VSUBPD  1408(R9), Y11, Y11
+	VMOVUPS 2880(R9), Y11
+	VSUBPD  2432(R9), Y11, Y11
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPD       Y3, Y3, Y14
@@ -73867,23 +81821,23 @@ TOI64AVX2_t_nopad:
 	VADDPD       Y7, Y4, Y4
 	VSUBPD       Y11, Y11, Y7
 	VADDPD       Y7, Y5, Y5
-	VMOVUPS      1216(R9), Y7
-	VSUBPD       1216(R9), Y7, Y7
+	VMOVUPS      2240(R9), Y7
+	VSUBPD       2240(R9), Y7, Y7
 	VADDPD       Y7, Y3, Y3
-	VMOVUPS      1664(R9), Y7
-	VSUBPD       1664(R9), Y7, Y7
+	VMOVUPS      2688(R9), Y7
+	VSUBPD       2688(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
-	VMOVUPS      1920(R9), Y7
-	VSUBPD       1920(R9), Y7, Y7
+	VMOVUPS      2944(R9), Y7
+	VSUBPD       2944(R9), Y7, Y7
 	VADDPD       Y7, Y4, Y4
-	VMOVUPS      1440(R9), Y7
-	VSUBPD       1440(R9), Y7, Y7
+	VMOVUPS      2464(R9), Y7
+	VSUBPD       2464(R9), Y7, Y7
 	VADDPD       Y7, Y5, Y5
-	VMOVUPS      1888(R9), Y7
-	VSUBPD       1888(R9), Y7, Y7
+	VMOVUPS      2912(R9), Y7
+	VSUBPD       2912(R9), Y7, Y7
 	VADDPD       Y7, Y3, Y3
-	VMOVUPS      1952(R9), Y7
-	VSUBPD       1952(R9), Y7, Y7
+	VMOVUPS      2976(R9), Y7
+	VSUBPD       2976(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
 	VMOVUPS      Y11, 480(R9)
 	VBROADCASTSD margin+56(FP), Y7
@@ -73904,14 +81858,14 @@ TOI64AVX2_t_nopad:
 	VCMPPD       $0x00, Y0, Y3, Y3
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 1216(R9), Y4
-	VMINPD  1664(R9), Y4, Y4
-	VMOVUPS 1440(R9), Y5
-	VMINPD  1888(R9), Y5, Y5
+	VMOVUPS 2240(R9), Y4
+	VMINPD  2688(R9), Y4, Y4
+	VMOVUPS 2464(R9), Y5
+	VMINPD  2912(R9), Y5, Y5
 	VMINPD  Y5, Y4, Y4
 	VCMPPD  $0x11, Y0, Y4, Y4
-	VMOVUPS 1920(R9), Y5
-	VMINPD  1952(R9), Y5, Y5
+	VMOVUPS 2944(R9), Y5
+	VMINPD  2976(R9), Y5, Y5
 	VCMPPD  $0x11, Y0, Y5, Y5
 	VORPD   Y5, Y4, Y4
 	VANDNPD Y3, Y4, Y3
@@ -73990,12 +81944,12 @@ TOI64AVX2_t_nopad:
 	VMULPD       Y4, Y5, Y4
 	VBROADCASTSD tol+64(FP), Y5
 	VMAXPD       Y4, Y5, Y4
-	VMOVUPS      1216(R9), Y5
-	VMAXPD       1664(R9), Y5, Y5
-	VMOVUPS      1440(R9), Y6
-	VMAXPD       1888(R9), Y6, Y6
-	VADDPD       1920(R9), Y5, Y5
-	VADDPD       1952(R9), Y6, Y6
+	VMOVUPS      2240(R9), Y5
+	VMAXPD       2688(R9), Y5, Y5
+	VMOVUPS      2464(R9), Y6
+	VMAXPD       2912(R9), Y6, Y6
+	VADDPD       2944(R9), Y5, Y5
+	VADDPD       2976(R9), Y6, Y6
 	VADDPD       Y6, Y5, Y5
 	VBROADCASTSD margin+56(FP), Y6
 	VADDPD       Y6, Y5, Y5
@@ -74004,47 +81958,47 @@ TOI64AVX2_t_nopad:
 	VBROADCASTSD toiinvalid64<>+0(SB), Y6
 	VBLENDVPD    Y3, toirunning64<>+0(SB), Y6, Y3
 	VMOVUPS      320(R9), Y6
-	VMOVUPS      Y6, 1984(R9)
+	VMOVUPS      Y6, 3008(R9)
 	VMOVUPS      384(R9), Y6
-	VMOVUPS      Y6, 2016(R9)
+	VMOVUPS      Y6, 3040(R9)
 	VMOVUPS      448(R9), Y6
-	VMOVUPS      Y6, 2048(R9)
-	VMOVUPS      Y9, 2080(R9)
-	VMOVUPS      Y10, 2112(R9)
+	VMOVUPS      Y6, 3072(R9)
+	VMOVUPS      Y9, 3104(R9)
+	VMOVUPS      Y10, 3136(R9)
 	VMOVUPS      (R9), Y6
-	VMOVUPS      Y6, 2144(R9)
+	VMOVUPS      Y6, 3168(R9)
 	VMOVUPS      160(R9), Y6
-	VMOVUPS      Y6, 2176(R9)
+	VMOVUPS      Y6, 3200(R9)
 	VMOVUPS      192(R9), Y6
-	VMOVUPS      Y6, 2208(R9)
+	VMOVUPS      Y6, 3232(R9)
 	VMOVUPS      224(R9), Y6
-	VMOVUPS      Y6, 2240(R9)
+	VMOVUPS      Y6, 3264(R9)
 	VMOVUPS      352(R9), Y6
-	VMOVUPS      Y6, 2272(R9)
+	VMOVUPS      Y6, 3296(R9)
 	VMOVUPS      416(R9), Y6
-	VMOVUPS      Y6, 2304(R9)
-	VMOVUPS      Y8, 2336(R9)
-	VMOVUPS      Y12, 2368(R9)
-	VMOVUPS      Y13, 2400(R9)
+	VMOVUPS      Y6, 3328(R9)
+	VMOVUPS      Y8, 3360(R9)
+	VMOVUPS      Y12, 3392(R9)
+	VMOVUPS      Y13, 3424(R9)
 	VMOVUPS      32(R9), Y6
-	VMOVUPS      Y6, 2432(R9)
+	VMOVUPS      Y6, 3456(R9)
 	VMOVUPS      64(R9), Y6
-	VMOVUPS      Y6, 2464(R9)
+	VMOVUPS      Y6, 3488(R9)
 	VMOVUPS      96(R9), Y6
-	VMOVUPS      Y6, 2496(R9)
+	VMOVUPS      Y6, 3520(R9)
 	VMOVUPS      128(R9), Y6
-	VMOVUPS      Y6, 2528(R9)
+	VMOVUPS      Y6, 3552(R9)
 	VMOVUPS      256(R9), Y6
-	VMOVUPS      Y6, 2560(R9)
+	VMOVUPS      Y6, 3584(R9)
 	VMOVUPS      288(R9), Y6
-	VMOVUPS      Y6, 2592(R9)
+	VMOVUPS      Y6, 3616(R9)
 	VMOVUPS      480(R9), Y6
-	VMOVUPS      Y6, 2624(R9)
-	VMOVUPS      Y5, 2656(R9)
-	VMOVUPS      Y4, 2688(R9)
-	VMOVUPS      Y0, 2720(R9)
-	VMOVUPS      Y0, 2752(R9)
-	VMOVUPS      Y3, 2784(R9)
+	VMOVUPS      Y6, 3648(R9)
+	VMOVUPS      Y5, 3680(R9)
+	VMOVUPS      Y4, 3712(R9)
+	VMOVUPS      Y0, 3744(R9)
+	VMOVUPS      Y0, 3776(R9)
+	VMOVUPS      Y3, 3808(R9)
 
 	// Steps until no lane is running.
 TOI64AVX2_t_step:
@@ -74053,44 +82007,44 @@ TOI64AVX2_t_step:
 	VMAXPD       Y0, Y3, Y3
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 2720(R9), Y4
-	VMULPD  2272(R9), Y4, Y4
-	VADDPD  1984(R9), Y4, Y4
-	VMOVUPS 2720(R9), Y5
-	VMULPD  2304(R9), Y5, Y5
-	VADDPD  2016(R9), Y5, Y5
-	VMOVUPS 2720(R9), Y6
-	VMULPD  2336(R9), Y6, Y6
-	VADDPD  2048(R9), Y6, Y6
-	VMOVUPS 2720(R9), Y7
-	VMULPD  2368(R9), Y7, Y7
-	VADDPD  2080(R9), Y7, Y7
-	VMOVUPS 2720(R9), Y8
-	VMULPD  2400(R9), Y8, Y8
-	VADDPD  2112(R9), Y8, Y8
-	VMOVUPS 2720(R9), Y9
-	VMULPD  2432(R9), Y9, Y9
-	VADDPD  2144(R9), Y9, Y9
-	VMOVUPS 2720(R9), Y10
-	VMULPD  2464(R9), Y10, Y10
+	VMOVUPS 3744(R9), Y4
+	VMULPD  3296(R9), Y4, Y4
+	VADDPD  3008(R9), Y4, Y4
+	VMOVUPS 3744(R9), Y5
+	VMULPD  3328(R9), Y5, Y5
+	VADDPD  3040(R9), Y5, Y5
+	VMOVUPS 3744(R9), Y6
+	VMULPD  3360(R9), Y6, Y6
+	VADDPD  3072(R9), Y6, Y6
+	VMOVUPS 3744(R9), Y7
+	VMULPD  3392(R9), Y7, Y7
+	VADDPD  3104(R9), Y7, Y7
+	VMOVUPS 3744(R9), Y8
+	VMULPD  3424(R9), Y8, Y8
+	VADDPD  3136(R9), Y8, Y8
+	VMOVUPS 3744(R9), Y9
+	VMULPD  3456(R9), Y9, Y9
+	VADDPD  3168(R9), Y9, Y9
+	VMOVUPS 3744(R9), Y10
+	VMULPD  3488(R9), Y10, Y10
 	VADDPD  Y10, Y0, Y10
-	VMOVUPS 2720(R9), Y11
-	VMULPD  2496(R9), Y11, Y11
+	VMOVUPS 3744(R9), Y11
+	VMULPD  3520(R9), Y11, Y11
 	VADDPD  Y11, Y0, Y11
-	VMOVUPS 2720(R9), Y12
-	VMULPD  2528(R9), Y12, Y12
+	VMOVUPS 3744(R9), Y12
+	VMULPD  3552(R9), Y12, Y12
 	VADDPD  Y12, Y0, Y12
-	VMOVUPS 2720(R9), Y13
-	VMULPD  2560(R9), Y13, Y13
-	VADDPD  2176(R9), Y13, Y13
+	VMOVUPS 3744(R9), Y13
+	VMULPD  3584(R9), Y13, Y13
+	VADDPD  3200(R9), Y13, Y13
 	VMOVUPS Y3, (R9)
-	VMOVUPS 2720(R9), Y3
-	VMULPD  2592(R9), Y3, Y3
-	VADDPD  2208(R9), Y3, Y3
+	VMOVUPS 3744(R9), Y3
+	VMULPD  3616(R9), Y3, Y3
+	VADDPD  3232(R9), Y3, Y3
 	VMOVUPS Y12, 32(R9)
-	VMOVUPS 2720(R9), Y12
-	VMULPD  2624(R9), Y12, Y12
-	VADDPD  2240(R9), Y12, Y12
+	VMOVUPS 3744(R9), Y12
+	VMULPD  3648(R9), Y12, Y12
+	VADDPD  3264(R9), Y12, Y12
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD  Y4, Y7, Y14
@@ -74240,31 +82194,31 @@ TOI64AVX2_t_step:
 	VADDPD  Y9, Y8, Y8
 	VMULPD  320(R9), Y3, Y9
 	VADDPD  Y9, Y8, Y8
-	VMULPD  2272(R9), Y4, Y9
-	VMULPD  2304(R9), Y6, Y10
+	VMULPD  3296(R9), Y4, Y9
+	VMULPD  3328(R9), Y6, Y10
 	VADDPD  Y10, Y9, Y9
-	VMULPD  2336(R9), Y3, Y10
+	VMULPD  3360(R9), Y3, Y10
 	VADDPD  Y10, Y9, Y9
 	VMULPD  64(R9), Y4, Y10
 	VMULPD  96(R9), Y6, Y11
 	VADDPD  Y11, Y10, Y10
 	VMULPD  128(R9), Y3, Y11
 	VADDPD  Y11, Y10, Y10
-	VMULPD  2368(R9), Y4, Y11
-	VMULPD  2400(R9), Y6, Y12
+	VMULPD  3392(R9), Y4, Y11
+	VMULPD  3424(R9), Y6, Y12
 	VADDPD  Y12, Y11, Y11
-	VMULPD  2432(R9), Y3, Y12
+	VMULPD  3456(R9), Y3, Y12
 	VADDPD  Y12, Y11, Y11
 	VMULPD  256(R9), Y4, Y12
 	VMULPD  288(R9), Y6, Y13
 	VADDPD  Y13, Y12, Y12
 	VMULPD  32(R9), Y3, Y13
 	VADDPD  Y13, Y12, Y12
-	VMULPD  2464(R9), Y4, Y13
-	VMULPD  2496(R9), Y6, Y14
+	VMULPD  3488(R9), Y4, Y13
+	VMULPD  3520(R9), Y6, Y14
 	VMOVUPS Y7, 32(R9)
 	VADDPD  Y14, Y13, Y7
-	VMULPD  2528(R9), Y3, Y13
+	VMULPD  3552(R9), Y3, Y13
 	VADDPD  Y13, Y7, Y7
 	VMULPD  160(R9), Y4, Y13
 	VMULPD  192(R9), Y6, Y14
@@ -74272,15 +82226,15 @@ TOI64AVX2_t_step:
 	VADDPD  Y14, Y13, Y5
 	VMULPD  224(R9), Y3, Y13
 	VADDPD  Y13, Y5, Y5
-	VMULPD  2560(R9), Y4, Y4
-	VMULPD  2592(R9), Y6, Y6
+	VMULPD  3584(R9), Y4, Y4
+	VMULPD  3616(R9), Y6, Y6
 	VADDPD  Y6, Y4, Y4
-	VMULPD  2624(R9), Y3, Y3
+	VMULPD  3648(R9), Y3, Y3
 	VADDPD  Y3, Y4, Y3
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
 	VSUBPD       Y12, Y8, Y4
-	VSUBPD       2656(R9), Y4, Y4
+	VSUBPD       3680(R9), Y4, Y4
 	VSUBPD       Y9, Y7, Y6
 	VCMPPD       $0x11, Y6, Y0, Y13
 	VDIVPD       Y6, Y4, Y6
@@ -74290,7 +82244,7 @@ TOI64AVX2_t_step:
 	VCMPPD       $0x11, Y4, Y0, Y4
 	VANDPD       Y6, Y4, Y4
 	VSUBPD       Y5, Y8, Y6
-	VSUBPD       2656(R9), Y6, Y6
+	VSUBPD       3680(R9), Y6, Y6
 	VSUBPD       Y9, Y3, Y8
 	VCMPPD       $0x11, Y8, Y0, Y9
 	VDIVPD       Y8, Y6, Y8
@@ -74300,7 +82254,7 @@ TOI64AVX2_t_step:
 	VANDPD       Y8, Y6, Y6
 	VMINPD       Y6, Y4, Y4
 	VSUBPD       Y12, Y10, Y6
-	VSUBPD       2656(R9), Y6, Y6
+	VSUBPD       3680(R9), Y6, Y6
 	VSUBPD       96(R9), Y7, Y7
 	VCMPPD       $0x11, Y7, Y0, Y8
 	VDIVPD       Y7, Y6, Y7
@@ -74310,7 +82264,7 @@ TOI64AVX2_t_step:
 	VANDPD       Y7, Y6, Y6
 	VMINPD       Y6, Y4, Y4
 	VSUBPD       Y5, Y10, Y5
-	VSUBPD       2656(R9), Y5, Y5
+	VSUBPD       3680(R9), Y5, Y5
 	VSUBPD       96(R9), Y3, Y3
 	VCMPPD       $0x11, Y3, Y0, Y6
 	VDIVPD       Y3, Y5, Y3
@@ -74319,13 +82273,13 @@ TOI64AVX2_t_step:
 	VCMPPD       $0x11, Y5, Y0, Y5
 	VANDPD       Y3, Y5, Y3
 	VMINPD       Y3, Y4, Y3
-	VADDPD       2720(R9), Y3, Y3
+	VADDPD       3744(R9), Y3, Y3
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS      2784(R9), Y4
+	VMOVUPS      3808(R9), Y4
 	VCMPPD       $0x00, toirunning64<>+0(SB), Y4, Y4
-	VADDPD       2752(R9), Y1, Y5
-	VMOVUPS      2720(R9), Y6
+	VADDPD       3776(R9), Y1, Y5
+	VMOVUPS      3744(R9), Y6
 	VCMPPD       $0x11, Y3, Y6, Y6
 	VANDNPD      Y4, Y6, Y6
 	VBROADCASTSD maxiter+80(FP), Y7
@@ -74335,68 +82289,69 @@ TOI64AVX2_t_step:
 	VBLENDVPD    Y6, toiunconv64<>+0(SB), Y7, Y6
 	VCMPPD       $0x16, (R9), Y3, Y7
 	VBLENDVPD    Y7, Y0, Y6, Y6
-	VMOVUPS      2720(R9), Y7
+	VMOVUPS      3744(R9), Y7
 	VCMPPD       $0x00, Y0, Y7, Y7
 	VBLENDVPD    Y7, toiinitial64<>+0(SB), Y1, Y7
 	VMOVUPS      64(R9), Y8
-	VCMPPD       $0x12, 2688(R9), Y8, Y8
+	VCMPPD       $0x12, 3712(R9), Y8, Y8
 	VBLENDVPD    Y8, Y7, Y6, Y6
 	VMOVUPS      32(R9), Y7
 	VBLENDVPD    Y7, toiinvalid64<>+0(SB), Y6, Y6
 	VCMPPD       $0x00, toirunning64<>+0(SB), Y6, Y7
 	VANDPD       Y7, Y4, Y7
-	VMOVUPS      2720(R9), Y8
+	VMOVUPS      3744(R9), Y8
 	VBLENDVPD    Y7, Y3, Y8, Y3
 	VMOVUPS      32(R9), Y8
 	VBLENDVPD    Y8, Y0, Y5, Y5
-	VMOVUPS      2752(R9), Y8
+	VMOVUPS      3776(R9), Y8
 	VBLENDVPD    Y4, Y5, Y8, Y5
-	VMOVUPS      2784(R9), Y8
+	VMOVUPS      3808(R9), Y8
 	VBLENDVPD    Y4, Y6, Y8, Y4
-	VMOVUPS      Y3, 2720(R9)
-	VMOVUPS      Y5, 2752(R9)
-	VMOVUPS      Y4, 2784(R9)
-	VPTEST       Y7, Y7
+	VMOVUPS      Y3, 3744(R9)
+	VMOVUPS      Y5, 3776(R9)
+	VMOVUPS      Y4, 3808(R9)
+	VMOVMSKPD    Y7, AX
+	TESTL        AX, AX
 	JNZ          TOI64AVX2_t_step
 
 	// Finish: the rows.
-	VMOVUPS 2720(R9), Y3
-	VMULPD  2272(R9), Y3, Y3
-	VADDPD  1984(R9), Y3, Y3
-	VMOVUPS 2720(R9), Y4
-	VMULPD  2304(R9), Y4, Y4
-	VADDPD  2016(R9), Y4, Y4
-	VMOVUPS 2720(R9), Y5
-	VMULPD  2336(R9), Y5, Y5
-	VADDPD  2048(R9), Y5, Y5
-	VMOVUPS 2720(R9), Y6
-	VMULPD  2368(R9), Y6, Y6
-	VADDPD  2080(R9), Y6, Y6
-	VMOVUPS 2720(R9), Y7
-	VMULPD  2400(R9), Y7, Y7
-	VADDPD  2112(R9), Y7, Y7
-	VMOVUPS 2720(R9), Y8
-	VMULPD  2432(R9), Y8, Y8
-	VADDPD  2144(R9), Y8, Y8
-	VMOVUPS 2720(R9), Y9
-	VMULPD  2464(R9), Y9, Y9
+	VMOVUPS 3744(R9), Y3
+	VMULPD  3296(R9), Y3, Y3
+	VADDPD  3008(R9), Y3, Y3
+	VMOVUPS 3744(R9), Y4
+	VMULPD  3328(R9), Y4, Y4
+	VADDPD  3040(R9), Y4, Y4
+	VMOVUPS 3744(R9), Y5
+	VMULPD  3360(R9), Y5, Y5
+	VADDPD  3072(R9), Y5, Y5
+	VMOVUPS 3744(R9), Y6
+	VMULPD  3392(R9), Y6, Y6
+	VADDPD  3104(R9), Y6, Y6
+	VMOVUPS 3744(R9), Y7
+	VMULPD  3424(R9), Y7, Y7
+	VADDPD  3136(R9), Y7, Y7
+	VMOVUPS 3744(R9), Y8
+	VMULPD  3456(R9), Y8, Y8
+	VADDPD  3168(R9), Y8, Y8
+	VMOVUPS 3744(R9), Y9
+	VMULPD  3488(R9), Y9, Y9
 	VADDPD  Y9, Y0, Y9
-	VMOVUPS 2720(R9), Y10
-	VMULPD  2496(R9), Y10, Y10
+	VMOVUPS 3744(R9), Y10
+	VMULPD  3520(R9), Y10, Y10
 	VADDPD  Y10, Y0, Y10
-	VMOVUPS 2720(R9), Y11
-	VMULPD  2528(R9), Y11, Y11
+	VMOVUPS 3744(R9), Y11
+	VMULPD  3552(R9), Y11, Y11
 	VADDPD  Y11, Y0, Y11
-	VMOVUPS 2720(R9), Y12
-	VMULPD  2560(R9), Y12, Y12
-	VADDPD  2176(R9), Y12, Y12
-	VMOVUPS 2720(R9), Y13
-	VMULPD  2592(R9), Y13, Y13
-	VADDPD  2208(R9), Y13, Y13
+	VMOVUPS 3744(R9), Y12
+	VMULPD  3584(R9), Y12, Y12
+	VADDPD  3200(R9), Y12, Y12
+	VMOVUPS 3744(R9), Y13
+	VMULPD  3616(R9), Y13, Y13
+	VADDPD  3232(R9), Y13, Y13
 	VMOVUPS Y11, (R9)
-	VMOVUPS 2720(R9), Y11
-	VMULPD  2624(R9), Y11, Y11
-	VADDPD  2240(R9), Y11, Y11
+	VMOVUPS 3744(R9), Y11
+	VMULPD  3648(R9), Y11, Y11
+	VADDPD  3264(R9), Y11, Y11
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD  Y3, Y6, Y14
@@ -74575,7 +82530,7 @@ TOI64AVX2_t_step:
 	VMOVUPS      Y9, 960(R9)
 	VMOVUPS      Y8, 992(R9)
 	VTESTPD      Y5, Y5
-	JZ           TOI64AVX2_t_finish_normal
+	JZ           TOI64AVX2_t_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS 32(R9), Y3
@@ -74740,7 +82695,7 @@ TOI64AVX2_t_step:
 	VSQRTPD 896(R9), Y0
 	VMOVUPS Y0, 640(R9)
 
-TOI64AVX2_t_finish_normal:
+TOI64AVX2_t_finish_g0_normal:
 	VDIVPD 640(R9), Y1, Y0
 	VMULPD 736(R9), Y0, Y1
 	VMULPD 704(R9), Y0, Y3
@@ -74750,30 +82705,30 @@ TOI64AVX2_t_finish_normal:
 	VMOVUPS 768(R9), Y4
 	VMULPD  384(R9), Y4, Y4
 	VADDPD  352(R9), Y4, Y4
-	VADDPD  1248(R9), Y4, Y4
+	VADDPD  2272(R9), Y4, Y4
 	VMOVUPS 224(R9), Y5
 	VADDPD  608(R9), Y5, Y5
-	VADDPD  1248(R9), Y5, Y5
+	VADDPD  2272(R9), Y5, Y5
 	VMOVUPS 416(R9), Y6
 	VMULPD  384(R9), Y6, Y6
 	VADDPD  320(R9), Y6, Y6
-	VADDPD  1280(R9), Y6, Y6
+	VADDPD  2304(R9), Y6, Y6
 	VMOVUPS 256(R9), Y7
 	VADDPD  576(R9), Y7, Y7
-	VADDPD  1280(R9), Y7, Y7
+	VADDPD  2304(R9), Y7, Y7
 	VMOVUPS 800(R9), Y8
 	VMULPD  384(R9), Y8, Y8
 	VADDPD  288(R9), Y8, Y8
-	VADDPD  1312(R9), Y8, Y8
+	VADDPD  2336(R9), Y8, Y8
 	VMOVUPS (R9), Y9
 	VADDPD  480(R9), Y9, Y9
-	VADDPD  1312(R9), Y9, Y9
+	VADDPD  2336(R9), Y9, Y9
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS   2784(R9), Y10
+	VMOVUPS   3808(R9), Y10
 	VCMPPD    $0x00, toiinvalid64<>+0(SB), Y10, Y10
 	VMOVUPS   Y9, (R9)
-	VMOVUPS   2720(R9), Y9
+	VMOVUPS   3744(R9), Y9
 	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y9, Y9
 	VMOVUPS   Y9, 32(R9)
 	VMOVUPS   512(R9), Y9
@@ -74790,21 +82745,22 @@ TOI64AVX2_t_finish_normal:
 	VMOVUPS   (R9), Y9
 	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y9, Y9
 
-	// Pair index k = i + lane.
-	VMOVD        R13, X10
+	// Pair index k = i + 0 + lane.
+	LEAQ         (R13), AX
+	VMOVD        AX, X10
 	VPBROADCASTD X10, X10
 	VPADDD       iota<>+0(SB), X10, X10
 	MOVQ         (SP), R12
 	VMOVDQU      pack64<>+0(SB), Y11
 	VPERMD       Y2, Y11, Y11
 	VPMASKMOVD   X10, X11, (R12)(R13*4)
-	VMOVUPS      2784(R9), Y10
+	VMOVUPS      3808(R9), Y10
 	VCVTTPD2DQY  Y10, X10
 	MOVQ         8(SP), R12
 	VMOVDQU      pack64<>+0(SB), Y11
 	VPERMD       Y2, Y11, Y11
 	VPMASKMOVD   X10, X11, (R12)(R13*4)
-	VMOVUPS      2752(R9), Y10
+	VMOVUPS      3776(R9), Y10
 	VCVTTPD2DQY  Y10, X10
 	MOVQ         16(SP), R12
 	VMOVDQU      pack64<>+0(SB), Y11
@@ -74841,7 +82797,7 @@ TOI64AVX2_done:
 
 // func TOI64AVX512(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2
-TEXT ·TOI64AVX512(SB), $6192-88
+TEXT ·TOI64AVX512(SB), $12208-88
 	MOVQ         out+40(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -74883,41 +82839,41 @@ TEXT ·TOI64AVX512(SB), $6192-88
 	XORQ         R13, R13
 	MOVQ         n+48(FP), R14
 
-	// Whole groups of 8 pairs.
-	CMPQ R14, $0x00000008
-	JB   TOI64AVX512_tail
+	// 2 whole group(s) of 8 pairs at a time.
+	CMPQ R14, $0x00000010
+	JB   TOI64AVX512_loop2_end
 
-TOI64AVX512_loop:
+TOI64AVX512_loop2:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ (DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 5632(R9)
+	VMOVDQU   Y2, 7680(R9)
 	VPMOVZXDQ 16(DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 5664(R9)
+	VMOVDQU   Y2, 7712(R9)
 	VPMOVZXDQ (SI)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 5696(R9)
+	VMOVDQU   Y2, 7744(R9)
 	VPMOVZXDQ 16(SI)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 5728(R9)
+	VMOVDQU   Y2, 7776(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ       5632(R9), BX
+	MOVQ       7680(R9), BX
 	VMOVUPD    (AX)(BX*1), Z2
-	MOVQ       5640(R9), BX
+	MOVQ       7688(R9), BX
 	VMOVUPD    (AX)(BX*1), Z3
-	MOVQ       5648(R9), BX
+	MOVQ       7696(R9), BX
 	VMOVUPD    (AX)(BX*1), Z4
-	MOVQ       5656(R9), BX
+	MOVQ       7704(R9), BX
 	VMOVUPD    (AX)(BX*1), Z5
-	MOVQ       5664(R9), BX
+	MOVQ       7712(R9), BX
 	VMOVUPD    (AX)(BX*1), Z6
-	MOVQ       5672(R9), BX
+	MOVQ       7720(R9), BX
 	VMOVUPD    (AX)(BX*1), Z7
-	MOVQ       5680(R9), BX
+	MOVQ       7728(R9), BX
 	VMOVUPD    (AX)(BX*1), Z8
-	MOVQ       5688(R9), BX
+	MOVQ       7736(R9), BX
 	VMOVUPD    (AX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -74932,40 +82888,40 @@ TOI64AVX512_loop:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 2048(R9)
+	VMOVUPS    Z7, 4096(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 2240(R9)
+	VMOVUPS    Z7, 4288(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 2176(R9)
+	VMOVUPS    Z7, 4224(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 2368(R9)
+	VMOVUPS    Z3, 4416(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 2112(R9)
+	VMOVUPS    Z6, 4160(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 2304(R9)
+	VMOVUPS    Z3, 4352(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 2432(R9)
+	VMOVUPS    Z2, 4480(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ       5696(R9), BX
+	MOVQ       7744(R9), BX
 	VMOVUPD    (AX)(BX*1), Z2
-	MOVQ       5704(R9), BX
+	MOVQ       7752(R9), BX
 	VMOVUPD    (AX)(BX*1), Z3
-	MOVQ       5712(R9), BX
+	MOVQ       7760(R9), BX
 	VMOVUPD    (AX)(BX*1), Z4
-	MOVQ       5720(R9), BX
+	MOVQ       7768(R9), BX
 	VMOVUPD    (AX)(BX*1), Z5
-	MOVQ       5728(R9), BX
+	MOVQ       7776(R9), BX
 	VMOVUPD    (AX)(BX*1), Z6
-	MOVQ       5736(R9), BX
+	MOVQ       7784(R9), BX
 	VMOVUPD    (AX)(BX*1), Z7
-	MOVQ       5744(R9), BX
+	MOVQ       7792(R9), BX
 	VMOVUPD    (AX)(BX*1), Z8
-	MOVQ       5752(R9), BX
+	MOVQ       7800(R9), BX
 	VMOVUPD    (AX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -74980,40 +82936,40 @@ TOI64AVX512_loop:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 2496(R9)
+	VMOVUPS    Z7, 4544(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 2688(R9)
+	VMOVUPS    Z7, 4736(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 2624(R9)
+	VMOVUPS    Z7, 4672(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 2816(R9)
+	VMOVUPS    Z3, 4864(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 2560(R9)
+	VMOVUPS    Z6, 4608(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 2752(R9)
+	VMOVUPS    Z3, 4800(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 2880(R9)
+	VMOVUPS    Z2, 4928(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ       5632(R9), BX
+	MOVQ       7680(R9), BX
 	VMOVUPD    (CX)(BX*1), Z2
-	MOVQ       5640(R9), BX
+	MOVQ       7688(R9), BX
 	VMOVUPD    (CX)(BX*1), Z3
-	MOVQ       5648(R9), BX
+	MOVQ       7696(R9), BX
 	VMOVUPD    (CX)(BX*1), Z4
-	MOVQ       5656(R9), BX
+	MOVQ       7704(R9), BX
 	VMOVUPD    (CX)(BX*1), Z5
-	MOVQ       5664(R9), BX
+	MOVQ       7712(R9), BX
 	VMOVUPD    (CX)(BX*1), Z6
-	MOVQ       5672(R9), BX
+	MOVQ       7720(R9), BX
 	VMOVUPD    (CX)(BX*1), Z7
-	MOVQ       5680(R9), BX
+	MOVQ       7728(R9), BX
 	VMOVUPD    (CX)(BX*1), Z8
-	MOVQ       5688(R9), BX
+	MOVQ       7736(R9), BX
 	VMOVUPD    (CX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -75028,40 +82984,40 @@ TOI64AVX512_loop:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 2944(R9)
+	VMOVUPS    Z7, 4992(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 3136(R9)
+	VMOVUPS    Z7, 5184(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 3072(R9)
+	VMOVUPS    Z7, 5120(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 3264(R9)
+	VMOVUPS    Z3, 5312(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 3008(R9)
+	VMOVUPS    Z6, 5056(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 3200(R9)
+	VMOVUPS    Z3, 5248(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 3328(R9)
+	VMOVUPS    Z2, 5376(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ       5696(R9), BX
+	MOVQ       7744(R9), BX
 	VMOVUPD    (CX)(BX*1), Z2
-	MOVQ       5704(R9), BX
+	MOVQ       7752(R9), BX
 	VMOVUPD    (CX)(BX*1), Z3
-	MOVQ       5712(R9), BX
+	MOVQ       7760(R9), BX
 	VMOVUPD    (CX)(BX*1), Z4
-	MOVQ       5720(R9), BX
+	MOVQ       7768(R9), BX
 	VMOVUPD    (CX)(BX*1), Z5
-	MOVQ       5728(R9), BX
+	MOVQ       7776(R9), BX
 	VMOVUPD    (CX)(BX*1), Z6
-	MOVQ       5736(R9), BX
+	MOVQ       7784(R9), BX
 	VMOVUPD    (CX)(BX*1), Z7
-	MOVQ       5744(R9), BX
+	MOVQ       7792(R9), BX
 	VMOVUPD    (CX)(BX*1), Z8
-	MOVQ       5752(R9), BX
+	MOVQ       7800(R9), BX
 	VMOVUPD    (CX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -75076,86 +83032,310 @@ TOI64AVX512_loop:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 3392(R9)
+	VMOVUPS    Z7, 5440(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 3584(R9)
+	VMOVUPS    Z7, 5632(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 3520(R9)
+	VMOVUPS    Z7, 5568(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 3712(R9)
+	VMOVUPS    Z3, 5760(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 3456(R9)
+	VMOVUPS    Z6, 5504(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 3648(R9)
+	VMOVUPS    Z3, 5696(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 3776(R9)
+	VMOVUPS    Z2, 5824(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Z0, 3840(R9)
-	VMOVUPS    Z0, 3904(R9)
+	VMOVUPS    Z0, 5888(R9)
+	VMOVUPS    Z0, 5952(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOI64AVX512_g_nopad
+	JZ         TOI64AVX512_loop2_g0_nopad
 	VMOVUPS    (DX)(R13*4), Y3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K1
 	VGATHERDPD (BX)(Y3*8), K1, Z2
-	VMOVUPS    Z2, 3840(R9)
+	VMOVUPS    Z2, 5888(R9)
 	VMOVUPS    (SI)(R13*4), Y3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K1
 	VGATHERDPD (BX)(Y3*8), K1, Z2
-	VMOVUPS    Z2, 3904(R9)
+	VMOVUPS    Z2, 5952(R9)
 
-TOI64AVX512_g_nopad:
-	// Setup: the frame and the initial state.
+TOI64AVX512_loop2_g0_nopad:
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ 32(DX)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 11648(R9)
+	VPMOVZXDQ 48(DX)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 11680(R9)
+	VPMOVZXDQ 32(SI)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 11712(R9)
+	VPMOVZXDQ 48(SI)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 11744(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ       11648(R9), BX
+	VMOVUPD    (AX)(BX*1), Z2
+	MOVQ       11656(R9), BX
+	VMOVUPD    (AX)(BX*1), Z3
+	MOVQ       11664(R9), BX
+	VMOVUPD    (AX)(BX*1), Z4
+	MOVQ       11672(R9), BX
+	VMOVUPD    (AX)(BX*1), Z5
+	MOVQ       11680(R9), BX
+	VMOVUPD    (AX)(BX*1), Z6
+	MOVQ       11688(R9), BX
+	VMOVUPD    (AX)(BX*1), Z7
+	MOVQ       11696(R9), BX
+	VMOVUPD    (AX)(BX*1), Z8
+	MOVQ       11704(R9), BX
+	VMOVUPD    (AX)(BX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 8064(R9)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 8256(R9)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 8192(R9)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 8384(R9)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 8128(R9)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 8320(R9)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 8448(R9)
+
+	// Capsule records of side J at the start, transposed.
+	MOVQ       11712(R9), BX
+	VMOVUPD    (AX)(BX*1), Z2
+	MOVQ       11720(R9), BX
+	VMOVUPD    (AX)(BX*1), Z3
+	MOVQ       11728(R9), BX
+	VMOVUPD    (AX)(BX*1), Z4
+	MOVQ       11736(R9), BX
+	VMOVUPD    (AX)(BX*1), Z5
+	MOVQ       11744(R9), BX
+	VMOVUPD    (AX)(BX*1), Z6
+	MOVQ       11752(R9), BX
+	VMOVUPD    (AX)(BX*1), Z7
+	MOVQ       11760(R9), BX
+	VMOVUPD    (AX)(BX*1), Z8
+	MOVQ       11768(R9), BX
+	VMOVUPD    (AX)(BX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 8512(R9)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 8704(R9)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 8640(R9)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 8832(R9)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 8576(R9)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 8768(R9)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 8896(R9)
+
+	// Capsule records of side I at the end, transposed.
+	MOVQ       11648(R9), BX
+	VMOVUPD    (CX)(BX*1), Z2
+	MOVQ       11656(R9), BX
+	VMOVUPD    (CX)(BX*1), Z3
+	MOVQ       11664(R9), BX
+	VMOVUPD    (CX)(BX*1), Z4
+	MOVQ       11672(R9), BX
+	VMOVUPD    (CX)(BX*1), Z5
+	MOVQ       11680(R9), BX
+	VMOVUPD    (CX)(BX*1), Z6
+	MOVQ       11688(R9), BX
+	VMOVUPD    (CX)(BX*1), Z7
+	MOVQ       11696(R9), BX
+	VMOVUPD    (CX)(BX*1), Z8
+	MOVQ       11704(R9), BX
+	VMOVUPD    (CX)(BX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 8960(R9)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 9152(R9)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 9088(R9)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 9280(R9)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 9024(R9)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 9216(R9)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 9344(R9)
+
+	// Capsule records of side J at the end, transposed.
+	MOVQ       11712(R9), BX
+	VMOVUPD    (CX)(BX*1), Z2
+	MOVQ       11720(R9), BX
+	VMOVUPD    (CX)(BX*1), Z3
+	MOVQ       11728(R9), BX
+	VMOVUPD    (CX)(BX*1), Z4
+	MOVQ       11736(R9), BX
+	VMOVUPD    (CX)(BX*1), Z5
+	MOVQ       11744(R9), BX
+	VMOVUPD    (CX)(BX*1), Z6
+	MOVQ       11752(R9), BX
+	VMOVUPD    (CX)(BX*1), Z7
+	MOVQ       11760(R9), BX
+	VMOVUPD    (CX)(BX*1), Z8
+	MOVQ       11768(R9), BX
+	VMOVUPD    (CX)(BX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 9408(R9)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 9600(R9)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 9536(R9)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 9728(R9)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 9472(R9)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 9664(R9)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 9792(R9)
+
+	// The pads of I and J: gathered, or zero without pads.
+	VMOVUPS    Z0, 9856(R9)
+	VMOVUPS    Z0, 9920(R9)
+	MOVQ       pad+16(FP), BX
+	TESTQ      BX, BX
+	JZ         TOI64AVX512_loop2_g1_nopad
+	VMOVUPS    32(DX)(R13*4), Y3
+	VMOVUPS    Z0, Z2
+	VPCMPEQD   Z0, Z0, K1
+	VGATHERDPD (BX)(Y3*8), K1, Z2
+	VMOVUPS    Z2, 9856(R9)
+	VMOVUPS    32(SI)(R13*4), Y3
+	VMOVUPS    Z0, Z2
+	VPCMPEQD   Z0, Z0, K1
+	VGATHERDPD (BX)(Y3*8), K1, Z2
+	VMOVUPS    Z2, 9920(R9)
+
+TOI64AVX512_loop2_g1_nopad:
+	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 2048(R9), Z2
-	VSUBPD  2496(R9), Z2, Z2
-	VMOVUPS 2112(R9), Z3
-	VSUBPD  2560(R9), Z3, Z3
-	VMOVUPS 2176(R9), Z4
-	VSUBPD  2624(R9), Z4, Z4
-	VMOVUPS 2944(R9), Z5
-	VSUBPD  2048(R9), Z5, Z5
-	VMOVUPS 3008(R9), Z6
-	VSUBPD  2112(R9), Z6, Z6
-	VMOVUPS 3072(R9), Z7
-	VSUBPD  2176(R9), Z7, Z7
-	VMOVUPS 2240(R9), Z8
-	VSUBPD  2496(R9), Z8, Z8
-	VMOVUPS 2304(R9), Z9
-	VSUBPD  2560(R9), Z9, Z9
-	VMOVUPS 2368(R9), Z10
-	VSUBPD  2624(R9), Z10, Z10
-	VMOVUPS 3136(R9), Z11
-	VSUBPD  2240(R9), Z11, Z11
-	VMOVUPS 3200(R9), Z12
-	VSUBPD  2304(R9), Z12, Z12
-	VMOVUPS 3264(R9), Z13
-	VSUBPD  2368(R9), Z13, Z13
-	VMOVUPS 3392(R9), Z14
-	VSUBPD  2496(R9), Z14, Z14
-	VMOVUPS 3456(R9), Z15
-	VSUBPD  2560(R9), Z15, Z15
-	VMOVUPS 3520(R9), Z16
-	VSUBPD  2624(R9), Z16, Z16
-	VMOVUPS 2688(R9), Z17
-	VSUBPD  2496(R9), Z17, Z17
-	VMOVUPS 2752(R9), Z18
-	VSUBPD  2560(R9), Z18, Z18
-	VMOVUPS 2816(R9), Z19
-	VSUBPD  2624(R9), Z19, Z19
-	VMOVUPS 3584(R9), Z20
-	VSUBPD  2688(R9), Z20, Z20
-	VMOVUPS 3648(R9), Z21
-	VSUBPD  2752(R9), Z21, Z21
-	VMOVUPS 3712(R9), Z22
-	VSUBPD  2816(R9), Z22, Z22
+	VMOVUPS 4096(R9), Z2
+	VSUBPD  4544(R9), Z2, Z2
+	VMOVUPS 4160(R9), Z3
+	VSUBPD  4608(R9), Z3, Z3
+	VMOVUPS 4224(R9), Z4
+	VSUBPD  4672(R9), Z4, Z4
+	VMOVUPS 4992(R9), Z5
+	VSUBPD  4096(R9), Z5, Z5
+	VMOVUPS 5056(R9), Z6
+	VSUBPD  4160(R9), Z6, Z6
+	VMOVUPS 5120(R9), Z7
+	VSUBPD  4224(R9), Z7, Z7
+	VMOVUPS 4288(R9), Z8
+	VSUBPD  4544(R9), Z8, Z8
+	VMOVUPS 4352(R9), Z9
+	VSUBPD  4608(R9), Z9, Z9
+	VMOVUPS 4416(R9), Z10
+	VSUBPD  4672(R9), Z10, Z10
+	VMOVUPS 5184(R9), Z11
+	VSUBPD  4288(R9), Z11, Z11
+	VMOVUPS 5248(R9), Z12
+	VSUBPD  4352(R9), Z12, Z12
+	VMOVUPS 5312(R9), Z13
+	VSUBPD  4416(R9), Z13, Z13
+	VMOVUPS 5440(R9), Z14
+	VSUBPD  4544(R9), Z14, Z14
+	VMOVUPS 5504(R9), Z15
+	VSUBPD  4608(R9), Z15, Z15
+	VMOVUPS 5568(R9), Z16
+	VSUBPD  4672(R9), Z16, Z16
+	VMOVUPS 4736(R9), Z17
+	VSUBPD  4544(R9), Z17, Z17
+	VMOVUPS 4800(R9), Z18
+	VSUBPD  4608(R9), Z18, Z18
+	VMOVUPS 4864(R9), Z19
+	VSUBPD  4672(R9), Z19, Z19
+	VMOVUPS 5632(R9), Z20
+	VSUBPD  4736(R9), Z20, Z20
+	VMOVUPS 5696(R9), Z21
+	VSUBPD  4800(R9), Z21, Z21
+	VMOVUPS 5760(R9), Z22
+	VSUBPD  4864(R9), Z22, Z22
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPD       Z2, Z2, Z23
@@ -75196,23 +83376,23 @@ TOI64AVX512_g_nopad:
 	VADDPD       Z27, Z26, Z26
 	VSUBPD       Z22, Z22, Z27
 	VADDPD       Z27, Z23, Z23
-	VMOVUPS      2432(R9), Z27
-	VSUBPD       2432(R9), Z27, Z27
+	VMOVUPS      4480(R9), Z27
+	VSUBPD       4480(R9), Z27, Z27
 	VADDPD       Z27, Z24, Z24
-	VMOVUPS      3328(R9), Z27
-	VSUBPD       3328(R9), Z27, Z27
+	VMOVUPS      5376(R9), Z27
+	VSUBPD       5376(R9), Z27, Z27
 	VADDPD       Z27, Z25, Z25
-	VMOVUPS      3840(R9), Z27
-	VSUBPD       3840(R9), Z27, Z27
+	VMOVUPS      5888(R9), Z27
+	VSUBPD       5888(R9), Z27, Z27
 	VADDPD       Z27, Z26, Z26
-	VMOVUPS      2880(R9), Z27
-	VSUBPD       2880(R9), Z27, Z27
+	VMOVUPS      4928(R9), Z27
+	VSUBPD       4928(R9), Z27, Z27
 	VADDPD       Z27, Z23, Z23
-	VMOVUPS      3776(R9), Z27
-	VSUBPD       3776(R9), Z27, Z27
+	VMOVUPS      5824(R9), Z27
+	VSUBPD       5824(R9), Z27, Z27
 	VADDPD       Z27, Z24, Z24
-	VMOVUPS      3904(R9), Z27
-	VSUBPD       3904(R9), Z27, Z27
+	VMOVUPS      5952(R9), Z27
+	VSUBPD       5952(R9), Z27, Z27
 	VADDPD       Z27, Z25, Z25
 	VBROADCASTSD margin+56(FP), Z27
 	VBROADCASTSD margin+56(FP), Z28
@@ -75232,14 +83412,14 @@ TOI64AVX512_g_nopad:
 	VCMPPD       $0x00, Z0, Z23, K1
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 2432(R9), Z23
-	VMINPD  3328(R9), Z23, Z23
-	VMOVUPS 2880(R9), Z24
-	VMINPD  3776(R9), Z24, Z24
+	VMOVUPS 4480(R9), Z23
+	VMINPD  5376(R9), Z23, Z23
+	VMOVUPS 4928(R9), Z24
+	VMINPD  5824(R9), Z24, Z24
 	VMINPD  Z24, Z23, Z23
 	VCMPPD  $0x11, Z0, Z23, K2
-	VMOVUPS 3840(R9), Z23
-	VMINPD  3904(R9), Z23, Z23
+	VMOVUPS 5888(R9), Z23
+	VMINPD  5952(R9), Z23, Z23
 	VCMPPD  $0x11, Z0, Z23, K3
 	KORW    K3, K2, K2
 	KANDNW  K1, K2, K1
@@ -75251,141 +83431,435 @@ TOI64AVX512_g_nopad:
 	VANDPD.BCST absmask64<>+0(SB), Z3, Z25
 	VADDPD      Z6, Z3, Z26
 	VANDPD.BCST absmask64<>+0(SB), Z26, Z26
+
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	VMOVUPS     8064(R9), Z27
+	VSUBPD      8512(R9), Z27, Z27
 	VMAXPD      Z26, Z0, Z26
-	VANDPD.BCST absmask64<>+0(SB), Z4, Z27
-	VMAXPD      Z27, Z23, Z23
-	VADDPD      Z7, Z4, Z27
-	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
-	VMAXPD      Z27, Z24, Z24
-	VANDPD.BCST absmask64<>+0(SB), Z8, Z27
-	VMAXPD      Z27, Z25, Z25
-	VADDPD      Z11, Z8, Z27
-	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
-	VMAXPD      Z27, Z26, Z26
-	VANDPD.BCST absmask64<>+0(SB), Z9, Z27
-	VMAXPD      Z27, Z23, Z23
-	VADDPD      Z12, Z9, Z27
-	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
-	VMAXPD      Z27, Z24, Z24
-	VANDPD.BCST absmask64<>+0(SB), Z10, Z27
-	VMAXPD      Z27, Z25, Z25
-	VADDPD      Z13, Z10, Z27
-	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
-	VMAXPD      Z27, Z26, Z26
-	VANDPD.BCST absmask64<>+0(SB), Z14, Z27
-	VMAXPD      Z27, Z23, Z23
-	VANDPD.BCST absmask64<>+0(SB), Z15, Z27
-	VMAXPD      Z27, Z24, Z24
-	VANDPD.BCST absmask64<>+0(SB), Z16, Z27
-	VMAXPD      Z27, Z25, Z25
-	VANDPD.BCST absmask64<>+0(SB), Z17, Z27
-	VMAXPD      Z27, Z26, Z26
+	VMOVUPS     8128(R9), Z28
+	VSUBPD      8576(R9), Z28, Z28
+	VANDPD.BCST absmask64<>+0(SB), Z4, Z29
+	VMOVUPS     Z2, (R9)
+	VMOVUPS     8192(R9), Z2
+	VSUBPD      8640(R9), Z2, Z2
+	VMAXPD      Z29, Z23, Z23
+	VMOVUPS     8960(R9), Z29
+	VSUBPD      8064(R9), Z29, Z29
+	VADDPD      Z7, Z4, Z30
+	VMOVUPS     Z3, 64(R9)
+	VMOVUPS     Z4, 128(R9)
+	VMOVUPS     9024(R9), Z3
+	VSUBPD      8128(R9), Z3, Z3
+	VANDPD.BCST absmask64<>+0(SB), Z30, Z4
+	VMOVUPS     Z5, 192(R9)
+	VMOVUPS     9088(R9), Z5
+	VSUBPD      8192(R9), Z5, Z5
+	VMAXPD      Z4, Z24, Z4
+	VMOVUPS     8256(R9), Z24
+	VSUBPD      8512(R9), Z24, Z24
+	VANDPD.BCST absmask64<>+0(SB), Z8, Z30
+	VMOVUPS     Z6, 256(R9)
+	VMOVUPS     Z7, 320(R9)
+	VMOVUPS     8320(R9), Z6
+	VSUBPD      8576(R9), Z6, Z6
+	VMAXPD      Z30, Z25, Z7
+	VMOVUPS     8384(R9), Z25
+	VSUBPD      8640(R9), Z25, Z25
+	VADDPD      Z11, Z8, Z30
+	VMOVUPS     Z8, 384(R9)
+	VMOVUPS     Z11, 448(R9)
+	VMOVUPS     9152(R9), Z8
+	VSUBPD      8256(R9), Z8, Z8
+	VANDPD.BCST absmask64<>+0(SB), Z30, Z11
+	VMOVUPS     Z22, 512(R9)
+	VMOVUPS     9216(R9), Z22
+	VSUBPD      8320(R9), Z22, Z22
+	VMAXPD      Z11, Z26, Z11
+	VMOVUPS     9280(R9), Z26
+	VSUBPD      8384(R9), Z26, Z26
+	VANDPD.BCST absmask64<>+0(SB), Z9, Z30
+	VMOVUPS     Z26, 576(R9)
+	VMOVUPS     Z19, 640(R9)
+	VMOVUPS     9408(R9), Z19
+	VSUBPD      8512(R9), Z19, Z19
+	VMAXPD      Z30, Z23, Z23
+	VMOVUPS     9472(R9), Z26
+	VSUBPD      8576(R9), Z26, Z26
+	VADDPD      Z12, Z9, Z30
+	VMOVUPS     Z9, 704(R9)
+	VMOVUPS     Z12, 768(R9)
+	VMOVUPS     9536(R9), Z9
+	VSUBPD      8640(R9), Z9, Z9
+	VANDPD.BCST absmask64<>+0(SB), Z30, Z12
+	VMOVUPS     Z9, 832(R9)
+	VMOVUPS     8704(R9), Z9
+	VSUBPD      8512(R9), Z9, Z9
+	VMAXPD      Z12, Z4, Z4
+	VMOVUPS     8768(R9), Z12
+	VSUBPD      8576(R9), Z12, Z12
+	VANDPD.BCST absmask64<>+0(SB), Z10, Z30
+	VMOVUPS     Z12, 896(R9)
+	VMOVUPS     Z9, 960(R9)
+	VMOVUPS     8832(R9), Z9
+	VSUBPD      8640(R9), Z9, Z9
+	VMAXPD      Z30, Z7, Z7
+	VMOVUPS     9600(R9), Z12
+	VSUBPD      8704(R9), Z12, Z12
+	VADDPD      Z13, Z10, Z30
+	VMOVUPS     Z10, 1024(R9)
+	VMOVUPS     Z13, 1088(R9)
+	VMOVUPS     9664(R9), Z10
+	VSUBPD      8768(R9), Z10, Z10
+	VANDPD.BCST absmask64<>+0(SB), Z30, Z13
+	VMOVUPS     Z9, 1152(R9)
+	VMOVUPS     9728(R9), Z9
+	VSUBPD      8832(R9), Z9, Z9
+	VMAXPD      Z13, Z11, Z11
+
+	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
+	VSUBPD      Z27, Z27, Z13
+	VANDPD.BCST absmask64<>+0(SB), Z14, Z30
+	VMOVUPS     Z27, 1216(R9)
+	VSUBPD      Z29, Z29, Z27
+	VMOVUPS     Z29, 1280(R9)
+	VMAXPD      Z30, Z23, Z23
+	VSUBPD      Z28, Z28, Z29
+	VANDPD.BCST absmask64<>+0(SB), Z15, Z30
+	VMOVUPS     Z28, 1344(R9)
+	VSUBPD      Z3, Z3, Z28
+	VMOVUPS     Z3, 1408(R9)
+	VMAXPD      Z30, Z4, Z3
+	VSUBPD      Z2, Z2, Z4
+	VANDPD.BCST absmask64<>+0(SB), Z16, Z30
+	VMOVUPS     Z2, 1472(R9)
+	VADDPD      Z4, Z13, Z2
+	VMAXPD      Z30, Z7, Z4
+	VSUBPD      Z5, Z5, Z7
+	VANDPD.BCST absmask64<>+0(SB), Z17, Z13
+	VADDPD      Z7, Z27, Z7
+	VMAXPD      Z13, Z11, Z11
+	VSUBPD      Z24, Z24, Z13
 	VADDPD      Z20, Z17, Z27
+	VADDPD      Z13, Z29, Z13
 	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
+	VSUBPD      Z8, Z8, Z29
 	VMAXPD      Z27, Z23, Z23
-	VANDPD.BCST absmask64<>+0(SB), Z18, Z27
-	VMAXPD      Z27, Z24, Z24
-	VADDPD      Z21, Z18, Z27
-	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
-	VMAXPD      Z27, Z25, Z25
-	VANDPD.BCST absmask64<>+0(SB), Z19, Z27
-	VMAXPD      Z27, Z26, Z26
-	VADDPD      Z22, Z19, Z27
-	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
-	VMAXPD      Z27, Z23, Z23
-	VMAXPD      Z23, Z26, Z23
-	VMAXPD      Z25, Z24, Z24
-	VMAXPD      Z24, Z23, Z23
+	VADDPD      Z29, Z28, Z27
+	VANDPD.BCST absmask64<>+0(SB), Z18, Z28
+	VSUBPD      Z6, Z6, Z29
+	VMAXPD      Z28, Z3, Z3
+	VADDPD      Z29, Z2, Z2
+	VADDPD      Z21, Z18, Z28
+	VSUBPD      Z22, Z22, Z29
+	VANDPD.BCST absmask64<>+0(SB), Z28, Z28
+	VADDPD      Z29, Z7, Z7
+	VMAXPD      Z28, Z4, Z4
+	VSUBPD      Z25, Z25, Z28
+	VMOVUPS     640(R9), Z29
+	VANDPD.BCST absmask64<>+0(SB), Z29, Z29
+	VADDPD      Z28, Z13, Z13
+	VMAXPD      Z29, Z11, Z11
+	VMOVUPS     576(R9), Z28
+	VSUBPD      576(R9), Z28, Z28
+	VMOVUPS     640(R9), Z29
+	VADDPD      512(R9), Z29, Z29
+	VADDPD      Z28, Z27, Z27
+	VANDPD.BCST absmask64<>+0(SB), Z29, Z28
+	VSUBPD      Z19, Z19, Z29
+	VMAXPD      Z28, Z23, Z23
+	VADDPD      Z29, Z2, Z2
+	VMAXPD      Z23, Z11, Z11
+	VSUBPD      Z26, Z26, Z23
+	VMAXPD      Z4, Z3, Z3
+	VADDPD      Z23, Z7, Z4
+	VMAXPD      Z3, Z11, Z3
+	VMOVUPS     832(R9), Z7
+	VSUBPD      832(R9), Z7, Z7
 
 	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
-	VBROADCASTSD   toitolfloor64<>+0(SB), Z24
-	VMULPD         Z23, Z24, Z23
-	VBROADCASTSD   tol+64(FP), Z24
-	VMAXPD         Z23, Z24, Z23
-	VMOVUPS        2432(R9), Z24
-	VMAXPD         3328(R9), Z24, Z24
-	VMOVUPS        2880(R9), Z25
-	VMAXPD         3776(R9), Z25, Z25
-	VADDPD         3840(R9), Z24, Z24
-	VADDPD         3904(R9), Z25, Z25
-	VADDPD         Z25, Z24, Z24
-	VBROADCASTSD   margin+56(FP), Z25
-	VADDPD         Z25, Z24, Z24
-	VMAXPD         Z23, Z24, Z24
-	VADDPD         Z23, Z24, Z23
-	VXORPS         Z25, Z25, Z25
-	VBROADCASTSD   toiinvalid64<>+0(SB), Z26
-	VBLENDMPD.BCST toirunning64<>+0(SB), Z26, K1, Z25
-	VMOVUPS        Z2, 3968(R9)
-	VMOVUPS        Z3, 4032(R9)
-	VMOVUPS        Z4, 4096(R9)
-	VMOVUPS        Z8, 4160(R9)
-	VMOVUPS        Z9, 4224(R9)
-	VMOVUPS        Z10, 4288(R9)
-	VMOVUPS        Z17, 4352(R9)
-	VMOVUPS        Z18, 4416(R9)
-	VMOVUPS        Z19, 4480(R9)
-	VMOVUPS        Z5, 4544(R9)
-	VMOVUPS        Z6, 4608(R9)
-	VMOVUPS        Z7, 4672(R9)
-	VMOVUPS        Z11, 4736(R9)
-	VMOVUPS        Z12, 4800(R9)
-	VMOVUPS        Z13, 4864(R9)
-	VMOVUPS        Z14, 4928(R9)
-	VMOVUPS        Z15, 4992(R9)
-	VMOVUPS        Z16, 5056(R9)
-	VMOVUPS        Z20, 5120(R9)
-	VMOVUPS        Z21, 5184(R9)
-	VMOVUPS        Z22, 5248(R9)
-	VMOVUPS        Z24, 5312(R9)
-	VMOVUPS        Z23, 5376(R9)
-	VMOVUPS        Z0, 5440(R9)
-	VMOVUPS        Z0, 5504(R9)
-	VMOVUPS        Z25, 5568(R9)
+	VADDPD         Z7, Z13, Z7
+	VBROADCASTSD   toitolfloor64<>+0(SB), Z11
+	VMULPD         Z3, Z11, Z3
+	VMOVUPS        960(R9), Z11
+	VSUBPD         960(R9), Z11, Z11
+	VBROADCASTSD   tol+64(FP), Z13
+	VMAXPD         Z3, Z13, Z3
+	VADDPD         Z11, Z27, Z11
+	VMOVUPS        4480(R9), Z13
+	VMAXPD         5376(R9), Z13, Z13
+	VSUBPD         Z12, Z12, Z23
+	VMOVUPS        4928(R9), Z27
+	VMAXPD         5824(R9), Z27, Z27
+	VADDPD         Z23, Z2, Z2
+	VADDPD         5888(R9), Z13, Z13
+	VMOVUPS        896(R9), Z23
+	VSUBPD         896(R9), Z23, Z23
+	VADDPD         5952(R9), Z27, Z27
+	VADDPD         Z23, Z4, Z4
+	VADDPD         Z27, Z13, Z13
+	VSUBPD         Z10, Z10, Z23
+	VBROADCASTSD   margin+56(FP), Z27
+	VADDPD         Z27, Z13, Z13
+	VADDPD         Z23, Z7, Z7
+	VMAXPD         Z3, Z13, Z13
+	VMOVUPS        1152(R9), Z23
+	VSUBPD         1152(R9), Z23, Z23
+	VADDPD         Z3, Z13, Z3
+	VADDPD         Z23, Z11, Z11
+	VSUBPD         Z9, Z9, Z23
+	VADDPD         Z23, Z2, Z2
+	VXORPS         Z23, Z23, Z23
+	VBROADCASTSD   toiinvalid64<>+0(SB), Z27
+	VBLENDMPD.BCST toirunning64<>+0(SB), Z27, K1, Z23
+	VMOVUPS        (R9), Z27
+	VMOVUPS        Z27, 6016(R9)
+	VMOVUPS        64(R9), Z27
+	VMOVUPS        Z27, 6080(R9)
+	VMOVUPS        128(R9), Z27
+	VMOVUPS        Z27, 6144(R9)
+	VMOVUPS        384(R9), Z27
+	VMOVUPS        Z27, 6208(R9)
+	VMOVUPS        704(R9), Z27
+	VMOVUPS        Z27, 6272(R9)
+	VMOVUPS        1024(R9), Z27
+	VMOVUPS        Z27, 6336(R9)
+	VMOVUPS        Z17, 6400(R9)
+	VMOVUPS        Z18, 6464(R9)
+	VMOVUPS        640(R9), Z17
+	VMOVUPS        Z17, 6528(R9)
+	VMOVUPS        192(R9), Z17
+	VMOVUPS        Z17, 6592(R9)
+	VMOVUPS        256(R9), Z17
+	VMOVUPS        Z17, 6656(R9)
+	VMOVUPS        320(R9), Z17
+	VMOVUPS        Z17, 6720(R9)
+	VMOVUPS        448(R9), Z17
+	VMOVUPS        Z17, 6784(R9)
+	VMOVUPS        768(R9), Z17
+	VMOVUPS        Z17, 6848(R9)
+	VMOVUPS        1088(R9), Z17
+	VMOVUPS        Z17, 6912(R9)
+	VMOVUPS        Z14, 6976(R9)
+	VMOVUPS        Z15, 7040(R9)
+	VMOVUPS        Z16, 7104(R9)
+	VMOVUPS        Z20, 7168(R9)
+	VMOVUPS        Z21, 7232(R9)
+	VMOVUPS        512(R9), Z14
+	VMOVUPS        Z14, 7296(R9)
+	VMOVUPS        Z13, 7360(R9)
+	VMOVUPS        Z3, 7424(R9)
+	VMOVUPS        Z0, 7488(R9)
+	VMOVUPS        Z0, 7552(R9)
+	VMOVUPS        Z23, 7616(R9)
+	VMOVUPS        8448(R9), Z3
+	VSUBPD         8448(R9), Z3, Z3
+	VADDPD         Z3, Z4, Z3
+	VMOVUPS        9344(R9), Z4
+	VSUBPD         9344(R9), Z4, Z4
+	VADDPD         Z4, Z7, Z4
+	VMOVUPS        9856(R9), Z7
+	VSUBPD         9856(R9), Z7, Z7
+	VADDPD         Z7, Z11, Z7
+	VMOVUPS        8896(R9), Z11
+	VSUBPD         8896(R9), Z11, Z11
+	VADDPD         Z11, Z2, Z2
+	VMOVUPS        9792(R9), Z11
+	VSUBPD         9792(R9), Z11, Z11
+	VADDPD         Z11, Z3, Z3
+	VMOVUPS        9920(R9), Z11
+	VSUBPD         9920(R9), Z11, Z11
+	VADDPD         Z11, Z4, Z4
+	VBROADCASTSD   margin+56(FP), Z11
+	VBROADCASTSD   margin+56(FP), Z13
+	VSUBPD         Z11, Z13, Z11
+	VADDPD         Z11, Z7, Z7
+	VBROADCASTSD   tol+64(FP), Z11
+	VBROADCASTSD   tol+64(FP), Z13
+	VSUBPD         Z11, Z13, Z11
+	VADDPD         Z11, Z2, Z2
+	VBROADCASTSD   tmax+72(FP), Z11
+	VBROADCASTSD   tmax+72(FP), Z13
+	VSUBPD         Z11, Z13, Z11
+	VADDPD         Z11, Z3, Z3
+	VADDPD         Z3, Z2, Z2
+	VADDPD         Z7, Z4, Z3
+	VADDPD         Z3, Z2, Z2
+	VCMPPD         $0x00, Z0, Z2, K1
+
+	// A negative radius or pad is invalid.
+	VMOVUPS 8448(R9), Z2
+	VMINPD  9344(R9), Z2, Z2
+	VMOVUPS 8896(R9), Z3
+	VMINPD  9792(R9), Z3, Z3
+	VMINPD  Z3, Z2, Z2
+	VCMPPD  $0x11, Z0, Z2, K2
+	VMOVUPS 9856(R9), Z2
+	VMINPD  9920(R9), Z2, Z2
+	VCMPPD  $0x11, Z0, Z2, K3
+	KORW    K3, K2, K2
+	KANDNW  K1, K2, K1
+
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	VMOVUPS     1216(R9), Z2
+	VANDPD.BCST absmask64<>+0(SB), Z2, Z2
+	VMOVUPS     1216(R9), Z3
+	VADDPD      1280(R9), Z3, Z3
+	VANDPD.BCST absmask64<>+0(SB), Z3, Z3
+	VMOVUPS     1344(R9), Z4
+	VANDPD.BCST absmask64<>+0(SB), Z4, Z4
+	VMOVUPS     1344(R9), Z7
+	VADDPD      1408(R9), Z7, Z7
+	VANDPD.BCST absmask64<>+0(SB), Z7, Z7
+	VMAXPD      Z7, Z0, Z7
+	VMOVUPS     1472(R9), Z11
+	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
+	VMAXPD      Z11, Z2, Z2
+	VADDPD      1472(R9), Z5, Z11
+	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
+	VMAXPD      Z11, Z3, Z3
+	VANDPD.BCST absmask64<>+0(SB), Z24, Z11
+	VMAXPD      Z11, Z4, Z4
+	VADDPD      Z8, Z24, Z11
+	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
+	VMAXPD      Z11, Z7, Z7
+	VANDPD.BCST absmask64<>+0(SB), Z6, Z11
+	VMAXPD      Z11, Z2, Z2
+	VADDPD      Z22, Z6, Z11
+	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
+	VMAXPD      Z11, Z3, Z3
+	VANDPD.BCST absmask64<>+0(SB), Z25, Z11
+	VMAXPD      Z11, Z4, Z4
+	VADDPD      576(R9), Z25, Z11
+	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
+	VMAXPD      Z11, Z7, Z7
+	VANDPD.BCST absmask64<>+0(SB), Z19, Z11
+	VMAXPD      Z11, Z2, Z2
+	VANDPD.BCST absmask64<>+0(SB), Z26, Z11
+	VMAXPD      Z11, Z3, Z3
+	VMOVUPS     832(R9), Z11
+	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
+	VMAXPD      Z11, Z4, Z4
+	VMOVUPS     960(R9), Z11
+	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
+	VMAXPD      Z11, Z7, Z7
+	VADDPD      960(R9), Z12, Z11
+	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
+	VMAXPD      Z11, Z2, Z2
+	VMOVUPS     896(R9), Z11
+	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
+	VMAXPD      Z11, Z3, Z3
+	VADDPD      896(R9), Z10, Z11
+	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
+	VMAXPD      Z11, Z4, Z4
+	VMOVUPS     1152(R9), Z11
+	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
+	VMAXPD      Z11, Z7, Z7
+	VADDPD      1152(R9), Z9, Z11
+	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
+	VMAXPD      Z11, Z2, Z2
+	VMAXPD      Z2, Z7, Z2
+	VMAXPD      Z4, Z3, Z3
+	VMAXPD      Z3, Z2, Z2
+
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	VBROADCASTSD   toitolfloor64<>+0(SB), Z3
+	VMULPD         Z2, Z3, Z2
+	VBROADCASTSD   tol+64(FP), Z3
+	VMAXPD         Z2, Z3, Z2
+	VMOVUPS        8448(R9), Z3
+	VMAXPD         9344(R9), Z3, Z3
+	VMOVUPS        8896(R9), Z4
+	VMAXPD         9792(R9), Z4, Z4
+	VADDPD         9856(R9), Z3, Z3
+	VADDPD         9920(R9), Z4, Z4
+	VADDPD         Z4, Z3, Z3
+	VBROADCASTSD   margin+56(FP), Z4
+	VADDPD         Z4, Z3, Z3
+	VMAXPD         Z2, Z3, Z3
+	VADDPD         Z2, Z3, Z2
+	VXORPS         Z4, Z4, Z4
+	VBROADCASTSD   toiinvalid64<>+0(SB), Z7
+	VBLENDMPD.BCST toirunning64<>+0(SB), Z7, K1, Z4
+	VMOVUPS        1216(R9), Z7
+	VMOVUPS        Z7, 9984(R9)
+	VMOVUPS        1344(R9), Z7
+	VMOVUPS        Z7, 10048(R9)
+	VMOVUPS        1472(R9), Z7
+	VMOVUPS        Z7, 10112(R9)
+	VMOVUPS        Z24, 10176(R9)
+	VMOVUPS        Z6, 10240(R9)
+	VMOVUPS        Z25, 10304(R9)
+	VMOVUPS        960(R9), Z6
+	VMOVUPS        Z6, 10368(R9)
+	VMOVUPS        896(R9), Z6
+	VMOVUPS        Z6, 10432(R9)
+	VMOVUPS        1152(R9), Z6
+	VMOVUPS        Z6, 10496(R9)
+	VMOVUPS        1280(R9), Z6
+	VMOVUPS        Z6, 10560(R9)
+	VMOVUPS        1408(R9), Z6
+	VMOVUPS        Z6, 10624(R9)
+	VMOVUPS        Z5, 10688(R9)
+	VMOVUPS        Z8, 10752(R9)
+	VMOVUPS        Z22, 10816(R9)
+	VMOVUPS        576(R9), Z5
+	VMOVUPS        Z5, 10880(R9)
+	VMOVUPS        Z19, 10944(R9)
+	VMOVUPS        Z26, 11008(R9)
+	VMOVUPS        832(R9), Z5
+	VMOVUPS        Z5, 11072(R9)
+	VMOVUPS        Z12, 11136(R9)
+	VMOVUPS        Z10, 11200(R9)
+	VMOVUPS        Z9, 11264(R9)
+	VMOVUPS        Z3, 11328(R9)
+	VMOVUPS        Z2, 11392(R9)
+	VMOVUPS        Z0, 11456(R9)
+	VMOVUPS        Z0, 11520(R9)
+	VMOVUPS        Z4, 11584(R9)
 
 	// Steps until no lane is running.
-TOI64AVX512_g_step:
+TOI64AVX512_loop2_step:
 	VBROADCASTSD tmax+72(FP), Z2
 	VMINPD       Z1, Z2, Z2
 	VMAXPD       Z0, Z2, Z2
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 5440(R9), Z3
-	VMULPD  4544(R9), Z3, Z3
-	VADDPD  3968(R9), Z3, Z3
-	VMOVUPS 5440(R9), Z4
-	VMULPD  4608(R9), Z4, Z4
-	VADDPD  4032(R9), Z4, Z4
-	VMOVUPS 5440(R9), Z5
-	VMULPD  4672(R9), Z5, Z5
-	VADDPD  4096(R9), Z5, Z5
-	VMOVUPS 5440(R9), Z6
-	VMULPD  4736(R9), Z6, Z6
-	VADDPD  4160(R9), Z6, Z6
-	VMOVUPS 5440(R9), Z7
-	VMULPD  4800(R9), Z7, Z7
-	VADDPD  4224(R9), Z7, Z7
-	VMOVUPS 5440(R9), Z8
-	VMULPD  4864(R9), Z8, Z8
-	VADDPD  4288(R9), Z8, Z8
-	VMOVUPS 5440(R9), Z9
-	VMULPD  4928(R9), Z9, Z9
+	VMOVUPS 7488(R9), Z3
+	VMULPD  6592(R9), Z3, Z3
+	VADDPD  6016(R9), Z3, Z3
+	VMOVUPS 7488(R9), Z4
+	VMULPD  6656(R9), Z4, Z4
+	VADDPD  6080(R9), Z4, Z4
+	VMOVUPS 7488(R9), Z5
+	VMULPD  6720(R9), Z5, Z5
+	VADDPD  6144(R9), Z5, Z5
+	VMOVUPS 7488(R9), Z6
+	VMULPD  6784(R9), Z6, Z6
+	VADDPD  6208(R9), Z6, Z6
+	VMOVUPS 7488(R9), Z7
+	VMULPD  6848(R9), Z7, Z7
+	VADDPD  6272(R9), Z7, Z7
+	VMOVUPS 7488(R9), Z8
+	VMULPD  6912(R9), Z8, Z8
+	VADDPD  6336(R9), Z8, Z8
+	VMOVUPS 7488(R9), Z9
+	VMULPD  6976(R9), Z9, Z9
 	VADDPD  Z9, Z0, Z9
-	VMOVUPS 5440(R9), Z10
-	VMULPD  4992(R9), Z10, Z10
+	VMOVUPS 7488(R9), Z10
+	VMULPD  7040(R9), Z10, Z10
 	VADDPD  Z10, Z0, Z10
-	VMOVUPS 5440(R9), Z11
-	VMULPD  5056(R9), Z11, Z11
+	VMOVUPS 7488(R9), Z11
+	VMULPD  7104(R9), Z11, Z11
 	VADDPD  Z11, Z0, Z11
-	VMOVUPS 5440(R9), Z12
-	VMULPD  5120(R9), Z12, Z12
-	VADDPD  4352(R9), Z12, Z12
-	VMOVUPS 5440(R9), Z13
-	VMULPD  5184(R9), Z13, Z13
-	VADDPD  4416(R9), Z13, Z13
-	VMOVUPS 5440(R9), Z14
-	VMULPD  5248(R9), Z14, Z14
-	VADDPD  4480(R9), Z14, Z14
+	VMOVUPS 7488(R9), Z12
+	VMULPD  7168(R9), Z12, Z12
+	VADDPD  6400(R9), Z12, Z12
+	VMOVUPS 7488(R9), Z13
+	VMULPD  7232(R9), Z13, Z13
+	VADDPD  6464(R9), Z13, Z13
+	VMOVUPS 7488(R9), Z14
+	VMULPD  7296(R9), Z14, Z14
+	VADDPD  6528(R9), Z14, Z14
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD Z3, Z6, Z15
@@ -75507,174 +83981,473 @@ TOI64AVX512_g_step:
 	VSQRTPD     Z9, Z9
 
 	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
-	VDIVPD Z9, Z1, Z12
-	VMULPD Z12, Z10, Z10
-	VMULPD Z12, Z11, Z11
-	VMULPD Z12, Z2, Z2
-	VMULPD Z3, Z10, Z3
-	VMULPD Z4, Z11, Z4
-	VADDPD Z4, Z3, Z3
-	VMULPD Z5, Z2, Z4
-	VADDPD Z4, Z3, Z3
-	VMULPD 4544(R9), Z10, Z4
-	VMULPD 4608(R9), Z11, Z5
-	VADDPD Z5, Z4, Z4
-	VMULPD 4672(R9), Z2, Z5
-	VADDPD Z5, Z4, Z4
-	VMULPD Z6, Z10, Z5
-	VMULPD Z7, Z11, Z6
-	VADDPD Z6, Z5, Z5
-	VMULPD Z8, Z2, Z6
-	VADDPD Z6, Z5, Z5
-	VMULPD 4736(R9), Z10, Z6
-	VMULPD 4800(R9), Z11, Z7
-	VADDPD Z7, Z6, Z6
-	VMULPD 4864(R9), Z2, Z7
-	VADDPD Z7, Z6, Z6
-	VMULPD 384(R9), Z10, Z7
-	VMULPD 320(R9), Z11, Z8
-	VADDPD Z8, Z7, Z7
-	VMULPD 256(R9), Z2, Z8
-	VADDPD Z8, Z7, Z7
-	VMULPD 4928(R9), Z10, Z8
-	VMULPD 4992(R9), Z11, Z12
-	VADDPD Z12, Z8, Z8
-	VMULPD 5056(R9), Z2, Z12
-	VADDPD Z12, Z8, Z8
-	VMULPD 192(R9), Z10, Z12
-	VMULPD 128(R9), Z11, Z13
-	VADDPD Z13, Z12, Z12
-	VMULPD 64(R9), Z2, Z13
-	VADDPD Z13, Z12, Z12
-	VMULPD 5120(R9), Z10, Z10
-	VMULPD 5184(R9), Z11, Z11
-	VADDPD Z11, Z10, Z10
-	VMULPD 5248(R9), Z2, Z2
-	VADDPD Z2, Z10, Z2
+	VDIVPD       Z9, Z1, Z12
+	VMULPD       Z12, Z10, Z10
+	VMULPD       Z12, Z11, Z11
+	VMULPD       Z12, Z2, Z2
+	VMULPD       Z3, Z10, Z3
+	VMULPD       Z4, Z11, Z4
+	VADDPD       Z4, Z3, Z3
+	VMULPD       Z5, Z2, Z4
+	VBROADCASTSD tmax+72(FP), Z5
+	VMINPD       Z1, Z5, Z5
+	VMAXPD       Z0, Z5, Z5
+	VADDPD       Z4, Z3, Z3
+	VMULPD       6592(R9), Z10, Z4
+	VMULPD       6656(R9), Z11, Z12
+	VADDPD       Z12, Z4, Z4
+
+	// Step 1: the endpoints at t and the projection.
+	VMOVUPS 11456(R9), Z12
+	VMULPD  10560(R9), Z12, Z12
+	VMULPD  6720(R9), Z2, Z13
+	VADDPD  9984(R9), Z12, Z12
+	VADDPD  Z13, Z4, Z4
+	VMOVUPS 11456(R9), Z13
+	VMULPD  10624(R9), Z13, Z13
+	VMULPD  Z6, Z10, Z6
+	VADDPD  10048(R9), Z13, Z13
+	VMULPD  Z7, Z11, Z7
+	VMOVUPS 11456(R9), Z14
+	VMULPD  10688(R9), Z14, Z14
+	VADDPD  Z7, Z6, Z6
+	VADDPD  10112(R9), Z14, Z7
+	VMULPD  Z8, Z2, Z8
+	VMOVUPS 11456(R9), Z14
+	VMULPD  10752(R9), Z14, Z14
+	VADDPD  Z8, Z6, Z6
+	VADDPD  10176(R9), Z14, Z8
+	VMULPD  6784(R9), Z10, Z14
+	VMOVUPS 11456(R9), Z15
+	VMULPD  10816(R9), Z15, Z15
+	VMULPD  6848(R9), Z11, Z16
+	VADDPD  10240(R9), Z15, Z15
+	VADDPD  Z16, Z14, Z14
+	VMOVUPS 11456(R9), Z16
+	VMULPD  10880(R9), Z16, Z16
+	VMULPD  6912(R9), Z2, Z17
+	VADDPD  10304(R9), Z16, Z16
+	VADDPD  Z17, Z14, Z14
+	VMOVUPS 11456(R9), Z17
+	VMULPD  10944(R9), Z17, Z17
+	VMULPD  384(R9), Z10, Z18
+	VADDPD  Z17, Z0, Z17
+	VMULPD  320(R9), Z11, Z19
+	VMOVUPS 11456(R9), Z20
+	VMULPD  11008(R9), Z20, Z20
+	VADDPD  Z19, Z18, Z18
+	VADDPD  Z20, Z0, Z19
+	VMULPD  256(R9), Z2, Z20
+	VMOVUPS 11456(R9), Z21
+	VMULPD  11072(R9), Z21, Z21
+	VADDPD  Z20, Z18, Z18
+	VADDPD  Z21, Z0, Z20
+	VMULPD  6976(R9), Z10, Z21
+	VMOVUPS 11456(R9), Z22
+	VMULPD  11136(R9), Z22, Z22
+	VMULPD  7040(R9), Z11, Z23
+	VADDPD  10368(R9), Z22, Z22
+	VADDPD  Z23, Z21, Z21
+	VMOVUPS 11456(R9), Z23
+	VMULPD  11200(R9), Z23, Z23
+	VMULPD  7104(R9), Z2, Z24
+	VADDPD  10432(R9), Z23, Z23
+	VADDPD  Z24, Z21, Z21
+	VMOVUPS 11456(R9), Z24
+	VMULPD  11264(R9), Z24, Z24
+	VMULPD  192(R9), Z10, Z25
+	VADDPD  10496(R9), Z24, Z24
+	VMULPD  128(R9), Z11, Z26
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPD  Z12, Z8, Z27
+	VADDPD  Z26, Z25, Z25
+	VSUBPD  Z13, Z15, Z26
+	VMULPD  64(R9), Z2, Z28
+	VSUBPD  Z7, Z16, Z29
+	VADDPD  Z28, Z25, Z25
+	VSUBPD  Z17, Z22, Z28
+	VMULPD  7168(R9), Z10, Z10
+	VSUBPD  Z19, Z23, Z30
+	VMOVUPS Z5, 64(R9)
+	VMULPD  7232(R9), Z11, Z5
+	VSUBPD  Z20, Z24, Z11
+	VMOVUPS Z24, 128(R9)
+	VADDPD  Z5, Z10, Z5
+	VSUBPD  Z17, Z12, Z10
+	VMULPD  7296(R9), Z2, Z2
+	VSUBPD  Z19, Z13, Z24
+	VMOVUPS Z23, 192(R9)
+	VADDPD  Z2, Z5, Z2
+	VSUBPD  Z20, Z7, Z5
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
-	VSUBPD       Z7, Z3, Z10
-	VSUBPD       5312(R9), Z10, Z10
-	VSUBPD       Z4, Z8, Z11
-	VCMPPD       $0x11, Z11, Z0, K2
-	VDIVPD       Z11, Z10, Z11
-	VXORPS       Z13, Z13, Z13
-	VBROADCASTSD toiinf64<>+0(SB), Z14
-	VBLENDMPD    Z11, Z14, K2, Z13
-	VCMPPD       $0x11, Z10, Z0, K2
-	VMOVAPD.Z    Z13, K2, Z10
-	VSUBPD       Z12, Z3, Z3
-	VSUBPD       5312(R9), Z3, Z3
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD       Z28, Z28, Z23
+	VMOVUPS      Z22, 256(R9)
+	VSUBPD       Z18, Z3, Z22
+	VMOVUPS      Z20, 320(R9)
+	VMULPD       Z30, Z30, Z20
+	VMOVUPS      Z19, 384(R9)
+	VSUBPD       7360(R9), Z22, Z19
+	VADDPD       Z20, Z23, Z20
+	VSUBPD       Z4, Z21, Z22
+	VMULPD       Z11, Z11, Z23
+	VCMPPD       $0x11, Z22, Z0, K2
+	VMOVUPS      Z17, 448(R9)
+	VADDPD       Z23, Z20, Z17
+	VDIVPD       Z22, Z19, Z20
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z17, K3
+	VDIVPD.Z     Z17, Z1, K3, Z17
+	VMOVUPS      Z16, 512(R9)
+	VMOVUPS      Z15, 576(R9)
+	VXORPS       Z15, Z15, Z15
+	VBROADCASTSD toiinf64<>+0(SB), Z16
+	VBLENDMPD    Z20, Z16, K2, Z15
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD       Z27, Z27, Z16
+	VCMPPD       $0x11, Z19, Z0, K2
+	VMULPD       Z26, Z26, Z19
+	VMOVAPD.Z    Z15, K2, Z15
+	VADDPD       Z19, Z16, Z16
+	VSUBPD       Z25, Z3, Z3
+	VMULPD       Z29, Z29, Z19
+	VSUBPD       7360(R9), Z3, Z3
+	VADDPD       Z19, Z16, Z16
 	VSUBPD       Z4, Z2, Z4
+	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z16, K2
+	VDIVPD.Z     Z16, Z1, K2, Z16
 	VCMPPD       $0x11, Z4, Z0, K2
+	VMULPD       Z10, Z28, Z19
 	VDIVPD       Z4, Z3, Z4
-	VXORPS       Z11, Z11, Z11
-	VBROADCASTSD toiinf64<>+0(SB), Z13
-	VBLENDMPD    Z4, Z13, K2, Z11
+	VMULPD       Z24, Z30, Z20
+	VMOVUPS      Z8, 640(R9)
+	VMOVUPS      Z7, 704(R9)
+	VXORPS       Z7, Z7, Z7
+	VBROADCASTSD toiinf64<>+0(SB), Z8
+	VBLENDMPD    Z4, Z8, K2, Z7
+	VADDPD       Z20, Z19, Z4
 	VCMPPD       $0x11, Z3, Z0, K2
-	VMOVAPD.Z    Z11, K2, Z3
-	VMINPD       Z3, Z10, Z3
-	VSUBPD       Z7, Z5, Z4
-	VSUBPD       5312(R9), Z4, Z4
-	VSUBPD       Z6, Z8, Z7
+	VMULPD       Z5, Z11, Z3
+	VMOVAPD.Z    Z7, K2, Z7
+	VADDPD       Z3, Z4, Z3
+	VMINPD       Z7, Z15, Z4
+	VMULPD       Z17, Z3, Z3
+	VSUBPD       Z18, Z6, Z7
+	VMULPD       Z27, Z28, Z8
+	VSUBPD       7360(R9), Z7, Z7
+	VMULPD       Z26, Z30, Z15
+	VSUBPD       Z14, Z21, Z18
+	VADDPD       Z15, Z8, Z8
+	VCMPPD       $0x11, Z18, Z0, K2
+	VMULPD       Z29, Z11, Z15
+	VDIVPD       Z18, Z7, Z18
+	VADDPD       Z15, Z8, Z8
+	VXORPS       Z15, Z15, Z15
+	VBROADCASTSD toiinf64<>+0(SB), Z19
+	VBLENDMPD    Z18, Z19, K2, Z15
+	VMULPD       Z17, Z8, Z17
 	VCMPPD       $0x11, Z7, Z0, K2
-	VDIVPD       Z7, Z4, Z7
-	VXORPS       Z8, Z8, Z8
-	VBROADCASTSD toiinf64<>+0(SB), Z10
-	VBLENDMPD    Z7, Z10, K2, Z8
-	VCMPPD       $0x11, Z4, Z0, K2
-	VMOVAPD.Z    Z8, K2, Z4
-	VMINPD       Z4, Z3, Z3
-	VSUBPD       Z12, Z5, Z4
-	VSUBPD       5312(R9), Z4, Z4
-	VSUBPD       Z6, Z2, Z2
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD    Z27, Z10, Z7
+	VMOVAPD.Z Z15, K2, Z15
+	VMULPD    Z26, Z24, Z18
+	VMINPD    Z15, Z4, Z4
+	VADDPD    Z18, Z7, Z7
+	VSUBPD    Z25, Z6, Z6
+	VMULPD    Z29, Z5, Z15
+	VSUBPD    7360(R9), Z6, Z6
+	VADDPD    Z15, Z7, Z7
+	VSUBPD    Z14, Z2, Z2
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD       Z3, Z28, Z14
 	VCMPPD       $0x11, Z2, Z0, K2
-	VDIVPD       Z2, Z4, Z2
-	VXORPS       Z5, Z5, Z5
-	VBROADCASTSD toiinf64<>+0(SB), Z6
-	VBLENDMPD    Z2, Z6, K2, Z5
-	VCMPPD       $0x11, Z4, Z0, K2
-	VMOVAPD.Z    Z5, K2, Z2
-	VMINPD       Z2, Z3, Z2
-	VADDPD       5440(R9), Z2, Z2
+	VMULPD       Z3, Z30, Z15
+	VDIVPD       Z2, Z6, Z2
+	VMULPD       Z3, Z11, Z18
+	VXORPS       Z19, Z19, Z19
+	VBROADCASTSD toiinf64<>+0(SB), Z20
+	VBLENDMPD    Z2, Z20, K2, Z19
+	VSUBPD       Z10, Z14, Z2
+	VCMPPD       $0x11, Z6, Z0, K2
+	VSUBPD       Z24, Z15, Z6
+	VMOVAPD.Z    Z19, K2, Z14
+	VSUBPD       Z5, Z18, Z15
+	VMINPD       Z14, Z4, Z4
+	VMULPD       Z17, Z28, Z14
+	VADDPD       7488(R9), Z4, Z4
+	VMULPD       Z17, Z30, Z18
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS        5568(R9), Z3
-	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z3, K2
-	VADDPD         5504(R9), Z1, Z3
-	VMOVUPS        5440(R9), Z4
-	VCMPPD         $0x11, Z2, Z4, K3
-	KANDNW         K2, K3, K3
-	VBROADCASTSD   maxiter+80(FP), Z4
-	VCMPPD         $0x12, Z3, Z4, K4
+	VMULPD      Z17, Z11, Z19
+	VMOVUPS     7616(R9), Z20
+	VCMPPD.BCST $0x00, toirunning64<>+0(SB), Z20, K2
+	VSUBPD      Z14, Z27, Z14
+	VADDPD      7552(R9), Z1, Z20
+	VSUBPD      Z18, Z26, Z18
+	VMOVUPS     7488(R9), Z21
+	VCMPPD      $0x11, Z4, Z21, K3
+	VSUBPD      Z19, Z29, Z19
+	KANDNW      K2, K3, K3
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD         Z14, Z14, Z21
+	VBROADCASTSD   maxiter+80(FP), Z22
+	VCMPPD         $0x12, Z20, Z22, K4
+	VMULPD         Z18, Z18, Z22
 	KORW           K4, K3, K3
-	VXORPS         Z4, Z4, Z4
-	VBROADCASTSD   toirunning64<>+0(SB), Z5
-	VBLENDMPD.BCST toiunconv64<>+0(SB), Z5, K3, Z4
-	VCMPPD         $0x16, (R9), Z2, K3
-	VBLENDMPD      Z0, Z4, K3, Z4
-	VMOVUPS        5440(R9), Z5
-	VCMPPD         $0x00, Z0, Z5, K3
+	VADDPD         Z22, Z21, Z21
+	VMULPD         Z19, Z19, Z22
+	VMOVUPS        Z13, 768(R9)
+	VMOVUPS        Z12, 832(R9)
+	VMOVUPS        Z5, 896(R9)
 	VXORPS         Z5, Z5, Z5
-	VBLENDMPD.BCST toiinitial64<>+0(SB), Z1, K3, Z5
-	VCMPPD         $0x12, 5376(R9), Z9, K3
-	VBLENDMPD      Z5, Z4, K3, Z4
-	VBLENDMPD.BCST toiinvalid64<>+0(SB), Z4, K1, Z4
-	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z4, K3
+	VBROADCASTSD   toirunning64<>+0(SB), Z12
+	VBLENDMPD.BCST toiunconv64<>+0(SB), Z12, K3, Z5
+	VADDPD         Z22, Z21, Z12
+	VCMPPD         $0x16, (R9), Z4, K3
+	VMULPD         Z14, Z2, Z2
+	VBLENDMPD      Z0, Z5, K3, Z5
+	VMULPD         Z18, Z6, Z6
+	VMOVUPS        7488(R9), Z13
+	VCMPPD         $0x00, Z0, Z13, K3
+	VADDPD         Z6, Z2, Z2
+	VMULPD         Z19, Z15, Z6
+	VXORPS         Z13, Z13, Z13
+	VBLENDMPD.BCST toiinitial64<>+0(SB), Z1, K3, Z13
+	VADDPD         Z6, Z2, Z2
+	VCMPPD         $0x12, 7424(R9), Z9, K3
+	VCMPPD         $0x04, Z12, Z0, K4
+	VDIVPD.Z       Z12, Z2, K4, Z2
+	VBLENDMPD      Z13, Z5, K3, Z5
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD         Z17, Z2, Z2
+	VBLENDMPD.BCST toiinvalid64<>+0(SB), Z5, K1, Z5
+	VADDPD         Z2, Z3, Z2
+	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z5, K3
+	VMINPD         Z1, Z2, Z2
+	VMAXPD         Z0, Z2, Z2
 	KANDW          K3, K2, K3
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD    Z8, Z2, Z3
+	VXORPS    Z6, Z6, Z6
+	VMOVUPS   7488(R9), Z8
+	VBLENDMPD Z4, Z8, K3, Z6
+	VSUBPD    Z7, Z3, Z3
+	VBLENDMPD Z0, Z20, K1, Z20
+	VMULPD    Z16, Z3, Z3
+	VXORPS    Z4, Z4, Z4
+	VMOVUPS   7552(R9), Z7
+	VBLENDMPD Z20, Z7, K2, Z4
+	VMINPD    Z1, Z3, Z3
+	VMAXPD    Z0, Z3, Z3
+	VXORPS    Z7, Z7, Z7
+	VMOVUPS   7616(R9), Z8
+	VBLENDMPD Z5, Z8, K2, Z7
+	VMOVUPS   Z6, 7488(R9)
+	VMOVUPS   Z4, 7552(R9)
+	VMOVUPS   Z7, 7616(R9)
+	KMOVW     K3, BX
+	VMULPD    Z2, Z28, Z4
+	VMULPD    Z2, Z30, Z5
+	VMULPD    Z2, Z11, Z2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD      Z3, Z27, Z6
+	VADDPD      Z6, Z10, Z6
+	VSUBPD      Z4, Z6, Z4
+	VMULPD      Z3, Z26, Z6
+	VADDPD      Z6, Z24, Z6
+	VSUBPD      Z5, Z6, Z5
+	VMULPD      Z3, Z29, Z3
+	VADDPD      896(R9), Z3, Z3
+	VSUBPD      Z2, Z3, Z2
+	VMULPD      Z4, Z4, Z3
+	VMULPD      Z5, Z5, Z6
+	VADDPD      Z6, Z3, Z3
+	VMULPD      Z2, Z2, Z6
+	VADDPD      Z6, Z3, Z3
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z3, K1
+	VSQRTPD     Z3, Z3
+
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	VDIVPD Z3, Z1, Z6
+	VMULPD Z6, Z4, Z4
+	VMULPD Z6, Z5, Z5
+	VMULPD Z6, Z2, Z2
+	VMULPD 832(R9), Z4, Z6
+	VMULPD 768(R9), Z5, Z7
+	VADDPD Z7, Z6, Z6
+	VMULPD 704(R9), Z2, Z7
+	VADDPD Z7, Z6, Z6
+	VMULPD 10560(R9), Z4, Z7
+	VMULPD 10624(R9), Z5, Z8
+	VADDPD Z8, Z7, Z7
+	VMULPD 10688(R9), Z2, Z8
+	VADDPD Z8, Z7, Z7
+	VMULPD 640(R9), Z4, Z8
+	VMULPD 576(R9), Z5, Z9
+	VADDPD Z9, Z8, Z8
+	VMULPD 512(R9), Z2, Z9
+	VADDPD Z9, Z8, Z8
+	VMULPD 10752(R9), Z4, Z9
+	VMULPD 10816(R9), Z5, Z10
+	VADDPD Z10, Z9, Z9
+	VMULPD 10880(R9), Z2, Z10
+	VADDPD Z10, Z9, Z9
+	VMULPD 448(R9), Z4, Z10
+	VMULPD 384(R9), Z5, Z11
+	VADDPD Z11, Z10, Z10
+	VMULPD 320(R9), Z2, Z11
+	VADDPD Z11, Z10, Z10
+	VMULPD 10944(R9), Z4, Z11
+	VMULPD 11008(R9), Z5, Z12
+	VADDPD Z12, Z11, Z11
+	VMULPD 11072(R9), Z2, Z12
+	VADDPD Z12, Z11, Z11
+	VMULPD 256(R9), Z4, Z12
+	VMULPD 192(R9), Z5, Z13
+	VADDPD Z13, Z12, Z12
+	VMULPD 128(R9), Z2, Z13
+	VADDPD Z13, Z12, Z12
+	VMULPD 11136(R9), Z4, Z4
+	VMULPD 11200(R9), Z5, Z5
+	VADDPD Z5, Z4, Z4
+	VMULPD 11264(R9), Z2, Z2
+	VADDPD Z2, Z4, Z2
+
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	VSUBPD       Z10, Z6, Z4
+	VSUBPD       11328(R9), Z4, Z4
+	VSUBPD       Z7, Z11, Z5
+	VCMPPD       $0x11, Z5, Z0, K2
+	VDIVPD       Z5, Z4, Z5
+	VXORPS       Z13, Z13, Z13
+	VBROADCASTSD toiinf64<>+0(SB), Z14
+	VBLENDMPD    Z5, Z14, K2, Z13
+	VCMPPD       $0x11, Z4, Z0, K2
+	VMOVAPD.Z    Z13, K2, Z4
+	VSUBPD       Z12, Z6, Z5
+	VSUBPD       11328(R9), Z5, Z5
+	VSUBPD       Z7, Z2, Z6
+	VCMPPD       $0x11, Z6, Z0, K2
+	VDIVPD       Z6, Z5, Z6
+	VXORPS       Z7, Z7, Z7
+	VBROADCASTSD toiinf64<>+0(SB), Z13
+	VBLENDMPD    Z6, Z13, K2, Z7
+	VCMPPD       $0x11, Z5, Z0, K2
+	VMOVAPD.Z    Z7, K2, Z5
+	VMINPD       Z5, Z4, Z4
+	VSUBPD       Z10, Z8, Z5
+	VSUBPD       11328(R9), Z5, Z5
+	VSUBPD       Z9, Z11, Z6
+	VCMPPD       $0x11, Z6, Z0, K2
+	VDIVPD       Z6, Z5, Z6
+	VXORPS       Z7, Z7, Z7
+	VBROADCASTSD toiinf64<>+0(SB), Z10
+	VBLENDMPD    Z6, Z10, K2, Z7
+	VCMPPD       $0x11, Z5, Z0, K2
+	VMOVAPD.Z    Z7, K2, Z5
+	VMINPD       Z5, Z4, Z4
+	VSUBPD       Z12, Z8, Z5
+	VSUBPD       11328(R9), Z5, Z5
+	VSUBPD       Z9, Z2, Z2
+	VCMPPD       $0x11, Z2, Z0, K2
+	VDIVPD       Z2, Z5, Z2
+	VXORPS       Z6, Z6, Z6
+	VBROADCASTSD toiinf64<>+0(SB), Z7
+	VBLENDMPD    Z2, Z7, K2, Z6
+	VCMPPD       $0x11, Z5, Z0, K2
+	VMOVAPD.Z    Z6, K2, Z2
+	VMINPD       Z2, Z4, Z2
+	VADDPD       11456(R9), Z2, Z2
+
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	VMOVUPS        11584(R9), Z4
+	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z4, K2
+	VADDPD         11520(R9), Z1, Z4
+	VMOVUPS        11456(R9), Z5
+	VCMPPD         $0x11, Z2, Z5, K3
+	KANDNW         K2, K3, K3
+	VBROADCASTSD   maxiter+80(FP), Z5
+	VCMPPD         $0x12, Z4, Z5, K4
+	KORW           K4, K3, K3
 	VXORPS         Z5, Z5, Z5
-	VMOVUPS        5440(R9), Z6
-	VBLENDMPD      Z2, Z6, K3, Z5
-	VBLENDMPD      Z0, Z3, K1, Z3
-	VXORPS         Z2, Z2, Z2
-	VMOVUPS        5504(R9), Z6
-	VBLENDMPD      Z3, Z6, K2, Z2
+	VBROADCASTSD   toirunning64<>+0(SB), Z6
+	VBLENDMPD.BCST toiunconv64<>+0(SB), Z6, K3, Z5
+	VCMPPD         $0x16, 64(R9), Z2, K3
+	VBLENDMPD      Z0, Z5, K3, Z5
+	VMOVUPS        11456(R9), Z6
+	VCMPPD         $0x00, Z0, Z6, K3
+	VXORPS         Z6, Z6, Z6
+	VBLENDMPD.BCST toiinitial64<>+0(SB), Z1, K3, Z6
+	VCMPPD         $0x12, 11392(R9), Z3, K3
+	VBLENDMPD      Z6, Z5, K3, Z5
+	VBLENDMPD.BCST toiinvalid64<>+0(SB), Z5, K1, Z5
+	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z5, K3
+	KANDW          K3, K2, K3
 	VXORPS         Z3, Z3, Z3
-	VMOVUPS        5568(R9), Z6
-	VBLENDMPD      Z4, Z6, K2, Z3
-	VMOVUPS        Z5, 5440(R9)
-	VMOVUPS        Z2, 5504(R9)
-	VMOVUPS        Z3, 5568(R9)
-	KORTESTW       K3, K3
-	JNZ            TOI64AVX512_g_step
+	VMOVUPS        11456(R9), Z6
+	VBLENDMPD      Z2, Z6, K3, Z3
+	VBLENDMPD      Z0, Z4, K1, Z4
+	VXORPS         Z2, Z2, Z2
+	VMOVUPS        11520(R9), Z6
+	VBLENDMPD      Z4, Z6, K2, Z2
+	VXORPS         Z4, Z4, Z4
+	VMOVUPS        11584(R9), Z6
+	VBLENDMPD      Z5, Z6, K2, Z4
+	VMOVUPS        Z3, 11456(R9)
+	VMOVUPS        Z2, 11520(R9)
+	VMOVUPS        Z4, 11584(R9)
+	KMOVW          K3, DI
+	ORL            DI, BX
+	TESTL          BX, BX
+	JNZ            TOI64AVX512_loop2_step
 
 	// Finish: the rows.
-	VMOVUPS 5440(R9), Z2
-	VMULPD  4544(R9), Z2, Z2
-	VADDPD  3968(R9), Z2, Z2
-	VMOVUPS 5440(R9), Z3
-	VMULPD  4608(R9), Z3, Z3
-	VADDPD  4032(R9), Z3, Z3
-	VMOVUPS 5440(R9), Z4
-	VMULPD  4672(R9), Z4, Z4
-	VADDPD  4096(R9), Z4, Z4
-	VMOVUPS 5440(R9), Z5
-	VMULPD  4736(R9), Z5, Z5
-	VADDPD  4160(R9), Z5, Z5
-	VMOVUPS 5440(R9), Z6
-	VMULPD  4800(R9), Z6, Z6
-	VADDPD  4224(R9), Z6, Z6
-	VMOVUPS 5440(R9), Z7
-	VMULPD  4864(R9), Z7, Z7
-	VADDPD  4288(R9), Z7, Z7
-	VMOVUPS 5440(R9), Z8
-	VMULPD  4928(R9), Z8, Z8
+	VMOVUPS 7488(R9), Z2
+	VMULPD  6592(R9), Z2, Z2
+	VADDPD  6016(R9), Z2, Z2
+	VMOVUPS 7488(R9), Z3
+	VMULPD  6656(R9), Z3, Z3
+	VADDPD  6080(R9), Z3, Z3
+	VMOVUPS 7488(R9), Z4
+	VMULPD  6720(R9), Z4, Z4
+	VADDPD  6144(R9), Z4, Z4
+	VMOVUPS 7488(R9), Z5
+	VMULPD  6784(R9), Z5, Z5
+	VADDPD  6208(R9), Z5, Z5
+	VMOVUPS 7488(R9), Z6
+	VMULPD  6848(R9), Z6, Z6
+	VADDPD  6272(R9), Z6, Z6
+	VMOVUPS 7488(R9), Z7
+	VMULPD  6912(R9), Z7, Z7
+	VADDPD  6336(R9), Z7, Z7
+	VMOVUPS 7488(R9), Z8
+	VMULPD  6976(R9), Z8, Z8
 	VADDPD  Z8, Z0, Z8
-	VMOVUPS 5440(R9), Z9
-	VMULPD  4992(R9), Z9, Z9
+	VMOVUPS 7488(R9), Z9
+	VMULPD  7040(R9), Z9, Z9
 	VADDPD  Z9, Z0, Z9
-	VMOVUPS 5440(R9), Z10
-	VMULPD  5056(R9), Z10, Z10
+	VMOVUPS 7488(R9), Z10
+	VMULPD  7104(R9), Z10, Z10
 	VADDPD  Z10, Z0, Z10
-	VMOVUPS 5440(R9), Z11
-	VMULPD  5120(R9), Z11, Z11
-	VADDPD  4352(R9), Z11, Z11
-	VMOVUPS 5440(R9), Z12
-	VMULPD  5184(R9), Z12, Z12
-	VADDPD  4416(R9), Z12, Z12
-	VMOVUPS 5440(R9), Z13
-	VMULPD  5248(R9), Z13, Z13
-	VADDPD  4480(R9), Z13, Z13
+	VMOVUPS 7488(R9), Z11
+	VMULPD  7168(R9), Z11, Z11
+	VADDPD  6400(R9), Z11, Z11
+	VMOVUPS 7488(R9), Z12
+	VMULPD  7232(R9), Z12, Z12
+	VADDPD  6464(R9), Z12, Z12
+	VMOVUPS 7488(R9), Z13
+	VMULPD  7296(R9), Z13, Z13
+	VADDPD  6528(R9), Z13, Z13
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD Z2, Z5, Z14
@@ -75826,7 +84599,7 @@ TOI64AVX512_g_step:
 	VMOVUPS      Z19, 1216(R9)
 	VMOVUPS      Z18, 1280(R9)
 	KORTESTW     K3, K3
-	JZ           TOI64AVX512_g_finish_normal
+	JZ           TOI64AVX512_loop2_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VSUBPD   Z2, Z5, Z4
@@ -75985,138 +84758,557 @@ TOI64AVX512_g_step:
 	VSQRTPD Z13, Z4
 	VMOVUPS Z4, 1088(R9)
 
-TOI64AVX512_g_finish_normal:
-	VDIVPD 1088(R9), Z1, Z4
-	VMULPD 1280(R9), Z4, Z5
-	VMULPD 1216(R9), Z4, Z6
-	VMULPD 1152(R9), Z4, Z4
+TOI64AVX512_loop2_finish_g0_normal:
+	VMOVUPS 11456(R9), Z4
+	VMULPD  10560(R9), Z4, Z4
+	VADDPD  9984(R9), Z4, Z4
+	VMOVUPS 11456(R9), Z5
+	VMULPD  10624(R9), Z5, Z5
+	VADDPD  10048(R9), Z5, Z5
+	VMOVUPS 11456(R9), Z6
+	VMULPD  10688(R9), Z6, Z6
+	VADDPD  10112(R9), Z6, Z6
+	VMOVUPS 11456(R9), Z7
+	VMULPD  10752(R9), Z7, Z7
+	VADDPD  10176(R9), Z7, Z7
+	VMOVUPS 11456(R9), Z8
+	VMULPD  10816(R9), Z8, Z8
+	VADDPD  10240(R9), Z8, Z8
+	VMOVUPS 11456(R9), Z9
+	VMULPD  10880(R9), Z9, Z9
+	VADDPD  10304(R9), Z9, Z9
+	VMOVUPS 11456(R9), Z10
+	VMULPD  10944(R9), Z10, Z10
+	VADDPD  Z10, Z0, Z10
+	VMOVUPS 11456(R9), Z11
+	VMULPD  11008(R9), Z11, Z11
+	VADDPD  Z11, Z0, Z11
+	VMOVUPS 11456(R9), Z12
+	VMULPD  11072(R9), Z12, Z12
+	VADDPD  Z12, Z0, Z12
+	VMOVUPS 11456(R9), Z13
+	VMULPD  11136(R9), Z13, Z13
+	VADDPD  10368(R9), Z13, Z13
+	VMOVUPS 11456(R9), Z14
+	VMULPD  11200(R9), Z14, Z14
+	VADDPD  10432(R9), Z14, Z14
+	VMOVUPS 11456(R9), Z15
+	VMULPD  11264(R9), Z15, Z15
+	VADDPD  10496(R9), Z15, Z15
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPD Z4, Z7, Z16
+	VSUBPD Z5, Z8, Z17
+	VSUBPD Z6, Z9, Z18
+	VSUBPD Z10, Z13, Z19
+	VSUBPD Z11, Z14, Z20
+	VSUBPD Z12, Z15, Z21
+	VSUBPD Z10, Z4, Z22
+	VSUBPD Z11, Z5, Z23
+	VSUBPD Z12, Z6, Z24
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z19, Z19, Z25
+	VMULPD      Z20, Z20, Z26
+	VADDPD      Z26, Z25, Z25
+	VMULPD      Z21, Z21, Z26
+	VADDPD      Z26, Z25, Z25
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z25, K1
+	VDIVPD.Z    Z25, Z1, K1, Z26
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z16, Z16, Z27
+	VMULPD      Z17, Z17, Z28
+	VADDPD      Z28, Z27, Z27
+	VMULPD      Z18, Z18, Z28
+	VADDPD      Z28, Z27, Z27
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z27, K1
+	VDIVPD.Z    Z27, Z1, K1, Z28
+	VMULPD      Z22, Z19, Z29
+	VMULPD      Z23, Z20, Z30
+	VMOVUPS     Z12, (R9)
+	VADDPD      Z30, Z29, Z12
+	VMULPD      Z24, Z21, Z29
+	VADDPD      Z29, Z12, Z12
+	VMULPD      Z26, Z12, Z12
+	VMULPD      Z16, Z19, Z29
+	VMULPD      Z17, Z20, Z30
+	VMOVUPS     Z15, 128(R9)
+	VADDPD      Z30, Z29, Z15
+	VMULPD      Z18, Z21, Z29
+	VADDPD      Z29, Z15, Z15
+	VMULPD      Z26, Z15, Z29
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  Z16, Z22, Z30
+	VMOVUPS Z26, 256(R9)
+	VMULPD  Z17, Z23, Z26
+	VMOVUPS Z11, 384(R9)
+	VADDPD  Z26, Z30, Z11
+	VMULPD  Z18, Z24, Z26
+	VADDPD  Z26, Z11, Z11
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Z12, Z19, Z26
+	VMULPD  Z12, Z20, Z30
+	VMOVUPS Z14, 512(R9)
+	VMULPD  Z12, Z21, Z14
+	VMOVUPS Z10, 1344(R9)
+	VSUBPD  Z22, Z26, Z10
+	VSUBPD  Z23, Z30, Z26
+	VSUBPD  Z24, Z14, Z14
+	VMULPD  Z29, Z19, Z30
+	VMOVUPS Z13, 1408(R9)
+	VMULPD  Z29, Z20, Z13
+	VMOVUPS Z6, 1472(R9)
+	VMULPD  Z29, Z21, Z6
+	VMOVUPS Z9, 1536(R9)
+	VSUBPD  Z30, Z16, Z9
+	VSUBPD  Z13, Z17, Z13
+	VSUBPD  Z6, Z18, Z6
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z9, Z9, Z30
+	VMOVUPS  Z5, 1600(R9)
+	VMULPD   Z13, Z13, Z5
+	VMOVUPS  Z8, 1664(R9)
+	VADDPD   Z5, Z30, Z5
+	VMULPD   Z6, Z6, Z8
+	VADDPD   Z8, Z5, Z5
+	VMULPD   Z9, Z10, Z8
+	VMULPD   Z13, Z26, Z9
+	VADDPD   Z9, Z8, Z8
+	VMULPD   Z6, Z14, Z6
+	VADDPD   Z6, Z8, Z6
+	VCMPPD   $0x04, Z5, Z0, K1
+	VDIVPD.Z Z5, Z6, K1, Z5
+	VMINPD   Z1, Z5, Z5
+	VMAXPD   Z0, Z5, Z5
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z29, Z5, Z5
+	VADDPD Z5, Z12, Z5
+	VMINPD Z1, Z5, Z5
+	VMAXPD Z0, Z5, Z5
+	VDIVPD 1088(R9), Z1, Z6
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z15, Z5, Z8
+	VMULPD 1280(R9), Z6, Z9
+	VSUBPD Z11, Z8, Z8
+	VMULPD 1216(R9), Z6, Z10
+	VMULPD Z28, Z8, Z8
+	VMULPD 1152(R9), Z6, Z6
+	VMINPD Z1, Z8, Z8
+	VMAXPD Z0, Z8, Z8
 
 	// P = C0 + (a + s M0), Q = C0 + (c + t u).
-	VMOVUPS 960(R9), Z7
-	VMULPD  1024(R9), Z7, Z7
-	VADDPD  Z7, Z2, Z2
-	VADDPD  2496(R9), Z2, Z2
-	VMOVUPS 320(R9), Z7
-	VADDPD  896(R9), Z7, Z7
-	VADDPD  2496(R9), Z7, Z7
-	VMOVUPS 832(R9), Z8
-	VMULPD  1024(R9), Z8, Z8
-	VADDPD  Z8, Z3, Z3
-	VADDPD  2560(R9), Z3, Z3
-	VMOVUPS 192(R9), Z8
-	VADDPD  768(R9), Z8, Z8
-	VADDPD  2560(R9), Z8, Z8
-	VMOVUPS 704(R9), Z9
-	VMULPD  1024(R9), Z9, Z9
-	VADDPD  448(R9), Z9, Z9
-	VADDPD  2624(R9), Z9, Z9
-	VMOVUPS 64(R9), Z10
-	VADDPD  640(R9), Z10, Z10
-	VADDPD  2624(R9), Z10, Z10
+	VMOVUPS 960(R9), Z11
+	VMULPD  1024(R9), Z11, Z11
+	VMULPD  Z5, Z19, Z12
+	VADDPD  Z11, Z2, Z2
+	VMULPD  Z5, Z20, Z11
+	VADDPD  4544(R9), Z2, Z2
+	VMULPD  Z5, Z21, Z5
+	VMOVUPS 320(R9), Z13
+	VADDPD  896(R9), Z13, Z13
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD  Z8, Z16, Z14
+	VADDPD  4544(R9), Z13, Z13
+	VADDPD  Z14, Z22, Z14
+	VMOVUPS 832(R9), Z15
+	VMULPD  1024(R9), Z15, Z15
+	VSUBPD  Z12, Z14, Z14
+	VADDPD  Z15, Z3, Z3
+	VMULPD  Z8, Z17, Z15
+	VADDPD  4608(R9), Z3, Z3
+	VADDPD  Z15, Z23, Z15
+	VMOVUPS 192(R9), Z19
+	VADDPD  768(R9), Z19, Z19
+	VSUBPD  Z11, Z15, Z15
+	VADDPD  4608(R9), Z19, Z19
+	VMULPD  Z8, Z18, Z20
+	VMOVUPS 704(R9), Z21
+	VMULPD  1024(R9), Z21, Z21
+	VADDPD  Z20, Z24, Z20
+	VADDPD  448(R9), Z21, Z21
+	VSUBPD  Z5, Z20, Z20
+	VADDPD  4672(R9), Z21, Z21
+	VMULPD  Z14, Z14, Z26
+	VMOVUPS 64(R9), Z28
+	VADDPD  640(R9), Z28, Z28
+	VMULPD  Z15, Z15, Z29
+	VADDPD  4672(R9), Z28, Z28
+	VADDPD  Z29, Z26, Z26
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS        5568(R9), Z11
-	VCMPPD.BCST    $0x00, toiinvalid64<>+0(SB), Z11, K1
+	VMULPD         Z20, Z20, Z29
+	VMOVUPS        Z5, 64(R9)
+	VMOVUPS        7616(R9), Z5
+	VCMPPD.BCST    $0x00, toiinvalid64<>+0(SB), Z5, K1
+	VADDPD         Z29, Z26, Z5
+	VSQRTPD        Z5, Z26
+	VMOVUPS        Z18, 192(R9)
+	VMOVUPS        Z11, 320(R9)
+	VMOVUPS        Z17, 448(R9)
 	VXORPS         Z11, Z11, Z11
-	VMOVUPS        5440(R9), Z12
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
+	VMOVUPS        7488(R9), Z17
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z17, K1, Z11
+
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	VMOVAPS        Z14, Z17
+	VMOVUPS        Z12, 640(R9)
+	VMOVUPS        Z16, 704(R9)
 	VXORPS         Z12, Z12, Z12
-	VMOVUPS        576(R9), Z13
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z12
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
+	VMOVUPS        576(R9), Z16
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z12
+	VMOVAPS        Z15, Z16
+	VMOVUPS        Z8, 576(R9)
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z9
+	VMOVAPS        Z20, Z8
+	VMOVUPS        Z8, 768(R9)
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z10
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z6
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+	VMOVAPS        Z26, Z8
+	VMOVUPS        Z26, 832(R9)
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z9
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z7
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z10
+	VCMPPD.BCST    $0x19, minnormal64<>+0(SB), Z5, K2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z21, K1, Z21
+	VMAXPD         Z25, Z27, Z18
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z13
+	VMULPD         Z22, Z22, Z22
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z19, K1, Z19
+	VMULPD         Z23, Z23, Z23
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z28, K1, Z28
 
-	// Pair index k = i + lane.
-	VMOVD        R13, X13
-	VPBROADCASTD X13, Y13
-	VPADDD       iota<>+0(SB), Y13, Y13
+	// Pair index k = i + 0 + lane.
+	LEAQ         (R13), BX
+	VMOVD        BX, X25
+	VPBROADCASTD X25, Y25
+	VPADDD       iota<>+0(SB), Y25, Y25
 	MOVQ         (SP), R12
-	VMOVUPS      Y13, (R12)(R13*4)
-	VMOVUPS      5568(R9), Z13
-	VCVTTPD2DQ   Z13, Y13
+	VMOVUPS      Y25, (R12)(R13*4)
+	VMOVUPS      7616(R9), Z25
+	VCVTTPD2DQ   Z25, Y25
 	MOVQ         8(SP), R12
-	VMOVUPS      Y13, (R12)(R13*4)
-	VMOVUPS      5504(R9), Z13
-	VCVTTPD2DQ   Z13, Y13
+	VMOVUPS      Y25, (R12)(R13*4)
+	VMOVUPS      7552(R9), Z25
+	VCVTTPD2DQ   Z25, Y25
 	MOVQ         16(SP), R12
-	VMOVUPS      Y13, (R12)(R13*4)
+	VMOVUPS      Y25, (R12)(R13*4)
 	MOVQ         24(SP), R12
 	VMOVUPS      Z11, (R12)(R13*8)
 	MOVQ         32(SP), R12
 	VMOVUPS      Z12, (R12)(R13*8)
 	MOVQ         40(SP), R12
-	VMOVUPS      Z5, (R12)(R13*8)
+	VMOVUPS      Z9, (R12)(R13*8)
 	MOVQ         48(SP), R12
-	VMOVUPS      Z6, (R12)(R13*8)
+	VMOVUPS      Z10, (R12)(R13*8)
 	MOVQ         56(SP), R12
-	VMOVUPS      Z4, (R12)(R13*8)
+	VMOVUPS      Z6, (R12)(R13*8)
 	MOVQ         64(SP), R12
 	VMOVUPS      Z2, (R12)(R13*8)
 	MOVQ         72(SP), R12
 	VMOVUPS      Z3, (R12)(R13*8)
 	MOVQ         80(SP), R12
-	VMOVUPS      Z9, (R12)(R13*8)
+	VMOVUPS      Z21, (R12)(R13*8)
 	MOVQ         88(SP), R12
-	VMOVUPS      Z7, (R12)(R13*8)
+	VMOVUPS      Z13, (R12)(R13*8)
 	MOVQ         96(SP), R12
-	VMOVUPS      Z8, (R12)(R13*8)
+	VMOVUPS      Z19, (R12)(R13*8)
 	MOVQ         104(SP), R12
-	VMOVUPS      Z10, (R12)(R13*8)
-	ADDQ         $0x00000008, R13
-	SUBQ         $0x00000008, R14
-	CMPQ         R14, $0x00000008
-	JAE          TOI64AVX512_loop
+	VMOVUPS      Z28, (R12)(R13*8)
+	VADDPD       Z23, Z22, Z2
+	VMULPD       Z24, Z24, Z3
+	VADDPD       Z3, Z2, Z2
+	VMAXPD       Z2, Z18, Z2
+	VBROADCASTSD crosstol64<>+0(SB), Z3
+	VMULPD       Z2, Z3, Z3
+	VCMPPD       $0x11, Z3, Z5, K1
+	KORW         K1, K2, K3
+	VMOVUPS      Z8, 896(R9)
+	KORTESTW     K3, K3
+	JZ           TOI64AVX512_loop2_finish_g1_normal
 
-TOI64AVX512_tail:
-	TESTQ R14, R14
-	JZ    TOI64AVX512_done
-	BZHIL R14, low16<>+0(SB), R14
-	KMOVW R14, K1
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VSUBPD   Z4, Z7, Z3
+	VMOVUPS  1664(R9), Z6
+	VSUBPD   1600(R9), Z6, Z6
+	VMOVUPS  1536(R9), Z7
+	VSUBPD   1472(R9), Z7, Z7
+	VMOVUPS  1408(R9), Z8
+	VSUBPD   1344(R9), Z8, Z8
+	VMOVUPS  512(R9), Z9
+	VSUBPD   384(R9), Z9, Z9
+	VMOVUPS  128(R9), Z10
+	VSUBPD   (R9), Z10, Z10
+	VSQRTPD  Z27, Z11
+	VCMPPD   $0x04, Z11, Z0, K3
+	VDIVPD.Z Z11, Z1, K3, Z11
+	VSQRTPD  256(R9), Z12
+	VMULPD   Z11, Z3, Z3
+	VMULPD   Z11, Z6, Z6
+	VMULPD   Z11, Z7, Z7
+	VMULPD   Z12, Z8, Z8
+	VMULPD   Z12, Z9, Z9
+	VMULPD   Z12, Z10, Z10
+	VCMPPD   $0x00, Z0, Z27, K3
+	VMULPD   Z10, Z6, Z11
+	VMULPD   Z9, Z7, Z12
+	VSUBPD   Z12, Z11, Z11
+	VMULPD   Z8, Z7, Z12
+	VMULPD   Z10, Z3, Z13
+	VSUBPD   Z13, Z12, Z12
+	VMULPD   Z9, Z3, Z13
+	VMULPD   Z8, Z6, Z18
+	VSUBPD   Z18, Z13, Z13
+	VMULPD   Z11, Z11, Z18
+	VMULPD   Z12, Z12, Z19
+	VADDPD   Z19, Z18, Z18
+	VMULPD   Z13, Z13, Z19
+	VADDPD   Z19, Z18, Z18
+	VMULPD   Z11, Z14, Z14
+	VMULPD   Z12, Z15, Z15
+	VADDPD   Z15, Z14, Z14
+	VMULPD   Z13, Z20, Z15
+	VADDPD   Z15, Z14, Z14
 
-	// The remaining pair indices, zero (capsule 0) past n.
-	VMOVDQU32.Z (DX)(R13*4), K1, Y2
-	VMOVUPS     Y2, 5888(R9)
-	VMOVDQU32.Z (SI)(R13*4), K1, Y2
-	VMOVUPS     Y2, 5952(R9)
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	VBROADCASTSD perptol64<>+0(SB), Z15
+	VMULPD       Z2, Z15, Z15
+	VSUBPD       Z15, Z5, Z15
+	VMULPD       Z18, Z15, Z15
+	VMULPD       Z14, Z14, Z19
+	VCMPPD       $0x11, Z19, Z15, K4
+	KANDW        K4, K1, K1
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z18, K4
+	KANDNW       K1, K4, K1
+	KORW         K1, K2, K1
+	VMULPD       Z14, Z14, Z15
+	VBROADCASTSD signtol64<>+0(SB), Z19
+	VMULPD       Z2, Z19, Z2
+	VMULPD       Z18, Z2, Z2
+	VCMPPD       $0x19, Z2, Z15, K2
+	VCMPPD       $0x11, Z0, Z14, K4
+	KANDNW       K4, K2, K2
+	VXORPD.BCST  signmask64<>+0(SB), Z11, Z2
+	VXORPD.BCST  signmask64<>+0(SB), Z12, Z14
+	VXORPD.BCST  signmask64<>+0(SB), Z13, Z15
+	VBLENDMPD    Z2, Z11, K2, Z11
+	VBLENDMPD    Z14, Z12, K2, Z12
+	VBLENDMPD    Z15, Z13, K2, Z13
+	VXORPS       Z2, Z2, Z2
+	VBLENDMPD    Z11, Z17, K1, Z2
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPD    Z12, Z16, K1, Z11
+	VXORPS       Z12, Z12, Z12
+	VMOVUPS      768(R9), Z14
+	VBLENDMPD    Z13, Z14, K1, Z12
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPD    Z18, Z5, K1, Z13
+	VMOVAPS      Z2, Z17
+	VMOVAPS      Z11, Z16
+	VMOVUPS      Z12, 768(R9)
+	VMOVAPS      Z13, Z5
 
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDMPD Z8, Z3, K3, Z3
+	VBLENDMPD Z9, Z6, K3, Z6
+	VBLENDMPD Z10, Z7, K3, Z7
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPD.BCST signmask64<>+0(SB), Z3, Z2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z5, K1
+	VMULPD      Z6, Z6, Z3
+	VMULPD      Z2, Z2, Z8
+	VADDPD      Z8, Z3, Z3
+	VMULPD      Z0, Z0, Z8
+	VADDPD      Z8, Z3, Z3
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z6, Z17, K1, Z8
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPD   Z2, Z16, K1, Z9
+	VXORPS      Z2, Z2, Z2
+	VMOVUPS     768(R9), Z10
+	VBLENDMPD   Z0, Z10, K1, Z2
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   Z3, Z5, K1, Z10
+	VMOVAPS     Z8, Z17
+	VMOVAPS     Z9, Z16
+	VMOVUPS     Z2, 768(R9)
+	VMOVAPS     Z10, Z5
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPD.BCST signmask64<>+0(SB), Z6, Z2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z5, K1
+	VMULPD      Z0, Z0, Z3
+	VMULPD      Z7, Z7, Z6
+	VADDPD      Z6, Z3, Z3
+	VMULPD      Z2, Z2, Z6
+	VADDPD      Z6, Z3, Z3
+	VXORPS      Z6, Z6, Z6
+	VBLENDMPD   Z0, Z17, K1, Z6
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z7, Z16, K1, Z8
+	VXORPS      Z7, Z7, Z7
+	VMOVUPS     768(R9), Z9
+	VBLENDMPD   Z2, Z9, K1, Z7
+	VXORPS      Z2, Z2, Z2
+	VBLENDMPD   Z3, Z5, K1, Z2
+	VMOVAPS     Z6, Z17
+	VMOVAPS     Z8, Z16
+	VMOVUPS     Z7, 768(R9)
+	VMOVAPS     Z2, Z5
+
+	// Fallback 4: (0,0,1).
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z5, K1
+	VXORPS      Z2, Z2, Z2
+	VBLENDMPD   Z0, Z17, K1, Z2
+	VXORPS      Z3, Z3, Z3
+	VBLENDMPD   Z0, Z16, K1, Z3
+	VXORPS      Z6, Z6, Z6
+	VMOVUPS     768(R9), Z7
+	VBLENDMPD   Z1, Z7, K1, Z6
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPD   Z1, Z5, K1, Z7
+	VMOVAPS     Z2, Z17
+	VMOVAPS     Z3, Z16
+	VMOVUPS     Z6, 768(R9)
+	VMOVAPS     Z7, Z5
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD Z5, Z2
+	VMOVUPS Z2, 896(R9)
+
+TOI64AVX512_loop2_finish_g1_normal:
+	VDIVPD 896(R9), Z1, Z2
+	VMULPD Z2, Z17, Z3
+	VMULPD Z2, Z16, Z5
+	VMULPD 768(R9), Z2, Z2
+
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	VMOVUPS 704(R9), Z6
+	VMULPD  576(R9), Z6, Z6
+	VADDPD  Z6, Z4, Z4
+	VADDPD  8512(R9), Z4, Z4
+	VMOVUPS 1344(R9), Z6
+	VADDPD  640(R9), Z6, Z6
+	VADDPD  8512(R9), Z6, Z6
+	VMOVUPS 448(R9), Z7
+	VMULPD  576(R9), Z7, Z7
+	VADDPD  1600(R9), Z7, Z7
+	VADDPD  8576(R9), Z7, Z7
+	VMOVUPS 384(R9), Z8
+	VADDPD  320(R9), Z8, Z8
+	VADDPD  8576(R9), Z8, Z8
+	VMOVUPS 192(R9), Z9
+	VMULPD  576(R9), Z9, Z9
+	VADDPD  1472(R9), Z9, Z9
+	VADDPD  8640(R9), Z9, Z9
+	VMOVUPS (R9), Z10
+	VADDPD  64(R9), Z10, Z10
+	VADDPD  8640(R9), Z10, Z10
+
+	// Invalid lanes: the canonical NaN in every float.
+	VMOVUPS        11584(R9), Z11
+	VCMPPD.BCST    $0x00, toiinvalid64<>+0(SB), Z11, K1
+	VXORPS         Z11, Z11, Z11
+	VMOVUPS        11456(R9), Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
+	VXORPS         Z12, Z12, Z12
+	VMOVUPS        832(R9), Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z7
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z9
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z6
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z10
+
+	// Pair index k = i + 8 + lane.
+	LEAQ         8(R13), BX
+	VMOVD        BX, X13
+	VPBROADCASTD X13, Y13
+	VPADDD       iota<>+0(SB), Y13, Y13
+	MOVQ         (SP), R12
+	VMOVUPS      Y13, 32(R12)(R13*4)
+	VMOVUPS      11584(R9), Z13
+	VCVTTPD2DQ   Z13, Y13
+	MOVQ         8(SP), R12
+	VMOVUPS      Y13, 32(R12)(R13*4)
+	VMOVUPS      11520(R9), Z13
+	VCVTTPD2DQ   Z13, Y13
+	MOVQ         16(SP), R12
+	VMOVUPS      Y13, 32(R12)(R13*4)
+	MOVQ         24(SP), R12
+	VMOVUPS      Z11, 64(R12)(R13*8)
+	MOVQ         32(SP), R12
+	VMOVUPS      Z12, 64(R12)(R13*8)
+	MOVQ         40(SP), R12
+	VMOVUPS      Z3, 64(R12)(R13*8)
+	MOVQ         48(SP), R12
+	VMOVUPS      Z5, 64(R12)(R13*8)
+	MOVQ         56(SP), R12
+	VMOVUPS      Z2, 64(R12)(R13*8)
+	MOVQ         64(SP), R12
+	VMOVUPS      Z4, 64(R12)(R13*8)
+	MOVQ         72(SP), R12
+	VMOVUPS      Z7, 64(R12)(R13*8)
+	MOVQ         80(SP), R12
+	VMOVUPS      Z9, 64(R12)(R13*8)
+	MOVQ         88(SP), R12
+	VMOVUPS      Z6, 64(R12)(R13*8)
+	MOVQ         96(SP), R12
+	VMOVUPS      Z8, 64(R12)(R13*8)
+	MOVQ         104(SP), R12
+	VMOVUPS      Z10, 64(R12)(R13*8)
+	ADDQ         $0x00000010, R13
+	SUBQ         $0x00000010, R14
+	CMPQ         R14, $0x00000010
+	JAE          TOI64AVX512_loop2
+
+TOI64AVX512_loop2_end:
+	// 1 whole group(s) of 8 pairs at a time.
+	CMPQ R14, $0x00000008
+	JB   TOI64AVX512_loop1_end
+
+TOI64AVX512_loop1:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
-	VPMOVZXDQ 5888(R9), Y2
+	VPMOVZXDQ (DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 5632(R9)
-	VPMOVZXDQ 5904(R9), Y2
+	VMOVDQU   Y2, 7680(R9)
+	VPMOVZXDQ 16(DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 5664(R9)
-	VPMOVZXDQ 5952(R9), Y2
+	VMOVDQU   Y2, 7712(R9)
+	VPMOVZXDQ (SI)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 5696(R9)
-	VPMOVZXDQ 5968(R9), Y2
+	VMOVDQU   Y2, 7744(R9)
+	VPMOVZXDQ 16(SI)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 5728(R9)
+	VMOVDQU   Y2, 7776(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ       5632(R9), DX
-	VMOVUPD    (AX)(DX*1), Z2
-	MOVQ       5640(R9), DX
-	VMOVUPD    (AX)(DX*1), Z3
-	MOVQ       5648(R9), DX
-	VMOVUPD    (AX)(DX*1), Z4
-	MOVQ       5656(R9), DX
-	VMOVUPD    (AX)(DX*1), Z5
-	MOVQ       5664(R9), DX
-	VMOVUPD    (AX)(DX*1), Z6
-	MOVQ       5672(R9), DX
-	VMOVUPD    (AX)(DX*1), Z7
-	MOVQ       5680(R9), DX
-	VMOVUPD    (AX)(DX*1), Z8
-	MOVQ       5688(R9), DX
-	VMOVUPD    (AX)(DX*1), Z9
+	MOVQ       7680(R9), BX
+	VMOVUPD    (AX)(BX*1), Z2
+	MOVQ       7688(R9), BX
+	VMOVUPD    (AX)(BX*1), Z3
+	MOVQ       7696(R9), BX
+	VMOVUPD    (AX)(BX*1), Z4
+	MOVQ       7704(R9), BX
+	VMOVUPD    (AX)(BX*1), Z5
+	MOVQ       7712(R9), BX
+	VMOVUPD    (AX)(BX*1), Z6
+	MOVQ       7720(R9), BX
+	VMOVUPD    (AX)(BX*1), Z7
+	MOVQ       7728(R9), BX
+	VMOVUPD    (AX)(BX*1), Z8
+	MOVQ       7736(R9), BX
+	VMOVUPD    (AX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
 	VUNPCKLPD  Z5, Z4, Z3
@@ -76130,41 +85322,41 @@ TOI64AVX512_tail:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 2048(R9)
+	VMOVUPS    Z7, 4096(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 2240(R9)
+	VMOVUPS    Z7, 4288(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 2176(R9)
+	VMOVUPS    Z7, 4224(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 2368(R9)
+	VMOVUPS    Z3, 4416(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 2112(R9)
+	VMOVUPS    Z6, 4160(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 2304(R9)
+	VMOVUPS    Z3, 4352(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 2432(R9)
+	VMOVUPS    Z2, 4480(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ       5696(R9), DX
-	VMOVUPD    (AX)(DX*1), Z2
-	MOVQ       5704(R9), DX
-	VMOVUPD    (AX)(DX*1), Z3
-	MOVQ       5712(R9), DX
-	VMOVUPD    (AX)(DX*1), Z4
-	MOVQ       5720(R9), DX
-	VMOVUPD    (AX)(DX*1), Z5
-	MOVQ       5728(R9), DX
-	VMOVUPD    (AX)(DX*1), Z6
-	MOVQ       5736(R9), DX
-	VMOVUPD    (AX)(DX*1), Z7
-	MOVQ       5744(R9), DX
-	VMOVUPD    (AX)(DX*1), Z8
-	MOVQ       5752(R9), DX
-	VMOVUPD    (AX)(DX*1), Z9
+	MOVQ       7744(R9), BX
+	VMOVUPD    (AX)(BX*1), Z2
+	MOVQ       7752(R9), BX
+	VMOVUPD    (AX)(BX*1), Z3
+	MOVQ       7760(R9), BX
+	VMOVUPD    (AX)(BX*1), Z4
+	MOVQ       7768(R9), BX
+	VMOVUPD    (AX)(BX*1), Z5
+	MOVQ       7776(R9), BX
+	VMOVUPD    (AX)(BX*1), Z6
+	MOVQ       7784(R9), BX
+	VMOVUPD    (AX)(BX*1), Z7
+	MOVQ       7792(R9), BX
+	VMOVUPD    (AX)(BX*1), Z8
+	MOVQ       7800(R9), BX
+	VMOVUPD    (AX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
 	VUNPCKLPD  Z5, Z4, Z3
@@ -76178,41 +85370,41 @@ TOI64AVX512_tail:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 2496(R9)
+	VMOVUPS    Z7, 4544(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 2688(R9)
+	VMOVUPS    Z7, 4736(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 2624(R9)
+	VMOVUPS    Z7, 4672(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 2816(R9)
+	VMOVUPS    Z3, 4864(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 2560(R9)
+	VMOVUPS    Z6, 4608(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 2752(R9)
+	VMOVUPS    Z3, 4800(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 2880(R9)
+	VMOVUPS    Z2, 4928(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ       5632(R9), AX
-	VMOVUPD    (CX)(AX*1), Z2
-	MOVQ       5640(R9), AX
-	VMOVUPD    (CX)(AX*1), Z3
-	MOVQ       5648(R9), AX
-	VMOVUPD    (CX)(AX*1), Z4
-	MOVQ       5656(R9), AX
-	VMOVUPD    (CX)(AX*1), Z5
-	MOVQ       5664(R9), AX
-	VMOVUPD    (CX)(AX*1), Z6
-	MOVQ       5672(R9), AX
-	VMOVUPD    (CX)(AX*1), Z7
-	MOVQ       5680(R9), AX
-	VMOVUPD    (CX)(AX*1), Z8
-	MOVQ       5688(R9), AX
-	VMOVUPD    (CX)(AX*1), Z9
+	MOVQ       7680(R9), BX
+	VMOVUPD    (CX)(BX*1), Z2
+	MOVQ       7688(R9), BX
+	VMOVUPD    (CX)(BX*1), Z3
+	MOVQ       7696(R9), BX
+	VMOVUPD    (CX)(BX*1), Z4
+	MOVQ       7704(R9), BX
+	VMOVUPD    (CX)(BX*1), Z5
+	MOVQ       7712(R9), BX
+	VMOVUPD    (CX)(BX*1), Z6
+	MOVQ       7720(R9), BX
+	VMOVUPD    (CX)(BX*1), Z7
+	MOVQ       7728(R9), BX
+	VMOVUPD    (CX)(BX*1), Z8
+	MOVQ       7736(R9), BX
+	VMOVUPD    (CX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
 	VUNPCKLPD  Z5, Z4, Z3
@@ -76226,41 +85418,41 @@ TOI64AVX512_tail:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 2944(R9)
+	VMOVUPS    Z7, 4992(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 3136(R9)
+	VMOVUPS    Z7, 5184(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 3072(R9)
+	VMOVUPS    Z7, 5120(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 3264(R9)
+	VMOVUPS    Z3, 5312(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 3008(R9)
+	VMOVUPS    Z6, 5056(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 3200(R9)
+	VMOVUPS    Z3, 5248(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 3328(R9)
+	VMOVUPS    Z2, 5376(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ       5696(R9), AX
-	VMOVUPD    (CX)(AX*1), Z2
-	MOVQ       5704(R9), AX
-	VMOVUPD    (CX)(AX*1), Z3
-	MOVQ       5712(R9), AX
-	VMOVUPD    (CX)(AX*1), Z4
-	MOVQ       5720(R9), AX
-	VMOVUPD    (CX)(AX*1), Z5
-	MOVQ       5728(R9), AX
-	VMOVUPD    (CX)(AX*1), Z6
-	MOVQ       5736(R9), AX
-	VMOVUPD    (CX)(AX*1), Z7
-	MOVQ       5744(R9), AX
-	VMOVUPD    (CX)(AX*1), Z8
-	MOVQ       5752(R9), AX
-	VMOVUPD    (CX)(AX*1), Z9
+	MOVQ       7744(R9), BX
+	VMOVUPD    (CX)(BX*1), Z2
+	MOVQ       7752(R9), BX
+	VMOVUPD    (CX)(BX*1), Z3
+	MOVQ       7760(R9), BX
+	VMOVUPD    (CX)(BX*1), Z4
+	MOVQ       7768(R9), BX
+	VMOVUPD    (CX)(BX*1), Z5
+	MOVQ       7776(R9), BX
+	VMOVUPD    (CX)(BX*1), Z6
+	MOVQ       7784(R9), BX
+	VMOVUPD    (CX)(BX*1), Z7
+	MOVQ       7792(R9), BX
+	VMOVUPD    (CX)(BX*1), Z8
+	MOVQ       7800(R9), BX
+	VMOVUPD    (CX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
 	VUNPCKLPD  Z5, Z4, Z3
@@ -76274,86 +85466,86 @@ TOI64AVX512_tail:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 3392(R9)
+	VMOVUPS    Z7, 5440(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 3584(R9)
+	VMOVUPS    Z7, 5632(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 3520(R9)
+	VMOVUPS    Z7, 5568(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 3712(R9)
+	VMOVUPS    Z3, 5760(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 3456(R9)
+	VMOVUPS    Z6, 5504(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 3648(R9)
+	VMOVUPS    Z3, 5696(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 3776(R9)
+	VMOVUPS    Z2, 5824(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Z0, 3840(R9)
-	VMOVUPS    Z0, 3904(R9)
-	MOVQ       pad+16(FP), AX
-	TESTQ      AX, AX
-	JZ         TOI64AVX512_t_nopad
-	VMOVUPS    5888(R9), Y3
+	VMOVUPS    Z0, 5888(R9)
+	VMOVUPS    Z0, 5952(R9)
+	MOVQ       pad+16(FP), BX
+	TESTQ      BX, BX
+	JZ         TOI64AVX512_loop1_g0_nopad
+	VMOVUPS    (DX)(R13*4), Y3
 	VMOVUPS    Z0, Z2
-	VPCMPEQD   Z0, Z0, K2
-	VGATHERDPD (AX)(Y3*8), K2, Z2
-	VMOVUPS    Z2, 3840(R9)
-	VMOVUPS    5952(R9), Y3
+	VPCMPEQD   Z0, Z0, K1
+	VGATHERDPD (BX)(Y3*8), K1, Z2
+	VMOVUPS    Z2, 5888(R9)
+	VMOVUPS    (SI)(R13*4), Y3
 	VMOVUPS    Z0, Z2
-	VPCMPEQD   Z0, Z0, K2
-	VGATHERDPD (AX)(Y3*8), K2, Z2
-	VMOVUPS    Z2, 3904(R9)
+	VPCMPEQD   Z0, Z0, K1
+	VGATHERDPD (BX)(Y3*8), K1, Z2
+	VMOVUPS    Z2, 5952(R9)
 
-TOI64AVX512_t_nopad:
-	// Setup: the frame and the initial state.
+TOI64AVX512_loop1_g0_nopad:
+	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 2048(R9), Z2
-	VSUBPD  2496(R9), Z2, Z2
-	VMOVUPS 2112(R9), Z3
-	VSUBPD  2560(R9), Z3, Z3
-	VMOVUPS 2176(R9), Z4
-	VSUBPD  2624(R9), Z4, Z4
-	VMOVUPS 2944(R9), Z5
-	VSUBPD  2048(R9), Z5, Z5
-	VMOVUPS 3008(R9), Z6
-	VSUBPD  2112(R9), Z6, Z6
-	VMOVUPS 3072(R9), Z7
-	VSUBPD  2176(R9), Z7, Z7
-	VMOVUPS 2240(R9), Z8
-	VSUBPD  2496(R9), Z8, Z8
-	VMOVUPS 2304(R9), Z9
-	VSUBPD  2560(R9), Z9, Z9
-	VMOVUPS 2368(R9), Z10
-	VSUBPD  2624(R9), Z10, Z10
-	VMOVUPS 3136(R9), Z11
-	VSUBPD  2240(R9), Z11, Z11
-	VMOVUPS 3200(R9), Z12
-	VSUBPD  2304(R9), Z12, Z12
-	VMOVUPS 3264(R9), Z13
-	VSUBPD  2368(R9), Z13, Z13
-	VMOVUPS 3392(R9), Z14
-	VSUBPD  2496(R9), Z14, Z14
-	VMOVUPS 3456(R9), Z15
-	VSUBPD  2560(R9), Z15, Z15
-	VMOVUPS 3520(R9), Z16
-	VSUBPD  2624(R9), Z16, Z16
-	VMOVUPS 2688(R9), Z17
-	VSUBPD  2496(R9), Z17, Z17
-	VMOVUPS 2752(R9), Z18
-	VSUBPD  2560(R9), Z18, Z18
-	VMOVUPS 2816(R9), Z19
-	VSUBPD  2624(R9), Z19, Z19
-	VMOVUPS 3584(R9), Z20
-	VSUBPD  2688(R9), Z20, Z20
-	VMOVUPS 3648(R9), Z21
-	VSUBPD  2752(R9), Z21, Z21
-	VMOVUPS 3712(R9), Z22
-	VSUBPD  2816(R9), Z22, Z22
+	VMOVUPS 4096(R9), Z2
+	VSUBPD  4544(R9), Z2, Z2
+	VMOVUPS 4160(R9), Z3
+	VSUBPD  4608(R9), Z3, Z3
+	VMOVUPS 4224(R9), Z4
+	VSUBPD  4672(R9), Z4, Z4
+	VMOVUPS 4992(R9), Z5
+	VSUBPD  4096(R9), Z5, Z5
+	VMOVUPS 5056(R9), Z6
+	VSUBPD  4160(R9), Z6, Z6
+	VMOVUPS 5120(R9), Z7
+	VSUBPD  4224(R9), Z7, Z7
+	VMOVUPS 4288(R9), Z8
+	VSUBPD  4544(R9), Z8, Z8
+	VMOVUPS 4352(R9), Z9
+	VSUBPD  4608(R9), Z9, Z9
+	VMOVUPS 4416(R9), Z10
+	VSUBPD  4672(R9), Z10, Z10
+	VMOVUPS 5184(R9), Z11
+	VSUBPD  4288(R9), Z11, Z11
+	VMOVUPS 5248(R9), Z12
+	VSUBPD  4352(R9), Z12, Z12
+	VMOVUPS 5312(R9), Z13
+	VSUBPD  4416(R9), Z13, Z13
+	VMOVUPS 5440(R9), Z14
+	VSUBPD  4544(R9), Z14, Z14
+	VMOVUPS 5504(R9), Z15
+	VSUBPD  4608(R9), Z15, Z15
+	VMOVUPS 5568(R9), Z16
+	VSUBPD  4672(R9), Z16, Z16
+	VMOVUPS 4736(R9), Z17
+	VSUBPD  4544(R9), Z17, Z17
+	VMOVUPS 4800(R9), Z18
+	VSUBPD  4608(R9), Z18, Z18
+	VMOVUPS 4864(R9), Z19
+	VSUBPD  4672(R9), Z19, Z19
+	VMOVUPS 5632(R9), Z20
+	VSUBPD  4736(R9), Z20, Z20
+	VMOVUPS 5696(R9), Z21
+	VSUBPD  4800(R9), Z21, Z21
+	VMOVUPS 5760(R9), Z22
+	VSUBPD  4864(R9), Z22, Z22
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPD       Z2, Z2, Z23
@@ -76394,23 +85586,1223 @@ TOI64AVX512_t_nopad:
 	VADDPD       Z27, Z26, Z26
 	VSUBPD       Z22, Z22, Z27
 	VADDPD       Z27, Z23, Z23
-	VMOVUPS      2432(R9), Z27
-	VSUBPD       2432(R9), Z27, Z27
+	VMOVUPS      4480(R9), Z27
+	VSUBPD       4480(R9), Z27, Z27
 	VADDPD       Z27, Z24, Z24
-	VMOVUPS      3328(R9), Z27
-	VSUBPD       3328(R9), Z27, Z27
+	VMOVUPS      5376(R9), Z27
+	VSUBPD       5376(R9), Z27, Z27
 	VADDPD       Z27, Z25, Z25
-	VMOVUPS      3840(R9), Z27
-	VSUBPD       3840(R9), Z27, Z27
+	VMOVUPS      5888(R9), Z27
+	VSUBPD       5888(R9), Z27, Z27
 	VADDPD       Z27, Z26, Z26
-	VMOVUPS      2880(R9), Z27
-	VSUBPD       2880(R9), Z27, Z27
+	VMOVUPS      4928(R9), Z27
+	VSUBPD       4928(R9), Z27, Z27
 	VADDPD       Z27, Z23, Z23
-	VMOVUPS      3776(R9), Z27
-	VSUBPD       3776(R9), Z27, Z27
+	VMOVUPS      5824(R9), Z27
+	VSUBPD       5824(R9), Z27, Z27
 	VADDPD       Z27, Z24, Z24
-	VMOVUPS      3904(R9), Z27
-	VSUBPD       3904(R9), Z27, Z27
+	VMOVUPS      5952(R9), Z27
+	VSUBPD       5952(R9), Z27, Z27
+	VADDPD       Z27, Z25, Z25
+	VBROADCASTSD margin+56(FP), Z27
+	VBROADCASTSD margin+56(FP), Z28
+	VSUBPD       Z27, Z28, Z27
+	VADDPD       Z27, Z26, Z26
+	VBROADCASTSD tol+64(FP), Z27
+	VBROADCASTSD tol+64(FP), Z28
+	VSUBPD       Z27, Z28, Z27
+	VADDPD       Z27, Z23, Z23
+	VBROADCASTSD tmax+72(FP), Z27
+	VBROADCASTSD tmax+72(FP), Z28
+	VSUBPD       Z27, Z28, Z27
+	VADDPD       Z27, Z24, Z24
+	VADDPD       Z24, Z23, Z23
+	VADDPD       Z26, Z25, Z24
+	VADDPD       Z24, Z23, Z23
+	VCMPPD       $0x00, Z0, Z23, K1
+
+	// A negative radius or pad is invalid.
+	VMOVUPS 4480(R9), Z23
+	VMINPD  5376(R9), Z23, Z23
+	VMOVUPS 4928(R9), Z24
+	VMINPD  5824(R9), Z24, Z24
+	VMINPD  Z24, Z23, Z23
+	VCMPPD  $0x11, Z0, Z23, K2
+	VMOVUPS 5888(R9), Z23
+	VMINPD  5952(R9), Z23, Z23
+	VCMPPD  $0x11, Z0, Z23, K3
+	KORW    K3, K2, K2
+	KANDNW  K1, K2, K1
+
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	VANDPD.BCST absmask64<>+0(SB), Z2, Z23
+	VADDPD      Z5, Z2, Z24
+	VANDPD.BCST absmask64<>+0(SB), Z24, Z24
+	VANDPD.BCST absmask64<>+0(SB), Z3, Z25
+	VADDPD      Z6, Z3, Z26
+	VANDPD.BCST absmask64<>+0(SB), Z26, Z26
+	VMAXPD      Z26, Z0, Z26
+	VANDPD.BCST absmask64<>+0(SB), Z4, Z27
+	VMAXPD      Z27, Z23, Z23
+	VADDPD      Z7, Z4, Z27
+	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
+	VMAXPD      Z27, Z24, Z24
+	VANDPD.BCST absmask64<>+0(SB), Z8, Z27
+	VMAXPD      Z27, Z25, Z25
+	VADDPD      Z11, Z8, Z27
+	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
+	VMAXPD      Z27, Z26, Z26
+	VANDPD.BCST absmask64<>+0(SB), Z9, Z27
+	VMAXPD      Z27, Z23, Z23
+	VADDPD      Z12, Z9, Z27
+	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
+	VMAXPD      Z27, Z24, Z24
+	VANDPD.BCST absmask64<>+0(SB), Z10, Z27
+	VMAXPD      Z27, Z25, Z25
+	VADDPD      Z13, Z10, Z27
+	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
+	VMAXPD      Z27, Z26, Z26
+	VANDPD.BCST absmask64<>+0(SB), Z14, Z27
+	VMAXPD      Z27, Z23, Z23
+	VANDPD.BCST absmask64<>+0(SB), Z15, Z27
+	VMAXPD      Z27, Z24, Z24
+	VANDPD.BCST absmask64<>+0(SB), Z16, Z27
+	VMAXPD      Z27, Z25, Z25
+	VANDPD.BCST absmask64<>+0(SB), Z17, Z27
+	VMAXPD      Z27, Z26, Z26
+	VADDPD      Z20, Z17, Z27
+	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
+	VMAXPD      Z27, Z23, Z23
+	VANDPD.BCST absmask64<>+0(SB), Z18, Z27
+	VMAXPD      Z27, Z24, Z24
+	VADDPD      Z21, Z18, Z27
+	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
+	VMAXPD      Z27, Z25, Z25
+	VANDPD.BCST absmask64<>+0(SB), Z19, Z27
+	VMAXPD      Z27, Z26, Z26
+	VADDPD      Z22, Z19, Z27
+	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
+	VMAXPD      Z27, Z23, Z23
+	VMAXPD      Z23, Z26, Z23
+	VMAXPD      Z25, Z24, Z24
+	VMAXPD      Z24, Z23, Z23
+
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	VBROADCASTSD   toitolfloor64<>+0(SB), Z24
+	VMULPD         Z23, Z24, Z23
+	VBROADCASTSD   tol+64(FP), Z24
+	VMAXPD         Z23, Z24, Z23
+	VMOVUPS        4480(R9), Z24
+	VMAXPD         5376(R9), Z24, Z24
+	VMOVUPS        4928(R9), Z25
+	VMAXPD         5824(R9), Z25, Z25
+	VADDPD         5888(R9), Z24, Z24
+	VADDPD         5952(R9), Z25, Z25
+	VADDPD         Z25, Z24, Z24
+	VBROADCASTSD   margin+56(FP), Z25
+	VADDPD         Z25, Z24, Z24
+	VMAXPD         Z23, Z24, Z24
+	VADDPD         Z23, Z24, Z23
+	VXORPS         Z25, Z25, Z25
+	VBROADCASTSD   toiinvalid64<>+0(SB), Z26
+	VBLENDMPD.BCST toirunning64<>+0(SB), Z26, K1, Z25
+	VMOVUPS        Z2, 6016(R9)
+	VMOVUPS        Z3, 6080(R9)
+	VMOVUPS        Z4, 6144(R9)
+	VMOVUPS        Z8, 6208(R9)
+	VMOVUPS        Z9, 6272(R9)
+	VMOVUPS        Z10, 6336(R9)
+	VMOVUPS        Z17, 6400(R9)
+	VMOVUPS        Z18, 6464(R9)
+	VMOVUPS        Z19, 6528(R9)
+	VMOVUPS        Z5, 6592(R9)
+	VMOVUPS        Z6, 6656(R9)
+	VMOVUPS        Z7, 6720(R9)
+	VMOVUPS        Z11, 6784(R9)
+	VMOVUPS        Z12, 6848(R9)
+	VMOVUPS        Z13, 6912(R9)
+	VMOVUPS        Z14, 6976(R9)
+	VMOVUPS        Z15, 7040(R9)
+	VMOVUPS        Z16, 7104(R9)
+	VMOVUPS        Z20, 7168(R9)
+	VMOVUPS        Z21, 7232(R9)
+	VMOVUPS        Z22, 7296(R9)
+	VMOVUPS        Z24, 7360(R9)
+	VMOVUPS        Z23, 7424(R9)
+	VMOVUPS        Z0, 7488(R9)
+	VMOVUPS        Z0, 7552(R9)
+	VMOVUPS        Z25, 7616(R9)
+
+	// Steps until no lane is running.
+TOI64AVX512_loop1_step:
+	VBROADCASTSD tmax+72(FP), Z2
+	VMINPD       Z1, Z2, Z2
+	VMAXPD       Z0, Z2, Z2
+
+	// Step 1: the endpoints at t and the projection.
+	VMOVUPS 7488(R9), Z3
+	VMULPD  6592(R9), Z3, Z3
+	VADDPD  6016(R9), Z3, Z3
+	VMOVUPS 7488(R9), Z4
+	VMULPD  6656(R9), Z4, Z4
+	VADDPD  6080(R9), Z4, Z4
+	VMOVUPS 7488(R9), Z5
+	VMULPD  6720(R9), Z5, Z5
+	VADDPD  6144(R9), Z5, Z5
+	VMOVUPS 7488(R9), Z6
+	VMULPD  6784(R9), Z6, Z6
+	VADDPD  6208(R9), Z6, Z6
+	VMOVUPS 7488(R9), Z7
+	VMULPD  6848(R9), Z7, Z7
+	VADDPD  6272(R9), Z7, Z7
+	VMOVUPS 7488(R9), Z8
+	VMULPD  6912(R9), Z8, Z8
+	VADDPD  6336(R9), Z8, Z8
+	VMOVUPS 7488(R9), Z9
+	VMULPD  6976(R9), Z9, Z9
+	VADDPD  Z9, Z0, Z9
+	VMOVUPS 7488(R9), Z10
+	VMULPD  7040(R9), Z10, Z10
+	VADDPD  Z10, Z0, Z10
+	VMOVUPS 7488(R9), Z11
+	VMULPD  7104(R9), Z11, Z11
+	VADDPD  Z11, Z0, Z11
+	VMOVUPS 7488(R9), Z12
+	VMULPD  7168(R9), Z12, Z12
+	VADDPD  6400(R9), Z12, Z12
+	VMOVUPS 7488(R9), Z13
+	VMULPD  7232(R9), Z13, Z13
+	VADDPD  6464(R9), Z13, Z13
+	VMOVUPS 7488(R9), Z14
+	VMULPD  7296(R9), Z14, Z14
+	VADDPD  6528(R9), Z14, Z14
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPD Z3, Z6, Z15
+	VSUBPD Z4, Z7, Z16
+	VSUBPD Z5, Z8, Z17
+	VSUBPD Z9, Z12, Z18
+	VSUBPD Z10, Z13, Z19
+	VSUBPD Z11, Z14, Z20
+	VSUBPD Z9, Z3, Z21
+	VSUBPD Z10, Z4, Z22
+	VSUBPD Z11, Z5, Z23
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z18, Z18, Z24
+	VMULPD      Z19, Z19, Z25
+	VADDPD      Z25, Z24, Z24
+	VMULPD      Z20, Z20, Z25
+	VADDPD      Z25, Z24, Z24
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z24, K1
+	VDIVPD.Z    Z24, Z1, K1, Z24
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z15, Z15, Z25
+	VMULPD      Z16, Z16, Z26
+	VADDPD      Z26, Z25, Z25
+	VMULPD      Z17, Z17, Z26
+	VADDPD      Z26, Z25, Z25
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z25, K1
+	VDIVPD.Z    Z25, Z1, K1, Z25
+	VMULPD      Z21, Z18, Z26
+	VMULPD      Z22, Z19, Z27
+	VADDPD      Z27, Z26, Z26
+	VMULPD      Z23, Z20, Z27
+	VADDPD      Z27, Z26, Z26
+	VMULPD      Z24, Z26, Z26
+	VMULPD      Z15, Z18, Z27
+	VMULPD      Z16, Z19, Z28
+	VADDPD      Z28, Z27, Z27
+	VMULPD      Z17, Z20, Z28
+	VADDPD      Z28, Z27, Z27
+	VMULPD      Z24, Z27, Z24
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD Z15, Z21, Z28
+	VMULPD Z16, Z22, Z29
+	VADDPD Z29, Z28, Z28
+	VMULPD Z17, Z23, Z29
+	VADDPD Z29, Z28, Z28
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Z26, Z18, Z29
+	VMULPD  Z26, Z19, Z30
+	VMOVUPS Z2, (R9)
+	VMULPD  Z26, Z20, Z2
+	VMOVUPS Z14, 64(R9)
+	VSUBPD  Z21, Z29, Z14
+	VSUBPD  Z22, Z30, Z29
+	VSUBPD  Z23, Z2, Z2
+	VMULPD  Z24, Z18, Z30
+	VMOVUPS Z13, 128(R9)
+	VMULPD  Z24, Z19, Z13
+	VMOVUPS Z12, 192(R9)
+	VMULPD  Z24, Z20, Z12
+	VMOVUPS Z11, 256(R9)
+	VSUBPD  Z30, Z15, Z11
+	VSUBPD  Z13, Z16, Z13
+	VSUBPD  Z12, Z17, Z12
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z11, Z11, Z30
+	VMOVUPS  Z10, 320(R9)
+	VMULPD   Z13, Z13, Z10
+	VMOVUPS  Z9, 384(R9)
+	VADDPD   Z10, Z30, Z9
+	VMULPD   Z12, Z12, Z10
+	VADDPD   Z10, Z9, Z9
+	VMULPD   Z11, Z14, Z10
+	VMULPD   Z13, Z29, Z11
+	VADDPD   Z11, Z10, Z10
+	VMULPD   Z12, Z2, Z2
+	VADDPD   Z2, Z10, Z2
+	VCMPPD   $0x04, Z9, Z0, K1
+	VDIVPD.Z Z9, Z2, K1, Z2
+	VMINPD   Z1, Z2, Z2
+	VMAXPD   Z0, Z2, Z2
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z24, Z2, Z2
+	VADDPD Z2, Z26, Z2
+	VMINPD Z1, Z2, Z2
+	VMAXPD Z0, Z2, Z2
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z27, Z2, Z9
+	VSUBPD Z28, Z9, Z9
+	VMULPD Z25, Z9, Z9
+	VMINPD Z1, Z9, Z9
+	VMAXPD Z0, Z9, Z9
+	VMULPD Z2, Z18, Z10
+	VMULPD Z2, Z19, Z11
+	VMULPD Z2, Z20, Z2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD      Z9, Z15, Z12
+	VADDPD      Z12, Z21, Z12
+	VSUBPD      Z10, Z12, Z10
+	VMULPD      Z9, Z16, Z12
+	VADDPD      Z12, Z22, Z12
+	VSUBPD      Z11, Z12, Z11
+	VMULPD      Z9, Z17, Z9
+	VADDPD      Z9, Z23, Z9
+	VSUBPD      Z2, Z9, Z2
+	VMULPD      Z10, Z10, Z9
+	VMULPD      Z11, Z11, Z12
+	VADDPD      Z12, Z9, Z9
+	VMULPD      Z2, Z2, Z12
+	VADDPD      Z12, Z9, Z9
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z9, K1
+	VSQRTPD     Z9, Z9
+
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	VDIVPD Z9, Z1, Z12
+	VMULPD Z12, Z10, Z10
+	VMULPD Z12, Z11, Z11
+	VMULPD Z12, Z2, Z2
+	VMULPD Z3, Z10, Z3
+	VMULPD Z4, Z11, Z4
+	VADDPD Z4, Z3, Z3
+	VMULPD Z5, Z2, Z4
+	VADDPD Z4, Z3, Z3
+	VMULPD 6592(R9), Z10, Z4
+	VMULPD 6656(R9), Z11, Z5
+	VADDPD Z5, Z4, Z4
+	VMULPD 6720(R9), Z2, Z5
+	VADDPD Z5, Z4, Z4
+	VMULPD Z6, Z10, Z5
+	VMULPD Z7, Z11, Z6
+	VADDPD Z6, Z5, Z5
+	VMULPD Z8, Z2, Z6
+	VADDPD Z6, Z5, Z5
+	VMULPD 6784(R9), Z10, Z6
+	VMULPD 6848(R9), Z11, Z7
+	VADDPD Z7, Z6, Z6
+	VMULPD 6912(R9), Z2, Z7
+	VADDPD Z7, Z6, Z6
+	VMULPD 384(R9), Z10, Z7
+	VMULPD 320(R9), Z11, Z8
+	VADDPD Z8, Z7, Z7
+	VMULPD 256(R9), Z2, Z8
+	VADDPD Z8, Z7, Z7
+	VMULPD 6976(R9), Z10, Z8
+	VMULPD 7040(R9), Z11, Z12
+	VADDPD Z12, Z8, Z8
+	VMULPD 7104(R9), Z2, Z12
+	VADDPD Z12, Z8, Z8
+	VMULPD 192(R9), Z10, Z12
+	VMULPD 128(R9), Z11, Z13
+	VADDPD Z13, Z12, Z12
+	VMULPD 64(R9), Z2, Z13
+	VADDPD Z13, Z12, Z12
+	VMULPD 7168(R9), Z10, Z10
+	VMULPD 7232(R9), Z11, Z11
+	VADDPD Z11, Z10, Z10
+	VMULPD 7296(R9), Z2, Z2
+	VADDPD Z2, Z10, Z2
+
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	VSUBPD       Z7, Z3, Z10
+	VSUBPD       7360(R9), Z10, Z10
+	VSUBPD       Z4, Z8, Z11
+	VCMPPD       $0x11, Z11, Z0, K2
+	VDIVPD       Z11, Z10, Z11
+	VXORPS       Z13, Z13, Z13
+	VBROADCASTSD toiinf64<>+0(SB), Z14
+	VBLENDMPD    Z11, Z14, K2, Z13
+	VCMPPD       $0x11, Z10, Z0, K2
+	VMOVAPD.Z    Z13, K2, Z10
+	VSUBPD       Z12, Z3, Z3
+	VSUBPD       7360(R9), Z3, Z3
+	VSUBPD       Z4, Z2, Z4
+	VCMPPD       $0x11, Z4, Z0, K2
+	VDIVPD       Z4, Z3, Z4
+	VXORPS       Z11, Z11, Z11
+	VBROADCASTSD toiinf64<>+0(SB), Z13
+	VBLENDMPD    Z4, Z13, K2, Z11
+	VCMPPD       $0x11, Z3, Z0, K2
+	VMOVAPD.Z    Z11, K2, Z3
+	VMINPD       Z3, Z10, Z3
+	VSUBPD       Z7, Z5, Z4
+	VSUBPD       7360(R9), Z4, Z4
+	VSUBPD       Z6, Z8, Z7
+	VCMPPD       $0x11, Z7, Z0, K2
+	VDIVPD       Z7, Z4, Z7
+	VXORPS       Z8, Z8, Z8
+	VBROADCASTSD toiinf64<>+0(SB), Z10
+	VBLENDMPD    Z7, Z10, K2, Z8
+	VCMPPD       $0x11, Z4, Z0, K2
+	VMOVAPD.Z    Z8, K2, Z4
+	VMINPD       Z4, Z3, Z3
+	VSUBPD       Z12, Z5, Z4
+	VSUBPD       7360(R9), Z4, Z4
+	VSUBPD       Z6, Z2, Z2
+	VCMPPD       $0x11, Z2, Z0, K2
+	VDIVPD       Z2, Z4, Z2
+	VXORPS       Z5, Z5, Z5
+	VBROADCASTSD toiinf64<>+0(SB), Z6
+	VBLENDMPD    Z2, Z6, K2, Z5
+	VCMPPD       $0x11, Z4, Z0, K2
+	VMOVAPD.Z    Z5, K2, Z2
+	VMINPD       Z2, Z3, Z2
+	VADDPD       7488(R9), Z2, Z2
+
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	VMOVUPS        7616(R9), Z3
+	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z3, K2
+	VADDPD         7552(R9), Z1, Z3
+	VMOVUPS        7488(R9), Z4
+	VCMPPD         $0x11, Z2, Z4, K3
+	KANDNW         K2, K3, K3
+	VBROADCASTSD   maxiter+80(FP), Z4
+	VCMPPD         $0x12, Z3, Z4, K4
+	KORW           K4, K3, K3
+	VXORPS         Z4, Z4, Z4
+	VBROADCASTSD   toirunning64<>+0(SB), Z5
+	VBLENDMPD.BCST toiunconv64<>+0(SB), Z5, K3, Z4
+	VCMPPD         $0x16, (R9), Z2, K3
+	VBLENDMPD      Z0, Z4, K3, Z4
+	VMOVUPS        7488(R9), Z5
+	VCMPPD         $0x00, Z0, Z5, K3
+	VXORPS         Z5, Z5, Z5
+	VBLENDMPD.BCST toiinitial64<>+0(SB), Z1, K3, Z5
+	VCMPPD         $0x12, 7424(R9), Z9, K3
+	VBLENDMPD      Z5, Z4, K3, Z4
+	VBLENDMPD.BCST toiinvalid64<>+0(SB), Z4, K1, Z4
+	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z4, K3
+	KANDW          K3, K2, K3
+	VXORPS         Z5, Z5, Z5
+	VMOVUPS        7488(R9), Z6
+	VBLENDMPD      Z2, Z6, K3, Z5
+	VBLENDMPD      Z0, Z3, K1, Z3
+	VXORPS         Z2, Z2, Z2
+	VMOVUPS        7552(R9), Z6
+	VBLENDMPD      Z3, Z6, K2, Z2
+	VXORPS         Z3, Z3, Z3
+	VMOVUPS        7616(R9), Z6
+	VBLENDMPD      Z4, Z6, K2, Z3
+	VMOVUPS        Z5, 7488(R9)
+	VMOVUPS        Z2, 7552(R9)
+	VMOVUPS        Z3, 7616(R9)
+	KMOVW          K3, BX
+	TESTL          BX, BX
+	JNZ            TOI64AVX512_loop1_step
+
+	// Finish: the rows.
+	VMOVUPS 7488(R9), Z2
+	VMULPD  6592(R9), Z2, Z2
+	VADDPD  6016(R9), Z2, Z2
+	VMOVUPS 7488(R9), Z3
+	VMULPD  6656(R9), Z3, Z3
+	VADDPD  6080(R9), Z3, Z3
+	VMOVUPS 7488(R9), Z4
+	VMULPD  6720(R9), Z4, Z4
+	VADDPD  6144(R9), Z4, Z4
+	VMOVUPS 7488(R9), Z5
+	VMULPD  6784(R9), Z5, Z5
+	VADDPD  6208(R9), Z5, Z5
+	VMOVUPS 7488(R9), Z6
+	VMULPD  6848(R9), Z6, Z6
+	VADDPD  6272(R9), Z6, Z6
+	VMOVUPS 7488(R9), Z7
+	VMULPD  6912(R9), Z7, Z7
+	VADDPD  6336(R9), Z7, Z7
+	VMOVUPS 7488(R9), Z8
+	VMULPD  6976(R9), Z8, Z8
+	VADDPD  Z8, Z0, Z8
+	VMOVUPS 7488(R9), Z9
+	VMULPD  7040(R9), Z9, Z9
+	VADDPD  Z9, Z0, Z9
+	VMOVUPS 7488(R9), Z10
+	VMULPD  7104(R9), Z10, Z10
+	VADDPD  Z10, Z0, Z10
+	VMOVUPS 7488(R9), Z11
+	VMULPD  7168(R9), Z11, Z11
+	VADDPD  6400(R9), Z11, Z11
+	VMOVUPS 7488(R9), Z12
+	VMULPD  7232(R9), Z12, Z12
+	VADDPD  6464(R9), Z12, Z12
+	VMOVUPS 7488(R9), Z13
+	VMULPD  7296(R9), Z13, Z13
+	VADDPD  6528(R9), Z13, Z13
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPD Z2, Z5, Z14
+	VSUBPD Z3, Z6, Z15
+	VSUBPD Z4, Z7, Z16
+	VSUBPD Z8, Z11, Z17
+	VSUBPD Z9, Z12, Z18
+	VSUBPD Z10, Z13, Z19
+	VSUBPD Z8, Z2, Z20
+	VSUBPD Z9, Z3, Z21
+	VSUBPD Z10, Z4, Z22
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z17, Z17, Z23
+	VMULPD      Z18, Z18, Z24
+	VADDPD      Z24, Z23, Z23
+	VMULPD      Z19, Z19, Z24
+	VADDPD      Z24, Z23, Z23
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K1
+	VDIVPD.Z    Z23, Z1, K1, Z24
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z14, Z14, Z25
+	VMULPD      Z15, Z15, Z26
+	VADDPD      Z26, Z25, Z25
+	VMULPD      Z16, Z16, Z26
+	VADDPD      Z26, Z25, Z25
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z25, K1
+	VDIVPD.Z    Z25, Z1, K1, Z26
+	VMULPD      Z20, Z17, Z27
+	VMULPD      Z21, Z18, Z28
+	VADDPD      Z28, Z27, Z27
+	VMULPD      Z22, Z19, Z28
+	VADDPD      Z28, Z27, Z27
+	VMULPD      Z24, Z27, Z27
+	VMULPD      Z14, Z17, Z28
+	VMULPD      Z15, Z18, Z29
+	VADDPD      Z29, Z28, Z28
+	VMULPD      Z16, Z19, Z29
+	VADDPD      Z29, Z28, Z28
+	VMULPD      Z24, Z28, Z29
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  Z14, Z20, Z30
+	VMOVUPS Z24, (R9)
+	VMULPD  Z15, Z21, Z24
+	VMOVUPS Z10, 64(R9)
+	VADDPD  Z24, Z30, Z10
+	VMULPD  Z16, Z22, Z24
+	VADDPD  Z24, Z10, Z10
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Z27, Z17, Z24
+	VMULPD  Z27, Z18, Z30
+	VMOVUPS Z13, 128(R9)
+	VMULPD  Z27, Z19, Z13
+	VMOVUPS Z9, 192(R9)
+	VSUBPD  Z20, Z24, Z9
+	VSUBPD  Z21, Z30, Z24
+	VSUBPD  Z22, Z13, Z13
+	VMULPD  Z29, Z17, Z30
+	VMOVUPS Z12, 256(R9)
+	VMULPD  Z29, Z18, Z12
+	VMOVUPS Z8, 320(R9)
+	VMULPD  Z29, Z19, Z8
+	VMOVUPS Z11, 384(R9)
+	VSUBPD  Z30, Z14, Z11
+	VSUBPD  Z12, Z15, Z12
+	VSUBPD  Z8, Z16, Z8
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z11, Z11, Z30
+	VMOVUPS  Z4, 448(R9)
+	VMULPD   Z12, Z12, Z4
+	VMOVUPS  Z7, 512(R9)
+	VADDPD   Z4, Z30, Z4
+	VMULPD   Z8, Z8, Z7
+	VADDPD   Z7, Z4, Z4
+	VMULPD   Z11, Z9, Z7
+	VMULPD   Z12, Z24, Z9
+	VADDPD   Z9, Z7, Z7
+	VMULPD   Z8, Z13, Z8
+	VADDPD   Z8, Z7, Z7
+	VCMPPD   $0x04, Z4, Z0, K1
+	VDIVPD.Z Z4, Z7, K1, Z4
+	VMINPD   Z1, Z4, Z4
+	VMAXPD   Z0, Z4, Z4
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z29, Z4, Z4
+	VADDPD Z4, Z27, Z4
+	VMINPD Z1, Z4, Z4
+	VMAXPD Z0, Z4, Z4
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z28, Z4, Z7
+	VSUBPD Z10, Z7, Z7
+	VMULPD Z26, Z7, Z7
+	VMINPD Z1, Z7, Z7
+	VMAXPD Z0, Z7, Z7
+	VMULPD Z4, Z17, Z8
+	VMULPD Z4, Z18, Z9
+	VMULPD Z4, Z19, Z4
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD  Z7, Z14, Z10
+	VADDPD  Z10, Z20, Z10
+	VSUBPD  Z8, Z10, Z10
+	VMULPD  Z7, Z15, Z11
+	VADDPD  Z11, Z21, Z11
+	VSUBPD  Z9, Z11, Z11
+	VMULPD  Z7, Z16, Z12
+	VADDPD  Z12, Z22, Z12
+	VSUBPD  Z4, Z12, Z12
+	VMULPD  Z10, Z10, Z13
+	VMULPD  Z11, Z11, Z17
+	VADDPD  Z17, Z13, Z13
+	VMULPD  Z12, Z12, Z17
+	VADDPD  Z17, Z13, Z13
+	VSQRTPD Z13, Z17
+
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	VMOVAPS      Z10, Z18
+	VMOVAPS      Z11, Z19
+	VMOVAPS      Z12, Z24
+	VMOVAPS      Z17, Z26
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z13, K1
+	VMAXPD       Z23, Z25, Z23
+	VMULPD       Z20, Z20, Z20
+	VMULPD       Z21, Z21, Z21
+	VADDPD       Z21, Z20, Z20
+	VMULPD       Z22, Z22, Z21
+	VADDPD       Z21, Z20, Z20
+	VMAXPD       Z20, Z23, Z20
+	VBROADCASTSD crosstol64<>+0(SB), Z21
+	VMULPD       Z20, Z21, Z21
+	VCMPPD       $0x11, Z21, Z13, K2
+	KORW         K2, K1, K3
+	VMOVUPS      Z17, 576(R9)
+	VMOVUPS      Z4, 640(R9)
+	VMOVUPS      Z16, 704(R9)
+	VMOVUPS      Z9, 768(R9)
+	VMOVUPS      Z15, 832(R9)
+	VMOVUPS      Z8, 896(R9)
+	VMOVUPS      Z14, 960(R9)
+	VMOVUPS      Z7, 1024(R9)
+	VMOVUPS      Z26, 1088(R9)
+	VMOVUPS      Z24, 1152(R9)
+	VMOVUPS      Z19, 1216(R9)
+	VMOVUPS      Z18, 1280(R9)
+	KORTESTW     K3, K3
+	JZ           TOI64AVX512_loop1_finish_g0_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VSUBPD   Z2, Z5, Z4
+	VSUBPD   Z3, Z6, Z5
+	VMOVUPS  512(R9), Z6
+	VSUBPD   448(R9), Z6, Z6
+	VMOVUPS  384(R9), Z7
+	VSUBPD   320(R9), Z7, Z7
+	VMOVUPS  256(R9), Z8
+	VSUBPD   192(R9), Z8, Z8
+	VMOVUPS  128(R9), Z9
+	VSUBPD   64(R9), Z9, Z9
+	VSQRTPD  Z25, Z14
+	VCMPPD   $0x04, Z14, Z0, K3
+	VDIVPD.Z Z14, Z1, K3, Z14
+	VSQRTPD  (R9), Z15
+	VMULPD   Z14, Z4, Z4
+	VMULPD   Z14, Z5, Z5
+	VMULPD   Z14, Z6, Z6
+	VMULPD   Z15, Z7, Z7
+	VMULPD   Z15, Z8, Z8
+	VMULPD   Z15, Z9, Z9
+	VCMPPD   $0x00, Z0, Z25, K3
+	VMULPD   Z9, Z5, Z14
+	VMULPD   Z8, Z6, Z15
+	VSUBPD   Z15, Z14, Z14
+	VMULPD   Z7, Z6, Z15
+	VMULPD   Z9, Z4, Z16
+	VSUBPD   Z16, Z15, Z15
+	VMULPD   Z8, Z4, Z16
+	VMULPD   Z7, Z5, Z17
+	VSUBPD   Z17, Z16, Z16
+	VMULPD   Z14, Z14, Z17
+	VMULPD   Z15, Z15, Z18
+	VADDPD   Z18, Z17, Z17
+	VMULPD   Z16, Z16, Z18
+	VADDPD   Z18, Z17, Z17
+	VMULPD   Z14, Z10, Z10
+	VMULPD   Z15, Z11, Z11
+	VADDPD   Z11, Z10, Z10
+	VMULPD   Z16, Z12, Z11
+	VADDPD   Z11, Z10, Z10
+
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	VBROADCASTSD perptol64<>+0(SB), Z11
+	VMULPD       Z20, Z11, Z11
+	VSUBPD       Z11, Z13, Z11
+	VMULPD       Z17, Z11, Z11
+	VMULPD       Z10, Z10, Z12
+	VCMPPD       $0x11, Z12, Z11, K4
+	KANDW        K4, K2, K2
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K4
+	KANDNW       K2, K4, K2
+	KORW         K2, K1, K1
+	VMULPD       Z10, Z10, Z11
+	VBROADCASTSD signtol64<>+0(SB), Z12
+	VMULPD       Z20, Z12, Z12
+	VMULPD       Z17, Z12, Z12
+	VCMPPD       $0x19, Z12, Z11, K2
+	VCMPPD       $0x11, Z0, Z10, K4
+	KANDNW       K4, K2, K2
+	VXORPD.BCST  signmask64<>+0(SB), Z14, Z10
+	VXORPD.BCST  signmask64<>+0(SB), Z15, Z11
+	VXORPD.BCST  signmask64<>+0(SB), Z16, Z12
+	VBLENDMPD    Z10, Z14, K2, Z14
+	VBLENDMPD    Z11, Z15, K2, Z15
+	VBLENDMPD    Z12, Z16, K2, Z16
+	VXORPS       Z10, Z10, Z10
+	VMOVUPS      1280(R9), Z11
+	VBLENDMPD    Z14, Z11, K1, Z10
+	VXORPS       Z11, Z11, Z11
+	VMOVUPS      1216(R9), Z12
+	VBLENDMPD    Z15, Z12, K1, Z11
+	VXORPS       Z12, Z12, Z12
+	VMOVUPS      1152(R9), Z14
+	VBLENDMPD    Z16, Z14, K1, Z12
+	VXORPS       Z14, Z14, Z14
+	VBLENDMPD    Z17, Z13, K1, Z14
+	VMOVUPS      Z10, 1280(R9)
+	VMOVUPS      Z11, 1216(R9)
+	VMOVUPS      Z12, 1152(R9)
+	VMOVAPS      Z14, Z13
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDMPD Z7, Z4, K3, Z4
+	VBLENDMPD Z8, Z5, K3, Z5
+	VBLENDMPD Z9, Z6, K3, Z6
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPD.BCST signmask64<>+0(SB), Z4, Z4
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z13, K1
+	VMULPD      Z5, Z5, Z7
+	VMULPD      Z4, Z4, Z8
+	VADDPD      Z8, Z7, Z7
+	VMULPD      Z0, Z0, Z8
+	VADDPD      Z8, Z7, Z7
+	VXORPS      Z8, Z8, Z8
+	VMOVUPS     1280(R9), Z9
+	VBLENDMPD   Z5, Z9, K1, Z8
+	VXORPS      Z9, Z9, Z9
+	VMOVUPS     1216(R9), Z10
+	VBLENDMPD   Z4, Z10, K1, Z9
+	VXORPS      Z4, Z4, Z4
+	VMOVUPS     1152(R9), Z10
+	VBLENDMPD   Z0, Z10, K1, Z4
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPD   Z7, Z13, K1, Z10
+	VMOVUPS     Z8, 1280(R9)
+	VMOVUPS     Z9, 1216(R9)
+	VMOVUPS     Z4, 1152(R9)
+	VMOVAPS     Z10, Z13
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPD.BCST signmask64<>+0(SB), Z5, Z4
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z13, K1
+	VMULPD      Z0, Z0, Z5
+	VMULPD      Z6, Z6, Z7
+	VADDPD      Z7, Z5, Z5
+	VMULPD      Z4, Z4, Z7
+	VADDPD      Z7, Z5, Z5
+	VXORPS      Z7, Z7, Z7
+	VMOVUPS     1280(R9), Z8
+	VBLENDMPD   Z0, Z8, K1, Z7
+	VXORPS      Z8, Z8, Z8
+	VMOVUPS     1216(R9), Z9
+	VBLENDMPD   Z6, Z9, K1, Z8
+	VXORPS      Z6, Z6, Z6
+	VMOVUPS     1152(R9), Z9
+	VBLENDMPD   Z4, Z9, K1, Z6
+	VXORPS      Z4, Z4, Z4
+	VBLENDMPD   Z5, Z13, K1, Z4
+	VMOVUPS     Z7, 1280(R9)
+	VMOVUPS     Z8, 1216(R9)
+	VMOVUPS     Z6, 1152(R9)
+	VMOVAPS     Z4, Z13
+
+	// Fallback 4: (0,0,1).
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z13, K1
+	VXORPS      Z4, Z4, Z4
+	VMOVUPS     1280(R9), Z5
+	VBLENDMPD   Z0, Z5, K1, Z4
+	VXORPS      Z5, Z5, Z5
+	VMOVUPS     1216(R9), Z6
+	VBLENDMPD   Z0, Z6, K1, Z5
+	VXORPS      Z6, Z6, Z6
+	VMOVUPS     1152(R9), Z7
+	VBLENDMPD   Z1, Z7, K1, Z6
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPD   Z1, Z13, K1, Z7
+	VMOVUPS     Z4, 1280(R9)
+	VMOVUPS     Z5, 1216(R9)
+	VMOVUPS     Z6, 1152(R9)
+	VMOVAPS     Z7, Z13
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD Z13, Z4
+	VMOVUPS Z4, 1088(R9)
+
+TOI64AVX512_loop1_finish_g0_normal:
+	VDIVPD 1088(R9), Z1, Z4
+	VMULPD 1280(R9), Z4, Z5
+	VMULPD 1216(R9), Z4, Z6
+	VMULPD 1152(R9), Z4, Z4
+
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	VMOVUPS 960(R9), Z7
+	VMULPD  1024(R9), Z7, Z7
+	VADDPD  Z7, Z2, Z2
+	VADDPD  4544(R9), Z2, Z2
+	VMOVUPS 320(R9), Z7
+	VADDPD  896(R9), Z7, Z7
+	VADDPD  4544(R9), Z7, Z7
+	VMOVUPS 832(R9), Z8
+	VMULPD  1024(R9), Z8, Z8
+	VADDPD  Z8, Z3, Z3
+	VADDPD  4608(R9), Z3, Z3
+	VMOVUPS 192(R9), Z8
+	VADDPD  768(R9), Z8, Z8
+	VADDPD  4608(R9), Z8, Z8
+	VMOVUPS 704(R9), Z9
+	VMULPD  1024(R9), Z9, Z9
+	VADDPD  448(R9), Z9, Z9
+	VADDPD  4672(R9), Z9, Z9
+	VMOVUPS 64(R9), Z10
+	VADDPD  640(R9), Z10, Z10
+	VADDPD  4672(R9), Z10, Z10
+
+	// Invalid lanes: the canonical NaN in every float.
+	VMOVUPS        7616(R9), Z11
+	VCMPPD.BCST    $0x00, toiinvalid64<>+0(SB), Z11, K1
+	VXORPS         Z11, Z11, Z11
+	VMOVUPS        7488(R9), Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
+	VXORPS         Z12, Z12, Z12
+	VMOVUPS        576(R9), Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z6
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z9
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z7
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z10
+
+	// Pair index k = i + 0 + lane.
+	LEAQ         (R13), BX
+	VMOVD        BX, X13
+	VPBROADCASTD X13, Y13
+	VPADDD       iota<>+0(SB), Y13, Y13
+	MOVQ         (SP), R12
+	VMOVUPS      Y13, (R12)(R13*4)
+	VMOVUPS      7616(R9), Z13
+	VCVTTPD2DQ   Z13, Y13
+	MOVQ         8(SP), R12
+	VMOVUPS      Y13, (R12)(R13*4)
+	VMOVUPS      7552(R9), Z13
+	VCVTTPD2DQ   Z13, Y13
+	MOVQ         16(SP), R12
+	VMOVUPS      Y13, (R12)(R13*4)
+	MOVQ         24(SP), R12
+	VMOVUPS      Z11, (R12)(R13*8)
+	MOVQ         32(SP), R12
+	VMOVUPS      Z12, (R12)(R13*8)
+	MOVQ         40(SP), R12
+	VMOVUPS      Z5, (R12)(R13*8)
+	MOVQ         48(SP), R12
+	VMOVUPS      Z6, (R12)(R13*8)
+	MOVQ         56(SP), R12
+	VMOVUPS      Z4, (R12)(R13*8)
+	MOVQ         64(SP), R12
+	VMOVUPS      Z2, (R12)(R13*8)
+	MOVQ         72(SP), R12
+	VMOVUPS      Z3, (R12)(R13*8)
+	MOVQ         80(SP), R12
+	VMOVUPS      Z9, (R12)(R13*8)
+	MOVQ         88(SP), R12
+	VMOVUPS      Z7, (R12)(R13*8)
+	MOVQ         96(SP), R12
+	VMOVUPS      Z8, (R12)(R13*8)
+	MOVQ         104(SP), R12
+	VMOVUPS      Z10, (R12)(R13*8)
+	ADDQ         $0x00000008, R13
+	SUBQ         $0x00000008, R14
+	CMPQ         R14, $0x00000008
+	JAE          TOI64AVX512_loop1
+
+TOI64AVX512_loop1_end:
+	TESTQ R14, R14
+	JZ    TOI64AVX512_done
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+
+	// The remaining pair indices, zero (capsule 0) past n.
+	VMOVDQU32.Z (DX)(R13*4), K1, Y2
+	VMOVUPS     Y2, 7936(R9)
+	VMOVDQU32.Z (SI)(R13*4), K1, Y2
+	VMOVUPS     Y2, 8000(R9)
+
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ 7936(R9), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 7680(R9)
+	VPMOVZXDQ 7952(R9), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 7712(R9)
+	VPMOVZXDQ 8000(R9), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 7744(R9)
+	VPMOVZXDQ 8016(R9), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 7776(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ       7680(R9), DX
+	VMOVUPD    (AX)(DX*1), Z2
+	MOVQ       7688(R9), DX
+	VMOVUPD    (AX)(DX*1), Z3
+	MOVQ       7696(R9), DX
+	VMOVUPD    (AX)(DX*1), Z4
+	MOVQ       7704(R9), DX
+	VMOVUPD    (AX)(DX*1), Z5
+	MOVQ       7712(R9), DX
+	VMOVUPD    (AX)(DX*1), Z6
+	MOVQ       7720(R9), DX
+	VMOVUPD    (AX)(DX*1), Z7
+	MOVQ       7728(R9), DX
+	VMOVUPD    (AX)(DX*1), Z8
+	MOVQ       7736(R9), DX
+	VMOVUPD    (AX)(DX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 4096(R9)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 4288(R9)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 4224(R9)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 4416(R9)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 4160(R9)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 4352(R9)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 4480(R9)
+
+	// Capsule records of side J at the start, transposed.
+	MOVQ       7744(R9), DX
+	VMOVUPD    (AX)(DX*1), Z2
+	MOVQ       7752(R9), DX
+	VMOVUPD    (AX)(DX*1), Z3
+	MOVQ       7760(R9), DX
+	VMOVUPD    (AX)(DX*1), Z4
+	MOVQ       7768(R9), DX
+	VMOVUPD    (AX)(DX*1), Z5
+	MOVQ       7776(R9), DX
+	VMOVUPD    (AX)(DX*1), Z6
+	MOVQ       7784(R9), DX
+	VMOVUPD    (AX)(DX*1), Z7
+	MOVQ       7792(R9), DX
+	VMOVUPD    (AX)(DX*1), Z8
+	MOVQ       7800(R9), DX
+	VMOVUPD    (AX)(DX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 4544(R9)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 4736(R9)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 4672(R9)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 4864(R9)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 4608(R9)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 4800(R9)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 4928(R9)
+
+	// Capsule records of side I at the end, transposed.
+	MOVQ       7680(R9), AX
+	VMOVUPD    (CX)(AX*1), Z2
+	MOVQ       7688(R9), AX
+	VMOVUPD    (CX)(AX*1), Z3
+	MOVQ       7696(R9), AX
+	VMOVUPD    (CX)(AX*1), Z4
+	MOVQ       7704(R9), AX
+	VMOVUPD    (CX)(AX*1), Z5
+	MOVQ       7712(R9), AX
+	VMOVUPD    (CX)(AX*1), Z6
+	MOVQ       7720(R9), AX
+	VMOVUPD    (CX)(AX*1), Z7
+	MOVQ       7728(R9), AX
+	VMOVUPD    (CX)(AX*1), Z8
+	MOVQ       7736(R9), AX
+	VMOVUPD    (CX)(AX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 4992(R9)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 5184(R9)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 5120(R9)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 5312(R9)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 5056(R9)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 5248(R9)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 5376(R9)
+
+	// Capsule records of side J at the end, transposed.
+	MOVQ       7744(R9), AX
+	VMOVUPD    (CX)(AX*1), Z2
+	MOVQ       7752(R9), AX
+	VMOVUPD    (CX)(AX*1), Z3
+	MOVQ       7760(R9), AX
+	VMOVUPD    (CX)(AX*1), Z4
+	MOVQ       7768(R9), AX
+	VMOVUPD    (CX)(AX*1), Z5
+	MOVQ       7776(R9), AX
+	VMOVUPD    (CX)(AX*1), Z6
+	MOVQ       7784(R9), AX
+	VMOVUPD    (CX)(AX*1), Z7
+	MOVQ       7792(R9), AX
+	VMOVUPD    (CX)(AX*1), Z8
+	MOVQ       7800(R9), AX
+	VMOVUPD    (CX)(AX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 5440(R9)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 5632(R9)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 5568(R9)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 5760(R9)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 5504(R9)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 5696(R9)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 5824(R9)
+
+	// The pads of I and J: gathered, or zero without pads.
+	VMOVUPS    Z0, 5888(R9)
+	VMOVUPS    Z0, 5952(R9)
+	MOVQ       pad+16(FP), AX
+	TESTQ      AX, AX
+	JZ         TOI64AVX512_t_g0_nopad
+	VMOVUPS    7936(R9), Y3
+	VMOVUPS    Z0, Z2
+	VPCMPEQD   Z0, Z0, K2
+	VGATHERDPD (AX)(Y3*8), K2, Z2
+	VMOVUPS    Z2, 5888(R9)
+	VMOVUPS    8000(R9), Y3
+	VMOVUPS    Z0, Z2
+	VPCMPEQD   Z0, Z0, K2
+	VGATHERDPD (AX)(Y3*8), K2, Z2
+	VMOVUPS    Z2, 5952(R9)
+
+TOI64AVX512_t_g0_nopad:
+	// Setup: the frames and the initial states.
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	VMOVUPS 4096(R9), Z2
+	VSUBPD  4544(R9), Z2, Z2
+	VMOVUPS 4160(R9), Z3
+	VSUBPD  4608(R9), Z3, Z3
+	VMOVUPS 4224(R9), Z4
+	VSUBPD  4672(R9), Z4, Z4
+	VMOVUPS 4992(R9), Z5
+	VSUBPD  4096(R9), Z5, Z5
+	VMOVUPS 5056(R9), Z6
+	VSUBPD  4160(R9), Z6, Z6
+	VMOVUPS 5120(R9), Z7
+	VSUBPD  4224(R9), Z7, Z7
+	VMOVUPS 4288(R9), Z8
+	VSUBPD  4544(R9), Z8, Z8
+	VMOVUPS 4352(R9), Z9
+	VSUBPD  4608(R9), Z9, Z9
+	VMOVUPS 4416(R9), Z10
+	VSUBPD  4672(R9), Z10, Z10
+	VMOVUPS 5184(R9), Z11
+	VSUBPD  4288(R9), Z11, Z11
+	VMOVUPS 5248(R9), Z12
+	VSUBPD  4352(R9), Z12, Z12
+	VMOVUPS 5312(R9), Z13
+	VSUBPD  4416(R9), Z13, Z13
+	VMOVUPS 5440(R9), Z14
+	VSUBPD  4544(R9), Z14, Z14
+	VMOVUPS 5504(R9), Z15
+	VSUBPD  4608(R9), Z15, Z15
+	VMOVUPS 5568(R9), Z16
+	VSUBPD  4672(R9), Z16, Z16
+	VMOVUPS 4736(R9), Z17
+	VSUBPD  4544(R9), Z17, Z17
+	VMOVUPS 4800(R9), Z18
+	VSUBPD  4608(R9), Z18, Z18
+	VMOVUPS 4864(R9), Z19
+	VSUBPD  4672(R9), Z19, Z19
+	VMOVUPS 5632(R9), Z20
+	VSUBPD  4736(R9), Z20, Z20
+	VMOVUPS 5696(R9), Z21
+	VSUBPD  4800(R9), Z21, Z21
+	VMOVUPS 5760(R9), Z22
+	VSUBPD  4864(R9), Z22, Z22
+
+	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
+	VSUBPD       Z2, Z2, Z23
+	VSUBPD       Z5, Z5, Z24
+	VSUBPD       Z3, Z3, Z25
+	VSUBPD       Z6, Z6, Z26
+	VSUBPD       Z4, Z4, Z27
+	VADDPD       Z27, Z23, Z23
+	VSUBPD       Z7, Z7, Z27
+	VADDPD       Z27, Z24, Z24
+	VSUBPD       Z8, Z8, Z27
+	VADDPD       Z27, Z25, Z25
+	VSUBPD       Z11, Z11, Z27
+	VADDPD       Z27, Z26, Z26
+	VSUBPD       Z9, Z9, Z27
+	VADDPD       Z27, Z23, Z23
+	VSUBPD       Z12, Z12, Z27
+	VADDPD       Z27, Z24, Z24
+	VSUBPD       Z10, Z10, Z27
+	VADDPD       Z27, Z25, Z25
+	VSUBPD       Z13, Z13, Z27
+	VADDPD       Z27, Z26, Z26
+	VSUBPD       Z14, Z14, Z27
+	VADDPD       Z27, Z23, Z23
+	VSUBPD       Z15, Z15, Z27
+	VADDPD       Z27, Z24, Z24
+	VSUBPD       Z16, Z16, Z27
+	VADDPD       Z27, Z25, Z25
+	VSUBPD       Z17, Z17, Z27
+	VADDPD       Z27, Z26, Z26
+	VSUBPD       Z20, Z20, Z27
+	VADDPD       Z27, Z23, Z23
+	VSUBPD       Z18, Z18, Z27
+	VADDPD       Z27, Z24, Z24
+	VSUBPD       Z21, Z21, Z27
+	VADDPD       Z27, Z25, Z25
+	VSUBPD       Z19, Z19, Z27
+	VADDPD       Z27, Z26, Z26
+	VSUBPD       Z22, Z22, Z27
+	VADDPD       Z27, Z23, Z23
+	VMOVUPS      4480(R9), Z27
+	VSUBPD       4480(R9), Z27, Z27
+	VADDPD       Z27, Z24, Z24
+	VMOVUPS      5376(R9), Z27
+	VSUBPD       5376(R9), Z27, Z27
+	VADDPD       Z27, Z25, Z25
+	VMOVUPS      5888(R9), Z27
+	VSUBPD       5888(R9), Z27, Z27
+	VADDPD       Z27, Z26, Z26
+	VMOVUPS      4928(R9), Z27
+	VSUBPD       4928(R9), Z27, Z27
+	VADDPD       Z27, Z23, Z23
+	VMOVUPS      5824(R9), Z27
+	VSUBPD       5824(R9), Z27, Z27
+	VADDPD       Z27, Z24, Z24
+	VMOVUPS      5952(R9), Z27
+	VSUBPD       5952(R9), Z27, Z27
 	VADDPD       Z27, Z25, Z25
 	VBROADCASTSD margin+56(FP), Z27
 	VBROADCASTSD margin+56(FP), Z28
@@ -76430,14 +86822,14 @@ TOI64AVX512_t_nopad:
 	VCMPPD       $0x00, Z0, Z23, K2
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 2432(R9), Z23
-	VMINPD  3328(R9), Z23, Z23
-	VMOVUPS 2880(R9), Z24
-	VMINPD  3776(R9), Z24, Z24
+	VMOVUPS 4480(R9), Z23
+	VMINPD  5376(R9), Z23, Z23
+	VMOVUPS 4928(R9), Z24
+	VMINPD  5824(R9), Z24, Z24
 	VMINPD  Z24, Z23, Z23
 	VCMPPD  $0x11, Z0, Z23, K3
-	VMOVUPS 3840(R9), Z23
-	VMINPD  3904(R9), Z23, Z23
+	VMOVUPS 5888(R9), Z23
+	VMINPD  5952(R9), Z23, Z23
 	VCMPPD  $0x11, Z0, Z23, K4
 	KORW    K4, K3, K3
 	KANDNW  K2, K3, K2
@@ -76500,12 +86892,12 @@ TOI64AVX512_t_nopad:
 	VMULPD         Z23, Z24, Z23
 	VBROADCASTSD   tol+64(FP), Z24
 	VMAXPD         Z23, Z24, Z23
-	VMOVUPS        2432(R9), Z24
-	VMAXPD         3328(R9), Z24, Z24
-	VMOVUPS        2880(R9), Z25
-	VMAXPD         3776(R9), Z25, Z25
-	VADDPD         3840(R9), Z24, Z24
-	VADDPD         3904(R9), Z25, Z25
+	VMOVUPS        4480(R9), Z24
+	VMAXPD         5376(R9), Z24, Z24
+	VMOVUPS        4928(R9), Z25
+	VMAXPD         5824(R9), Z25, Z25
+	VADDPD         5888(R9), Z24, Z24
+	VADDPD         5952(R9), Z25, Z25
 	VADDPD         Z25, Z24, Z24
 	VBROADCASTSD   margin+56(FP), Z25
 	VADDPD         Z25, Z24, Z24
@@ -76514,32 +86906,32 @@ TOI64AVX512_t_nopad:
 	VXORPS         Z25, Z25, Z25
 	VBROADCASTSD   toiinvalid64<>+0(SB), Z26
 	VBLENDMPD.BCST toirunning64<>+0(SB), Z26, K2, Z25
-	VMOVUPS        Z2, 3968(R9)
-	VMOVUPS        Z3, 4032(R9)
-	VMOVUPS        Z4, 4096(R9)
-	VMOVUPS        Z8, 4160(R9)
-	VMOVUPS        Z9, 4224(R9)
-	VMOVUPS        Z10, 4288(R9)
-	VMOVUPS        Z17, 4352(R9)
-	VMOVUPS        Z18, 4416(R9)
-	VMOVUPS        Z19, 4480(R9)
-	VMOVUPS        Z5, 4544(R9)
-	VMOVUPS        Z6, 4608(R9)
-	VMOVUPS        Z7, 4672(R9)
-	VMOVUPS        Z11, 4736(R9)
-	VMOVUPS        Z12, 4800(R9)
-	VMOVUPS        Z13, 4864(R9)
-	VMOVUPS        Z14, 4928(R9)
-	VMOVUPS        Z15, 4992(R9)
-	VMOVUPS        Z16, 5056(R9)
-	VMOVUPS        Z20, 5120(R9)
-	VMOVUPS        Z21, 5184(R9)
-	VMOVUPS        Z22, 5248(R9)
-	VMOVUPS        Z24, 5312(R9)
-	VMOVUPS        Z23, 5376(R9)
-	VMOVUPS        Z0, 5440(R9)
-	VMOVUPS        Z0, 5504(R9)
-	VMOVUPS        Z25, 5568(R9)
+	VMOVUPS        Z2, 6016(R9)
+	VMOVUPS        Z3, 6080(R9)
+	VMOVUPS        Z4, 6144(R9)
+	VMOVUPS        Z8, 6208(R9)
+	VMOVUPS        Z9, 6272(R9)
+	VMOVUPS        Z10, 6336(R9)
+	VMOVUPS        Z17, 6400(R9)
+	VMOVUPS        Z18, 6464(R9)
+	VMOVUPS        Z19, 6528(R9)
+	VMOVUPS        Z5, 6592(R9)
+	VMOVUPS        Z6, 6656(R9)
+	VMOVUPS        Z7, 6720(R9)
+	VMOVUPS        Z11, 6784(R9)
+	VMOVUPS        Z12, 6848(R9)
+	VMOVUPS        Z13, 6912(R9)
+	VMOVUPS        Z14, 6976(R9)
+	VMOVUPS        Z15, 7040(R9)
+	VMOVUPS        Z16, 7104(R9)
+	VMOVUPS        Z20, 7168(R9)
+	VMOVUPS        Z21, 7232(R9)
+	VMOVUPS        Z22, 7296(R9)
+	VMOVUPS        Z24, 7360(R9)
+	VMOVUPS        Z23, 7424(R9)
+	VMOVUPS        Z0, 7488(R9)
+	VMOVUPS        Z0, 7552(R9)
+	VMOVUPS        Z25, 7616(R9)
 
 	// Steps until no lane is running.
 TOI64AVX512_t_step:
@@ -76548,42 +86940,42 @@ TOI64AVX512_t_step:
 	VMAXPD       Z0, Z2, Z2
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 5440(R9), Z3
-	VMULPD  4544(R9), Z3, Z3
-	VADDPD  3968(R9), Z3, Z3
-	VMOVUPS 5440(R9), Z4
-	VMULPD  4608(R9), Z4, Z4
-	VADDPD  4032(R9), Z4, Z4
-	VMOVUPS 5440(R9), Z5
-	VMULPD  4672(R9), Z5, Z5
-	VADDPD  4096(R9), Z5, Z5
-	VMOVUPS 5440(R9), Z6
-	VMULPD  4736(R9), Z6, Z6
-	VADDPD  4160(R9), Z6, Z6
-	VMOVUPS 5440(R9), Z7
-	VMULPD  4800(R9), Z7, Z7
-	VADDPD  4224(R9), Z7, Z7
-	VMOVUPS 5440(R9), Z8
-	VMULPD  4864(R9), Z8, Z8
-	VADDPD  4288(R9), Z8, Z8
-	VMOVUPS 5440(R9), Z9
-	VMULPD  4928(R9), Z9, Z9
+	VMOVUPS 7488(R9), Z3
+	VMULPD  6592(R9), Z3, Z3
+	VADDPD  6016(R9), Z3, Z3
+	VMOVUPS 7488(R9), Z4
+	VMULPD  6656(R9), Z4, Z4
+	VADDPD  6080(R9), Z4, Z4
+	VMOVUPS 7488(R9), Z5
+	VMULPD  6720(R9), Z5, Z5
+	VADDPD  6144(R9), Z5, Z5
+	VMOVUPS 7488(R9), Z6
+	VMULPD  6784(R9), Z6, Z6
+	VADDPD  6208(R9), Z6, Z6
+	VMOVUPS 7488(R9), Z7
+	VMULPD  6848(R9), Z7, Z7
+	VADDPD  6272(R9), Z7, Z7
+	VMOVUPS 7488(R9), Z8
+	VMULPD  6912(R9), Z8, Z8
+	VADDPD  6336(R9), Z8, Z8
+	VMOVUPS 7488(R9), Z9
+	VMULPD  6976(R9), Z9, Z9
 	VADDPD  Z9, Z0, Z9
-	VMOVUPS 5440(R9), Z10
-	VMULPD  4992(R9), Z10, Z10
+	VMOVUPS 7488(R9), Z10
+	VMULPD  7040(R9), Z10, Z10
 	VADDPD  Z10, Z0, Z10
-	VMOVUPS 5440(R9), Z11
-	VMULPD  5056(R9), Z11, Z11
+	VMOVUPS 7488(R9), Z11
+	VMULPD  7104(R9), Z11, Z11
 	VADDPD  Z11, Z0, Z11
-	VMOVUPS 5440(R9), Z12
-	VMULPD  5120(R9), Z12, Z12
-	VADDPD  4352(R9), Z12, Z12
-	VMOVUPS 5440(R9), Z13
-	VMULPD  5184(R9), Z13, Z13
-	VADDPD  4416(R9), Z13, Z13
-	VMOVUPS 5440(R9), Z14
-	VMULPD  5248(R9), Z14, Z14
-	VADDPD  4480(R9), Z14, Z14
+	VMOVUPS 7488(R9), Z12
+	VMULPD  7168(R9), Z12, Z12
+	VADDPD  6400(R9), Z12, Z12
+	VMOVUPS 7488(R9), Z13
+	VMULPD  7232(R9), Z13, Z13
+	VADDPD  6464(R9), Z13, Z13
+	VMOVUPS 7488(R9), Z14
+	VMULPD  7296(R9), Z14, Z14
+	VADDPD  6528(R9), Z14, Z14
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD Z3, Z6, Z15
@@ -76714,45 +87106,45 @@ TOI64AVX512_t_step:
 	VADDPD Z4, Z3, Z3
 	VMULPD Z5, Z2, Z4
 	VADDPD Z4, Z3, Z3
-	VMULPD 4544(R9), Z10, Z4
-	VMULPD 4608(R9), Z11, Z5
+	VMULPD 6592(R9), Z10, Z4
+	VMULPD 6656(R9), Z11, Z5
 	VADDPD Z5, Z4, Z4
-	VMULPD 4672(R9), Z2, Z5
+	VMULPD 6720(R9), Z2, Z5
 	VADDPD Z5, Z4, Z4
 	VMULPD Z6, Z10, Z5
 	VMULPD Z7, Z11, Z6
 	VADDPD Z6, Z5, Z5
 	VMULPD Z8, Z2, Z6
 	VADDPD Z6, Z5, Z5
-	VMULPD 4736(R9), Z10, Z6
-	VMULPD 4800(R9), Z11, Z7
+	VMULPD 6784(R9), Z10, Z6
+	VMULPD 6848(R9), Z11, Z7
 	VADDPD Z7, Z6, Z6
-	VMULPD 4864(R9), Z2, Z7
+	VMULPD 6912(R9), Z2, Z7
 	VADDPD Z7, Z6, Z6
 	VMULPD 384(R9), Z10, Z7
 	VMULPD 320(R9), Z11, Z8
 	VADDPD Z8, Z7, Z7
 	VMULPD 256(R9), Z2, Z8
 	VADDPD Z8, Z7, Z7
-	VMULPD 4928(R9), Z10, Z8
-	VMULPD 4992(R9), Z11, Z12
+	VMULPD 6976(R9), Z10, Z8
+	VMULPD 7040(R9), Z11, Z12
 	VADDPD Z12, Z8, Z8
-	VMULPD 5056(R9), Z2, Z12
+	VMULPD 7104(R9), Z2, Z12
 	VADDPD Z12, Z8, Z8
 	VMULPD 192(R9), Z10, Z12
 	VMULPD 128(R9), Z11, Z13
 	VADDPD Z13, Z12, Z12
 	VMULPD 64(R9), Z2, Z13
 	VADDPD Z13, Z12, Z12
-	VMULPD 5120(R9), Z10, Z10
-	VMULPD 5184(R9), Z11, Z11
+	VMULPD 7168(R9), Z10, Z10
+	VMULPD 7232(R9), Z11, Z11
 	VADDPD Z11, Z10, Z10
-	VMULPD 5248(R9), Z2, Z2
+	VMULPD 7296(R9), Z2, Z2
 	VADDPD Z2, Z10, Z2
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
 	VSUBPD       Z7, Z3, Z10
-	VSUBPD       5312(R9), Z10, Z10
+	VSUBPD       7360(R9), Z10, Z10
 	VSUBPD       Z4, Z8, Z11
 	VCMPPD       $0x11, Z11, Z0, K3
 	VDIVPD       Z11, Z10, Z11
@@ -76762,7 +87154,7 @@ TOI64AVX512_t_step:
 	VCMPPD       $0x11, Z10, Z0, K3
 	VMOVAPD.Z    Z13, K3, Z10
 	VSUBPD       Z12, Z3, Z3
-	VSUBPD       5312(R9), Z3, Z3
+	VSUBPD       7360(R9), Z3, Z3
 	VSUBPD       Z4, Z2, Z4
 	VCMPPD       $0x11, Z4, Z0, K3
 	VDIVPD       Z4, Z3, Z4
@@ -76773,7 +87165,7 @@ TOI64AVX512_t_step:
 	VMOVAPD.Z    Z11, K3, Z3
 	VMINPD       Z3, Z10, Z3
 	VSUBPD       Z7, Z5, Z4
-	VSUBPD       5312(R9), Z4, Z4
+	VSUBPD       7360(R9), Z4, Z4
 	VSUBPD       Z6, Z8, Z7
 	VCMPPD       $0x11, Z7, Z0, K3
 	VDIVPD       Z7, Z4, Z7
@@ -76784,7 +87176,7 @@ TOI64AVX512_t_step:
 	VMOVAPD.Z    Z8, K3, Z4
 	VMINPD       Z4, Z3, Z3
 	VSUBPD       Z12, Z5, Z4
-	VSUBPD       5312(R9), Z4, Z4
+	VSUBPD       7360(R9), Z4, Z4
 	VSUBPD       Z6, Z2, Z2
 	VCMPPD       $0x11, Z2, Z0, K3
 	VDIVPD       Z2, Z4, Z2
@@ -76794,13 +87186,13 @@ TOI64AVX512_t_step:
 	VCMPPD       $0x11, Z4, Z0, K3
 	VMOVAPD.Z    Z5, K3, Z2
 	VMINPD       Z2, Z3, Z2
-	VADDPD       5440(R9), Z2, Z2
+	VADDPD       7488(R9), Z2, Z2
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS        5568(R9), Z3
+	VMOVUPS        7616(R9), Z3
 	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z3, K3
-	VADDPD         5504(R9), Z1, Z3
-	VMOVUPS        5440(R9), Z4
+	VADDPD         7552(R9), Z1, Z3
+	VMOVUPS        7488(R9), Z4
 	VCMPPD         $0x11, Z2, Z4, K4
 	KANDNW         K3, K4, K4
 	VBROADCASTSD   maxiter+80(FP), Z4
@@ -76811,68 +87203,69 @@ TOI64AVX512_t_step:
 	VBLENDMPD.BCST toiunconv64<>+0(SB), Z5, K4, Z4
 	VCMPPD         $0x16, (R9), Z2, K4
 	VBLENDMPD      Z0, Z4, K4, Z4
-	VMOVUPS        5440(R9), Z5
+	VMOVUPS        7488(R9), Z5
 	VCMPPD         $0x00, Z0, Z5, K4
 	VXORPS         Z5, Z5, Z5
 	VBLENDMPD.BCST toiinitial64<>+0(SB), Z1, K4, Z5
-	VCMPPD         $0x12, 5376(R9), Z9, K4
+	VCMPPD         $0x12, 7424(R9), Z9, K4
 	VBLENDMPD      Z5, Z4, K4, Z4
 	VBLENDMPD.BCST toiinvalid64<>+0(SB), Z4, K2, Z4
 	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z4, K4
 	KANDW          K4, K3, K4
 	VXORPS         Z5, Z5, Z5
-	VMOVUPS        5440(R9), Z6
+	VMOVUPS        7488(R9), Z6
 	VBLENDMPD      Z2, Z6, K4, Z5
 	VBLENDMPD      Z0, Z3, K2, Z3
 	VXORPS         Z2, Z2, Z2
-	VMOVUPS        5504(R9), Z6
+	VMOVUPS        7552(R9), Z6
 	VBLENDMPD      Z3, Z6, K3, Z2
 	VXORPS         Z3, Z3, Z3
-	VMOVUPS        5568(R9), Z6
+	VMOVUPS        7616(R9), Z6
 	VBLENDMPD      Z4, Z6, K3, Z3
-	VMOVUPS        Z5, 5440(R9)
-	VMOVUPS        Z2, 5504(R9)
-	VMOVUPS        Z3, 5568(R9)
-	KORTESTW       K4, K4
+	VMOVUPS        Z5, 7488(R9)
+	VMOVUPS        Z2, 7552(R9)
+	VMOVUPS        Z3, 7616(R9)
+	KMOVW          K4, AX
+	TESTL          AX, AX
 	JNZ            TOI64AVX512_t_step
 
 	// Finish: the rows.
-	VMOVUPS 5440(R9), Z2
-	VMULPD  4544(R9), Z2, Z2
-	VADDPD  3968(R9), Z2, Z2
-	VMOVUPS 5440(R9), Z3
-	VMULPD  4608(R9), Z3, Z3
-	VADDPD  4032(R9), Z3, Z3
-	VMOVUPS 5440(R9), Z4
-	VMULPD  4672(R9), Z4, Z4
-	VADDPD  4096(R9), Z4, Z4
-	VMOVUPS 5440(R9), Z5
-	VMULPD  4736(R9), Z5, Z5
-	VADDPD  4160(R9), Z5, Z5
-	VMOVUPS 5440(R9), Z6
-	VMULPD  4800(R9), Z6, Z6
-	VADDPD  4224(R9), Z6, Z6
-	VMOVUPS 5440(R9), Z7
-	VMULPD  4864(R9), Z7, Z7
-	VADDPD  4288(R9), Z7, Z7
-	VMOVUPS 5440(R9), Z8
-	VMULPD  4928(R9), Z8, Z8
+	VMOVUPS 7488(R9), Z2
+	VMULPD  6592(R9), Z2, Z2
+	VADDPD  6016(R9), Z2, Z2
+	VMOVUPS 7488(R9), Z3
+	VMULPD  6656(R9), Z3, Z3
+	VADDPD  6080(R9), Z3, Z3
+	VMOVUPS 7488(R9), Z4
+	VMULPD  6720(R9), Z4, Z4
+	VADDPD  6144(R9), Z4, Z4
+	VMOVUPS 7488(R9), Z5
+	VMULPD  6784(R9), Z5, Z5
+	VADDPD  6208(R9), Z5, Z5
+	VMOVUPS 7488(R9), Z6
+	VMULPD  6848(R9), Z6, Z6
+	VADDPD  6272(R9), Z6, Z6
+	VMOVUPS 7488(R9), Z7
+	VMULPD  6912(R9), Z7, Z7
+	VADDPD  6336(R9), Z7, Z7
+	VMOVUPS 7488(R9), Z8
+	VMULPD  6976(R9), Z8, Z8
 	VADDPD  Z8, Z0, Z8
-	VMOVUPS 5440(R9), Z9
-	VMULPD  4992(R9), Z9, Z9
+	VMOVUPS 7488(R9), Z9
+	VMULPD  7040(R9), Z9, Z9
 	VADDPD  Z9, Z0, Z9
-	VMOVUPS 5440(R9), Z10
-	VMULPD  5056(R9), Z10, Z10
+	VMOVUPS 7488(R9), Z10
+	VMULPD  7104(R9), Z10, Z10
 	VADDPD  Z10, Z0, Z10
-	VMOVUPS 5440(R9), Z11
-	VMULPD  5120(R9), Z11, Z11
-	VADDPD  4352(R9), Z11, Z11
-	VMOVUPS 5440(R9), Z12
-	VMULPD  5184(R9), Z12, Z12
-	VADDPD  4416(R9), Z12, Z12
-	VMOVUPS 5440(R9), Z13
-	VMULPD  5248(R9), Z13, Z13
-	VADDPD  4480(R9), Z13, Z13
+	VMOVUPS 7488(R9), Z11
+	VMULPD  7168(R9), Z11, Z11
+	VADDPD  6400(R9), Z11, Z11
+	VMOVUPS 7488(R9), Z12
+	VMULPD  7232(R9), Z12, Z12
+	VADDPD  6464(R9), Z12, Z12
+	VMOVUPS 7488(R9), Z13
+	VMULPD  7296(R9), Z13, Z13
+	VADDPD  6528(R9), Z13, Z13
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD Z2, Z5, Z14
@@ -77024,7 +87417,7 @@ TOI64AVX512_t_step:
 	VMOVUPS      Z19, 1216(R9)
 	VMOVUPS      Z18, 1280(R9)
 	KORTESTW     K4, K4
-	JZ           TOI64AVX512_t_finish_normal
+	JZ           TOI64AVX512_t_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VSUBPD   Z2, Z5, Z4
@@ -77183,7 +87576,7 @@ TOI64AVX512_t_step:
 	VSQRTPD Z13, Z0
 	VMOVUPS Z0, 1088(R9)
 
-TOI64AVX512_t_finish_normal:
+TOI64AVX512_t_finish_g0_normal:
 	VDIVPD 1088(R9), Z1, Z0
 	VMULPD 1280(R9), Z0, Z1
 	VMULPD 1216(R9), Z0, Z4
@@ -77193,30 +87586,30 @@ TOI64AVX512_t_finish_normal:
 	VMOVUPS 960(R9), Z5
 	VMULPD  1024(R9), Z5, Z5
 	VADDPD  Z5, Z2, Z2
-	VADDPD  2496(R9), Z2, Z2
+	VADDPD  4544(R9), Z2, Z2
 	VMOVUPS 320(R9), Z5
 	VADDPD  896(R9), Z5, Z5
-	VADDPD  2496(R9), Z5, Z5
+	VADDPD  4544(R9), Z5, Z5
 	VMOVUPS 832(R9), Z6
 	VMULPD  1024(R9), Z6, Z6
 	VADDPD  Z6, Z3, Z3
-	VADDPD  2560(R9), Z3, Z3
+	VADDPD  4608(R9), Z3, Z3
 	VMOVUPS 192(R9), Z6
 	VADDPD  768(R9), Z6, Z6
-	VADDPD  2560(R9), Z6, Z6
+	VADDPD  4608(R9), Z6, Z6
 	VMOVUPS 704(R9), Z7
 	VMULPD  1024(R9), Z7, Z7
 	VADDPD  448(R9), Z7, Z7
-	VADDPD  2624(R9), Z7, Z7
+	VADDPD  4672(R9), Z7, Z7
 	VMOVUPS 64(R9), Z8
 	VADDPD  640(R9), Z8, Z8
-	VADDPD  2624(R9), Z8, Z8
+	VADDPD  4672(R9), Z8, Z8
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS        5568(R9), Z9
+	VMOVUPS        7616(R9), Z9
 	VCMPPD.BCST    $0x00, toiinvalid64<>+0(SB), Z9, K2
 	VXORPS         Z9, Z9, Z9
-	VMOVUPS        5440(R9), Z10
+	VMOVUPS        7488(R9), Z10
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K2, Z9
 	VXORPS         Z10, Z10, Z10
 	VMOVUPS        576(R9), Z11
@@ -77231,17 +87624,18 @@ TOI64AVX512_t_finish_normal:
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K2, Z6
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K2, Z8
 
-	// Pair index k = i + lane.
-	VMOVD        R13, X11
+	// Pair index k = i + 0 + lane.
+	LEAQ         (R13), AX
+	VMOVD        AX, X11
 	VPBROADCASTD X11, Y11
 	VPADDD       iota<>+0(SB), Y11, Y11
 	MOVQ         (SP), R12
 	VMOVDQU32    Y11, K1, (R12)(R13*4)
-	VMOVUPS      5568(R9), Z11
+	VMOVUPS      7616(R9), Z11
 	VCVTTPD2DQ   Z11, Y11
 	MOVQ         8(SP), R12
 	VMOVDQU32    Y11, K1, (R12)(R13*4)
-	VMOVUPS      5504(R9), Z11
+	VMOVUPS      7552(R9), Z11
 	VCVTTPD2DQ   Z11, Y11
 	MOVQ         16(SP), R12
 	VMOVDQU32    Y11, K1, (R12)(R13*4)

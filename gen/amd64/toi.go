@@ -21,6 +21,12 @@ import (
 // frame; each body's registers are allocated on their own (the spiller),
 // so the loop between the steps carries nothing in registers but 0 and 1.
 
+// toiGroups is how many groups the TOI loop runs at once, their
+// instruction streams merged (ir.Merge): a step's dependency chain (the
+// projection's divisions, the square root, the lines' divisions) is long,
+// and one group alone leaves the core waiting on it.
+const toiGroups = 2
+
 // toiStreams is the number of soa.TOIs streams a TOI kernel writes: Pair,
 // Status, Iter (uint32), then T, Dist, the normal, P and Q.
 const toiStreams = 14
@@ -93,35 +99,41 @@ func (e *emitter) TOI() {
 	Load(Param("end"), toiEnd)
 	Load(Param("pi"), toiPairs[0])
 	Load(Param("pj"), toiPairs[1])
-	newSlots(toiArea, spillSlots+toiSetSize, t.VecBytes())
+	newSlots(toiArea, toiGroups*(spillSlots+toiSetSize), t.VecBytes())
 	k.zero, k.one = k.newVec(), k.newVec()
 	VXORPS(k.zero, k.zero, k.zero)
 	fpOf(t).broadcast(e.c.of(t.Elem, "one"), k.one)
 	XORQ(index, index)
 	Load(Param("n"), remain)
 
-	Commentf("Whole groups of %d pairs.", t.Lanes)
-	CMPQ(remain, U32(t.Lanes))
-	JB(LabelRef(name + "_tail"))
-	Label(name + "_loop")
-	k.group(name+"_g", nil, func(side, lane int) Mem {
-		return Mem{Base: toiPairs[side], Index: index, Scale: 4, Disp: 4 * lane}
-	})
-	ADDQ(U32(t.Lanes), index)
-	SUBQ(U32(t.Lanes), remain)
-	CMPQ(remain, U32(t.Lanes))
-	JAE(LabelRef(name + "_loop"))
+	pairIndex := func(g, side, lane int) Mem {
+		return Mem{Base: toiPairs[side], Index: index, Scale: 4, Disp: 4 * (g*t.Lanes + lane)}
+	}
+	for _, groups := range []int{toiGroups, 1} {
+		loop := fmt.Sprintf("%s_loop%d", name, groups)
+		step := groups * t.Lanes
+		Commentf("%d whole group(s) of %d pairs at a time.", groups, t.Lanes)
+		CMPQ(remain, U32(step))
+		JB(LabelRef(loop + "_end"))
+		Label(loop)
+		k.groups(loop, groups, nil, pairIndex)
+		ADDQ(U32(step), index)
+		SUBQ(U32(step), remain)
+		CMPQ(remain, U32(step))
+		JAE(LabelRef(loop))
+		Label(loop + "_end")
+	}
 
 	Label(name + "_tail")
 	TESTQ(remain, remain)
 	JZ(LabelRef(name + "_done"))
 	mask := tailMask(t, e.c)
 	Comment("The remaining pair indices, zero (capsule 0) past n.")
-	tailIdx := k.slot(toiSetSize - 2)
+	tailIdx := k.slot(0, toiSetSize-2)
 	for side := range 2 {
 		k.loadIndices(Mem{Base: toiPairs[side], Index: index, Scale: 4}, mask, tailIdx.Offset(side*t.VecBytes()))
 	}
-	k.group(name+"_t", mask, func(side, lane int) Mem { return tailIdx.Offset(side*t.VecBytes() + 4*lane) })
+	k.groups(name+"_t", 1, mask, func(_, side, lane int) Mem { return tailIdx.Offset(side*t.VecBytes() + 4*lane) })
 	Label(name + "_done")
 	VZEROUPPER()
 	RET()
@@ -134,9 +146,10 @@ func (k *toiKernel) newVec() VecVirtual {
 	return YMM()
 }
 
-// slot returns vector j of the set.
-func (k *toiKernel) slot(j int) Mem {
-	return Mem{Base: toiArea, Disp: (spillSlots + j) * k.t.VecBytes()}
+// slot returns vector j of group g's set. The area holds the groups'
+// spill slots, then their sets.
+func (k *toiKernel) slot(g, j int) Mem {
+	return Mem{Base: toiArea, Disp: (toiGroups*spillSlots + g*toiSetSize + j) * k.t.VecBytes()}
 }
 
 // loadIndices copies the pair indices at m, zero past the mask, to dst.
@@ -168,12 +181,22 @@ func (k *toiKernel) mask32(mask Op) Op {
 	return m.AsX()
 }
 
-// lowering returns a lowering of body b reading its inputs from the set
-// slots at in(k) and its arguments from the parameters args.
-func (k *toiKernel) lowering(b int, label string, in func(j int) int, args ...string) *lowering {
+// lowerings returns a lowering of body b for each of groups groups,
+// reading group g's inputs from its set's slots at in(j) and its
+// arguments from the parameters args.
+func (k *toiKernel) lowerings(b, groups int, label string, in func(j int) int, args ...string) []*lowering {
+	ls := make([]*lowering, groups)
+	for g := range ls {
+		ls[g] = k.lowering(b, g, fmt.Sprintf("%s_g%d", label, g), in, args...)
+	}
+	return ls
+}
+
+// lowering returns the lowering of body b for group g (see lowerings).
+func (k *toiKernel) lowering(b, g int, label string, in func(j int) int, args ...string) *lowering {
 	l := &lowering{t: k.t, p: k.progs[b], consts: k.c, zero: k.zero, one: k.one, spill: true, label: label}
-	l.slots = &slots{base: toiArea, bytes: k.t.VecBytes(), n: spillSlots}
-	l.input = func(j int) Op { return k.slot(in(j)) }
+	l.slots = &slots{base: toiArea, bytes: k.t.VecBytes(), n: spillSlots, first: g * spillSlots}
+	l.input = func(j int) Op { return k.slot(g, in(j)) }
 	l.arg = func(j int) Mem {
 		a, err := Param(args[j]).Resolve()
 		if err != nil {
@@ -185,44 +208,59 @@ func (k *toiKernel) lowering(b int, label string, in func(j int) int, args ...st
 	return l
 }
 
-// toiRun emits l's body, then done with its outputs. The spiller keeps
-// one register more free than it counts: the step's body needs it (avo
-// fails to allocate the AVX-512 step without it).
-func toiRun(l *lowering, mask Op, storeNeed int, done func()) {
-	merge([]*lowering{l}, 0, func(int) { done() }, newSpiller([]*lowering{l}, heldBy(mask)+1, storeNeed), nil)
+// toiRun emits the bodies of ls, their instruction streams merged, each
+// group's skewed by a fraction 1/len(ls) of the body, then done(g) with
+// group g's outputs. The spiller keeps one register more free than it
+// counts: the step's body needs it (avo fails to allocate the AVX-512
+// step without it).
+func toiRun(ls []*lowering, mask Op, storeNeed int, done func(g int)) {
+	merge(ls, 1/float64(len(ls)), done, newSpiller(ls, heldBy(mask)+1, storeNeed), nil)
 }
 
-// group emits one group: the records of its pairs (their indices at
-// index(side, lane)), the setup, the steps, the finish and the rows under
-// mask (nil: a whole group).
-func (k *toiKernel) group(label string, mask Op, index func(side, lane int) Mem) {
+// groups emits groups groups, group g on the pairs from index +
+// g*t.Lanes (their indices at index(g, side, lane)): each group's records,
+// the setups, the steps until no lane of any group is running, the
+// finishes and the rows, under mask (nil: whole groups; a mask is for
+// one group).
+func (k *toiKernel) groups(label string, groups int, mask Op, index func(g, side, lane int) Mem) {
 	t := k.t
-	k.records(index)
-	k.pads(label, index)
+	for g := range groups {
+		k.records(g, func(side, lane int) Mem { return index(g, side, lane) })
+		k.pads(fmt.Sprintf("%s_g%d", label, g), g, func(side, lane int) Mem { return index(g, side, lane) })
+	}
 
-	Comment("Setup: the frame and the initial state.")
+	Comment("Setup: the frames and the initial states.")
 	frame := func(j int) int { return toiFrameAt + j }
-	l := k.lowering(0, label+"_setup", func(j int) int { return toiRec + j }, "margin", "tol", "tmax")
-	toiRun(l, mask, 0, func() {
-		for j := range l.p.Outputs {
-			VMOVUPS(l.out(j), k.slot(frame(j)))
+	ls := k.lowerings(0, groups, label+"_setup", func(j int) int { return toiRec + j }, "margin", "tol", "tmax")
+	toiRun(ls, mask, 0, func(g int) {
+		for j := range ls[g].p.Outputs {
+			VMOVUPS(ls[g].out(j), k.slot(g, frame(j)))
 		}
 	})
 
 	Comment("Steps until no lane is running.")
 	Label(label + "_step")
-	l = k.lowering(1, label+"_step", frame, "tmax", "maxiter")
-	toiRun(l, mask, 0, func() {
+	ls = k.lowerings(1, groups, label+"_step", frame, "tmax", "maxiter")
+	running := make([]GPVirtual, groups)
+	toiRun(ls, mask, 0, func(g int) {
+		l := ls[g]
 		for j := range 3 {
-			VMOVUPS(l.out(j), k.slot(frame(kernels.TOIState+j)))
+			VMOVUPS(l.out(j), k.slot(g, frame(kernels.TOIState+j)))
 		}
-		running := l.out(3)
-		if evex(t) {
-			KORTESTW(running, running)
-		} else {
-			VPTEST(running, running)
+		running[g] = GP32()
+		switch {
+		case evex(t):
+			KMOVW(l.out(3), running[g])
+		case t.Elem == ir.F64:
+			VMOVMSKPD(l.out(3), running[g])
+		default:
+			VMOVMSKPS(l.out(3), running[g])
 		}
 	})
+	for _, r := range running[1:] {
+		ORL(r, running[0])
+	}
+	TESTL(running[0], running[0])
 	JNZ(LabelRef(label + "_step"))
 
 	Comment("Finish: the rows.")
@@ -232,8 +270,8 @@ func (k *toiKernel) group(label string, mask Op, index func(side, lane int) Mem)
 		}
 		return frame(j)
 	}
-	l = k.lowering(2, label+"_finish", origin)
-	toiRun(l, mask, 2, func() { k.rows(l, mask) })
+	ls = k.lowerings(2, groups, label+"_finish", origin)
+	toiRun(ls, mask, 2, func(g int) { k.rows(ls[g], mask, g) })
 }
 
 // records loads the start and the end records of the group's pairs and
@@ -241,10 +279,10 @@ func (k *toiKernel) group(label string, mask Op, index func(side, lane int) Mem)
 // inputs). The byte offsets of the records, shared by both stores, are
 // computed once, four lanes at a time, so that each record's address
 // takes one load.
-func (k *toiKernel) records(index func(side, lane int) Mem) {
+func (k *toiKernel) records(g int, index func(side, lane int) Mem) {
 	t := k.t
 	Comment("The records' byte offsets: index << log2(record size), as 64-bit lanes.")
-	offset := func(side, lane int) Mem { return k.slot(toiOffsets).Offset(8 * (side*t.Lanes + lane)) }
+	offset := func(side, lane int) Mem { return k.slot(g, toiOffsets).Offset(8 * (side*t.Lanes + lane)) }
 	for side := range 2 {
 		for lane := 0; lane < t.Lanes; lane += 4 {
 			q := YMM()
@@ -262,18 +300,18 @@ func (k *toiKernel) records(index func(side, lane int) Mem) {
 				return Mem{Base: base, Index: r, Scale: 1, Disp: disp}
 			}
 			first := toiRec + 14*s + 7*side
-			transposeRecords(t, record, func(field int, v Op) { VMOVUPS(v, k.slot(first+fieldInput[field])) })
+			transposeRecords(t, record, func(field int, v Op) { VMOVUPS(v, k.slot(g, first+fieldInput[field])) })
 		}
 	}
 }
 
 // pads stores the pads of the group's capsules I and J to their slots:
 // gathered from pad, or zero if pad is nil.
-func (k *toiKernel) pads(label string, index func(side, lane int) Mem) {
+func (k *toiKernel) pads(label string, g int, index func(side, lane int) Mem) {
 	t := k.t
 	Comment("The pads of I and J: gathered, or zero without pads.")
-	VMOVUPS(k.zero, k.slot(toiRec+kernels.TOIPadI))
-	VMOVUPS(k.zero, k.slot(toiRec+kernels.TOIPadJ))
+	VMOVUPS(k.zero, k.slot(g, toiRec+kernels.TOIPadI))
+	VMOVUPS(k.zero, k.slot(g, toiRec+kernels.TOIPadJ))
 	pad := GP64()
 	Load(Param("pad"), pad)
 	TESTQ(pad, pad)
@@ -313,25 +351,27 @@ func (k *toiKernel) pads(label string, index func(side, lane int) Mem) {
 				VGATHERDPS(all, vm, dst)
 			}
 		}
-		VMOVUPS(dst, k.slot(toiRec+kernels.TOIPadI+side))
+		VMOVUPS(dst, k.slot(g, toiRec+kernels.TOIPadI+side))
 	}
 	Label(label + "_nopad")
 }
 
 // rows stores the finish's outputs: the pair index, status and iter as
 // uint32, the floats as they are, under mask if not nil.
-func (k *toiKernel) rows(l *lowering, mask Op) {
+func (k *toiKernel) rows(l *lowering, mask Op, g int) {
 	t := k.t
 	ptr := func(s int) GPPhysical {
 		MOVQ(k.outs.Offset(8*s), scratch)
 		return scratch
 	}
-	Comment("Pair index k = i + lane.")
+	Commentf("Pair index k = i + %d + lane.", g*t.Lanes)
 	pair := k.int32Vec()
-	VMOVD(index.As32(), pair.AsX())
+	first := GP64()
+	LEAQ(Mem{Base: index, Disp: g * t.Lanes}, first)
+	VMOVD(first.As32(), pair.AsX())
 	VPBROADCASTD(pair.AsX(), pair)
 	VPADDD(k.c.iota, pair, pair)
-	k.storeInt32(pair, Mem{Base: ptr(0), Index: index, Scale: 4}, mask)
+	k.storeInt32(pair, Mem{Base: ptr(0), Index: index, Scale: 4, Disp: 4 * g * t.Lanes}, mask)
 	for j := range 2 {
 		v := k.int32Vec()
 		if t.Elem == ir.F64 {
@@ -343,11 +383,11 @@ func (k *toiKernel) rows(l *lowering, mask Op) {
 		} else {
 			VCVTTPS2DQ(l.out(j), v)
 		}
-		k.storeInt32(v, Mem{Base: ptr(1 + j), Index: index, Scale: 4}, mask)
+		k.storeInt32(v, Mem{Base: ptr(1 + j), Index: index, Scale: 4, Disp: 4 * g * t.Lanes}, mask)
 	}
 	for j := 2; j < len(l.p.Outputs); j++ {
 		v := l.out(j)
-		dst := Mem{Base: ptr(1 + j), Index: index, Scale: scale(t)}
+		dst := Mem{Base: ptr(1 + j), Index: index, Scale: scale(t), Disp: g * t.VecBytes()}
 		switch {
 		case mask == nil:
 			VMOVUPS(v, dst)
