@@ -13,13 +13,14 @@ import (
 )
 
 // The time-of-impact kernels run the three TOI bodies (kernels.TOISetup,
-// TOIStep, TOIFinish) on one group of pairs at a time: the swept
-// capsules' start and end records loaded by index and transposed
-// (loadRecords, twice), the pads gathered, the setup, then the step
-// until no lane of the group is running, then the finish and one row per
-// pair. The values between the bodies live in a set of slots in the
-// frame; each body's registers are allocated on their own (the spiller),
-// so the loop between the steps carries nothing in registers but 0 and 1.
+// TOIStep, TOIFinish) on toiGroups groups of pairs at a time, then on one,
+// then on the masked tail: the swept capsules' start and end records
+// loaded by index and transposed, the pads gathered, the setups, then
+// the steps until no lane of the groups is running, then the finishes
+// and one row per pair. The values between the bodies live in a set of
+// slots per group in the frame; each body's registers are allocated on
+// their own (the spiller), so the loop between the steps carries nothing
+// in vector registers but 0 and 1.
 
 // toiGroups is how many groups the TOI loop runs at once, their
 // instruction streams merged (ir.Merge): a step's dependency chain (the
@@ -173,13 +174,9 @@ func (k *toiKernel) loadIndices(m Mem, mask Op, dst Mem) {
 	VMOVUPS(idx, dst)
 }
 
-// mask32 narrows an AVX2 float64 vector mask to 32-bit lanes.
-func (k *toiKernel) mask32(mask Op) Op {
-	idx, m := YMM(), YMM()
-	VMOVDQU(k.c.pack64, idx)
-	VPERMD(mask, idx, m)
-	return m.AsX()
-}
+// mask32 narrows an AVX2 float64 vector mask to 32-bit lanes (the
+// contact sink's mask32).
+func (k *toiKernel) mask32(mask Op) Op { return mask32(&lowering{consts: k.c}, mask) }
 
 // lowerings returns a lowering of body b for each of groups groups,
 // reading group g's inputs from its set's slots at in(j) and its
