@@ -66900,7 +66900,7 @@ PosesIndexed64AVX512_done:
 
 // func TOIAVX2(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32)
 // Requires: AVX, AVX2
-TEXT ·TOIAVX2(SB), $6192-72
+TEXT ·TOIAVX2(SB), $9200-72
 	MOVQ         out+40(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -66942,41 +66942,41 @@ TEXT ·TOIAVX2(SB), $6192-72
 	XORQ         R13, R13
 	MOVQ         n+48(FP), R14
 
-	// 2 whole group(s) of 8 pairs at a time.
-	CMPQ R14, $0x00000010
-	JB   TOIAVX2_loop2_end
+	// 3 whole group(s) of 8 pairs at a time.
+	CMPQ R14, $0x00000018
+	JB   TOIAVX2_loop3_end
 
-TOIAVX2_loop2:
+TOIAVX2_loop3:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ (DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 3840(R9)
+	VMOVDQU   Y2, 4864(R9)
 	VPMOVZXDQ 16(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 3872(R9)
+	VMOVDQU   Y2, 4896(R9)
 	VPMOVZXDQ (SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 3904(R9)
+	VMOVDQU   Y2, 4928(R9)
 	VPMOVZXDQ 16(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 3936(R9)
+	VMOVDQU   Y2, 4960(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ           3840(R9), BX
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           3872(R9), BX
+	MOVQ           4896(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y4
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y5
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -66986,25 +66986,25 @@ TOIAVX2_loop2:
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y6
 	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 2048(R9)
-	VMOVUPS        Y5, 2080(R9)
-	VMOVUPS        Y6, 2112(R9)
-	VMOVUPS        Y2, 2240(R9)
-	MOVQ           3840(R9), BX
+	VMOVUPS        Y4, 3072(R9)
+	VMOVUPS        Y5, 3104(R9)
+	VMOVUPS        Y6, 3136(R9)
+	VMOVUPS        Y2, 3264(R9)
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           3872(R9), BX
+	MOVQ           4896(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y4
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y5
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67013,26 +67013,26 @@ TOIAVX2_loop2:
 	VSHUFPS        $0x44, Y7, Y6, Y4
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 2144(R9)
-	VMOVUPS        Y5, 2176(R9)
-	VMOVUPS        Y2, 2208(R9)
+	VMOVUPS        Y4, 3168(R9)
+	VMOVUPS        Y5, 3200(R9)
+	VMOVUPS        Y2, 3232(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ           3904(R9), BX
+	MOVQ           4928(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           3936(R9), BX
+	MOVQ           4960(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           3912(R9), BX
+	MOVQ           4936(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           3944(R9), BX
+	MOVQ           4968(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
-	MOVQ           3920(R9), BX
+	MOVQ           4944(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y4
-	MOVQ           3952(R9), BX
+	MOVQ           4976(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
-	MOVQ           3928(R9), BX
+	MOVQ           4952(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y5
-	MOVQ           3960(R9), BX
+	MOVQ           4984(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67042,25 +67042,25 @@ TOIAVX2_loop2:
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y6
 	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 2272(R9)
-	VMOVUPS        Y5, 2304(R9)
-	VMOVUPS        Y6, 2336(R9)
-	VMOVUPS        Y2, 2464(R9)
-	MOVQ           3904(R9), BX
+	VMOVUPS        Y4, 3296(R9)
+	VMOVUPS        Y5, 3328(R9)
+	VMOVUPS        Y6, 3360(R9)
+	VMOVUPS        Y2, 3488(R9)
+	MOVQ           4928(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           3936(R9), BX
+	MOVQ           4960(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           3912(R9), BX
+	MOVQ           4936(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           3944(R9), BX
+	MOVQ           4968(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
-	MOVQ           3920(R9), BX
+	MOVQ           4944(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y4
-	MOVQ           3952(R9), BX
+	MOVQ           4976(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
-	MOVQ           3928(R9), BX
+	MOVQ           4952(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y5
-	MOVQ           3960(R9), BX
+	MOVQ           4984(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67069,26 +67069,26 @@ TOIAVX2_loop2:
 	VSHUFPS        $0x44, Y7, Y6, Y4
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 2368(R9)
-	VMOVUPS        Y5, 2400(R9)
-	VMOVUPS        Y2, 2432(R9)
+	VMOVUPS        Y4, 3392(R9)
+	VMOVUPS        Y5, 3424(R9)
+	VMOVUPS        Y2, 3456(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ           3840(R9), BX
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           3872(R9), BX
+	MOVQ           4896(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y4
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y5
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67098,25 +67098,25 @@ TOIAVX2_loop2:
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y6
 	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 2496(R9)
-	VMOVUPS        Y5, 2528(R9)
-	VMOVUPS        Y6, 2560(R9)
-	VMOVUPS        Y2, 2688(R9)
-	MOVQ           3840(R9), BX
+	VMOVUPS        Y4, 3520(R9)
+	VMOVUPS        Y5, 3552(R9)
+	VMOVUPS        Y6, 3584(R9)
+	VMOVUPS        Y2, 3712(R9)
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           3872(R9), BX
+	MOVQ           4896(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y4
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y5
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67125,26 +67125,26 @@ TOIAVX2_loop2:
 	VSHUFPS        $0x44, Y7, Y6, Y4
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 2592(R9)
-	VMOVUPS        Y5, 2624(R9)
-	VMOVUPS        Y2, 2656(R9)
+	VMOVUPS        Y4, 3616(R9)
+	VMOVUPS        Y5, 3648(R9)
+	VMOVUPS        Y2, 3680(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ           3904(R9), BX
+	MOVQ           4928(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           3936(R9), BX
+	MOVQ           4960(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           3912(R9), BX
+	MOVQ           4936(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           3944(R9), BX
+	MOVQ           4968(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
-	MOVQ           3920(R9), BX
+	MOVQ           4944(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y4
-	MOVQ           3952(R9), BX
+	MOVQ           4976(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
-	MOVQ           3928(R9), BX
+	MOVQ           4952(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y5
-	MOVQ           3960(R9), BX
+	MOVQ           4984(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67154,25 +67154,25 @@ TOIAVX2_loop2:
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y6
 	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 2720(R9)
-	VMOVUPS        Y5, 2752(R9)
-	VMOVUPS        Y6, 2784(R9)
-	VMOVUPS        Y2, 2912(R9)
-	MOVQ           3904(R9), BX
+	VMOVUPS        Y4, 3744(R9)
+	VMOVUPS        Y5, 3776(R9)
+	VMOVUPS        Y6, 3808(R9)
+	VMOVUPS        Y2, 3936(R9)
+	MOVQ           4928(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           3936(R9), BX
+	MOVQ           4960(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           3912(R9), BX
+	MOVQ           4936(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           3944(R9), BX
+	MOVQ           4968(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
-	MOVQ           3920(R9), BX
+	MOVQ           4944(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y4
-	MOVQ           3952(R9), BX
+	MOVQ           4976(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
-	MOVQ           3928(R9), BX
+	MOVQ           4952(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y5
-	MOVQ           3960(R9), BX
+	MOVQ           4984(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67181,58 +67181,58 @@ TOIAVX2_loop2:
 	VSHUFPS        $0x44, Y7, Y6, Y4
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 2816(R9)
-	VMOVUPS        Y5, 2848(R9)
-	VMOVUPS        Y2, 2880(R9)
+	VMOVUPS        Y4, 3840(R9)
+	VMOVUPS        Y5, 3872(R9)
+	VMOVUPS        Y2, 3904(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Y0, 2944(R9)
-	VMOVUPS    Y0, 2976(R9)
+	VMOVUPS    Y0, 3968(R9)
+	VMOVUPS    Y0, 4000(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOIAVX2_loop2_g0_nopad
+	JZ         TOIAVX2_loop3_g0_nopad
 	VMOVUPS    (DX)(R13*4), Y3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
 	VGATHERDPS Y4, (BX)(Y3*4), Y2
-	VMOVUPS    Y2, 2944(R9)
+	VMOVUPS    Y2, 3968(R9)
 	VMOVUPS    (SI)(R13*4), Y3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
 	VGATHERDPS Y4, (BX)(Y3*4), Y2
-	VMOVUPS    Y2, 2976(R9)
+	VMOVUPS    Y2, 4000(R9)
 
-TOIAVX2_loop2_g0_nopad:
+TOIAVX2_loop3_g0_nopad:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ 32(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5824(R9)
+	VMOVDQU   Y2, 6848(R9)
 	VPMOVZXDQ 48(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5856(R9)
+	VMOVDQU   Y2, 6880(R9)
 	VPMOVZXDQ 32(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5888(R9)
+	VMOVDQU   Y2, 6912(R9)
 	VPMOVZXDQ 48(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 5920(R9)
+	VMOVDQU   Y2, 6944(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ           5824(R9), BX
+	MOVQ           6848(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           5856(R9), BX
+	MOVQ           6880(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           5832(R9), BX
+	MOVQ           6856(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           5864(R9), BX
+	MOVQ           6888(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
-	MOVQ           5840(R9), BX
+	MOVQ           6864(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y4
-	MOVQ           5872(R9), BX
+	MOVQ           6896(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
-	MOVQ           5848(R9), BX
+	MOVQ           6872(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y5
-	MOVQ           5880(R9), BX
+	MOVQ           6904(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67242,25 +67242,25 @@ TOIAVX2_loop2_g0_nopad:
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y6
 	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 4032(R9)
-	VMOVUPS        Y5, 4064(R9)
-	VMOVUPS        Y6, 4096(R9)
-	VMOVUPS        Y2, 4224(R9)
-	MOVQ           5824(R9), BX
+	VMOVUPS        Y4, 5056(R9)
+	VMOVUPS        Y5, 5088(R9)
+	VMOVUPS        Y6, 5120(R9)
+	VMOVUPS        Y2, 5248(R9)
+	MOVQ           6848(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           5856(R9), BX
+	MOVQ           6880(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           5832(R9), BX
+	MOVQ           6856(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           5864(R9), BX
+	MOVQ           6888(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
-	MOVQ           5840(R9), BX
+	MOVQ           6864(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y4
-	MOVQ           5872(R9), BX
+	MOVQ           6896(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
-	MOVQ           5848(R9), BX
+	MOVQ           6872(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y5
-	MOVQ           5880(R9), BX
+	MOVQ           6904(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67269,26 +67269,26 @@ TOIAVX2_loop2_g0_nopad:
 	VSHUFPS        $0x44, Y7, Y6, Y4
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 4128(R9)
-	VMOVUPS        Y5, 4160(R9)
-	VMOVUPS        Y2, 4192(R9)
+	VMOVUPS        Y4, 5152(R9)
+	VMOVUPS        Y5, 5184(R9)
+	VMOVUPS        Y2, 5216(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ           5888(R9), BX
+	MOVQ           6912(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           5920(R9), BX
+	MOVQ           6944(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           5896(R9), BX
+	MOVQ           6920(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           5928(R9), BX
+	MOVQ           6952(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
-	MOVQ           5904(R9), BX
+	MOVQ           6928(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y4
-	MOVQ           5936(R9), BX
+	MOVQ           6960(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
-	MOVQ           5912(R9), BX
+	MOVQ           6936(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y5
-	MOVQ           5944(R9), BX
+	MOVQ           6968(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67298,25 +67298,25 @@ TOIAVX2_loop2_g0_nopad:
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y6
 	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 4256(R9)
-	VMOVUPS        Y5, 4288(R9)
-	VMOVUPS        Y6, 4320(R9)
-	VMOVUPS        Y2, 4448(R9)
-	MOVQ           5888(R9), BX
+	VMOVUPS        Y4, 5280(R9)
+	VMOVUPS        Y5, 5312(R9)
+	VMOVUPS        Y6, 5344(R9)
+	VMOVUPS        Y2, 5472(R9)
+	MOVQ           6912(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           5920(R9), BX
+	MOVQ           6944(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           5896(R9), BX
+	MOVQ           6920(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           5928(R9), BX
+	MOVQ           6952(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
-	MOVQ           5904(R9), BX
+	MOVQ           6928(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y4
-	MOVQ           5936(R9), BX
+	MOVQ           6960(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
-	MOVQ           5912(R9), BX
+	MOVQ           6936(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y5
-	MOVQ           5944(R9), BX
+	MOVQ           6968(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67325,26 +67325,26 @@ TOIAVX2_loop2_g0_nopad:
 	VSHUFPS        $0x44, Y7, Y6, Y4
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 4352(R9)
-	VMOVUPS        Y5, 4384(R9)
-	VMOVUPS        Y2, 4416(R9)
+	VMOVUPS        Y4, 5376(R9)
+	VMOVUPS        Y5, 5408(R9)
+	VMOVUPS        Y2, 5440(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ           5824(R9), BX
+	MOVQ           6848(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           5856(R9), BX
+	MOVQ           6880(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           5832(R9), BX
+	MOVQ           6856(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           5864(R9), BX
+	MOVQ           6888(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
-	MOVQ           5840(R9), BX
+	MOVQ           6864(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y4
-	MOVQ           5872(R9), BX
+	MOVQ           6896(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
-	MOVQ           5848(R9), BX
+	MOVQ           6872(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y5
-	MOVQ           5880(R9), BX
+	MOVQ           6904(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67354,25 +67354,25 @@ TOIAVX2_loop2_g0_nopad:
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y6
 	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 4480(R9)
-	VMOVUPS        Y5, 4512(R9)
-	VMOVUPS        Y6, 4544(R9)
-	VMOVUPS        Y2, 4672(R9)
-	MOVQ           5824(R9), BX
+	VMOVUPS        Y4, 5504(R9)
+	VMOVUPS        Y5, 5536(R9)
+	VMOVUPS        Y6, 5568(R9)
+	VMOVUPS        Y2, 5696(R9)
+	MOVQ           6848(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           5856(R9), BX
+	MOVQ           6880(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           5832(R9), BX
+	MOVQ           6856(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           5864(R9), BX
+	MOVQ           6888(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
-	MOVQ           5840(R9), BX
+	MOVQ           6864(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y4
-	MOVQ           5872(R9), BX
+	MOVQ           6896(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
-	MOVQ           5848(R9), BX
+	MOVQ           6872(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y5
-	MOVQ           5880(R9), BX
+	MOVQ           6904(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67381,26 +67381,26 @@ TOIAVX2_loop2_g0_nopad:
 	VSHUFPS        $0x44, Y7, Y6, Y4
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 4576(R9)
-	VMOVUPS        Y5, 4608(R9)
-	VMOVUPS        Y2, 4640(R9)
+	VMOVUPS        Y4, 5600(R9)
+	VMOVUPS        Y5, 5632(R9)
+	VMOVUPS        Y2, 5664(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ           5888(R9), BX
+	MOVQ           6912(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           5920(R9), BX
+	MOVQ           6944(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           5896(R9), BX
+	MOVQ           6920(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           5928(R9), BX
+	MOVQ           6952(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
-	MOVQ           5904(R9), BX
+	MOVQ           6928(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y4
-	MOVQ           5936(R9), BX
+	MOVQ           6960(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
-	MOVQ           5912(R9), BX
+	MOVQ           6936(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y5
-	MOVQ           5944(R9), BX
+	MOVQ           6968(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67410,25 +67410,25 @@ TOIAVX2_loop2_g0_nopad:
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y6
 	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 4704(R9)
-	VMOVUPS        Y5, 4736(R9)
-	VMOVUPS        Y6, 4768(R9)
-	VMOVUPS        Y2, 4896(R9)
-	MOVQ           5888(R9), BX
+	VMOVUPS        Y4, 5728(R9)
+	VMOVUPS        Y5, 5760(R9)
+	VMOVUPS        Y6, 5792(R9)
+	VMOVUPS        Y2, 5920(R9)
+	MOVQ           6912(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           5920(R9), BX
+	MOVQ           6944(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           5896(R9), BX
+	MOVQ           6920(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           5928(R9), BX
+	MOVQ           6952(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
-	MOVQ           5904(R9), BX
+	MOVQ           6928(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y4
-	MOVQ           5936(R9), BX
+	MOVQ           6960(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
-	MOVQ           5912(R9), BX
+	MOVQ           6936(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y5
-	MOVQ           5944(R9), BX
+	MOVQ           6968(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -67437,672 +67437,1247 @@ TOIAVX2_loop2_g0_nopad:
 	VSHUFPS        $0x44, Y7, Y6, Y4
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 4800(R9)
-	VMOVUPS        Y5, 4832(R9)
-	VMOVUPS        Y2, 4864(R9)
+	VMOVUPS        Y4, 5824(R9)
+	VMOVUPS        Y5, 5856(R9)
+	VMOVUPS        Y2, 5888(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Y0, 4928(R9)
-	VMOVUPS    Y0, 4960(R9)
+	VMOVUPS    Y0, 5952(R9)
+	VMOVUPS    Y0, 5984(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOIAVX2_loop2_g1_nopad
+	JZ         TOIAVX2_loop3_g1_nopad
 	VMOVUPS    32(DX)(R13*4), Y3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
 	VGATHERDPS Y4, (BX)(Y3*4), Y2
-	VMOVUPS    Y2, 4928(R9)
+	VMOVUPS    Y2, 5952(R9)
 	VMOVUPS    32(SI)(R13*4), Y3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
 	VGATHERDPS Y4, (BX)(Y3*4), Y2
-	VMOVUPS    Y2, 4960(R9)
+	VMOVUPS    Y2, 5984(R9)
 
-TOIAVX2_loop2_g1_nopad:
+TOIAVX2_loop3_g1_nopad:
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ 64(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 8832(R9)
+	VPMOVZXDQ 80(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 8864(R9)
+	VPMOVZXDQ 64(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 8896(R9)
+	VPMOVZXDQ 80(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 8928(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ           8832(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y2
+	MOVQ           8864(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
+	MOVQ           8840(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y3
+	MOVQ           8872(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
+	MOVQ           8848(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y4
+	MOVQ           8880(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
+	MOVQ           8856(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y5
+	MOVQ           8888(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 7040(R9)
+	VMOVUPS        Y5, 7072(R9)
+	VMOVUPS        Y6, 7104(R9)
+	VMOVUPS        Y2, 7232(R9)
+	MOVQ           8832(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y2
+	MOVQ           8864(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
+	MOVQ           8840(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y3
+	MOVQ           8872(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
+	MOVQ           8848(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y4
+	MOVQ           8880(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
+	MOVQ           8856(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y5
+	MOVQ           8888(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 7136(R9)
+	VMOVUPS        Y5, 7168(R9)
+	VMOVUPS        Y2, 7200(R9)
+
+	// Capsule records of side J at the start, transposed.
+	MOVQ           8896(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y2
+	MOVQ           8928(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
+	MOVQ           8904(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y3
+	MOVQ           8936(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
+	MOVQ           8912(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y4
+	MOVQ           8944(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
+	MOVQ           8920(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y5
+	MOVQ           8952(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 7264(R9)
+	VMOVUPS        Y5, 7296(R9)
+	VMOVUPS        Y6, 7328(R9)
+	VMOVUPS        Y2, 7456(R9)
+	MOVQ           8896(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y2
+	MOVQ           8928(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
+	MOVQ           8904(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y3
+	MOVQ           8936(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
+	MOVQ           8912(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y4
+	MOVQ           8944(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
+	MOVQ           8920(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y5
+	MOVQ           8952(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 7360(R9)
+	VMOVUPS        Y5, 7392(R9)
+	VMOVUPS        Y2, 7424(R9)
+
+	// Capsule records of side I at the end, transposed.
+	MOVQ           8832(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y2
+	MOVQ           8864(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
+	MOVQ           8840(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y3
+	MOVQ           8872(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
+	MOVQ           8848(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y4
+	MOVQ           8880(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
+	MOVQ           8856(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y5
+	MOVQ           8888(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 7488(R9)
+	VMOVUPS        Y5, 7520(R9)
+	VMOVUPS        Y6, 7552(R9)
+	VMOVUPS        Y2, 7680(R9)
+	MOVQ           8832(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y2
+	MOVQ           8864(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
+	MOVQ           8840(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y3
+	MOVQ           8872(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
+	MOVQ           8848(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y4
+	MOVQ           8880(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
+	MOVQ           8856(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y5
+	MOVQ           8888(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 7584(R9)
+	VMOVUPS        Y5, 7616(R9)
+	VMOVUPS        Y2, 7648(R9)
+
+	// Capsule records of side J at the end, transposed.
+	MOVQ           8896(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y2
+	MOVQ           8928(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
+	MOVQ           8904(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y3
+	MOVQ           8936(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
+	MOVQ           8912(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y4
+	MOVQ           8944(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
+	MOVQ           8920(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y5
+	MOVQ           8952(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y6
+	VSHUFPS        $0xee, Y3, Y2, Y2
+	VMOVUPS        Y4, 7712(R9)
+	VMOVUPS        Y5, 7744(R9)
+	VMOVUPS        Y6, 7776(R9)
+	VMOVUPS        Y2, 7904(R9)
+	MOVQ           8896(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y2
+	MOVQ           8928(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
+	MOVQ           8904(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y3
+	MOVQ           8936(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
+	MOVQ           8912(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y4
+	MOVQ           8944(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
+	MOVQ           8920(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y5
+	MOVQ           8952(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
+	VUNPCKLPS      Y3, Y2, Y6
+	VUNPCKLPS      Y5, Y4, Y7
+	VUNPCKHPS      Y3, Y2, Y2
+	VUNPCKHPS      Y5, Y4, Y3
+	VSHUFPS        $0x44, Y7, Y6, Y4
+	VSHUFPS        $0xee, Y7, Y6, Y5
+	VSHUFPS        $0x44, Y3, Y2, Y2
+	VMOVUPS        Y4, 7808(R9)
+	VMOVUPS        Y5, 7840(R9)
+	VMOVUPS        Y2, 7872(R9)
+
+	// The pads of I and J: gathered, or zero without pads.
+	VMOVUPS    Y0, 7936(R9)
+	VMOVUPS    Y0, 7968(R9)
+	MOVQ       pad+16(FP), BX
+	TESTQ      BX, BX
+	JZ         TOIAVX2_loop3_g2_nopad
+	VMOVUPS    64(DX)(R13*4), Y3
+	VMOVUPS    Y0, Y2
+	VPCMPEQD   Y0, Y0, Y4
+	VGATHERDPS Y4, (BX)(Y3*4), Y2
+	VMOVUPS    Y2, 7936(R9)
+	VMOVUPS    64(SI)(R13*4), Y3
+	VMOVUPS    Y0, Y2
+	VPCMPEQD   Y0, Y0, Y4
+	VGATHERDPS Y4, (BX)(Y3*4), Y2
+	VMOVUPS    Y2, 7968(R9)
+
+TOIAVX2_loop3_g2_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 2048(R9), Y2
-	VSUBPS  2272(R9), Y2, Y2
-	VMOVUPS 2080(R9), Y3
-	VSUBPS  2304(R9), Y3, Y3
-	VMOVUPS 2112(R9), Y4
-	VSUBPS  2336(R9), Y4, Y4
-	VMOVUPS 2496(R9), Y5
-	VSUBPS  2048(R9), Y5, Y5
-	VMOVUPS 2528(R9), Y6
-	VSUBPS  2080(R9), Y6, Y6
-	VMOVUPS 2560(R9), Y7
-	VSUBPS  2112(R9), Y7, Y7
-	VMOVUPS 2144(R9), Y8
-	VSUBPS  2272(R9), Y8, Y8
-	VMOVUPS 2176(R9), Y9
-	VSUBPS  2304(R9), Y9, Y9
-	VMOVUPS 2208(R9), Y10
-	VSUBPS  2336(R9), Y10, Y10
-	VMOVUPS 2592(R9), Y11
-	VSUBPS  2144(R9), Y11, Y11
-	VMOVUPS 2624(R9), Y12
-	VSUBPS  2176(R9), Y12, Y12
-	VMOVUPS 2656(R9), Y13
-	VSUBPS  2208(R9), Y13, Y13
+	VMOVUPS 3072(R9), Y2
+	VSUBPS  3296(R9), Y2, Y2
+	VMOVUPS 3104(R9), Y3
+	VSUBPS  3328(R9), Y3, Y3
+	VMOVUPS 3136(R9), Y4
+	VSUBPS  3360(R9), Y4, Y4
+	VMOVUPS 3520(R9), Y5
+	VSUBPS  3072(R9), Y5, Y5
+	VMOVUPS 3552(R9), Y6
+	VSUBPS  3104(R9), Y6, Y6
+	VMOVUPS 3584(R9), Y7
+	VSUBPS  3136(R9), Y7, Y7
+	VMOVUPS 3168(R9), Y8
+	VSUBPS  3296(R9), Y8, Y8
+	VMOVUPS 3200(R9), Y9
+	VSUBPS  3328(R9), Y9, Y9
+	VMOVUPS 3232(R9), Y10
+	VSUBPS  3360(R9), Y10, Y10
+	VMOVUPS 3616(R9), Y11
+	VSUBPS  3168(R9), Y11, Y11
+	VMOVUPS 3648(R9), Y12
+	VSUBPS  3200(R9), Y12, Y12
+	VMOVUPS 3680(R9), Y13
+	VSUBPS  3232(R9), Y13, Y13
 	VMOVUPS Y13, (R9)
-	VMOVUPS 2720(R9), Y13
-	VSUBPS  2272(R9), Y13, Y13
+	VMOVUPS 3744(R9), Y13
+	VSUBPS  3296(R9), Y13, Y13
 	VMOVUPS Y13, 32(R9)
-	VMOVUPS 2752(R9), Y13
-	VSUBPS  2304(R9), Y13, Y13
+	VMOVUPS 3776(R9), Y13
+	VSUBPS  3328(R9), Y13, Y13
 	VMOVUPS Y13, 64(R9)
-	VMOVUPS 2784(R9), Y13
-	VSUBPS  2336(R9), Y13, Y13
+	VMOVUPS 3808(R9), Y13
+	VSUBPS  3360(R9), Y13, Y13
 	VMOVUPS Y13, 96(R9)
-	VMOVUPS 2368(R9), Y13
-	VSUBPS  2272(R9), Y13, Y13
+	VMOVUPS 3392(R9), Y13
+	VSUBPS  3296(R9), Y13, Y13
 	VMOVUPS Y13, 128(R9)
-	VMOVUPS 2400(R9), Y13
-	VSUBPS  2304(R9), Y13, Y13
+	VMOVUPS 3424(R9), Y13
+	VSUBPS  3328(R9), Y13, Y13
 	VMOVUPS Y13, 160(R9)
-	VMOVUPS 2432(R9), Y13
-	VSUBPS  2336(R9), Y13, Y13
+	VMOVUPS 3456(R9), Y13
+	VSUBPS  3360(R9), Y13, Y13
 	VMOVUPS Y13, 192(R9)
-	VMOVUPS 2816(R9), Y13
-	VSUBPS  2368(R9), Y13, Y13
+	VMOVUPS 3840(R9), Y13
+	VSUBPS  3392(R9), Y13, Y13
 	VMOVUPS Y13, 224(R9)
-	VMOVUPS 2848(R9), Y13
-	VSUBPS  2400(R9), Y13, Y13
+	VMOVUPS 3872(R9), Y13
+	VSUBPS  3424(R9), Y13, Y13
 	VMOVUPS Y13, 256(R9)
-	VMOVUPS 2880(R9), Y13
-	VSUBPS  2432(R9), Y13, Y13
+	VMOVUPS 3904(R9), Y13
+	VSUBPS  3456(R9), Y13, Y13
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
-	VSUBPS       Y2, Y2, Y14
-	VMOVUPS      Y2, 288(R9)
-	VSUBPS       Y5, Y5, Y2
-	VMOVUPS      Y5, 320(R9)
-	VSUBPS       Y3, Y3, Y5
-	VMOVUPS      Y3, 352(R9)
-	VSUBPS       Y6, Y6, Y3
-	VMOVUPS      Y6, 384(R9)
-	VSUBPS       Y4, Y4, Y6
-	VMOVUPS      Y4, 416(R9)
-	VADDPS       Y6, Y14, Y4
-	VSUBPS       Y7, Y7, Y6
-	VADDPS       Y6, Y2, Y2
-	VSUBPS       Y8, Y8, Y6
-	VADDPS       Y6, Y5, Y5
-	VSUBPS       Y11, Y11, Y6
-	VADDPS       Y6, Y3, Y3
-	VSUBPS       Y9, Y9, Y6
-	VADDPS       Y6, Y4, Y4
-	VSUBPS       Y12, Y12, Y6
-	VADDPS       Y6, Y2, Y2
-	VSUBPS       Y10, Y10, Y6
-	VADDPS       Y6, Y5, Y5
-	VMOVUPS      (R9), Y6
-	VSUBPS       (R9), Y6, Y6
-	VADDPS       Y6, Y3, Y3
-	VMOVUPS      32(R9), Y6
-	VSUBPS       32(R9), Y6, Y6
-	VADDPS       Y6, Y4, Y4
-	VMOVUPS      64(R9), Y6
-	VSUBPS       64(R9), Y6, Y6
-	VADDPS       Y6, Y2, Y2
-	VMOVUPS      96(R9), Y6
-	VSUBPS       96(R9), Y6, Y6
-	VADDPS       Y6, Y5, Y5
-	VMOVUPS      128(R9), Y6
-	VSUBPS       128(R9), Y6, Y6
-	VADDPS       Y6, Y3, Y3
-	VMOVUPS      224(R9), Y6
-	VSUBPS       224(R9), Y6, Y6
-	VADDPS       Y6, Y4, Y4
-	VMOVUPS      160(R9), Y6
-	VSUBPS       160(R9), Y6, Y6
-	VADDPS       Y6, Y2, Y2
-	VMOVUPS      256(R9), Y6
-	VSUBPS       256(R9), Y6, Y6
-	VADDPS       Y6, Y5, Y5
-	VMOVUPS      192(R9), Y6
-	VSUBPS       192(R9), Y6, Y6
-	VADDPS       Y6, Y3, Y3
-	VSUBPS       Y13, Y13, Y6
-	VADDPS       Y6, Y4, Y4
-	VMOVUPS      2240(R9), Y6
-	VSUBPS       2240(R9), Y6, Y6
-	VADDPS       Y6, Y2, Y2
-	VMOVUPS      2688(R9), Y6
-	VSUBPS       2688(R9), Y6, Y6
-	VADDPS       Y6, Y5, Y5
-	VMOVUPS      2944(R9), Y6
-	VSUBPS       2944(R9), Y6, Y6
-	VADDPS       Y6, Y3, Y3
-	VMOVUPS      2464(R9), Y6
-	VSUBPS       2464(R9), Y6, Y6
-	VADDPS       Y6, Y4, Y4
-	VMOVUPS      2912(R9), Y6
-	VSUBPS       2912(R9), Y6, Y6
-	VADDPS       Y6, Y2, Y2
-	VMOVUPS      2976(R9), Y6
-	VSUBPS       2976(R9), Y6, Y6
-	VADDPS       Y6, Y5, Y5
-	VMOVUPS      Y13, 448(R9)
-	VBROADCASTSS margin+56(FP), Y6
-	VBROADCASTSS margin+56(FP), Y13
-	VSUBPS       Y6, Y13, Y6
-	VADDPS       Y6, Y3, Y3
-	VBROADCASTSS tol+60(FP), Y6
-	VBROADCASTSS tol+60(FP), Y13
-	VSUBPS       Y6, Y13, Y6
-	VADDPS       Y6, Y4, Y4
-	VBROADCASTSS tmax+64(FP), Y6
-	VBROADCASTSS tmax+64(FP), Y13
-	VSUBPS       Y6, Y13, Y6
-	VADDPS       Y6, Y2, Y2
-	VADDPS       Y2, Y4, Y2
-	VADDPS       Y3, Y5, Y3
-	VADDPS       Y3, Y2, Y2
-	VCMPPS       $0x00, Y0, Y2, Y2
-
-	// A negative radius or pad is invalid.
-	VMOVUPS 2240(R9), Y3
-	VMINPS  2688(R9), Y3, Y3
-	VMOVUPS 2464(R9), Y4
-	VMINPS  2912(R9), Y4, Y4
-	VMINPS  Y4, Y3, Y3
-	VCMPPS  $0x11, Y0, Y3, Y3
-	VMOVUPS 2944(R9), Y4
-	VMINPS  2976(R9), Y4, Y4
-	VCMPPS  $0x11, Y0, Y4, Y4
-	VORPS   Y4, Y3, Y3
-	VANDNPS Y2, Y3, Y2
-
-	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
-	VMOVUPS 288(R9), Y3
-	VANDPS  absmask<>+0(SB), Y3, Y3
-	VMOVUPS 288(R9), Y4
-	VADDPS  320(R9), Y4, Y4
-	VANDPS  absmask<>+0(SB), Y4, Y4
-	VMOVUPS 352(R9), Y5
-	VANDPS  absmask<>+0(SB), Y5, Y5
-	VMOVUPS 352(R9), Y6
-	VADDPS  384(R9), Y6, Y6
-	VANDPS  absmask<>+0(SB), Y6, Y6
+	VSUBPS  Y2, Y2, Y14
+	VMOVUPS Y2, 288(R9)
+	VSUBPS  Y5, Y5, Y2
+	VMOVUPS Y5, 320(R9)
+	VSUBPS  Y3, Y3, Y5
+	VMOVUPS Y3, 352(R9)
+	VSUBPS  Y6, Y6, Y3
+	VMOVUPS Y6, 384(R9)
+	VSUBPS  Y4, Y4, Y6
+	VMOVUPS Y4, 416(R9)
+	VADDPS  Y6, Y14, Y4
+	VSUBPS  Y7, Y7, Y6
+	VADDPS  Y6, Y2, Y2
+	VSUBPS  Y8, Y8, Y6
+	VADDPS  Y6, Y5, Y5
+	VSUBPS  Y11, Y11, Y6
+	VADDPS  Y6, Y3, Y3
+	VSUBPS  Y9, Y9, Y6
+	VADDPS  Y6, Y4, Y4
+	VSUBPS  Y12, Y12, Y6
+	VADDPS  Y6, Y2, Y2
+	VSUBPS  Y10, Y10, Y6
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS (R9), Y6
+	VSUBPS  (R9), Y6, Y6
+	VADDPS  Y6, Y3, Y3
+	VMOVUPS 32(R9), Y6
+	VSUBPS  32(R9), Y6, Y6
+	VADDPS  Y6, Y4, Y4
+	VMOVUPS 64(R9), Y6
+	VSUBPS  64(R9), Y6, Y6
+	VADDPS  Y6, Y2, Y2
+	VMOVUPS 96(R9), Y6
+	VSUBPS  96(R9), Y6, Y6
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS 128(R9), Y6
+	VSUBPS  128(R9), Y6, Y6
+	VADDPS  Y6, Y3, Y3
+	VMOVUPS 224(R9), Y6
+	VSUBPS  224(R9), Y6, Y6
+	VADDPS  Y6, Y4, Y4
+	VMOVUPS 160(R9), Y6
+	VSUBPS  160(R9), Y6, Y6
+	VADDPS  Y6, Y2, Y2
+	VMOVUPS 256(R9), Y6
+	VSUBPS  256(R9), Y6, Y6
+	VADDPS  Y6, Y5, Y5
+	VMOVUPS 192(R9), Y6
+	VSUBPS  192(R9), Y6, Y6
+	VADDPS  Y6, Y3, Y3
+	VSUBPS  Y13, Y13, Y6
+	VADDPS  Y6, Y4, Y4
+	VMOVUPS 3264(R9), Y6
+	VSUBPS  3264(R9), Y6, Y6
+	VADDPS  Y6, Y2, Y2
+	VMOVUPS 3712(R9), Y6
+	VSUBPS  3712(R9), Y6, Y6
+	VADDPS  Y6, Y5, Y5
 
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 4032(R9), Y13
-	VSUBPS  4256(R9), Y13, Y13
-	VMAXPS  Y6, Y0, Y6
-	VMOVUPS Y2, 480(R9)
-	VMOVUPS 4064(R9), Y2
-	VSUBPS  4288(R9), Y2, Y2
-	VMOVUPS Y2, 512(R9)
-	VMOVUPS 416(R9), Y2
-	VANDPS  absmask<>+0(SB), Y2, Y2
-	VMOVUPS Y13, 544(R9)
-	VMOVUPS 4096(R9), Y13
-	VSUBPS  4320(R9), Y13, Y13
-	VMAXPS  Y2, Y3, Y2
-	VMOVUPS 4480(R9), Y3
-	VSUBPS  4032(R9), Y3, Y3
-	VADDPS  416(R9), Y7, Y14
-	VMOVUPS Y7, 576(R9)
-	VMOVUPS Y13, 608(R9)
-	VMOVUPS 4512(R9), Y7
-	VSUBPS  4064(R9), Y7, Y7
-	VANDPS  absmask<>+0(SB), Y14, Y13
-	VMOVUPS Y7, 640(R9)
-	VMOVUPS 4544(R9), Y7
-	VSUBPS  4096(R9), Y7, Y7
-	VMAXPS  Y13, Y4, Y4
-	VMOVUPS 4128(R9), Y13
-	VSUBPS  4256(R9), Y13, Y13
-	VANDPS  absmask<>+0(SB), Y8, Y14
-	VMOVUPS Y13, 672(R9)
-	VMOVUPS Y7, 704(R9)
-	VMOVUPS 4160(R9), Y7
-	VSUBPS  4288(R9), Y7, Y7
-	VMAXPS  Y14, Y5, Y5
-	VMOVUPS 4192(R9), Y13
-	VSUBPS  4320(R9), Y13, Y13
-	VADDPS  Y11, Y8, Y14
-	VMOVUPS Y8, 736(R9)
-	VMOVUPS Y11, 768(R9)
-	VMOVUPS 4576(R9), Y8
-	VSUBPS  4128(R9), Y8, Y8
-	VANDPS  absmask<>+0(SB), Y14, Y11
-	VMOVUPS Y13, 800(R9)
-	VMOVUPS 4608(R9), Y13
-	VSUBPS  4160(R9), Y13, Y13
-	VMAXPS  Y11, Y6, Y6
-	VMOVUPS 4640(R9), Y11
-	VSUBPS  4192(R9), Y11, Y11
-	VANDPS  absmask<>+0(SB), Y9, Y14
-	VMOVUPS Y11, 832(R9)
-	VMOVUPS Y13, 864(R9)
-	VMOVUPS 4704(R9), Y11
-	VSUBPS  4256(R9), Y11, Y11
-	VMAXPS  Y14, Y2, Y2
-	VMOVUPS 4736(R9), Y13
-	VSUBPS  4288(R9), Y13, Y13
-	VADDPS  Y12, Y9, Y14
-	VMOVUPS Y9, 896(R9)
-	VMOVUPS Y12, 928(R9)
-	VMOVUPS 4768(R9), Y9
-	VSUBPS  4320(R9), Y9, Y9
-	VANDPS  absmask<>+0(SB), Y14, Y12
-	VMOVUPS Y9, 960(R9)
-	VMOVUPS 4352(R9), Y9
-	VSUBPS  4256(R9), Y9, Y9
-	VMAXPS  Y12, Y4, Y4
-	VMOVUPS 4384(R9), Y12
-	VSUBPS  4288(R9), Y12, Y12
-	VANDPS  absmask<>+0(SB), Y10, Y14
-	VMOVUPS Y12, 992(R9)
-	VMOVUPS Y9, 1024(R9)
-	VMOVUPS 4416(R9), Y9
-	VSUBPS  4320(R9), Y9, Y9
-	VMAXPS  Y14, Y5, Y5
-	VMOVUPS 4800(R9), Y12
-	VSUBPS  4352(R9), Y12, Y12
-	VADDPS  (R9), Y10, Y14
-	VMOVUPS Y10, 1056(R9)
-	VMOVUPS Y9, 1088(R9)
-	VMOVUPS 4832(R9), Y9
-	VSUBPS  4384(R9), Y9, Y9
-	VANDPS  absmask<>+0(SB), Y14, Y10
-	VMOVUPS Y9, 1120(R9)
-	VMOVUPS 4864(R9), Y9
-	VSUBPS  4416(R9), Y9, Y9
-	VMAXPS  Y10, Y6, Y6
-
-	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
-	VMOVUPS 544(R9), Y10
-	VSUBPS  544(R9), Y10, Y10
-	VMOVUPS Y9, 1152(R9)
-	VMOVUPS 32(R9), Y9
-	VANDPS  absmask<>+0(SB), Y9, Y9
-	VSUBPS  Y3, Y3, Y14
-	VMOVUPS Y3, 1184(R9)
-	VMAXPS  Y9, Y2, Y2
-	VMOVUPS 512(R9), Y3
-	VSUBPS  512(R9), Y3, Y3
-	VMOVUPS Y12, 1216(R9)
-	VMOVUPS 64(R9), Y9
-	VANDPS  absmask<>+0(SB), Y9, Y9
-	VMOVUPS Y13, 1248(R9)
-	VMOVUPS 640(R9), Y12
-	VSUBPS  640(R9), Y12, Y12
-	VMAXPS  Y9, Y4, Y4
-	VMOVUPS 608(R9), Y9
-	VSUBPS  608(R9), Y9, Y9
-	VMOVUPS Y11, 1280(R9)
-	VMOVUPS 96(R9), Y11
-	VANDPS  absmask<>+0(SB), Y11, Y11
-	VADDPS  Y9, Y10, Y9
-	VMAXPS  Y11, Y5, Y5
-	VMOVUPS 704(R9), Y10
-	VSUBPS  704(R9), Y10, Y10
-	VMOVUPS 128(R9), Y11
-	VANDPS  absmask<>+0(SB), Y11, Y11
-	VADDPS  Y10, Y14, Y10
-	VMAXPS  Y11, Y6, Y6
-	VMOVUPS 672(R9), Y11
-	VSUBPS  672(R9), Y11, Y11
-	VMOVUPS 128(R9), Y13
-	VADDPS  224(R9), Y13, Y13
-	VADDPS  Y11, Y3, Y3
-	VANDPS  absmask<>+0(SB), Y13, Y11
-	VSUBPS  Y8, Y8, Y13
-	VMAXPS  Y11, Y2, Y2
-	VADDPS  Y13, Y12, Y11
-	VMOVUPS 160(R9), Y12
-	VANDPS  absmask<>+0(SB), Y12, Y12
-	VSUBPS  Y7, Y7, Y13
-	VMAXPS  Y12, Y4, Y4
-	VADDPS  Y13, Y9, Y9
-	VMOVUPS 160(R9), Y12
-	VADDPS  256(R9), Y12, Y12
-	VMOVUPS 864(R9), Y13
-	VSUBPS  864(R9), Y13, Y13
-	VANDPS  absmask<>+0(SB), Y12, Y12
-	VADDPS  Y13, Y10, Y10
-	VMAXPS  Y12, Y5, Y5
-	VMOVUPS 800(R9), Y12
-	VSUBPS  800(R9), Y12, Y12
-	VMOVUPS 192(R9), Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VADDPS  Y12, Y3, Y3
-	VMAXPS  Y13, Y6, Y6
-	VMOVUPS 832(R9), Y12
-	VSUBPS  832(R9), Y12, Y12
-	VMOVUPS 192(R9), Y13
-	VADDPS  448(R9), Y13, Y13
-	VADDPS  Y12, Y11, Y11
-	VANDPS  absmask<>+0(SB), Y13, Y12
-	VMOVUPS 1280(R9), Y13
-	VSUBPS  1280(R9), Y13, Y13
-	VMAXPS  Y12, Y2, Y2
-	VADDPS  Y13, Y9, Y9
-	VMAXPS  Y2, Y6, Y2
-	VMOVUPS 1248(R9), Y6
-	VSUBPS  1248(R9), Y6, Y6
-	VMAXPS  Y5, Y4, Y4
-	VADDPS  Y6, Y10, Y5
-	VMAXPS  Y4, Y2, Y2
-	VMOVUPS 960(R9), Y4
-	VSUBPS  960(R9), Y4, Y4
-
-	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
-	VADDPS       Y4, Y3, Y3
-	VBROADCASTSS toitolfloor<>+0(SB), Y4
-	VMULPS       Y2, Y4, Y2
-	VMOVUPS      1024(R9), Y4
-	VSUBPS       1024(R9), Y4, Y4
-	VBROADCASTSS tol+60(FP), Y6
-	VMAXPS       Y2, Y6, Y2
-	VADDPS       Y4, Y11, Y4
-	VMOVUPS      2240(R9), Y6
-	VMAXPS       2688(R9), Y6, Y6
-	VMOVUPS      1216(R9), Y10
-	VSUBPS       1216(R9), Y10, Y10
-	VMOVUPS      2464(R9), Y11
-	VMAXPS       2912(R9), Y11, Y11
-	VADDPS       Y10, Y9, Y9
-	VADDPS       2944(R9), Y6, Y6
-	VMOVUPS      992(R9), Y10
-	VSUBPS       992(R9), Y10, Y10
-	VADDPS       2976(R9), Y11, Y11
-	VADDPS       Y10, Y5, Y5
-	VADDPS       Y11, Y6, Y6
-	VMOVUPS      1120(R9), Y10
-	VSUBPS       1120(R9), Y10, Y10
+	VMOVUPS      5056(R9), Y6
+	VSUBPS       5280(R9), Y6, Y6
+	VMOVUPS      Y13, 448(R9)
+	VMOVUPS      3968(R9), Y13
+	VSUBPS       3968(R9), Y13, Y13
+	VMOVUPS      Y10, 480(R9)
+	VMOVUPS      5088(R9), Y10
+	VSUBPS       5312(R9), Y10, Y10
+	VADDPS       Y13, Y3, Y3
+	VMOVUPS      5120(R9), Y13
+	VSUBPS       5344(R9), Y13, Y13
+	VMOVUPS      Y12, 512(R9)
+	VMOVUPS      3488(R9), Y12
+	VSUBPS       3488(R9), Y12, Y12
+	VMOVUPS      Y9, 544(R9)
+	VMOVUPS      5504(R9), Y9
+	VSUBPS       5056(R9), Y9, Y9
+	VADDPS       Y12, Y4, Y4
+	VMOVUPS      5536(R9), Y12
+	VSUBPS       5088(R9), Y12, Y12
+	VMOVUPS      Y11, 576(R9)
+	VMOVUPS      3936(R9), Y11
+	VSUBPS       3936(R9), Y11, Y11
+	VMOVUPS      Y8, 608(R9)
+	VMOVUPS      5568(R9), Y8
+	VSUBPS       5120(R9), Y8, Y8
+	VADDPS       Y11, Y2, Y2
+	VMOVUPS      5152(R9), Y11
+	VSUBPS       5280(R9), Y11, Y11
+	VMOVUPS      Y7, 640(R9)
+	VMOVUPS      4000(R9), Y7
+	VSUBPS       4000(R9), Y7, Y7
+	VMOVUPS      Y11, 672(R9)
+	VMOVUPS      5184(R9), Y11
+	VSUBPS       5312(R9), Y11, Y11
+	VADDPS       Y7, Y5, Y5
+	VMOVUPS      5216(R9), Y7
+	VSUBPS       5344(R9), Y7, Y7
+	VMOVUPS      Y7, 704(R9)
+	VMOVUPS      Y11, 736(R9)
+	VBROADCASTSS margin+56(FP), Y7
 	VBROADCASTSS margin+56(FP), Y11
-	VADDPS       Y11, Y6, Y6
-	VADDPS       Y10, Y3, Y3
-	VMAXPS       Y2, Y6, Y6
-	VMOVUPS      1088(R9), Y10
-	VSUBPS       1088(R9), Y10, Y10
-	VADDPS       Y2, Y6, Y2
-	VADDPS       Y10, Y4, Y4
-	VMOVUPS      1152(R9), Y10
-	VSUBPS       1152(R9), Y10, Y10
-	VADDPS       Y10, Y9, Y9
-	VMOVUPS      480(R9), Y10
-	VBROADCASTSS toiinvalid<>+0(SB), Y11
-	VBLENDVPS    Y10, toirunning<>+0(SB), Y11, Y10
-	VMOVUPS      288(R9), Y11
-	VMOVUPS      Y11, 3008(R9)
-	VMOVUPS      352(R9), Y11
-	VMOVUPS      Y11, 3040(R9)
-	VMOVUPS      416(R9), Y11
-	VMOVUPS      Y11, 3072(R9)
-	VMOVUPS      736(R9), Y11
-	VMOVUPS      Y11, 3104(R9)
-	VMOVUPS      896(R9), Y11
-	VMOVUPS      Y11, 3136(R9)
-	VMOVUPS      1056(R9), Y11
-	VMOVUPS      Y11, 3168(R9)
-	VMOVUPS      128(R9), Y11
-	VMOVUPS      Y11, 3200(R9)
-	VMOVUPS      160(R9), Y11
-	VMOVUPS      Y11, 3232(R9)
-	VMOVUPS      192(R9), Y11
-	VMOVUPS      Y11, 3264(R9)
-	VMOVUPS      320(R9), Y11
-	VMOVUPS      Y11, 3296(R9)
-	VMOVUPS      384(R9), Y11
-	VMOVUPS      Y11, 3328(R9)
-	VMOVUPS      576(R9), Y11
-	VMOVUPS      Y11, 3360(R9)
-	VMOVUPS      768(R9), Y11
-	VMOVUPS      Y11, 3392(R9)
-	VMOVUPS      928(R9), Y11
-	VMOVUPS      Y11, 3424(R9)
-	VMOVUPS      (R9), Y11
-	VMOVUPS      Y11, 3456(R9)
-	VMOVUPS      32(R9), Y11
-	VMOVUPS      Y11, 3488(R9)
-	VMOVUPS      64(R9), Y11
-	VMOVUPS      Y11, 3520(R9)
-	VMOVUPS      96(R9), Y11
-	VMOVUPS      Y11, 3552(R9)
-	VMOVUPS      224(R9), Y11
-	VMOVUPS      Y11, 3584(R9)
-	VMOVUPS      256(R9), Y11
-	VMOVUPS      Y11, 3616(R9)
-	VMOVUPS      448(R9), Y11
-	VMOVUPS      Y11, 3648(R9)
-	VMOVUPS      Y6, 3680(R9)
-	VMOVUPS      Y2, 3712(R9)
-	VMOVUPS      Y0, 3744(R9)
-	VMOVUPS      Y0, 3776(R9)
-	VMOVUPS      Y10, 3808(R9)
-	VMOVUPS      4224(R9), Y2
-	VSUBPS       4224(R9), Y2, Y2
-	VADDPS       Y2, Y5, Y2
-	VMOVUPS      4672(R9), Y5
-	VSUBPS       4672(R9), Y5, Y5
-	VADDPS       Y5, Y3, Y3
-	VMOVUPS      4928(R9), Y5
-	VSUBPS       4928(R9), Y5, Y5
-	VADDPS       Y5, Y4, Y4
-	VMOVUPS      4448(R9), Y5
-	VSUBPS       4448(R9), Y5, Y5
-	VADDPS       Y5, Y9, Y5
-	VMOVUPS      4896(R9), Y6
-	VSUBPS       4896(R9), Y6, Y6
-	VADDPS       Y6, Y2, Y2
-	VMOVUPS      4960(R9), Y6
-	VSUBPS       4960(R9), Y6, Y6
-	VADDPS       Y6, Y3, Y3
-	VBROADCASTSS margin+56(FP), Y6
-	VBROADCASTSS margin+56(FP), Y9
-	VSUBPS       Y6, Y9, Y6
-	VADDPS       Y6, Y4, Y4
-	VBROADCASTSS tol+60(FP), Y6
-	VBROADCASTSS tol+60(FP), Y9
-	VSUBPS       Y6, Y9, Y6
-	VADDPS       Y6, Y5, Y5
-	VBROADCASTSS tmax+64(FP), Y6
-	VBROADCASTSS tmax+64(FP), Y9
-	VSUBPS       Y6, Y9, Y6
-	VADDPS       Y6, Y2, Y2
-	VADDPS       Y2, Y5, Y2
-	VADDPS       Y4, Y3, Y3
+	VSUBPS       Y7, Y11, Y7
+	VMOVUPS      5600(R9), Y11
+	VSUBPS       5152(R9), Y11, Y11
+	VADDPS       Y7, Y3, Y3
+	VMOVUPS      5632(R9), Y7
+	VSUBPS       5184(R9), Y7, Y7
+	VMOVUPS      Y7, 768(R9)
+	VMOVUPS      Y11, 800(R9)
+	VBROADCASTSS tol+60(FP), Y7
+	VBROADCASTSS tol+60(FP), Y11
+	VSUBPS       Y7, Y11, Y7
+	VMOVUPS      5664(R9), Y11
+	VSUBPS       5216(R9), Y11, Y11
+	VADDPS       Y7, Y4, Y4
+	VMOVUPS      5728(R9), Y7
+	VSUBPS       5280(R9), Y7, Y7
+	VMOVUPS      Y7, 832(R9)
+	VMOVUPS      Y11, 864(R9)
+	VBROADCASTSS tmax+64(FP), Y7
+	VBROADCASTSS tmax+64(FP), Y11
+	VSUBPS       Y7, Y11, Y7
+	VMOVUPS      5760(R9), Y11
+	VSUBPS       5312(R9), Y11, Y11
+	VADDPS       Y7, Y2, Y2
+	VMOVUPS      5792(R9), Y7
+	VSUBPS       5344(R9), Y7, Y7
+	VADDPS       Y2, Y4, Y2
+	VMOVUPS      5376(R9), Y4
+	VSUBPS       5280(R9), Y4, Y4
+	VADDPS       Y3, Y5, Y3
+	VMOVUPS      5408(R9), Y5
+	VSUBPS       5312(R9), Y5, Y5
 	VADDPS       Y3, Y2, Y2
+	VMOVUPS      5440(R9), Y3
+	VSUBPS       5344(R9), Y3, Y3
 	VCMPPS       $0x00, Y0, Y2, Y2
+	VMOVUPS      Y3, 896(R9)
+	VMOVUPS      5824(R9), Y3
+	VSUBPS       5376(R9), Y3, Y3
+	VMOVUPS      Y5, 928(R9)
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 4224(R9), Y3
-	VMINPS  4672(R9), Y3, Y3
-	VMOVUPS 4448(R9), Y4
-	VMINPS  4896(R9), Y4, Y4
-	VMINPS  Y4, Y3, Y3
+	VMOVUPS 3264(R9), Y5
+	VMINPS  3712(R9), Y5, Y5
+	VMOVUPS Y3, 960(R9)
+	VMOVUPS 5856(R9), Y3
+	VSUBPS  5408(R9), Y3, Y3
+	VMOVUPS Y3, 992(R9)
+	VMOVUPS 3488(R9), Y3
+	VMINPS  3936(R9), Y3, Y3
+	VMOVUPS Y4, 1024(R9)
+	VMOVUPS 5888(R9), Y4
+	VSUBPS  5440(R9), Y4, Y4
+	VMINPS  Y3, Y5, Y3
+
+	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
+	VSUBPS  Y6, Y6, Y5
 	VCMPPS  $0x11, Y0, Y3, Y3
-	VMOVUPS 4928(R9), Y4
-	VMINPS  4960(R9), Y4, Y4
-	VCMPPS  $0x11, Y0, Y4, Y4
-	VORPS   Y4, Y3, Y3
+	VSUBPS  Y9, Y9, Y14
+	VMOVUPS Y9, 1056(R9)
+	VMOVUPS Y6, 1088(R9)
+	VMOVUPS 3968(R9), Y6
+	VMINPS  4000(R9), Y6, Y6
+	VSUBPS  Y10, Y10, Y9
+	VMOVUPS Y10, 1120(R9)
+	VCMPPS  $0x11, Y0, Y6, Y6
+	VSUBPS  Y12, Y12, Y10
+	VMOVUPS Y12, 1152(R9)
+	VORPS   Y6, Y3, Y3
+	VSUBPS  Y13, Y13, Y6
 	VANDNPS Y2, Y3, Y2
+	VADDPS  Y6, Y5, Y3
 
 	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
-	VMOVUPS 544(R9), Y3
-	VANDPS  absmask<>+0(SB), Y3, Y3
-	VMOVUPS 544(R9), Y4
-	VADDPS  1184(R9), Y4, Y4
-	VANDPS  absmask<>+0(SB), Y4, Y4
-	VMOVUPS 512(R9), Y5
+	VMOVUPS 288(R9), Y5
 	VANDPS  absmask<>+0(SB), Y5, Y5
-	VMOVUPS 512(R9), Y6
-	VADDPS  640(R9), Y6, Y6
-	VANDPS  absmask<>+0(SB), Y6, Y6
-	VMAXPS  Y6, Y0, Y6
+	VSUBPS  Y8, Y8, Y6
+	VMOVUPS Y8, 1184(R9)
+	VMOVUPS 288(R9), Y8
+	VADDPS  320(R9), Y8, Y8
+	VADDPS  Y6, Y14, Y6
+	VANDPS  absmask<>+0(SB), Y8, Y8
+	VMOVUPS 672(R9), Y12
+	VSUBPS  672(R9), Y12, Y12
+	VMOVUPS Y13, 1216(R9)
+	VMOVUPS 352(R9), Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VADDPS  Y12, Y9, Y9
+	VMOVUPS 352(R9), Y12
+	VADDPS  384(R9), Y12, Y12
+	VMOVUPS Y2, 1248(R9)
+	VMOVUPS 800(R9), Y2
+	VSUBPS  800(R9), Y2, Y2
+	VANDPS  absmask<>+0(SB), Y12, Y12
+	VADDPS  Y2, Y10, Y2
+	VMAXPS  Y12, Y0, Y10
+	VMOVUPS 736(R9), Y12
+	VSUBPS  736(R9), Y12, Y12
+	VMOVUPS Y4, 1280(R9)
+	VMOVUPS 416(R9), Y4
+	VANDPS  absmask<>+0(SB), Y4, Y4
+	VADDPS  Y12, Y3, Y3
+	VMAXPS  Y4, Y5, Y4
+	VMOVUPS 768(R9), Y5
+	VSUBPS  768(R9), Y5, Y5
+	VMOVUPS 416(R9), Y12
+	VADDPS  640(R9), Y12, Y12
+	VADDPS  Y5, Y6, Y5
+	VANDPS  absmask<>+0(SB), Y12, Y6
+	VMOVUPS 704(R9), Y12
+	VSUBPS  704(R9), Y12, Y12
+	VMAXPS  Y6, Y8, Y6
+	VADDPS  Y12, Y9, Y8
 	VMOVUPS 608(R9), Y9
 	VANDPS  absmask<>+0(SB), Y9, Y9
-	VMAXPS  Y9, Y3, Y3
-	VMOVUPS 608(R9), Y9
-	VADDPS  704(R9), Y9, Y9
-	VANDPS  absmask<>+0(SB), Y9, Y9
-	VMAXPS  Y9, Y4, Y4
-	VMOVUPS 672(R9), Y9
-	VANDPS  absmask<>+0(SB), Y9, Y9
-	VMAXPS  Y9, Y5, Y5
-	VADDPS  672(R9), Y8, Y9
-	VANDPS  absmask<>+0(SB), Y9, Y9
-	VMAXPS  Y9, Y6, Y6
-	VANDPS  absmask<>+0(SB), Y7, Y9
-	VMAXPS  Y9, Y3, Y3
-	VADDPS  864(R9), Y7, Y9
-	VANDPS  absmask<>+0(SB), Y9, Y9
-	VMAXPS  Y9, Y4, Y4
-	VMOVUPS 800(R9), Y9
-	VANDPS  absmask<>+0(SB), Y9, Y9
-	VMAXPS  Y9, Y5, Y5
-	VMOVUPS 800(R9), Y9
-	VADDPS  832(R9), Y9, Y9
-	VANDPS  absmask<>+0(SB), Y9, Y9
-	VMAXPS  Y9, Y6, Y6
-	VMOVUPS 1280(R9), Y9
-	VANDPS  absmask<>+0(SB), Y9, Y9
-	VMAXPS  Y9, Y3, Y3
-	VMOVUPS 1248(R9), Y9
-	VANDPS  absmask<>+0(SB), Y9, Y9
-	VMAXPS  Y9, Y4, Y4
-	VMOVUPS 960(R9), Y9
-	VANDPS  absmask<>+0(SB), Y9, Y9
-	VMAXPS  Y9, Y5, Y5
-	VMOVUPS 1024(R9), Y9
-	VANDPS  absmask<>+0(SB), Y9, Y9
-	VMAXPS  Y9, Y6, Y6
-	VMOVUPS 1024(R9), Y9
-	VADDPS  1216(R9), Y9, Y9
-	VANDPS  absmask<>+0(SB), Y9, Y9
-	VMAXPS  Y9, Y3, Y3
-	VMOVUPS 992(R9), Y9
-	VANDPS  absmask<>+0(SB), Y9, Y9
-	VMAXPS  Y9, Y4, Y4
-	VMOVUPS 992(R9), Y9
-	VADDPS  1120(R9), Y9, Y9
-	VANDPS  absmask<>+0(SB), Y9, Y9
-	VMAXPS  Y9, Y5, Y5
-	VMOVUPS 1088(R9), Y9
-	VANDPS  absmask<>+0(SB), Y9, Y9
-	VMAXPS  Y9, Y6, Y6
-	VMOVUPS 1088(R9), Y9
-	VADDPS  1152(R9), Y9, Y9
-	VANDPS  absmask<>+0(SB), Y9, Y9
-	VMAXPS  Y9, Y3, Y3
-	VMAXPS  Y3, Y6, Y3
-	VMAXPS  Y5, Y4, Y4
-	VMAXPS  Y4, Y3, Y3
+	VMOVUPS 864(R9), Y12
+	VSUBPS  864(R9), Y12, Y12
+	VMAXPS  Y9, Y13, Y9
+	VADDPS  Y12, Y2, Y2
+	VMOVUPS 608(R9), Y12
+	VADDPS  576(R9), Y12, Y12
+	VMOVUPS 832(R9), Y13
+	VSUBPS  832(R9), Y13, Y13
+	VANDPS  absmask<>+0(SB), Y12, Y12
+	VADDPS  Y13, Y3, Y3
+	VMAXPS  Y12, Y10, Y10
+	VSUBPS  Y11, Y11, Y12
+	VMOVUPS 544(R9), Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VADDPS  Y12, Y5, Y5
+	VMAXPS  Y13, Y4, Y4
+	VSUBPS  Y7, Y7, Y12
+	VMOVUPS 544(R9), Y13
+	VADDPS  512(R9), Y13, Y13
+	VADDPS  Y12, Y8, Y8
+	VANDPS  absmask<>+0(SB), Y13, Y12
+	VMOVUPS 1024(R9), Y13
+	VSUBPS  1024(R9), Y13, Y13
+	VMAXPS  Y12, Y6, Y6
+	VADDPS  Y13, Y2, Y2
+	VMOVUPS 480(R9), Y12
+	VANDPS  absmask<>+0(SB), Y12, Y12
+	VMOVUPS 960(R9), Y13
+	VSUBPS  960(R9), Y13, Y13
+	VMAXPS  Y12, Y9, Y9
+	VADDPS  Y13, Y3, Y3
+	VMOVUPS 480(R9), Y12
+	VADDPS  (R9), Y12, Y12
+	VMOVUPS 928(R9), Y13
+	VSUBPS  928(R9), Y13, Y13
+	VANDPS  absmask<>+0(SB), Y12, Y12
+	VADDPS  Y13, Y5, Y5
+	VMAXPS  Y12, Y10, Y10
+	VMOVUPS 992(R9), Y12
+	VSUBPS  992(R9), Y12, Y12
+	VMOVUPS 32(R9), Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VADDPS  Y12, Y8, Y8
+	VMAXPS  Y13, Y4, Y4
+	VMOVUPS 896(R9), Y12
+	VSUBPS  896(R9), Y12, Y12
+	VMOVUPS 64(R9), Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VADDPS  Y12, Y2, Y2
+	VMAXPS  Y13, Y6, Y6
+	VMOVUPS 1280(R9), Y12
+	VSUBPS  1280(R9), Y12, Y12
+	VMOVUPS 96(R9), Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VADDPS  Y12, Y3, Y3
+	VMAXPS  Y13, Y9, Y9
+	VMOVUPS 5248(R9), Y12
+	VSUBPS  5248(R9), Y12, Y12
+	VMOVUPS 128(R9), Y13
+	VANDPS  absmask<>+0(SB), Y13, Y13
+	VADDPS  Y12, Y5, Y5
+	VMAXPS  Y13, Y10, Y10
+	VMOVUPS 5696(R9), Y12
+	VSUBPS  5696(R9), Y12, Y12
+	VMOVUPS 128(R9), Y13
+	VADDPS  224(R9), Y13, Y13
+	VADDPS  Y12, Y8, Y8
+
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	VMOVUPS      7040(R9), Y12
+	VSUBPS       7264(R9), Y12, Y12
+	VANDPS       absmask<>+0(SB), Y13, Y13
+	VMOVUPS      Y7, 1312(R9)
+	VMOVUPS      5952(R9), Y7
+	VSUBPS       5952(R9), Y7, Y7
+	VMOVUPS      Y11, 1344(R9)
+	VMOVUPS      7072(R9), Y11
+	VSUBPS       7296(R9), Y11, Y11
+	VMAXPS       Y13, Y4, Y4
+	VADDPS       Y7, Y2, Y2
+	VMOVUPS      7104(R9), Y7
+	VSUBPS       7328(R9), Y7, Y7
+	VMOVUPS      160(R9), Y13
+	VANDPS       absmask<>+0(SB), Y13, Y13
+	VMOVUPS      Y7, 1376(R9)
+	VMOVUPS      5472(R9), Y7
+	VSUBPS       5472(R9), Y7, Y7
+	VMOVUPS      Y11, 1408(R9)
+	VMOVUPS      7488(R9), Y11
+	VSUBPS       7040(R9), Y11, Y11
+	VMAXPS       Y13, Y6, Y6
+	VADDPS       Y7, Y3, Y3
+	VMOVUPS      7520(R9), Y7
+	VSUBPS       7072(R9), Y7, Y7
+	VMOVUPS      160(R9), Y13
+	VADDPS       256(R9), Y13, Y13
+	VMOVUPS      Y7, 1440(R9)
+	VMOVUPS      5920(R9), Y7
+	VSUBPS       5920(R9), Y7, Y7
+	VMOVUPS      Y11, 1472(R9)
+	VMOVUPS      7552(R9), Y11
+	VSUBPS       7104(R9), Y11, Y11
+	VANDPS       absmask<>+0(SB), Y13, Y13
+	VADDPS       Y7, Y5, Y5
+	VMOVUPS      7136(R9), Y7
+	VSUBPS       7264(R9), Y7, Y7
+	VMAXPS       Y13, Y9, Y9
+	VMOVUPS      5984(R9), Y13
+	VSUBPS       5984(R9), Y13, Y13
+	VMOVUPS      Y7, 1504(R9)
+	VMOVUPS      7168(R9), Y7
+	VSUBPS       7296(R9), Y7, Y7
+	VMOVUPS      Y7, 1536(R9)
+	VMOVUPS      192(R9), Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VADDPS       Y13, Y8, Y8
+	VMOVUPS      7200(R9), Y13
+	VSUBPS       7328(R9), Y13, Y13
+	VMAXPS       Y7, Y10, Y7
+	VMOVUPS      Y13, 1568(R9)
+	VBROADCASTSS margin+56(FP), Y10
+	VBROADCASTSS margin+56(FP), Y13
+	VSUBPS       Y10, Y13, Y10
+	VMOVUPS      7584(R9), Y13
+	VSUBPS       7136(R9), Y13, Y13
+	VMOVUPS      Y13, 1600(R9)
+	VMOVUPS      192(R9), Y13
+	VADDPS       448(R9), Y13, Y13
+	VADDPS       Y10, Y2, Y2
+	VMOVUPS      7616(R9), Y10
+	VSUBPS       7168(R9), Y10, Y10
+	VANDPS       absmask<>+0(SB), Y13, Y13
+	VMOVUPS      Y10, 1632(R9)
+	VMOVUPS      Y11, 1664(R9)
+	VBROADCASTSS tol+60(FP), Y10
+	VBROADCASTSS tol+60(FP), Y11
+	VSUBPS       Y10, Y11, Y10
+	VMOVUPS      7648(R9), Y11
+	VSUBPS       7200(R9), Y11, Y11
+	VMAXPS       Y13, Y4, Y4
+	VADDPS       Y10, Y3, Y3
+	VMOVUPS      7712(R9), Y10
+	VSUBPS       7264(R9), Y10, Y10
+	VMAXPS       Y4, Y7, Y4
+	VBROADCASTSS tmax+64(FP), Y7
+	VBROADCASTSS tmax+64(FP), Y13
+	VSUBPS       Y7, Y13, Y7
+	VMOVUPS      7744(R9), Y13
+	VSUBPS       7296(R9), Y13, Y13
+	VMAXPS       Y9, Y6, Y6
+	VADDPS       Y7, Y5, Y5
+	VMOVUPS      7776(R9), Y7
+	VSUBPS       7328(R9), Y7, Y7
+	VMAXPS       Y6, Y4, Y4
+	VADDPS       Y5, Y3, Y3
+	VMOVUPS      7360(R9), Y5
+	VSUBPS       7264(R9), Y5, Y5
+
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	VADDPS       Y2, Y8, Y2
+	VMOVUPS      7392(R9), Y6
+	VSUBPS       7296(R9), Y6, Y6
+	VBROADCASTSS toitolfloor<>+0(SB), Y8
+	VMULPS       Y4, Y8, Y4
+	VADDPS       Y2, Y3, Y2
+	VMOVUPS      7424(R9), Y3
+	VSUBPS       7328(R9), Y3, Y3
+	VBROADCASTSS tol+60(FP), Y8
+	VMAXPS       Y4, Y8, Y4
+	VCMPPS       $0x00, Y0, Y2, Y2
+	VMOVUPS      7808(R9), Y8
+	VSUBPS       7360(R9), Y8, Y8
+	VMOVUPS      3264(R9), Y9
+	VMAXPS       3712(R9), Y9, Y9
+	VMOVUPS      Y3, 1696(R9)
+
+	// A negative radius or pad is invalid.
+	VMOVUPS 5248(R9), Y3
+	VMINPS  5696(R9), Y3, Y3
+	VMOVUPS Y6, 1728(R9)
+	VMOVUPS 7840(R9), Y6
+	VSUBPS  7392(R9), Y6, Y6
+	VMOVUPS Y6, 1760(R9)
+	VMOVUPS 3488(R9), Y6
+	VMAXPS  3936(R9), Y6, Y6
+	VMOVUPS Y8, 1792(R9)
+	VMOVUPS 5472(R9), Y8
+	VMINPS  5920(R9), Y8, Y8
+	VMOVUPS Y5, 1824(R9)
+	VMOVUPS 7872(R9), Y5
+	VSUBPS  7424(R9), Y5, Y5
+	VADDPS  3968(R9), Y9, Y9
+	VMINPS  Y8, Y3, Y3
+
+	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
+	VSUBPS       Y12, Y12, Y8
+	VADDPS       4000(R9), Y6, Y6
+	VCMPPS       $0x11, Y0, Y3, Y3
+	VMOVUPS      Y12, 1856(R9)
+	VMOVUPS      1472(R9), Y12
+	VSUBPS       1472(R9), Y12, Y12
+	VADDPS       Y6, Y9, Y6
+	VMOVUPS      5952(R9), Y9
+	VMINPS       5984(R9), Y9, Y9
+	VMOVUPS      Y5, 1888(R9)
+	VMOVUPS      1408(R9), Y5
+	VSUBPS       1408(R9), Y5, Y5
+	VMOVUPS      Y7, 1920(R9)
+	VBROADCASTSS margin+56(FP), Y7
+	VADDPS       Y7, Y6, Y6
+	VCMPPS       $0x11, Y0, Y9, Y7
+	VMOVUPS      1440(R9), Y9
+	VSUBPS       1440(R9), Y9, Y9
+	VMAXPS       Y4, Y6, Y6
+	VORPS        Y7, Y3, Y3
+	VMOVUPS      1376(R9), Y7
+	VSUBPS       1376(R9), Y7, Y7
+	VADDPS       Y4, Y6, Y4
+	VANDNPS      Y2, Y3, Y2
+	VADDPS       Y7, Y8, Y3
+
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	VMOVUPS      1088(R9), Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMOVUPS      1664(R9), Y8
+	VSUBPS       1664(R9), Y8, Y8
+	VMOVUPS      Y2, 1952(R9)
+	VMOVUPS      1088(R9), Y2
+	VADDPS       1056(R9), Y2, Y2
+	VADDPS       Y8, Y12, Y8
+	VMOVUPS      Y13, 1984(R9)
+	VMOVUPS      Y10, 2016(R9)
+	VMOVUPS      1248(R9), Y10
+	VBROADCASTSS toiinvalid<>+0(SB), Y12
+	VBLENDVPS    Y10, toirunning<>+0(SB), Y12, Y10
+	VMOVUPS      288(R9), Y12
+	VMOVUPS      Y12, 4032(R9)
+	VMOVUPS      352(R9), Y12
+	VMOVUPS      Y12, 4064(R9)
+	VMOVUPS      416(R9), Y12
+	VMOVUPS      Y12, 4096(R9)
+	VMOVUPS      608(R9), Y12
+	VMOVUPS      Y12, 4128(R9)
+	VMOVUPS      544(R9), Y12
+	VMOVUPS      Y12, 4160(R9)
+	VMOVUPS      480(R9), Y12
+	VMOVUPS      Y12, 4192(R9)
+	VMOVUPS      128(R9), Y12
+	VMOVUPS      Y12, 4224(R9)
+	VMOVUPS      160(R9), Y12
+	VMOVUPS      Y12, 4256(R9)
+	VMOVUPS      192(R9), Y12
+	VMOVUPS      Y12, 4288(R9)
+	VMOVUPS      320(R9), Y12
+	VMOVUPS      Y12, 4320(R9)
+	VMOVUPS      384(R9), Y12
+	VMOVUPS      Y12, 4352(R9)
+	VMOVUPS      640(R9), Y12
+	VMOVUPS      Y12, 4384(R9)
+	VMOVUPS      576(R9), Y12
+	VMOVUPS      Y12, 4416(R9)
+	VMOVUPS      512(R9), Y12
+	VMOVUPS      Y12, 4448(R9)
+	VMOVUPS      (R9), Y12
+	VMOVUPS      Y12, 4480(R9)
+	VMOVUPS      32(R9), Y12
+	VMOVUPS      Y12, 4512(R9)
+	VMOVUPS      64(R9), Y12
+	VMOVUPS      Y12, 4544(R9)
+	VMOVUPS      96(R9), Y12
+	VMOVUPS      Y12, 4576(R9)
+	VMOVUPS      224(R9), Y12
+	VMOVUPS      Y12, 4608(R9)
+	VMOVUPS      256(R9), Y12
+	VMOVUPS      Y12, 4640(R9)
+	VMOVUPS      448(R9), Y12
+	VMOVUPS      Y12, 4672(R9)
+	VMOVUPS      Y6, 4704(R9)
+	VMOVUPS      Y4, 4736(R9)
+	VMOVUPS      Y0, 4768(R9)
+	VMOVUPS      Y0, 4800(R9)
+	VMOVUPS      Y10, 4832(R9)
+	VANDPS       absmask<>+0(SB), Y2, Y2
+	VMOVUPS      1504(R9), Y4
+	VSUBPS       1504(R9), Y4, Y4
+	VMOVUPS      1120(R9), Y6
+	VANDPS       absmask<>+0(SB), Y6, Y6
+	VADDPS       Y4, Y5, Y4
+	VMOVUPS      1120(R9), Y5
+	VADDPS       1152(R9), Y5, Y5
+	VMOVUPS      1600(R9), Y10
+	VSUBPS       1600(R9), Y10, Y10
+	VANDPS       absmask<>+0(SB), Y5, Y5
+	VADDPS       Y10, Y9, Y9
+	VMAXPS       Y5, Y0, Y5
+	VMOVUPS      1536(R9), Y10
+	VSUBPS       1536(R9), Y10, Y10
+	VMOVUPS      1216(R9), Y12
+	VANDPS       absmask<>+0(SB), Y12, Y12
+	VADDPS       Y10, Y3, Y3
+	VMAXPS       Y12, Y7, Y7
+	VMOVUPS      1632(R9), Y10
+	VSUBPS       1632(R9), Y10, Y10
+	VMOVUPS      1216(R9), Y12
+	VADDPS       1184(R9), Y12, Y12
+	VADDPS       Y10, Y8, Y8
+	VANDPS       absmask<>+0(SB), Y12, Y10
+	VMOVUPS      1568(R9), Y12
+	VSUBPS       1568(R9), Y12, Y12
+	VMAXPS       Y10, Y2, Y2
+	VADDPS       Y12, Y4, Y4
+	VMOVUPS      672(R9), Y10
+	VANDPS       absmask<>+0(SB), Y10, Y10
+	VSUBPS       Y11, Y11, Y12
+	VMAXPS       Y10, Y6, Y6
+	VADDPS       Y12, Y9, Y9
+	VMOVUPS      672(R9), Y10
+	VADDPS       800(R9), Y10, Y10
+	VMOVUPS      2016(R9), Y12
+	VSUBPS       2016(R9), Y12, Y12
+	VANDPS       absmask<>+0(SB), Y10, Y10
+	VADDPS       Y12, Y3, Y3
+	VMAXPS       Y10, Y5, Y5
+	VMOVUPS      1984(R9), Y10
+	VSUBPS       1984(R9), Y10, Y10
+	VMOVUPS      736(R9), Y12
+	VANDPS       absmask<>+0(SB), Y12, Y12
+	VADDPS       Y10, Y8, Y8
+	VMAXPS       Y12, Y7, Y7
+	VMOVUPS      1920(R9), Y10
+	VSUBPS       1920(R9), Y10, Y10
+	VMOVUPS      736(R9), Y12
+	VADDPS       768(R9), Y12, Y12
+	VADDPS       Y10, Y4, Y4
+	VANDPS       absmask<>+0(SB), Y12, Y10
+	VMOVUPS      1824(R9), Y12
+	VSUBPS       1824(R9), Y12, Y12
+	VMAXPS       Y10, Y2, Y2
+	VADDPS       Y12, Y9, Y9
+	VMOVUPS      704(R9), Y10
+	VANDPS       absmask<>+0(SB), Y10, Y10
+	VMOVUPS      1792(R9), Y12
+	VSUBPS       1792(R9), Y12, Y12
+	VMAXPS       Y10, Y6, Y6
+	VADDPS       Y12, Y3, Y3
+	VMOVUPS      704(R9), Y10
+	VADDPS       864(R9), Y10, Y10
+	VMOVUPS      1728(R9), Y12
+	VSUBPS       1728(R9), Y12, Y12
+	VANDPS       absmask<>+0(SB), Y10, Y10
+	VADDPS       Y12, Y8, Y8
+	VMAXPS       Y10, Y5, Y5
+	VMOVUPS      1760(R9), Y10
+	VSUBPS       1760(R9), Y10, Y10
+	VMOVUPS      832(R9), Y12
+	VANDPS       absmask<>+0(SB), Y12, Y12
+	VADDPS       Y10, Y4, Y4
+	VMAXPS       Y12, Y7, Y7
+	VMOVUPS      1696(R9), Y10
+	VSUBPS       1696(R9), Y10, Y10
+	VMOVUPS      1344(R9), Y12
+	VANDPS       absmask<>+0(SB), Y12, Y12
+	VADDPS       Y10, Y9, Y9
+	VMAXPS       Y12, Y2, Y2
+	VMOVUPS      1888(R9), Y10
+	VSUBPS       1888(R9), Y10, Y10
+	VMOVUPS      1312(R9), Y12
+	VANDPS       absmask<>+0(SB), Y12, Y12
+	VADDPS       Y10, Y3, Y3
+	VMAXPS       Y12, Y6, Y6
+	VMOVUPS      7232(R9), Y10
+	VSUBPS       7232(R9), Y10, Y10
+	VMOVUPS      1024(R9), Y12
+	VANDPS       absmask<>+0(SB), Y12, Y12
+	VADDPS       Y10, Y8, Y8
+	VMAXPS       Y12, Y5, Y5
+	VMOVUPS      7680(R9), Y10
+	VSUBPS       7680(R9), Y10, Y10
+	VMOVUPS      1024(R9), Y12
+	VADDPS       960(R9), Y12, Y12
+	VADDPS       Y10, Y4, Y4
+	VANDPS       absmask<>+0(SB), Y12, Y10
+	VMOVUPS      7936(R9), Y12
+	VSUBPS       7936(R9), Y12, Y12
+	VMAXPS       Y10, Y7, Y7
+	VADDPS       Y12, Y9, Y9
+	VMOVUPS      928(R9), Y10
+	VANDPS       absmask<>+0(SB), Y10, Y10
+	VMOVUPS      7456(R9), Y12
+	VSUBPS       7456(R9), Y12, Y12
+	VMAXPS       Y10, Y2, Y2
+	VADDPS       Y12, Y3, Y3
+	VMOVUPS      928(R9), Y10
+	VADDPS       992(R9), Y10, Y10
+	VMOVUPS      7904(R9), Y12
+	VSUBPS       7904(R9), Y12, Y12
+	VANDPS       absmask<>+0(SB), Y10, Y10
+	VADDPS       Y12, Y8, Y8
+	VMAXPS       Y10, Y6, Y6
+	VMOVUPS      7968(R9), Y10
+	VSUBPS       7968(R9), Y10, Y10
+	VMOVUPS      896(R9), Y12
+	VANDPS       absmask<>+0(SB), Y12, Y12
+	VADDPS       Y10, Y4, Y4
+	VMAXPS       Y12, Y5, Y5
+	VBROADCASTSS margin+56(FP), Y10
+	VBROADCASTSS margin+56(FP), Y12
+	VSUBPS       Y10, Y12, Y10
+	VMOVUPS      896(R9), Y12
+	VADDPS       1280(R9), Y12, Y12
+	VADDPS       Y10, Y9, Y9
+	VANDPS       absmask<>+0(SB), Y12, Y10
+	VBROADCASTSS tol+60(FP), Y12
+	VBROADCASTSS tol+60(FP), Y13
+	VSUBPS       Y12, Y13, Y12
+	VMAXPS       Y10, Y7, Y7
+	VADDPS       Y12, Y3, Y3
+	VMAXPS       Y7, Y5, Y5
+	VBROADCASTSS tmax+64(FP), Y7
+	VBROADCASTSS tmax+64(FP), Y10
+	VSUBPS       Y7, Y10, Y7
+	VMAXPS       Y6, Y2, Y2
+	VADDPS       Y7, Y8, Y6
+	VMAXPS       Y2, Y5, Y2
+	VADDPS       Y6, Y3, Y3
+
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	VADDPS       Y9, Y4, Y4
+	VBROADCASTSS toitolfloor<>+0(SB), Y5
+	VMULPS       Y2, Y5, Y2
+	VADDPS       Y4, Y3, Y3
+	VBROADCASTSS tol+60(FP), Y4
+	VMAXPS       Y2, Y4, Y2
+	VCMPPS       $0x00, Y0, Y3, Y3
+	VMOVUPS      5248(R9), Y4
+	VMAXPS       5696(R9), Y4, Y4
+
+	// A negative radius or pad is invalid.
+	VMOVUPS      7232(R9), Y5
+	VMINPS       7680(R9), Y5, Y5
+	VMOVUPS      5472(R9), Y6
+	VMAXPS       5920(R9), Y6, Y6
+	VMOVUPS      7456(R9), Y7
+	VMINPS       7904(R9), Y7, Y7
+	VADDPS       5952(R9), Y4, Y4
+	VMINPS       Y7, Y5, Y5
+	VADDPS       5984(R9), Y6, Y6
+	VCMPPS       $0x11, Y0, Y5, Y5
+	VADDPS       Y6, Y4, Y4
+	VMOVUPS      7936(R9), Y6
+	VMINPS       7968(R9), Y6, Y6
+	VBROADCASTSS margin+56(FP), Y7
+	VADDPS       Y7, Y4, Y4
+	VCMPPS       $0x11, Y0, Y6, Y6
+	VMAXPS       Y2, Y4, Y4
+	VORPS        Y6, Y5, Y5
+	VADDPS       Y2, Y4, Y2
+	VANDNPS      Y3, Y5, Y3
+
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	VMOVUPS      1856(R9), Y5
+	VANDPS       absmask<>+0(SB), Y5, Y5
+	VMOVUPS      1856(R9), Y6
+	VADDPS       1472(R9), Y6, Y6
+	VMOVUPS      1952(R9), Y7
+	VBROADCASTSS toiinvalid<>+0(SB), Y8
+	VBLENDVPS    Y7, toirunning<>+0(SB), Y8, Y7
+	VMOVUPS      1088(R9), Y8
+	VMOVUPS      Y8, 6016(R9)
+	VMOVUPS      1120(R9), Y8
+	VMOVUPS      Y8, 6048(R9)
+	VMOVUPS      1216(R9), Y8
+	VMOVUPS      Y8, 6080(R9)
+	VMOVUPS      672(R9), Y8
+	VMOVUPS      Y8, 6112(R9)
+	VMOVUPS      736(R9), Y8
+	VMOVUPS      Y8, 6144(R9)
+	VMOVUPS      704(R9), Y8
+	VMOVUPS      Y8, 6176(R9)
+	VMOVUPS      1024(R9), Y8
+	VMOVUPS      Y8, 6208(R9)
+	VMOVUPS      928(R9), Y8
+	VMOVUPS      Y8, 6240(R9)
+	VMOVUPS      896(R9), Y8
+	VMOVUPS      Y8, 6272(R9)
+	VMOVUPS      1056(R9), Y8
+	VMOVUPS      Y8, 6304(R9)
+	VMOVUPS      1152(R9), Y8
+	VMOVUPS      Y8, 6336(R9)
+	VMOVUPS      1184(R9), Y8
+	VMOVUPS      Y8, 6368(R9)
+	VMOVUPS      800(R9), Y8
+	VMOVUPS      Y8, 6400(R9)
+	VMOVUPS      768(R9), Y8
+	VMOVUPS      Y8, 6432(R9)
+	VMOVUPS      864(R9), Y8
+	VMOVUPS      Y8, 6464(R9)
+	VMOVUPS      832(R9), Y8
+	VMOVUPS      Y8, 6496(R9)
+	VMOVUPS      1344(R9), Y8
+	VMOVUPS      Y8, 6528(R9)
+	VMOVUPS      1312(R9), Y8
+	VMOVUPS      Y8, 6560(R9)
+	VMOVUPS      960(R9), Y8
+	VMOVUPS      Y8, 6592(R9)
+	VMOVUPS      992(R9), Y8
+	VMOVUPS      Y8, 6624(R9)
+	VMOVUPS      1280(R9), Y8
+	VMOVUPS      Y8, 6656(R9)
+	VMOVUPS      Y4, 6688(R9)
+	VMOVUPS      Y2, 6720(R9)
+	VMOVUPS      Y0, 6752(R9)
+	VMOVUPS      Y0, 6784(R9)
+	VMOVUPS      Y7, 6816(R9)
+	VANDPS       absmask<>+0(SB), Y6, Y2
+	VMOVUPS      1408(R9), Y4
+	VANDPS       absmask<>+0(SB), Y4, Y4
+	VMOVUPS      1408(R9), Y6
+	VADDPS       1440(R9), Y6, Y6
+	VANDPS       absmask<>+0(SB), Y6, Y6
+	VMAXPS       Y6, Y0, Y6
+	VMOVUPS      1376(R9), Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMAXPS       Y7, Y5, Y5
+	VMOVUPS      1376(R9), Y7
+	VADDPS       1664(R9), Y7, Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMAXPS       Y7, Y2, Y2
+	VMOVUPS      1504(R9), Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMAXPS       Y7, Y4, Y4
+	VMOVUPS      1504(R9), Y7
+	VADDPS       1600(R9), Y7, Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMAXPS       Y7, Y6, Y6
+	VMOVUPS      1536(R9), Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMAXPS       Y7, Y5, Y5
+	VMOVUPS      1536(R9), Y7
+	VADDPS       1632(R9), Y7, Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMAXPS       Y7, Y2, Y2
+	VMOVUPS      1568(R9), Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMAXPS       Y7, Y4, Y4
+	VADDPS       1568(R9), Y11, Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMAXPS       Y7, Y6, Y6
+	VMOVUPS      2016(R9), Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMAXPS       Y7, Y5, Y5
+	VMOVUPS      1984(R9), Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMAXPS       Y7, Y2, Y2
+	VMOVUPS      1920(R9), Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMAXPS       Y7, Y4, Y4
+	VMOVUPS      1824(R9), Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMAXPS       Y7, Y6, Y6
+	VMOVUPS      1824(R9), Y7
+	VADDPS       1792(R9), Y7, Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMAXPS       Y7, Y5, Y5
+	VMOVUPS      1728(R9), Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMAXPS       Y7, Y2, Y2
+	VMOVUPS      1728(R9), Y7
+	VADDPS       1760(R9), Y7, Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMAXPS       Y7, Y4, Y4
+	VMOVUPS      1696(R9), Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMAXPS       Y7, Y6, Y6
+	VMOVUPS      1696(R9), Y7
+	VADDPS       1888(R9), Y7, Y7
+	VANDPS       absmask<>+0(SB), Y7, Y7
+	VMAXPS       Y7, Y5, Y5
+	VMAXPS       Y5, Y6, Y5
+	VMAXPS       Y4, Y2, Y2
+	VMAXPS       Y2, Y5, Y2
 
 	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
 	VBROADCASTSS toitolfloor<>+0(SB), Y4
-	VMULPS       Y3, Y4, Y3
+	VMULPS       Y2, Y4, Y2
 	VBROADCASTSS tol+60(FP), Y4
-	VMAXPS       Y3, Y4, Y3
-	VMOVUPS      4224(R9), Y4
-	VMAXPS       4672(R9), Y4, Y4
-	VMOVUPS      4448(R9), Y5
-	VMAXPS       4896(R9), Y5, Y5
-	VADDPS       4928(R9), Y4, Y4
-	VADDPS       4960(R9), Y5, Y5
+	VMAXPS       Y2, Y4, Y2
+	VMOVUPS      7232(R9), Y4
+	VMAXPS       7680(R9), Y4, Y4
+	VMOVUPS      7456(R9), Y5
+	VMAXPS       7904(R9), Y5, Y5
+	VADDPS       7936(R9), Y4, Y4
+	VADDPS       7968(R9), Y5, Y5
 	VADDPS       Y5, Y4, Y4
 	VBROADCASTSS margin+56(FP), Y5
 	VADDPS       Y5, Y4, Y4
-	VMAXPS       Y3, Y4, Y4
-	VADDPS       Y3, Y4, Y3
+	VMAXPS       Y2, Y4, Y4
+	VADDPS       Y2, Y4, Y2
 	VBROADCASTSS toiinvalid<>+0(SB), Y5
-	VBLENDVPS    Y2, toirunning<>+0(SB), Y5, Y2
-	VMOVUPS      544(R9), Y5
-	VMOVUPS      Y5, 4992(R9)
-	VMOVUPS      512(R9), Y5
-	VMOVUPS      Y5, 5024(R9)
-	VMOVUPS      608(R9), Y5
-	VMOVUPS      Y5, 5056(R9)
-	VMOVUPS      672(R9), Y5
-	VMOVUPS      Y5, 5088(R9)
-	VMOVUPS      Y7, 5120(R9)
-	VMOVUPS      800(R9), Y5
-	VMOVUPS      Y5, 5152(R9)
-	VMOVUPS      1024(R9), Y5
-	VMOVUPS      Y5, 5184(R9)
-	VMOVUPS      992(R9), Y5
-	VMOVUPS      Y5, 5216(R9)
-	VMOVUPS      1088(R9), Y5
-	VMOVUPS      Y5, 5248(R9)
-	VMOVUPS      1184(R9), Y5
-	VMOVUPS      Y5, 5280(R9)
-	VMOVUPS      640(R9), Y5
-	VMOVUPS      Y5, 5312(R9)
-	VMOVUPS      704(R9), Y5
-	VMOVUPS      Y5, 5344(R9)
-	VMOVUPS      Y8, 5376(R9)
-	VMOVUPS      864(R9), Y5
-	VMOVUPS      Y5, 5408(R9)
-	VMOVUPS      832(R9), Y5
-	VMOVUPS      Y5, 5440(R9)
-	VMOVUPS      1280(R9), Y5
-	VMOVUPS      Y5, 5472(R9)
-	VMOVUPS      1248(R9), Y5
-	VMOVUPS      Y5, 5504(R9)
-	VMOVUPS      960(R9), Y5
-	VMOVUPS      Y5, 5536(R9)
-	VMOVUPS      1216(R9), Y5
-	VMOVUPS      Y5, 5568(R9)
-	VMOVUPS      1120(R9), Y5
-	VMOVUPS      Y5, 5600(R9)
-	VMOVUPS      1152(R9), Y5
-	VMOVUPS      Y5, 5632(R9)
-	VMOVUPS      Y4, 5664(R9)
-	VMOVUPS      Y3, 5696(R9)
-	VMOVUPS      Y0, 5728(R9)
-	VMOVUPS      Y0, 5760(R9)
-	VMOVUPS      Y2, 5792(R9)
+	VBLENDVPS    Y3, toirunning<>+0(SB), Y5, Y3
+	VMOVUPS      1856(R9), Y5
+	VMOVUPS      Y5, 8000(R9)
+	VMOVUPS      1408(R9), Y5
+	VMOVUPS      Y5, 8032(R9)
+	VMOVUPS      1376(R9), Y5
+	VMOVUPS      Y5, 8064(R9)
+	VMOVUPS      1504(R9), Y5
+	VMOVUPS      Y5, 8096(R9)
+	VMOVUPS      1536(R9), Y5
+	VMOVUPS      Y5, 8128(R9)
+	VMOVUPS      1568(R9), Y5
+	VMOVUPS      Y5, 8160(R9)
+	VMOVUPS      1824(R9), Y5
+	VMOVUPS      Y5, 8192(R9)
+	VMOVUPS      1728(R9), Y5
+	VMOVUPS      Y5, 8224(R9)
+	VMOVUPS      1696(R9), Y5
+	VMOVUPS      Y5, 8256(R9)
+	VMOVUPS      1472(R9), Y5
+	VMOVUPS      Y5, 8288(R9)
+	VMOVUPS      1440(R9), Y5
+	VMOVUPS      Y5, 8320(R9)
+	VMOVUPS      1664(R9), Y5
+	VMOVUPS      Y5, 8352(R9)
+	VMOVUPS      1600(R9), Y5
+	VMOVUPS      Y5, 8384(R9)
+	VMOVUPS      1632(R9), Y5
+	VMOVUPS      Y5, 8416(R9)
+	VMOVUPS      Y11, 8448(R9)
+	VMOVUPS      2016(R9), Y5
+	VMOVUPS      Y5, 8480(R9)
+	VMOVUPS      1984(R9), Y5
+	VMOVUPS      Y5, 8512(R9)
+	VMOVUPS      1920(R9), Y5
+	VMOVUPS      Y5, 8544(R9)
+	VMOVUPS      1792(R9), Y5
+	VMOVUPS      Y5, 8576(R9)
+	VMOVUPS      1760(R9), Y5
+	VMOVUPS      Y5, 8608(R9)
+	VMOVUPS      1888(R9), Y5
+	VMOVUPS      Y5, 8640(R9)
+	VMOVUPS      Y4, 8672(R9)
+	VMOVUPS      Y2, 8704(R9)
+	VMOVUPS      Y0, 8736(R9)
+	VMOVUPS      Y0, 8768(R9)
+	VMOVUPS      Y3, 8800(R9)
 
 	// Steps until no lane is running.
-TOIAVX2_loop2_step:
+TOIAVX2_loop3_step:
 	VBROADCASTSS tmax+64(FP), Y2
 	VMINPS       Y1, Y2, Y2
 	VMAXPS       Y0, Y2, Y2
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 3744(R9), Y3
-	VMULPS  3296(R9), Y3, Y3
-	VADDPS  3008(R9), Y3, Y3
-	VMOVUPS 3744(R9), Y4
-	VMULPS  3328(R9), Y4, Y4
-	VADDPS  3040(R9), Y4, Y4
-	VMOVUPS 3744(R9), Y5
-	VMULPS  3360(R9), Y5, Y5
-	VADDPS  3072(R9), Y5, Y5
-	VMOVUPS 3744(R9), Y6
-	VMULPS  3392(R9), Y6, Y6
-	VADDPS  3104(R9), Y6, Y6
-	VMOVUPS 3744(R9), Y7
-	VMULPS  3424(R9), Y7, Y7
-	VADDPS  3136(R9), Y7, Y7
-	VMOVUPS 3744(R9), Y8
-	VMULPS  3456(R9), Y8, Y8
-	VADDPS  3168(R9), Y8, Y8
-	VMOVUPS 3744(R9), Y9
-	VMULPS  3488(R9), Y9, Y9
+	VMOVUPS 4768(R9), Y3
+	VMULPS  4320(R9), Y3, Y3
+	VADDPS  4032(R9), Y3, Y3
+	VMOVUPS 4768(R9), Y4
+	VMULPS  4352(R9), Y4, Y4
+	VADDPS  4064(R9), Y4, Y4
+	VMOVUPS 4768(R9), Y5
+	VMULPS  4384(R9), Y5, Y5
+	VADDPS  4096(R9), Y5, Y5
+	VMOVUPS 4768(R9), Y6
+	VMULPS  4416(R9), Y6, Y6
+	VADDPS  4128(R9), Y6, Y6
+	VMOVUPS 4768(R9), Y7
+	VMULPS  4448(R9), Y7, Y7
+	VADDPS  4160(R9), Y7, Y7
+	VMOVUPS 4768(R9), Y8
+	VMULPS  4480(R9), Y8, Y8
+	VADDPS  4192(R9), Y8, Y8
+	VMOVUPS 4768(R9), Y9
+	VMULPS  4512(R9), Y9, Y9
 	VADDPS  Y9, Y0, Y9
-	VMOVUPS 3744(R9), Y10
-	VMULPS  3520(R9), Y10, Y10
+	VMOVUPS 4768(R9), Y10
+	VMULPS  4544(R9), Y10, Y10
 	VADDPS  Y10, Y0, Y10
-	VMOVUPS 3744(R9), Y11
-	VMULPS  3552(R9), Y11, Y11
+	VMOVUPS 4768(R9), Y11
+	VMULPS  4576(R9), Y11, Y11
 	VADDPS  Y11, Y0, Y11
-	VMOVUPS 3744(R9), Y12
-	VMULPS  3584(R9), Y12, Y12
-	VADDPS  3200(R9), Y12, Y12
-	VMOVUPS 3744(R9), Y13
-	VMULPS  3616(R9), Y13, Y13
-	VADDPS  3232(R9), Y13, Y13
+	VMOVUPS 4768(R9), Y12
+	VMULPS  4608(R9), Y12, Y12
+	VADDPS  4224(R9), Y12, Y12
+	VMOVUPS 4768(R9), Y13
+	VMULPS  4640(R9), Y13, Y13
+	VADDPS  4256(R9), Y13, Y13
 	VMOVUPS Y2, (R9)
-	VMOVUPS 3744(R9), Y2
-	VMULPS  3648(R9), Y2, Y2
-	VADDPS  3264(R9), Y2, Y2
+	VMOVUPS 4768(R9), Y2
+	VMULPS  4672(R9), Y2, Y2
+	VADDPS  4288(R9), Y2, Y2
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS  Y3, Y6, Y14
@@ -68189,491 +68764,845 @@ TOIAVX2_loop2_step:
 	VSUBPS  Y9, Y7, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS  Y2, Y2, Y12
-	VMOVUPS Y7, 672(R9)
-	VMULPS  Y10, Y10, Y7
-	VMOVUPS Y6, 704(R9)
-	VADDPS  Y7, Y12, Y6
-	VMULPS  Y9, Y9, Y7
-	VADDPS  Y7, Y6, Y6
-	VMULPS  Y2, Y3, Y2
-	VMULPS  Y10, Y11, Y3
-	VADDPS  Y3, Y2, Y2
-	VMULPS  Y9, Y5, Y3
-	VADDPS  Y3, Y2, Y2
-	VCMPPS  $0x04, Y6, Y0, Y3
-	VDIVPS  Y6, Y2, Y2
-	VANDPS  Y3, Y2, Y2
-	VMINPS  Y1, Y2, Y2
-	VMAXPS  Y0, Y2, Y2
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Y4, Y2, Y2
-	VADDPS 544(R9), Y2, Y2
-	VMINPS Y1, Y2, Y2
-	VMAXPS Y0, Y2, Y2
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS 480(R9), Y2, Y3
-	VSUBPS 512(R9), Y3, Y3
-	VMULPS 416(R9), Y3, Y3
-	VMINPS Y1, Y3, Y3
-	VMAXPS Y0, Y3, Y3
-	VMULPS Y2, Y8, Y4
-	VMULPS 448(R9), Y2, Y5
-	VMULPS Y2, Y13, Y2
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS  Y3, Y14, Y6
-	VADDPS  640(R9), Y6, Y6
-	VSUBPS  Y4, Y6, Y4
-	VMULPS  704(R9), Y3, Y6
-	VADDPS  608(R9), Y6, Y6
-	VSUBPS  Y5, Y6, Y5
-	VMULPS  672(R9), Y3, Y3
-	VADDPS  576(R9), Y3, Y3
-	VSUBPS  Y2, Y3, Y2
-	VMULPS  Y4, Y4, Y3
-	VMULPS  Y5, Y5, Y6
-	VADDPS  Y6, Y3, Y3
-	VMULPS  Y2, Y2, Y6
-	VADDPS  Y6, Y3, Y3
-	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y6
-	VSQRTPS Y3, Y3
-
-	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
-	VDIVPS       Y3, Y1, Y7
-	VMULPS       Y7, Y4, Y4
-	VMULPS       Y7, Y5, Y5
-	VMULPS       Y7, Y2, Y2
-	VMULPS       384(R9), Y4, Y7
-	VMULPS       352(R9), Y5, Y8
-	VADDPS       Y8, Y7, Y7
-	VMULPS       320(R9), Y2, Y8
-	VBROADCASTSS tmax+64(FP), Y9
-	VMINPS       Y1, Y9, Y9
-	VMAXPS       Y0, Y9, Y9
-	VADDPS       Y8, Y7, Y7
-	VMULPS       3296(R9), Y4, Y8
-	VMULPS       3328(R9), Y5, Y10
-	VADDPS       Y10, Y8, Y8
+	VMULPS       Y2, Y2, Y12
+	VMOVUPS      Y7, 672(R9)
+	VMULPS       Y10, Y10, Y7
+	VMOVUPS      Y6, 704(R9)
+	VADDPS       Y7, Y12, Y6
+	VMULPS       Y9, Y9, Y7
+	VADDPS       Y7, Y6, Y6
+	VBROADCASTSS tmax+64(FP), Y7
+	VMINPS       Y1, Y7, Y7
+	VMAXPS       Y0, Y7, Y7
+	VMULPS       Y2, Y3, Y2
+	VMULPS       Y10, Y11, Y3
+	VADDPS       Y3, Y2, Y2
+	VMULPS       Y9, Y5, Y3
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 5728(R9), Y10
-	VMULPS  5280(R9), Y10, Y10
-	VMULPS  3360(R9), Y2, Y11
-	VADDPS  4992(R9), Y10, Y10
-	VADDPS  Y11, Y8, Y8
-	VMOVUPS 5728(R9), Y11
-	VMULPS  5312(R9), Y11, Y11
-	VMULPS  32(R9), Y4, Y12
-	VADDPS  5024(R9), Y11, Y11
-	VMULPS  64(R9), Y5, Y13
-	VMOVUPS Y9, 32(R9)
-	VMOVUPS 5728(R9), Y9
-	VMULPS  5344(R9), Y9, Y9
-	VADDPS  Y13, Y12, Y12
-	VADDPS  5056(R9), Y9, Y9
-	VMULPS  96(R9), Y2, Y13
-	VMOVUPS Y6, 64(R9)
-	VMOVUPS 5728(R9), Y6
-	VMULPS  5376(R9), Y6, Y6
-	VADDPS  Y13, Y12, Y12
-	VADDPS  5088(R9), Y6, Y6
-	VMULPS  3392(R9), Y4, Y13
-	VMOVUPS Y3, 96(R9)
-	VMOVUPS 5728(R9), Y3
-	VMULPS  5408(R9), Y3, Y3
-	VMULPS  3424(R9), Y5, Y14
-	VMOVUPS Y12, 320(R9)
-	VADDPS  5120(R9), Y3, Y3
-	VADDPS  Y14, Y13, Y12
-	VMOVUPS 5728(R9), Y13
-	VMULPS  5440(R9), Y13, Y13
-	VMULPS  3456(R9), Y2, Y14
-	VMOVUPS Y8, 352(R9)
-	VADDPS  5152(R9), Y13, Y8
-	VADDPS  Y14, Y12, Y12
-	VMOVUPS 5728(R9), Y13
-	VMULPS  5472(R9), Y13, Y13
-	VMULPS  224(R9), Y4, Y14
-	VMOVUPS Y12, 224(R9)
-	VADDPS  Y13, Y0, Y12
-	VMULPS  256(R9), Y5, Y13
-	VMOVUPS Y7, 256(R9)
-	VMOVUPS Y12, 384(R9)
-	VMOVUPS 5728(R9), Y7
-	VMULPS  5504(R9), Y7, Y7
-	VADDPS  Y13, Y14, Y12
-	VADDPS  Y7, Y0, Y7
-	VMULPS  288(R9), Y2, Y13
-	VMOVUPS Y7, 288(R9)
-	VMOVUPS 5728(R9), Y7
-	VMULPS  5536(R9), Y7, Y7
-	VADDPS  Y13, Y12, Y12
-	VADDPS  Y7, Y0, Y7
-	VMULPS  3488(R9), Y4, Y13
-	VMOVUPS Y12, 416(R9)
-	VMOVUPS 5728(R9), Y12
-	VMULPS  5568(R9), Y12, Y12
-	VMULPS  3520(R9), Y5, Y14
-	VMOVUPS Y7, 448(R9)
-	VADDPS  5184(R9), Y12, Y7
-	VADDPS  Y14, Y13, Y12
-	VMOVUPS 5728(R9), Y13
-	VMULPS  5600(R9), Y13, Y13
-	VMULPS  3552(R9), Y2, Y14
-	VMOVUPS Y7, 480(R9)
-	VADDPS  5216(R9), Y13, Y7
-	VADDPS  Y14, Y12, Y12
-	VMOVUPS 5728(R9), Y13
-	VMULPS  5632(R9), Y13, Y13
-	VMULPS  128(R9), Y4, Y14
-	VMOVUPS Y12, 128(R9)
-	VADDPS  5248(R9), Y13, Y12
-	VMULPS  160(R9), Y5, Y13
-	VMOVUPS Y12, 160(R9)
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPS  Y10, Y6, Y12
-	VMOVUPS Y6, 512(R9)
-	VADDPS  Y13, Y14, Y6
-	VSUBPS  Y11, Y3, Y13
-	VMULPS  192(R9), Y2, Y14
-	VMOVUPS Y3, 192(R9)
-	VSUBPS  Y9, Y8, Y3
-	VMOVUPS Y8, 544(R9)
-	VADDPS  Y14, Y6, Y6
-	VMOVUPS 480(R9), Y8
-	VSUBPS  384(R9), Y8, Y8
-	VMULPS  3584(R9), Y4, Y4
-	VSUBPS  288(R9), Y7, Y14
-	VMOVUPS Y7, 576(R9)
-	VMULPS  3616(R9), Y5, Y5
-	VMOVUPS Y3, 608(R9)
-	VMOVUPS 160(R9), Y3
-	VSUBPS  448(R9), Y3, Y3
-	VADDPS  Y5, Y4, Y4
-	VSUBPS  384(R9), Y10, Y5
-	VMULPS  3648(R9), Y2, Y2
-	VSUBPS  288(R9), Y11, Y7
-	VMOVUPS Y11, 640(R9)
-	VADDPS  Y2, Y4, Y2
-	VSUBPS  448(R9), Y9, Y4
-
-	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS       Y8, Y8, Y11
-	VMOVUPS      Y9, 672(R9)
-	VMOVUPS      Y10, 704(R9)
-	VMOVUPS      256(R9), Y9
-	VSUBPS       416(R9), Y9, Y9
-	VMULPS       Y14, Y14, Y10
-	VMOVUPS      Y4, 736(R9)
-	VSUBPS       3680(R9), Y9, Y4
-	VADDPS       Y10, Y11, Y9
-	VMOVUPS      128(R9), Y10
-	VSUBPS       352(R9), Y10, Y10
-	VMULPS       Y3, Y3, Y11
-	VMOVUPS      Y3, 768(R9)
-	VCMPPS       $0x11, Y10, Y0, Y3
-	VMOVUPS      Y14, 800(R9)
-	VADDPS       Y11, Y9, Y9
-	VDIVPS       Y10, Y4, Y10
-	VCMPPS       $0x1d, minnormal<>+0(SB), Y9, Y11
-	VDIVPS       Y9, Y1, Y9
-	VANDPS       Y11, Y9, Y9
-	VBROADCASTSS toiinf<>+0(SB), Y11
-	VBLENDVPS    Y3, Y10, Y11, Y3
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS       Y12, Y12, Y10
-	VCMPPS       $0x11, Y4, Y0, Y4
-	VMULPS       Y13, Y13, Y11
-	VANDPS       Y3, Y4, Y3
-	VADDPS       Y11, Y10, Y4
-	VMOVUPS      256(R9), Y10
-	VSUBPS       Y6, Y10, Y10
-	VMOVUPS      608(R9), Y11
-	VMULPS       608(R9), Y11, Y11
-	VSUBPS       3680(R9), Y10, Y10
-	VADDPS       Y11, Y4, Y4
-	VSUBPS       352(R9), Y2, Y11
-	VMOVUPS      Y2, 256(R9)
-	VCMPPS       $0x1d, minnormal<>+0(SB), Y4, Y2
-	VDIVPS       Y4, Y1, Y4
-	VANDPS       Y2, Y4, Y2
-	VCMPPS       $0x11, Y11, Y0, Y4
-	VMULPS       Y5, Y8, Y14
-	VMOVUPS      Y2, 352(R9)
-	VDIVPS       Y11, Y10, Y2
-	VMULPS       800(R9), Y7, Y11
-	VMOVUPS      Y6, 832(R9)
-	VMOVUPS      Y7, 864(R9)
-	VBROADCASTSS toiinf<>+0(SB), Y6
-	VBLENDVPS    Y4, Y2, Y6, Y2
-	VADDPS       Y11, Y14, Y4
-	VCMPPS       $0x11, Y10, Y0, Y6
-	VMOVUPS      768(R9), Y7
-	VMULPS       736(R9), Y7, Y7
-	VANDPS       Y2, Y6, Y2
-	VADDPS       Y7, Y4, Y4
-	VMINPS       Y2, Y3, Y2
-	VMULPS       Y9, Y4, Y3
-	VMOVUPS      320(R9), Y4
-	VSUBPS       416(R9), Y4, Y4
-	VMULPS       Y12, Y8, Y6
-	VSUBPS       3680(R9), Y4, Y4
-	VMULPS       800(R9), Y13, Y7
-	VMOVUPS      128(R9), Y10
-	VSUBPS       224(R9), Y10, Y10
-	VADDPS       Y7, Y6, Y6
-	VCMPPS       $0x11, Y10, Y0, Y7
-	VMOVUPS      768(R9), Y11
-	VMULPS       608(R9), Y11, Y11
-	VDIVPS       Y10, Y4, Y10
-	VADDPS       Y11, Y6, Y6
-	VBROADCASTSS toiinf<>+0(SB), Y11
-	VBLENDVPS    Y7, Y10, Y11, Y7
-	VMULPS       Y9, Y6, Y9
-	VCMPPS       $0x11, Y4, Y0, Y4
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Y12, Y5, Y10
-	VANDPS  Y7, Y4, Y4
-	VMULPS  864(R9), Y13, Y7
-	VMINPS  Y4, Y2, Y2
-	VADDPS  Y7, Y10, Y4
-	VMOVUPS 320(R9), Y7
-	VSUBPS  832(R9), Y7, Y7
-	VMOVUPS 736(R9), Y10
-	VMULPS  608(R9), Y10, Y10
-	VSUBPS  3680(R9), Y7, Y7
-	VADDPS  Y10, Y4, Y4
-	VMOVUPS 256(R9), Y10
-	VSUBPS  224(R9), Y10, Y10
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS       Y3, Y8, Y11
-	VCMPPS       $0x11, Y10, Y0, Y14
-	VMOVUPS      Y4, 128(R9)
-	VMULPS       800(R9), Y3, Y4
-	VMOVUPS      Y6, 224(R9)
-	VDIVPS       Y10, Y7, Y6
-	VMULPS       768(R9), Y3, Y10
-	VMOVUPS      Y3, 256(R9)
-	VMOVUPS      Y13, 320(R9)
-	VBROADCASTSS toiinf<>+0(SB), Y3
-	VBLENDVPS    Y14, Y6, Y3, Y3
-	VSUBPS       Y5, Y11, Y6
-	VCMPPS       $0x11, Y7, Y0, Y7
-	VSUBPS       864(R9), Y4, Y4
-	VANDPS       Y3, Y7, Y3
-	VSUBPS       736(R9), Y10, Y7
-	VMINPS       Y3, Y2, Y2
-	VMULPS       Y9, Y8, Y3
-	VADDPS       3744(R9), Y2, Y2
-	VMULPS       800(R9), Y9, Y10
-
-	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMULPS  768(R9), Y9, Y11
-	VMOVUPS Y5, 416(R9)
-	VMOVUPS 3808(R9), Y5
-	VCMPPS  $0x00, toirunning<>+0(SB), Y5, Y5
-	VSUBPS  Y3, Y12, Y3
-	VADDPS  3776(R9), Y1, Y13
-	VMOVUPS Y12, 832(R9)
-	VMOVUPS 320(R9), Y12
-	VSUBPS  Y10, Y12, Y10
-	VMOVUPS 3744(R9), Y12
-	VCMPPS  $0x11, Y2, Y12, Y12
-	VMOVUPS Y8, 896(R9)
-	VMOVUPS 608(R9), Y8
-	VSUBPS  Y11, Y8, Y8
-	VANDNPS Y5, Y12, Y11
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS       Y3, Y3, Y12
-	VMOVUPS      Y5, 928(R9)
-	VBROADCASTSS maxiter+68(FP), Y5
-	VCMPPS       $0x12, Y13, Y5, Y5
-	VMULPS       Y10, Y10, Y14
-	VMOVUPS      Y13, 960(R9)
-	VORPS        Y5, Y11, Y5
-	VADDPS       Y14, Y12, Y11
-	VMULPS       Y8, Y8, Y12
-	VMOVUPS      Y9, 992(R9)
-	VBROADCASTSS toirunning<>+0(SB), Y9
-	VBLENDVPS    Y5, toiunconv<>+0(SB), Y9, Y5
-	VADDPS       Y12, Y11, Y9
-	VCMPPS       $0x16, (R9), Y2, Y11
-	VMULPS       Y3, Y6, Y3
-	VBLENDVPS    Y11, Y0, Y5, Y5
-	VMULPS       Y10, Y4, Y4
-	VMOVUPS      3744(R9), Y6
-	VCMPPS       $0x00, Y0, Y6, Y6
-	VADDPS       Y4, Y3, Y3
-	VMULPS       Y8, Y7, Y4
-	VBLENDVPS    Y6, toiinitial<>+0(SB), Y1, Y6
-	VADDPS       Y4, Y3, Y3
-	VMOVUPS      96(R9), Y4
-	VCMPPS       $0x12, 3712(R9), Y4, Y4
-	VCMPPS       $0x04, Y9, Y0, Y7
-	VDIVPS       Y9, Y3, Y3
-	VANDPS       Y7, Y3, Y3
-	VBLENDVPS    Y4, Y6, Y5, Y4
-	VMINPS       Y1, Y3, Y3
-	VMAXPS       Y0, Y3, Y3
+	VMOVUPS 6752(R9), Y5
+	VMULPS  6304(R9), Y5, Y5
+	VADDPS  Y3, Y2, Y2
+	VADDPS  6016(R9), Y5, Y3
+	VCMPPS  $0x04, Y6, Y0, Y5
+	VDIVPS  Y6, Y2, Y2
+	VANDPS  Y5, Y2, Y2
+	VMOVUPS 6752(R9), Y5
+	VMULPS  6336(R9), Y5, Y5
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
+	VADDPS  6048(R9), Y5, Y5
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS    992(R9), Y3, Y3
-	VMOVUPS   64(R9), Y5
-	VBLENDVPS Y5, toiinvalid<>+0(SB), Y4, Y4
-	VADDPS    256(R9), Y3, Y3
-	VCMPPS    $0x00, toirunning<>+0(SB), Y4, Y5
-	VMINPS    Y1, Y3, Y3
-	VMAXPS    Y0, Y3, Y3
-	VMOVUPS   928(R9), Y6
-	VANDPS    Y5, Y6, Y5
+	VMULPS  Y4, Y2, Y2
+	VMOVUPS 6752(R9), Y4
+	VMULPS  6368(R9), Y4, Y4
+	VADDPS  544(R9), Y2, Y2
+	VADDPS  6080(R9), Y4, Y4
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
+	VMOVUPS 6752(R9), Y6
+	VMULPS  6400(R9), Y6, Y6
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS    224(R9), Y3, Y6
-	VMOVUPS   3744(R9), Y7
-	VBLENDVPS Y5, Y2, Y7, Y2
-	VSUBPS    128(R9), Y6, Y6
-	VMOVUPS   64(R9), Y7
-	VMOVUPS   960(R9), Y8
-	VBLENDVPS Y7, Y0, Y8, Y7
-	VMULPS    352(R9), Y6, Y6
-	VMOVUPS   928(R9), Y8
-	VMOVUPS   3776(R9), Y9
-	VBLENDVPS Y8, Y7, Y9, Y7
-	VMINPS    Y1, Y6, Y6
-	VMAXPS    Y0, Y6, Y6
-	VMOVUPS   928(R9), Y8
-	VMOVUPS   3808(R9), Y9
-	VBLENDVPS Y8, Y4, Y9, Y4
-	VMOVUPS   Y2, 3744(R9)
-	VMOVUPS   Y7, 3776(R9)
-	VMOVUPS   Y4, 3808(R9)
-	VMOVMSKPS Y5, BX
-	VMULPS    896(R9), Y3, Y2
-	VMULPS    800(R9), Y3, Y4
-	VMULPS    768(R9), Y3, Y3
+	VMULPS  480(R9), Y2, Y9
+	VADDPS  6112(R9), Y6, Y6
+	VSUBPS  512(R9), Y9, Y9
+	VMOVUPS 6752(R9), Y10
+	VMULPS  6432(R9), Y10, Y10
+	VMULPS  416(R9), Y9, Y9
+	VADDPS  6144(R9), Y10, Y10
+	VMINPS  Y1, Y9, Y9
+	VMAXPS  Y0, Y9, Y9
+	VMOVUPS 6752(R9), Y11
+	VMULPS  6464(R9), Y11, Y11
+	VMULPS  Y2, Y8, Y8
+	VADDPS  6176(R9), Y11, Y11
+	VMULPS  448(R9), Y2, Y12
+	VMOVUPS Y7, 416(R9)
+	VMOVUPS Y4, 448(R9)
+	VMOVUPS 6752(R9), Y4
+	VMULPS  6496(R9), Y4, Y4
+	VMULPS  Y2, Y13, Y2
+	VADDPS  Y4, Y0, Y4
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS  832(R9), Y6, Y5
-	VADDPS  416(R9), Y5, Y5
-	VSUBPS  Y2, Y5, Y2
-	VMULPS  320(R9), Y6, Y5
-	VADDPS  864(R9), Y5, Y5
-	VSUBPS  Y4, Y5, Y4
-	VMULPS  608(R9), Y6, Y5
-	VADDPS  736(R9), Y5, Y5
-	VSUBPS  Y3, Y5, Y3
-	VMULPS  Y2, Y2, Y5
-	VMULPS  Y4, Y4, Y6
-	VADDPS  Y6, Y5, Y5
-	VMULPS  Y3, Y3, Y6
-	VADDPS  Y6, Y5, Y5
-	VCMPPS  $0x16, maxfinite<>+0(SB), Y5, Y6
-	VSQRTPS Y5, Y5
+	VMULPS  Y9, Y14, Y7
+	VMOVUPS 6752(R9), Y13
+	VMULPS  6528(R9), Y13, Y13
+	VADDPS  640(R9), Y7, Y7
+	VADDPS  Y13, Y0, Y13
+	VSUBPS  Y8, Y7, Y7
+	VMOVUPS 6752(R9), Y8
+	VMULPS  6560(R9), Y8, Y8
+	VMULPS  704(R9), Y9, Y14
+	VMOVUPS Y13, 480(R9)
+	VADDPS  Y8, Y0, Y8
+	VADDPS  608(R9), Y14, Y13
+	VMOVUPS Y8, 512(R9)
+	VMOVUPS 6752(R9), Y8
+	VMULPS  6592(R9), Y8, Y8
+	VSUBPS  Y12, Y13, Y12
+	VADDPS  6208(R9), Y8, Y8
+	VMULPS  672(R9), Y9, Y9
+	VMOVUPS 6752(R9), Y13
+	VMULPS  6624(R9), Y13, Y13
+	VADDPS  576(R9), Y9, Y9
+	VADDPS  6240(R9), Y13, Y13
+	VSUBPS  Y2, Y9, Y2
+	VMOVUPS 6752(R9), Y9
+	VMULPS  6656(R9), Y9, Y9
+	VMULPS  Y7, Y7, Y14
+	VMOVUPS Y7, 544(R9)
+	VADDPS  6272(R9), Y9, Y7
+	VMULPS  Y12, Y12, Y9
+	VMOVUPS Y12, 576(R9)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPS  Y3, Y6, Y12
+	VMOVUPS Y6, 608(R9)
+	VADDPS  Y9, Y14, Y6
+	VSUBPS  Y5, Y10, Y9
+	VMULPS  Y2, Y2, Y14
+	VMOVUPS Y10, 640(R9)
+	VSUBPS  448(R9), Y11, Y10
+	VMOVUPS Y11, 672(R9)
+	VADDPS  Y14, Y6, Y6
+	VSUBPS  Y4, Y8, Y11
+	VSUBPS  480(R9), Y13, Y14
+	VMOVUPS Y13, 704(R9)
+	VMOVUPS Y8, 736(R9)
+	VCMPPS  $0x16, maxfinite<>+0(SB), Y6, Y8
+	VSUBPS  512(R9), Y7, Y13
+	VMOVUPS Y7, 768(R9)
+	VSQRTPS Y6, Y6
+	VSUBPS  Y4, Y3, Y7
+	VMOVUPS Y4, 800(R9)
 
 	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
-	VDIVPS  Y5, Y1, Y7
-	VMULPS  Y7, Y2, Y2
-	VMULPS  Y7, Y4, Y4
-	VMULPS  Y7, Y3, Y3
-	VMULPS  704(R9), Y2, Y7
-	VMULPS  640(R9), Y4, Y8
-	VADDPS  Y8, Y7, Y7
-	VMULPS  672(R9), Y3, Y8
-	VADDPS  Y8, Y7, Y7
-	VMULPS  5280(R9), Y2, Y8
-	VMULPS  5312(R9), Y4, Y9
+	VDIVPS  Y6, Y1, Y4
+	VMOVUPS Y8, 832(R9)
+	VSUBPS  480(R9), Y5, Y8
+	VMOVUPS Y6, 864(R9)
+	VMULPS  544(R9), Y4, Y6
+	VMOVUPS Y5, 544(R9)
+	VMOVUPS Y3, 896(R9)
+	VMOVUPS 448(R9), Y3
+	VSUBPS  512(R9), Y3, Y3
+	VMULPS  576(R9), Y4, Y5
+	VMOVUPS Y3, 576(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS  Y11, Y11, Y3
+	VMOVUPS Y8, 928(R9)
+	VMULPS  Y4, Y2, Y2
+	VMULPS  Y14, Y14, Y4
+	VMULPS  384(R9), Y6, Y8
+	VMOVUPS Y14, 384(R9)
+	VADDPS  Y4, Y3, Y3
+	VMULPS  352(R9), Y5, Y4
+	VMULPS  Y13, Y13, Y14
+	VMOVUPS Y13, 352(R9)
+	VADDPS  Y4, Y8, Y4
+	VADDPS  Y14, Y3, Y3
+	VMULPS  320(R9), Y2, Y8
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y13
+	VDIVPS  Y3, Y1, Y3
+	VANDPS  Y13, Y3, Y3
+	VADDPS  Y8, Y4, Y4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS  Y12, Y12, Y8
+	VMULPS  4320(R9), Y6, Y13
+	VMULPS  Y9, Y9, Y14
+	VMOVUPS Y4, 320(R9)
+	VMULPS  4352(R9), Y5, Y4
+	VMOVUPS Y9, 960(R9)
+	VADDPS  Y14, Y8, Y8
+	VADDPS  Y4, Y13, Y4
+	VMULPS  Y10, Y10, Y9
+	VMULPS  4384(R9), Y2, Y13
 	VADDPS  Y9, Y8, Y8
-	VMULPS  5344(R9), Y3, Y9
+	VADDPS  Y13, Y4, Y4
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y8, Y9
+	VDIVPS  Y8, Y1, Y8
+	VANDPS  Y9, Y8, Y8
+	VMULPS  32(R9), Y6, Y9
+	VMULPS  Y7, Y11, Y13
+	VMULPS  64(R9), Y5, Y14
+	VMOVUPS Y8, 32(R9)
+	VMOVUPS Y4, 64(R9)
+	VMOVUPS 384(R9), Y4
+	VMULPS  928(R9), Y4, Y4
+	VADDPS  Y14, Y9, Y8
+	VADDPS  Y4, Y13, Y4
+	VMULPS  96(R9), Y2, Y9
+	VMOVUPS 352(R9), Y13
+	VMULPS  576(R9), Y13, Y13
 	VADDPS  Y9, Y8, Y8
-	VMULPS  512(R9), Y2, Y9
-	VMULPS  192(R9), Y4, Y10
-	VADDPS  Y10, Y9, Y9
-	VMULPS  544(R9), Y3, Y10
-	VADDPS  Y10, Y9, Y9
-	VMULPS  5376(R9), Y2, Y10
-	VMULPS  5408(R9), Y4, Y11
-	VADDPS  Y11, Y10, Y10
-	VMULPS  5440(R9), Y3, Y11
-	VADDPS  Y11, Y10, Y10
-	VMULPS  384(R9), Y2, Y11
-	VMULPS  288(R9), Y4, Y12
-	VADDPS  Y12, Y11, Y11
-	VMULPS  448(R9), Y3, Y12
-	VADDPS  Y12, Y11, Y11
-	VMULPS  5472(R9), Y2, Y12
-	VMULPS  5504(R9), Y4, Y13
-	VADDPS  Y13, Y12, Y12
-	VMULPS  5536(R9), Y3, Y13
-	VADDPS  Y13, Y12, Y12
-	VMULPS  480(R9), Y2, Y13
-	VMULPS  576(R9), Y4, Y14
-	VMOVUPS Y6, (R9)
-	VADDPS  Y14, Y13, Y6
-	VMULPS  160(R9), Y3, Y13
-	VADDPS  Y13, Y6, Y6
-	VMULPS  5568(R9), Y2, Y2
-	VMULPS  5600(R9), Y4, Y4
-	VADDPS  Y4, Y2, Y2
-	VMULPS  5632(R9), Y3, Y3
-	VADDPS  Y3, Y2, Y2
+	VADDPS  Y13, Y4, Y4
+	VMULPS  4416(R9), Y6, Y9
+	VMULPS  Y3, Y4, Y4
+	VMULPS  4448(R9), Y5, Y13
+	VMULPS  Y12, Y11, Y14
+	VMOVUPS Y8, 96(R9)
+	VADDPS  Y13, Y9, Y8
+	VMOVUPS 384(R9), Y9
+	VMULPS  960(R9), Y9, Y9
+	VMULPS  4480(R9), Y2, Y13
+	VMOVUPS Y11, 992(R9)
+	VADDPS  Y9, Y14, Y9
+	VADDPS  Y13, Y8, Y8
+	VMULPS  352(R9), Y10, Y11
+	VMULPS  224(R9), Y6, Y13
+	VADDPS  Y11, Y9, Y9
+	VMULPS  256(R9), Y5, Y11
+	VMULPS  Y3, Y9, Y3
+	VADDPS  Y11, Y13, Y11
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  Y12, Y7, Y13
+	VMULPS  288(R9), Y2, Y14
+	VMOVUPS Y8, 224(R9)
+	VMOVUPS Y9, 256(R9)
+	VMOVUPS 928(R9), Y8
+	VMULPS  960(R9), Y8, Y8
+	VADDPS  Y14, Y11, Y9
+	VADDPS  Y8, Y13, Y8
+	VMULPS  4512(R9), Y6, Y11
+	VMULPS  576(R9), Y10, Y13
+	VMULPS  4544(R9), Y5, Y14
+	VMOVUPS Y9, 288(R9)
+	VADDPS  Y13, Y8, Y8
+	VADDPS  Y14, Y11, Y9
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  992(R9), Y4, Y11
+	VMULPS  4576(R9), Y2, Y13
+	VMULPS  384(R9), Y4, Y14
+	VMOVUPS Y8, 1024(R9)
+	VADDPS  Y13, Y9, Y8
+	VMULPS  352(R9), Y4, Y9
+	VMULPS  128(R9), Y6, Y13
+	VMOVUPS Y4, 128(R9)
+	VSUBPS  Y7, Y11, Y4
+	VMULPS  160(R9), Y5, Y11
+	VMOVUPS Y7, 160(R9)
+	VSUBPS  928(R9), Y14, Y7
+	VADDPS  Y11, Y13, Y11
+	VSUBPS  576(R9), Y9, Y9
+	VMULPS  192(R9), Y2, Y13
+	VMULPS  992(R9), Y3, Y14
+	VMOVUPS Y9, 192(R9)
+	VADDPS  Y13, Y11, Y9
+	VMULPS  384(R9), Y3, Y11
+	VMULPS  4608(R9), Y6, Y6
+	VMULPS  352(R9), Y3, Y13
+	VMOVUPS Y3, 1056(R9)
+	VMULPS  4640(R9), Y5, Y3
+	VSUBPS  Y14, Y12, Y5
+	VADDPS  Y3, Y6, Y3
+	VMOVUPS 960(R9), Y6
+	VSUBPS  Y11, Y6, Y6
+	VMULPS  4672(R9), Y2, Y2
+	VSUBPS  Y13, Y10, Y11
+	VADDPS  Y2, Y3, Y2
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS Y5, Y5, Y3
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
-	VSUBPS       Y11, Y7, Y3
-	VSUBPS       5664(R9), Y3, Y3
-	VSUBPS       Y8, Y12, Y4
-	VCMPPS       $0x11, Y4, Y0, Y13
-	VDIVPS       Y4, Y3, Y4
-	VMOVUPS      Y5, 64(R9)
-	VBROADCASTSS toiinf<>+0(SB), Y5
-	VBLENDVPS    Y13, Y4, Y5, Y4
-	VCMPPS       $0x11, Y3, Y0, Y3
-	VANDPS       Y4, Y3, Y3
-	VSUBPS       Y6, Y7, Y4
-	VSUBPS       5664(R9), Y4, Y4
-	VSUBPS       Y8, Y2, Y5
-	VCMPPS       $0x11, Y5, Y0, Y7
-	VDIVPS       Y5, Y4, Y5
-	VBROADCASTSS toiinf<>+0(SB), Y8
-	VBLENDVPS    Y7, Y5, Y8, Y5
-	VCMPPS       $0x11, Y4, Y0, Y4
-	VANDPS       Y5, Y4, Y4
-	VMINPS       Y4, Y3, Y3
-	VSUBPS       Y11, Y9, Y4
-	VSUBPS       5664(R9), Y4, Y4
-	VSUBPS       Y10, Y12, Y5
-	VCMPPS       $0x11, Y5, Y0, Y7
-	VDIVPS       Y5, Y4, Y5
-	VBROADCASTSS toiinf<>+0(SB), Y8
-	VBLENDVPS    Y7, Y5, Y8, Y5
-	VCMPPS       $0x11, Y4, Y0, Y4
-	VANDPS       Y5, Y4, Y4
-	VMINPS       Y4, Y3, Y3
-	VSUBPS       Y6, Y9, Y4
-	VSUBPS       5664(R9), Y4, Y4
-	VSUBPS       Y10, Y2, Y2
-	VCMPPS       $0x11, Y2, Y0, Y5
-	VDIVPS       Y2, Y4, Y2
+	VMULPS       Y6, Y6, Y13
+	VMOVUPS      Y10, 1088(R9)
+	VMOVUPS      320(R9), Y10
+	VSUBPS       288(R9), Y10, Y10
+	VADDPS       Y13, Y3, Y3
+	VSUBPS       4704(R9), Y10, Y10
+	VMULPS       Y11, Y11, Y13
+	VSUBPS       64(R9), Y8, Y14
+	VMOVUPS      Y12, 1120(R9)
+	VADDPS       Y13, Y3, Y3
+	VBROADCASTSS tmax+64(FP), Y12
+	VMINPS       Y1, Y12, Y12
+	VMAXPS       Y0, Y12, Y12
+	VCMPPS       $0x11, Y14, Y0, Y13
+	VMOVUPS      Y12, 1152(R9)
+	VMULPS       Y5, Y4, Y4
+	VDIVPS       Y14, Y10, Y5
+	VMULPS       Y6, Y7, Y6
+	VBROADCASTSS toiinf<>+0(SB), Y7
+	VBLENDVPS    Y13, Y5, Y7, Y5
+	VADDPS       Y6, Y4, Y4
+	VCMPPS       $0x11, Y10, Y0, Y6
+	VMULPS       192(R9), Y11, Y7
+
+	// Step 1: the endpoints at t and the projection.
+	VMOVUPS 8736(R9), Y10
+	VMULPS  8288(R9), Y10, Y10
+	VANDPS  Y5, Y6, Y5
+	VADDPS  Y7, Y4, Y4
+	VADDPS  8000(R9), Y10, Y6
+	VMOVUPS 320(R9), Y7
+	VSUBPS  Y9, Y7, Y7
+	VCMPPS  $0x04, Y3, Y0, Y10
+	VDIVPS  Y3, Y4, Y3
+	VANDPS  Y10, Y3, Y3
+	VMOVUPS 8736(R9), Y4
+	VMULPS  8320(R9), Y4, Y4
+	VSUBPS  4704(R9), Y7, Y7
+	VMINPS  Y1, Y3, Y3
+	VMAXPS  Y0, Y3, Y3
+	VADDPS  8032(R9), Y4, Y4
+	VSUBPS  64(R9), Y2, Y10
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS       1056(R9), Y3, Y3
+	VMOVUPS      8736(R9), Y11
+	VMULPS       8352(R9), Y11, Y11
+	VCMPPS       $0x11, Y10, Y0, Y12
+	VADDPS       128(R9), Y3, Y3
+	VADDPS       8064(R9), Y11, Y11
+	VDIVPS       Y10, Y7, Y10
+	VMINPS       Y1, Y3, Y3
+	VMAXPS       Y0, Y3, Y3
+	VMOVUPS      8736(R9), Y13
+	VMULPS       8384(R9), Y13, Y13
+	VMOVUPS      Y11, 64(R9)
+	VBROADCASTSS toiinf<>+0(SB), Y11
+	VBLENDVPS    Y12, Y10, Y11, Y10
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS  256(R9), Y3, Y11
+	VADDPS  8096(R9), Y13, Y12
+	VCMPPS  $0x11, Y7, Y0, Y7
+	VSUBPS  1024(R9), Y11, Y11
+	VMOVUPS 8736(R9), Y13
+	VMULPS  8416(R9), Y13, Y13
+	VANDPS  Y10, Y7, Y7
+	VMULPS  32(R9), Y11, Y10
+	VADDPS  8128(R9), Y13, Y11
+	VMINPS  Y7, Y5, Y5
+	VMINPS  Y1, Y10, Y7
+	VMAXPS  Y0, Y7, Y7
+	VMOVUPS 8736(R9), Y10
+	VMULPS  8448(R9), Y10, Y10
+	VMOVUPS 96(R9), Y13
+	VSUBPS  288(R9), Y13, Y13
+	VMULPS  992(R9), Y3, Y14
+	VMOVUPS Y4, 32(R9)
+	VADDPS  8160(R9), Y10, Y4
+	VSUBPS  4704(R9), Y13, Y10
+	VMULPS  384(R9), Y3, Y13
+	VMOVUPS Y4, 128(R9)
+	VMOVUPS Y11, 192(R9)
+	VMOVUPS 8736(R9), Y4
+	VMULPS  8480(R9), Y4, Y4
+	VSUBPS  224(R9), Y8, Y8
+	VMULPS  352(R9), Y3, Y3
+	VADDPS  Y4, Y0, Y4
+	VCMPPS  $0x11, Y8, Y0, Y11
+	VMOVUPS Y4, 256(R9)
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS       1120(R9), Y7, Y4
+	VMOVUPS      Y6, 288(R9)
+	VMOVUPS      Y12, 320(R9)
+	VMOVUPS      8736(R9), Y6
+	VMULPS       8512(R9), Y6, Y6
+	VDIVPS       Y8, Y10, Y8
+	VADDPS       160(R9), Y4, Y4
+	VADDPS       Y6, Y0, Y6
+	VMOVUPS      Y6, 160(R9)
 	VBROADCASTSS toiinf<>+0(SB), Y6
-	VBLENDVPS    Y5, Y2, Y6, Y2
-	VCMPPS       $0x11, Y4, Y0, Y4
-	VANDPS       Y2, Y4, Y2
-	VMINPS       Y2, Y3, Y2
-	VADDPS       5728(R9), Y2, Y2
+	VBLENDVPS    Y11, Y8, Y6, Y6
+	VSUBPS       Y14, Y4, Y4
+	VMOVUPS      8736(R9), Y8
+	VMULPS       8544(R9), Y8, Y8
+	VCMPPS       $0x11, Y10, Y0, Y10
+	VMULPS       960(R9), Y7, Y11
+	VADDPS       Y8, Y0, Y8
+	VANDPS       Y6, Y10, Y6
+	VADDPS       928(R9), Y11, Y10
+	VMOVUPS      8736(R9), Y11
+	VMULPS       8576(R9), Y11, Y11
+	VMINPS       Y6, Y5, Y5
+	VSUBPS       Y13, Y10, Y6
+	VADDPS       8192(R9), Y11, Y10
+	VMOVUPS      96(R9), Y11
+	VSUBPS       Y9, Y11, Y9
+	VMULPS       1088(R9), Y7, Y7
+	VMOVUPS      8736(R9), Y11
+	VMULPS       8608(R9), Y11, Y11
+	VSUBPS       4704(R9), Y9, Y9
+	VADDPS       576(R9), Y7, Y7
+	VADDPS       8224(R9), Y11, Y11
+	VSUBPS       224(R9), Y2, Y2
+	VSUBPS       Y3, Y7, Y3
+	VMOVUPS      8736(R9), Y7
+	VMULPS       8640(R9), Y7, Y7
+	VCMPPS       $0x11, Y2, Y0, Y12
+	VMULPS       Y4, Y4, Y13
+	VADDPS       8256(R9), Y7, Y7
+	VDIVPS       Y2, Y9, Y2
+	VMULPS       Y6, Y6, Y14
+	VMOVUPS      Y6, 96(R9)
+	VMOVUPS      Y4, 224(R9)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS      320(R9), Y4
+	VSUBPS       288(R9), Y4, Y4
+	VMOVUPS      Y4, 352(R9)
+	VBROADCASTSS toiinf<>+0(SB), Y4
+	VBLENDVPS    Y12, Y2, Y4, Y2
+	VADDPS       Y14, Y13, Y4
+	VMOVUPS      192(R9), Y6
+	VSUBPS       32(R9), Y6, Y6
+	VCMPPS       $0x11, Y9, Y0, Y9
+	VMULPS       Y3, Y3, Y12
+	VMOVUPS      128(R9), Y13
+	VSUBPS       64(R9), Y13, Y13
+	VANDPS       Y2, Y9, Y2
+	VADDPS       Y12, Y4, Y4
+	VSUBPS       256(R9), Y10, Y9
+	VMINPS       Y2, Y5, Y2
+	VSUBPS       160(R9), Y11, Y5
+	VADDPS       4768(R9), Y2, Y2
+	VCMPPS       $0x16, maxfinite<>+0(SB), Y4, Y12
+	VSUBPS       Y8, Y7, Y14
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS      5792(R9), Y3
+	VMOVUPS Y7, 384(R9)
+	VSQRTPS Y4, Y4
+	VMOVUPS Y11, 576(R9)
+	VMOVUPS 288(R9), Y7
+	VSUBPS  256(R9), Y7, Y7
+	VMOVUPS Y10, 928(R9)
+	VMOVUPS Y12, 960(R9)
+	VMOVUPS 4832(R9), Y10
+	VCMPPS  $0x00, toirunning<>+0(SB), Y10, Y10
+
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	VDIVPS  Y4, Y1, Y11
+	VMOVUPS Y4, 992(R9)
+	VMOVUPS 32(R9), Y4
+	VSUBPS  160(R9), Y4, Y4
+	VADDPS  4800(R9), Y1, Y12
+	VMOVUPS Y4, 1024(R9)
+	VMULPS  224(R9), Y11, Y4
+	VMOVUPS Y7, 224(R9)
+	VMOVUPS Y13, 1056(R9)
+	VMOVUPS 64(R9), Y7
+	VSUBPS  Y8, Y7, Y7
+	VMOVUPS Y8, 1088(R9)
+	VMOVUPS 4768(R9), Y8
+	VCMPPS  $0x11, Y2, Y8, Y8
+	VMULPS  96(R9), Y11, Y13
+	VMOVUPS Y7, 96(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS       Y9, Y9, Y7
+	VMOVUPS      Y9, 1120(R9)
+	VANDNPS      Y10, Y8, Y8
+	VMULPS       Y11, Y3, Y3
+	VMULPS       Y5, Y5, Y9
+	VMOVUPS      Y10, 1184(R9)
+	VBROADCASTSS maxiter+68(FP), Y10
+	VCMPPS       $0x12, Y12, Y10, Y10
+	VMULPS       896(R9), Y4, Y11
+	VMOVUPS      Y12, 896(R9)
+	VADDPS       Y9, Y7, Y7
+	VORPS        Y10, Y8, Y8
+	VMULPS       544(R9), Y13, Y9
+	VMULPS       Y14, Y14, Y10
+	VADDPS       Y9, Y11, Y9
+	VADDPS       Y10, Y7, Y7
+	VBROADCASTSS toirunning<>+0(SB), Y10
+	VBLENDVPS    Y8, toiunconv<>+0(SB), Y10, Y8
+	VMULPS       448(R9), Y3, Y10
+	VCMPPS       $0x1d, minnormal<>+0(SB), Y7, Y11
+	VDIVPS       Y7, Y1, Y7
+	VANDPS       Y11, Y7, Y7
+	VCMPPS       $0x16, (R9), Y2, Y11
+	VADDPS       Y10, Y9, Y9
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS   352(R9), Y10
+	VMULPS    352(R9), Y10, Y10
+	VBLENDVPS Y11, Y0, Y8, Y8
+	VMULPS    6304(R9), Y4, Y11
+	VMULPS    Y6, Y6, Y12
+	VMOVUPS   Y9, (R9)
+	VMOVUPS   Y6, 448(R9)
+	VMOVUPS   4768(R9), Y6
+	VCMPPS    $0x00, Y0, Y6, Y6
+	VMULPS    6336(R9), Y13, Y9
+	VMOVUPS   Y7, 544(R9)
+	VADDPS    Y12, Y10, Y7
+	VADDPS    Y9, Y11, Y9
+	VMOVUPS   1056(R9), Y10
+	VMULPS    1056(R9), Y10, Y10
+	VBLENDVPS Y6, toiinitial<>+0(SB), Y1, Y6
+	VMULPS    6368(R9), Y3, Y11
+	VADDPS    Y10, Y7, Y7
+	VMOVUPS   Y2, 1216(R9)
+	VMOVUPS   864(R9), Y2
+	VCMPPS    $0x12, 4736(R9), Y2, Y2
+	VADDPS    Y11, Y9, Y9
+	VCMPPS    $0x1d, minnormal<>+0(SB), Y7, Y10
+	VDIVPS    Y7, Y1, Y7
+	VANDPS    Y10, Y7, Y7
+	VBLENDVPS Y2, Y6, Y8, Y2
+	VMULPS    608(R9), Y4, Y6
+	VMOVUPS   1120(R9), Y8
+	VMULPS    224(R9), Y8, Y8
+	VMULPS    640(R9), Y13, Y10
+	VMULPS    1024(R9), Y5, Y11
+	VMOVUPS   Y7, 608(R9)
+	VMOVUPS   Y9, 640(R9)
+	VMOVUPS   832(R9), Y7
+	VBLENDVPS Y7, toiinvalid<>+0(SB), Y2, Y2
+	VADDPS    Y10, Y6, Y6
+	VADDPS    Y11, Y8, Y7
+	VCMPPS    $0x00, toirunning<>+0(SB), Y2, Y8
+	VMULPS    672(R9), Y3, Y9
+	VMULPS    96(R9), Y14, Y10
+	VMOVUPS   1184(R9), Y11
+	VANDPS    Y8, Y11, Y8
+	VADDPS    Y9, Y6, Y6
+	VADDPS    Y10, Y7, Y7
+	VMOVUPS   4768(R9), Y9
+	VBLENDVPS Y8, 1216(R9), Y9, Y9
+	VMULPS    6400(R9), Y4, Y10
+	VMULPS    544(R9), Y7, Y7
+	VMOVUPS   Y6, 672(R9)
+	VMOVUPS   832(R9), Y6
+	VMOVUPS   896(R9), Y11
+	VBLENDVPS Y6, Y0, Y11, Y6
+	VMULPS    6432(R9), Y13, Y11
+	VMOVUPS   Y7, 832(R9)
+	VMOVUPS   1120(R9), Y7
+	VMULPS    352(R9), Y7, Y7
+	VMOVUPS   Y13, 864(R9)
+	VMOVUPS   Y4, 896(R9)
+	VMOVUPS   1184(R9), Y4
+	VMOVUPS   4800(R9), Y12
+	VBLENDVPS Y4, Y6, Y12, Y4
+	VADDPS    Y11, Y10, Y6
+	VMULPS    448(R9), Y5, Y10
+	VMOVUPS   1184(R9), Y11
+	VMOVUPS   4832(R9), Y12
+	VBLENDVPS Y11, Y2, Y12, Y2
+	VMOVUPS   Y9, 4768(R9)
+	VMOVUPS   Y4, 4800(R9)
+	VMOVUPS   Y2, 4832(R9)
+	VMOVMSKPS Y8, BX
+	VMULPS    6464(R9), Y3, Y2
+	VADDPS    Y10, Y7, Y4
+	VADDPS    Y2, Y6, Y2
+	VMULPS    1056(R9), Y14, Y6
+	VMOVUPS   896(R9), Y7
+	VMULPS    800(R9), Y7, Y7
+	VADDPS    Y6, Y4, Y4
+	VMOVUPS   864(R9), Y6
+	VMULPS    480(R9), Y6, Y6
+	VMULPS    544(R9), Y4, Y8
+	VADDPS    Y6, Y7, Y6
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMOVUPS 224(R9), Y7
+	VMULPS  352(R9), Y7, Y7
+	VMULPS  512(R9), Y3, Y9
+	VMOVUPS 1024(R9), Y10
+	VMULPS  448(R9), Y10, Y10
+	VADDPS  Y9, Y6, Y6
+	VADDPS  Y10, Y7, Y7
+	VMOVUPS 896(R9), Y9
+	VMULPS  6496(R9), Y9, Y9
+	VMOVUPS 96(R9), Y10
+	VMULPS  1056(R9), Y10, Y10
+	VMOVUPS 864(R9), Y11
+	VMULPS  6528(R9), Y11, Y11
+	VADDPS  Y10, Y7, Y7
+	VADDPS  Y11, Y9, Y9
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMOVUPS 1120(R9), Y10
+	VMULPS  832(R9), Y10, Y10
+	VMULPS  6560(R9), Y3, Y11
+	VMULPS  832(R9), Y5, Y12
+	VADDPS  Y11, Y9, Y9
+	VMULPS  832(R9), Y14, Y11
+	VMOVUPS Y2, 480(R9)
+	VMOVUPS 896(R9), Y2
+	VMULPS  736(R9), Y2, Y2
+	VSUBPS  224(R9), Y10, Y10
+	VMOVUPS Y7, 512(R9)
+	VMOVUPS 864(R9), Y7
+	VMULPS  704(R9), Y7, Y7
+	VSUBPS  1024(R9), Y12, Y12
+	VADDPS  Y7, Y2, Y2
+	VSUBPS  96(R9), Y11, Y7
+	VMULPS  768(R9), Y3, Y11
+	VMULPS  1120(R9), Y8, Y13
+	VMOVUPS Y4, 544(R9)
+	VADDPS  Y11, Y2, Y2
+	VMULPS  Y8, Y5, Y4
+	VMOVUPS Y5, 704(R9)
+	VMOVUPS 896(R9), Y5
+	VMULPS  6592(R9), Y5, Y5
+	VMULPS  Y8, Y14, Y11
+	VMOVUPS Y14, 736(R9)
+	VMOVUPS Y8, 768(R9)
+	VMOVUPS 864(R9), Y8
+	VMULPS  6624(R9), Y8, Y8
+	VMOVUPS Y2, 800(R9)
+	VMOVUPS 352(R9), Y2
+	VSUBPS  Y13, Y2, Y2
+	VADDPS  Y8, Y5, Y5
+	VMOVUPS 448(R9), Y8
+	VSUBPS  Y4, Y8, Y4
+	VMULPS  6656(R9), Y3, Y3
+	VMOVUPS 1056(R9), Y8
+	VSUBPS  Y11, Y8, Y8
+	VADDPS  Y3, Y5, Y3
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS Y2, Y2, Y5
+
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	VMULPS       Y4, Y4, Y11
+	VMOVUPS      (R9), Y13
+	VSUBPS       Y6, Y13, Y13
+	VADDPS       Y11, Y5, Y5
+	VSUBPS       6688(R9), Y13, Y11
+	VMULPS       Y8, Y8, Y13
+	VSUBPS       640(R9), Y9, Y14
+	VMOVUPS      Y9, 864(R9)
+	VADDPS       Y13, Y5, Y5
+	VCMPPS       $0x11, Y14, Y0, Y9
+	VMULPS       Y2, Y10, Y2
+	VDIVPS       Y14, Y11, Y10
+	VMULPS       Y4, Y12, Y4
+	VBROADCASTSS toiinf<>+0(SB), Y12
+	VBLENDVPS    Y9, Y10, Y12, Y9
+	VADDPS       Y4, Y2, Y2
+	VCMPPS       $0x11, Y11, Y0, Y4
+	VMULPS       Y8, Y7, Y7
+	VANDPS       Y9, Y4, Y4
+	VADDPS       Y7, Y2, Y2
+	VMOVUPS      (R9), Y7
+	VSUBPS       800(R9), Y7, Y7
+	VCMPPS       $0x04, Y5, Y0, Y8
+	VDIVPS       Y5, Y2, Y2
+	VANDPS       Y8, Y2, Y2
+	VSUBPS       6688(R9), Y7, Y5
+	VMINPS       Y1, Y2, Y2
+	VMAXPS       Y0, Y2, Y2
+	VSUBPS       640(R9), Y3, Y7
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS       768(R9), Y2, Y2
+	VCMPPS       $0x11, Y7, Y0, Y8
+	VADDPS       832(R9), Y2, Y2
+	VDIVPS       Y7, Y5, Y7
+	VMINPS       Y1, Y2, Y2
+	VMAXPS       Y0, Y2, Y2
+	VBROADCASTSS toiinf<>+0(SB), Y9
+	VBLENDVPS    Y8, Y7, Y9, Y7
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS  544(R9), Y2, Y8
+	VCMPPS  $0x11, Y5, Y0, Y5
+	VSUBPS  512(R9), Y8, Y8
+	VANDPS  Y7, Y5, Y5
+	VMULPS  608(R9), Y8, Y7
+	VMINPS  Y5, Y4, Y4
+	VMINPS  Y1, Y7, Y5
+	VMAXPS  Y0, Y5, Y5
+	VMOVUPS 672(R9), Y7
+	VSUBPS  Y6, Y7, Y6
+	VMULPS  1120(R9), Y2, Y7
+	VSUBPS  6688(R9), Y6, Y6
+	VMULPS  704(R9), Y2, Y8
+	VMOVUPS 864(R9), Y9
+	VSUBPS  480(R9), Y9, Y9
+	VMULPS  736(R9), Y2, Y2
+	VCMPPS  $0x11, Y9, Y0, Y10
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS       352(R9), Y5, Y11
+	VDIVPS       Y9, Y6, Y9
+	VADDPS       224(R9), Y11, Y11
+	VBROADCASTSS toiinf<>+0(SB), Y12
+	VBLENDVPS    Y10, Y9, Y12, Y9
+	VSUBPS       Y7, Y11, Y7
+	VCMPPS       $0x11, Y6, Y0, Y6
+	VMULPS       448(R9), Y5, Y10
+	VANDPS       Y9, Y6, Y6
+	VADDPS       1024(R9), Y10, Y9
+	VMINPS       Y6, Y4, Y4
+	VSUBPS       Y8, Y9, Y6
+	VMOVUPS      672(R9), Y8
+	VSUBPS       800(R9), Y8, Y8
+	VMULPS       1056(R9), Y5, Y5
+	VSUBPS       6688(R9), Y8, Y8
+	VADDPS       96(R9), Y5, Y5
+	VSUBPS       480(R9), Y3, Y3
+	VSUBPS       Y2, Y5, Y2
+	VCMPPS       $0x11, Y3, Y0, Y5
+	VMULPS       Y7, Y7, Y9
+	VDIVPS       Y3, Y8, Y3
+	VMULPS       Y6, Y6, Y10
+	VBROADCASTSS toiinf<>+0(SB), Y11
+	VBLENDVPS    Y5, Y3, Y11, Y3
+	VADDPS       Y10, Y9, Y5
+	VCMPPS       $0x11, Y8, Y0, Y8
+	VMULPS       Y2, Y2, Y9
+	VANDPS       Y3, Y8, Y3
+	VADDPS       Y9, Y5, Y5
+	VMINPS       Y3, Y4, Y3
+	VADDPS       6752(R9), Y3, Y3
+	VCMPPS       $0x16, maxfinite<>+0(SB), Y5, Y4
+
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	VSQRTPS Y5, Y5
+	VMOVUPS 6816(R9), Y8
+	VCMPPS  $0x00, toirunning<>+0(SB), Y8, Y8
+
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	VDIVPS       Y5, Y1, Y9
+	VADDPS       6784(R9), Y1, Y10
+	VMULPS       Y9, Y7, Y7
+	VMOVUPS      6752(R9), Y11
+	VCMPPS       $0x11, Y3, Y11, Y11
+	VMULPS       Y9, Y6, Y6
+	VANDNPS      Y8, Y11, Y11
+	VMULPS       Y9, Y2, Y2
+	VBROADCASTSS maxiter+68(FP), Y9
+	VCMPPS       $0x12, Y10, Y9, Y9
+	VMULPS       288(R9), Y7, Y12
+	VORPS        Y9, Y11, Y9
+	VMULPS       32(R9), Y6, Y11
+	VADDPS       Y11, Y12, Y11
+	VBROADCASTSS toirunning<>+0(SB), Y12
+	VBLENDVPS    Y9, toiunconv<>+0(SB), Y12, Y9
+	VMULPS       64(R9), Y2, Y12
+	VCMPPS       $0x16, 416(R9), Y3, Y13
+	VADDPS       Y12, Y11, Y11
+	VBLENDVPS    Y13, Y0, Y9, Y9
+	VMULPS       8288(R9), Y7, Y12
+	VMOVUPS      6752(R9), Y13
+	VCMPPS       $0x00, Y0, Y13, Y13
+	VMULPS       8320(R9), Y6, Y14
+	VMOVUPS      Y4, (R9)
+	VADDPS       Y14, Y12, Y4
+	VBLENDVPS    Y13, toiinitial<>+0(SB), Y1, Y12
+	VMULPS       8352(R9), Y2, Y13
+	VMOVUPS      Y5, 32(R9)
+	VMOVUPS      Y11, 64(R9)
+	VMOVUPS      992(R9), Y5
+	VCMPPS       $0x12, 6720(R9), Y5, Y5
+	VADDPS       Y13, Y4, Y4
+	VBLENDVPS    Y5, Y12, Y9, Y5
+	VMULPS       320(R9), Y7, Y9
+	VMULPS       192(R9), Y6, Y11
+	VMOVUPS      960(R9), Y12
+	VBLENDVPS    Y12, toiinvalid<>+0(SB), Y5, Y5
+	VADDPS       Y11, Y9, Y9
+	VCMPPS       $0x00, toirunning<>+0(SB), Y5, Y11
+	VMULPS       128(R9), Y2, Y12
+	VANDPS       Y11, Y8, Y11
+	VADDPS       Y12, Y9, Y9
+	VMOVUPS      6752(R9), Y12
+	VBLENDVPS    Y11, Y3, Y12, Y3
+	VMULPS       8384(R9), Y7, Y12
+	VMOVUPS      960(R9), Y13
+	VBLENDVPS    Y13, Y0, Y10, Y10
+	VMULPS       8416(R9), Y6, Y13
+	VMOVUPS      Y9, 96(R9)
+	VMOVUPS      6784(R9), Y9
+	VBLENDVPS    Y8, Y10, Y9, Y9
+	VADDPS       Y13, Y12, Y10
+	VMOVUPS      6816(R9), Y12
+	VBLENDVPS    Y8, Y5, Y12, Y5
+	VMOVUPS      Y3, 6752(R9)
+	VMOVUPS      Y9, 6784(R9)
+	VMOVUPS      Y5, 6816(R9)
+	VMOVMSKPS    Y11, DI
+	VMULPS       8448(R9), Y2, Y3
+	VADDPS       Y3, Y10, Y3
+	VMULPS       256(R9), Y7, Y5
+	VMULPS       160(R9), Y6, Y8
+	VADDPS       Y8, Y5, Y5
+	VMULPS       1088(R9), Y2, Y8
+	VADDPS       Y8, Y5, Y5
+	VMULPS       8480(R9), Y7, Y8
+	VMULPS       8512(R9), Y6, Y9
+	VADDPS       Y9, Y8, Y8
+	VMULPS       8544(R9), Y2, Y9
+	VADDPS       Y9, Y8, Y8
+	VMULPS       928(R9), Y7, Y9
+	VMULPS       576(R9), Y6, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       384(R9), Y2, Y10
+	VADDPS       Y10, Y9, Y9
+	VMULPS       8576(R9), Y7, Y7
+	VMULPS       8608(R9), Y6, Y6
+	VADDPS       Y6, Y7, Y6
+	VMULPS       8640(R9), Y2, Y2
+	VADDPS       Y2, Y6, Y2
+
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	VMOVUPS      64(R9), Y6
+	VSUBPS       Y5, Y6, Y6
+	VSUBPS       8672(R9), Y6, Y6
+	VSUBPS       Y4, Y8, Y7
+	VCMPPS       $0x11, Y7, Y0, Y10
+	VDIVPS       Y7, Y6, Y7
+	VBROADCASTSS toiinf<>+0(SB), Y11
+	VBLENDVPS    Y10, Y7, Y11, Y7
+	VCMPPS       $0x11, Y6, Y0, Y6
+	VANDPS       Y7, Y6, Y6
+	VMOVUPS      64(R9), Y7
+	VSUBPS       Y9, Y7, Y7
+	VSUBPS       8672(R9), Y7, Y7
+	VSUBPS       Y4, Y2, Y4
+	VCMPPS       $0x11, Y4, Y0, Y10
+	VDIVPS       Y4, Y7, Y4
+	VBROADCASTSS toiinf<>+0(SB), Y11
+	VBLENDVPS    Y10, Y4, Y11, Y4
+	VCMPPS       $0x11, Y7, Y0, Y7
+	VANDPS       Y4, Y7, Y4
+	VMINPS       Y4, Y6, Y4
+	VMOVUPS      96(R9), Y6
+	VSUBPS       Y5, Y6, Y5
+	VSUBPS       8672(R9), Y5, Y5
+	VSUBPS       Y3, Y8, Y6
+	VCMPPS       $0x11, Y6, Y0, Y7
+	VDIVPS       Y6, Y5, Y6
+	VBROADCASTSS toiinf<>+0(SB), Y8
+	VBLENDVPS    Y7, Y6, Y8, Y6
+	VCMPPS       $0x11, Y5, Y0, Y5
+	VANDPS       Y6, Y5, Y5
+	VMINPS       Y5, Y4, Y4
+	VMOVUPS      96(R9), Y5
+	VSUBPS       Y9, Y5, Y5
+	VSUBPS       8672(R9), Y5, Y5
+	VSUBPS       Y3, Y2, Y2
+	VCMPPS       $0x11, Y2, Y0, Y3
+	VDIVPS       Y2, Y5, Y2
+	VBROADCASTSS toiinf<>+0(SB), Y6
+	VBLENDVPS    Y3, Y2, Y6, Y2
+	VCMPPS       $0x11, Y5, Y0, Y3
+	VANDPS       Y2, Y3, Y2
+	VMINPS       Y2, Y4, Y2
+	VADDPS       8736(R9), Y2, Y2
+
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	VMOVUPS      8800(R9), Y3
 	VCMPPS       $0x00, toirunning<>+0(SB), Y3, Y3
-	VADDPS       5760(R9), Y1, Y4
-	VMOVUPS      5728(R9), Y5
+	VADDPS       8768(R9), Y1, Y4
+	VMOVUPS      8736(R9), Y5
 	VCMPPS       $0x11, Y2, Y5, Y5
 	VANDNPS      Y3, Y5, Y5
 	VBROADCASTSS maxiter+68(FP), Y6
@@ -68681,71 +69610,72 @@ TOIAVX2_loop2_step:
 	VORPS        Y6, Y5, Y5
 	VBROADCASTSS toirunning<>+0(SB), Y6
 	VBLENDVPS    Y5, toiunconv<>+0(SB), Y6, Y5
-	VCMPPS       $0x16, 32(R9), Y2, Y6
+	VCMPPS       $0x16, 1152(R9), Y2, Y6
 	VBLENDVPS    Y6, Y0, Y5, Y5
-	VMOVUPS      5728(R9), Y6
+	VMOVUPS      8736(R9), Y6
 	VCMPPS       $0x00, Y0, Y6, Y6
 	VBLENDVPS    Y6, toiinitial<>+0(SB), Y1, Y6
-	VMOVUPS      64(R9), Y7
-	VCMPPS       $0x12, 5696(R9), Y7, Y7
+	VMOVUPS      32(R9), Y7
+	VCMPPS       $0x12, 8704(R9), Y7, Y7
 	VBLENDVPS    Y7, Y6, Y5, Y5
 	VMOVUPS      (R9), Y6
 	VBLENDVPS    Y6, toiinvalid<>+0(SB), Y5, Y5
 	VCMPPS       $0x00, toirunning<>+0(SB), Y5, Y6
 	VANDPS       Y6, Y3, Y6
-	VMOVUPS      5728(R9), Y7
+	VMOVUPS      8736(R9), Y7
 	VBLENDVPS    Y6, Y2, Y7, Y2
 	VMOVUPS      (R9), Y7
 	VBLENDVPS    Y7, Y0, Y4, Y4
-	VMOVUPS      5760(R9), Y7
+	VMOVUPS      8768(R9), Y7
 	VBLENDVPS    Y3, Y4, Y7, Y4
-	VMOVUPS      5792(R9), Y7
+	VMOVUPS      8800(R9), Y7
 	VBLENDVPS    Y3, Y5, Y7, Y3
-	VMOVUPS      Y2, 5728(R9)
-	VMOVUPS      Y4, 5760(R9)
-	VMOVUPS      Y3, 5792(R9)
-	VMOVMSKPS    Y6, DI
+	VMOVUPS      Y2, 8736(R9)
+	VMOVUPS      Y4, 8768(R9)
+	VMOVUPS      Y3, 8800(R9)
+	VMOVMSKPS    Y6, R8
 	ORL          DI, BX
+	ORL          R8, BX
 	TESTL        BX, BX
-	JNZ          TOIAVX2_loop2_step
+	JNZ          TOIAVX2_loop3_step
 
 	// Finish: the rows.
-	VMOVUPS 3744(R9), Y2
-	VMULPS  3296(R9), Y2, Y2
-	VADDPS  3008(R9), Y2, Y2
-	VMOVUPS 3744(R9), Y3
-	VMULPS  3328(R9), Y3, Y3
-	VADDPS  3040(R9), Y3, Y3
-	VMOVUPS 3744(R9), Y4
-	VMULPS  3360(R9), Y4, Y4
-	VADDPS  3072(R9), Y4, Y4
-	VMOVUPS 3744(R9), Y5
-	VMULPS  3392(R9), Y5, Y5
-	VADDPS  3104(R9), Y5, Y5
-	VMOVUPS 3744(R9), Y6
-	VMULPS  3424(R9), Y6, Y6
-	VADDPS  3136(R9), Y6, Y6
-	VMOVUPS 3744(R9), Y7
-	VMULPS  3456(R9), Y7, Y7
-	VADDPS  3168(R9), Y7, Y7
-	VMOVUPS 3744(R9), Y8
-	VMULPS  3488(R9), Y8, Y8
+	VMOVUPS 4768(R9), Y2
+	VMULPS  4320(R9), Y2, Y2
+	VADDPS  4032(R9), Y2, Y2
+	VMOVUPS 4768(R9), Y3
+	VMULPS  4352(R9), Y3, Y3
+	VADDPS  4064(R9), Y3, Y3
+	VMOVUPS 4768(R9), Y4
+	VMULPS  4384(R9), Y4, Y4
+	VADDPS  4096(R9), Y4, Y4
+	VMOVUPS 4768(R9), Y5
+	VMULPS  4416(R9), Y5, Y5
+	VADDPS  4128(R9), Y5, Y5
+	VMOVUPS 4768(R9), Y6
+	VMULPS  4448(R9), Y6, Y6
+	VADDPS  4160(R9), Y6, Y6
+	VMOVUPS 4768(R9), Y7
+	VMULPS  4480(R9), Y7, Y7
+	VADDPS  4192(R9), Y7, Y7
+	VMOVUPS 4768(R9), Y8
+	VMULPS  4512(R9), Y8, Y8
 	VADDPS  Y8, Y0, Y8
-	VMOVUPS 3744(R9), Y9
-	VMULPS  3520(R9), Y9, Y9
+	VMOVUPS 4768(R9), Y9
+	VMULPS  4544(R9), Y9, Y9
 	VADDPS  Y9, Y0, Y9
-	VMOVUPS 3744(R9), Y10
-	VMULPS  3552(R9), Y10, Y10
+	VMOVUPS 4768(R9), Y10
+	VMULPS  4576(R9), Y10, Y10
 	VADDPS  Y10, Y0, Y10
-	VMOVUPS 3744(R9), Y11
-	VMULPS  3584(R9), Y11, Y11
-	VADDPS  3200(R9), Y11, Y11
-	VMOVUPS 3744(R9), Y12
-	VMULPS  3616(R9), Y12, Y12
-	VADDPS  3232(R9), Y12, Y12
-	VMOVUPS 3744(R9), Y13
-	VMULPS  3648(R9), Y13, Y13
-	VADDPS  3264(R9), Y13, Y13
+	VMOVUPS 4768(R9), Y11
+	VMULPS  4608(R9), Y11, Y11
+	VADDPS  4224(R9), Y11, Y11
+	VMOVUPS 4768(R9), Y12
+	VMULPS  4640(R9), Y12, Y12
+	VADDPS  4256(R9), Y12, Y12
+	VMOVUPS 4768(R9), Y13
+	VMULPS  4672(R9), Y13, Y13
+	VADDPS  4288(R9), Y13, Y13
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS  Y2, Y5, Y14
@@ -68875,9 +69805,908 @@ TOIAVX2_loop2_step:
 	VSUBPS  Y4, Y6, Y6
 	VMULPS  768(R9), Y3, Y7
 	VADDPS  672(R9), Y7, Y7
+	VMOVUPS 6752(R9), Y8
+	VMULPS  6304(R9), Y8, Y8
 	VSUBPS  Y5, Y7, Y7
-	VMULPS  736(R9), Y3, Y8
-	VADDPS  640(R9), Y8, Y8
+	VADDPS  6016(R9), Y8, Y8
+	VMULPS  736(R9), Y3, Y9
+	VMOVUPS 6752(R9), Y10
+	VMULPS  6336(R9), Y10, Y10
+	VADDPS  640(R9), Y9, Y9
+	VADDPS  6048(R9), Y10, Y10
+	VSUBPS  Y2, Y9, Y9
+	VMOVUPS 6752(R9), Y11
+	VMULPS  6368(R9), Y11, Y11
+	VMULPS  Y6, Y6, Y12
+	VADDPS  6080(R9), Y11, Y11
+	VMULPS  Y7, Y7, Y13
+	VMOVUPS Y2, 448(R9)
+	VMOVUPS Y5, 480(R9)
+	VMOVUPS 6752(R9), Y2
+	VMULPS  6400(R9), Y2, Y2
+	VADDPS  Y13, Y12, Y5
+	VADDPS  6112(R9), Y2, Y2
+	VMULPS  Y9, Y9, Y12
+	VMOVUPS Y4, 544(R9)
+	VMOVUPS 6752(R9), Y4
+	VMULPS  6432(R9), Y4, Y4
+	VADDPS  Y12, Y5, Y5
+	VADDPS  6144(R9), Y4, Y4
+	VSQRTPS Y5, Y12
+	VMOVUPS Y14, 576(R9)
+	VMOVUPS 6752(R9), Y13
+	VMULPS  6464(R9), Y13, Y13
+
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	VMOVAPS Y6, Y14
+	VMOVUPS Y3, 608(R9)
+	VADDPS  6176(R9), Y13, Y3
+	VMOVAPS Y7, Y13
+	VMOVUPS Y13, 800(R9)
+	VMOVUPS Y14, 832(R9)
+	VMOVUPS 6752(R9), Y13
+	VMULPS  6496(R9), Y13, Y13
+	VMOVAPS Y9, Y14
+	VMOVUPS Y14, 864(R9)
+	VADDPS  Y13, Y0, Y13
+	VMOVUPS Y9, 896(R9)
+	VMOVUPS 6752(R9), Y9
+	VMULPS  6528(R9), Y9, Y9
+	VMOVAPS Y12, Y14
+	VMOVUPS Y12, 928(R9)
+	VADDPS  Y9, Y0, Y9
+	VMOVUPS Y14, 960(R9)
+	VMOVUPS 6752(R9), Y12
+	VMULPS  6560(R9), Y12, Y12
+	VMOVUPS Y7, 992(R9)
+	VCMPPS  $0x19, minnormal<>+0(SB), Y5, Y7
+	VADDPS  Y12, Y0, Y12
+	VMOVUPS Y12, 1024(R9)
+	VMOVUPS 416(R9), Y12
+	VMAXPS  384(R9), Y12, Y12
+	VMOVUPS Y6, 384(R9)
+	VMOVUPS 6752(R9), Y6
+	VMULPS  6592(R9), Y6, Y6
+	VMOVUPS Y9, 1056(R9)
+	VMOVUPS 704(R9), Y9
+	VMULPS  704(R9), Y9, Y9
+	VADDPS  6208(R9), Y6, Y6
+	VMOVUPS Y7, 704(R9)
+	VMOVUPS 672(R9), Y7
+	VMULPS  672(R9), Y7, Y7
+	VMOVUPS Y13, 672(R9)
+	VMOVUPS 6752(R9), Y13
+	VMULPS  6624(R9), Y13, Y13
+	VADDPS  Y7, Y9, Y7
+	VADDPS  6240(R9), Y13, Y9
+	VMOVUPS 640(R9), Y13
+	VMULPS  640(R9), Y13, Y13
+	VMOVUPS Y9, 640(R9)
+	VMOVUPS 6752(R9), Y9
+	VMULPS  6656(R9), Y9, Y9
+	VADDPS  Y13, Y7, Y7
+	VADDPS  6272(R9), Y9, Y9
+	VMAXPS  Y7, Y12, Y7
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPS       Y8, Y2, Y12
+	VSUBPS       Y10, Y4, Y13
+	VMOVUPS      Y4, 1088(R9)
+	VBROADCASTSS crosstol<>+0(SB), Y4
+	VMULPS       Y7, Y4, Y4
+	VSUBPS       Y11, Y3, Y14
+	VMOVUPS      Y3, 1120(R9)
+	VCMPPS       $0x11, Y4, Y5, Y3
+	VSUBPS       672(R9), Y6, Y4
+	VMOVUPS      Y6, 1152(R9)
+	VMOVUPS      Y2, 1184(R9)
+	VMOVUPS      704(R9), Y2
+	VORPS        Y3, Y2, Y2
+	VMOVUPS      Y14, 1216(R9)
+	VMOVUPS      640(R9), Y6
+	VSUBPS       1056(R9), Y6, Y6
+	VMOVUPS      Y13, 1248(R9)
+	VMOVUPS      Y12, 1280(R9)
+	VMOVUPS      Y6, 1312(R9)
+	VMOVUPS      Y4, 1344(R9)
+	VMOVUPS      Y11, 1376(R9)
+	VMOVUPS      Y10, 1408(R9)
+	VMOVUPS      Y8, 1440(R9)
+	VMOVUPS      Y9, 1472(R9)
+	VMOVUPS      Y3, 1504(R9)
+	VMOVUPS      Y5, 1536(R9)
+	VTESTPS      Y2, Y2
+	JZ           TOIAVX2_loop3_finish_g0_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS (R9), Y2
+	VSUBPS  352(R9), Y2, Y2
+	VMOVUPS 32(R9), Y3
+	VSUBPS  320(R9), Y3, Y3
+	VMOVUPS 64(R9), Y4
+	VSUBPS  288(R9), Y4, Y4
+	VMOVUPS 96(R9), Y5
+	VSUBPS  192(R9), Y5, Y5
+	VMOVUPS 128(R9), Y6
+	VSUBPS  224(R9), Y6, Y6
+	VMOVUPS 160(R9), Y8
+	VSUBPS  256(R9), Y8, Y8
+	VSQRTPS 416(R9), Y9
+	VCMPPS  $0x04, Y9, Y0, Y10
+	VDIVPS  Y9, Y1, Y9
+	VANDPS  Y10, Y9, Y9
+	VSQRTPS 512(R9), Y10
+	VMULPS  Y9, Y2, Y2
+	VMULPS  Y9, Y3, Y3
+	VMULPS  Y9, Y4, Y4
+	VMULPS  Y10, Y5, Y5
+	VMULPS  Y10, Y6, Y6
+	VMULPS  Y10, Y8, Y8
+	VMOVUPS 416(R9), Y9
+	VCMPPS  $0x00, Y0, Y9, Y9
+	VMULPS  Y8, Y3, Y10
+	VMULPS  Y6, Y4, Y11
+	VSUBPS  Y11, Y10, Y10
+	VMULPS  Y5, Y4, Y11
+	VMULPS  Y8, Y2, Y12
+	VSUBPS  Y12, Y11, Y11
+	VMULPS  Y6, Y2, Y12
+	VMULPS  Y5, Y3, Y13
+	VSUBPS  Y13, Y12, Y12
+	VMULPS  Y10, Y10, Y13
+	VMULPS  Y11, Y11, Y14
+	VMOVUPS Y4, (R9)
+	VADDPS  Y14, Y13, Y4
+	VMULPS  Y12, Y12, Y13
+	VADDPS  Y13, Y4, Y4
+	VMULPS  384(R9), Y10, Y13
+	VMULPS  992(R9), Y11, Y14
+	VMOVUPS Y8, 32(R9)
+	VADDPS  Y14, Y13, Y8
+	VMULPS  896(R9), Y12, Y13
+	VADDPS  Y13, Y8, Y8
+
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	VBROADCASTSS perptol<>+0(SB), Y13
+	VMULPS       Y7, Y13, Y13
+	VMOVUPS      Y3, 64(R9)
+	VMOVUPS      1536(R9), Y3
+	VSUBPS       Y13, Y3, Y3
+	VMULPS       Y4, Y3, Y3
+	VMULPS       Y8, Y8, Y13
+	VCMPPS       $0x11, Y13, Y3, Y3
+	VMOVUPS      1504(R9), Y13
+	VANDPS       Y3, Y13, Y3
+	VCMPPS       $0x19, minnormal<>+0(SB), Y4, Y13
+	VANDNPS      Y3, Y13, Y3
+	VMOVUPS      704(R9), Y13
+	VORPS        Y3, Y13, Y3
+	VMULPS       Y8, Y8, Y13
+	VMOVUPS      Y6, 96(R9)
+	VBROADCASTSS signtol<>+0(SB), Y6
+	VMULPS       Y7, Y6, Y6
+	VMULPS       Y4, Y6, Y6
+	VCMPPS       $0x19, Y6, Y13, Y6
+	VCMPPS       $0x11, Y0, Y8, Y7
+	VANDNPS      Y7, Y6, Y6
+	VXORPS       signmask<>+0(SB), Y10, Y7
+	VXORPS       signmask<>+0(SB), Y11, Y8
+	VXORPS       signmask<>+0(SB), Y12, Y13
+	VBLENDVPS    Y6, Y7, Y10, Y7
+	VBLENDVPS    Y6, Y8, Y11, Y8
+	VBLENDVPS    Y6, Y13, Y12, Y6
+	VMOVUPS      832(R9), Y10
+	VBLENDVPS    Y3, Y7, Y10, Y7
+	VMOVUPS      800(R9), Y10
+	VBLENDVPS    Y3, Y8, Y10, Y8
+	VMOVUPS      864(R9), Y10
+	VBLENDVPS    Y3, Y6, Y10, Y6
+	VMOVUPS      1536(R9), Y10
+	VBLENDVPS    Y3, Y4, Y10, Y3
+	VMOVUPS      Y7, 832(R9)
+	VMOVUPS      Y8, 800(R9)
+	VMOVUPS      Y6, 864(R9)
+	VMOVUPS      Y3, 1536(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPS Y9, Y5, Y2, Y2
+	VMOVUPS   64(R9), Y3
+	VBLENDVPS Y9, 96(R9), Y3, Y3
+	VMOVUPS   (R9), Y4
+	VBLENDVPS Y9, 32(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS    signmask<>+0(SB), Y2, Y2
+	VMOVUPS   1536(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VMULPS    Y2, Y2, Y7
+	VADDPS    Y7, Y6, Y6
+	VMULPS    Y0, Y0, Y7
+	VADDPS    Y7, Y6, Y6
+	VMOVUPS   832(R9), Y7
+	VBLENDVPS Y5, Y3, Y7, Y7
+	VMOVUPS   800(R9), Y8
+	VBLENDVPS Y5, Y2, Y8, Y2
+	VMOVUPS   864(R9), Y8
+	VBLENDVPS Y5, Y0, Y8, Y8
+	VMOVUPS   1536(R9), Y9
+	VBLENDVPS Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 832(R9)
+	VMOVUPS   Y2, 800(R9)
+	VMOVUPS   Y8, 864(R9)
+	VMOVUPS   Y5, 1536(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS    signmask<>+0(SB), Y3, Y2
+	VMOVUPS   1536(R9), Y3
+	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
+	VMULPS    Y0, Y0, Y5
+	VMULPS    Y4, Y4, Y6
+	VADDPS    Y6, Y5, Y5
+	VMULPS    Y2, Y2, Y6
+	VADDPS    Y6, Y5, Y5
+	VMOVUPS   832(R9), Y6
+	VBLENDVPS Y3, Y0, Y6, Y6
+	VMOVUPS   800(R9), Y7
+	VBLENDVPS Y3, Y4, Y7, Y4
+	VMOVUPS   864(R9), Y7
+	VBLENDVPS Y3, Y2, Y7, Y2
+	VMOVUPS   1536(R9), Y7
+	VBLENDVPS Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 832(R9)
+	VMOVUPS   Y4, 800(R9)
+	VMOVUPS   Y2, 864(R9)
+	VMOVUPS   Y3, 1536(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   1536(R9), Y2
+	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
+	VMOVUPS   832(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y3
+	VMOVUPS   800(R9), Y4
+	VBLENDVPS Y2, Y0, Y4, Y4
+	VMOVUPS   864(R9), Y5
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VMOVUPS   1536(R9), Y6
+	VBLENDVPS Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 832(R9)
+	VMOVUPS   Y4, 800(R9)
+	VMOVUPS   Y5, 864(R9)
+	VMOVUPS   Y2, 1536(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 1536(R9), Y2
+	VMOVUPS Y2, 960(R9)
+
+TOIAVX2_loop3_finish_g0_normal:
+	VMOVUPS 1472(R9), Y2
+	VSUBPS  1024(R9), Y2, Y2
+	VMOVUPS 1440(R9), Y3
+	VSUBPS  672(R9), Y3, Y3
+	VMOVUPS 1408(R9), Y4
+	VSUBPS  1056(R9), Y4, Y4
+	VMOVUPS 1376(R9), Y5
+	VSUBPS  1024(R9), Y5, Y5
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 1344(R9), Y6
+	VMULPS  1344(R9), Y6, Y6
+	VMOVUPS 1312(R9), Y7
+	VMULPS  1312(R9), Y7, Y7
+	VADDPS  Y7, Y6, Y6
+	VMULPS  Y2, Y2, Y7
+	VADDPS  Y7, Y6, Y6
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y6, Y7
+	VDIVPS  Y6, Y1, Y8
+	VANDPS  Y7, Y8, Y7
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS 1280(R9), Y8
+	VMULPS  1280(R9), Y8, Y8
+	VMOVUPS 1248(R9), Y9
+	VMULPS  1248(R9), Y9, Y9
+	VADDPS  Y9, Y8, Y8
+	VMOVUPS 1216(R9), Y9
+	VMULPS  1216(R9), Y9, Y9
+	VADDPS  Y9, Y8, Y8
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y8, Y9
+	VDIVPS  Y8, Y1, Y10
+	VANDPS  Y9, Y10, Y9
+	VMULPS  1344(R9), Y3, Y10
+	VMULPS  1312(R9), Y4, Y11
+	VADDPS  Y11, Y10, Y10
+	VMULPS  Y5, Y2, Y11
+	VADDPS  Y11, Y10, Y10
+	VMULPS  Y7, Y10, Y10
+	VMOVUPS 1344(R9), Y11
+	VMULPS  1280(R9), Y11, Y11
+	VMOVUPS 1312(R9), Y12
+	VMULPS  1248(R9), Y12, Y12
+	VADDPS  Y12, Y11, Y11
+	VMULPS  1216(R9), Y2, Y12
+	VADDPS  Y12, Y11, Y11
+	VMULPS  Y7, Y11, Y12
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  1280(R9), Y3, Y13
+	VMULPS  1248(R9), Y4, Y14
+	VMOVUPS Y7, (R9)
+	VADDPS  Y14, Y13, Y7
+	VMULPS  1216(R9), Y5, Y13
+	VADDPS  Y13, Y7, Y7
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  1344(R9), Y10, Y13
+	VMULPS  1312(R9), Y10, Y14
+	VMOVUPS Y6, 32(R9)
+	VMULPS  Y10, Y2, Y6
+	VMOVUPS Y8, 64(R9)
+	VSUBPS  Y3, Y13, Y8
+	VSUBPS  Y4, Y14, Y13
+	VSUBPS  Y5, Y6, Y6
+	VMULPS  1344(R9), Y12, Y14
+	VMOVUPS Y5, 96(R9)
+	VMULPS  1312(R9), Y12, Y5
+	VMOVUPS Y4, 128(R9)
+	VMULPS  Y12, Y2, Y4
+	VMOVUPS Y3, 160(R9)
+	VMOVUPS Y2, 384(R9)
+	VMOVUPS 1280(R9), Y2
+	VSUBPS  Y14, Y2, Y2
+	VMOVUPS 1248(R9), Y3
+	VSUBPS  Y5, Y3, Y3
+	VMOVUPS 1216(R9), Y5
+	VSUBPS  Y4, Y5, Y4
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS  Y2, Y2, Y5
+	VMULPS  Y3, Y3, Y14
+	VMOVUPS Y9, 416(R9)
+	VADDPS  Y14, Y5, Y5
+	VMULPS  Y4, Y4, Y9
+	VADDPS  Y9, Y5, Y5
+	VMULPS  Y2, Y8, Y2
+	VMULPS  Y3, Y13, Y3
+	VADDPS  Y3, Y2, Y2
+	VMULPS  Y4, Y6, Y3
+	VADDPS  Y3, Y2, Y2
+	VCMPPS  $0x04, Y5, Y0, Y3
+	VDIVPS  Y5, Y2, Y2
+	VANDPS  Y3, Y2, Y2
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS Y12, Y2, Y2
+	VADDPS Y2, Y10, Y2
+	VMINPS Y1, Y2, Y2
+	VMAXPS Y0, Y2, Y2
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Y11, Y2, Y3
+	VSUBPS Y7, Y3, Y3
+	VMULPS 416(R9), Y3, Y3
+	VMINPS Y1, Y3, Y3
+	VMAXPS Y0, Y3, Y3
+	VMULPS 1344(R9), Y2, Y4
+	VMULPS 1312(R9), Y2, Y5
+	VMULPS 384(R9), Y2, Y2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  1280(R9), Y3, Y6
+	VADDPS  160(R9), Y6, Y6
+	VSUBPS  Y4, Y6, Y6
+	VMULPS  1248(R9), Y3, Y7
+	VADDPS  128(R9), Y7, Y7
+	VMOVUPS 8736(R9), Y8
+	VMULPS  8288(R9), Y8, Y8
+	VSUBPS  Y5, Y7, Y7
+	VADDPS  8000(R9), Y8, Y8
+	VMULPS  1216(R9), Y3, Y9
+	VMOVUPS 8736(R9), Y10
+	VMULPS  8320(R9), Y10, Y10
+	VADDPS  96(R9), Y9, Y9
+	VADDPS  8032(R9), Y10, Y10
+	VSUBPS  Y2, Y9, Y9
+	VMOVUPS 8736(R9), Y11
+	VMULPS  8352(R9), Y11, Y11
+	VMULPS  Y6, Y6, Y12
+	VADDPS  8064(R9), Y11, Y11
+	VMULPS  Y7, Y7, Y13
+	VMOVUPS Y2, 384(R9)
+	VMOVUPS 8736(R9), Y2
+	VMULPS  8384(R9), Y2, Y2
+	VADDPS  Y13, Y12, Y12
+	VADDPS  8096(R9), Y2, Y2
+	VMULPS  Y9, Y9, Y13
+	VMOVUPS Y5, 416(R9)
+	VMOVUPS 8736(R9), Y5
+	VMULPS  8416(R9), Y5, Y5
+	VADDPS  Y13, Y12, Y12
+	VADDPS  8128(R9), Y5, Y5
+	VSQRTPS Y12, Y13
+	VMOVUPS Y4, 512(R9)
+	VMOVUPS 8736(R9), Y4
+	VMULPS  8448(R9), Y4, Y4
+
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	VMOVAPS Y6, Y14
+	VMOVUPS Y3, 704(R9)
+	VADDPS  8160(R9), Y4, Y3
+	VMOVAPS Y7, Y4
+	VMOVUPS Y4, 896(R9)
+	VMOVUPS Y14, 992(R9)
+	VMOVUPS 8736(R9), Y4
+	VMULPS  8480(R9), Y4, Y4
+	VMOVAPS Y9, Y14
+	VMOVUPS Y14, 1312(R9)
+	VADDPS  Y4, Y0, Y4
+	VMOVUPS Y9, 1344(R9)
+	VMOVUPS 8736(R9), Y9
+	VMULPS  8512(R9), Y9, Y9
+	VMOVAPS Y13, Y14
+	VMOVUPS Y13, 1504(R9)
+	VADDPS  Y9, Y0, Y9
+	VMOVUPS Y14, 1536(R9)
+	VMOVUPS 8736(R9), Y13
+	VMULPS  8544(R9), Y13, Y13
+	VMOVUPS Y7, 1568(R9)
+	VCMPPS  $0x19, minnormal<>+0(SB), Y12, Y7
+	VADDPS  Y13, Y0, Y13
+	VMOVUPS Y13, 1600(R9)
+	VMOVUPS 64(R9), Y13
+	VMAXPS  32(R9), Y13, Y13
+	VMOVUPS Y6, 32(R9)
+	VMOVUPS 8736(R9), Y6
+	VMULPS  8576(R9), Y6, Y6
+	VMOVUPS Y9, 1632(R9)
+	VMOVUPS 160(R9), Y9
+	VMULPS  160(R9), Y9, Y9
+	VADDPS  8192(R9), Y6, Y6
+	VMOVUPS Y7, 160(R9)
+	VMOVUPS 128(R9), Y7
+	VMULPS  128(R9), Y7, Y7
+	VMOVUPS Y4, 128(R9)
+	VMOVUPS 8736(R9), Y4
+	VMULPS  8608(R9), Y4, Y4
+	VADDPS  Y7, Y9, Y7
+	VADDPS  8224(R9), Y4, Y4
+	VMOVUPS 96(R9), Y9
+	VMULPS  96(R9), Y9, Y9
+	VMOVUPS Y4, 96(R9)
+	VMOVUPS 8736(R9), Y4
+	VMULPS  8640(R9), Y4, Y4
+	VADDPS  Y9, Y7, Y7
+	VADDPS  8256(R9), Y4, Y4
+	VMAXPS  Y7, Y13, Y7
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPS       Y8, Y2, Y9
+	VSUBPS       Y10, Y5, Y13
+	VMOVUPS      Y5, 1664(R9)
+	VBROADCASTSS crosstol<>+0(SB), Y5
+	VMULPS       Y7, Y5, Y5
+	VSUBPS       Y11, Y3, Y14
+	VMOVUPS      Y3, 1696(R9)
+	VCMPPS       $0x11, Y5, Y12, Y3
+	VSUBPS       128(R9), Y6, Y5
+	VMOVUPS      Y6, 1728(R9)
+	VMOVUPS      Y2, 1760(R9)
+	VMOVUPS      160(R9), Y2
+	VORPS        Y3, Y2, Y2
+	VMOVUPS      Y14, 1792(R9)
+	VMOVUPS      96(R9), Y6
+	VSUBPS       1632(R9), Y6, Y6
+	VMOVUPS      Y13, 1824(R9)
+	VMOVUPS      Y9, 1856(R9)
+	VMOVUPS      Y6, 1888(R9)
+	VMOVUPS      Y5, 1920(R9)
+	VMOVUPS      Y11, 1952(R9)
+	VMOVUPS      Y10, 1984(R9)
+	VMOVUPS      Y8, 2016(R9)
+	VMOVUPS      Y4, 2048(R9)
+	VMOVUPS      Y3, 2080(R9)
+	VMOVUPS      Y12, 2112(R9)
+	VTESTPS      Y2, Y2
+	JZ           TOIAVX2_loop3_finish_g1_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS 1184(R9), Y2
+	VSUBPS  1440(R9), Y2, Y2
+	VMOVUPS 1088(R9), Y3
+	VSUBPS  1408(R9), Y3, Y3
+	VMOVUPS 1120(R9), Y4
+	VSUBPS  1376(R9), Y4, Y4
+	VMOVUPS 1152(R9), Y5
+	VSUBPS  672(R9), Y5, Y5
+	VMOVUPS 640(R9), Y6
+	VSUBPS  1056(R9), Y6, Y6
+	VMOVUPS 1472(R9), Y8
+	VSUBPS  1024(R9), Y8, Y8
+	VSQRTPS 64(R9), Y9
+	VCMPPS  $0x04, Y9, Y0, Y10
+	VDIVPS  Y9, Y1, Y9
+	VANDPS  Y10, Y9, Y9
+	VSQRTPS (R9), Y10
+	VMULPS  Y9, Y2, Y2
+	VMULPS  Y9, Y3, Y3
+	VMULPS  Y9, Y4, Y4
+	VMULPS  Y10, Y5, Y5
+	VMULPS  Y10, Y6, Y6
+	VMULPS  Y10, Y8, Y8
+	VMOVUPS 64(R9), Y9
+	VCMPPS  $0x00, Y0, Y9, Y9
+	VMULPS  Y8, Y3, Y10
+	VMULPS  Y6, Y4, Y11
+	VSUBPS  Y11, Y10, Y10
+	VMULPS  Y5, Y4, Y11
+	VMULPS  Y8, Y2, Y12
+	VSUBPS  Y12, Y11, Y11
+	VMULPS  Y6, Y2, Y12
+	VMULPS  Y5, Y3, Y13
+	VSUBPS  Y13, Y12, Y12
+	VMULPS  Y10, Y10, Y13
+	VMULPS  Y11, Y11, Y14
+	VMOVUPS Y4, (R9)
+	VADDPS  Y14, Y13, Y4
+	VMULPS  Y12, Y12, Y13
+	VADDPS  Y13, Y4, Y4
+	VMULPS  32(R9), Y10, Y13
+	VMULPS  1568(R9), Y11, Y14
+	VMOVUPS Y8, 32(R9)
+	VADDPS  Y14, Y13, Y8
+	VMULPS  1344(R9), Y12, Y13
+	VADDPS  Y13, Y8, Y8
+
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	VBROADCASTSS perptol<>+0(SB), Y13
+	VMULPS       Y7, Y13, Y13
+	VMOVUPS      Y3, 64(R9)
+	VMOVUPS      2112(R9), Y3
+	VSUBPS       Y13, Y3, Y3
+	VMULPS       Y4, Y3, Y3
+	VMULPS       Y8, Y8, Y13
+	VCMPPS       $0x11, Y13, Y3, Y3
+	VMOVUPS      2080(R9), Y13
+	VANDPS       Y3, Y13, Y3
+	VCMPPS       $0x19, minnormal<>+0(SB), Y4, Y13
+	VANDNPS      Y3, Y13, Y3
+	VMOVUPS      160(R9), Y13
+	VORPS        Y3, Y13, Y3
+	VMULPS       Y8, Y8, Y13
+	VMOVUPS      Y6, 160(R9)
+	VBROADCASTSS signtol<>+0(SB), Y6
+	VMULPS       Y7, Y6, Y6
+	VMULPS       Y4, Y6, Y6
+	VCMPPS       $0x19, Y6, Y13, Y6
+	VCMPPS       $0x11, Y0, Y8, Y7
+	VANDNPS      Y7, Y6, Y6
+	VXORPS       signmask<>+0(SB), Y10, Y7
+	VXORPS       signmask<>+0(SB), Y11, Y8
+	VXORPS       signmask<>+0(SB), Y12, Y13
+	VBLENDVPS    Y6, Y7, Y10, Y7
+	VBLENDVPS    Y6, Y8, Y11, Y8
+	VBLENDVPS    Y6, Y13, Y12, Y6
+	VMOVUPS      992(R9), Y10
+	VBLENDVPS    Y3, Y7, Y10, Y7
+	VMOVUPS      896(R9), Y10
+	VBLENDVPS    Y3, Y8, Y10, Y8
+	VMOVUPS      1312(R9), Y10
+	VBLENDVPS    Y3, Y6, Y10, Y6
+	VMOVUPS      2112(R9), Y10
+	VBLENDVPS    Y3, Y4, Y10, Y3
+	VMOVUPS      Y7, 992(R9)
+	VMOVUPS      Y8, 896(R9)
+	VMOVUPS      Y6, 1312(R9)
+	VMOVUPS      Y3, 2112(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPS Y9, Y5, Y2, Y2
+	VMOVUPS   64(R9), Y3
+	VBLENDVPS Y9, 160(R9), Y3, Y3
+	VMOVUPS   (R9), Y4
+	VBLENDVPS Y9, 32(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS    signmask<>+0(SB), Y2, Y2
+	VMOVUPS   2112(R9), Y5
+	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
+	VMULPS    Y3, Y3, Y6
+	VMULPS    Y2, Y2, Y7
+	VADDPS    Y7, Y6, Y6
+	VMULPS    Y0, Y0, Y7
+	VADDPS    Y7, Y6, Y6
+	VMOVUPS   992(R9), Y7
+	VBLENDVPS Y5, Y3, Y7, Y7
+	VMOVUPS   896(R9), Y8
+	VBLENDVPS Y5, Y2, Y8, Y2
+	VMOVUPS   1312(R9), Y8
+	VBLENDVPS Y5, Y0, Y8, Y8
+	VMOVUPS   2112(R9), Y9
+	VBLENDVPS Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 992(R9)
+	VMOVUPS   Y2, 896(R9)
+	VMOVUPS   Y8, 1312(R9)
+	VMOVUPS   Y5, 2112(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS    signmask<>+0(SB), Y3, Y2
+	VMOVUPS   2112(R9), Y3
+	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
+	VMULPS    Y0, Y0, Y5
+	VMULPS    Y4, Y4, Y6
+	VADDPS    Y6, Y5, Y5
+	VMULPS    Y2, Y2, Y6
+	VADDPS    Y6, Y5, Y5
+	VMOVUPS   992(R9), Y6
+	VBLENDVPS Y3, Y0, Y6, Y6
+	VMOVUPS   896(R9), Y7
+	VBLENDVPS Y3, Y4, Y7, Y4
+	VMOVUPS   1312(R9), Y7
+	VBLENDVPS Y3, Y2, Y7, Y2
+	VMOVUPS   2112(R9), Y7
+	VBLENDVPS Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 992(R9)
+	VMOVUPS   Y4, 896(R9)
+	VMOVUPS   Y2, 1312(R9)
+	VMOVUPS   Y3, 2112(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   2112(R9), Y2
+	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
+	VMOVUPS   992(R9), Y3
+	VBLENDVPS Y2, Y0, Y3, Y3
+	VMOVUPS   896(R9), Y4
+	VBLENDVPS Y2, Y0, Y4, Y4
+	VMOVUPS   1312(R9), Y5
+	VBLENDVPS Y2, Y1, Y5, Y5
+	VMOVUPS   2112(R9), Y6
+	VBLENDVPS Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 992(R9)
+	VMOVUPS   Y4, 896(R9)
+	VMOVUPS   Y5, 1312(R9)
+	VMOVUPS   Y2, 2112(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS 2112(R9), Y2
+	VMOVUPS Y2, 1536(R9)
+
+TOIAVX2_loop3_finish_g1_normal:
+	VMOVUPS 2048(R9), Y2
+	VSUBPS  1600(R9), Y2, Y2
+	VMOVUPS 2016(R9), Y3
+	VSUBPS  128(R9), Y3, Y3
+	VMOVUPS 1984(R9), Y4
+	VSUBPS  1632(R9), Y4, Y4
+	VMOVUPS 1952(R9), Y5
+	VSUBPS  1600(R9), Y5, Y5
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 1920(R9), Y6
+	VMULPS  1920(R9), Y6, Y6
+	VMOVUPS 1888(R9), Y7
+	VMULPS  1888(R9), Y7, Y7
+	VADDPS  Y7, Y6, Y6
+	VMULPS  Y2, Y2, Y7
+	VADDPS  Y7, Y6, Y6
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y6, Y7
+	VDIVPS  Y6, Y1, Y8
+	VANDPS  Y7, Y8, Y7
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS 1856(R9), Y8
+	VMULPS  1856(R9), Y8, Y8
+	VMOVUPS 1824(R9), Y9
+	VMULPS  1824(R9), Y9, Y9
+	VDIVPS  960(R9), Y1, Y10
+	VADDPS  Y9, Y8, Y8
+	VMULPS  832(R9), Y10, Y9
+	VMOVUPS 1792(R9), Y11
+	VMULPS  1792(R9), Y11, Y11
+	VMULPS  800(R9), Y10, Y12
+	VADDPS  Y11, Y8, Y8
+	VMULPS  864(R9), Y10, Y10
+	VCMPPS  $0x1d, minnormal<>+0(SB), Y8, Y11
+	VDIVPS  Y8, Y1, Y13
+	VANDPS  Y11, Y13, Y11
+
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	VMOVUPS 576(R9), Y13
+	VMULPS  608(R9), Y13, Y13
+	VMULPS  1920(R9), Y3, Y14
+	VMOVUPS Y6, (R9)
+	VADDPS  352(R9), Y13, Y6
+	VMULPS  1888(R9), Y4, Y13
+	VMOVUPS Y8, 32(R9)
+	VADDPS  3296(R9), Y6, Y6
+	VADDPS  Y13, Y14, Y8
+	VMOVUPS 192(R9), Y13
+	VADDPS  544(R9), Y13, Y13
+	VMULPS  Y5, Y2, Y14
+	VMOVUPS Y11, 64(R9)
+	VADDPS  3296(R9), Y13, Y11
+	VADDPS  Y14, Y8, Y8
+	VMOVUPS 768(R9), Y13
+	VMULPS  608(R9), Y13, Y13
+	VMULPS  Y7, Y8, Y8
+	VADDPS  320(R9), Y13, Y13
+	VMOVUPS Y11, 160(R9)
+	VMOVUPS 1920(R9), Y11
+	VMULPS  1856(R9), Y11, Y11
+	VADDPS  3328(R9), Y13, Y13
+	VMOVUPS Y13, 192(R9)
+	VMOVUPS 1888(R9), Y13
+	VMULPS  1824(R9), Y13, Y13
+	VMOVUPS Y6, 320(R9)
+	VMOVUPS 224(R9), Y6
+	VADDPS  480(R9), Y6, Y6
+	VADDPS  Y13, Y11, Y11
+	VADDPS  3328(R9), Y6, Y6
+	VMULPS  1792(R9), Y2, Y13
+	VMOVUPS Y6, 224(R9)
+	VMOVUPS 736(R9), Y6
+	VMULPS  608(R9), Y6, Y6
+	VADDPS  Y13, Y11, Y11
+	VADDPS  288(R9), Y6, Y6
+	VMULPS  Y7, Y11, Y13
+	VADDPS  3360(R9), Y6, Y6
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  1856(R9), Y3, Y14
+	VMOVUPS Y7, 288(R9)
+	VMOVUPS Y11, 352(R9)
+	VMOVUPS 256(R9), Y7
+	VADDPS  448(R9), Y7, Y7
+	VMULPS  1824(R9), Y4, Y11
+	VMOVUPS Y6, 256(R9)
+	VADDPS  3360(R9), Y7, Y6
+	VADDPS  Y11, Y14, Y7
+
+	// Invalid lanes: the canonical NaN in every float.
+	VMULPS  1792(R9), Y5, Y11
+	VMOVUPS Y6, 448(R9)
+	VMOVUPS Y13, 480(R9)
+	VMOVUPS 4832(R9), Y6
+	VCMPPS  $0x00, toiinvalid<>+0(SB), Y6, Y6
+	VADDPS  Y11, Y7, Y7
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS    1920(R9), Y8, Y11
+	VMOVUPS   Y7, 544(R9)
+	VMOVUPS   4768(R9), Y7
+	VBLENDVPS Y6, canonicalnan<>+0(SB), Y7, Y7
+	VMULPS    1888(R9), Y8, Y13
+	VMOVUPS   Y7, 576(R9)
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   928(R9), Y5
+	VBLENDVPS Y6, canonicalnan<>+0(SB), Y5, Y5
+	VMULPS    Y8, Y2, Y7
+	VMOVUPS   Y8, 640(R9)
+	VBLENDVPS Y6, canonicalnan<>+0(SB), Y9, Y8
+	VSUBPS    Y3, Y11, Y9
+	VBLENDVPS Y6, canonicalnan<>+0(SB), Y12, Y11
+	VSUBPS    Y4, Y13, Y12
+	VBLENDVPS Y6, canonicalnan<>+0(SB), Y10, Y10
+	VSUBPS    608(R9), Y7, Y7
+	VMOVUPS   Y4, 736(R9)
+	VMOVUPS   320(R9), Y4
+	VBLENDVPS Y6, canonicalnan<>+0(SB), Y4, Y4
+	VMOVUPS   1920(R9), Y13
+	VMULPS    480(R9), Y13, Y13
+	VMOVUPS   Y3, 320(R9)
+	VMOVUPS   Y7, 768(R9)
+	VMOVUPS   192(R9), Y3
+	VBLENDVPS Y6, canonicalnan<>+0(SB), Y3, Y3
+	VMOVUPS   1888(R9), Y7
+	VMULPS    480(R9), Y7, Y7
+	VMOVUPS   Y12, 192(R9)
+	VMOVUPS   Y9, 800(R9)
+	VMOVUPS   256(R9), Y9
+	VBLENDVPS Y6, canonicalnan<>+0(SB), Y9, Y9
+	VMULPS    480(R9), Y2, Y12
+	VMOVUPS   Y2, 256(R9)
+	VMOVUPS   Y12, 832(R9)
+	VMOVUPS   160(R9), Y2
+	VBLENDVPS Y6, canonicalnan<>+0(SB), Y2, Y2
+	VMOVUPS   1856(R9), Y12
+	VSUBPS    Y13, Y12, Y12
+	VMOVUPS   Y12, 160(R9)
+	VMOVUPS   224(R9), Y12
+	VBLENDVPS Y6, canonicalnan<>+0(SB), Y12, Y12
+	VMOVUPS   1824(R9), Y13
+	VSUBPS    Y7, Y13, Y7
+	VMOVUPS   Y7, 224(R9)
+	VMOVUPS   448(R9), Y7
+	VBLENDVPS Y6, canonicalnan<>+0(SB), Y7, Y6
+
+	// Pair index k = i + 0 + lane.
+	LEAQ         (R13), BX
+	VMOVD        BX, X7
+	VPBROADCASTD X7, Y7
+	VPADDD       iota<>+0(SB), Y7, Y7
+	MOVQ         (SP), R12
+	VMOVUPS      Y7, (R12)(R13*4)
+	VMOVUPS      4832(R9), Y7
+	VCVTTPS2DQ   Y7, Y7
+	MOVQ         8(SP), R12
+	VMOVUPS      Y7, (R12)(R13*4)
+	VMOVUPS      4800(R9), Y7
+	VCVTTPS2DQ   Y7, Y7
+	MOVQ         16(SP), R12
+	VMOVUPS      Y7, (R12)(R13*4)
+	VMOVUPS      576(R9), Y7
+	MOVQ         24(SP), R12
+	VMOVUPS      Y7, (R12)(R13*4)
+	MOVQ         32(SP), R12
+	VMOVUPS      Y5, (R12)(R13*4)
+	MOVQ         40(SP), R12
+	VMOVUPS      Y8, (R12)(R13*4)
+	MOVQ         48(SP), R12
+	VMOVUPS      Y11, (R12)(R13*4)
+	MOVQ         56(SP), R12
+	VMOVUPS      Y10, (R12)(R13*4)
+	MOVQ         64(SP), R12
+	VMOVUPS      Y4, (R12)(R13*4)
+	MOVQ         72(SP), R12
+	VMOVUPS      Y3, (R12)(R13*4)
+	MOVQ         80(SP), R12
+	VMOVUPS      Y9, (R12)(R13*4)
+	MOVQ         88(SP), R12
+	VMOVUPS      Y2, (R12)(R13*4)
+	MOVQ         96(SP), R12
+	VMOVUPS      Y12, (R12)(R13*4)
+	MOVQ         104(SP), R12
+	VMOVUPS      Y6, (R12)(R13*4)
+	VMOVUPS      1792(R9), Y2
+	VSUBPS       832(R9), Y2, Y2
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMOVUPS 160(R9), Y3
+	VMULPS  160(R9), Y3, Y3
+	VMOVUPS 224(R9), Y4
+	VMULPS  224(R9), Y4, Y4
+	VADDPS  Y4, Y3, Y3
+	VMULPS  Y2, Y2, Y4
+	VADDPS  Y4, Y3, Y3
+	VMOVUPS 800(R9), Y4
+	VMULPS  160(R9), Y4, Y4
+	VMOVUPS 192(R9), Y5
+	VMULPS  224(R9), Y5, Y5
+	VADDPS  Y5, Y4, Y4
+	VMULPS  768(R9), Y2, Y2
+	VADDPS  Y2, Y4, Y2
+	VCMPPS  $0x04, Y3, Y0, Y4
+	VDIVPS  Y3, Y2, Y2
+	VANDPS  Y4, Y2, Y2
+	VMINPS  Y1, Y2, Y2
+	VMAXPS  Y0, Y2, Y2
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS 480(R9), Y2, Y2
+	VADDPS 640(R9), Y2, Y2
+	VMINPS Y1, Y2, Y2
+	VMAXPS Y0, Y2, Y2
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS 352(R9), Y2, Y3
+	VSUBPS 544(R9), Y3, Y3
+	VMULPS 64(R9), Y3, Y3
+	VMINPS Y1, Y3, Y3
+	VMAXPS Y0, Y3, Y3
+	VMULPS 1920(R9), Y2, Y4
+	VMULPS 1888(R9), Y2, Y5
+	VMULPS 256(R9), Y2, Y2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  1856(R9), Y3, Y6
+	VADDPS  320(R9), Y6, Y6
+	VSUBPS  Y4, Y6, Y6
+	VMULPS  1824(R9), Y3, Y7
+	VADDPS  736(R9), Y7, Y7
+	VSUBPS  Y5, Y7, Y7
+	VMULPS  1792(R9), Y3, Y8
+	VADDPS  608(R9), Y8, Y8
 	VSUBPS  Y2, Y8, Y8
 	VMULPS  Y6, Y6, Y9
 	VMULPS  Y7, Y7, Y10
@@ -68890,67 +70719,66 @@ TOIAVX2_loop2_step:
 	VMOVAPS      Y6, Y11
 	VMOVAPS      Y7, Y12
 	VMOVAPS      Y8, Y13
-	VMOVUPS      Y2, 448(R9)
-	VMOVAPS      Y10, Y2
-	VMOVUPS      Y10, 480(R9)
-	VMOVUPS      Y5, 544(R9)
-	VCMPPS       $0x19, minnormal<>+0(SB), Y9, Y5
-	VMOVUPS      Y4, 576(R9)
-	VMOVUPS      416(R9), Y4
-	VMAXPS       384(R9), Y4, Y4
-	VMOVUPS      Y14, 384(R9)
-	VMOVUPS      704(R9), Y10
-	VMULPS       704(R9), Y10, Y10
-	VMOVUPS      Y3, 608(R9)
-	VMOVUPS      672(R9), Y3
-	VMULPS       672(R9), Y3, Y3
-	VADDPS       Y3, Y10, Y3
-	VMOVUPS      640(R9), Y10
-	VMULPS       640(R9), Y10, Y10
-	VADDPS       Y10, Y3, Y3
-	VMAXPS       Y3, Y4, Y3
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 64(R9)
+	VMOVUPS      Y2, 160(R9)
+	VCMPPS       $0x19, minnormal<>+0(SB), Y9, Y2
+	VMOVUPS      Y5, 192(R9)
+	VMOVUPS      32(R9), Y5
+	VMAXPS       (R9), Y5, Y5
+	VMOVUPS      Y4, (R9)
+	VMOVUPS      320(R9), Y4
+	VMULPS       320(R9), Y4, Y4
+	VMOVUPS      Y3, 224(R9)
+	VMOVUPS      736(R9), Y3
+	VMULPS       736(R9), Y3, Y3
+	VADDPS       Y3, Y4, Y3
+	VMOVUPS      608(R9), Y4
+	VMULPS       608(R9), Y4, Y4
+	VADDPS       Y4, Y3, Y3
+	VMAXPS       Y3, Y5, Y3
 	VBROADCASTSS crosstol<>+0(SB), Y4
 	VMULPS       Y3, Y4, Y4
 	VCMPPS       $0x11, Y4, Y9, Y4
-	VORPS        Y4, Y5, Y10
-	VMOVUPS      Y2, 640(R9)
-	VMOVUPS      Y13, 672(R9)
-	VMOVUPS      Y12, 704(R9)
-	VMOVUPS      Y11, 800(R9)
-	VMOVUPS      Y5, 832(R9)
-	VMOVUPS      Y4, 864(R9)
-	VMOVUPS      Y9, 896(R9)
-	VMOVUPS      Y3, 928(R9)
-	VMOVUPS      Y8, 960(R9)
-	VMOVUPS      Y7, 992(R9)
-	VTESTPS      Y10, Y10
-	JZ           TOIAVX2_loop2_finish_g0_normal
+	VORPS        Y4, Y2, Y5
+	VMOVUPS      Y14, 256(R9)
+	VMOVUPS      Y13, 320(R9)
+	VMOVUPS      Y12, 352(R9)
+	VMOVUPS      Y11, 448(R9)
+	VMOVUPS      Y2, 480(R9)
+	VMOVUPS      Y4, 544(R9)
+	VMOVUPS      Y9, 576(R9)
+	VMOVUPS      Y3, 608(R9)
+	VMOVUPS      Y8, 640(R9)
+	VMOVUPS      Y7, 736(R9)
+	VTESTPS      Y5, Y5
+	JZ           TOIAVX2_loop3_finish_g2_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS (R9), Y2
-	VSUBPS  352(R9), Y2, Y2
-	VMOVUPS 32(R9), Y3
-	VSUBPS  320(R9), Y3, Y3
-	VMOVUPS 64(R9), Y4
-	VSUBPS  288(R9), Y4, Y4
-	VMOVUPS 96(R9), Y5
-	VSUBPS  192(R9), Y5, Y5
-	VMOVUPS 128(R9), Y7
-	VSUBPS  224(R9), Y7, Y7
-	VMOVUPS 160(R9), Y8
-	VSUBPS  256(R9), Y8, Y8
-	VSQRTPS 416(R9), Y9
+	VMOVUPS 1760(R9), Y2
+	VSUBPS  2016(R9), Y2, Y2
+	VMOVUPS 1664(R9), Y3
+	VSUBPS  1984(R9), Y3, Y3
+	VMOVUPS 1696(R9), Y4
+	VSUBPS  1952(R9), Y4, Y4
+	VMOVUPS 1728(R9), Y5
+	VSUBPS  128(R9), Y5, Y5
+	VMOVUPS 96(R9), Y7
+	VSUBPS  1632(R9), Y7, Y7
+	VMOVUPS 2048(R9), Y8
+	VSUBPS  1600(R9), Y8, Y8
+	VSQRTPS 32(R9), Y9
 	VCMPPS  $0x04, Y9, Y0, Y10
 	VDIVPS  Y9, Y1, Y9
 	VANDPS  Y10, Y9, Y9
-	VSQRTPS 512(R9), Y10
+	VSQRTPS 288(R9), Y10
 	VMULPS  Y9, Y2, Y2
 	VMULPS  Y9, Y3, Y3
 	VMULPS  Y9, Y4, Y4
 	VMULPS  Y10, Y5, Y5
 	VMULPS  Y10, Y7, Y7
 	VMULPS  Y10, Y8, Y8
-	VMOVUPS 416(R9), Y9
+	VMOVUPS 32(R9), Y9
 	VCMPPS  $0x00, Y0, Y9, Y9
 	VMULPS  Y8, Y3, Y10
 	VMULPS  Y7, Y4, Y11
@@ -68963,35 +70791,35 @@ TOIAVX2_loop2_step:
 	VSUBPS  Y13, Y12, Y12
 	VMULPS  Y10, Y10, Y13
 	VMULPS  Y11, Y11, Y14
-	VMOVUPS Y4, (R9)
+	VMOVUPS Y4, 32(R9)
 	VADDPS  Y14, Y13, Y4
 	VMULPS  Y12, Y12, Y13
 	VADDPS  Y13, Y4, Y4
 	VMULPS  Y10, Y6, Y6
-	VMULPS  992(R9), Y11, Y13
+	VMULPS  736(R9), Y11, Y13
 	VADDPS  Y13, Y6, Y6
-	VMULPS  960(R9), Y12, Y13
+	VMULPS  640(R9), Y12, Y13
 	VADDPS  Y13, Y6, Y6
 
 	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
 	VBROADCASTSS perptol<>+0(SB), Y13
-	VMULPS       928(R9), Y13, Y13
-	VMOVUPS      Y8, 32(R9)
-	VMOVUPS      896(R9), Y8
+	VMULPS       608(R9), Y13, Y13
+	VMOVUPS      Y8, 96(R9)
+	VMOVUPS      576(R9), Y8
 	VSUBPS       Y13, Y8, Y8
 	VMULPS       Y4, Y8, Y8
 	VMULPS       Y6, Y6, Y13
 	VCMPPS       $0x11, Y13, Y8, Y8
-	VMOVUPS      864(R9), Y13
+	VMOVUPS      544(R9), Y13
 	VANDPS       Y8, Y13, Y8
 	VCMPPS       $0x19, minnormal<>+0(SB), Y4, Y13
 	VANDNPS      Y8, Y13, Y8
-	VMOVUPS      832(R9), Y13
+	VMOVUPS      480(R9), Y13
 	VORPS        Y8, Y13, Y8
 	VMULPS       Y6, Y6, Y13
-	VMOVUPS      Y3, 64(R9)
+	VMOVUPS      Y3, 288(R9)
 	VBROADCASTSS signtol<>+0(SB), Y3
-	VMULPS       928(R9), Y3, Y3
+	VMULPS       608(R9), Y3, Y3
 	VMULPS       Y4, Y3, Y3
 	VCMPPS       $0x19, Y3, Y13, Y3
 	VCMPPS       $0x11, Y0, Y6, Y6
@@ -68999,609 +70827,130 @@ TOIAVX2_loop2_step:
 	VXORPS       signmask<>+0(SB), Y10, Y6
 	VXORPS       signmask<>+0(SB), Y11, Y13
 	VXORPS       signmask<>+0(SB), Y12, Y14
-	VMOVUPS      Y7, 96(R9)
+	VMOVUPS      Y7, 480(R9)
 	VBLENDVPS    Y3, Y6, Y10, Y6
 	VBLENDVPS    Y3, Y13, Y11, Y7
 	VBLENDVPS    Y3, Y14, Y12, Y3
-	VMOVUPS      800(R9), Y10
+	VMOVUPS      448(R9), Y10
 	VBLENDVPS    Y8, Y6, Y10, Y6
-	VMOVUPS      704(R9), Y10
+	VMOVUPS      352(R9), Y10
 	VBLENDVPS    Y8, Y7, Y10, Y7
-	VMOVUPS      672(R9), Y10
+	VMOVUPS      320(R9), Y10
 	VBLENDVPS    Y8, Y3, Y10, Y3
-	VMOVUPS      896(R9), Y10
+	VMOVUPS      576(R9), Y10
 	VBLENDVPS    Y8, Y4, Y10, Y4
-	VMOVUPS      Y6, 800(R9)
-	VMOVUPS      Y7, 704(R9)
-	VMOVUPS      Y3, 672(R9)
-	VMOVUPS      Y4, 896(R9)
+	VMOVUPS      Y6, 448(R9)
+	VMOVUPS      Y7, 352(R9)
+	VMOVUPS      Y3, 320(R9)
+	VMOVUPS      Y4, 576(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VBLENDVPS Y9, Y5, Y2, Y2
-	VMOVUPS   64(R9), Y3
-	VBLENDVPS Y9, 96(R9), Y3, Y3
-	VMOVUPS   (R9), Y4
-	VBLENDVPS Y9, 32(R9), Y4, Y4
+	VMOVUPS   288(R9), Y3
+	VBLENDVPS Y9, 480(R9), Y3, Y3
+	VMOVUPS   32(R9), Y4
+	VBLENDVPS Y9, 96(R9), Y4, Y4
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VXORPS    signmask<>+0(SB), Y2, Y2
-	VMOVUPS   896(R9), Y5
+	VMOVUPS   576(R9), Y5
 	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
 	VMULPS    Y3, Y3, Y6
 	VMULPS    Y2, Y2, Y7
 	VADDPS    Y7, Y6, Y6
 	VMULPS    Y0, Y0, Y7
 	VADDPS    Y7, Y6, Y6
-	VMOVUPS   800(R9), Y7
-	VBLENDVPS Y5, Y3, Y7, Y7
-	VMOVUPS   704(R9), Y8
-	VBLENDVPS Y5, Y2, Y8, Y2
-	VMOVUPS   672(R9), Y8
-	VBLENDVPS Y5, Y0, Y8, Y8
-	VMOVUPS   896(R9), Y9
-	VBLENDVPS Y5, Y6, Y9, Y5
-	VMOVUPS   Y7, 800(R9)
-	VMOVUPS   Y2, 704(R9)
-	VMOVUPS   Y8, 672(R9)
-	VMOVUPS   Y5, 896(R9)
-
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VXORPS    signmask<>+0(SB), Y3, Y2
-	VMOVUPS   896(R9), Y3
-	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
-	VMULPS    Y0, Y0, Y5
-	VMULPS    Y4, Y4, Y6
-	VADDPS    Y6, Y5, Y5
-	VMULPS    Y2, Y2, Y6
-	VADDPS    Y6, Y5, Y5
-	VMOVUPS   800(R9), Y6
-	VBLENDVPS Y3, Y0, Y6, Y6
-	VMOVUPS   704(R9), Y7
-	VBLENDVPS Y3, Y4, Y7, Y4
-	VMOVUPS   672(R9), Y7
-	VBLENDVPS Y3, Y2, Y7, Y2
-	VMOVUPS   896(R9), Y7
-	VBLENDVPS Y3, Y5, Y7, Y3
-	VMOVUPS   Y6, 800(R9)
-	VMOVUPS   Y4, 704(R9)
-	VMOVUPS   Y2, 672(R9)
-	VMOVUPS   Y3, 896(R9)
-
-	// Fallback 4: (0,0,1).
-	VMOVUPS   896(R9), Y2
-	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
-	VMOVUPS   800(R9), Y3
-	VBLENDVPS Y2, Y0, Y3, Y3
-	VMOVUPS   704(R9), Y4
-	VBLENDVPS Y2, Y0, Y4, Y4
-	VMOVUPS   672(R9), Y5
-	VBLENDVPS Y2, Y1, Y5, Y5
-	VMOVUPS   896(R9), Y6
-	VBLENDVPS Y2, Y1, Y6, Y2
-	VMOVUPS   Y3, 800(R9)
-	VMOVUPS   Y4, 704(R9)
-	VMOVUPS   Y5, 672(R9)
-	VMOVUPS   Y2, 896(R9)
-
-	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS 896(R9), Y2
-	VMOVUPS Y2, 640(R9)
-
-TOIAVX2_loop2_finish_g0_normal:
-	VMOVUPS 5728(R9), Y2
-	VMULPS  5280(R9), Y2, Y2
-	VADDPS  4992(R9), Y2, Y2
-	VMOVUPS 5728(R9), Y3
-	VMULPS  5312(R9), Y3, Y3
-	VADDPS  5024(R9), Y3, Y3
-	VMOVUPS 5728(R9), Y4
-	VMULPS  5344(R9), Y4, Y4
-	VADDPS  5056(R9), Y4, Y4
-	VMOVUPS 5728(R9), Y5
-	VMULPS  5376(R9), Y5, Y5
-	VADDPS  5088(R9), Y5, Y5
-	VMOVUPS 5728(R9), Y6
-	VMULPS  5408(R9), Y6, Y6
-	VADDPS  5120(R9), Y6, Y6
-	VMOVUPS 5728(R9), Y7
-	VMULPS  5440(R9), Y7, Y7
-	VADDPS  5152(R9), Y7, Y7
-	VMOVUPS 5728(R9), Y8
-	VMULPS  5472(R9), Y8, Y8
-	VADDPS  Y8, Y0, Y8
-	VMOVUPS 5728(R9), Y9
-	VMULPS  5504(R9), Y9, Y9
-	VADDPS  Y9, Y0, Y9
-	VMOVUPS 5728(R9), Y10
-	VMULPS  5536(R9), Y10, Y10
-	VADDPS  Y10, Y0, Y10
-	VMOVUPS 5728(R9), Y11
-	VMULPS  5568(R9), Y11, Y11
-	VADDPS  5184(R9), Y11, Y11
-	VMOVUPS 5728(R9), Y12
-	VMULPS  5600(R9), Y12, Y12
-	VADDPS  5216(R9), Y12, Y12
-	VMOVUPS 5728(R9), Y13
-	VMULPS  5632(R9), Y13, Y13
-	VADDPS  5248(R9), Y13, Y13
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPS  Y2, Y5, Y14
-	VMOVUPS Y5, (R9)
-	VSUBPS  Y3, Y6, Y5
-	VMOVUPS Y6, 32(R9)
-	VSUBPS  Y4, Y7, Y6
-	VMOVUPS Y7, 64(R9)
-	VSUBPS  Y8, Y11, Y7
-	VMOVUPS Y11, 96(R9)
-	VSUBPS  Y9, Y12, Y11
-	VMOVUPS Y12, 128(R9)
-	VSUBPS  Y10, Y13, Y12
-	VMOVUPS Y13, 160(R9)
-	VSUBPS  Y8, Y2, Y13
-	VMOVUPS Y8, 416(R9)
-	VSUBPS  Y9, Y3, Y8
-	VMOVUPS Y9, 512(R9)
-	VSUBPS  Y10, Y4, Y9
-	VMOVUPS Y10, 832(R9)
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS  Y7, Y7, Y10
-	VMOVUPS Y4, 864(R9)
-	VMULPS  Y11, Y11, Y4
-	VMOVUPS Y3, 896(R9)
-	VADDPS  Y4, Y10, Y3
-	VMULPS  Y12, Y12, Y4
-	VADDPS  Y4, Y3, Y3
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y4
-	VDIVPS  Y3, Y1, Y10
-	VANDPS  Y4, Y10, Y4
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS  Y14, Y14, Y10
-	VMOVUPS Y2, 928(R9)
-	VMULPS  Y5, Y5, Y2
-	VMOVUPS Y3, 960(R9)
-	VADDPS  Y2, Y10, Y2
-	VMULPS  Y6, Y6, Y3
-	VADDPS  Y3, Y2, Y2
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y2, Y3
-	VDIVPS  Y2, Y1, Y10
-	VANDPS  Y3, Y10, Y3
-	VMULPS  Y13, Y7, Y10
-	VMOVUPS Y2, 992(R9)
-	VMULPS  Y8, Y11, Y2
-	VMOVUPS Y3, 1024(R9)
-	VADDPS  Y2, Y10, Y2
-	VMULPS  Y9, Y12, Y3
-	VADDPS  Y3, Y2, Y2
-	VMULPS  Y4, Y2, Y2
-	VMULPS  Y14, Y7, Y3
-	VMULPS  Y5, Y11, Y10
-	VMOVUPS Y11, 1056(R9)
-	VADDPS  Y10, Y3, Y3
-	VMULPS  Y6, Y12, Y10
-	VADDPS  Y10, Y3, Y3
-	VMULPS  Y4, Y3, Y10
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Y14, Y13, Y11
-	VMOVUPS Y4, 1088(R9)
-	VMULPS  Y5, Y8, Y4
-	VMOVUPS Y3, 1120(R9)
-	VADDPS  Y4, Y11, Y3
-	VMULPS  Y6, Y9, Y4
-	VADDPS  Y4, Y3, Y3
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Y2, Y7, Y4
-	VMULPS  1056(R9), Y2, Y11
-	VMOVUPS Y3, 1152(R9)
-	VMULPS  Y2, Y12, Y3
-	VMOVUPS Y2, 1184(R9)
-	VSUBPS  Y13, Y4, Y2
-	VSUBPS  Y8, Y11, Y4
-	VSUBPS  Y9, Y3, Y3
-	VMULPS  Y10, Y7, Y11
-	VMOVUPS Y9, 1216(R9)
-	VMULPS  1056(R9), Y10, Y9
-	VMOVUPS Y8, 1248(R9)
-	VMULPS  Y10, Y12, Y8
-	VMOVUPS Y13, 1280(R9)
-	VSUBPS  Y11, Y14, Y11
-	VSUBPS  Y9, Y5, Y9
-	VSUBPS  Y8, Y6, Y8
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS  Y11, Y11, Y13
-	VMOVUPS Y6, 1312(R9)
-	VMULPS  Y9, Y9, Y6
-	VMOVUPS Y5, 1344(R9)
-	VADDPS  Y6, Y13, Y5
-	VMULPS  Y8, Y8, Y6
-	VADDPS  Y6, Y5, Y5
-	VMULPS  Y11, Y2, Y2
-	VMULPS  Y9, Y4, Y4
-	VADDPS  Y4, Y2, Y2
-	VMULPS  Y8, Y3, Y3
-	VADDPS  Y3, Y2, Y2
-	VCMPPS  $0x04, Y5, Y0, Y3
-	VDIVPS  Y5, Y2, Y2
-	VANDPS  Y3, Y2, Y2
-	VMINPS  Y1, Y2, Y2
-	VMAXPS  Y0, Y2, Y2
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Y10, Y2, Y2
-	VADDPS 1184(R9), Y2, Y2
-	VMINPS Y1, Y2, Y2
-	VMAXPS Y0, Y2, Y2
-	VDIVPS 640(R9), Y1, Y3
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS 1120(R9), Y2, Y4
-	VMULPS 800(R9), Y3, Y5
-	VSUBPS 1152(R9), Y4, Y4
-	VMULPS 704(R9), Y3, Y6
-	VMULPS 1024(R9), Y4, Y4
-	VMULPS 672(R9), Y3, Y3
-	VMINPS Y1, Y4, Y4
-	VMAXPS Y0, Y4, Y4
-
-	// P = C0 + (a + s M0), Q = C0 + (c + t u).
-	VMOVUPS 384(R9), Y8
-	VMULPS  608(R9), Y8, Y8
-	VMULPS  Y2, Y7, Y7
-	VADDPS  352(R9), Y8, Y8
-	VMULPS  1056(R9), Y2, Y9
-	VADDPS  2272(R9), Y8, Y8
-	VMULPS  Y2, Y12, Y2
-	VMOVUPS 192(R9), Y10
-	VADDPS  576(R9), Y10, Y10
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS  Y4, Y14, Y11
-	VADDPS  2272(R9), Y10, Y10
-	VADDPS  1280(R9), Y11, Y11
-	VMOVUPS 768(R9), Y12
-	VMULPS  608(R9), Y12, Y12
-	VSUBPS  Y7, Y11, Y11
-	VADDPS  320(R9), Y12, Y12
-	VMULPS  1344(R9), Y4, Y13
-	VMOVUPS Y7, 192(R9)
-	VADDPS  2304(R9), Y12, Y7
-	VADDPS  1248(R9), Y13, Y12
-	VMOVUPS Y14, 320(R9)
-	VMOVUPS 224(R9), Y13
-	VADDPS  544(R9), Y13, Y13
-	VSUBPS  Y9, Y12, Y12
-	VADDPS  2304(R9), Y13, Y13
-	VMULPS  1312(R9), Y4, Y14
-	VMOVUPS Y9, 224(R9)
-	VMOVUPS Y4, 352(R9)
-	VMOVUPS 736(R9), Y4
-	VMULPS  608(R9), Y4, Y4
-	VADDPS  1216(R9), Y14, Y9
-	VADDPS  288(R9), Y4, Y4
-	VSUBPS  Y2, Y9, Y9
-	VADDPS  2336(R9), Y4, Y4
-	VMULPS  Y11, Y11, Y14
-	VMOVUPS Y2, 288(R9)
-	VMOVUPS Y13, 384(R9)
-	VMOVUPS 256(R9), Y2
-	VADDPS  448(R9), Y2, Y2
-	VMULPS  Y12, Y12, Y13
-	VMOVUPS Y10, 256(R9)
-	VADDPS  2336(R9), Y2, Y2
-	VADDPS  Y13, Y14, Y10
-
-	// Invalid lanes: the canonical NaN in every float.
-	VMULPS    Y9, Y9, Y13
-	VMOVUPS   Y2, 448(R9)
-	VMOVUPS   Y4, 544(R9)
-	VMOVUPS   3808(R9), Y2
-	VCMPPS    $0x00, toiinvalid<>+0(SB), Y2, Y2
-	VADDPS    Y13, Y10, Y4
-	VSQRTPS   Y4, Y10
-	VMOVUPS   Y7, 576(R9)
-	VMOVUPS   3744(R9), Y7
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y7, Y7
-
-	// The normal by ContactLane's rules (contact's common path and rare block).
-	VMOVAPS   Y11, Y13
-	VMOVUPS   Y13, 608(R9)
-	VMOVUPS   Y11, 640(R9)
-	VMOVUPS   480(R9), Y11
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y11, Y11
-	VMOVAPS   Y12, Y13
-	VMOVUPS   Y13, 480(R9)
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y5, Y5
-	VMOVAPS   Y9, Y13
-	VMOVUPS   Y13, 672(R9)
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y6, Y6
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y3, Y3
-	VMOVAPS   Y10, Y13
-	VMOVUPS   Y10, 704(R9)
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y8, Y8
-	VMOVUPS   Y13, 736(R9)
-	VMOVUPS   576(R9), Y10
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y10, Y10
-	VCMPPS    $0x19, minnormal<>+0(SB), Y4, Y13
-	VMOVUPS   Y9, 576(R9)
-	VMOVUPS   Y12, 768(R9)
-	VMOVUPS   544(R9), Y9
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y9, Y9
-	VMOVUPS   992(R9), Y12
-	VMAXPS    960(R9), Y12, Y12
-	VMOVUPS   Y13, 544(R9)
-	VMOVUPS   Y4, 800(R9)
-	VMOVUPS   256(R9), Y4
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y4, Y4
-	VMOVUPS   1280(R9), Y13
-	VMULPS    1280(R9), Y13, Y13
-	VMOVUPS   Y12, 256(R9)
-	VMOVUPS   Y13, 960(R9)
-	VMOVUPS   384(R9), Y12
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y12, Y12
-	VMOVUPS   1248(R9), Y13
-	VMULPS    1248(R9), Y13, Y13
-	VMOVUPS   Y13, 384(R9)
-	VMOVUPS   Y7, 1024(R9)
 	VMOVUPS   448(R9), Y7
-	VBLENDVPS Y2, canonicalnan<>+0(SB), Y7, Y2
-
-	// Pair index k = i + 0 + lane.
-	LEAQ         (R13), BX
-	VMOVD        BX, X7
-	VPBROADCASTD X7, Y7
-	VPADDD       iota<>+0(SB), Y7, Y7
-	MOVQ         (SP), R12
-	VMOVUPS      Y7, (R12)(R13*4)
-	VMOVUPS      3808(R9), Y7
-	VCVTTPS2DQ   Y7, Y7
-	MOVQ         8(SP), R12
-	VMOVUPS      Y7, (R12)(R13*4)
-	VMOVUPS      3776(R9), Y7
-	VCVTTPS2DQ   Y7, Y7
-	MOVQ         16(SP), R12
-	VMOVUPS      Y7, (R12)(R13*4)
-	VMOVUPS      1024(R9), Y7
-	MOVQ         24(SP), R12
-	VMOVUPS      Y7, (R12)(R13*4)
-	MOVQ         32(SP), R12
-	VMOVUPS      Y11, (R12)(R13*4)
-	MOVQ         40(SP), R12
-	VMOVUPS      Y5, (R12)(R13*4)
-	MOVQ         48(SP), R12
-	VMOVUPS      Y6, (R12)(R13*4)
-	MOVQ         56(SP), R12
-	VMOVUPS      Y3, (R12)(R13*4)
-	MOVQ         64(SP), R12
-	VMOVUPS      Y8, (R12)(R13*4)
-	MOVQ         72(SP), R12
-	VMOVUPS      Y10, (R12)(R13*4)
-	MOVQ         80(SP), R12
-	VMOVUPS      Y9, (R12)(R13*4)
-	MOVQ         88(SP), R12
-	VMOVUPS      Y4, (R12)(R13*4)
-	MOVQ         96(SP), R12
-	VMOVUPS      Y12, (R12)(R13*4)
-	MOVQ         104(SP), R12
-	VMOVUPS      Y2, (R12)(R13*4)
-	VMOVUPS      960(R9), Y2
-	VADDPS       384(R9), Y2, Y2
-	VMOVUPS      1216(R9), Y3
-	VMULPS       1216(R9), Y3, Y3
-	VADDPS       Y3, Y2, Y2
-	VMOVUPS      256(R9), Y3
-	VMAXPS       Y2, Y3, Y2
-	VBROADCASTSS crosstol<>+0(SB), Y3
-	VMULPS       Y2, Y3, Y3
-	VMOVUPS      800(R9), Y4
-	VCMPPS       $0x11, Y3, Y4, Y3
-	VMOVUPS      544(R9), Y4
-	VORPS        Y3, Y4, Y4
-	VMOVUPS      Y3, 256(R9)
-	VTESTPS      Y4, Y4
-	JZ           TOIAVX2_loop2_finish_g1_normal
-
-	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS (R9), Y3
-	VSUBPS  928(R9), Y3, Y3
-	VMOVUPS 32(R9), Y4
-	VSUBPS  896(R9), Y4, Y4
-	VMOVUPS 64(R9), Y5
-	VSUBPS  864(R9), Y5, Y5
-	VMOVUPS 96(R9), Y6
-	VSUBPS  416(R9), Y6, Y6
-	VMOVUPS 128(R9), Y7
-	VSUBPS  512(R9), Y7, Y7
-	VMOVUPS 160(R9), Y8
-	VSUBPS  832(R9), Y8, Y8
-	VSQRTPS 992(R9), Y9
-	VCMPPS  $0x04, Y9, Y0, Y10
-	VDIVPS  Y9, Y1, Y9
-	VANDPS  Y10, Y9, Y9
-	VSQRTPS 1088(R9), Y10
-	VMULPS  Y9, Y3, Y3
-	VMULPS  Y9, Y4, Y4
-	VMULPS  Y9, Y5, Y5
-	VMULPS  Y10, Y6, Y6
-	VMULPS  Y10, Y7, Y7
-	VMULPS  Y10, Y8, Y8
-	VMOVUPS 992(R9), Y9
-	VCMPPS  $0x00, Y0, Y9, Y9
-	VMULPS  Y8, Y4, Y10
-	VMULPS  Y7, Y5, Y11
-	VSUBPS  Y11, Y10, Y10
-	VMULPS  Y6, Y5, Y11
-	VMULPS  Y8, Y3, Y12
-	VSUBPS  Y12, Y11, Y11
-	VMULPS  Y7, Y3, Y12
-	VMULPS  Y6, Y4, Y13
-	VSUBPS  Y13, Y12, Y12
-	VMULPS  Y10, Y10, Y13
-	VMULPS  Y11, Y11, Y14
-	VMOVUPS Y5, (R9)
-	VADDPS  Y14, Y13, Y5
-	VMULPS  Y12, Y12, Y13
-	VADDPS  Y13, Y5, Y5
-	VMULPS  640(R9), Y10, Y13
-	VMULPS  768(R9), Y11, Y14
-	VMOVUPS Y8, 32(R9)
-	VADDPS  Y14, Y13, Y8
-	VMULPS  576(R9), Y12, Y13
-	VADDPS  Y13, Y8, Y8
-
-	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
-	VBROADCASTSS perptol<>+0(SB), Y13
-	VMULPS       Y2, Y13, Y13
-	VMOVUPS      Y4, 64(R9)
-	VMOVUPS      800(R9), Y4
-	VSUBPS       Y13, Y4, Y4
-	VMULPS       Y5, Y4, Y4
-	VMULPS       Y8, Y8, Y13
-	VCMPPS       $0x11, Y13, Y4, Y4
-	VMOVUPS      256(R9), Y13
-	VANDPS       Y4, Y13, Y4
-	VCMPPS       $0x19, minnormal<>+0(SB), Y5, Y13
-	VANDNPS      Y4, Y13, Y4
-	VMOVUPS      544(R9), Y13
-	VORPS        Y4, Y13, Y4
-	VMULPS       Y8, Y8, Y13
-	VMOVUPS      Y7, 96(R9)
-	VBROADCASTSS signtol<>+0(SB), Y7
-	VMULPS       Y2, Y7, Y2
-	VMULPS       Y5, Y2, Y2
-	VCMPPS       $0x19, Y2, Y13, Y2
-	VCMPPS       $0x11, Y0, Y8, Y7
-	VANDNPS      Y7, Y2, Y2
-	VXORPS       signmask<>+0(SB), Y10, Y7
-	VXORPS       signmask<>+0(SB), Y11, Y8
-	VXORPS       signmask<>+0(SB), Y12, Y13
-	VBLENDVPS    Y2, Y7, Y10, Y7
-	VBLENDVPS    Y2, Y8, Y11, Y8
-	VBLENDVPS    Y2, Y13, Y12, Y2
-	VMOVUPS      608(R9), Y10
-	VBLENDVPS    Y4, Y7, Y10, Y7
-	VMOVUPS      480(R9), Y10
-	VBLENDVPS    Y4, Y8, Y10, Y8
-	VMOVUPS      672(R9), Y10
-	VBLENDVPS    Y4, Y2, Y10, Y2
-	VMOVUPS      800(R9), Y10
-	VBLENDVPS    Y4, Y5, Y10, Y4
-	VMOVUPS      Y7, 608(R9)
-	VMOVUPS      Y8, 480(R9)
-	VMOVUPS      Y2, 672(R9)
-	VMOVUPS      Y4, 800(R9)
-
-	// v = unit axis 1, or unit axis 2 when A = B.
-	VBLENDVPS Y9, Y6, Y3, Y2
-	VMOVUPS   64(R9), Y3
-	VBLENDVPS Y9, 96(R9), Y3, Y3
-	VMOVUPS   (R9), Y4
-	VBLENDVPS Y9, 32(R9), Y4, Y4
-
-	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VXORPS    signmask<>+0(SB), Y2, Y2
-	VMOVUPS   800(R9), Y5
-	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
-	VMULPS    Y3, Y3, Y6
-	VMULPS    Y2, Y2, Y7
-	VADDPS    Y7, Y6, Y6
-	VMULPS    Y0, Y0, Y7
-	VADDPS    Y7, Y6, Y6
-	VMOVUPS   608(R9), Y7
 	VBLENDVPS Y5, Y3, Y7, Y7
-	VMOVUPS   480(R9), Y8
+	VMOVUPS   352(R9), Y8
 	VBLENDVPS Y5, Y2, Y8, Y2
-	VMOVUPS   672(R9), Y8
+	VMOVUPS   320(R9), Y8
 	VBLENDVPS Y5, Y0, Y8, Y8
-	VMOVUPS   800(R9), Y9
+	VMOVUPS   576(R9), Y9
 	VBLENDVPS Y5, Y6, Y9, Y5
-	VMOVUPS   Y7, 608(R9)
-	VMOVUPS   Y2, 480(R9)
-	VMOVUPS   Y8, 672(R9)
-	VMOVUPS   Y5, 800(R9)
+	VMOVUPS   Y7, 448(R9)
+	VMOVUPS   Y2, 352(R9)
+	VMOVUPS   Y8, 320(R9)
+	VMOVUPS   Y5, 576(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VXORPS    signmask<>+0(SB), Y3, Y2
-	VMOVUPS   800(R9), Y3
+	VMOVUPS   576(R9), Y3
 	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
 	VMULPS    Y0, Y0, Y5
 	VMULPS    Y4, Y4, Y6
 	VADDPS    Y6, Y5, Y5
 	VMULPS    Y2, Y2, Y6
 	VADDPS    Y6, Y5, Y5
-	VMOVUPS   608(R9), Y6
+	VMOVUPS   448(R9), Y6
 	VBLENDVPS Y3, Y0, Y6, Y6
-	VMOVUPS   480(R9), Y7
+	VMOVUPS   352(R9), Y7
 	VBLENDVPS Y3, Y4, Y7, Y4
-	VMOVUPS   672(R9), Y7
+	VMOVUPS   320(R9), Y7
 	VBLENDVPS Y3, Y2, Y7, Y2
-	VMOVUPS   800(R9), Y7
+	VMOVUPS   576(R9), Y7
 	VBLENDVPS Y3, Y5, Y7, Y3
-	VMOVUPS   Y6, 608(R9)
-	VMOVUPS   Y4, 480(R9)
-	VMOVUPS   Y2, 672(R9)
-	VMOVUPS   Y3, 800(R9)
+	VMOVUPS   Y6, 448(R9)
+	VMOVUPS   Y4, 352(R9)
+	VMOVUPS   Y2, 320(R9)
+	VMOVUPS   Y3, 576(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   800(R9), Y2
+	VMOVUPS   576(R9), Y2
 	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
-	VMOVUPS   608(R9), Y3
+	VMOVUPS   448(R9), Y3
 	VBLENDVPS Y2, Y0, Y3, Y3
-	VMOVUPS   480(R9), Y4
+	VMOVUPS   352(R9), Y4
 	VBLENDVPS Y2, Y0, Y4, Y4
-	VMOVUPS   672(R9), Y5
+	VMOVUPS   320(R9), Y5
 	VBLENDVPS Y2, Y1, Y5, Y5
-	VMOVUPS   800(R9), Y6
+	VMOVUPS   576(R9), Y6
 	VBLENDVPS Y2, Y1, Y6, Y2
-	VMOVUPS   Y3, 608(R9)
-	VMOVUPS   Y4, 480(R9)
-	VMOVUPS   Y5, 672(R9)
-	VMOVUPS   Y2, 800(R9)
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y4, 352(R9)
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   Y2, 576(R9)
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS 800(R9), Y2
-	VMOVUPS Y2, 736(R9)
+	VSQRTPS 576(R9), Y2
+	VMOVUPS Y2, 256(R9)
 
-TOIAVX2_loop2_finish_g1_normal:
-	VDIVPS 736(R9), Y1, Y2
-	VMULPS 608(R9), Y2, Y3
-	VMULPS 480(R9), Y2, Y4
-	VMULPS 672(R9), Y2, Y2
+TOIAVX2_loop3_finish_g2_normal:
+	VDIVPS 1536(R9), Y1, Y2
+	VMULPS 992(R9), Y2, Y3
+	VMULPS 896(R9), Y2, Y4
+	VMULPS 1312(R9), Y2, Y2
 
 	// P = C0 + (a + s M0), Q = C0 + (c + t u).
-	VMOVUPS 320(R9), Y5
-	VMULPS  352(R9), Y5, Y5
-	VADDPS  928(R9), Y5, Y5
-	VADDPS  4256(R9), Y5, Y5
-	VMOVUPS 416(R9), Y6
-	VADDPS  192(R9), Y6, Y6
-	VADDPS  4256(R9), Y6, Y6
-	VMOVUPS 1344(R9), Y7
-	VMULPS  352(R9), Y7, Y7
-	VADDPS  896(R9), Y7, Y7
-	VADDPS  4288(R9), Y7, Y7
-	VMOVUPS 512(R9), Y8
-	VADDPS  224(R9), Y8, Y8
-	VADDPS  4288(R9), Y8, Y8
-	VMOVUPS 1312(R9), Y9
-	VMULPS  352(R9), Y9, Y9
-	VADDPS  864(R9), Y9, Y9
-	VADDPS  4320(R9), Y9, Y9
-	VMOVUPS 832(R9), Y10
-	VADDPS  288(R9), Y10, Y10
-	VADDPS  4320(R9), Y10, Y10
+	VMOVUPS 1280(R9), Y5
+	VMULPS  704(R9), Y5, Y5
+	VADDPS  1440(R9), Y5, Y5
+	VADDPS  5280(R9), Y5, Y5
+	VMOVUPS 672(R9), Y6
+	VADDPS  512(R9), Y6, Y6
+	VADDPS  5280(R9), Y6, Y6
+	VMOVUPS 1248(R9), Y7
+	VMULPS  704(R9), Y7, Y7
+	VADDPS  1408(R9), Y7, Y7
+	VADDPS  5312(R9), Y7, Y7
+	VMOVUPS 1056(R9), Y8
+	VADDPS  416(R9), Y8, Y8
+	VADDPS  5312(R9), Y8, Y8
+	VMOVUPS 1216(R9), Y9
+	VMULPS  704(R9), Y9, Y9
+	VADDPS  1376(R9), Y9, Y9
+	VADDPS  5344(R9), Y9, Y9
+	VMOVUPS 1024(R9), Y10
+	VADDPS  384(R9), Y10, Y10
+	VADDPS  5344(R9), Y10, Y10
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS   5792(R9), Y11
+	VMOVUPS   6816(R9), Y11
 	VCMPPS    $0x00, toiinvalid<>+0(SB), Y11, Y11
-	VMOVUPS   5728(R9), Y12
+	VMOVUPS   6752(R9), Y12
 	VBLENDVPS Y11, canonicalnan<>+0(SB), Y12, Y12
-	VMOVUPS   Y10, (R9)
-	VMOVUPS   704(R9), Y10
+	VMOVUPS   Y10, 32(R9)
+	VMOVUPS   1504(R9), Y10
 	VBLENDVPS Y11, canonicalnan<>+0(SB), Y10, Y10
 	VBLENDVPS Y11, canonicalnan<>+0(SB), Y3, Y3
 	VBLENDVPS Y11, canonicalnan<>+0(SB), Y4, Y4
@@ -69611,8 +70960,8 @@ TOIAVX2_loop2_finish_g1_normal:
 	VBLENDVPS Y11, canonicalnan<>+0(SB), Y9, Y9
 	VBLENDVPS Y11, canonicalnan<>+0(SB), Y6, Y6
 	VBLENDVPS Y11, canonicalnan<>+0(SB), Y8, Y8
-	VMOVUPS   Y12, 32(R9)
-	VMOVUPS   (R9), Y12
+	VMOVUPS   Y12, 96(R9)
+	VMOVUPS   32(R9), Y12
 	VBLENDVPS Y11, canonicalnan<>+0(SB), Y12, Y11
 
 	// Pair index k = i + 8 + lane.
@@ -69622,15 +70971,15 @@ TOIAVX2_loop2_finish_g1_normal:
 	VPADDD       iota<>+0(SB), Y12, Y12
 	MOVQ         (SP), R12
 	VMOVUPS      Y12, 32(R12)(R13*4)
-	VMOVUPS      5792(R9), Y12
+	VMOVUPS      6816(R9), Y12
 	VCVTTPS2DQ   Y12, Y12
 	MOVQ         8(SP), R12
 	VMOVUPS      Y12, 32(R12)(R13*4)
-	VMOVUPS      5760(R9), Y12
+	VMOVUPS      6784(R9), Y12
 	VCVTTPS2DQ   Y12, Y12
 	MOVQ         16(SP), R12
 	VMOVUPS      Y12, 32(R12)(R13*4)
-	VMOVUPS      32(R9), Y12
+	VMOVUPS      96(R9), Y12
 	MOVQ         24(SP), R12
 	VMOVUPS      Y12, 32(R12)(R13*4)
 	MOVQ         32(SP), R12
@@ -69653,12 +71002,98 @@ TOIAVX2_loop2_finish_g1_normal:
 	VMOVUPS      Y8, 32(R12)(R13*4)
 	MOVQ         104(SP), R12
 	VMOVUPS      Y11, 32(R12)(R13*4)
-	ADDQ         $0x00000010, R13
-	SUBQ         $0x00000010, R14
-	CMPQ         R14, $0x00000010
-	JAE          TOIAVX2_loop2
+	VDIVPS       256(R9), Y1, Y2
+	VMULPS       448(R9), Y2, Y3
+	VMULPS       352(R9), Y2, Y4
+	VMULPS       320(R9), Y2, Y2
 
-TOIAVX2_loop2_end:
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	VMOVUPS 1856(R9), Y5
+	VMULPS  224(R9), Y5, Y5
+	VADDPS  2016(R9), Y5, Y5
+	VADDPS  7264(R9), Y5, Y5
+	VMOVUPS 128(R9), Y6
+	VADDPS  (R9), Y6, Y6
+	VADDPS  7264(R9), Y6, Y6
+	VMOVUPS 1824(R9), Y7
+	VMULPS  224(R9), Y7, Y7
+	VADDPS  1984(R9), Y7, Y7
+	VADDPS  7296(R9), Y7, Y7
+	VMOVUPS 1632(R9), Y8
+	VADDPS  192(R9), Y8, Y8
+	VADDPS  7296(R9), Y8, Y8
+	VMOVUPS 1792(R9), Y9
+	VMULPS  224(R9), Y9, Y9
+	VADDPS  1952(R9), Y9, Y9
+	VADDPS  7328(R9), Y9, Y9
+	VMOVUPS 1600(R9), Y10
+	VADDPS  160(R9), Y10, Y10
+	VADDPS  7328(R9), Y10, Y10
+
+	// Invalid lanes: the canonical NaN in every float.
+	VMOVUPS   8800(R9), Y11
+	VCMPPS    $0x00, toiinvalid<>+0(SB), Y11, Y11
+	VMOVUPS   8736(R9), Y12
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y12, Y12
+	VMOVUPS   Y10, (R9)
+	VMOVUPS   64(R9), Y10
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y10, Y10
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y3, Y3
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y4, Y4
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y2, Y2
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y5, Y5
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y7, Y7
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y9, Y9
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y6, Y6
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y8, Y8
+	VMOVUPS   Y12, 32(R9)
+	VMOVUPS   (R9), Y12
+	VBLENDVPS Y11, canonicalnan<>+0(SB), Y12, Y11
+
+	// Pair index k = i + 16 + lane.
+	LEAQ         16(R13), BX
+	VMOVD        BX, X12
+	VPBROADCASTD X12, Y12
+	VPADDD       iota<>+0(SB), Y12, Y12
+	MOVQ         (SP), R12
+	VMOVUPS      Y12, 64(R12)(R13*4)
+	VMOVUPS      8800(R9), Y12
+	VCVTTPS2DQ   Y12, Y12
+	MOVQ         8(SP), R12
+	VMOVUPS      Y12, 64(R12)(R13*4)
+	VMOVUPS      8768(R9), Y12
+	VCVTTPS2DQ   Y12, Y12
+	MOVQ         16(SP), R12
+	VMOVUPS      Y12, 64(R12)(R13*4)
+	VMOVUPS      32(R9), Y12
+	MOVQ         24(SP), R12
+	VMOVUPS      Y12, 64(R12)(R13*4)
+	MOVQ         32(SP), R12
+	VMOVUPS      Y10, 64(R12)(R13*4)
+	MOVQ         40(SP), R12
+	VMOVUPS      Y3, 64(R12)(R13*4)
+	MOVQ         48(SP), R12
+	VMOVUPS      Y4, 64(R12)(R13*4)
+	MOVQ         56(SP), R12
+	VMOVUPS      Y2, 64(R12)(R13*4)
+	MOVQ         64(SP), R12
+	VMOVUPS      Y5, 64(R12)(R13*4)
+	MOVQ         72(SP), R12
+	VMOVUPS      Y7, 64(R12)(R13*4)
+	MOVQ         80(SP), R12
+	VMOVUPS      Y9, 64(R12)(R13*4)
+	MOVQ         88(SP), R12
+	VMOVUPS      Y6, 64(R12)(R13*4)
+	MOVQ         96(SP), R12
+	VMOVUPS      Y8, 64(R12)(R13*4)
+	MOVQ         104(SP), R12
+	VMOVUPS      Y11, 64(R12)(R13*4)
+	ADDQ         $0x00000018, R13
+	SUBQ         $0x00000018, R14
+	CMPQ         R14, $0x00000018
+	JAE          TOIAVX2_loop3
+
+TOIAVX2_loop3_end:
 	// 1 whole group(s) of 8 pairs at a time.
 	CMPQ R14, $0x00000008
 	JB   TOIAVX2_loop1_end
@@ -69667,33 +71102,33 @@ TOIAVX2_loop1:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ (DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 3840(R9)
+	VMOVDQU   Y2, 4864(R9)
 	VPMOVZXDQ 16(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 3872(R9)
+	VMOVDQU   Y2, 4896(R9)
 	VPMOVZXDQ (SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 3904(R9)
+	VMOVDQU   Y2, 4928(R9)
 	VPMOVZXDQ 16(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 3936(R9)
+	VMOVDQU   Y2, 4960(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ           3840(R9), BX
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           3872(R9), BX
+	MOVQ           4896(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y4
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y5
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -69703,25 +71138,25 @@ TOIAVX2_loop1:
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y6
 	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 2048(R9)
-	VMOVUPS        Y5, 2080(R9)
-	VMOVUPS        Y6, 2112(R9)
-	VMOVUPS        Y2, 2240(R9)
-	MOVQ           3840(R9), BX
+	VMOVUPS        Y4, 3072(R9)
+	VMOVUPS        Y5, 3104(R9)
+	VMOVUPS        Y6, 3136(R9)
+	VMOVUPS        Y2, 3264(R9)
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           3872(R9), BX
+	MOVQ           4896(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y4
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y5
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -69730,26 +71165,26 @@ TOIAVX2_loop1:
 	VSHUFPS        $0x44, Y7, Y6, Y4
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 2144(R9)
-	VMOVUPS        Y5, 2176(R9)
-	VMOVUPS        Y2, 2208(R9)
+	VMOVUPS        Y4, 3168(R9)
+	VMOVUPS        Y5, 3200(R9)
+	VMOVUPS        Y2, 3232(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ           3904(R9), BX
+	MOVQ           4928(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           3936(R9), BX
+	MOVQ           4960(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           3912(R9), BX
+	MOVQ           4936(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           3944(R9), BX
+	MOVQ           4968(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
-	MOVQ           3920(R9), BX
+	MOVQ           4944(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y4
-	MOVQ           3952(R9), BX
+	MOVQ           4976(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
-	MOVQ           3928(R9), BX
+	MOVQ           4952(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y5
-	MOVQ           3960(R9), BX
+	MOVQ           4984(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -69759,25 +71194,25 @@ TOIAVX2_loop1:
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y6
 	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 2272(R9)
-	VMOVUPS        Y5, 2304(R9)
-	VMOVUPS        Y6, 2336(R9)
-	VMOVUPS        Y2, 2464(R9)
-	MOVQ           3904(R9), BX
+	VMOVUPS        Y4, 3296(R9)
+	VMOVUPS        Y5, 3328(R9)
+	VMOVUPS        Y6, 3360(R9)
+	VMOVUPS        Y2, 3488(R9)
+	MOVQ           4928(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           3936(R9), BX
+	MOVQ           4960(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           3912(R9), BX
+	MOVQ           4936(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           3944(R9), BX
+	MOVQ           4968(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
-	MOVQ           3920(R9), BX
+	MOVQ           4944(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y4
-	MOVQ           3952(R9), BX
+	MOVQ           4976(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
-	MOVQ           3928(R9), BX
+	MOVQ           4952(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y5
-	MOVQ           3960(R9), BX
+	MOVQ           4984(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -69786,26 +71221,26 @@ TOIAVX2_loop1:
 	VSHUFPS        $0x44, Y7, Y6, Y4
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 2368(R9)
-	VMOVUPS        Y5, 2400(R9)
-	VMOVUPS        Y2, 2432(R9)
+	VMOVUPS        Y4, 3392(R9)
+	VMOVUPS        Y5, 3424(R9)
+	VMOVUPS        Y2, 3456(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ           3840(R9), BX
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           3872(R9), BX
+	MOVQ           4896(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y4
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y5
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -69815,25 +71250,25 @@ TOIAVX2_loop1:
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y6
 	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 2496(R9)
-	VMOVUPS        Y5, 2528(R9)
-	VMOVUPS        Y6, 2560(R9)
-	VMOVUPS        Y2, 2688(R9)
-	MOVQ           3840(R9), BX
+	VMOVUPS        Y4, 3520(R9)
+	VMOVUPS        Y5, 3552(R9)
+	VMOVUPS        Y6, 3584(R9)
+	VMOVUPS        Y2, 3712(R9)
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           3872(R9), BX
+	MOVQ           4896(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y4
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y5
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -69842,26 +71277,26 @@ TOIAVX2_loop1:
 	VSHUFPS        $0x44, Y7, Y6, Y4
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 2592(R9)
-	VMOVUPS        Y5, 2624(R9)
-	VMOVUPS        Y2, 2656(R9)
+	VMOVUPS        Y4, 3616(R9)
+	VMOVUPS        Y5, 3648(R9)
+	VMOVUPS        Y2, 3680(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ           3904(R9), BX
+	MOVQ           4928(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           3936(R9), BX
+	MOVQ           4960(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           3912(R9), BX
+	MOVQ           4936(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           3944(R9), BX
+	MOVQ           4968(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
-	MOVQ           3920(R9), BX
+	MOVQ           4944(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y4
-	MOVQ           3952(R9), BX
+	MOVQ           4976(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
-	MOVQ           3928(R9), BX
+	MOVQ           4952(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y5
-	MOVQ           3960(R9), BX
+	MOVQ           4984(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -69871,25 +71306,25 @@ TOIAVX2_loop1:
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y6
 	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 2720(R9)
-	VMOVUPS        Y5, 2752(R9)
-	VMOVUPS        Y6, 2784(R9)
-	VMOVUPS        Y2, 2912(R9)
-	MOVQ           3904(R9), BX
+	VMOVUPS        Y4, 3744(R9)
+	VMOVUPS        Y5, 3776(R9)
+	VMOVUPS        Y6, 3808(R9)
+	VMOVUPS        Y2, 3936(R9)
+	MOVQ           4928(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           3936(R9), BX
+	MOVQ           4960(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           3912(R9), BX
+	MOVQ           4936(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           3944(R9), BX
+	MOVQ           4968(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
-	MOVQ           3920(R9), BX
+	MOVQ           4944(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y4
-	MOVQ           3952(R9), BX
+	MOVQ           4976(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
-	MOVQ           3928(R9), BX
+	MOVQ           4952(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y5
-	MOVQ           3960(R9), BX
+	MOVQ           4984(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
 	VUNPCKLPS      Y3, Y2, Y6
 	VUNPCKLPS      Y5, Y4, Y7
@@ -69898,13 +71333,13 @@ TOIAVX2_loop1:
 	VSHUFPS        $0x44, Y7, Y6, Y4
 	VSHUFPS        $0xee, Y7, Y6, Y5
 	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 2816(R9)
-	VMOVUPS        Y5, 2848(R9)
-	VMOVUPS        Y2, 2880(R9)
+	VMOVUPS        Y4, 3840(R9)
+	VMOVUPS        Y5, 3872(R9)
+	VMOVUPS        Y2, 3904(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Y0, 2944(R9)
-	VMOVUPS    Y0, 2976(R9)
+	VMOVUPS    Y0, 3968(R9)
+	VMOVUPS    Y0, 4000(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
 	JZ         TOIAVX2_loop1_g0_nopad
@@ -69912,67 +71347,67 @@ TOIAVX2_loop1:
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
 	VGATHERDPS Y4, (BX)(Y3*4), Y2
-	VMOVUPS    Y2, 2944(R9)
+	VMOVUPS    Y2, 3968(R9)
 	VMOVUPS    (SI)(R13*4), Y3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
 	VGATHERDPS Y4, (BX)(Y3*4), Y2
-	VMOVUPS    Y2, 2976(R9)
+	VMOVUPS    Y2, 4000(R9)
 
 TOIAVX2_loop1_g0_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 2048(R9), Y2
-	VSUBPS  2272(R9), Y2, Y2
-	VMOVUPS 2080(R9), Y3
-	VSUBPS  2304(R9), Y3, Y3
-	VMOVUPS 2112(R9), Y4
-	VSUBPS  2336(R9), Y4, Y4
-	VMOVUPS 2496(R9), Y5
-	VSUBPS  2048(R9), Y5, Y5
-	VMOVUPS 2528(R9), Y6
-	VSUBPS  2080(R9), Y6, Y6
-	VMOVUPS 2560(R9), Y7
-	VSUBPS  2112(R9), Y7, Y7
-	VMOVUPS 2144(R9), Y8
-	VSUBPS  2272(R9), Y8, Y8
-	VMOVUPS 2176(R9), Y9
-	VSUBPS  2304(R9), Y9, Y9
-	VMOVUPS 2208(R9), Y10
-	VSUBPS  2336(R9), Y10, Y10
-	VMOVUPS 2592(R9), Y11
-	VSUBPS  2144(R9), Y11, Y11
-	VMOVUPS 2624(R9), Y12
-	VSUBPS  2176(R9), Y12, Y12
-	VMOVUPS 2656(R9), Y13
-	VSUBPS  2208(R9), Y13, Y13
+	VMOVUPS 3072(R9), Y2
+	VSUBPS  3296(R9), Y2, Y2
+	VMOVUPS 3104(R9), Y3
+	VSUBPS  3328(R9), Y3, Y3
+	VMOVUPS 3136(R9), Y4
+	VSUBPS  3360(R9), Y4, Y4
+	VMOVUPS 3520(R9), Y5
+	VSUBPS  3072(R9), Y5, Y5
+	VMOVUPS 3552(R9), Y6
+	VSUBPS  3104(R9), Y6, Y6
+	VMOVUPS 3584(R9), Y7
+	VSUBPS  3136(R9), Y7, Y7
+	VMOVUPS 3168(R9), Y8
+	VSUBPS  3296(R9), Y8, Y8
+	VMOVUPS 3200(R9), Y9
+	VSUBPS  3328(R9), Y9, Y9
+	VMOVUPS 3232(R9), Y10
+	VSUBPS  3360(R9), Y10, Y10
+	VMOVUPS 3616(R9), Y11
+	VSUBPS  3168(R9), Y11, Y11
+	VMOVUPS 3648(R9), Y12
+	VSUBPS  3200(R9), Y12, Y12
+	VMOVUPS 3680(R9), Y13
+	VSUBPS  3232(R9), Y13, Y13
 	VMOVUPS Y13, (R9)
-	VMOVUPS 2720(R9), Y13
-	VSUBPS  2272(R9), Y13, Y13
+	VMOVUPS 3744(R9), Y13
+	VSUBPS  3296(R9), Y13, Y13
 	VMOVUPS Y13, 32(R9)
-	VMOVUPS 2752(R9), Y13
-	VSUBPS  2304(R9), Y13, Y13
+	VMOVUPS 3776(R9), Y13
+	VSUBPS  3328(R9), Y13, Y13
 	VMOVUPS Y13, 64(R9)
-	VMOVUPS 2784(R9), Y13
-	VSUBPS  2336(R9), Y13, Y13
+	VMOVUPS 3808(R9), Y13
+	VSUBPS  3360(R9), Y13, Y13
 	VMOVUPS Y13, 96(R9)
-	VMOVUPS 2368(R9), Y13
-	VSUBPS  2272(R9), Y13, Y13
+	VMOVUPS 3392(R9), Y13
+	VSUBPS  3296(R9), Y13, Y13
 	VMOVUPS Y13, 128(R9)
-	VMOVUPS 2400(R9), Y13
-	VSUBPS  2304(R9), Y13, Y13
+	VMOVUPS 3424(R9), Y13
+	VSUBPS  3328(R9), Y13, Y13
 	VMOVUPS Y13, 160(R9)
-	VMOVUPS 2432(R9), Y13
-	VSUBPS  2336(R9), Y13, Y13
+	VMOVUPS 3456(R9), Y13
+	VSUBPS  3360(R9), Y13, Y13
 	VMOVUPS Y13, 192(R9)
-	VMOVUPS 2816(R9), Y13
-	VSUBPS  2368(R9), Y13, Y13
+	VMOVUPS 3840(R9), Y13
+	VSUBPS  3392(R9), Y13, Y13
 	VMOVUPS Y13, 224(R9)
-	VMOVUPS 2848(R9), Y13
-	VSUBPS  2400(R9), Y13, Y13
+	VMOVUPS 3872(R9), Y13
+	VSUBPS  3424(R9), Y13, Y13
 	VMOVUPS Y13, 256(R9)
-	VMOVUPS 2880(R9), Y13
-	VSUBPS  2432(R9), Y13, Y13
+	VMOVUPS 3904(R9), Y13
+	VSUBPS  3456(R9), Y13, Y13
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPS       Y2, Y2, Y14
@@ -70027,23 +71462,23 @@ TOIAVX2_loop1_g0_nopad:
 	VADDPS       Y6, Y3, Y3
 	VSUBPS       Y13, Y13, Y6
 	VADDPS       Y6, Y4, Y4
-	VMOVUPS      2240(R9), Y6
-	VSUBPS       2240(R9), Y6, Y6
+	VMOVUPS      3264(R9), Y6
+	VSUBPS       3264(R9), Y6, Y6
 	VADDPS       Y6, Y2, Y2
-	VMOVUPS      2688(R9), Y6
-	VSUBPS       2688(R9), Y6, Y6
+	VMOVUPS      3712(R9), Y6
+	VSUBPS       3712(R9), Y6, Y6
 	VADDPS       Y6, Y5, Y5
-	VMOVUPS      2944(R9), Y6
-	VSUBPS       2944(R9), Y6, Y6
+	VMOVUPS      3968(R9), Y6
+	VSUBPS       3968(R9), Y6, Y6
 	VADDPS       Y6, Y3, Y3
-	VMOVUPS      2464(R9), Y6
-	VSUBPS       2464(R9), Y6, Y6
+	VMOVUPS      3488(R9), Y6
+	VSUBPS       3488(R9), Y6, Y6
 	VADDPS       Y6, Y4, Y4
-	VMOVUPS      2912(R9), Y6
-	VSUBPS       2912(R9), Y6, Y6
+	VMOVUPS      3936(R9), Y6
+	VSUBPS       3936(R9), Y6, Y6
 	VADDPS       Y6, Y2, Y2
-	VMOVUPS      2976(R9), Y6
-	VSUBPS       2976(R9), Y6, Y6
+	VMOVUPS      4000(R9), Y6
+	VSUBPS       4000(R9), Y6, Y6
 	VADDPS       Y6, Y5, Y5
 	VMOVUPS      Y13, 448(R9)
 	VBROADCASTSS margin+56(FP), Y6
@@ -70064,14 +71499,14 @@ TOIAVX2_loop1_g0_nopad:
 	VCMPPS       $0x00, Y0, Y2, Y2
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 2240(R9), Y3
-	VMINPS  2688(R9), Y3, Y3
-	VMOVUPS 2464(R9), Y4
-	VMINPS  2912(R9), Y4, Y4
+	VMOVUPS 3264(R9), Y3
+	VMINPS  3712(R9), Y3, Y3
+	VMOVUPS 3488(R9), Y4
+	VMINPS  3936(R9), Y4, Y4
 	VMINPS  Y4, Y3, Y3
 	VCMPPS  $0x11, Y0, Y3, Y3
-	VMOVUPS 2944(R9), Y4
-	VMINPS  2976(R9), Y4, Y4
+	VMOVUPS 3968(R9), Y4
+	VMINPS  4000(R9), Y4, Y4
 	VCMPPS  $0x11, Y0, Y4, Y4
 	VORPS   Y4, Y3, Y3
 	VANDNPS Y2, Y3, Y2
@@ -70148,12 +71583,12 @@ TOIAVX2_loop1_g0_nopad:
 	VMULPS       Y3, Y4, Y3
 	VBROADCASTSS tol+60(FP), Y4
 	VMAXPS       Y3, Y4, Y3
-	VMOVUPS      2240(R9), Y4
-	VMAXPS       2688(R9), Y4, Y4
-	VMOVUPS      2464(R9), Y5
-	VMAXPS       2912(R9), Y5, Y5
-	VADDPS       2944(R9), Y4, Y4
-	VADDPS       2976(R9), Y5, Y5
+	VMOVUPS      3264(R9), Y4
+	VMAXPS       3712(R9), Y4, Y4
+	VMOVUPS      3488(R9), Y5
+	VMAXPS       3936(R9), Y5, Y5
+	VADDPS       3968(R9), Y4, Y4
+	VADDPS       4000(R9), Y5, Y5
 	VADDPS       Y5, Y4, Y4
 	VBROADCASTSS margin+56(FP), Y5
 	VADDPS       Y5, Y4, Y4
@@ -70162,46 +71597,46 @@ TOIAVX2_loop1_g0_nopad:
 	VBROADCASTSS toiinvalid<>+0(SB), Y5
 	VBLENDVPS    Y2, toirunning<>+0(SB), Y5, Y2
 	VMOVUPS      288(R9), Y5
-	VMOVUPS      Y5, 3008(R9)
+	VMOVUPS      Y5, 4032(R9)
 	VMOVUPS      352(R9), Y5
-	VMOVUPS      Y5, 3040(R9)
+	VMOVUPS      Y5, 4064(R9)
 	VMOVUPS      416(R9), Y5
-	VMOVUPS      Y5, 3072(R9)
-	VMOVUPS      Y8, 3104(R9)
-	VMOVUPS      Y9, 3136(R9)
-	VMOVUPS      Y10, 3168(R9)
+	VMOVUPS      Y5, 4096(R9)
+	VMOVUPS      Y8, 4128(R9)
+	VMOVUPS      Y9, 4160(R9)
+	VMOVUPS      Y10, 4192(R9)
 	VMOVUPS      128(R9), Y5
-	VMOVUPS      Y5, 3200(R9)
+	VMOVUPS      Y5, 4224(R9)
 	VMOVUPS      160(R9), Y5
-	VMOVUPS      Y5, 3232(R9)
+	VMOVUPS      Y5, 4256(R9)
 	VMOVUPS      192(R9), Y5
-	VMOVUPS      Y5, 3264(R9)
+	VMOVUPS      Y5, 4288(R9)
 	VMOVUPS      320(R9), Y5
-	VMOVUPS      Y5, 3296(R9)
+	VMOVUPS      Y5, 4320(R9)
 	VMOVUPS      384(R9), Y5
-	VMOVUPS      Y5, 3328(R9)
-	VMOVUPS      Y7, 3360(R9)
-	VMOVUPS      Y11, 3392(R9)
-	VMOVUPS      Y12, 3424(R9)
+	VMOVUPS      Y5, 4352(R9)
+	VMOVUPS      Y7, 4384(R9)
+	VMOVUPS      Y11, 4416(R9)
+	VMOVUPS      Y12, 4448(R9)
 	VMOVUPS      (R9), Y5
-	VMOVUPS      Y5, 3456(R9)
+	VMOVUPS      Y5, 4480(R9)
 	VMOVUPS      32(R9), Y5
-	VMOVUPS      Y5, 3488(R9)
+	VMOVUPS      Y5, 4512(R9)
 	VMOVUPS      64(R9), Y5
-	VMOVUPS      Y5, 3520(R9)
+	VMOVUPS      Y5, 4544(R9)
 	VMOVUPS      96(R9), Y5
-	VMOVUPS      Y5, 3552(R9)
+	VMOVUPS      Y5, 4576(R9)
 	VMOVUPS      224(R9), Y5
-	VMOVUPS      Y5, 3584(R9)
+	VMOVUPS      Y5, 4608(R9)
 	VMOVUPS      256(R9), Y5
-	VMOVUPS      Y5, 3616(R9)
+	VMOVUPS      Y5, 4640(R9)
 	VMOVUPS      448(R9), Y5
-	VMOVUPS      Y5, 3648(R9)
-	VMOVUPS      Y4, 3680(R9)
-	VMOVUPS      Y3, 3712(R9)
-	VMOVUPS      Y0, 3744(R9)
-	VMOVUPS      Y0, 3776(R9)
-	VMOVUPS      Y2, 3808(R9)
+	VMOVUPS      Y5, 4672(R9)
+	VMOVUPS      Y4, 4704(R9)
+	VMOVUPS      Y3, 4736(R9)
+	VMOVUPS      Y0, 4768(R9)
+	VMOVUPS      Y0, 4800(R9)
+	VMOVUPS      Y2, 4832(R9)
 
 	// Steps until no lane is running.
 TOIAVX2_loop1_step:
@@ -70210,43 +71645,43 @@ TOIAVX2_loop1_step:
 	VMAXPS       Y0, Y2, Y2
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 3744(R9), Y3
-	VMULPS  3296(R9), Y3, Y3
-	VADDPS  3008(R9), Y3, Y3
-	VMOVUPS 3744(R9), Y4
-	VMULPS  3328(R9), Y4, Y4
-	VADDPS  3040(R9), Y4, Y4
-	VMOVUPS 3744(R9), Y5
-	VMULPS  3360(R9), Y5, Y5
-	VADDPS  3072(R9), Y5, Y5
-	VMOVUPS 3744(R9), Y6
-	VMULPS  3392(R9), Y6, Y6
-	VADDPS  3104(R9), Y6, Y6
-	VMOVUPS 3744(R9), Y7
-	VMULPS  3424(R9), Y7, Y7
-	VADDPS  3136(R9), Y7, Y7
-	VMOVUPS 3744(R9), Y8
-	VMULPS  3456(R9), Y8, Y8
-	VADDPS  3168(R9), Y8, Y8
-	VMOVUPS 3744(R9), Y9
-	VMULPS  3488(R9), Y9, Y9
+	VMOVUPS 4768(R9), Y3
+	VMULPS  4320(R9), Y3, Y3
+	VADDPS  4032(R9), Y3, Y3
+	VMOVUPS 4768(R9), Y4
+	VMULPS  4352(R9), Y4, Y4
+	VADDPS  4064(R9), Y4, Y4
+	VMOVUPS 4768(R9), Y5
+	VMULPS  4384(R9), Y5, Y5
+	VADDPS  4096(R9), Y5, Y5
+	VMOVUPS 4768(R9), Y6
+	VMULPS  4416(R9), Y6, Y6
+	VADDPS  4128(R9), Y6, Y6
+	VMOVUPS 4768(R9), Y7
+	VMULPS  4448(R9), Y7, Y7
+	VADDPS  4160(R9), Y7, Y7
+	VMOVUPS 4768(R9), Y8
+	VMULPS  4480(R9), Y8, Y8
+	VADDPS  4192(R9), Y8, Y8
+	VMOVUPS 4768(R9), Y9
+	VMULPS  4512(R9), Y9, Y9
 	VADDPS  Y9, Y0, Y9
-	VMOVUPS 3744(R9), Y10
-	VMULPS  3520(R9), Y10, Y10
+	VMOVUPS 4768(R9), Y10
+	VMULPS  4544(R9), Y10, Y10
 	VADDPS  Y10, Y0, Y10
-	VMOVUPS 3744(R9), Y11
-	VMULPS  3552(R9), Y11, Y11
+	VMOVUPS 4768(R9), Y11
+	VMULPS  4576(R9), Y11, Y11
 	VADDPS  Y11, Y0, Y11
-	VMOVUPS 3744(R9), Y12
-	VMULPS  3584(R9), Y12, Y12
-	VADDPS  3200(R9), Y12, Y12
-	VMOVUPS 3744(R9), Y13
-	VMULPS  3616(R9), Y13, Y13
-	VADDPS  3232(R9), Y13, Y13
+	VMOVUPS 4768(R9), Y12
+	VMULPS  4608(R9), Y12, Y12
+	VADDPS  4224(R9), Y12, Y12
+	VMOVUPS 4768(R9), Y13
+	VMULPS  4640(R9), Y13, Y13
+	VADDPS  4256(R9), Y13, Y13
 	VMOVUPS Y2, (R9)
-	VMOVUPS 3744(R9), Y2
-	VMULPS  3648(R9), Y2, Y2
-	VADDPS  3264(R9), Y2, Y2
+	VMOVUPS 4768(R9), Y2
+	VMULPS  4672(R9), Y2, Y2
+	VADDPS  4288(R9), Y2, Y2
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS  Y3, Y6, Y14
@@ -70395,30 +71830,30 @@ TOIAVX2_loop1_step:
 	VADDPS  Y8, Y7, Y7
 	VMULPS  320(R9), Y2, Y8
 	VADDPS  Y8, Y7, Y7
-	VMULPS  3296(R9), Y4, Y8
-	VMULPS  3328(R9), Y5, Y9
+	VMULPS  4320(R9), Y4, Y8
+	VMULPS  4352(R9), Y5, Y9
 	VADDPS  Y9, Y8, Y8
-	VMULPS  3360(R9), Y2, Y9
+	VMULPS  4384(R9), Y2, Y9
 	VADDPS  Y9, Y8, Y8
 	VMULPS  32(R9), Y4, Y9
 	VMULPS  64(R9), Y5, Y10
 	VADDPS  Y10, Y9, Y9
 	VMULPS  96(R9), Y2, Y10
 	VADDPS  Y10, Y9, Y9
-	VMULPS  3392(R9), Y4, Y10
-	VMULPS  3424(R9), Y5, Y11
+	VMULPS  4416(R9), Y4, Y10
+	VMULPS  4448(R9), Y5, Y11
 	VADDPS  Y11, Y10, Y10
-	VMULPS  3456(R9), Y2, Y11
+	VMULPS  4480(R9), Y2, Y11
 	VADDPS  Y11, Y10, Y10
 	VMULPS  224(R9), Y4, Y11
 	VMULPS  256(R9), Y5, Y12
 	VADDPS  Y12, Y11, Y11
 	VMULPS  288(R9), Y2, Y12
 	VADDPS  Y12, Y11, Y11
-	VMULPS  3488(R9), Y4, Y12
-	VMULPS  3520(R9), Y5, Y13
+	VMULPS  4512(R9), Y4, Y12
+	VMULPS  4544(R9), Y5, Y13
 	VADDPS  Y13, Y12, Y12
-	VMULPS  3552(R9), Y2, Y13
+	VMULPS  4576(R9), Y2, Y13
 	VADDPS  Y13, Y12, Y12
 	VMULPS  128(R9), Y4, Y13
 	VMULPS  160(R9), Y5, Y14
@@ -70426,15 +71861,15 @@ TOIAVX2_loop1_step:
 	VADDPS  Y14, Y13, Y6
 	VMULPS  192(R9), Y2, Y13
 	VADDPS  Y13, Y6, Y6
-	VMULPS  3584(R9), Y4, Y4
-	VMULPS  3616(R9), Y5, Y5
+	VMULPS  4608(R9), Y4, Y4
+	VMULPS  4640(R9), Y5, Y5
 	VADDPS  Y5, Y4, Y4
-	VMULPS  3648(R9), Y2, Y2
+	VMULPS  4672(R9), Y2, Y2
 	VADDPS  Y2, Y4, Y2
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
 	VSUBPS       Y11, Y7, Y4
-	VSUBPS       3680(R9), Y4, Y4
+	VSUBPS       4704(R9), Y4, Y4
 	VSUBPS       Y8, Y12, Y5
 	VCMPPS       $0x11, Y5, Y0, Y13
 	VDIVPS       Y5, Y4, Y5
@@ -70444,7 +71879,7 @@ TOIAVX2_loop1_step:
 	VCMPPS       $0x11, Y4, Y0, Y4
 	VANDPS       Y3, Y4, Y3
 	VSUBPS       Y6, Y7, Y4
-	VSUBPS       3680(R9), Y4, Y4
+	VSUBPS       4704(R9), Y4, Y4
 	VSUBPS       Y8, Y2, Y5
 	VCMPPS       $0x11, Y5, Y0, Y7
 	VDIVPS       Y5, Y4, Y5
@@ -70454,7 +71889,7 @@ TOIAVX2_loop1_step:
 	VANDPS       Y5, Y4, Y4
 	VMINPS       Y4, Y3, Y3
 	VSUBPS       Y11, Y9, Y4
-	VSUBPS       3680(R9), Y4, Y4
+	VSUBPS       4704(R9), Y4, Y4
 	VSUBPS       Y10, Y12, Y5
 	VCMPPS       $0x11, Y5, Y0, Y7
 	VDIVPS       Y5, Y4, Y5
@@ -70464,7 +71899,7 @@ TOIAVX2_loop1_step:
 	VANDPS       Y5, Y4, Y4
 	VMINPS       Y4, Y3, Y3
 	VSUBPS       Y6, Y9, Y4
-	VSUBPS       3680(R9), Y4, Y4
+	VSUBPS       4704(R9), Y4, Y4
 	VSUBPS       Y10, Y2, Y2
 	VCMPPS       $0x11, Y2, Y0, Y5
 	VDIVPS       Y2, Y4, Y2
@@ -70473,13 +71908,13 @@ TOIAVX2_loop1_step:
 	VCMPPS       $0x11, Y4, Y0, Y4
 	VANDPS       Y2, Y4, Y2
 	VMINPS       Y2, Y3, Y2
-	VADDPS       3744(R9), Y2, Y2
+	VADDPS       4768(R9), Y2, Y2
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS      3808(R9), Y3
+	VMOVUPS      4832(R9), Y3
 	VCMPPS       $0x00, toirunning<>+0(SB), Y3, Y3
-	VADDPS       3776(R9), Y1, Y4
-	VMOVUPS      3744(R9), Y5
+	VADDPS       4800(R9), Y1, Y4
+	VMOVUPS      4768(R9), Y5
 	VCMPPS       $0x11, Y2, Y5, Y5
 	VANDNPS      Y3, Y5, Y5
 	VBROADCASTSS maxiter+68(FP), Y6
@@ -70489,68 +71924,68 @@ TOIAVX2_loop1_step:
 	VBLENDVPS    Y5, toiunconv<>+0(SB), Y6, Y5
 	VCMPPS       $0x16, (R9), Y2, Y6
 	VBLENDVPS    Y6, Y0, Y5, Y5
-	VMOVUPS      3744(R9), Y6
+	VMOVUPS      4768(R9), Y6
 	VCMPPS       $0x00, Y0, Y6, Y6
 	VBLENDVPS    Y6, toiinitial<>+0(SB), Y1, Y6
 	VMOVUPS      64(R9), Y7
-	VCMPPS       $0x12, 3712(R9), Y7, Y7
+	VCMPPS       $0x12, 4736(R9), Y7, Y7
 	VBLENDVPS    Y7, Y6, Y5, Y5
 	VMOVUPS      32(R9), Y6
 	VBLENDVPS    Y6, toiinvalid<>+0(SB), Y5, Y5
 	VCMPPS       $0x00, toirunning<>+0(SB), Y5, Y6
 	VANDPS       Y6, Y3, Y6
-	VMOVUPS      3744(R9), Y7
+	VMOVUPS      4768(R9), Y7
 	VBLENDVPS    Y6, Y2, Y7, Y2
 	VMOVUPS      32(R9), Y7
 	VBLENDVPS    Y7, Y0, Y4, Y4
-	VMOVUPS      3776(R9), Y7
+	VMOVUPS      4800(R9), Y7
 	VBLENDVPS    Y3, Y4, Y7, Y4
-	VMOVUPS      3808(R9), Y7
+	VMOVUPS      4832(R9), Y7
 	VBLENDVPS    Y3, Y5, Y7, Y3
-	VMOVUPS      Y2, 3744(R9)
-	VMOVUPS      Y4, 3776(R9)
-	VMOVUPS      Y3, 3808(R9)
+	VMOVUPS      Y2, 4768(R9)
+	VMOVUPS      Y4, 4800(R9)
+	VMOVUPS      Y3, 4832(R9)
 	VMOVMSKPS    Y6, BX
 	TESTL        BX, BX
 	JNZ          TOIAVX2_loop1_step
 
 	// Finish: the rows.
-	VMOVUPS 3744(R9), Y2
-	VMULPS  3296(R9), Y2, Y2
-	VADDPS  3008(R9), Y2, Y2
-	VMOVUPS 3744(R9), Y3
-	VMULPS  3328(R9), Y3, Y3
-	VADDPS  3040(R9), Y3, Y3
-	VMOVUPS 3744(R9), Y4
-	VMULPS  3360(R9), Y4, Y4
-	VADDPS  3072(R9), Y4, Y4
-	VMOVUPS 3744(R9), Y5
-	VMULPS  3392(R9), Y5, Y5
-	VADDPS  3104(R9), Y5, Y5
-	VMOVUPS 3744(R9), Y6
-	VMULPS  3424(R9), Y6, Y6
-	VADDPS  3136(R9), Y6, Y6
-	VMOVUPS 3744(R9), Y7
-	VMULPS  3456(R9), Y7, Y7
-	VADDPS  3168(R9), Y7, Y7
-	VMOVUPS 3744(R9), Y8
-	VMULPS  3488(R9), Y8, Y8
+	VMOVUPS 4768(R9), Y2
+	VMULPS  4320(R9), Y2, Y2
+	VADDPS  4032(R9), Y2, Y2
+	VMOVUPS 4768(R9), Y3
+	VMULPS  4352(R9), Y3, Y3
+	VADDPS  4064(R9), Y3, Y3
+	VMOVUPS 4768(R9), Y4
+	VMULPS  4384(R9), Y4, Y4
+	VADDPS  4096(R9), Y4, Y4
+	VMOVUPS 4768(R9), Y5
+	VMULPS  4416(R9), Y5, Y5
+	VADDPS  4128(R9), Y5, Y5
+	VMOVUPS 4768(R9), Y6
+	VMULPS  4448(R9), Y6, Y6
+	VADDPS  4160(R9), Y6, Y6
+	VMOVUPS 4768(R9), Y7
+	VMULPS  4480(R9), Y7, Y7
+	VADDPS  4192(R9), Y7, Y7
+	VMOVUPS 4768(R9), Y8
+	VMULPS  4512(R9), Y8, Y8
 	VADDPS  Y8, Y0, Y8
-	VMOVUPS 3744(R9), Y9
-	VMULPS  3520(R9), Y9, Y9
+	VMOVUPS 4768(R9), Y9
+	VMULPS  4544(R9), Y9, Y9
 	VADDPS  Y9, Y0, Y9
-	VMOVUPS 3744(R9), Y10
-	VMULPS  3552(R9), Y10, Y10
+	VMOVUPS 4768(R9), Y10
+	VMULPS  4576(R9), Y10, Y10
 	VADDPS  Y10, Y0, Y10
-	VMOVUPS 3744(R9), Y11
-	VMULPS  3584(R9), Y11, Y11
-	VADDPS  3200(R9), Y11, Y11
-	VMOVUPS 3744(R9), Y12
-	VMULPS  3616(R9), Y12, Y12
-	VADDPS  3232(R9), Y12, Y12
-	VMOVUPS 3744(R9), Y13
-	VMULPS  3648(R9), Y13, Y13
-	VADDPS  3264(R9), Y13, Y13
+	VMOVUPS 4768(R9), Y11
+	VMULPS  4608(R9), Y11, Y11
+	VADDPS  4224(R9), Y11, Y11
+	VMOVUPS 4768(R9), Y12
+	VMULPS  4640(R9), Y12, Y12
+	VADDPS  4256(R9), Y12, Y12
+	VMOVUPS 4768(R9), Y13
+	VMULPS  4672(R9), Y13, Y13
+	VADDPS  4288(R9), Y13, Y13
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS  Y2, Y5, Y14
@@ -70902,29 +72337,29 @@ TOIAVX2_loop1_finish_g0_normal:
 	VMOVUPS 384(R9), Y5
 	VMULPS  608(R9), Y5, Y5
 	VADDPS  352(R9), Y5, Y5
-	VADDPS  2272(R9), Y5, Y5
+	VADDPS  3296(R9), Y5, Y5
 	VMOVUPS 192(R9), Y6
 	VADDPS  576(R9), Y6, Y6
-	VADDPS  2272(R9), Y6, Y6
+	VADDPS  3296(R9), Y6, Y6
 	VMOVUPS 768(R9), Y7
 	VMULPS  608(R9), Y7, Y7
 	VADDPS  320(R9), Y7, Y7
-	VADDPS  2304(R9), Y7, Y7
+	VADDPS  3328(R9), Y7, Y7
 	VMOVUPS 224(R9), Y8
 	VADDPS  544(R9), Y8, Y8
-	VADDPS  2304(R9), Y8, Y8
+	VADDPS  3328(R9), Y8, Y8
 	VMOVUPS 736(R9), Y9
 	VMULPS  608(R9), Y9, Y9
 	VADDPS  288(R9), Y9, Y9
-	VADDPS  2336(R9), Y9, Y9
+	VADDPS  3360(R9), Y9, Y9
 	VMOVUPS 256(R9), Y10
 	VADDPS  448(R9), Y10, Y10
-	VADDPS  2336(R9), Y10, Y10
+	VADDPS  3360(R9), Y10, Y10
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS   3808(R9), Y11
+	VMOVUPS   4832(R9), Y11
 	VCMPPS    $0x00, toiinvalid<>+0(SB), Y11, Y11
-	VMOVUPS   3744(R9), Y12
+	VMOVUPS   4768(R9), Y12
 	VBLENDVPS Y11, canonicalnan<>+0(SB), Y12, Y12
 	VMOVUPS   Y10, (R9)
 	VMOVUPS   480(R9), Y10
@@ -70948,11 +72383,11 @@ TOIAVX2_loop1_finish_g0_normal:
 	VPADDD       iota<>+0(SB), Y12, Y12
 	MOVQ         (SP), R12
 	VMOVUPS      Y12, (R12)(R13*4)
-	VMOVUPS      3808(R9), Y12
+	VMOVUPS      4832(R9), Y12
 	VCVTTPS2DQ   Y12, Y12
 	MOVQ         8(SP), R12
 	VMOVUPS      Y12, (R12)(R13*4)
-	VMOVUPS      3776(R9), Y12
+	VMOVUPS      4800(R9), Y12
 	VCVTTPS2DQ   Y12, Y12
 	MOVQ         16(SP), R12
 	VMOVUPS      Y12, (R12)(R13*4)
@@ -70993,40 +72428,40 @@ TOIAVX2_loop1_end:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VPMASKMOVD (DX)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 3968(R9)
+	VMOVUPS    Y3, 4992(R9)
 	VPMASKMOVD (SI)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 4000(R9)
+	VMOVUPS    Y3, 5024(R9)
 
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
-	VPMOVZXDQ 3968(R9), Y3
+	VPMOVZXDQ 4992(R9), Y3
 	VPSLLQ    $0x05, Y3, Y3
-	VMOVDQU   Y3, 3840(R9)
-	VPMOVZXDQ 3984(R9), Y3
+	VMOVDQU   Y3, 4864(R9)
+	VPMOVZXDQ 5008(R9), Y3
 	VPSLLQ    $0x05, Y3, Y3
-	VMOVDQU   Y3, 3872(R9)
-	VPMOVZXDQ 4000(R9), Y3
+	VMOVDQU   Y3, 4896(R9)
+	VPMOVZXDQ 5024(R9), Y3
 	VPSLLQ    $0x05, Y3, Y3
-	VMOVDQU   Y3, 3904(R9)
-	VPMOVZXDQ 4016(R9), Y3
+	VMOVDQU   Y3, 4928(R9)
+	VPMOVZXDQ 5040(R9), Y3
 	VPSLLQ    $0x05, Y3, Y3
-	VMOVDQU   Y3, 3936(R9)
+	VMOVDQU   Y3, 4960(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ           3840(R9), DX
+	MOVQ           4864(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y3
-	MOVQ           3872(R9), DX
+	MOVQ           4896(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y3, Y3
-	MOVQ           3848(R9), DX
+	MOVQ           4872(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y4
-	MOVQ           3880(R9), DX
+	MOVQ           4904(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y4, Y4
-	MOVQ           3856(R9), DX
+	MOVQ           4880(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y5
-	MOVQ           3888(R9), DX
+	MOVQ           4912(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y5, Y5
-	MOVQ           3864(R9), DX
+	MOVQ           4888(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y6
-	MOVQ           3896(R9), DX
+	MOVQ           4920(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -71036,25 +72471,25 @@ TOIAVX2_loop1_end:
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y7
 	VSHUFPS        $0xee, Y4, Y3, Y3
-	VMOVUPS        Y5, 2048(R9)
-	VMOVUPS        Y6, 2080(R9)
-	VMOVUPS        Y7, 2112(R9)
-	VMOVUPS        Y3, 2240(R9)
-	MOVQ           3840(R9), DX
+	VMOVUPS        Y5, 3072(R9)
+	VMOVUPS        Y6, 3104(R9)
+	VMOVUPS        Y7, 3136(R9)
+	VMOVUPS        Y3, 3264(R9)
+	MOVQ           4864(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y3
-	MOVQ           3872(R9), DX
+	MOVQ           4896(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y3, Y3
-	MOVQ           3848(R9), DX
+	MOVQ           4872(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y4
-	MOVQ           3880(R9), DX
+	MOVQ           4904(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y4, Y4
-	MOVQ           3856(R9), DX
+	MOVQ           4880(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y5
-	MOVQ           3888(R9), DX
+	MOVQ           4912(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y5, Y5
-	MOVQ           3864(R9), DX
+	MOVQ           4888(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y6
-	MOVQ           3896(R9), DX
+	MOVQ           4920(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -71063,26 +72498,26 @@ TOIAVX2_loop1_end:
 	VSHUFPS        $0x44, Y8, Y7, Y5
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y3
-	VMOVUPS        Y5, 2144(R9)
-	VMOVUPS        Y6, 2176(R9)
-	VMOVUPS        Y3, 2208(R9)
+	VMOVUPS        Y5, 3168(R9)
+	VMOVUPS        Y6, 3200(R9)
+	VMOVUPS        Y3, 3232(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ           3904(R9), DX
+	MOVQ           4928(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y3
-	MOVQ           3936(R9), DX
+	MOVQ           4960(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y3, Y3
-	MOVQ           3912(R9), DX
+	MOVQ           4936(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y4
-	MOVQ           3944(R9), DX
+	MOVQ           4968(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y4, Y4
-	MOVQ           3920(R9), DX
+	MOVQ           4944(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y5
-	MOVQ           3952(R9), DX
+	MOVQ           4976(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y5, Y5
-	MOVQ           3928(R9), DX
+	MOVQ           4952(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y6
-	MOVQ           3960(R9), DX
+	MOVQ           4984(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -71092,25 +72527,25 @@ TOIAVX2_loop1_end:
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y7
 	VSHUFPS        $0xee, Y4, Y3, Y3
-	VMOVUPS        Y5, 2272(R9)
-	VMOVUPS        Y6, 2304(R9)
-	VMOVUPS        Y7, 2336(R9)
-	VMOVUPS        Y3, 2464(R9)
-	MOVQ           3904(R9), DX
+	VMOVUPS        Y5, 3296(R9)
+	VMOVUPS        Y6, 3328(R9)
+	VMOVUPS        Y7, 3360(R9)
+	VMOVUPS        Y3, 3488(R9)
+	MOVQ           4928(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y3
-	MOVQ           3936(R9), DX
+	MOVQ           4960(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y3, Y3
-	MOVQ           3912(R9), DX
+	MOVQ           4936(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y4
-	MOVQ           3944(R9), DX
+	MOVQ           4968(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y4, Y4
-	MOVQ           3920(R9), DX
+	MOVQ           4944(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y5
-	MOVQ           3952(R9), DX
+	MOVQ           4976(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y5, Y5
-	MOVQ           3928(R9), DX
+	MOVQ           4952(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y6
-	MOVQ           3960(R9), DX
+	MOVQ           4984(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -71119,26 +72554,26 @@ TOIAVX2_loop1_end:
 	VSHUFPS        $0x44, Y8, Y7, Y5
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y3
-	VMOVUPS        Y5, 2368(R9)
-	VMOVUPS        Y6, 2400(R9)
-	VMOVUPS        Y3, 2432(R9)
+	VMOVUPS        Y5, 3392(R9)
+	VMOVUPS        Y6, 3424(R9)
+	VMOVUPS        Y3, 3456(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ           3840(R9), AX
+	MOVQ           4864(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y3
-	MOVQ           3872(R9), AX
+	MOVQ           4896(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y3, Y3
-	MOVQ           3848(R9), AX
+	MOVQ           4872(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y4
-	MOVQ           3880(R9), AX
+	MOVQ           4904(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y4, Y4
-	MOVQ           3856(R9), AX
+	MOVQ           4880(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y5
-	MOVQ           3888(R9), AX
+	MOVQ           4912(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y5, Y5
-	MOVQ           3864(R9), AX
+	MOVQ           4888(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y6
-	MOVQ           3896(R9), AX
+	MOVQ           4920(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -71148,25 +72583,25 @@ TOIAVX2_loop1_end:
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y7
 	VSHUFPS        $0xee, Y4, Y3, Y3
-	VMOVUPS        Y5, 2496(R9)
-	VMOVUPS        Y6, 2528(R9)
-	VMOVUPS        Y7, 2560(R9)
-	VMOVUPS        Y3, 2688(R9)
-	MOVQ           3840(R9), AX
+	VMOVUPS        Y5, 3520(R9)
+	VMOVUPS        Y6, 3552(R9)
+	VMOVUPS        Y7, 3584(R9)
+	VMOVUPS        Y3, 3712(R9)
+	MOVQ           4864(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y3
-	MOVQ           3872(R9), AX
+	MOVQ           4896(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y3, Y3
-	MOVQ           3848(R9), AX
+	MOVQ           4872(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y4
-	MOVQ           3880(R9), AX
+	MOVQ           4904(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y4, Y4
-	MOVQ           3856(R9), AX
+	MOVQ           4880(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y5
-	MOVQ           3888(R9), AX
+	MOVQ           4912(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y5, Y5
-	MOVQ           3864(R9), AX
+	MOVQ           4888(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y6
-	MOVQ           3896(R9), AX
+	MOVQ           4920(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -71175,26 +72610,26 @@ TOIAVX2_loop1_end:
 	VSHUFPS        $0x44, Y8, Y7, Y5
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y3
-	VMOVUPS        Y5, 2592(R9)
-	VMOVUPS        Y6, 2624(R9)
-	VMOVUPS        Y3, 2656(R9)
+	VMOVUPS        Y5, 3616(R9)
+	VMOVUPS        Y6, 3648(R9)
+	VMOVUPS        Y3, 3680(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ           3904(R9), AX
+	MOVQ           4928(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y3
-	MOVQ           3936(R9), AX
+	MOVQ           4960(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y3, Y3
-	MOVQ           3912(R9), AX
+	MOVQ           4936(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y4
-	MOVQ           3944(R9), AX
+	MOVQ           4968(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y4, Y4
-	MOVQ           3920(R9), AX
+	MOVQ           4944(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y5
-	MOVQ           3952(R9), AX
+	MOVQ           4976(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y5, Y5
-	MOVQ           3928(R9), AX
+	MOVQ           4952(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y6
-	MOVQ           3960(R9), AX
+	MOVQ           4984(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -71204,25 +72639,25 @@ TOIAVX2_loop1_end:
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y7
 	VSHUFPS        $0xee, Y4, Y3, Y3
-	VMOVUPS        Y5, 2720(R9)
-	VMOVUPS        Y6, 2752(R9)
-	VMOVUPS        Y7, 2784(R9)
-	VMOVUPS        Y3, 2912(R9)
-	MOVQ           3904(R9), AX
+	VMOVUPS        Y5, 3744(R9)
+	VMOVUPS        Y6, 3776(R9)
+	VMOVUPS        Y7, 3808(R9)
+	VMOVUPS        Y3, 3936(R9)
+	MOVQ           4928(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y3
-	MOVQ           3936(R9), AX
+	MOVQ           4960(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y3, Y3
-	MOVQ           3912(R9), AX
+	MOVQ           4936(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y4
-	MOVQ           3944(R9), AX
+	MOVQ           4968(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y4, Y4
-	MOVQ           3920(R9), AX
+	MOVQ           4944(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y5
-	MOVQ           3952(R9), AX
+	MOVQ           4976(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y5, Y5
-	MOVQ           3928(R9), AX
+	MOVQ           4952(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y6
-	MOVQ           3960(R9), AX
+	MOVQ           4984(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
@@ -71231,82 +72666,82 @@ TOIAVX2_loop1_end:
 	VSHUFPS        $0x44, Y8, Y7, Y5
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y3
-	VMOVUPS        Y5, 2816(R9)
-	VMOVUPS        Y6, 2848(R9)
-	VMOVUPS        Y3, 2880(R9)
+	VMOVUPS        Y5, 3840(R9)
+	VMOVUPS        Y6, 3872(R9)
+	VMOVUPS        Y3, 3904(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Y0, 2944(R9)
-	VMOVUPS    Y0, 2976(R9)
+	VMOVUPS    Y0, 3968(R9)
+	VMOVUPS    Y0, 4000(R9)
 	MOVQ       pad+16(FP), AX
 	TESTQ      AX, AX
 	JZ         TOIAVX2_t_g0_nopad
-	VMOVUPS    3968(R9), Y4
+	VMOVUPS    4992(R9), Y4
 	VMOVUPS    Y0, Y3
 	VPCMPEQD   Y0, Y0, Y5
 	VGATHERDPS Y5, (AX)(Y4*4), Y3
-	VMOVUPS    Y3, 2944(R9)
-	VMOVUPS    4000(R9), Y4
+	VMOVUPS    Y3, 3968(R9)
+	VMOVUPS    5024(R9), Y4
 	VMOVUPS    Y0, Y3
 	VPCMPEQD   Y0, Y0, Y5
 	VGATHERDPS Y5, (AX)(Y4*4), Y3
-	VMOVUPS    Y3, 2976(R9)
+	VMOVUPS    Y3, 4000(R9)
 
 TOIAVX2_t_g0_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 2048(R9), Y3
-	VSUBPS  2272(R9), Y3, Y3
-	VMOVUPS 2080(R9), Y4
-	VSUBPS  2304(R9), Y4, Y4
-	VMOVUPS 2112(R9), Y5
-	VSUBPS  2336(R9), Y5, Y5
-	VMOVUPS 2496(R9), Y6
-	VSUBPS  2048(R9), Y6, Y6
-	VMOVUPS 2528(R9), Y7
-	VSUBPS  2080(R9), Y7, Y7
-	VMOVUPS 2560(R9), Y8
-	VSUBPS  2112(R9), Y8, Y8
-	VMOVUPS 2144(R9), Y9
-	VSUBPS  2272(R9), Y9, Y9
-	VMOVUPS 2176(R9), Y10
-	VSUBPS  2304(R9), Y10, Y10
-	VMOVUPS 2208(R9), Y11
-	VSUBPS  2336(R9), Y11, Y11
-	VMOVUPS 2592(R9), Y12
-	VSUBPS  2144(R9), Y12, Y12
-	VMOVUPS 2624(R9), Y13
-	VSUBPS  2176(R9), Y13, Y13
+	VMOVUPS 3072(R9), Y3
+	VSUBPS  3296(R9), Y3, Y3
+	VMOVUPS 3104(R9), Y4
+	VSUBPS  3328(R9), Y4, Y4
+	VMOVUPS 3136(R9), Y5
+	VSUBPS  3360(R9), Y5, Y5
+	VMOVUPS 3520(R9), Y6
+	VSUBPS  3072(R9), Y6, Y6
+	VMOVUPS 3552(R9), Y7
+	VSUBPS  3104(R9), Y7, Y7
+	VMOVUPS 3584(R9), Y8
+	VSUBPS  3136(R9), Y8, Y8
+	VMOVUPS 3168(R9), Y9
+	VSUBPS  3296(R9), Y9, Y9
+	VMOVUPS 3200(R9), Y10
+	VSUBPS  3328(R9), Y10, Y10
+	VMOVUPS 3232(R9), Y11
+	VSUBPS  3360(R9), Y11, Y11
+	VMOVUPS 3616(R9), Y12
+	VSUBPS  3168(R9), Y12, Y12
+	VMOVUPS 3648(R9), Y13
+	VSUBPS  3200(R9), Y13, Y13
 	VMOVUPS Y11, (R9)
-	VMOVUPS 2656(R9), Y11
-	VSUBPS  2208(R9), Y11, Y11
+	VMOVUPS 3680(R9), Y11
+	VSUBPS  3232(R9), Y11, Y11
 	VMOVUPS Y11, 32(R9)
-	VMOVUPS 2720(R9), Y11
-	VSUBPS  2272(R9), Y11, Y11
+	VMOVUPS 3744(R9), Y11
+	VSUBPS  3296(R9), Y11, Y11
 	VMOVUPS Y11, 64(R9)
-	VMOVUPS 2752(R9), Y11
-	VSUBPS  2304(R9), Y11, Y11
+	VMOVUPS 3776(R9), Y11
+	VSUBPS  3328(R9), Y11, Y11
 	VMOVUPS Y11, 96(R9)
-	VMOVUPS 2784(R9), Y11
-	VSUBPS  2336(R9), Y11, Y11
+	VMOVUPS 3808(R9), Y11
+	VSUBPS  3360(R9), Y11, Y11
 	VMOVUPS Y11, 128(R9)
-	VMOVUPS 2368(R9), Y11
-	VSUBPS  2272(R9), Y11, Y11
+	VMOVUPS 3392(R9), Y11
+	VSUBPS  3296(R9), Y11, Y11
 	VMOVUPS Y11, 160(R9)
-	VMOVUPS 2400(R9), Y11
-	VSUBPS  2304(R9), Y11, Y11
+	VMOVUPS 3424(R9), Y11
+	VSUBPS  3328(R9), Y11, Y11
 	VMOVUPS Y11, 192(R9)
-	VMOVUPS 2432(R9), Y11
-	VSUBPS  2336(R9), Y11, Y11
+	VMOVUPS 3456(R9), Y11
+	VSUBPS  3360(R9), Y11, Y11
 	VMOVUPS Y11, 224(R9)
-	VMOVUPS 2816(R9), Y11
-	VSUBPS  2368(R9), Y11, Y11
+	VMOVUPS 3840(R9), Y11
+	VSUBPS  3392(R9), Y11, Y11
 	VMOVUPS Y11, 256(R9)
-	VMOVUPS 2848(R9), Y11
-	VSUBPS  2400(R9), Y11, Y11
+	VMOVUPS 3872(R9), Y11
+	VSUBPS  3424(R9), Y11, Y11
 	VMOVUPS Y11, 288(R9)
-	VMOVUPS 2880(R9), Y11
-	VSUBPS  2432(R9), Y11, Y11
+	VMOVUPS 3904(R9), Y11
+	VSUBPS  3456(R9), Y11, Y11
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPS       Y3, Y3, Y14
@@ -71362,23 +72797,23 @@ TOIAVX2_t_g0_nopad:
 	VADDPS       Y7, Y4, Y4
 	VSUBPS       Y11, Y11, Y7
 	VADDPS       Y7, Y5, Y5
-	VMOVUPS      2240(R9), Y7
-	VSUBPS       2240(R9), Y7, Y7
+	VMOVUPS      3264(R9), Y7
+	VSUBPS       3264(R9), Y7, Y7
 	VADDPS       Y7, Y3, Y3
-	VMOVUPS      2688(R9), Y7
-	VSUBPS       2688(R9), Y7, Y7
+	VMOVUPS      3712(R9), Y7
+	VSUBPS       3712(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
-	VMOVUPS      2944(R9), Y7
-	VSUBPS       2944(R9), Y7, Y7
+	VMOVUPS      3968(R9), Y7
+	VSUBPS       3968(R9), Y7, Y7
 	VADDPS       Y7, Y4, Y4
-	VMOVUPS      2464(R9), Y7
-	VSUBPS       2464(R9), Y7, Y7
+	VMOVUPS      3488(R9), Y7
+	VSUBPS       3488(R9), Y7, Y7
 	VADDPS       Y7, Y5, Y5
-	VMOVUPS      2912(R9), Y7
-	VSUBPS       2912(R9), Y7, Y7
+	VMOVUPS      3936(R9), Y7
+	VSUBPS       3936(R9), Y7, Y7
 	VADDPS       Y7, Y3, Y3
-	VMOVUPS      2976(R9), Y7
-	VSUBPS       2976(R9), Y7, Y7
+	VMOVUPS      4000(R9), Y7
+	VSUBPS       4000(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VMOVUPS      Y11, 480(R9)
 	VBROADCASTSS margin+56(FP), Y7
@@ -71399,14 +72834,14 @@ TOIAVX2_t_g0_nopad:
 	VCMPPS       $0x00, Y0, Y3, Y3
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 2240(R9), Y4
-	VMINPS  2688(R9), Y4, Y4
-	VMOVUPS 2464(R9), Y5
-	VMINPS  2912(R9), Y5, Y5
+	VMOVUPS 3264(R9), Y4
+	VMINPS  3712(R9), Y4, Y4
+	VMOVUPS 3488(R9), Y5
+	VMINPS  3936(R9), Y5, Y5
 	VMINPS  Y5, Y4, Y4
 	VCMPPS  $0x11, Y0, Y4, Y4
-	VMOVUPS 2944(R9), Y5
-	VMINPS  2976(R9), Y5, Y5
+	VMOVUPS 3968(R9), Y5
+	VMINPS  4000(R9), Y5, Y5
 	VCMPPS  $0x11, Y0, Y5, Y5
 	VORPS   Y5, Y4, Y4
 	VANDNPS Y3, Y4, Y3
@@ -71485,12 +72920,12 @@ TOIAVX2_t_g0_nopad:
 	VMULPS       Y4, Y5, Y4
 	VBROADCASTSS tol+60(FP), Y5
 	VMAXPS       Y4, Y5, Y4
-	VMOVUPS      2240(R9), Y5
-	VMAXPS       2688(R9), Y5, Y5
-	VMOVUPS      2464(R9), Y6
-	VMAXPS       2912(R9), Y6, Y6
-	VADDPS       2944(R9), Y5, Y5
-	VADDPS       2976(R9), Y6, Y6
+	VMOVUPS      3264(R9), Y5
+	VMAXPS       3712(R9), Y5, Y5
+	VMOVUPS      3488(R9), Y6
+	VMAXPS       3936(R9), Y6, Y6
+	VADDPS       3968(R9), Y5, Y5
+	VADDPS       4000(R9), Y6, Y6
 	VADDPS       Y6, Y5, Y5
 	VBROADCASTSS margin+56(FP), Y6
 	VADDPS       Y6, Y5, Y5
@@ -71499,47 +72934,47 @@ TOIAVX2_t_g0_nopad:
 	VBROADCASTSS toiinvalid<>+0(SB), Y6
 	VBLENDVPS    Y3, toirunning<>+0(SB), Y6, Y3
 	VMOVUPS      320(R9), Y6
-	VMOVUPS      Y6, 3008(R9)
+	VMOVUPS      Y6, 4032(R9)
 	VMOVUPS      384(R9), Y6
-	VMOVUPS      Y6, 3040(R9)
+	VMOVUPS      Y6, 4064(R9)
 	VMOVUPS      448(R9), Y6
-	VMOVUPS      Y6, 3072(R9)
-	VMOVUPS      Y9, 3104(R9)
-	VMOVUPS      Y10, 3136(R9)
+	VMOVUPS      Y6, 4096(R9)
+	VMOVUPS      Y9, 4128(R9)
+	VMOVUPS      Y10, 4160(R9)
 	VMOVUPS      (R9), Y6
-	VMOVUPS      Y6, 3168(R9)
+	VMOVUPS      Y6, 4192(R9)
 	VMOVUPS      160(R9), Y6
-	VMOVUPS      Y6, 3200(R9)
+	VMOVUPS      Y6, 4224(R9)
 	VMOVUPS      192(R9), Y6
-	VMOVUPS      Y6, 3232(R9)
+	VMOVUPS      Y6, 4256(R9)
 	VMOVUPS      224(R9), Y6
-	VMOVUPS      Y6, 3264(R9)
+	VMOVUPS      Y6, 4288(R9)
 	VMOVUPS      352(R9), Y6
-	VMOVUPS      Y6, 3296(R9)
+	VMOVUPS      Y6, 4320(R9)
 	VMOVUPS      416(R9), Y6
-	VMOVUPS      Y6, 3328(R9)
-	VMOVUPS      Y8, 3360(R9)
-	VMOVUPS      Y12, 3392(R9)
-	VMOVUPS      Y13, 3424(R9)
+	VMOVUPS      Y6, 4352(R9)
+	VMOVUPS      Y8, 4384(R9)
+	VMOVUPS      Y12, 4416(R9)
+	VMOVUPS      Y13, 4448(R9)
 	VMOVUPS      32(R9), Y6
-	VMOVUPS      Y6, 3456(R9)
+	VMOVUPS      Y6, 4480(R9)
 	VMOVUPS      64(R9), Y6
-	VMOVUPS      Y6, 3488(R9)
+	VMOVUPS      Y6, 4512(R9)
 	VMOVUPS      96(R9), Y6
-	VMOVUPS      Y6, 3520(R9)
+	VMOVUPS      Y6, 4544(R9)
 	VMOVUPS      128(R9), Y6
-	VMOVUPS      Y6, 3552(R9)
+	VMOVUPS      Y6, 4576(R9)
 	VMOVUPS      256(R9), Y6
-	VMOVUPS      Y6, 3584(R9)
+	VMOVUPS      Y6, 4608(R9)
 	VMOVUPS      288(R9), Y6
-	VMOVUPS      Y6, 3616(R9)
+	VMOVUPS      Y6, 4640(R9)
 	VMOVUPS      480(R9), Y6
-	VMOVUPS      Y6, 3648(R9)
-	VMOVUPS      Y5, 3680(R9)
-	VMOVUPS      Y4, 3712(R9)
-	VMOVUPS      Y0, 3744(R9)
-	VMOVUPS      Y0, 3776(R9)
-	VMOVUPS      Y3, 3808(R9)
+	VMOVUPS      Y6, 4672(R9)
+	VMOVUPS      Y5, 4704(R9)
+	VMOVUPS      Y4, 4736(R9)
+	VMOVUPS      Y0, 4768(R9)
+	VMOVUPS      Y0, 4800(R9)
+	VMOVUPS      Y3, 4832(R9)
 
 	// Steps until no lane is running.
 TOIAVX2_t_step:
@@ -71548,44 +72983,44 @@ TOIAVX2_t_step:
 	VMAXPS       Y0, Y3, Y3
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 3744(R9), Y4
-	VMULPS  3296(R9), Y4, Y4
-	VADDPS  3008(R9), Y4, Y4
-	VMOVUPS 3744(R9), Y5
-	VMULPS  3328(R9), Y5, Y5
-	VADDPS  3040(R9), Y5, Y5
-	VMOVUPS 3744(R9), Y6
-	VMULPS  3360(R9), Y6, Y6
-	VADDPS  3072(R9), Y6, Y6
-	VMOVUPS 3744(R9), Y7
-	VMULPS  3392(R9), Y7, Y7
-	VADDPS  3104(R9), Y7, Y7
-	VMOVUPS 3744(R9), Y8
-	VMULPS  3424(R9), Y8, Y8
-	VADDPS  3136(R9), Y8, Y8
-	VMOVUPS 3744(R9), Y9
-	VMULPS  3456(R9), Y9, Y9
-	VADDPS  3168(R9), Y9, Y9
-	VMOVUPS 3744(R9), Y10
-	VMULPS  3488(R9), Y10, Y10
+	VMOVUPS 4768(R9), Y4
+	VMULPS  4320(R9), Y4, Y4
+	VADDPS  4032(R9), Y4, Y4
+	VMOVUPS 4768(R9), Y5
+	VMULPS  4352(R9), Y5, Y5
+	VADDPS  4064(R9), Y5, Y5
+	VMOVUPS 4768(R9), Y6
+	VMULPS  4384(R9), Y6, Y6
+	VADDPS  4096(R9), Y6, Y6
+	VMOVUPS 4768(R9), Y7
+	VMULPS  4416(R9), Y7, Y7
+	VADDPS  4128(R9), Y7, Y7
+	VMOVUPS 4768(R9), Y8
+	VMULPS  4448(R9), Y8, Y8
+	VADDPS  4160(R9), Y8, Y8
+	VMOVUPS 4768(R9), Y9
+	VMULPS  4480(R9), Y9, Y9
+	VADDPS  4192(R9), Y9, Y9
+	VMOVUPS 4768(R9), Y10
+	VMULPS  4512(R9), Y10, Y10
 	VADDPS  Y10, Y0, Y10
-	VMOVUPS 3744(R9), Y11
-	VMULPS  3520(R9), Y11, Y11
+	VMOVUPS 4768(R9), Y11
+	VMULPS  4544(R9), Y11, Y11
 	VADDPS  Y11, Y0, Y11
-	VMOVUPS 3744(R9), Y12
-	VMULPS  3552(R9), Y12, Y12
+	VMOVUPS 4768(R9), Y12
+	VMULPS  4576(R9), Y12, Y12
 	VADDPS  Y12, Y0, Y12
-	VMOVUPS 3744(R9), Y13
-	VMULPS  3584(R9), Y13, Y13
-	VADDPS  3200(R9), Y13, Y13
+	VMOVUPS 4768(R9), Y13
+	VMULPS  4608(R9), Y13, Y13
+	VADDPS  4224(R9), Y13, Y13
 	VMOVUPS Y3, (R9)
-	VMOVUPS 3744(R9), Y3
-	VMULPS  3616(R9), Y3, Y3
-	VADDPS  3232(R9), Y3, Y3
+	VMOVUPS 4768(R9), Y3
+	VMULPS  4640(R9), Y3, Y3
+	VADDPS  4256(R9), Y3, Y3
 	VMOVUPS Y12, 32(R9)
-	VMOVUPS 3744(R9), Y12
-	VMULPS  3648(R9), Y12, Y12
-	VADDPS  3264(R9), Y12, Y12
+	VMOVUPS 4768(R9), Y12
+	VMULPS  4672(R9), Y12, Y12
+	VADDPS  4288(R9), Y12, Y12
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS  Y4, Y7, Y14
@@ -71735,31 +73170,31 @@ TOIAVX2_t_step:
 	VADDPS  Y9, Y8, Y8
 	VMULPS  320(R9), Y3, Y9
 	VADDPS  Y9, Y8, Y8
-	VMULPS  3296(R9), Y4, Y9
-	VMULPS  3328(R9), Y6, Y10
+	VMULPS  4320(R9), Y4, Y9
+	VMULPS  4352(R9), Y6, Y10
 	VADDPS  Y10, Y9, Y9
-	VMULPS  3360(R9), Y3, Y10
+	VMULPS  4384(R9), Y3, Y10
 	VADDPS  Y10, Y9, Y9
 	VMULPS  64(R9), Y4, Y10
 	VMULPS  96(R9), Y6, Y11
 	VADDPS  Y11, Y10, Y10
 	VMULPS  128(R9), Y3, Y11
 	VADDPS  Y11, Y10, Y10
-	VMULPS  3392(R9), Y4, Y11
-	VMULPS  3424(R9), Y6, Y12
+	VMULPS  4416(R9), Y4, Y11
+	VMULPS  4448(R9), Y6, Y12
 	VADDPS  Y12, Y11, Y11
-	VMULPS  3456(R9), Y3, Y12
+	VMULPS  4480(R9), Y3, Y12
 	VADDPS  Y12, Y11, Y11
 	VMULPS  256(R9), Y4, Y12
 	VMULPS  288(R9), Y6, Y13
 	VADDPS  Y13, Y12, Y12
 	VMULPS  32(R9), Y3, Y13
 	VADDPS  Y13, Y12, Y12
-	VMULPS  3488(R9), Y4, Y13
-	VMULPS  3520(R9), Y6, Y14
+	VMULPS  4512(R9), Y4, Y13
+	VMULPS  4544(R9), Y6, Y14
 	VMOVUPS Y7, 32(R9)
 	VADDPS  Y14, Y13, Y7
-	VMULPS  3552(R9), Y3, Y13
+	VMULPS  4576(R9), Y3, Y13
 	VADDPS  Y13, Y7, Y7
 	VMULPS  160(R9), Y4, Y13
 	VMULPS  192(R9), Y6, Y14
@@ -71767,15 +73202,15 @@ TOIAVX2_t_step:
 	VADDPS  Y14, Y13, Y5
 	VMULPS  224(R9), Y3, Y13
 	VADDPS  Y13, Y5, Y5
-	VMULPS  3584(R9), Y4, Y4
-	VMULPS  3616(R9), Y6, Y6
+	VMULPS  4608(R9), Y4, Y4
+	VMULPS  4640(R9), Y6, Y6
 	VADDPS  Y6, Y4, Y4
-	VMULPS  3648(R9), Y3, Y3
+	VMULPS  4672(R9), Y3, Y3
 	VADDPS  Y3, Y4, Y3
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
 	VSUBPS       Y12, Y8, Y4
-	VSUBPS       3680(R9), Y4, Y4
+	VSUBPS       4704(R9), Y4, Y4
 	VSUBPS       Y9, Y7, Y6
 	VCMPPS       $0x11, Y6, Y0, Y13
 	VDIVPS       Y6, Y4, Y6
@@ -71785,7 +73220,7 @@ TOIAVX2_t_step:
 	VCMPPS       $0x11, Y4, Y0, Y4
 	VANDPS       Y6, Y4, Y4
 	VSUBPS       Y5, Y8, Y6
-	VSUBPS       3680(R9), Y6, Y6
+	VSUBPS       4704(R9), Y6, Y6
 	VSUBPS       Y9, Y3, Y8
 	VCMPPS       $0x11, Y8, Y0, Y9
 	VDIVPS       Y8, Y6, Y8
@@ -71795,7 +73230,7 @@ TOIAVX2_t_step:
 	VANDPS       Y8, Y6, Y6
 	VMINPS       Y6, Y4, Y4
 	VSUBPS       Y12, Y10, Y6
-	VSUBPS       3680(R9), Y6, Y6
+	VSUBPS       4704(R9), Y6, Y6
 	VSUBPS       96(R9), Y7, Y7
 	VCMPPS       $0x11, Y7, Y0, Y8
 	VDIVPS       Y7, Y6, Y7
@@ -71805,7 +73240,7 @@ TOIAVX2_t_step:
 	VANDPS       Y7, Y6, Y6
 	VMINPS       Y6, Y4, Y4
 	VSUBPS       Y5, Y10, Y5
-	VSUBPS       3680(R9), Y5, Y5
+	VSUBPS       4704(R9), Y5, Y5
 	VSUBPS       96(R9), Y3, Y3
 	VCMPPS       $0x11, Y3, Y0, Y6
 	VDIVPS       Y3, Y5, Y3
@@ -71814,13 +73249,13 @@ TOIAVX2_t_step:
 	VCMPPS       $0x11, Y5, Y0, Y5
 	VANDPS       Y3, Y5, Y3
 	VMINPS       Y3, Y4, Y3
-	VADDPS       3744(R9), Y3, Y3
+	VADDPS       4768(R9), Y3, Y3
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS      3808(R9), Y4
+	VMOVUPS      4832(R9), Y4
 	VCMPPS       $0x00, toirunning<>+0(SB), Y4, Y4
-	VADDPS       3776(R9), Y1, Y5
-	VMOVUPS      3744(R9), Y6
+	VADDPS       4800(R9), Y1, Y5
+	VMOVUPS      4768(R9), Y6
 	VCMPPS       $0x11, Y3, Y6, Y6
 	VANDNPS      Y4, Y6, Y6
 	VBROADCASTSS maxiter+68(FP), Y7
@@ -71830,69 +73265,69 @@ TOIAVX2_t_step:
 	VBLENDVPS    Y6, toiunconv<>+0(SB), Y7, Y6
 	VCMPPS       $0x16, (R9), Y3, Y7
 	VBLENDVPS    Y7, Y0, Y6, Y6
-	VMOVUPS      3744(R9), Y7
+	VMOVUPS      4768(R9), Y7
 	VCMPPS       $0x00, Y0, Y7, Y7
 	VBLENDVPS    Y7, toiinitial<>+0(SB), Y1, Y7
 	VMOVUPS      64(R9), Y8
-	VCMPPS       $0x12, 3712(R9), Y8, Y8
+	VCMPPS       $0x12, 4736(R9), Y8, Y8
 	VBLENDVPS    Y8, Y7, Y6, Y6
 	VMOVUPS      32(R9), Y7
 	VBLENDVPS    Y7, toiinvalid<>+0(SB), Y6, Y6
 	VCMPPS       $0x00, toirunning<>+0(SB), Y6, Y7
 	VANDPS       Y7, Y4, Y7
-	VMOVUPS      3744(R9), Y8
+	VMOVUPS      4768(R9), Y8
 	VBLENDVPS    Y7, Y3, Y8, Y3
 	VMOVUPS      32(R9), Y8
 	VBLENDVPS    Y8, Y0, Y5, Y5
-	VMOVUPS      3776(R9), Y8
+	VMOVUPS      4800(R9), Y8
 	VBLENDVPS    Y4, Y5, Y8, Y5
-	VMOVUPS      3808(R9), Y8
+	VMOVUPS      4832(R9), Y8
 	VBLENDVPS    Y4, Y6, Y8, Y4
-	VMOVUPS      Y3, 3744(R9)
-	VMOVUPS      Y5, 3776(R9)
-	VMOVUPS      Y4, 3808(R9)
+	VMOVUPS      Y3, 4768(R9)
+	VMOVUPS      Y5, 4800(R9)
+	VMOVUPS      Y4, 4832(R9)
 	VMOVMSKPS    Y7, AX
 	TESTL        AX, AX
 	JNZ          TOIAVX2_t_step
 
 	// Finish: the rows.
-	VMOVUPS 3744(R9), Y3
-	VMULPS  3296(R9), Y3, Y3
-	VADDPS  3008(R9), Y3, Y3
-	VMOVUPS 3744(R9), Y4
-	VMULPS  3328(R9), Y4, Y4
-	VADDPS  3040(R9), Y4, Y4
-	VMOVUPS 3744(R9), Y5
-	VMULPS  3360(R9), Y5, Y5
-	VADDPS  3072(R9), Y5, Y5
-	VMOVUPS 3744(R9), Y6
-	VMULPS  3392(R9), Y6, Y6
-	VADDPS  3104(R9), Y6, Y6
-	VMOVUPS 3744(R9), Y7
-	VMULPS  3424(R9), Y7, Y7
-	VADDPS  3136(R9), Y7, Y7
-	VMOVUPS 3744(R9), Y8
-	VMULPS  3456(R9), Y8, Y8
-	VADDPS  3168(R9), Y8, Y8
-	VMOVUPS 3744(R9), Y9
-	VMULPS  3488(R9), Y9, Y9
+	VMOVUPS 4768(R9), Y3
+	VMULPS  4320(R9), Y3, Y3
+	VADDPS  4032(R9), Y3, Y3
+	VMOVUPS 4768(R9), Y4
+	VMULPS  4352(R9), Y4, Y4
+	VADDPS  4064(R9), Y4, Y4
+	VMOVUPS 4768(R9), Y5
+	VMULPS  4384(R9), Y5, Y5
+	VADDPS  4096(R9), Y5, Y5
+	VMOVUPS 4768(R9), Y6
+	VMULPS  4416(R9), Y6, Y6
+	VADDPS  4128(R9), Y6, Y6
+	VMOVUPS 4768(R9), Y7
+	VMULPS  4448(R9), Y7, Y7
+	VADDPS  4160(R9), Y7, Y7
+	VMOVUPS 4768(R9), Y8
+	VMULPS  4480(R9), Y8, Y8
+	VADDPS  4192(R9), Y8, Y8
+	VMOVUPS 4768(R9), Y9
+	VMULPS  4512(R9), Y9, Y9
 	VADDPS  Y9, Y0, Y9
-	VMOVUPS 3744(R9), Y10
-	VMULPS  3520(R9), Y10, Y10
+	VMOVUPS 4768(R9), Y10
+	VMULPS  4544(R9), Y10, Y10
 	VADDPS  Y10, Y0, Y10
-	VMOVUPS 3744(R9), Y11
-	VMULPS  3552(R9), Y11, Y11
+	VMOVUPS 4768(R9), Y11
+	VMULPS  4576(R9), Y11, Y11
 	VADDPS  Y11, Y0, Y11
-	VMOVUPS 3744(R9), Y12
-	VMULPS  3584(R9), Y12, Y12
-	VADDPS  3200(R9), Y12, Y12
-	VMOVUPS 3744(R9), Y13
-	VMULPS  3616(R9), Y13, Y13
-	VADDPS  3232(R9), Y13, Y13
+	VMOVUPS 4768(R9), Y12
+	VMULPS  4608(R9), Y12, Y12
+	VADDPS  4224(R9), Y12, Y12
+	VMOVUPS 4768(R9), Y13
+	VMULPS  4640(R9), Y13, Y13
+	VADDPS  4256(R9), Y13, Y13
 	VMOVUPS Y11, (R9)
-	VMOVUPS 3744(R9), Y11
-	VMULPS  3648(R9), Y11, Y11
-	VADDPS  3264(R9), Y11, Y11
+	VMOVUPS 4768(R9), Y11
+	VMULPS  4672(R9), Y11, Y11
+	VADDPS  4288(R9), Y11, Y11
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS  Y3, Y6, Y14
@@ -72246,30 +73681,30 @@ TOIAVX2_t_finish_g0_normal:
 	VMOVUPS 768(R9), Y4
 	VMULPS  384(R9), Y4, Y4
 	VADDPS  352(R9), Y4, Y4
-	VADDPS  2272(R9), Y4, Y4
+	VADDPS  3296(R9), Y4, Y4
 	VMOVUPS 224(R9), Y5
 	VADDPS  608(R9), Y5, Y5
-	VADDPS  2272(R9), Y5, Y5
+	VADDPS  3296(R9), Y5, Y5
 	VMOVUPS 416(R9), Y6
 	VMULPS  384(R9), Y6, Y6
 	VADDPS  320(R9), Y6, Y6
-	VADDPS  2304(R9), Y6, Y6
+	VADDPS  3328(R9), Y6, Y6
 	VMOVUPS 256(R9), Y7
 	VADDPS  576(R9), Y7, Y7
-	VADDPS  2304(R9), Y7, Y7
+	VADDPS  3328(R9), Y7, Y7
 	VMOVUPS 800(R9), Y8
 	VMULPS  384(R9), Y8, Y8
 	VADDPS  288(R9), Y8, Y8
-	VADDPS  2336(R9), Y8, Y8
+	VADDPS  3360(R9), Y8, Y8
 	VMOVUPS (R9), Y9
 	VADDPS  480(R9), Y9, Y9
-	VADDPS  2336(R9), Y9, Y9
+	VADDPS  3360(R9), Y9, Y9
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS   3808(R9), Y10
+	VMOVUPS   4832(R9), Y10
 	VCMPPS    $0x00, toiinvalid<>+0(SB), Y10, Y10
 	VMOVUPS   Y9, (R9)
-	VMOVUPS   3744(R9), Y9
+	VMOVUPS   4768(R9), Y9
 	VBLENDVPS Y10, canonicalnan<>+0(SB), Y9, Y9
 	VMOVUPS   Y9, 32(R9)
 	VMOVUPS   512(R9), Y9
@@ -72293,11 +73728,11 @@ TOIAVX2_t_finish_g0_normal:
 	VPADDD       iota<>+0(SB), Y10, Y10
 	MOVQ         (SP), R12
 	VPMASKMOVD   Y10, Y2, (R12)(R13*4)
-	VMOVUPS      3808(R9), Y10
+	VMOVUPS      4832(R9), Y10
 	VCVTTPS2DQ   Y10, Y10
 	MOVQ         8(SP), R12
 	VPMASKMOVD   Y10, Y2, (R12)(R13*4)
-	VMOVUPS      3776(R9), Y10
+	VMOVUPS      4800(R9), Y10
 	VCVTTPS2DQ   Y10, Y10
 	MOVQ         16(SP), R12
 	VPMASKMOVD   Y10, Y2, (R12)(R13*4)
@@ -72332,7 +73767,7 @@ TOIAVX2_done:
 
 // func TOIAVX512(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
-TEXT ·TOIAVX512(SB), $12208-72
+TEXT ·TOIAVX512(SB), $18224-72
 	MOVQ         out+40(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -72374,53 +73809,53 @@ TEXT ·TOIAVX512(SB), $12208-72
 	XORQ         R13, R13
 	MOVQ         n+48(FP), R14
 
-	// 2 whole group(s) of 16 pairs at a time.
-	CMPQ R14, $0x00000020
-	JB   TOIAVX512_loop2_end
+	// 3 whole group(s) of 16 pairs at a time.
+	CMPQ R14, $0x00000030
+	JB   TOIAVX512_loop3_end
 
-TOIAVX512_loop2:
+TOIAVX512_loop3:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ (DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7680(R9)
+	VMOVDQU   Y2, 9728(R9)
 	VPMOVZXDQ 16(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7712(R9)
+	VMOVDQU   Y2, 9760(R9)
 	VPMOVZXDQ 32(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7744(R9)
+	VMOVDQU   Y2, 9792(R9)
 	VPMOVZXDQ 48(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7776(R9)
+	VMOVDQU   Y2, 9824(R9)
 	VPMOVZXDQ (SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7808(R9)
+	VMOVDQU   Y2, 9856(R9)
 	VPMOVZXDQ 16(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7840(R9)
+	VMOVDQU   Y2, 9888(R9)
 	VPMOVZXDQ 32(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7872(R9)
+	VMOVDQU   Y2, 9920(R9)
 	VPMOVZXDQ 48(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7904(R9)
+	VMOVDQU   Y2, 9952(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ         7680(R9), BX
+	MOVQ         9728(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7712(R9), BX
+	MOVQ         9760(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
-	MOVQ         7688(R9), BX
+	MOVQ         9736(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7720(R9), BX
+	MOVQ         9768(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         7696(R9), BX
+	MOVQ         9744(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7728(R9), BX
+	MOVQ         9776(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
-	MOVQ         7704(R9), BX
+	MOVQ         9752(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7736(R9), BX
+	MOVQ         9784(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -72430,21 +73865,21 @@ TOIAVX512_loop2:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         7744(R9), BX
+	MOVQ         9792(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7776(R9), BX
+	MOVQ         9824(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         7752(R9), BX
+	MOVQ         9800(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7784(R9), BX
+	MOVQ         9832(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
-	MOVQ         7760(R9), BX
+	MOVQ         9808(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7792(R9), BX
+	MOVQ         9840(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
-	MOVQ         7768(R9), BX
+	MOVQ         9816(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7800(R9), BX
+	MOVQ         9848(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -72455,36 +73890,36 @@ TOIAVX512_loop2:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 4096(R9)
+	VMOVUPS      Z8, 6144(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 4160(R9)
+	VMOVUPS      Z8, 6208(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 4224(R9)
+	VMOVUPS      Z8, 6272(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 4480(R9)
+	VMOVUPS      Z3, 6528(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 4288(R9)
+	VMOVUPS      Z3, 6336(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 4352(R9)
+	VMOVUPS      Z3, 6400(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 4416(R9)
+	VMOVUPS      Z3, 6464(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ         7808(R9), BX
+	MOVQ         9856(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7840(R9), BX
+	MOVQ         9888(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
-	MOVQ         7816(R9), BX
+	MOVQ         9864(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7848(R9), BX
+	MOVQ         9896(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         7824(R9), BX
+	MOVQ         9872(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7856(R9), BX
+	MOVQ         9904(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
-	MOVQ         7832(R9), BX
+	MOVQ         9880(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7864(R9), BX
+	MOVQ         9912(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -72494,21 +73929,21 @@ TOIAVX512_loop2:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         7872(R9), BX
+	MOVQ         9920(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7904(R9), BX
+	MOVQ         9952(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         7880(R9), BX
+	MOVQ         9928(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7912(R9), BX
+	MOVQ         9960(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
-	MOVQ         7888(R9), BX
+	MOVQ         9936(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7920(R9), BX
+	MOVQ         9968(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
-	MOVQ         7896(R9), BX
+	MOVQ         9944(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7928(R9), BX
+	MOVQ         9976(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -72519,36 +73954,36 @@ TOIAVX512_loop2:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 4544(R9)
+	VMOVUPS      Z8, 6592(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 4608(R9)
+	VMOVUPS      Z8, 6656(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 4672(R9)
+	VMOVUPS      Z8, 6720(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 4928(R9)
+	VMOVUPS      Z3, 6976(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 4736(R9)
+	VMOVUPS      Z3, 6784(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 4800(R9)
+	VMOVUPS      Z3, 6848(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 4864(R9)
+	VMOVUPS      Z3, 6912(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ         7680(R9), BX
+	MOVQ         9728(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7712(R9), BX
+	MOVQ         9760(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
-	MOVQ         7688(R9), BX
+	MOVQ         9736(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7720(R9), BX
+	MOVQ         9768(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         7696(R9), BX
+	MOVQ         9744(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7728(R9), BX
+	MOVQ         9776(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
-	MOVQ         7704(R9), BX
+	MOVQ         9752(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7736(R9), BX
+	MOVQ         9784(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -72558,21 +73993,21 @@ TOIAVX512_loop2:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         7744(R9), BX
+	MOVQ         9792(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7776(R9), BX
+	MOVQ         9824(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         7752(R9), BX
+	MOVQ         9800(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7784(R9), BX
+	MOVQ         9832(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
-	MOVQ         7760(R9), BX
+	MOVQ         9808(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7792(R9), BX
+	MOVQ         9840(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
-	MOVQ         7768(R9), BX
+	MOVQ         9816(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7800(R9), BX
+	MOVQ         9848(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -72583,36 +74018,36 @@ TOIAVX512_loop2:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 4992(R9)
+	VMOVUPS      Z8, 7040(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 5056(R9)
+	VMOVUPS      Z8, 7104(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 5120(R9)
+	VMOVUPS      Z8, 7168(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 5376(R9)
+	VMOVUPS      Z3, 7424(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 5184(R9)
+	VMOVUPS      Z3, 7232(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 5248(R9)
+	VMOVUPS      Z3, 7296(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 5312(R9)
+	VMOVUPS      Z3, 7360(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ         7808(R9), BX
+	MOVQ         9856(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7840(R9), BX
+	MOVQ         9888(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
-	MOVQ         7816(R9), BX
+	MOVQ         9864(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7848(R9), BX
+	MOVQ         9896(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         7824(R9), BX
+	MOVQ         9872(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7856(R9), BX
+	MOVQ         9904(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
-	MOVQ         7832(R9), BX
+	MOVQ         9880(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7864(R9), BX
+	MOVQ         9912(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -72622,21 +74057,21 @@ TOIAVX512_loop2:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         7872(R9), BX
+	MOVQ         9920(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7904(R9), BX
+	MOVQ         9952(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         7880(R9), BX
+	MOVQ         9928(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7912(R9), BX
+	MOVQ         9960(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
-	MOVQ         7888(R9), BX
+	MOVQ         9936(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7920(R9), BX
+	MOVQ         9968(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
-	MOVQ         7896(R9), BX
+	MOVQ         9944(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7928(R9), BX
+	MOVQ         9976(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -72647,80 +74082,80 @@ TOIAVX512_loop2:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 5440(R9)
+	VMOVUPS      Z8, 7488(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 5504(R9)
+	VMOVUPS      Z8, 7552(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 5568(R9)
+	VMOVUPS      Z8, 7616(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 5824(R9)
+	VMOVUPS      Z3, 7872(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 5632(R9)
+	VMOVUPS      Z3, 7680(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 5696(R9)
+	VMOVUPS      Z3, 7744(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 5760(R9)
+	VMOVUPS      Z3, 7808(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Z0, 5888(R9)
-	VMOVUPS    Z0, 5952(R9)
+	VMOVUPS    Z0, 7936(R9)
+	VMOVUPS    Z0, 8000(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOIAVX512_loop2_g0_nopad
+	JZ         TOIAVX512_loop3_g0_nopad
 	VMOVUPS    (DX)(R13*4), Z4
 	VMOVUPS    Z0, Z3
 	VPCMPEQD   Z0, Z0, K1
 	VGATHERDPS (BX)(Z4*4), K1, Z3
-	VMOVUPS    Z3, 5888(R9)
+	VMOVUPS    Z3, 7936(R9)
 	VMOVUPS    (SI)(R13*4), Z4
 	VMOVUPS    Z0, Z3
 	VPCMPEQD   Z0, Z0, K1
 	VGATHERDPS (BX)(Z4*4), K1, Z3
-	VMOVUPS    Z3, 5952(R9)
+	VMOVUPS    Z3, 8000(R9)
 
-TOIAVX512_loop2_g0_nopad:
+TOIAVX512_loop3_g0_nopad:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ 64(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 11648(R9)
+	VMOVDQU   Y2, 13696(R9)
 	VPMOVZXDQ 80(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 11680(R9)
+	VMOVDQU   Y2, 13728(R9)
 	VPMOVZXDQ 96(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 11712(R9)
+	VMOVDQU   Y2, 13760(R9)
 	VPMOVZXDQ 112(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 11744(R9)
+	VMOVDQU   Y2, 13792(R9)
 	VPMOVZXDQ 64(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 11776(R9)
+	VMOVDQU   Y2, 13824(R9)
 	VPMOVZXDQ 80(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 11808(R9)
+	VMOVDQU   Y2, 13856(R9)
 	VPMOVZXDQ 96(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 11840(R9)
+	VMOVDQU   Y2, 13888(R9)
 	VPMOVZXDQ 112(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 11872(R9)
+	VMOVDQU   Y2, 13920(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ         11648(R9), BX
+	MOVQ         13696(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         11680(R9), BX
+	MOVQ         13728(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
-	MOVQ         11656(R9), BX
+	MOVQ         13704(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         11688(R9), BX
+	MOVQ         13736(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         11664(R9), BX
+	MOVQ         13712(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         11696(R9), BX
+	MOVQ         13744(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
-	MOVQ         11672(R9), BX
+	MOVQ         13720(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         11704(R9), BX
+	MOVQ         13752(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -72730,21 +74165,21 @@ TOIAVX512_loop2_g0_nopad:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         11712(R9), BX
+	MOVQ         13760(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         11744(R9), BX
+	MOVQ         13792(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         11720(R9), BX
+	MOVQ         13768(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         11752(R9), BX
+	MOVQ         13800(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
-	MOVQ         11728(R9), BX
+	MOVQ         13776(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         11760(R9), BX
+	MOVQ         13808(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
-	MOVQ         11736(R9), BX
+	MOVQ         13784(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         11768(R9), BX
+	MOVQ         13816(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -72755,36 +74190,36 @@ TOIAVX512_loop2_g0_nopad:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 8064(R9)
+	VMOVUPS      Z8, 10112(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 8128(R9)
+	VMOVUPS      Z8, 10176(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 8192(R9)
+	VMOVUPS      Z8, 10240(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 8448(R9)
+	VMOVUPS      Z3, 10496(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 8256(R9)
+	VMOVUPS      Z3, 10304(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 8320(R9)
+	VMOVUPS      Z3, 10368(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 8384(R9)
+	VMOVUPS      Z3, 10432(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ         11776(R9), BX
+	MOVQ         13824(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         11808(R9), BX
+	MOVQ         13856(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
-	MOVQ         11784(R9), BX
+	MOVQ         13832(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         11816(R9), BX
+	MOVQ         13864(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         11792(R9), BX
+	MOVQ         13840(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         11824(R9), BX
+	MOVQ         13872(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
-	MOVQ         11800(R9), BX
+	MOVQ         13848(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         11832(R9), BX
+	MOVQ         13880(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -72794,21 +74229,21 @@ TOIAVX512_loop2_g0_nopad:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         11840(R9), BX
+	MOVQ         13888(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         11872(R9), BX
+	MOVQ         13920(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         11848(R9), BX
+	MOVQ         13896(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         11880(R9), BX
+	MOVQ         13928(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
-	MOVQ         11856(R9), BX
+	MOVQ         13904(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         11888(R9), BX
+	MOVQ         13936(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
-	MOVQ         11864(R9), BX
+	MOVQ         13912(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         11896(R9), BX
+	MOVQ         13944(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -72819,36 +74254,36 @@ TOIAVX512_loop2_g0_nopad:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 8512(R9)
+	VMOVUPS      Z8, 10560(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 8576(R9)
+	VMOVUPS      Z8, 10624(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 8640(R9)
+	VMOVUPS      Z8, 10688(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 8896(R9)
+	VMOVUPS      Z3, 10944(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 8704(R9)
+	VMOVUPS      Z3, 10752(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 8768(R9)
+	VMOVUPS      Z3, 10816(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 8832(R9)
+	VMOVUPS      Z3, 10880(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ         11648(R9), BX
+	MOVQ         13696(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         11680(R9), BX
+	MOVQ         13728(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
-	MOVQ         11656(R9), BX
+	MOVQ         13704(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         11688(R9), BX
+	MOVQ         13736(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         11664(R9), BX
+	MOVQ         13712(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         11696(R9), BX
+	MOVQ         13744(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
-	MOVQ         11672(R9), BX
+	MOVQ         13720(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         11704(R9), BX
+	MOVQ         13752(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -72858,21 +74293,21 @@ TOIAVX512_loop2_g0_nopad:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         11712(R9), BX
+	MOVQ         13760(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         11744(R9), BX
+	MOVQ         13792(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         11720(R9), BX
+	MOVQ         13768(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         11752(R9), BX
+	MOVQ         13800(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
-	MOVQ         11728(R9), BX
+	MOVQ         13776(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         11760(R9), BX
+	MOVQ         13808(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
-	MOVQ         11736(R9), BX
+	MOVQ         13784(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         11768(R9), BX
+	MOVQ         13816(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -72883,36 +74318,36 @@ TOIAVX512_loop2_g0_nopad:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 8960(R9)
+	VMOVUPS      Z8, 11008(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 9024(R9)
+	VMOVUPS      Z8, 11072(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 9088(R9)
+	VMOVUPS      Z8, 11136(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 9344(R9)
+	VMOVUPS      Z3, 11392(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 9152(R9)
+	VMOVUPS      Z3, 11200(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 9216(R9)
+	VMOVUPS      Z3, 11264(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 9280(R9)
+	VMOVUPS      Z3, 11328(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ         11776(R9), BX
+	MOVQ         13824(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         11808(R9), BX
+	MOVQ         13856(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
-	MOVQ         11784(R9), BX
+	MOVQ         13832(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         11816(R9), BX
+	MOVQ         13864(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         11792(R9), BX
+	MOVQ         13840(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         11824(R9), BX
+	MOVQ         13872(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
-	MOVQ         11800(R9), BX
+	MOVQ         13848(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         11832(R9), BX
+	MOVQ         13880(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -72922,21 +74357,21 @@ TOIAVX512_loop2_g0_nopad:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         11840(R9), BX
+	MOVQ         13888(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         11872(R9), BX
+	MOVQ         13920(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         11848(R9), BX
+	MOVQ         13896(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         11880(R9), BX
+	MOVQ         13928(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
-	MOVQ         11856(R9), BX
+	MOVQ         13904(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         11888(R9), BX
+	MOVQ         13936(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
-	MOVQ         11864(R9), BX
+	MOVQ         13912(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         11896(R9), BX
+	MOVQ         13944(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -72947,606 +74382,1220 @@ TOIAVX512_loop2_g0_nopad:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 9408(R9)
+	VMOVUPS      Z8, 11456(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 9472(R9)
+	VMOVUPS      Z8, 11520(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 9536(R9)
+	VMOVUPS      Z8, 11584(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 9792(R9)
+	VMOVUPS      Z3, 11840(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 9600(R9)
+	VMOVUPS      Z3, 11648(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 9664(R9)
+	VMOVUPS      Z3, 11712(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 9728(R9)
+	VMOVUPS      Z3, 11776(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Z0, 9856(R9)
-	VMOVUPS    Z0, 9920(R9)
+	VMOVUPS    Z0, 11904(R9)
+	VMOVUPS    Z0, 11968(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOIAVX512_loop2_g1_nopad
+	JZ         TOIAVX512_loop3_g1_nopad
 	VMOVUPS    64(DX)(R13*4), Z4
 	VMOVUPS    Z0, Z3
 	VPCMPEQD   Z0, Z0, K1
 	VGATHERDPS (BX)(Z4*4), K1, Z3
-	VMOVUPS    Z3, 9856(R9)
+	VMOVUPS    Z3, 11904(R9)
 	VMOVUPS    64(SI)(R13*4), Z4
 	VMOVUPS    Z0, Z3
 	VPCMPEQD   Z0, Z0, K1
 	VGATHERDPS (BX)(Z4*4), K1, Z3
-	VMOVUPS    Z3, 9920(R9)
+	VMOVUPS    Z3, 11968(R9)
 
-TOIAVX512_loop2_g1_nopad:
+TOIAVX512_loop3_g1_nopad:
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ 128(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 17664(R9)
+	VPMOVZXDQ 144(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 17696(R9)
+	VPMOVZXDQ 160(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 17728(R9)
+	VPMOVZXDQ 176(DX)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 17760(R9)
+	VPMOVZXDQ 128(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 17792(R9)
+	VPMOVZXDQ 144(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 17824(R9)
+	VPMOVZXDQ 160(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 17856(R9)
+	VPMOVZXDQ 176(SI)(R13*4), Y2
+	VPSLLQ    $0x05, Y2, Y2
+	VMOVDQU   Y2, 17888(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ         17664(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         17696(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
+	MOVQ         17672(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         17704(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
+	MOVQ         17680(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         17712(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
+	MOVQ         17688(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         17720(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVQ         17728(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         17760(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
+	MOVQ         17736(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         17768(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
+	MOVQ         17744(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         17776(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
+	MOVQ         17752(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         17784(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 14080(R9)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 14144(R9)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 14208(R9)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 14464(R9)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 14272(R9)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 14336(R9)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 14400(R9)
+
+	// Capsule records of side J at the start, transposed.
+	MOVQ         17792(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         17824(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
+	MOVQ         17800(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         17832(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
+	MOVQ         17808(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         17840(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
+	MOVQ         17816(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         17848(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVQ         17856(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         17888(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
+	MOVQ         17864(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         17896(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
+	MOVQ         17872(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         17904(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
+	MOVQ         17880(R9), BX
+	VMOVUPS      (AX)(BX*1), Y2
+	MOVQ         17912(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 14528(R9)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 14592(R9)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 14656(R9)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 14912(R9)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 14720(R9)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 14784(R9)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 14848(R9)
+
+	// Capsule records of side I at the end, transposed.
+	MOVQ         17664(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         17696(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
+	MOVQ         17672(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         17704(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
+	MOVQ         17680(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         17712(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
+	MOVQ         17688(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         17720(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVQ         17728(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         17760(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
+	MOVQ         17736(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         17768(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
+	MOVQ         17744(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         17776(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
+	MOVQ         17752(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         17784(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 14976(R9)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 15040(R9)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 15104(R9)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 15360(R9)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 15168(R9)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 15232(R9)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 15296(R9)
+
+	// Capsule records of side J at the end, transposed.
+	MOVQ         17792(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         17824(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
+	MOVQ         17800(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         17832(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
+	MOVQ         17808(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         17840(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
+	MOVQ         17816(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         17848(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
+	VUNPCKLPS    Z4, Z3, Z7
+	VUNPCKLPS    Z6, Z5, Z8
+	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z6, Z5, Z4
+	VSHUFPS      $0x44, Z8, Z7, Z5
+	VSHUFPS      $0xee, Z8, Z7, Z6
+	VSHUFPS      $0x44, Z4, Z3, Z7
+	VSHUFPS      $0xee, Z4, Z3, Z3
+	MOVQ         17856(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         17888(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
+	MOVQ         17864(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         17896(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
+	MOVQ         17872(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         17904(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
+	MOVQ         17880(R9), BX
+	VMOVUPS      (CX)(BX*1), Y2
+	MOVQ         17912(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
+	VUNPCKLPS    Z8, Z4, Z11
+	VUNPCKLPS    Z10, Z9, Z12
+	VUNPCKHPS    Z8, Z4, Z4
+	VUNPCKHPS    Z10, Z9, Z8
+	VSHUFPS      $0x44, Z12, Z11, Z9
+	VSHUFPS      $0xee, Z12, Z11, Z10
+	VSHUFPS      $0x44, Z8, Z4, Z11
+	VSHUFPS      $0xee, Z8, Z4, Z4
+	VSHUFF32X4   $0x88, Z9, Z5, Z8
+	VMOVUPS      Z8, 15424(R9)
+	VSHUFF32X4   $0x88, Z10, Z6, Z8
+	VMOVUPS      Z8, 15488(R9)
+	VSHUFF32X4   $0x88, Z11, Z7, Z8
+	VMOVUPS      Z8, 15552(R9)
+	VSHUFF32X4   $0x88, Z4, Z3, Z3
+	VMOVUPS      Z3, 15808(R9)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z3
+	VMOVUPS      Z3, 15616(R9)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z3
+	VMOVUPS      Z3, 15680(R9)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z3
+	VMOVUPS      Z3, 15744(R9)
+
+	// The pads of I and J: gathered, or zero without pads.
+	VMOVUPS    Z0, 15872(R9)
+	VMOVUPS    Z0, 15936(R9)
+	MOVQ       pad+16(FP), BX
+	TESTQ      BX, BX
+	JZ         TOIAVX512_loop3_g2_nopad
+	VMOVUPS    128(DX)(R13*4), Z4
+	VMOVUPS    Z0, Z3
+	VPCMPEQD   Z0, Z0, K1
+	VGATHERDPS (BX)(Z4*4), K1, Z3
+	VMOVUPS    Z3, 15872(R9)
+	VMOVUPS    128(SI)(R13*4), Z4
+	VMOVUPS    Z0, Z3
+	VPCMPEQD   Z0, Z0, K1
+	VGATHERDPS (BX)(Z4*4), K1, Z3
+	VMOVUPS    Z3, 15936(R9)
+
+TOIAVX512_loop3_g2_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 4096(R9), Z3
-	VSUBPS  4544(R9), Z3, Z3
-	VMOVUPS 4160(R9), Z4
-	VSUBPS  4608(R9), Z4, Z4
-	VMOVUPS 4224(R9), Z5
-	VSUBPS  4672(R9), Z5, Z5
-	VMOVUPS 4992(R9), Z6
-	VSUBPS  4096(R9), Z6, Z6
-	VMOVUPS 5056(R9), Z7
-	VSUBPS  4160(R9), Z7, Z7
-	VMOVUPS 5120(R9), Z8
-	VSUBPS  4224(R9), Z8, Z8
-	VMOVUPS 4288(R9), Z9
-	VSUBPS  4544(R9), Z9, Z9
-	VMOVUPS 4352(R9), Z10
-	VSUBPS  4608(R9), Z10, Z10
-	VMOVUPS 4416(R9), Z11
-	VSUBPS  4672(R9), Z11, Z11
-	VMOVUPS 5184(R9), Z12
-	VSUBPS  4288(R9), Z12, Z12
-	VMOVUPS 5248(R9), Z13
-	VSUBPS  4352(R9), Z13, Z13
-	VMOVUPS 5312(R9), Z14
-	VSUBPS  4416(R9), Z14, Z14
-	VMOVUPS 5440(R9), Z15
-	VSUBPS  4544(R9), Z15, Z15
-	VMOVUPS 5504(R9), Z16
-	VSUBPS  4608(R9), Z16, Z16
-	VMOVUPS 5568(R9), Z17
-	VSUBPS  4672(R9), Z17, Z17
-	VMOVUPS 4736(R9), Z18
-	VSUBPS  4544(R9), Z18, Z18
-	VMOVUPS 4800(R9), Z19
-	VSUBPS  4608(R9), Z19, Z19
-	VMOVUPS 4864(R9), Z20
-	VSUBPS  4672(R9), Z20, Z20
-	VMOVUPS 5632(R9), Z21
-	VSUBPS  4736(R9), Z21, Z21
-	VMOVUPS 5696(R9), Z22
-	VSUBPS  4800(R9), Z22, Z22
-	VMOVUPS 5760(R9), Z23
-	VSUBPS  4864(R9), Z23, Z23
+	VMOVUPS 6144(R9), Z3
+	VSUBPS  6592(R9), Z3, Z3
+	VMOVUPS 6208(R9), Z4
+	VSUBPS  6656(R9), Z4, Z4
+	VMOVUPS 6272(R9), Z5
+	VSUBPS  6720(R9), Z5, Z5
+	VMOVUPS 7040(R9), Z6
+	VSUBPS  6144(R9), Z6, Z6
+	VMOVUPS 7104(R9), Z7
+	VSUBPS  6208(R9), Z7, Z7
+	VMOVUPS 7168(R9), Z8
+	VSUBPS  6272(R9), Z8, Z8
+	VMOVUPS 6336(R9), Z9
+	VSUBPS  6592(R9), Z9, Z9
+	VMOVUPS 6400(R9), Z10
+	VSUBPS  6656(R9), Z10, Z10
+	VMOVUPS 6464(R9), Z11
+	VSUBPS  6720(R9), Z11, Z11
+	VMOVUPS 7232(R9), Z12
+	VSUBPS  6336(R9), Z12, Z12
+	VMOVUPS 7296(R9), Z13
+	VSUBPS  6400(R9), Z13, Z13
+	VMOVUPS 7360(R9), Z14
+	VSUBPS  6464(R9), Z14, Z14
+	VMOVUPS 7488(R9), Z15
+	VSUBPS  6592(R9), Z15, Z15
+	VMOVUPS 7552(R9), Z16
+	VSUBPS  6656(R9), Z16, Z16
+	VMOVUPS 7616(R9), Z17
+	VSUBPS  6720(R9), Z17, Z17
+	VMOVUPS 6784(R9), Z18
+	VSUBPS  6592(R9), Z18, Z18
+	VMOVUPS 6848(R9), Z19
+	VSUBPS  6656(R9), Z19, Z19
+	VMOVUPS 6912(R9), Z20
+	VSUBPS  6720(R9), Z20, Z20
+	VMOVUPS 7680(R9), Z21
+	VSUBPS  6784(R9), Z21, Z21
+	VMOVUPS 7744(R9), Z22
+	VSUBPS  6848(R9), Z22, Z22
+	VMOVUPS 7808(R9), Z23
+	VSUBPS  6912(R9), Z23, Z23
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
-	VSUBPS       Z3, Z3, Z24
-	VSUBPS       Z6, Z6, Z25
-	VSUBPS       Z4, Z4, Z26
-	VSUBPS       Z7, Z7, Z27
-	VSUBPS       Z5, Z5, Z28
-	VADDPS       Z28, Z24, Z24
-	VSUBPS       Z8, Z8, Z28
-	VADDPS       Z28, Z25, Z25
-	VSUBPS       Z9, Z9, Z28
-	VADDPS       Z28, Z26, Z26
-	VSUBPS       Z12, Z12, Z28
-	VADDPS       Z28, Z27, Z27
-	VSUBPS       Z10, Z10, Z28
-	VADDPS       Z28, Z24, Z24
-	VSUBPS       Z13, Z13, Z28
-	VADDPS       Z28, Z25, Z25
-	VSUBPS       Z11, Z11, Z28
-	VADDPS       Z28, Z26, Z26
-	VSUBPS       Z14, Z14, Z28
-	VADDPS       Z28, Z27, Z27
-	VSUBPS       Z15, Z15, Z28
-	VADDPS       Z28, Z24, Z24
-	VSUBPS       Z16, Z16, Z28
-	VADDPS       Z28, Z25, Z25
-	VSUBPS       Z17, Z17, Z28
-	VADDPS       Z28, Z26, Z26
-	VSUBPS       Z18, Z18, Z28
-	VADDPS       Z28, Z27, Z27
-	VSUBPS       Z21, Z21, Z28
-	VADDPS       Z28, Z24, Z24
-	VSUBPS       Z19, Z19, Z28
-	VADDPS       Z28, Z25, Z25
-	VSUBPS       Z22, Z22, Z28
-	VADDPS       Z28, Z26, Z26
-	VSUBPS       Z20, Z20, Z28
-	VADDPS       Z28, Z27, Z27
-	VSUBPS       Z23, Z23, Z28
-	VADDPS       Z28, Z24, Z24
-	VMOVUPS      4480(R9), Z28
-	VSUBPS       4480(R9), Z28, Z28
-	VADDPS       Z28, Z25, Z25
-	VMOVUPS      5376(R9), Z28
-	VSUBPS       5376(R9), Z28, Z28
-	VADDPS       Z28, Z26, Z26
-	VMOVUPS      5888(R9), Z28
-	VSUBPS       5888(R9), Z28, Z28
-	VADDPS       Z28, Z27, Z27
-	VMOVUPS      4928(R9), Z28
-	VSUBPS       4928(R9), Z28, Z28
-	VADDPS       Z28, Z24, Z24
-	VMOVUPS      5824(R9), Z28
-	VSUBPS       5824(R9), Z28, Z28
-	VADDPS       Z28, Z25, Z25
-	VMOVUPS      5952(R9), Z28
-	VSUBPS       5952(R9), Z28, Z28
-	VADDPS       Z28, Z26, Z26
-	VBROADCASTSS margin+56(FP), Z28
-	VBROADCASTSS margin+56(FP), Z29
-	VSUBPS       Z28, Z29, Z28
-	VADDPS       Z28, Z27, Z27
-	VBROADCASTSS tol+60(FP), Z28
-	VBROADCASTSS tol+60(FP), Z29
-	VSUBPS       Z28, Z29, Z28
-	VADDPS       Z28, Z24, Z24
-	VBROADCASTSS tmax+64(FP), Z28
-	VBROADCASTSS tmax+64(FP), Z29
-	VSUBPS       Z28, Z29, Z28
-	VADDPS       Z28, Z25, Z25
-	VADDPS       Z25, Z24, Z24
-	VADDPS       Z27, Z26, Z25
-	VADDPS       Z25, Z24, Z24
-	VCMPPS       $0x00, Z0, Z24, K1
+	VSUBPS  Z3, Z3, Z24
+	VSUBPS  Z6, Z6, Z25
+	VSUBPS  Z4, Z4, Z26
+	VSUBPS  Z7, Z7, Z27
+	VSUBPS  Z5, Z5, Z28
+	VADDPS  Z28, Z24, Z24
+	VSUBPS  Z8, Z8, Z28
+	VADDPS  Z28, Z25, Z25
+	VSUBPS  Z9, Z9, Z28
+	VADDPS  Z28, Z26, Z26
+	VSUBPS  Z12, Z12, Z28
+	VADDPS  Z28, Z27, Z27
+	VSUBPS  Z10, Z10, Z28
+	VADDPS  Z28, Z24, Z24
+	VSUBPS  Z13, Z13, Z28
+	VADDPS  Z28, Z25, Z25
+	VSUBPS  Z11, Z11, Z28
+	VADDPS  Z28, Z26, Z26
+	VSUBPS  Z14, Z14, Z28
+	VADDPS  Z28, Z27, Z27
+	VSUBPS  Z15, Z15, Z28
+	VADDPS  Z28, Z24, Z24
+	VSUBPS  Z16, Z16, Z28
+	VADDPS  Z28, Z25, Z25
+	VSUBPS  Z17, Z17, Z28
+	VADDPS  Z28, Z26, Z26
+	VSUBPS  Z18, Z18, Z28
+	VADDPS  Z28, Z27, Z27
+	VSUBPS  Z21, Z21, Z28
+	VADDPS  Z28, Z24, Z24
+	VSUBPS  Z19, Z19, Z28
+	VADDPS  Z28, Z25, Z25
+	VSUBPS  Z22, Z22, Z28
+	VADDPS  Z28, Z26, Z26
+	VSUBPS  Z20, Z20, Z28
+	VADDPS  Z28, Z27, Z27
+	VSUBPS  Z23, Z23, Z28
+	VADDPS  Z28, Z24, Z24
+	VMOVUPS 6528(R9), Z28
+	VSUBPS  6528(R9), Z28, Z28
+	VADDPS  Z28, Z25, Z25
+	VMOVUPS 7424(R9), Z28
+	VSUBPS  7424(R9), Z28, Z28
+	VADDPS  Z28, Z26, Z26
+
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	VMOVUPS      10112(R9), Z28
+	VSUBPS       10560(R9), Z28, Z28
+	VMOVUPS      7936(R9), Z29
+	VSUBPS       7936(R9), Z29, Z29
+	VMOVUPS      10176(R9), Z30
+	VSUBPS       10624(R9), Z30, Z30
+	VADDPS       Z29, Z27, Z27
+	VMOVUPS      10240(R9), Z29
+	VSUBPS       10688(R9), Z29, Z29
+	VMOVUPS      Z23, (R9)
+	VMOVUPS      6976(R9), Z23
+	VSUBPS       6976(R9), Z23, Z23
+	VMOVUPS      Z20, 64(R9)
+	VMOVUPS      11008(R9), Z20
+	VSUBPS       10112(R9), Z20, Z20
+	VADDPS       Z23, Z24, Z23
+	VMOVUPS      11072(R9), Z24
+	VSUBPS       10176(R9), Z24, Z24
+	VMOVUPS      Z22, 128(R9)
+	VMOVUPS      7872(R9), Z22
+	VSUBPS       7872(R9), Z22, Z22
+	VMOVUPS      Z19, 192(R9)
+	VMOVUPS      11136(R9), Z19
+	VSUBPS       10240(R9), Z19, Z19
+	VADDPS       Z22, Z25, Z22
+	VMOVUPS      10304(R9), Z25
+	VSUBPS       10560(R9), Z25, Z25
+	VMOVUPS      Z21, 256(R9)
+	VMOVUPS      8000(R9), Z21
+	VSUBPS       8000(R9), Z21, Z21
+	VMOVUPS      Z18, 320(R9)
+	VMOVUPS      10368(R9), Z18
+	VSUBPS       10624(R9), Z18, Z18
+	VADDPS       Z21, Z26, Z21
+	VMOVUPS      10432(R9), Z26
+	VSUBPS       10688(R9), Z26, Z26
+	VMOVUPS      Z17, 384(R9)
+	VMOVUPS      Z16, 448(R9)
+	VBROADCASTSS margin+56(FP), Z16
+	VBROADCASTSS margin+56(FP), Z17
+	VSUBPS       Z16, Z17, Z16
+	VMOVUPS      11200(R9), Z17
+	VSUBPS       10304(R9), Z17, Z17
+	VADDPS       Z16, Z27, Z16
+	VMOVUPS      11264(R9), Z27
+	VSUBPS       10368(R9), Z27, Z27
+	VMOVUPS      Z15, 512(R9)
+	VMOVUPS      Z14, 576(R9)
+	VBROADCASTSS tol+60(FP), Z14
+	VBROADCASTSS tol+60(FP), Z15
+	VSUBPS       Z14, Z15, Z14
+	VMOVUPS      11328(R9), Z15
+	VSUBPS       10432(R9), Z15, Z15
+	VADDPS       Z14, Z23, Z14
+	VMOVUPS      11456(R9), Z23
+	VSUBPS       10560(R9), Z23, Z23
+	VMOVUPS      Z11, 640(R9)
+	VMOVUPS      Z13, 704(R9)
+	VBROADCASTSS tmax+64(FP), Z11
+	VBROADCASTSS tmax+64(FP), Z13
+	VSUBPS       Z11, Z13, Z11
+	VMOVUPS      11520(R9), Z13
+	VSUBPS       10624(R9), Z13, Z13
+	VADDPS       Z11, Z22, Z11
+	VMOVUPS      11584(R9), Z22
+	VSUBPS       10688(R9), Z22, Z22
+	VADDPS       Z11, Z14, Z11
+	VMOVUPS      10752(R9), Z14
+	VSUBPS       10560(R9), Z14, Z14
+	VADDPS       Z16, Z21, Z16
+	VMOVUPS      10816(R9), Z21
+	VSUBPS       10624(R9), Z21, Z21
+	VADDPS       Z16, Z11, Z11
+	VMOVUPS      10880(R9), Z16
+	VSUBPS       10688(R9), Z16, Z16
+	VCMPPS       $0x00, Z0, Z11, K1
+	VMOVUPS      11648(R9), Z11
+	VSUBPS       10752(R9), Z11, Z11
+	VMOVUPS      Z16, 768(R9)
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 4480(R9), Z24
-	VMINPS  5376(R9), Z24, Z24
-	VMOVUPS 4928(R9), Z25
-	VMINPS  5824(R9), Z25, Z25
-	VMINPS  Z25, Z24, Z24
-	VCMPPS  $0x11, Z0, Z24, K2
-	VMOVUPS 5888(R9), Z24
-	VMINPS  5952(R9), Z24, Z24
-	VCMPPS  $0x11, Z0, Z24, K3
+	VMOVUPS 6528(R9), Z16
+	VMINPS  7424(R9), Z16, Z16
+	VMOVUPS Z21, 832(R9)
+	VMOVUPS 11712(R9), Z21
+	VSUBPS  10816(R9), Z21, Z21
+	VMOVUPS Z21, 896(R9)
+	VMOVUPS 6976(R9), Z21
+	VMINPS  7872(R9), Z21, Z21
+	VMOVUPS Z11, 960(R9)
+	VMOVUPS 11776(R9), Z11
+	VSUBPS  10880(R9), Z11, Z11
+	VMINPS  Z21, Z16, Z16
+
+	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
+	VSUBPS  Z28, Z28, Z21
+	VCMPPS  $0x11, Z0, Z16, K2
+	VSUBPS  Z20, Z20, Z16
+	VMOVUPS Z20, 1024(R9)
+	VMOVUPS 7936(R9), Z20
+	VMINPS  8000(R9), Z20, Z20
+	VSUBPS  Z30, Z30, Z31
+	VCMPPS  $0x11, Z0, Z20, K3
+	VSUBPS  Z24, Z24, Z20
+	VMOVUPS Z24, 1088(R9)
+	VMOVUPS Z30, 1152(R9)
 	KORW    K3, K2, K2
+	VSUBPS  Z29, Z29, Z24
+	VMOVUPS Z29, 1216(R9)
 	KANDNW  K1, K2, K1
+	VADDPS  Z24, Z21, Z21
 
 	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
 	VANDPS.BCST absmask<>+0(SB), Z3, Z24
-	VADDPS      Z6, Z3, Z25
-	VANDPS.BCST absmask<>+0(SB), Z25, Z25
-	VANDPS.BCST absmask<>+0(SB), Z4, Z26
-	VADDPS      Z7, Z4, Z27
-	VANDPS.BCST absmask<>+0(SB), Z27, Z27
-
-	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS     8064(R9), Z28
-	VSUBPS      8512(R9), Z28, Z28
-	VMAXPS      Z27, Z0, Z27
-	VMOVUPS     8128(R9), Z29
-	VSUBPS      8576(R9), Z29, Z29
-	VANDPS.BCST absmask<>+0(SB), Z5, Z30
-	VMOVUPS     Z3, (R9)
-	VMOVUPS     8192(R9), Z3
-	VSUBPS      8640(R9), Z3, Z3
-	VMAXPS      Z30, Z24, Z24
-	VMOVUPS     8960(R9), Z30
-	VSUBPS      8064(R9), Z30, Z30
-	VADDPS      Z8, Z5, Z31
-	VMOVUPS     Z4, 64(R9)
-	VMOVUPS     Z5, 128(R9)
-	VMOVUPS     9024(R9), Z4
-	VSUBPS      8128(R9), Z4, Z4
-	VANDPS.BCST absmask<>+0(SB), Z31, Z5
-	VMOVUPS     Z6, 192(R9)
-	VMOVUPS     9088(R9), Z6
-	VSUBPS      8192(R9), Z6, Z6
-	VMAXPS      Z5, Z25, Z5
-	VMOVUPS     8256(R9), Z25
-	VSUBPS      8512(R9), Z25, Z25
-	VANDPS.BCST absmask<>+0(SB), Z9, Z31
-	VMOVUPS     Z7, 256(R9)
-	VMOVUPS     Z8, 320(R9)
-	VMOVUPS     8320(R9), Z7
-	VSUBPS      8576(R9), Z7, Z7
-	VMAXPS      Z31, Z26, Z8
-	VMOVUPS     8384(R9), Z26
-	VSUBPS      8640(R9), Z26, Z26
-	VADDPS      Z12, Z9, Z31
-	VMOVUPS     Z9, 384(R9)
-	VMOVUPS     Z12, 448(R9)
-	VMOVUPS     9152(R9), Z9
-	VSUBPS      8256(R9), Z9, Z9
-	VANDPS.BCST absmask<>+0(SB), Z31, Z12
-	VMOVUPS     Z23, 512(R9)
-	VMOVUPS     9216(R9), Z23
-	VSUBPS      8320(R9), Z23, Z23
-	VMAXPS      Z12, Z27, Z12
-	VMOVUPS     9280(R9), Z27
-	VSUBPS      8384(R9), Z27, Z27
-	VANDPS.BCST absmask<>+0(SB), Z10, Z31
-	VMOVUPS     Z27, 576(R9)
-	VMOVUPS     Z20, 640(R9)
-	VMOVUPS     9408(R9), Z20
-	VSUBPS      8512(R9), Z20, Z20
-	VMAXPS      Z31, Z24, Z24
-	VMOVUPS     9472(R9), Z27
-	VSUBPS      8576(R9), Z27, Z27
-	VADDPS      Z13, Z10, Z31
-	VMOVUPS     Z10, 704(R9)
-	VMOVUPS     Z13, 768(R9)
-	VMOVUPS     9536(R9), Z10
-	VSUBPS      8640(R9), Z10, Z10
-	VANDPS.BCST absmask<>+0(SB), Z31, Z13
-	VMOVUPS     Z10, 832(R9)
-	VMOVUPS     8704(R9), Z10
-	VSUBPS      8512(R9), Z10, Z10
-	VMAXPS      Z13, Z5, Z5
-	VMOVUPS     8768(R9), Z13
-	VSUBPS      8576(R9), Z13, Z13
-	VANDPS.BCST absmask<>+0(SB), Z11, Z31
-	VMOVUPS     Z13, 896(R9)
-	VMOVUPS     Z10, 960(R9)
-	VMOVUPS     8832(R9), Z10
-	VSUBPS      8640(R9), Z10, Z10
-	VMAXPS      Z31, Z8, Z8
-	VMOVUPS     9600(R9), Z13
-	VSUBPS      8704(R9), Z13, Z13
-	VADDPS      Z14, Z11, Z31
-	VMOVUPS     Z11, 1024(R9)
-	VMOVUPS     Z14, 1088(R9)
-	VMOVUPS     9664(R9), Z11
-	VSUBPS      8768(R9), Z11, Z11
-	VANDPS.BCST absmask<>+0(SB), Z31, Z14
-	VMOVUPS     Z10, 1152(R9)
-	VMOVUPS     9728(R9), Z10
-	VSUBPS      8832(R9), Z10, Z10
-	VMAXPS      Z14, Z12, Z12
-
-	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
-	VSUBPS      Z28, Z28, Z14
-	VANDPS.BCST absmask<>+0(SB), Z15, Z31
-	VMOVUPS     Z28, 1216(R9)
-	VSUBPS      Z30, Z30, Z28
-	VMOVUPS     Z30, 1280(R9)
-	VMAXPS      Z31, Z24, Z24
-	VSUBPS      Z29, Z29, Z30
-	VANDPS.BCST absmask<>+0(SB), Z16, Z31
-	VMOVUPS     Z29, 1344(R9)
-	VSUBPS      Z4, Z4, Z29
-	VMOVUPS     Z4, 1408(R9)
-	VMAXPS      Z31, Z5, Z4
-	VSUBPS      Z3, Z3, Z5
-	VANDPS.BCST absmask<>+0(SB), Z17, Z31
-	VMOVUPS     Z3, 1472(R9)
-	VADDPS      Z5, Z14, Z3
-	VMAXPS      Z31, Z8, Z5
-	VSUBPS      Z6, Z6, Z8
-	VANDPS.BCST absmask<>+0(SB), Z18, Z14
-	VADDPS      Z8, Z28, Z8
-	VMAXPS      Z14, Z12, Z12
-	VSUBPS      Z25, Z25, Z14
-	VADDPS      Z21, Z18, Z28
-	VADDPS      Z14, Z30, Z14
-	VANDPS.BCST absmask<>+0(SB), Z28, Z28
-	VSUBPS      Z9, Z9, Z30
-	VMAXPS      Z28, Z24, Z24
-	VADDPS      Z30, Z29, Z28
-	VANDPS.BCST absmask<>+0(SB), Z19, Z29
-	VSUBPS      Z7, Z7, Z30
-	VMAXPS      Z29, Z4, Z4
-	VADDPS      Z30, Z3, Z3
-	VADDPS      Z22, Z19, Z29
+	VSUBPS      Z19, Z19, Z29
+	VADDPS      Z6, Z3, Z30
+	VMOVUPS     Z19, 1280(R9)
+	VADDPS      Z29, Z16, Z16
+	VANDPS.BCST absmask<>+0(SB), Z30, Z19
+	VSUBPS      Z25, Z25, Z29
+	VANDPS.BCST absmask<>+0(SB), Z4, Z30
+	VMOVUPS     Z25, 1344(R9)
+	VADDPS      Z29, Z31, Z25
+	VADDPS      Z7, Z4, Z29
+	VSUBPS      Z17, Z17, Z31
+	VMOVUPS     Z17, 1408(R9)
+	VANDPS.BCST absmask<>+0(SB), Z29, Z17
+	VADDPS      Z31, Z20, Z20
+	VMAXPS      Z17, Z0, Z17
+	VSUBPS      Z18, Z18, Z29
+	VANDPS.BCST absmask<>+0(SB), Z5, Z31
+	VMOVUPS     Z18, 1472(R9)
+	VADDPS      Z29, Z21, Z18
+	VMAXPS      Z31, Z24, Z21
+	VSUBPS      Z27, Z27, Z24
+	VADDPS      Z8, Z5, Z29
+	VADDPS      Z24, Z16, Z16
+	VANDPS.BCST absmask<>+0(SB), Z29, Z24
+	VSUBPS      Z26, Z26, Z29
+	VMAXPS      Z24, Z19, Z19
+	VADDPS      Z29, Z25, Z24
+	VANDPS.BCST absmask<>+0(SB), Z9, Z25
+	VSUBPS      Z15, Z15, Z29
+	VMAXPS      Z25, Z30, Z25
+	VADDPS      Z29, Z20, Z20
+	VADDPS      Z12, Z9, Z29
 	VSUBPS      Z23, Z23, Z30
 	VANDPS.BCST absmask<>+0(SB), Z29, Z29
-	VADDPS      Z30, Z8, Z8
-	VMAXPS      Z29, Z5, Z5
-	VSUBPS      Z26, Z26, Z29
-	VMOVUPS     640(R9), Z30
-	VANDPS.BCST absmask<>+0(SB), Z30, Z30
-	VADDPS      Z29, Z14, Z14
-	VMAXPS      Z30, Z12, Z12
-	VMOVUPS     576(R9), Z29
-	VSUBPS      576(R9), Z29, Z29
-	VMOVUPS     640(R9), Z30
-	VADDPS      512(R9), Z30, Z30
-	VADDPS      Z29, Z28, Z28
+	VADDPS      Z30, Z18, Z18
+	VMAXPS      Z29, Z17, Z17
+	VSUBPS      Z13, Z13, Z29
+	VANDPS.BCST absmask<>+0(SB), Z10, Z30
+	VADDPS      Z29, Z16, Z16
+	VMAXPS      Z30, Z21, Z21
+	VSUBPS      Z22, Z22, Z29
+	VADDPS      704(R9), Z10, Z30
+	VADDPS      Z29, Z24, Z24
 	VANDPS.BCST absmask<>+0(SB), Z30, Z29
-	VSUBPS      Z20, Z20, Z30
-	VMAXPS      Z29, Z24, Z24
-	VADDPS      Z30, Z3, Z3
-	VMAXPS      Z24, Z12, Z12
-	VSUBPS      Z27, Z27, Z24
-	VMAXPS      Z5, Z4, Z4
-	VADDPS      Z24, Z8, Z5
-	VMAXPS      Z4, Z12, Z4
-	VMOVUPS     832(R9), Z8
-	VSUBPS      832(R9), Z8, Z8
+	VSUBPS      Z14, Z14, Z30
+	VMAXPS      Z29, Z19, Z19
+	VADDPS      Z30, Z20, Z20
+	VMOVUPS     640(R9), Z29
+	VANDPS.BCST absmask<>+0(SB), Z29, Z29
+	VMOVUPS     960(R9), Z30
+	VSUBPS      960(R9), Z30, Z30
+	VMAXPS      Z29, Z25, Z25
+	VADDPS      Z30, Z18, Z18
+	VMOVUPS     640(R9), Z29
+	VADDPS      576(R9), Z29, Z29
+	VMOVUPS     832(R9), Z30
+	VSUBPS      832(R9), Z30, Z30
+	VANDPS.BCST absmask<>+0(SB), Z29, Z29
+	VADDPS      Z30, Z16, Z16
+	VMAXPS      Z29, Z17, Z17
+	VMOVUPS     896(R9), Z29
+	VSUBPS      896(R9), Z29, Z29
+	VMOVUPS     512(R9), Z30
+	VANDPS.BCST absmask<>+0(SB), Z30, Z30
+	VADDPS      Z29, Z24, Z24
+	VMAXPS      Z30, Z21, Z21
+	VMOVUPS     768(R9), Z29
+	VSUBPS      768(R9), Z29, Z29
+	VMOVUPS     448(R9), Z30
+	VANDPS.BCST absmask<>+0(SB), Z30, Z30
+	VADDPS      Z29, Z20, Z20
+	VMAXPS      Z30, Z19, Z19
+	VSUBPS      Z11, Z11, Z29
+	VMOVUPS     384(R9), Z30
+	VANDPS.BCST absmask<>+0(SB), Z30, Z30
+	VADDPS      Z29, Z18, Z18
+	VMAXPS      Z30, Z25, Z25
+	VMOVUPS     10496(R9), Z29
+	VSUBPS      10496(R9), Z29, Z29
+	VMOVUPS     320(R9), Z30
+	VANDPS.BCST absmask<>+0(SB), Z30, Z30
+	VADDPS      Z29, Z16, Z16
+	VMAXPS      Z30, Z17, Z17
+	VMOVUPS     11392(R9), Z29
+	VSUBPS      11392(R9), Z29, Z29
+	VMOVUPS     320(R9), Z30
+	VADDPS      256(R9), Z30, Z30
+	VADDPS      Z29, Z24, Z24
+
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	VMOVUPS      14080(R9), Z29
+	VSUBPS       14528(R9), Z29, Z29
+	VANDPS.BCST  absmask<>+0(SB), Z30, Z30
+	VMOVUPS      Z11, 1536(R9)
+	VMOVUPS      11904(R9), Z11
+	VSUBPS       11904(R9), Z11, Z11
+	VMOVUPS      Z14, 1600(R9)
+	VMOVUPS      14144(R9), Z14
+	VSUBPS       14592(R9), Z14, Z14
+	VMAXPS       Z30, Z21, Z21
+	VADDPS       Z11, Z20, Z11
+	VMOVUPS      14208(R9), Z20
+	VSUBPS       14656(R9), Z20, Z20
+	VMOVUPS      192(R9), Z30
+	VANDPS.BCST  absmask<>+0(SB), Z30, Z30
+	VMOVUPS      Z22, 1664(R9)
+	VMOVUPS      10944(R9), Z22
+	VSUBPS       10944(R9), Z22, Z22
+	VMOVUPS      Z13, 1728(R9)
+	VMOVUPS      14976(R9), Z13
+	VSUBPS       14080(R9), Z13, Z13
+	VMAXPS       Z30, Z19, Z19
+	VADDPS       Z22, Z18, Z18
+	VMOVUPS      15040(R9), Z22
+	VSUBPS       14144(R9), Z22, Z22
+	VMOVUPS      192(R9), Z30
+	VADDPS       128(R9), Z30, Z30
+	VMOVUPS      Z23, 1792(R9)
+	VMOVUPS      11840(R9), Z23
+	VSUBPS       11840(R9), Z23, Z23
+	VMOVUPS      Z15, 1856(R9)
+	VMOVUPS      15104(R9), Z15
+	VSUBPS       14208(R9), Z15, Z15
+	VANDPS.BCST  absmask<>+0(SB), Z30, Z30
+	VADDPS       Z23, Z16, Z16
+	VMOVUPS      14272(R9), Z23
+	VSUBPS       14528(R9), Z23, Z23
+	VMAXPS       Z30, Z25, Z25
+	VMOVUPS      11968(R9), Z30
+	VSUBPS       11968(R9), Z30, Z30
+	VMOVUPS      Z26, 1920(R9)
+	VMOVUPS      14336(R9), Z26
+	VSUBPS       14592(R9), Z26, Z26
+	VMOVUPS      Z27, 1984(R9)
+	VMOVUPS      64(R9), Z27
+	VANDPS.BCST  absmask<>+0(SB), Z27, Z27
+	VADDPS       Z30, Z24, Z24
+	VMOVUPS      14400(R9), Z30
+	VSUBPS       14656(R9), Z30, Z30
+	VMAXPS       Z27, Z17, Z17
+	VMOVUPS      Z30, 2048(R9)
+	VBROADCASTSS margin+56(FP), Z27
+	VBROADCASTSS margin+56(FP), Z30
+	VSUBPS       Z27, Z30, Z27
+	VMOVUPS      15168(R9), Z30
+	VSUBPS       14272(R9), Z30, Z30
+	VMOVUPS      Z26, 2112(R9)
+	VMOVUPS      64(R9), Z26
+	VADDPS       (R9), Z26, Z26
+	VADDPS       Z27, Z11, Z11
+	VMOVUPS      15232(R9), Z27
+	VSUBPS       14336(R9), Z27, Z27
+	VANDPS.BCST  absmask<>+0(SB), Z26, Z26
+	VMOVUPS      Z27, 2176(R9)
+	VMOVUPS      Z30, 2240(R9)
+	VBROADCASTSS tol+60(FP), Z27
+	VBROADCASTSS tol+60(FP), Z30
+	VSUBPS       Z27, Z30, Z27
+	VMOVUPS      15296(R9), Z30
+	VSUBPS       14400(R9), Z30, Z30
+	VMAXPS       Z26, Z21, Z21
+	VADDPS       Z27, Z18, Z18
+	VMOVUPS      15424(R9), Z26
+	VSUBPS       14528(R9), Z26, Z26
+	VMAXPS       Z21, Z17, Z17
+	VBROADCASTSS tmax+64(FP), Z21
+	VBROADCASTSS tmax+64(FP), Z27
+	VSUBPS       Z21, Z27, Z21
+	VMOVUPS      15488(R9), Z27
+	VSUBPS       14592(R9), Z27, Z27
+	VMAXPS       Z25, Z19, Z19
+	VADDPS       Z21, Z16, Z16
+	VMOVUPS      15552(R9), Z21
+	VSUBPS       14656(R9), Z21, Z21
+	VMAXPS       Z19, Z17, Z17
+	VADDPS       Z16, Z18, Z16
+	VMOVUPS      14720(R9), Z18
+	VSUBPS       14528(R9), Z18, Z18
 
 	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
-	VADDPS         Z8, Z14, Z8
-	VBROADCASTSS   toitolfloor<>+0(SB), Z12
-	VMULPS         Z4, Z12, Z4
-	VMOVUPS        960(R9), Z12
-	VSUBPS         960(R9), Z12, Z12
-	VBROADCASTSS   tol+60(FP), Z14
-	VMAXPS         Z4, Z14, Z4
-	VADDPS         Z12, Z28, Z12
-	VMOVUPS        4480(R9), Z14
-	VMAXPS         5376(R9), Z14, Z14
-	VSUBPS         Z13, Z13, Z24
-	VMOVUPS        4928(R9), Z28
-	VMAXPS         5824(R9), Z28, Z28
-	VADDPS         Z24, Z3, Z3
-	VADDPS         5888(R9), Z14, Z14
-	VMOVUPS        896(R9), Z24
-	VSUBPS         896(R9), Z24, Z24
-	VADDPS         5952(R9), Z28, Z28
-	VADDPS         Z24, Z5, Z5
-	VADDPS         Z28, Z14, Z14
-	VSUBPS         Z11, Z11, Z24
-	VBROADCASTSS   margin+56(FP), Z28
-	VADDPS         Z28, Z14, Z14
-	VADDPS         Z24, Z8, Z8
-	VMAXPS         Z4, Z14, Z14
-	VMOVUPS        1152(R9), Z24
-	VSUBPS         1152(R9), Z24, Z24
-	VADDPS         Z4, Z14, Z4
-	VADDPS         Z24, Z12, Z12
-	VSUBPS         Z10, Z10, Z24
-	VADDPS         Z24, Z3, Z3
-	VXORPS         Z24, Z24, Z24
-	VBROADCASTSS   toiinvalid<>+0(SB), Z28
-	VBLENDMPS.BCST toirunning<>+0(SB), Z28, K1, Z24
-	VMOVUPS        (R9), Z28
-	VMOVUPS        Z28, 6016(R9)
-	VMOVUPS        64(R9), Z28
-	VMOVUPS        Z28, 6080(R9)
-	VMOVUPS        128(R9), Z28
-	VMOVUPS        Z28, 6144(R9)
-	VMOVUPS        384(R9), Z28
-	VMOVUPS        Z28, 6208(R9)
-	VMOVUPS        704(R9), Z28
-	VMOVUPS        Z28, 6272(R9)
-	VMOVUPS        1024(R9), Z28
-	VMOVUPS        Z28, 6336(R9)
-	VMOVUPS        Z18, 6400(R9)
-	VMOVUPS        Z19, 6464(R9)
-	VMOVUPS        640(R9), Z18
-	VMOVUPS        Z18, 6528(R9)
-	VMOVUPS        192(R9), Z18
-	VMOVUPS        Z18, 6592(R9)
-	VMOVUPS        256(R9), Z18
-	VMOVUPS        Z18, 6656(R9)
-	VMOVUPS        320(R9), Z18
-	VMOVUPS        Z18, 6720(R9)
-	VMOVUPS        448(R9), Z18
-	VMOVUPS        Z18, 6784(R9)
-	VMOVUPS        768(R9), Z18
-	VMOVUPS        Z18, 6848(R9)
-	VMOVUPS        1088(R9), Z18
-	VMOVUPS        Z18, 6912(R9)
-	VMOVUPS        Z15, 6976(R9)
-	VMOVUPS        Z16, 7040(R9)
-	VMOVUPS        Z17, 7104(R9)
-	VMOVUPS        Z21, 7168(R9)
-	VMOVUPS        Z22, 7232(R9)
-	VMOVUPS        512(R9), Z15
-	VMOVUPS        Z15, 7296(R9)
-	VMOVUPS        Z14, 7360(R9)
-	VMOVUPS        Z4, 7424(R9)
-	VMOVUPS        Z0, 7488(R9)
-	VMOVUPS        Z0, 7552(R9)
-	VMOVUPS        Z24, 7616(R9)
-	VMOVUPS        8448(R9), Z4
-	VSUBPS         8448(R9), Z4, Z4
-	VADDPS         Z4, Z5, Z4
-	VMOVUPS        9344(R9), Z5
-	VSUBPS         9344(R9), Z5, Z5
-	VADDPS         Z5, Z8, Z5
-	VMOVUPS        9856(R9), Z8
-	VSUBPS         9856(R9), Z8, Z8
-	VADDPS         Z8, Z12, Z8
-	VMOVUPS        8896(R9), Z12
-	VSUBPS         8896(R9), Z12, Z12
-	VADDPS         Z12, Z3, Z3
-	VMOVUPS        9792(R9), Z12
-	VSUBPS         9792(R9), Z12, Z12
-	VADDPS         Z12, Z4, Z4
-	VMOVUPS        9920(R9), Z12
-	VSUBPS         9920(R9), Z12, Z12
-	VADDPS         Z12, Z5, Z5
-	VBROADCASTSS   margin+56(FP), Z12
-	VBROADCASTSS   margin+56(FP), Z14
-	VSUBPS         Z12, Z14, Z12
-	VADDPS         Z12, Z8, Z8
-	VBROADCASTSS   tol+60(FP), Z12
-	VBROADCASTSS   tol+60(FP), Z14
-	VSUBPS         Z12, Z14, Z12
-	VADDPS         Z12, Z3, Z3
-	VBROADCASTSS   tmax+64(FP), Z12
-	VBROADCASTSS   tmax+64(FP), Z14
-	VSUBPS         Z12, Z14, Z12
-	VADDPS         Z12, Z4, Z4
-	VADDPS         Z4, Z3, Z3
-	VADDPS         Z8, Z5, Z4
-	VADDPS         Z4, Z3, Z3
-	VCMPPS         $0x00, Z0, Z3, K1
+	VADDPS       Z11, Z24, Z11
+	VMOVUPS      14784(R9), Z19
+	VSUBPS       14592(R9), Z19, Z19
+	VBROADCASTSS toitolfloor<>+0(SB), Z24
+	VMULPS       Z17, Z24, Z17
+	VADDPS       Z11, Z16, Z11
+	VMOVUPS      14848(R9), Z16
+	VSUBPS       14656(R9), Z16, Z16
+	VBROADCASTSS tol+60(FP), Z24
+	VMAXPS       Z17, Z24, Z17
+	VCMPPS       $0x00, Z0, Z11, K2
+	VMOVUPS      15616(R9), Z11
+	VSUBPS       14720(R9), Z11, Z11
+	VMOVUPS      6528(R9), Z24
+	VMAXPS       7424(R9), Z24, Z24
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 8448(R9), Z3
-	VMINPS  9344(R9), Z3, Z3
-	VMOVUPS 8896(R9), Z4
-	VMINPS  9792(R9), Z4, Z4
-	VMINPS  Z4, Z3, Z3
-	VCMPPS  $0x11, Z0, Z3, K2
-	VMOVUPS 9856(R9), Z3
-	VMINPS  9920(R9), Z3, Z3
-	VCMPPS  $0x11, Z0, Z3, K3
-	KORW    K3, K2, K2
-	KANDNW  K1, K2, K1
+	VMOVUPS 10496(R9), Z25
+	VMINPS  11392(R9), Z25, Z25
+	VMOVUPS Z16, 2304(R9)
+	VMOVUPS 15680(R9), Z16
+	VSUBPS  14784(R9), Z16, Z16
+	VMOVUPS Z16, 2368(R9)
+	VMOVUPS 6976(R9), Z16
+	VMAXPS  7872(R9), Z16, Z16
+	VMOVUPS Z19, 2432(R9)
+	VMOVUPS 10944(R9), Z19
+	VMINPS  11840(R9), Z19, Z19
+	VMOVUPS Z11, 2496(R9)
+	VMOVUPS 15744(R9), Z11
+	VSUBPS  14848(R9), Z11, Z11
+	VADDPS  7936(R9), Z24, Z24
+	VMINPS  Z19, Z25, Z19
+
+	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
+	VSUBPS       Z29, Z29, Z25
+	VADDPS       8000(R9), Z16, Z16
+	VCMPPS       $0x11, Z0, Z19, K3
+	VSUBPS       Z13, Z13, Z19
+	VADDPS       Z16, Z24, Z16
+	VMOVUPS      11904(R9), Z24
+	VMINPS       11968(R9), Z24, Z24
+	VSUBPS       Z14, Z14, Z31
+	VMOVUPS      Z14, 2560(R9)
+	VMOVUPS      Z13, 2624(R9)
+	VBROADCASTSS margin+56(FP), Z13
+	VADDPS       Z13, Z16, Z13
+	VCMPPS       $0x11, Z0, Z24, K4
+	VSUBPS       Z22, Z22, Z14
+	VMAXPS       Z17, Z13, Z13
+	KORW         K4, K3, K3
+	VSUBPS       Z20, Z20, Z16
+	VADDPS       Z17, Z13, Z17
+	VMOVUPS      Z20, 2688(R9)
+	KANDNW       K2, K3, K2
+	VADDPS       Z16, Z25, Z16
 
 	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
-	VMOVUPS     1216(R9), Z3
-	VANDPS.BCST absmask<>+0(SB), Z3, Z3
-	VMOVUPS     1216(R9), Z4
-	VADDPS      1280(R9), Z4, Z4
-	VANDPS.BCST absmask<>+0(SB), Z4, Z4
-	VMOVUPS     1344(R9), Z5
-	VANDPS.BCST absmask<>+0(SB), Z5, Z5
-	VMOVUPS     1344(R9), Z8
-	VADDPS      1408(R9), Z8, Z8
-	VANDPS.BCST absmask<>+0(SB), Z8, Z8
-	VMAXPS      Z8, Z0, Z8
-	VMOVUPS     1472(R9), Z12
-	VANDPS.BCST absmask<>+0(SB), Z12, Z12
-	VMAXPS      Z12, Z3, Z3
-	VADDPS      1472(R9), Z6, Z12
-	VANDPS.BCST absmask<>+0(SB), Z12, Z12
-	VMAXPS      Z12, Z4, Z4
-	VANDPS.BCST absmask<>+0(SB), Z25, Z12
-	VMAXPS      Z12, Z5, Z5
-	VADDPS      Z9, Z25, Z12
-	VANDPS.BCST absmask<>+0(SB), Z12, Z12
-	VMAXPS      Z12, Z8, Z8
-	VANDPS.BCST absmask<>+0(SB), Z7, Z12
-	VMAXPS      Z12, Z3, Z3
-	VADDPS      Z23, Z7, Z12
-	VANDPS.BCST absmask<>+0(SB), Z12, Z12
-	VMAXPS      Z12, Z4, Z4
-	VANDPS.BCST absmask<>+0(SB), Z26, Z12
-	VMAXPS      Z12, Z5, Z5
-	VADDPS      576(R9), Z26, Z12
-	VANDPS.BCST absmask<>+0(SB), Z12, Z12
-	VMAXPS      Z12, Z8, Z8
-	VANDPS.BCST absmask<>+0(SB), Z20, Z12
-	VMAXPS      Z12, Z3, Z3
-	VANDPS.BCST absmask<>+0(SB), Z27, Z12
-	VMAXPS      Z12, Z4, Z4
-	VMOVUPS     832(R9), Z12
-	VANDPS.BCST absmask<>+0(SB), Z12, Z12
-	VMAXPS      Z12, Z5, Z5
-	VMOVUPS     960(R9), Z12
-	VANDPS.BCST absmask<>+0(SB), Z12, Z12
-	VMAXPS      Z12, Z8, Z8
-	VADDPS      960(R9), Z13, Z12
-	VANDPS.BCST absmask<>+0(SB), Z12, Z12
-	VMAXPS      Z12, Z3, Z3
-	VMOVUPS     896(R9), Z12
-	VANDPS.BCST absmask<>+0(SB), Z12, Z12
-	VMAXPS      Z12, Z4, Z4
-	VADDPS      896(R9), Z11, Z12
-	VANDPS.BCST absmask<>+0(SB), Z12, Z12
-	VMAXPS      Z12, Z5, Z5
-	VMOVUPS     1152(R9), Z12
-	VANDPS.BCST absmask<>+0(SB), Z12, Z12
-	VMAXPS      Z12, Z8, Z8
-	VADDPS      1152(R9), Z10, Z12
-	VANDPS.BCST absmask<>+0(SB), Z12, Z12
-	VMAXPS      Z12, Z3, Z3
-	VMAXPS      Z3, Z8, Z3
-	VMAXPS      Z5, Z4, Z4
-	VMAXPS      Z4, Z3, Z3
+	VANDPS.BCST    absmask<>+0(SB), Z28, Z20
+	VSUBPS         Z15, Z15, Z24
+	VADDPS         1024(R9), Z28, Z25
+	VMOVUPS        Z15, 2752(R9)
+	VADDPS         Z24, Z19, Z15
+	VMOVUPS        Z22, 2816(R9)
+	VMOVUPS        Z28, 2880(R9)
+	VMOVUPS        Z29, 2944(R9)
+	VXORPS         Z19, Z19, Z19
+	VBROADCASTSS   toiinvalid<>+0(SB), Z22
+	VBLENDMPS.BCST toirunning<>+0(SB), Z22, K1, Z19
+	VMOVUPS        Z3, 8064(R9)
+	VMOVUPS        Z4, 8128(R9)
+	VMOVUPS        Z5, 8192(R9)
+	VMOVUPS        Z9, 8256(R9)
+	VMOVUPS        Z10, 8320(R9)
+	VMOVUPS        640(R9), Z3
+	VMOVUPS        Z3, 8384(R9)
+	VMOVUPS        320(R9), Z3
+	VMOVUPS        Z3, 8448(R9)
+	VMOVUPS        192(R9), Z3
+	VMOVUPS        Z3, 8512(R9)
+	VMOVUPS        64(R9), Z3
+	VMOVUPS        Z3, 8576(R9)
+	VMOVUPS        Z6, 8640(R9)
+	VMOVUPS        Z7, 8704(R9)
+	VMOVUPS        Z8, 8768(R9)
+	VMOVUPS        Z12, 8832(R9)
+	VMOVUPS        704(R9), Z3
+	VMOVUPS        Z3, 8896(R9)
+	VMOVUPS        576(R9), Z3
+	VMOVUPS        Z3, 8960(R9)
+	VMOVUPS        512(R9), Z3
+	VMOVUPS        Z3, 9024(R9)
+	VMOVUPS        448(R9), Z3
+	VMOVUPS        Z3, 9088(R9)
+	VMOVUPS        384(R9), Z3
+	VMOVUPS        Z3, 9152(R9)
+	VMOVUPS        256(R9), Z3
+	VMOVUPS        Z3, 9216(R9)
+	VMOVUPS        128(R9), Z3
+	VMOVUPS        Z3, 9280(R9)
+	VMOVUPS        (R9), Z3
+	VMOVUPS        Z3, 9344(R9)
+	VMOVUPS        Z13, 9408(R9)
+	VMOVUPS        Z17, 9472(R9)
+	VMOVUPS        Z0, 9536(R9)
+	VMOVUPS        Z0, 9600(R9)
+	VMOVUPS        Z19, 9664(R9)
+	VANDPS.BCST    absmask<>+0(SB), Z25, Z3
+	VSUBPS         Z23, Z23, Z4
+	VMOVUPS        1152(R9), Z5
+	VANDPS.BCST    absmask<>+0(SB), Z5, Z5
+	VADDPS         Z4, Z31, Z4
+	VMOVUPS        1152(R9), Z6
+	VADDPS         1088(R9), Z6, Z6
+	VMOVUPS        2240(R9), Z7
+	VSUBPS         2240(R9), Z7, Z7
+	VANDPS.BCST    absmask<>+0(SB), Z6, Z6
+	VADDPS         Z7, Z14, Z7
+	VMAXPS         Z6, Z0, Z6
+	VMOVUPS        2112(R9), Z8
+	VSUBPS         2112(R9), Z8, Z8
+	VMOVUPS        1216(R9), Z9
+	VANDPS.BCST    absmask<>+0(SB), Z9, Z9
+	VADDPS         Z8, Z16, Z8
+	VMAXPS         Z9, Z20, Z9
+	VMOVUPS        2176(R9), Z10
+	VSUBPS         2176(R9), Z10, Z10
+	VMOVUPS        1216(R9), Z12
+	VADDPS         1280(R9), Z12, Z12
+	VADDPS         Z10, Z15, Z10
+	VANDPS.BCST    absmask<>+0(SB), Z12, Z12
+	VMOVUPS        2048(R9), Z13
+	VSUBPS         2048(R9), Z13, Z13
+	VMAXPS         Z12, Z3, Z3
+	VADDPS         Z13, Z4, Z4
+	VMOVUPS        1344(R9), Z12
+	VANDPS.BCST    absmask<>+0(SB), Z12, Z12
+	VSUBPS         Z30, Z30, Z13
+	VMAXPS         Z12, Z5, Z5
+	VADDPS         Z13, Z7, Z7
+	VMOVUPS        1344(R9), Z12
+	VADDPS         1408(R9), Z12, Z12
+	VSUBPS         Z26, Z26, Z13
+	VANDPS.BCST    absmask<>+0(SB), Z12, Z12
+	VADDPS         Z13, Z8, Z8
+	VMAXPS         Z12, Z6, Z6
+	VSUBPS         Z27, Z27, Z12
+	VMOVUPS        1472(R9), Z13
+	VANDPS.BCST    absmask<>+0(SB), Z13, Z13
+	VADDPS         Z12, Z10, Z10
+	VMAXPS         Z13, Z9, Z9
+	VSUBPS         Z21, Z21, Z12
+	VMOVUPS        1472(R9), Z13
+	VADDPS         1984(R9), Z13, Z13
+	VADDPS         Z12, Z4, Z4
+	VANDPS.BCST    absmask<>+0(SB), Z13, Z12
+	VSUBPS         Z18, Z18, Z13
+	VMAXPS         Z12, Z3, Z3
+	VADDPS         Z13, Z7, Z7
+	VMOVUPS        1920(R9), Z12
+	VANDPS.BCST    absmask<>+0(SB), Z12, Z12
+	VMOVUPS        2496(R9), Z13
+	VSUBPS         2496(R9), Z13, Z13
+	VMAXPS         Z12, Z5, Z5
+	VADDPS         Z13, Z8, Z8
+	VMOVUPS        1920(R9), Z12
+	VADDPS         1856(R9), Z12, Z12
+	VMOVUPS        2432(R9), Z13
+	VSUBPS         2432(R9), Z13, Z13
+	VANDPS.BCST    absmask<>+0(SB), Z12, Z12
+	VADDPS         Z13, Z10, Z10
+	VMAXPS         Z12, Z6, Z6
+	VMOVUPS        2368(R9), Z12
+	VSUBPS         2368(R9), Z12, Z12
+	VMOVUPS        1792(R9), Z13
+	VANDPS.BCST    absmask<>+0(SB), Z13, Z13
+	VADDPS         Z12, Z4, Z4
+	VMAXPS         Z13, Z9, Z9
+	VMOVUPS        2304(R9), Z12
+	VSUBPS         2304(R9), Z12, Z12
+	VMOVUPS        1728(R9), Z13
+	VANDPS.BCST    absmask<>+0(SB), Z13, Z13
+	VADDPS         Z12, Z7, Z7
+	VMAXPS         Z13, Z3, Z3
+	VSUBPS         Z11, Z11, Z12
+	VMOVUPS        1664(R9), Z13
+	VANDPS.BCST    absmask<>+0(SB), Z13, Z13
+	VADDPS         Z12, Z8, Z8
+	VMAXPS         Z13, Z5, Z5
+	VMOVUPS        14464(R9), Z12
+	VSUBPS         14464(R9), Z12, Z12
+	VMOVUPS        1600(R9), Z13
+	VANDPS.BCST    absmask<>+0(SB), Z13, Z13
+	VADDPS         Z12, Z10, Z10
+	VMAXPS         Z13, Z6, Z6
+	VMOVUPS        15360(R9), Z12
+	VSUBPS         15360(R9), Z12, Z12
+	VMOVUPS        1600(R9), Z13
+	VADDPS         960(R9), Z13, Z13
+	VADDPS         Z12, Z4, Z4
+	VANDPS.BCST    absmask<>+0(SB), Z13, Z12
+	VMOVUPS        15872(R9), Z13
+	VSUBPS         15872(R9), Z13, Z13
+	VMAXPS         Z12, Z9, Z9
+	VADDPS         Z13, Z7, Z7
+	VMOVUPS        832(R9), Z12
+	VANDPS.BCST    absmask<>+0(SB), Z12, Z12
+	VMOVUPS        14912(R9), Z13
+	VSUBPS         14912(R9), Z13, Z13
+	VMAXPS         Z12, Z3, Z3
+	VADDPS         Z13, Z8, Z8
+	VMOVUPS        832(R9), Z12
+	VADDPS         896(R9), Z12, Z12
+	VMOVUPS        15808(R9), Z13
+	VSUBPS         15808(R9), Z13, Z13
+	VANDPS.BCST    absmask<>+0(SB), Z12, Z12
+	VADDPS         Z13, Z10, Z10
+	VMAXPS         Z12, Z5, Z5
+	VMOVUPS        15936(R9), Z12
+	VSUBPS         15936(R9), Z12, Z12
+	VMOVUPS        768(R9), Z13
+	VANDPS.BCST    absmask<>+0(SB), Z13, Z13
+	VADDPS         Z12, Z4, Z4
+	VMAXPS         Z13, Z6, Z6
+	VBROADCASTSS   margin+56(FP), Z12
+	VBROADCASTSS   margin+56(FP), Z13
+	VSUBPS         Z12, Z13, Z12
+	VMOVUPS        768(R9), Z13
+	VADDPS         1536(R9), Z13, Z13
+	VADDPS         Z12, Z7, Z7
+	VANDPS.BCST    absmask<>+0(SB), Z13, Z12
+	VBROADCASTSS   tol+60(FP), Z13
+	VBROADCASTSS   tol+60(FP), Z14
+	VSUBPS         Z13, Z14, Z13
+	VMAXPS         Z12, Z9, Z9
+	VADDPS         Z13, Z8, Z8
+	VMAXPS         Z9, Z6, Z6
+	VBROADCASTSS   tmax+64(FP), Z9
+	VBROADCASTSS   tmax+64(FP), Z12
+	VSUBPS         Z9, Z12, Z9
+	VMAXPS         Z5, Z3, Z3
+	VADDPS         Z9, Z10, Z5
+	VMAXPS         Z3, Z6, Z3
+	VADDPS         Z5, Z8, Z5
+
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	VADDPS       Z7, Z4, Z4
+	VBROADCASTSS toitolfloor<>+0(SB), Z6
+	VMULPS       Z3, Z6, Z3
+	VADDPS       Z4, Z5, Z4
+	VBROADCASTSS tol+60(FP), Z5
+	VMAXPS       Z3, Z5, Z3
+	VCMPPS       $0x00, Z0, Z4, K1
+	VMOVUPS      10496(R9), Z4
+	VMAXPS       11392(R9), Z4, Z4
+
+	// A negative radius or pad is invalid.
+	VMOVUPS      14464(R9), Z5
+	VMINPS       15360(R9), Z5, Z5
+	VMOVUPS      10944(R9), Z6
+	VMAXPS       11840(R9), Z6, Z6
+	VMOVUPS      14912(R9), Z7
+	VMINPS       15808(R9), Z7, Z7
+	VADDPS       11904(R9), Z4, Z4
+	VMINPS       Z7, Z5, Z5
+	VADDPS       11968(R9), Z6, Z6
+	VCMPPS       $0x11, Z0, Z5, K3
+	VADDPS       Z6, Z4, Z4
+	VMOVUPS      15872(R9), Z5
+	VMINPS       15936(R9), Z5, Z5
+	VBROADCASTSS margin+56(FP), Z6
+	VADDPS       Z6, Z4, Z4
+	VCMPPS       $0x11, Z0, Z5, K4
+	VMAXPS       Z3, Z4, Z4
+	KORW         K4, K3, K3
+	VADDPS       Z3, Z4, Z3
+	KANDNW       K1, K3, K1
+
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	VMOVUPS        2944(R9), Z5
+	VANDPS.BCST    absmask<>+0(SB), Z5, Z5
+	VMOVUPS        2944(R9), Z6
+	VADDPS         2624(R9), Z6, Z6
+	VXORPS         Z7, Z7, Z7
+	VBROADCASTSS   toiinvalid<>+0(SB), Z8
+	VBLENDMPS.BCST toirunning<>+0(SB), Z8, K2, Z7
+	VMOVUPS        2880(R9), Z8
+	VMOVUPS        Z8, 12032(R9)
+	VMOVUPS        1152(R9), Z8
+	VMOVUPS        Z8, 12096(R9)
+	VMOVUPS        1216(R9), Z8
+	VMOVUPS        Z8, 12160(R9)
+	VMOVUPS        1344(R9), Z8
+	VMOVUPS        Z8, 12224(R9)
+	VMOVUPS        1472(R9), Z8
+	VMOVUPS        Z8, 12288(R9)
+	VMOVUPS        1920(R9), Z8
+	VMOVUPS        Z8, 12352(R9)
+	VMOVUPS        1600(R9), Z8
+	VMOVUPS        Z8, 12416(R9)
+	VMOVUPS        832(R9), Z8
+	VMOVUPS        Z8, 12480(R9)
+	VMOVUPS        768(R9), Z8
+	VMOVUPS        Z8, 12544(R9)
+	VMOVUPS        1024(R9), Z8
+	VMOVUPS        Z8, 12608(R9)
+	VMOVUPS        1088(R9), Z8
+	VMOVUPS        Z8, 12672(R9)
+	VMOVUPS        1280(R9), Z8
+	VMOVUPS        Z8, 12736(R9)
+	VMOVUPS        1408(R9), Z8
+	VMOVUPS        Z8, 12800(R9)
+	VMOVUPS        1984(R9), Z8
+	VMOVUPS        Z8, 12864(R9)
+	VMOVUPS        1856(R9), Z8
+	VMOVUPS        Z8, 12928(R9)
+	VMOVUPS        1792(R9), Z8
+	VMOVUPS        Z8, 12992(R9)
+	VMOVUPS        1728(R9), Z8
+	VMOVUPS        Z8, 13056(R9)
+	VMOVUPS        1664(R9), Z8
+	VMOVUPS        Z8, 13120(R9)
+	VMOVUPS        960(R9), Z8
+	VMOVUPS        Z8, 13184(R9)
+	VMOVUPS        896(R9), Z8
+	VMOVUPS        Z8, 13248(R9)
+	VMOVUPS        1536(R9), Z8
+	VMOVUPS        Z8, 13312(R9)
+	VMOVUPS        Z4, 13376(R9)
+	VMOVUPS        Z3, 13440(R9)
+	VMOVUPS        Z0, 13504(R9)
+	VMOVUPS        Z0, 13568(R9)
+	VMOVUPS        Z7, 13632(R9)
+	VANDPS.BCST    absmask<>+0(SB), Z6, Z3
+	VMOVUPS        2560(R9), Z4
+	VANDPS.BCST    absmask<>+0(SB), Z4, Z4
+	VMOVUPS        2560(R9), Z6
+	VADDPS         2816(R9), Z6, Z6
+	VANDPS.BCST    absmask<>+0(SB), Z6, Z6
+	VMAXPS         Z6, Z0, Z6
+	VMOVUPS        2688(R9), Z7
+	VANDPS.BCST    absmask<>+0(SB), Z7, Z7
+	VMAXPS         Z7, Z5, Z5
+	VMOVUPS        2688(R9), Z7
+	VADDPS         2752(R9), Z7, Z7
+	VANDPS.BCST    absmask<>+0(SB), Z7, Z7
+	VMAXPS         Z7, Z3, Z3
+	VANDPS.BCST    absmask<>+0(SB), Z23, Z7
+	VMAXPS         Z7, Z4, Z4
+	VADDPS         2240(R9), Z23, Z7
+	VANDPS.BCST    absmask<>+0(SB), Z7, Z7
+	VMAXPS         Z7, Z6, Z6
+	VMOVUPS        2112(R9), Z7
+	VANDPS.BCST    absmask<>+0(SB), Z7, Z7
+	VMAXPS         Z7, Z5, Z5
+	VMOVUPS        2112(R9), Z7
+	VADDPS         2176(R9), Z7, Z7
+	VANDPS.BCST    absmask<>+0(SB), Z7, Z7
+	VMAXPS         Z7, Z3, Z3
+	VMOVUPS        2048(R9), Z7
+	VANDPS.BCST    absmask<>+0(SB), Z7, Z7
+	VMAXPS         Z7, Z4, Z4
+	VADDPS         2048(R9), Z30, Z7
+	VANDPS.BCST    absmask<>+0(SB), Z7, Z7
+	VMAXPS         Z7, Z6, Z6
+	VANDPS.BCST    absmask<>+0(SB), Z26, Z7
+	VMAXPS         Z7, Z5, Z5
+	VANDPS.BCST    absmask<>+0(SB), Z27, Z7
+	VMAXPS         Z7, Z3, Z3
+	VANDPS.BCST    absmask<>+0(SB), Z21, Z7
+	VMAXPS         Z7, Z4, Z4
+	VANDPS.BCST    absmask<>+0(SB), Z18, Z7
+	VMAXPS         Z7, Z6, Z6
+	VADDPS         2496(R9), Z18, Z7
+	VANDPS.BCST    absmask<>+0(SB), Z7, Z7
+	VMAXPS         Z7, Z5, Z5
+	VMOVUPS        2432(R9), Z7
+	VANDPS.BCST    absmask<>+0(SB), Z7, Z7
+	VMAXPS         Z7, Z3, Z3
+	VMOVUPS        2432(R9), Z7
+	VADDPS         2368(R9), Z7, Z7
+	VANDPS.BCST    absmask<>+0(SB), Z7, Z7
+	VMAXPS         Z7, Z4, Z4
+	VMOVUPS        2304(R9), Z7
+	VANDPS.BCST    absmask<>+0(SB), Z7, Z7
+	VMAXPS         Z7, Z6, Z6
+	VADDPS         2304(R9), Z11, Z7
+	VANDPS.BCST    absmask<>+0(SB), Z7, Z7
+	VMAXPS         Z7, Z5, Z5
+	VMAXPS         Z5, Z6, Z5
+	VMAXPS         Z4, Z3, Z3
+	VMAXPS         Z3, Z5, Z3
 
 	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
 	VBROADCASTSS   toitolfloor<>+0(SB), Z4
 	VMULPS         Z3, Z4, Z3
 	VBROADCASTSS   tol+60(FP), Z4
 	VMAXPS         Z3, Z4, Z3
-	VMOVUPS        8448(R9), Z4
-	VMAXPS         9344(R9), Z4, Z4
-	VMOVUPS        8896(R9), Z5
-	VMAXPS         9792(R9), Z5, Z5
-	VADDPS         9856(R9), Z4, Z4
-	VADDPS         9920(R9), Z5, Z5
+	VMOVUPS        14464(R9), Z4
+	VMAXPS         15360(R9), Z4, Z4
+	VMOVUPS        14912(R9), Z5
+	VMAXPS         15808(R9), Z5, Z5
+	VADDPS         15872(R9), Z4, Z4
+	VADDPS         15936(R9), Z5, Z5
 	VADDPS         Z5, Z4, Z4
 	VBROADCASTSS   margin+56(FP), Z5
 	VADDPS         Z5, Z4, Z4
 	VMAXPS         Z3, Z4, Z4
 	VADDPS         Z3, Z4, Z3
 	VXORPS         Z5, Z5, Z5
-	VBROADCASTSS   toiinvalid<>+0(SB), Z8
-	VBLENDMPS.BCST toirunning<>+0(SB), Z8, K1, Z5
-	VMOVUPS        1216(R9), Z8
-	VMOVUPS        Z8, 9984(R9)
-	VMOVUPS        1344(R9), Z8
-	VMOVUPS        Z8, 10048(R9)
-	VMOVUPS        1472(R9), Z8
-	VMOVUPS        Z8, 10112(R9)
-	VMOVUPS        Z25, 10176(R9)
-	VMOVUPS        Z7, 10240(R9)
-	VMOVUPS        Z26, 10304(R9)
-	VMOVUPS        960(R9), Z7
-	VMOVUPS        Z7, 10368(R9)
-	VMOVUPS        896(R9), Z7
-	VMOVUPS        Z7, 10432(R9)
-	VMOVUPS        1152(R9), Z7
-	VMOVUPS        Z7, 10496(R9)
-	VMOVUPS        1280(R9), Z7
-	VMOVUPS        Z7, 10560(R9)
-	VMOVUPS        1408(R9), Z7
-	VMOVUPS        Z7, 10624(R9)
-	VMOVUPS        Z6, 10688(R9)
-	VMOVUPS        Z9, 10752(R9)
-	VMOVUPS        Z23, 10816(R9)
-	VMOVUPS        576(R9), Z6
-	VMOVUPS        Z6, 10880(R9)
-	VMOVUPS        Z20, 10944(R9)
-	VMOVUPS        Z27, 11008(R9)
-	VMOVUPS        832(R9), Z6
-	VMOVUPS        Z6, 11072(R9)
-	VMOVUPS        Z13, 11136(R9)
-	VMOVUPS        Z11, 11200(R9)
-	VMOVUPS        Z10, 11264(R9)
-	VMOVUPS        Z4, 11328(R9)
-	VMOVUPS        Z3, 11392(R9)
-	VMOVUPS        Z0, 11456(R9)
-	VMOVUPS        Z0, 11520(R9)
-	VMOVUPS        Z5, 11584(R9)
+	VBROADCASTSS   toiinvalid<>+0(SB), Z6
+	VBLENDMPS.BCST toirunning<>+0(SB), Z6, K1, Z5
+	VMOVUPS        2944(R9), Z6
+	VMOVUPS        Z6, 16000(R9)
+	VMOVUPS        2560(R9), Z6
+	VMOVUPS        Z6, 16064(R9)
+	VMOVUPS        2688(R9), Z6
+	VMOVUPS        Z6, 16128(R9)
+	VMOVUPS        Z23, 16192(R9)
+	VMOVUPS        2112(R9), Z6
+	VMOVUPS        Z6, 16256(R9)
+	VMOVUPS        2048(R9), Z6
+	VMOVUPS        Z6, 16320(R9)
+	VMOVUPS        Z18, 16384(R9)
+	VMOVUPS        2432(R9), Z6
+	VMOVUPS        Z6, 16448(R9)
+	VMOVUPS        2304(R9), Z6
+	VMOVUPS        Z6, 16512(R9)
+	VMOVUPS        2624(R9), Z6
+	VMOVUPS        Z6, 16576(R9)
+	VMOVUPS        2816(R9), Z6
+	VMOVUPS        Z6, 16640(R9)
+	VMOVUPS        2752(R9), Z6
+	VMOVUPS        Z6, 16704(R9)
+	VMOVUPS        2240(R9), Z6
+	VMOVUPS        Z6, 16768(R9)
+	VMOVUPS        2176(R9), Z6
+	VMOVUPS        Z6, 16832(R9)
+	VMOVUPS        Z30, 16896(R9)
+	VMOVUPS        Z26, 16960(R9)
+	VMOVUPS        Z27, 17024(R9)
+	VMOVUPS        Z21, 17088(R9)
+	VMOVUPS        2496(R9), Z6
+	VMOVUPS        Z6, 17152(R9)
+	VMOVUPS        2368(R9), Z6
+	VMOVUPS        Z6, 17216(R9)
+	VMOVUPS        Z11, 17280(R9)
+	VMOVUPS        Z4, 17344(R9)
+	VMOVUPS        Z3, 17408(R9)
+	VMOVUPS        Z0, 17472(R9)
+	VMOVUPS        Z0, 17536(R9)
+	VMOVUPS        Z5, 17600(R9)
 
 	// Steps until no lane is running.
-TOIAVX512_loop2_step:
+TOIAVX512_loop3_step:
 	VBROADCASTSS tmax+64(FP), Z3
 	VMINPS       Z1, Z3, Z3
 	VMAXPS       Z0, Z3, Z3
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 7488(R9), Z4
-	VMULPS  6592(R9), Z4, Z4
-	VADDPS  6016(R9), Z4, Z4
-	VMOVUPS 7488(R9), Z5
-	VMULPS  6656(R9), Z5, Z5
-	VADDPS  6080(R9), Z5, Z5
-	VMOVUPS 7488(R9), Z6
-	VMULPS  6720(R9), Z6, Z6
-	VADDPS  6144(R9), Z6, Z6
-	VMOVUPS 7488(R9), Z7
-	VMULPS  6784(R9), Z7, Z7
-	VADDPS  6208(R9), Z7, Z7
-	VMOVUPS 7488(R9), Z8
-	VMULPS  6848(R9), Z8, Z8
-	VADDPS  6272(R9), Z8, Z8
-	VMOVUPS 7488(R9), Z9
-	VMULPS  6912(R9), Z9, Z9
-	VADDPS  6336(R9), Z9, Z9
-	VMOVUPS 7488(R9), Z10
-	VMULPS  6976(R9), Z10, Z10
+	VMOVUPS 9536(R9), Z4
+	VMULPS  8640(R9), Z4, Z4
+	VADDPS  8064(R9), Z4, Z4
+	VMOVUPS 9536(R9), Z5
+	VMULPS  8704(R9), Z5, Z5
+	VADDPS  8128(R9), Z5, Z5
+	VMOVUPS 9536(R9), Z6
+	VMULPS  8768(R9), Z6, Z6
+	VADDPS  8192(R9), Z6, Z6
+	VMOVUPS 9536(R9), Z7
+	VMULPS  8832(R9), Z7, Z7
+	VADDPS  8256(R9), Z7, Z7
+	VMOVUPS 9536(R9), Z8
+	VMULPS  8896(R9), Z8, Z8
+	VADDPS  8320(R9), Z8, Z8
+	VMOVUPS 9536(R9), Z9
+	VMULPS  8960(R9), Z9, Z9
+	VADDPS  8384(R9), Z9, Z9
+	VMOVUPS 9536(R9), Z10
+	VMULPS  9024(R9), Z10, Z10
 	VADDPS  Z10, Z0, Z10
-	VMOVUPS 7488(R9), Z11
-	VMULPS  7040(R9), Z11, Z11
+	VMOVUPS 9536(R9), Z11
+	VMULPS  9088(R9), Z11, Z11
 	VADDPS  Z11, Z0, Z11
-	VMOVUPS 7488(R9), Z12
-	VMULPS  7104(R9), Z12, Z12
+	VMOVUPS 9536(R9), Z12
+	VMULPS  9152(R9), Z12, Z12
 	VADDPS  Z12, Z0, Z12
-	VMOVUPS 7488(R9), Z13
-	VMULPS  7168(R9), Z13, Z13
-	VADDPS  6400(R9), Z13, Z13
-	VMOVUPS 7488(R9), Z14
-	VMULPS  7232(R9), Z14, Z14
-	VADDPS  6464(R9), Z14, Z14
-	VMOVUPS 7488(R9), Z15
-	VMULPS  7296(R9), Z15, Z15
-	VADDPS  6528(R9), Z15, Z15
+	VMOVUPS 9536(R9), Z13
+	VMULPS  9216(R9), Z13, Z13
+	VADDPS  8448(R9), Z13, Z13
+	VMOVUPS 9536(R9), Z14
+	VMULPS  9280(R9), Z14, Z14
+	VADDPS  8512(R9), Z14, Z14
+	VMOVUPS 9536(R9), Z15
+	VMULPS  9344(R9), Z15, Z15
+	VADDPS  8576(R9), Z15, Z15
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS Z4, Z7, Z16
@@ -73616,452 +75665,761 @@ TOIAVX512_loop2_step:
 	VSUBPS  Z13, Z18, Z13
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z12, Z12, Z31
-	VMOVUPS  Z11, 320(R9)
-	VMULPS   Z14, Z14, Z11
-	VMOVUPS  Z10, 384(R9)
-	VADDPS   Z11, Z31, Z10
-	VMULPS   Z13, Z13, Z11
-	VADDPS   Z11, Z10, Z10
-	VMULPS   Z12, Z15, Z11
-	VMULPS   Z14, Z30, Z12
-	VADDPS   Z12, Z11, Z11
-	VMULPS   Z13, Z3, Z3
-	VADDPS   Z3, Z11, Z3
-	VCMPPS   $0x04, Z10, Z0, K1
-	VDIVPS.Z Z10, Z3, K1, Z3
-	VMINPS   Z1, Z3, Z3
-	VMAXPS   Z0, Z3, Z3
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z25, Z3, Z3
-	VADDPS Z3, Z27, Z3
-	VMINPS Z1, Z3, Z3
-	VMAXPS Z0, Z3, Z3
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z28, Z3, Z10
-	VSUBPS Z29, Z10, Z10
-	VMULPS Z26, Z10, Z10
-	VMINPS Z1, Z10, Z10
-	VMAXPS Z0, Z10, Z10
-	VMULPS Z3, Z19, Z11
-	VMULPS Z3, Z20, Z12
-	VMULPS Z3, Z21, Z3
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS      Z10, Z16, Z13
-	VADDPS      Z13, Z22, Z13
-	VSUBPS      Z11, Z13, Z11
-	VMULPS      Z10, Z17, Z13
-	VADDPS      Z13, Z23, Z13
-	VSUBPS      Z12, Z13, Z12
-	VMULPS      Z10, Z18, Z10
-	VADDPS      Z10, Z24, Z10
-	VSUBPS      Z3, Z10, Z3
-	VMULPS      Z11, Z11, Z10
-	VMULPS      Z12, Z12, Z13
-	VADDPS      Z13, Z10, Z10
-	VMULPS      Z3, Z3, Z13
-	VADDPS      Z13, Z10, Z10
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z10, K1
-	VSQRTPS     Z10, Z10
-
-	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
-	VDIVPS       Z10, Z1, Z13
-	VMULPS       Z13, Z11, Z11
-	VMULPS       Z13, Z12, Z12
+	VMULPS       Z12, Z12, Z31
+	VMOVUPS      Z11, 320(R9)
+	VMULPS       Z14, Z14, Z11
+	VMOVUPS      Z10, 384(R9)
+	VADDPS       Z11, Z31, Z10
+	VMULPS       Z13, Z13, Z11
+	VADDPS       Z11, Z10, Z10
+	VBROADCASTSS tmax+64(FP), Z11
+	VMINPS       Z1, Z11, Z11
+	VMAXPS       Z0, Z11, Z11
+	VMULPS       Z12, Z15, Z12
+	VMULPS       Z14, Z30, Z14
+	VADDPS       Z14, Z12, Z12
 	VMULPS       Z13, Z3, Z3
-	VMULPS       Z4, Z11, Z4
-	VMULPS       Z5, Z12, Z5
-	VADDPS       Z5, Z4, Z4
-	VMULPS       Z6, Z3, Z5
-	VBROADCASTSS tmax+64(FP), Z6
-	VMINPS       Z1, Z6, Z6
-	VMAXPS       Z0, Z6, Z6
-	VADDPS       Z5, Z4, Z4
-	VMULPS       6592(R9), Z11, Z5
-	VMULPS       6656(R9), Z12, Z13
-	VADDPS       Z13, Z5, Z5
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 11456(R9), Z13
-	VMULPS  10560(R9), Z13, Z13
-	VMULPS  6720(R9), Z3, Z14
-	VADDPS  9984(R9), Z13, Z13
-	VADDPS  Z14, Z5, Z5
-	VMOVUPS 11456(R9), Z14
-	VMULPS  10624(R9), Z14, Z14
-	VMULPS  Z7, Z11, Z7
-	VADDPS  10048(R9), Z14, Z14
-	VMULPS  Z8, Z12, Z8
-	VMOVUPS 11456(R9), Z15
-	VMULPS  10688(R9), Z15, Z15
-	VADDPS  Z8, Z7, Z7
-	VADDPS  10112(R9), Z15, Z8
-	VMULPS  Z9, Z3, Z9
-	VMOVUPS 11456(R9), Z15
-	VMULPS  10752(R9), Z15, Z15
-	VADDPS  Z9, Z7, Z7
-	VADDPS  10176(R9), Z15, Z9
-	VMULPS  6784(R9), Z11, Z15
-	VMOVUPS 11456(R9), Z16
-	VMULPS  10816(R9), Z16, Z16
-	VMULPS  6848(R9), Z12, Z17
-	VADDPS  10240(R9), Z16, Z16
-	VADDPS  Z17, Z15, Z15
-	VMOVUPS 11456(R9), Z17
-	VMULPS  10880(R9), Z17, Z17
-	VMULPS  6912(R9), Z3, Z18
-	VADDPS  10304(R9), Z17, Z17
-	VADDPS  Z18, Z15, Z15
-	VMOVUPS 11456(R9), Z18
-	VMULPS  10944(R9), Z18, Z18
-	VMULPS  384(R9), Z11, Z19
-	VADDPS  Z18, Z0, Z18
-	VMULPS  320(R9), Z12, Z20
-	VMOVUPS 11456(R9), Z21
-	VMULPS  11008(R9), Z21, Z21
-	VADDPS  Z20, Z19, Z19
-	VADDPS  Z21, Z0, Z20
-	VMULPS  256(R9), Z3, Z21
-	VMOVUPS 11456(R9), Z22
-	VMULPS  11072(R9), Z22, Z22
-	VADDPS  Z21, Z19, Z19
-	VADDPS  Z22, Z0, Z21
-	VMULPS  6976(R9), Z11, Z22
-	VMOVUPS 11456(R9), Z23
-	VMULPS  11136(R9), Z23, Z23
-	VMULPS  7040(R9), Z12, Z24
-	VADDPS  10368(R9), Z23, Z23
-	VADDPS  Z24, Z22, Z22
-	VMOVUPS 11456(R9), Z24
-	VMULPS  11200(R9), Z24, Z24
-	VMULPS  7104(R9), Z3, Z25
-	VADDPS  10432(R9), Z24, Z24
-	VADDPS  Z25, Z22, Z22
-	VMOVUPS 11456(R9), Z25
-	VMULPS  11264(R9), Z25, Z25
-	VMULPS  192(R9), Z11, Z26
-	VADDPS  10496(R9), Z25, Z25
-	VMULPS  128(R9), Z12, Z27
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPS  Z13, Z9, Z28
-	VADDPS  Z27, Z26, Z26
-	VSUBPS  Z14, Z16, Z27
-	VMULPS  64(R9), Z3, Z29
-	VSUBPS  Z8, Z17, Z30
-	VADDPS  Z29, Z26, Z26
-	VSUBPS  Z18, Z23, Z29
-	VMULPS  7168(R9), Z11, Z11
-	VSUBPS  Z20, Z24, Z31
-	VMOVUPS Z6, 64(R9)
-	VMULPS  7232(R9), Z12, Z6
-	VSUBPS  Z21, Z25, Z12
-	VMOVUPS Z25, 128(R9)
-	VADDPS  Z6, Z11, Z6
-	VSUBPS  Z18, Z13, Z11
-	VMULPS  7296(R9), Z3, Z3
-	VSUBPS  Z20, Z14, Z25
-	VMOVUPS Z24, 192(R9)
-	VADDPS  Z3, Z6, Z3
-	VSUBPS  Z21, Z8, Z6
-
-	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS       Z29, Z29, Z24
-	VMOVUPS      Z23, 256(R9)
-	VSUBPS       Z19, Z4, Z23
-	VMOVUPS      Z21, 320(R9)
-	VMULPS       Z31, Z31, Z21
-	VMOVUPS      Z20, 384(R9)
-	VSUBPS       7360(R9), Z23, Z20
-	VADDPS       Z21, Z24, Z21
-	VSUBPS       Z5, Z22, Z23
-	VMULPS       Z12, Z12, Z24
-	VCMPPS       $0x11, Z23, Z0, K2
-	VMOVUPS      Z18, 448(R9)
-	VADDPS       Z24, Z21, Z18
-	VDIVPS       Z23, Z20, Z21
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z18, K3
-	VDIVPS.Z     Z18, Z1, K3, Z18
-	VMOVUPS      Z17, 512(R9)
-	VMOVUPS      Z16, 576(R9)
-	VXORPS       Z16, Z16, Z16
-	VBROADCASTSS toiinf<>+0(SB), Z17
-	VBLENDMPS    Z21, Z17, K2, Z16
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS       Z28, Z28, Z17
-	VCMPPS       $0x11, Z20, Z0, K2
-	VMULPS       Z27, Z27, Z20
-	VMOVAPS.Z    Z16, K2, Z16
-	VADDPS       Z20, Z17, Z17
-	VSUBPS       Z26, Z4, Z4
-	VMULPS       Z30, Z30, Z20
-	VSUBPS       7360(R9), Z4, Z4
-	VADDPS       Z20, Z17, Z17
-	VSUBPS       Z5, Z3, Z5
-	VCMPPS.BCST  $0x1d, minnormal<>+0(SB), Z17, K2
-	VDIVPS.Z     Z17, Z1, K2, Z17
-	VCMPPS       $0x11, Z5, Z0, K2
-	VMULPS       Z11, Z29, Z20
-	VDIVPS       Z5, Z4, Z5
-	VMULPS       Z25, Z31, Z21
-	VMOVUPS      Z9, 640(R9)
-	VMOVUPS      Z8, 704(R9)
-	VXORPS       Z8, Z8, Z8
-	VBROADCASTSS toiinf<>+0(SB), Z9
-	VBLENDMPS    Z5, Z9, K2, Z8
-	VADDPS       Z21, Z20, Z5
-	VCMPPS       $0x11, Z4, Z0, K2
-	VMULPS       Z6, Z12, Z4
-	VMOVAPS.Z    Z8, K2, Z8
-	VADDPS       Z4, Z5, Z4
-	VMINPS       Z8, Z16, Z5
-	VMULPS       Z18, Z4, Z4
-	VSUBPS       Z19, Z7, Z8
-	VMULPS       Z28, Z29, Z9
-	VSUBPS       7360(R9), Z8, Z8
-	VMULPS       Z27, Z31, Z16
-	VSUBPS       Z15, Z22, Z19
-	VADDPS       Z16, Z9, Z9
-	VCMPPS       $0x11, Z19, Z0, K2
-	VMULPS       Z30, Z12, Z16
-	VDIVPS       Z19, Z8, Z19
-	VADDPS       Z16, Z9, Z9
-	VXORPS       Z16, Z16, Z16
-	VBROADCASTSS toiinf<>+0(SB), Z20
-	VBLENDMPS    Z19, Z20, K2, Z16
-	VMULPS       Z18, Z9, Z18
-	VCMPPS       $0x11, Z8, Z0, K2
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS    Z28, Z11, Z8
-	VMOVAPS.Z Z16, K2, Z16
-	VMULPS    Z27, Z25, Z19
-	VMINPS    Z16, Z5, Z5
-	VADDPS    Z19, Z8, Z8
-	VSUBPS    Z26, Z7, Z7
-	VMULPS    Z30, Z6, Z16
-	VSUBPS    7360(R9), Z7, Z7
-	VADDPS    Z16, Z8, Z8
-	VSUBPS    Z15, Z3, Z3
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS       Z4, Z29, Z15
-	VCMPPS       $0x11, Z3, Z0, K2
-	VMULPS       Z4, Z31, Z16
-	VDIVPS       Z3, Z7, Z3
-	VMULPS       Z4, Z12, Z19
-	VXORPS       Z20, Z20, Z20
-	VBROADCASTSS toiinf<>+0(SB), Z21
-	VBLENDMPS    Z3, Z21, K2, Z20
-	VSUBPS       Z11, Z15, Z3
-	VCMPPS       $0x11, Z7, Z0, K2
-	VSUBPS       Z25, Z16, Z7
-	VMOVAPS.Z    Z20, K2, Z15
-	VSUBPS       Z6, Z19, Z16
-	VMINPS       Z15, Z5, Z5
-	VMULPS       Z18, Z29, Z15
-	VADDPS       7488(R9), Z5, Z5
-	VMULPS       Z18, Z31, Z19
-
-	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMULPS      Z18, Z12, Z20
-	VMOVUPS     7616(R9), Z21
-	VCMPPS.BCST $0x00, toirunning<>+0(SB), Z21, K2
-	VSUBPS      Z15, Z28, Z15
-	VADDPS      7552(R9), Z1, Z21
-	VSUBPS      Z19, Z27, Z19
-	VMOVUPS     7488(R9), Z22
-	VCMPPS      $0x11, Z5, Z22, K3
-	VSUBPS      Z20, Z30, Z20
-	KANDNW      K2, K3, K3
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS         Z15, Z15, Z22
-	VBROADCASTSS   maxiter+68(FP), Z23
-	VCMPPS         $0x12, Z21, Z23, K4
-	VMULPS         Z19, Z19, Z23
-	KORW           K4, K3, K3
-	VADDPS         Z23, Z22, Z22
-	VMULPS         Z20, Z20, Z23
-	VMOVUPS        Z14, 768(R9)
-	VMOVUPS        Z13, 832(R9)
-	VMOVUPS        Z6, 896(R9)
-	VXORPS         Z6, Z6, Z6
-	VBROADCASTSS   toirunning<>+0(SB), Z13
-	VBLENDMPS.BCST toiunconv<>+0(SB), Z13, K3, Z6
-	VADDPS         Z23, Z22, Z13
-	VCMPPS         $0x16, (R9), Z5, K3
-	VMULPS         Z15, Z3, Z3
-	VBLENDMPS      Z0, Z6, K3, Z6
-	VMULPS         Z19, Z7, Z7
-	VMOVUPS        7488(R9), Z14
-	VCMPPS         $0x00, Z0, Z14, K3
-	VADDPS         Z7, Z3, Z3
-	VMULPS         Z20, Z16, Z7
-	VXORPS         Z14, Z14, Z14
-	VBLENDMPS.BCST toiinitial<>+0(SB), Z1, K3, Z14
-	VADDPS         Z7, Z3, Z3
-	VCMPPS         $0x12, 7424(R9), Z10, K3
-	VCMPPS         $0x04, Z13, Z0, K4
-	VDIVPS.Z       Z13, Z3, K4, Z3
-	VBLENDMPS      Z14, Z6, K3, Z6
-	VMINPS         Z1, Z3, Z3
-	VMAXPS         Z0, Z3, Z3
+	VMOVUPS  13504(R9), Z13
+	VMULPS   12608(R9), Z13, Z13
+	VADDPS   Z3, Z12, Z3
+	VADDPS   12032(R9), Z13, Z12
+	VCMPPS   $0x04, Z10, Z0, K1
+	VDIVPS.Z Z10, Z3, K1, Z3
+	VMOVUPS  13504(R9), Z10
+	VMULPS   12672(R9), Z10, Z10
+	VMINPS   Z1, Z3, Z3
+	VMAXPS   Z0, Z3, Z3
+	VADDPS   12096(R9), Z10, Z10
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS         Z18, Z3, Z3
-	VBLENDMPS.BCST toiinvalid<>+0(SB), Z6, K1, Z6
-	VADDPS         Z3, Z4, Z3
-	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z6, K3
-	VMINPS         Z1, Z3, Z3
-	VMAXPS         Z0, Z3, Z3
-	KANDW          K3, K2, K3
+	VMULPS  Z25, Z3, Z3
+	VMOVUPS 13504(R9), Z13
+	VMULPS  12736(R9), Z13, Z13
+	VADDPS  Z3, Z27, Z3
+	VADDPS  12160(R9), Z13, Z13
+	VMINPS  Z1, Z3, Z3
+	VMAXPS  Z0, Z3, Z3
+	VMOVUPS 13504(R9), Z14
+	VMULPS  12800(R9), Z14, Z14
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS    Z9, Z3, Z4
-	VXORPS    Z7, Z7, Z7
-	VMOVUPS   7488(R9), Z9
-	VBLENDMPS Z5, Z9, K3, Z7
-	VSUBPS    Z8, Z4, Z4
-	VBLENDMPS Z0, Z21, K1, Z21
-	VMULPS    Z17, Z4, Z4
-	VXORPS    Z5, Z5, Z5
-	VMOVUPS   7552(R9), Z8
-	VBLENDMPS Z21, Z8, K2, Z5
-	VMINPS    Z1, Z4, Z4
-	VMAXPS    Z0, Z4, Z4
-	VXORPS    Z8, Z8, Z8
-	VMOVUPS   7616(R9), Z9
-	VBLENDMPS Z6, Z9, K2, Z8
-	VMOVUPS   Z7, 7488(R9)
-	VMOVUPS   Z5, 7552(R9)
-	VMOVUPS   Z8, 7616(R9)
-	KMOVW     K3, BX
-	VMULPS    Z3, Z29, Z5
-	VMULPS    Z3, Z31, Z6
-	VMULPS    Z3, Z12, Z3
+	VMULPS  Z28, Z3, Z15
+	VADDPS  12224(R9), Z14, Z14
+	VSUBPS  Z29, Z15, Z15
+	VMOVUPS 13504(R9), Z25
+	VMULPS  12864(R9), Z25, Z25
+	VMULPS  Z26, Z15, Z15
+	VADDPS  12288(R9), Z25, Z25
+	VMINPS  Z1, Z15, Z15
+	VMAXPS  Z0, Z15, Z15
+	VMOVUPS 13504(R9), Z26
+	VMULPS  12928(R9), Z26, Z26
+	VMULPS  Z3, Z19, Z19
+	VADDPS  12352(R9), Z26, Z26
+	VMULPS  Z3, Z20, Z20
+	VMOVUPS 13504(R9), Z27
+	VMULPS  12992(R9), Z27, Z27
+	VMULPS  Z3, Z21, Z3
+	VADDPS  Z27, Z0, Z21
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS      Z4, Z28, Z7
-	VADDPS      Z7, Z11, Z7
-	VSUBPS      Z5, Z7, Z5
-	VMULPS      Z4, Z27, Z7
-	VADDPS      Z7, Z25, Z7
-	VSUBPS      Z6, Z7, Z6
-	VMULPS      Z4, Z30, Z4
-	VADDPS      896(R9), Z4, Z4
-	VSUBPS      Z3, Z4, Z3
-	VMULPS      Z5, Z5, Z4
-	VMULPS      Z6, Z6, Z7
-	VADDPS      Z7, Z4, Z4
-	VMULPS      Z3, Z3, Z7
-	VADDPS      Z7, Z4, Z4
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z4, K1
-	VSQRTPS     Z4, Z4
+	VMULPS  Z15, Z16, Z16
+	VMOVUPS 13504(R9), Z27
+	VMULPS  13056(R9), Z27, Z27
+	VADDPS  Z16, Z22, Z16
+	VADDPS  Z27, Z0, Z22
+	VSUBPS  Z19, Z16, Z16
+	VMOVUPS 13504(R9), Z19
+	VMULPS  13120(R9), Z19, Z19
+	VMULPS  Z15, Z17, Z17
+	VADDPS  Z19, Z0, Z19
+	VADDPS  Z17, Z23, Z17
+	VMOVUPS 13504(R9), Z23
+	VMULPS  13184(R9), Z23, Z23
+	VSUBPS  Z20, Z17, Z17
+	VADDPS  12416(R9), Z23, Z20
+	VMULPS  Z15, Z18, Z15
+	VMOVUPS 13504(R9), Z18
+	VMULPS  13248(R9), Z18, Z18
+	VADDPS  Z15, Z24, Z15
+	VADDPS  12480(R9), Z18, Z18
+	VSUBPS  Z3, Z15, Z3
+	VMOVUPS 13504(R9), Z15
+	VMULPS  13312(R9), Z15, Z15
+	VMULPS  Z16, Z16, Z23
+	VADDPS  12544(R9), Z15, Z15
+	VMULPS  Z17, Z17, Z24
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPS      Z12, Z14, Z27
+	VADDPS      Z24, Z23, Z23
+	VSUBPS      Z10, Z25, Z24
+	VMULPS      Z3, Z3, Z28
+	VSUBPS      Z13, Z26, Z29
+	VADDPS      Z28, Z23, Z23
+	VSUBPS      Z21, Z20, Z28
+	VSUBPS      Z22, Z18, Z30
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z23, K1
+	VSUBPS      Z19, Z15, Z31
+	VMOVUPS     Z11, 448(R9)
+	VSQRTPS     Z23, Z11
+	VSUBPS      Z21, Z12, Z23
+	VMOVUPS     Z15, 512(R9)
 
 	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
-	VDIVPS Z4, Z1, Z7
-	VMULPS Z7, Z5, Z5
-	VMULPS Z7, Z6, Z6
-	VMULPS Z7, Z3, Z3
-	VMULPS 832(R9), Z5, Z7
-	VMULPS 768(R9), Z6, Z8
-	VADDPS Z8, Z7, Z7
-	VMULPS 704(R9), Z3, Z8
-	VADDPS Z8, Z7, Z7
-	VMULPS 10560(R9), Z5, Z8
-	VMULPS 10624(R9), Z6, Z9
-	VADDPS Z9, Z8, Z8
-	VMULPS 10688(R9), Z3, Z9
-	VADDPS Z9, Z8, Z8
-	VMULPS 640(R9), Z5, Z9
-	VMULPS 576(R9), Z6, Z10
-	VADDPS Z10, Z9, Z9
-	VMULPS 512(R9), Z3, Z10
-	VADDPS Z10, Z9, Z9
-	VMULPS 10752(R9), Z5, Z10
-	VMULPS 10816(R9), Z6, Z11
-	VADDPS Z11, Z10, Z10
-	VMULPS 10880(R9), Z3, Z11
-	VADDPS Z11, Z10, Z10
-	VMULPS 448(R9), Z5, Z11
-	VMULPS 384(R9), Z6, Z12
-	VADDPS Z12, Z11, Z11
-	VMULPS 320(R9), Z3, Z12
-	VADDPS Z12, Z11, Z11
-	VMULPS 10944(R9), Z5, Z12
-	VMULPS 11008(R9), Z6, Z13
-	VADDPS Z13, Z12, Z12
-	VMULPS 11072(R9), Z3, Z13
-	VADDPS Z13, Z12, Z12
-	VMULPS 256(R9), Z5, Z13
-	VMULPS 192(R9), Z6, Z14
-	VADDPS Z14, Z13, Z13
-	VMULPS 128(R9), Z3, Z14
-	VADDPS Z14, Z13, Z13
-	VMULPS 11136(R9), Z5, Z5
-	VMULPS 11200(R9), Z6, Z6
-	VADDPS Z6, Z5, Z5
-	VMULPS 11264(R9), Z3, Z3
-	VADDPS Z3, Z5, Z3
+	VDIVPS  Z11, Z1, Z15
+	VMOVUPS Z18, 576(R9)
+	VSUBPS  Z22, Z10, Z18
+	VMOVUPS Z20, 640(R9)
+	VMULPS  Z15, Z16, Z16
+	VSUBPS  Z19, Z13, Z20
+	VMOVUPS Z19, 704(R9)
+	VMULPS  Z15, Z17, Z17
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS      Z28, Z28, Z19
+	VMOVUPS     Z22, 768(R9)
+	VMULPS      Z15, Z3, Z3
+	VMULPS      Z30, Z30, Z15
+	VMULPS      Z4, Z16, Z4
+	VADDPS      Z15, Z19, Z15
+	VMULPS      Z5, Z17, Z5
+	VMULPS      Z31, Z31, Z19
+	VADDPS      Z5, Z4, Z4
+	VADDPS      Z19, Z15, Z5
+	VMULPS      Z6, Z3, Z6
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z5, K2
+	VDIVPS.Z    Z5, Z1, K2, Z5
+	VADDPS      Z6, Z4, Z4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS      Z27, Z27, Z6
+	VMULPS      8640(R9), Z16, Z15
+	VMULPS      Z24, Z24, Z19
+	VMULPS      8704(R9), Z17, Z22
+	VMOVUPS     Z21, 832(R9)
+	VADDPS      Z19, Z6, Z6
+	VADDPS      Z22, Z15, Z15
+	VMULPS      Z29, Z29, Z19
+	VMULPS      8768(R9), Z3, Z21
+	VADDPS      Z19, Z6, Z6
+	VADDPS      Z21, Z15, Z15
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z6, K2
+	VDIVPS.Z    Z6, Z1, K2, Z6
+	VMULPS      Z7, Z16, Z7
+	VMULPS      Z23, Z28, Z19
+	VMULPS      Z8, Z17, Z8
+	VMULPS      Z18, Z30, Z21
+	VADDPS      Z8, Z7, Z7
+	VADDPS      Z21, Z19, Z8
+	VMULPS      Z9, Z3, Z9
+	VMULPS      Z20, Z31, Z19
+	VADDPS      Z9, Z7, Z7
+	VADDPS      Z19, Z8, Z8
+	VMULPS      8832(R9), Z16, Z9
+	VMULPS      Z5, Z8, Z8
+	VMULPS      8896(R9), Z17, Z19
+	VMULPS      Z27, Z28, Z21
+	VADDPS      Z19, Z9, Z9
+	VMULPS      Z24, Z30, Z19
+	VMULPS      8960(R9), Z3, Z22
+	VMOVUPS     Z26, 896(R9)
+	VADDPS      Z19, Z21, Z19
+	VADDPS      Z22, Z9, Z9
+	VMULPS      Z29, Z31, Z21
+	VMULPS      384(R9), Z16, Z22
+	VADDPS      Z21, Z19, Z19
+	VMULPS      320(R9), Z17, Z21
+	VMULPS      Z5, Z19, Z5
+	VADDPS      Z21, Z22, Z21
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  Z27, Z23, Z22
+	VMULPS  256(R9), Z3, Z26
+	VMOVUPS Z25, 256(R9)
+	VMULPS  Z24, Z18, Z25
+	VMOVUPS Z14, 320(R9)
+	VADDPS  Z26, Z21, Z14
+	VADDPS  Z25, Z22, Z21
+	VMULPS  9024(R9), Z16, Z22
+	VMULPS  Z29, Z20, Z25
+	VMULPS  9088(R9), Z17, Z26
+	VMOVUPS Z11, 384(R9)
+	VADDPS  Z25, Z21, Z11
+	VADDPS  Z26, Z22, Z21
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Z8, Z28, Z22
+	VMULPS  9152(R9), Z3, Z25
+	VMULPS  Z8, Z30, Z26
+	VMOVUPS Z13, 960(R9)
+	VADDPS  Z25, Z21, Z13
+	VMULPS  Z8, Z31, Z21
+	VMULPS  192(R9), Z16, Z25
+	VMOVUPS Z10, 192(R9)
+	VSUBPS  Z23, Z22, Z10
+	VMULPS  128(R9), Z17, Z22
+	VMOVUPS Z12, 128(R9)
+	VSUBPS  Z18, Z26, Z12
+	VADDPS  Z22, Z25, Z22
+	VSUBPS  Z20, Z21, Z21
+	VMULPS  64(R9), Z3, Z25
+	VMULPS  Z5, Z28, Z26
+	VMOVUPS Z20, 64(R9)
+	VADDPS  Z25, Z22, Z20
+	VMULPS  Z5, Z30, Z22
+	VMULPS  9216(R9), Z16, Z16
+	VMULPS  Z5, Z31, Z25
+	VMOVUPS Z18, 1024(R9)
+	VMULPS  9280(R9), Z17, Z17
+	VSUBPS  Z26, Z27, Z18
+	VADDPS  Z17, Z16, Z16
+	VSUBPS  Z22, Z24, Z17
+	VMULPS  9344(R9), Z3, Z3
+	VSUBPS  Z25, Z29, Z22
+	VADDPS  Z3, Z16, Z3
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS Z18, Z18, Z16
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
-	VSUBPS       Z11, Z7, Z5
-	VSUBPS       11328(R9), Z5, Z5
-	VSUBPS       Z8, Z12, Z6
-	VCMPPS       $0x11, Z6, Z0, K2
-	VDIVPS       Z6, Z5, Z6
-	VXORPS       Z14, Z14, Z14
-	VBROADCASTSS toiinf<>+0(SB), Z15
-	VBLENDMPS    Z6, Z15, K2, Z14
-	VCMPPS       $0x11, Z5, Z0, K2
-	VMOVAPS.Z    Z14, K2, Z5
-	VSUBPS       Z13, Z7, Z6
-	VSUBPS       11328(R9), Z6, Z6
-	VSUBPS       Z8, Z3, Z7
-	VCMPPS       $0x11, Z7, Z0, K2
-	VDIVPS       Z7, Z6, Z7
-	VXORPS       Z8, Z8, Z8
-	VBROADCASTSS toiinf<>+0(SB), Z14
-	VBLENDMPS    Z7, Z14, K2, Z8
-	VCMPPS       $0x11, Z6, Z0, K2
-	VMOVAPS.Z    Z8, K2, Z6
-	VMINPS       Z6, Z5, Z5
-	VSUBPS       Z11, Z9, Z6
-	VSUBPS       11328(R9), Z6, Z6
-	VSUBPS       Z10, Z12, Z7
-	VCMPPS       $0x11, Z7, Z0, K2
-	VDIVPS       Z7, Z6, Z7
-	VXORPS       Z8, Z8, Z8
-	VBROADCASTSS toiinf<>+0(SB), Z11
-	VBLENDMPS    Z7, Z11, K2, Z8
-	VCMPPS       $0x11, Z6, Z0, K2
-	VMOVAPS.Z    Z8, K2, Z6
-	VMINPS       Z6, Z5, Z5
-	VSUBPS       Z13, Z9, Z6
-	VSUBPS       11328(R9), Z6, Z6
-	VSUBPS       Z10, Z3, Z3
+	VMULPS       Z17, Z17, Z25
+	VSUBPS       Z14, Z4, Z26
+	VMOVUPS      Z29, 1088(R9)
+	VADDPS       Z25, Z16, Z16
+	VSUBPS       9408(R9), Z26, Z25
+	VMULPS       Z22, Z22, Z26
+	VSUBPS       Z15, Z13, Z29
+	VMOVUPS      Z24, 1152(R9)
+	VADDPS       Z26, Z16, Z16
+	VBROADCASTSS tmax+64(FP), Z24
+	VMINPS       Z1, Z24, Z24
+	VMAXPS       Z0, Z24, Z24
+	VCMPPS       $0x11, Z29, Z0, K2
+	VMULPS       Z18, Z10, Z10
+	VDIVPS       Z29, Z25, Z18
+	VMULPS       Z17, Z12, Z12
+	VMOVUPS      Z24, 1216(R9)
+	VXORPS       Z17, Z17, Z17
+	VBROADCASTSS toiinf<>+0(SB), Z24
+	VBLENDMPS    Z18, Z24, K2, Z17
+	VADDPS       Z12, Z10, Z10
+	VCMPPS       $0x11, Z25, Z0, K2
+	VMULPS       Z22, Z21, Z12
+
+	// Step 1: the endpoints at t and the projection.
+	VMOVUPS   17472(R9), Z18
+	VMULPS    16576(R9), Z18, Z18
+	VMOVAPS.Z Z17, K2, Z17
+	VADDPS    Z12, Z10, Z10
+	VADDPS    16000(R9), Z18, Z12
+	VSUBPS    Z20, Z4, Z4
+	VCMPPS    $0x04, Z16, Z0, K2
+	VDIVPS.Z  Z16, Z10, K2, Z10
+	VMOVUPS   17472(R9), Z16
+	VMULPS    16640(R9), Z16, Z16
+	VSUBPS    9408(R9), Z4, Z4
+	VMINPS    Z1, Z10, Z10
+	VMAXPS    Z0, Z10, Z10
+	VADDPS    16064(R9), Z16, Z16
+	VSUBPS    Z15, Z3, Z15
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS       Z5, Z10, Z5
+	VMOVUPS      17472(R9), Z10
+	VMULPS       16704(R9), Z10, Z10
+	VCMPPS       $0x11, Z15, Z0, K2
+	VADDPS       Z5, Z8, Z5
+	VADDPS       16128(R9), Z10, Z8
+	VDIVPS       Z15, Z4, Z10
+	VMINPS       Z1, Z5, Z5
+	VMAXPS       Z0, Z5, Z5
+	VMOVUPS      17472(R9), Z15
+	VMULPS       16768(R9), Z15, Z15
+	VXORPS       Z18, Z18, Z18
+	VBROADCASTSS toiinf<>+0(SB), Z21
+	VBLENDMPS    Z10, Z21, K2, Z18
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS    Z19, Z5, Z10
+	VADDPS    16192(R9), Z15, Z15
+	VCMPPS    $0x11, Z4, Z0, K2
+	VSUBPS    Z11, Z10, Z4
+	VMOVUPS   17472(R9), Z10
+	VMULPS    16832(R9), Z10, Z10
+	VMOVAPS.Z Z18, K2, Z11
+	VMULPS    Z6, Z4, Z4
+	VADDPS    16256(R9), Z10, Z6
+	VMINPS    Z11, Z17, Z10
+	VMINPS    Z1, Z4, Z4
+	VMAXPS    Z0, Z4, Z4
+	VMOVUPS   17472(R9), Z11
+	VMULPS    16896(R9), Z11, Z11
+	VSUBPS    Z14, Z7, Z14
+	VMULPS    Z5, Z28, Z17
+	VADDPS    16320(R9), Z11, Z11
+	VSUBPS    9408(R9), Z14, Z14
+	VMULPS    Z5, Z30, Z18
+	VMOVUPS   17472(R9), Z19
+	VMULPS    16960(R9), Z19, Z19
+	VSUBPS    Z9, Z13, Z13
+	VMULPS    Z5, Z31, Z5
+	VADDPS    Z19, Z0, Z19
+	VCMPPS    $0x11, Z13, Z0, K2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS       Z4, Z27, Z21
+	VMOVUPS      17472(R9), Z22
+	VMULPS       17024(R9), Z22, Z22
+	VDIVPS       Z13, Z14, Z13
+	VADDPS       Z21, Z23, Z21
+	VADDPS       Z22, Z0, Z22
+	VXORPS       Z23, Z23, Z23
+	VBROADCASTSS toiinf<>+0(SB), Z24
+	VBLENDMPS    Z13, Z24, K2, Z23
+	VSUBPS       Z17, Z21, Z13
+	VMOVUPS      17472(R9), Z17
+	VMULPS       17088(R9), Z17, Z17
+	VCMPPS       $0x11, Z14, Z0, K2
+	VMULPS       1152(R9), Z4, Z14
+	VADDPS       Z17, Z0, Z17
+	VMOVAPS.Z    Z23, K2, Z21
+	VADDPS       1024(R9), Z14, Z14
+	VMOVUPS      17472(R9), Z23
+	VMULPS       17152(R9), Z23, Z23
+	VMINPS       Z21, Z10, Z10
+	VSUBPS       Z18, Z14, Z14
+	VADDPS       16384(R9), Z23, Z18
+	VSUBPS       Z20, Z7, Z7
+	VMULPS       1088(R9), Z4, Z4
+	VMOVUPS      17472(R9), Z20
+	VMULPS       17216(R9), Z20, Z20
+	VSUBPS       9408(R9), Z7, Z7
+	VADDPS       64(R9), Z4, Z4
+	VADDPS       16448(R9), Z20, Z20
+	VSUBPS       Z9, Z3, Z3
+	VSUBPS       Z5, Z4, Z4
+	VMOVUPS      17472(R9), Z5
+	VMULPS       17280(R9), Z5, Z5
 	VCMPPS       $0x11, Z3, Z0, K2
-	VDIVPS       Z3, Z6, Z3
-	VXORPS       Z7, Z7, Z7
-	VBROADCASTSS toiinf<>+0(SB), Z8
-	VBLENDMPS    Z3, Z8, K2, Z7
-	VCMPPS       $0x11, Z6, Z0, K2
-	VMOVAPS.Z    Z7, K2, Z3
-	VMINPS       Z3, Z5, Z3
-	VADDPS       11456(R9), Z3, Z3
+	VMULPS       Z13, Z13, Z9
+	VADDPS       16512(R9), Z5, Z5
+	VDIVPS       Z3, Z7, Z3
+	VMULPS       Z14, Z14, Z21
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPS       Z12, Z15, Z23
+	VXORPS       Z24, Z24, Z24
+	VBROADCASTSS toiinf<>+0(SB), Z25
+	VBLENDMPS    Z3, Z25, K2, Z24
+	VADDPS       Z21, Z9, Z3
+	VSUBPS       Z16, Z6, Z9
+	VCMPPS       $0x11, Z7, Z0, K2
+	VMULPS       Z4, Z4, Z7
+	VSUBPS       Z8, Z11, Z21
+	VMOVAPS.Z    Z24, K2, Z24
+	VADDPS       Z7, Z3, Z3
+	VSUBPS       Z19, Z18, Z7
+	VMINPS       Z24, Z10, Z10
+	VSUBPS       Z22, Z20, Z24
+	VADDPS       9536(R9), Z10, Z10
+	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z3, K2
+	VSUBPS       Z17, Z5, Z25
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS        11584(R9), Z5
+	VSQRTPS     Z3, Z3
+	VSUBPS      Z19, Z12, Z26
+	VMOVUPS     9664(R9), Z27
+	VCMPPS.BCST $0x00, toirunning<>+0(SB), Z27, K3
+
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	VDIVPS  Z3, Z1, Z27
+	VSUBPS  Z22, Z16, Z28
+	VADDPS  9600(R9), Z1, Z29
+	VMULPS  Z27, Z13, Z13
+	VSUBPS  Z17, Z8, Z30
+	VMOVUPS 9536(R9), Z31
+	VCMPPS  $0x11, Z10, Z31, K4
+	VMULPS  Z27, Z14, Z14
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPS         Z7, Z7, Z31
+	VMOVUPS        Z5, 64(R9)
+	VMOVUPS        Z20, 1024(R9)
+	KANDNW         K3, K4, K4
+	VMULPS         Z27, Z4, Z4
+	VMULPS         Z24, Z24, Z5
+	VBROADCASTSS   maxiter+68(FP), Z20
+	VCMPPS         $0x12, Z29, Z20, K5
+	VMULPS         128(R9), Z13, Z20
+	VADDPS         Z5, Z31, Z5
+	KORW           K5, K4, K4
+	VMULPS         192(R9), Z14, Z27
+	VMULPS         Z25, Z25, Z31
+	VMOVUPS        Z18, 128(R9)
+	VADDPS         Z27, Z20, Z18
+	VADDPS         Z31, Z5, Z5
+	VMOVUPS        Z17, 192(R9)
+	VMOVUPS        Z22, 1088(R9)
+	VXORPS         Z17, Z17, Z17
+	VBROADCASTSS   toirunning<>+0(SB), Z20
+	VBLENDMPS.BCST toiunconv<>+0(SB), Z20, K4, Z17
+	VMULPS         960(R9), Z4, Z20
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z5, K4
+	VDIVPS.Z       Z5, Z1, K4, Z5
+	VCMPPS         $0x16, (R9), Z10, K4
+	VADDPS         Z20, Z18, Z18
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPS         Z23, Z23, Z20
+	VBLENDMPS      Z0, Z17, K4, Z17
+	VMULPS         12608(R9), Z13, Z22
+	VMULPS         Z9, Z9, Z27
+	VMOVUPS        9536(R9), Z31
+	VCMPPS         $0x00, Z0, Z31, K4
+	VMULPS         12672(R9), Z14, Z31
+	VMOVUPS        Z19, (R9)
+	VADDPS         Z27, Z20, Z19
+	VADDPS         Z31, Z22, Z20
+	VMULPS         Z21, Z21, Z22
+	VMOVUPS        Z11, 960(R9)
+	VMOVUPS        Z6, 1152(R9)
+	VXORPS         Z6, Z6, Z6
+	VBLENDMPS.BCST toiinitial<>+0(SB), Z1, K4, Z6
+	VMULPS         12736(R9), Z4, Z11
+	VADDPS         Z22, Z19, Z19
+	VMOVUPS        384(R9), Z22
+	VCMPPS         $0x12, 9472(R9), Z22, K4
+	VADDPS         Z11, Z20, Z11
+	VCMPPS.BCST    $0x1d, minnormal<>+0(SB), Z19, K5
+	VDIVPS.Z       Z19, Z1, K5, Z19
+	VBLENDMPS      Z6, Z17, K4, Z17
+	VMULPS         320(R9), Z13, Z6
+	VMULPS         Z26, Z7, Z20
+	VMULPS         256(R9), Z14, Z22
+	VMULPS         Z28, Z24, Z27
+	VMOVUPS        Z15, 256(R9)
+	VMOVUPS        Z3, 320(R9)
+	VMOVUPS        Z8, 384(R9)
+	VBLENDMPS.BCST toiinvalid<>+0(SB), Z17, K1, Z17
+	VADDPS         Z22, Z6, Z3
+	VADDPS         Z27, Z20, Z6
+	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z17, K4
+	VMULPS         896(R9), Z4, Z8
+	VMULPS         Z30, Z25, Z15
+	KANDW          K4, K3, K4
+	VADDPS         Z8, Z3, Z3
+	VADDPS         Z15, Z6, Z6
+	VXORPS         Z8, Z8, Z8
+	VMOVUPS        9536(R9), Z15
+	VBLENDMPS      Z10, Z15, K4, Z8
+	VMULPS         12800(R9), Z13, Z10
+	VMULPS         Z5, Z6, Z6
+	VBLENDMPS      Z0, Z29, K1, Z29
+	VMULPS         12864(R9), Z14, Z15
+	VMULPS         Z23, Z7, Z20
+	VMOVUPS        Z16, 896(R9)
+	VXORPS         Z16, Z16, Z16
+	VMOVUPS        9600(R9), Z22
+	VBLENDMPS      Z29, Z22, K3, Z16
+	VADDPS         Z15, Z10, Z10
+	VMULPS         Z9, Z24, Z15
+	VXORPS         Z22, Z22, Z22
+	VMOVUPS        9664(R9), Z27
+	VBLENDMPS      Z17, Z27, K3, Z22
+	VMOVUPS        Z8, 9536(R9)
+	VMOVUPS        Z16, 9600(R9)
+	VMOVUPS        Z22, 9664(R9)
+	KMOVW          K4, BX
+	VMULPS         12928(R9), Z4, Z8
+	VADDPS         Z15, Z20, Z15
+	VADDPS         Z8, Z10, Z8
+	VMULPS         Z21, Z25, Z10
+	VMULPS         832(R9), Z13, Z16
+	VADDPS         Z10, Z15, Z10
+	VMULPS         768(R9), Z14, Z15
+	VMULPS         Z5, Z10, Z5
+	VADDPS         Z15, Z16, Z15
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS Z23, Z26, Z16
+	VMULPS 704(R9), Z4, Z17
+	VMULPS Z9, Z28, Z20
+	VADDPS Z17, Z15, Z15
+	VADDPS Z20, Z16, Z16
+	VMULPS 12992(R9), Z13, Z17
+	VMULPS Z21, Z30, Z20
+	VMULPS 13056(R9), Z14, Z22
+	VADDPS Z20, Z16, Z16
+	VADDPS Z22, Z17, Z17
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS  Z6, Z7, Z20
+	VMULPS  13120(R9), Z4, Z22
+	VMULPS  Z6, Z24, Z27
+	VADDPS  Z22, Z17, Z17
+	VMULPS  Z6, Z25, Z22
+	VMULPS  640(R9), Z13, Z29
+	VSUBPS  Z26, Z20, Z20
+	VMULPS  576(R9), Z14, Z31
+	VMOVUPS Z12, 576(R9)
+	VSUBPS  Z28, Z27, Z12
+	VADDPS  Z31, Z29, Z27
+	VSUBPS  Z30, Z22, Z22
+	VMULPS  512(R9), Z4, Z29
+	VMULPS  Z5, Z7, Z31
+	VMOVUPS Z30, 512(R9)
+	VADDPS  Z29, Z27, Z27
+	VMULPS  Z5, Z24, Z29
+	VMULPS  13184(R9), Z13, Z13
+	VMULPS  Z5, Z25, Z30
+	VMOVUPS Z28, 640(R9)
+	VMULPS  13248(R9), Z14, Z14
+	VSUBPS  Z31, Z23, Z28
+	VADDPS  Z14, Z13, Z13
+	VSUBPS  Z29, Z9, Z14
+	VMULPS  13312(R9), Z4, Z4
+	VSUBPS  Z30, Z21, Z29
+	VADDPS  Z4, Z13, Z4
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS Z28, Z28, Z13
+
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	VMULPS       Z14, Z14, Z30
+	VSUBPS       Z15, Z18, Z31
+	VMOVUPS      Z21, 704(R9)
+	VADDPS       Z30, Z13, Z13
+	VSUBPS       13376(R9), Z31, Z21
+	VMULPS       Z29, Z29, Z30
+	VSUBPS       Z11, Z17, Z31
+	VMOVUPS      Z9, 768(R9)
+	VADDPS       Z30, Z13, Z9
+	VCMPPS       $0x11, Z31, Z0, K1
+	VMULPS       Z28, Z20, Z13
+	VDIVPS       Z31, Z21, Z20
+	VMULPS       Z14, Z12, Z12
+	VXORPS       Z14, Z14, Z14
+	VBROADCASTSS toiinf<>+0(SB), Z28
+	VBLENDMPS    Z20, Z28, K1, Z14
+	VADDPS       Z12, Z13, Z12
+	VCMPPS       $0x11, Z21, Z0, K1
+	VMULPS       Z29, Z22, Z13
+	VMOVAPS.Z    Z14, K1, Z14
+	VADDPS       Z13, Z12, Z12
+	VSUBPS       Z27, Z18, Z13
+	VCMPPS       $0x04, Z9, Z0, K1
+	VDIVPS.Z     Z9, Z12, K1, Z9
+	VSUBPS       13376(R9), Z13, Z12
+	VMINPS       Z1, Z9, Z9
+	VMAXPS       Z0, Z9, Z9
+	VSUBPS       Z11, Z4, Z11
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS       Z5, Z9, Z5
+	VCMPPS       $0x11, Z11, Z0, K1
+	VADDPS       Z5, Z6, Z5
+	VDIVPS       Z11, Z12, Z6
+	VMINPS       Z1, Z5, Z5
+	VMAXPS       Z0, Z5, Z5
+	VXORPS       Z9, Z9, Z9
+	VBROADCASTSS toiinf<>+0(SB), Z11
+	VBLENDMPS    Z6, Z11, K1, Z9
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS    Z10, Z5, Z6
+	VCMPPS    $0x11, Z12, Z0, K1
+	VSUBPS    Z16, Z6, Z6
+	VMOVAPS.Z Z9, K1, Z9
+	VMULPS    Z19, Z6, Z6
+	VMINPS    Z9, Z14, Z9
+	VMINPS    Z1, Z6, Z6
+	VMAXPS    Z0, Z6, Z6
+	VSUBPS    Z15, Z3, Z10
+	VMULPS    Z5, Z7, Z7
+	VSUBPS    13376(R9), Z10, Z10
+	VMULPS    Z5, Z24, Z11
+	VSUBPS    Z8, Z17, Z12
+	VMULPS    Z5, Z25, Z5
+	VCMPPS    $0x11, Z12, Z0, K1
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS       Z6, Z23, Z13
+	VDIVPS       Z12, Z10, Z12
+	VADDPS       Z13, Z26, Z13
+	VXORPS       Z14, Z14, Z14
+	VBROADCASTSS toiinf<>+0(SB), Z15
+	VBLENDMPS    Z12, Z15, K1, Z14
+	VSUBPS       Z7, Z13, Z7
+	VCMPPS       $0x11, Z10, Z0, K1
+	VMULPS       768(R9), Z6, Z10
+	VMOVAPS.Z    Z14, K1, Z12
+	VADDPS       640(R9), Z10, Z10
+	VMINPS       Z12, Z9, Z9
+	VSUBPS       Z11, Z10, Z10
+	VSUBPS       Z27, Z3, Z3
+	VMULPS       704(R9), Z6, Z6
+	VSUBPS       13376(R9), Z3, Z3
+	VADDPS       512(R9), Z6, Z6
+	VSUBPS       Z8, Z4, Z4
+	VSUBPS       Z5, Z6, Z5
+	VCMPPS       $0x11, Z4, Z0, K1
+	VMULPS       Z7, Z7, Z6
+	VDIVPS       Z4, Z3, Z4
+	VMULPS       Z10, Z10, Z8
+	VXORPS       Z11, Z11, Z11
+	VBROADCASTSS toiinf<>+0(SB), Z12
+	VBLENDMPS    Z4, Z12, K1, Z11
+	VADDPS       Z8, Z6, Z4
+	VCMPPS       $0x11, Z3, Z0, K1
+	VMULPS       Z5, Z5, Z3
+	VMOVAPS.Z    Z11, K1, Z6
+	VADDPS       Z3, Z4, Z3
+	VMINPS       Z6, Z9, Z4
+	VADDPS       13504(R9), Z4, Z4
+	VCMPPS.BCST  $0x16, maxfinite<>+0(SB), Z3, K1
+
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	VSQRTPS     Z3, Z3
+	VMOVUPS     13632(R9), Z6
+	VCMPPS.BCST $0x00, toirunning<>+0(SB), Z6, K3
+
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	VDIVPS         Z3, Z1, Z6
+	VADDPS         13568(R9), Z1, Z8
+	VMULPS         Z6, Z7, Z7
+	VMOVUPS        13504(R9), Z9
+	VCMPPS         $0x11, Z4, Z9, K4
+	VMULPS         Z6, Z10, Z9
+	KANDNW         K3, K4, K4
+	VMULPS         Z6, Z5, Z5
+	VBROADCASTSS   maxiter+68(FP), Z6
+	VCMPPS         $0x12, Z8, Z6, K5
+	VMULPS         576(R9), Z7, Z6
+	KORW           K5, K4, K4
+	VMULPS         896(R9), Z9, Z10
+	VADDPS         Z10, Z6, Z6
+	VXORPS         Z10, Z10, Z10
+	VBROADCASTSS   toirunning<>+0(SB), Z11
+	VBLENDMPS.BCST toiunconv<>+0(SB), Z11, K4, Z10
+	VMULPS         384(R9), Z5, Z11
+	VCMPPS         $0x16, 448(R9), Z4, K4
+	VADDPS         Z11, Z6, Z6
+	VBLENDMPS      Z0, Z10, K4, Z10
+	VMULPS         16576(R9), Z7, Z11
+	VMOVUPS        13504(R9), Z12
+	VCMPPS         $0x00, Z0, Z12, K4
+	VMULPS         16640(R9), Z9, Z12
+	VADDPS         Z12, Z11, Z11
+	VXORPS         Z12, Z12, Z12
+	VBLENDMPS.BCST toiinitial<>+0(SB), Z1, K4, Z12
+	VMULPS         16704(R9), Z5, Z13
+	VMOVUPS        320(R9), Z14
+	VCMPPS         $0x12, 13440(R9), Z14, K4
+	VADDPS         Z13, Z11, Z11
+	VBLENDMPS      Z12, Z10, K4, Z10
+	VMULPS         256(R9), Z7, Z12
+	VMULPS         1152(R9), Z9, Z13
+	VBLENDMPS.BCST toiinvalid<>+0(SB), Z10, K2, Z10
+	VADDPS         Z13, Z12, Z12
+	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z10, K4
+	VMULPS         960(R9), Z5, Z13
+	KANDW          K4, K3, K4
+	VADDPS         Z13, Z12, Z12
+	VXORPS         Z13, Z13, Z13
+	VMOVUPS        13504(R9), Z14
+	VBLENDMPS      Z4, Z14, K4, Z13
+	VMULPS         16768(R9), Z7, Z4
+	VBLENDMPS      Z0, Z8, K2, Z8
+	VMULPS         16832(R9), Z9, Z14
+	VXORPS         Z15, Z15, Z15
+	VMOVUPS        13568(R9), Z16
+	VBLENDMPS      Z8, Z16, K3, Z15
+	VADDPS         Z14, Z4, Z4
+	VXORPS         Z8, Z8, Z8
+	VMOVUPS        13632(R9), Z14
+	VBLENDMPS      Z10, Z14, K3, Z8
+	VMOVUPS        Z13, 13504(R9)
+	VMOVUPS        Z15, 13568(R9)
+	VMOVUPS        Z8, 13632(R9)
+	KMOVW          K4, DI
+	VMULPS         16896(R9), Z5, Z8
+	VADDPS         Z8, Z4, Z4
+	VMULPS         (R9), Z7, Z8
+	VMULPS         1088(R9), Z9, Z10
+	VADDPS         Z10, Z8, Z8
+	VMULPS         192(R9), Z5, Z10
+	VADDPS         Z10, Z8, Z8
+	VMULPS         16960(R9), Z7, Z10
+	VMULPS         17024(R9), Z9, Z13
+	VADDPS         Z13, Z10, Z10
+	VMULPS         17088(R9), Z5, Z13
+	VADDPS         Z13, Z10, Z10
+	VMULPS         128(R9), Z7, Z13
+	VMULPS         1024(R9), Z9, Z14
+	VADDPS         Z14, Z13, Z13
+	VMULPS         64(R9), Z5, Z14
+	VADDPS         Z14, Z13, Z13
+	VMULPS         17152(R9), Z7, Z7
+	VMULPS         17216(R9), Z9, Z9
+	VADDPS         Z9, Z7, Z7
+	VMULPS         17280(R9), Z5, Z5
+	VADDPS         Z5, Z7, Z5
+
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	VSUBPS       Z8, Z6, Z7
+	VSUBPS       17344(R9), Z7, Z7
+	VSUBPS       Z11, Z10, Z9
+	VCMPPS       $0x11, Z9, Z0, K2
+	VDIVPS       Z9, Z7, Z9
+	VXORPS       Z14, Z14, Z14
+	VBROADCASTSS toiinf<>+0(SB), Z15
+	VBLENDMPS    Z9, Z15, K2, Z14
+	VCMPPS       $0x11, Z7, Z0, K2
+	VMOVAPS.Z    Z14, K2, Z7
+	VSUBPS       Z13, Z6, Z6
+	VSUBPS       17344(R9), Z6, Z6
+	VSUBPS       Z11, Z5, Z9
+	VCMPPS       $0x11, Z9, Z0, K2
+	VDIVPS       Z9, Z6, Z9
+	VXORPS       Z11, Z11, Z11
+	VBROADCASTSS toiinf<>+0(SB), Z14
+	VBLENDMPS    Z9, Z14, K2, Z11
+	VCMPPS       $0x11, Z6, Z0, K2
+	VMOVAPS.Z    Z11, K2, Z6
+	VMINPS       Z6, Z7, Z6
+	VSUBPS       Z8, Z12, Z7
+	VSUBPS       17344(R9), Z7, Z7
+	VSUBPS       Z4, Z10, Z8
+	VCMPPS       $0x11, Z8, Z0, K2
+	VDIVPS       Z8, Z7, Z8
+	VXORPS       Z9, Z9, Z9
+	VBROADCASTSS toiinf<>+0(SB), Z10
+	VBLENDMPS    Z8, Z10, K2, Z9
+	VCMPPS       $0x11, Z7, Z0, K2
+	VMOVAPS.Z    Z9, K2, Z7
+	VMINPS       Z7, Z6, Z6
+	VSUBPS       Z13, Z12, Z7
+	VSUBPS       17344(R9), Z7, Z7
+	VSUBPS       Z4, Z5, Z4
+	VCMPPS       $0x11, Z4, Z0, K2
+	VDIVPS       Z4, Z7, Z4
+	VXORPS       Z5, Z5, Z5
+	VBROADCASTSS toiinf<>+0(SB), Z8
+	VBLENDMPS    Z4, Z8, K2, Z5
+	VCMPPS       $0x11, Z7, Z0, K2
+	VMOVAPS.Z    Z5, K2, Z4
+	VMINPS       Z4, Z6, Z4
+	VADDPS       17472(R9), Z4, Z4
+
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	VMOVUPS        17600(R9), Z5
 	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z5, K2
-	VADDPS         11520(R9), Z1, Z5
-	VMOVUPS        11456(R9), Z6
-	VCMPPS         $0x11, Z3, Z6, K3
+	VADDPS         17536(R9), Z1, Z5
+	VMOVUPS        17472(R9), Z6
+	VCMPPS         $0x11, Z4, Z6, K3
 	KANDNW         K2, K3, K3
 	VBROADCASTSS   maxiter+68(FP), Z6
 	VCMPPS         $0x12, Z5, Z6, K4
@@ -74069,72 +76427,73 @@ TOIAVX512_loop2_step:
 	VXORPS         Z6, Z6, Z6
 	VBROADCASTSS   toirunning<>+0(SB), Z7
 	VBLENDMPS.BCST toiunconv<>+0(SB), Z7, K3, Z6
-	VCMPPS         $0x16, 64(R9), Z3, K3
+	VCMPPS         $0x16, 1216(R9), Z4, K3
 	VBLENDMPS      Z0, Z6, K3, Z6
-	VMOVUPS        11456(R9), Z7
+	VMOVUPS        17472(R9), Z7
 	VCMPPS         $0x00, Z0, Z7, K3
 	VXORPS         Z7, Z7, Z7
 	VBLENDMPS.BCST toiinitial<>+0(SB), Z1, K3, Z7
-	VCMPPS         $0x12, 11392(R9), Z4, K3
+	VCMPPS         $0x12, 17408(R9), Z3, K3
 	VBLENDMPS      Z7, Z6, K3, Z6
 	VBLENDMPS.BCST toiinvalid<>+0(SB), Z6, K1, Z6
 	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z6, K3
 	KANDW          K3, K2, K3
-	VXORPS         Z4, Z4, Z4
-	VMOVUPS        11456(R9), Z7
-	VBLENDMPS      Z3, Z7, K3, Z4
-	VBLENDMPS      Z0, Z5, K1, Z5
 	VXORPS         Z3, Z3, Z3
-	VMOVUPS        11520(R9), Z7
-	VBLENDMPS      Z5, Z7, K2, Z3
+	VMOVUPS        17472(R9), Z7
+	VBLENDMPS      Z4, Z7, K3, Z3
+	VBLENDMPS      Z0, Z5, K1, Z5
+	VXORPS         Z4, Z4, Z4
+	VMOVUPS        17536(R9), Z7
+	VBLENDMPS      Z5, Z7, K2, Z4
 	VXORPS         Z5, Z5, Z5
-	VMOVUPS        11584(R9), Z7
+	VMOVUPS        17600(R9), Z7
 	VBLENDMPS      Z6, Z7, K2, Z5
-	VMOVUPS        Z4, 11456(R9)
-	VMOVUPS        Z3, 11520(R9)
-	VMOVUPS        Z5, 11584(R9)
-	KMOVW          K3, DI
+	VMOVUPS        Z3, 17472(R9)
+	VMOVUPS        Z4, 17536(R9)
+	VMOVUPS        Z5, 17600(R9)
+	KMOVW          K3, R8
 	ORL            DI, BX
+	ORL            R8, BX
 	TESTL          BX, BX
-	JNZ            TOIAVX512_loop2_step
+	JNZ            TOIAVX512_loop3_step
 
 	// Finish: the rows.
-	VMOVUPS 7488(R9), Z3
-	VMULPS  6592(R9), Z3, Z3
-	VADDPS  6016(R9), Z3, Z3
-	VMOVUPS 7488(R9), Z4
-	VMULPS  6656(R9), Z4, Z4
-	VADDPS  6080(R9), Z4, Z4
-	VMOVUPS 7488(R9), Z5
-	VMULPS  6720(R9), Z5, Z5
-	VADDPS  6144(R9), Z5, Z5
-	VMOVUPS 7488(R9), Z6
-	VMULPS  6784(R9), Z6, Z6
-	VADDPS  6208(R9), Z6, Z6
-	VMOVUPS 7488(R9), Z7
-	VMULPS  6848(R9), Z7, Z7
-	VADDPS  6272(R9), Z7, Z7
-	VMOVUPS 7488(R9), Z8
-	VMULPS  6912(R9), Z8, Z8
-	VADDPS  6336(R9), Z8, Z8
-	VMOVUPS 7488(R9), Z9
-	VMULPS  6976(R9), Z9, Z9
+	VMOVUPS 9536(R9), Z3
+	VMULPS  8640(R9), Z3, Z3
+	VADDPS  8064(R9), Z3, Z3
+	VMOVUPS 9536(R9), Z4
+	VMULPS  8704(R9), Z4, Z4
+	VADDPS  8128(R9), Z4, Z4
+	VMOVUPS 9536(R9), Z5
+	VMULPS  8768(R9), Z5, Z5
+	VADDPS  8192(R9), Z5, Z5
+	VMOVUPS 9536(R9), Z6
+	VMULPS  8832(R9), Z6, Z6
+	VADDPS  8256(R9), Z6, Z6
+	VMOVUPS 9536(R9), Z7
+	VMULPS  8896(R9), Z7, Z7
+	VADDPS  8320(R9), Z7, Z7
+	VMOVUPS 9536(R9), Z8
+	VMULPS  8960(R9), Z8, Z8
+	VADDPS  8384(R9), Z8, Z8
+	VMOVUPS 9536(R9), Z9
+	VMULPS  9024(R9), Z9, Z9
 	VADDPS  Z9, Z0, Z9
-	VMOVUPS 7488(R9), Z10
-	VMULPS  7040(R9), Z10, Z10
+	VMOVUPS 9536(R9), Z10
+	VMULPS  9088(R9), Z10, Z10
 	VADDPS  Z10, Z0, Z10
-	VMOVUPS 7488(R9), Z11
-	VMULPS  7104(R9), Z11, Z11
+	VMOVUPS 9536(R9), Z11
+	VMULPS  9152(R9), Z11, Z11
 	VADDPS  Z11, Z0, Z11
-	VMOVUPS 7488(R9), Z12
-	VMULPS  7168(R9), Z12, Z12
-	VADDPS  6400(R9), Z12, Z12
-	VMOVUPS 7488(R9), Z13
-	VMULPS  7232(R9), Z13, Z13
-	VADDPS  6464(R9), Z13, Z13
-	VMOVUPS 7488(R9), Z14
-	VMULPS  7296(R9), Z14, Z14
-	VADDPS  6528(R9), Z14, Z14
+	VMOVUPS 9536(R9), Z12
+	VMULPS  9216(R9), Z12, Z12
+	VADDPS  8448(R9), Z12, Z12
+	VMOVUPS 9536(R9), Z13
+	VMULPS  9280(R9), Z13, Z13
+	VADDPS  8512(R9), Z13, Z13
+	VMOVUPS 9536(R9), Z14
+	VMULPS  9344(R9), Z14, Z14
+	VADDPS  8576(R9), Z14, Z14
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS Z3, Z6, Z15
@@ -74245,48 +76604,108 @@ TOIAVX512_loop2_step:
 	VSUBPS  Z9, Z11, Z11
 	VMULPS  Z8, Z16, Z12
 	VADDPS  Z12, Z22, Z12
+	VMOVUPS 13504(R9), Z13
+	VMULPS  12608(R9), Z13, Z13
 	VSUBPS  Z10, Z12, Z12
-	VMULPS  Z8, Z17, Z13
-	VADDPS  Z13, Z23, Z13
-	VSUBPS  Z5, Z13, Z13
-	VMULPS  Z11, Z11, Z14
-	VMULPS  Z12, Z12, Z18
-	VADDPS  Z18, Z14, Z14
-	VMULPS  Z13, Z13, Z18
-	VADDPS  Z18, Z14, Z14
-	VSQRTPS Z14, Z18
+	VADDPS  12032(R9), Z13, Z13
+	VMULPS  Z8, Z17, Z14
+	VMOVUPS 13504(R9), Z18
+	VMULPS  12672(R9), Z18, Z18
+	VADDPS  Z14, Z23, Z14
+	VADDPS  12096(R9), Z18, Z18
+	VSUBPS  Z5, Z14, Z14
+	VMOVUPS 13504(R9), Z19
+	VMULPS  12736(R9), Z19, Z19
+	VMULPS  Z11, Z11, Z20
+	VADDPS  12160(R9), Z19, Z19
+	VMULPS  Z12, Z12, Z25
+	VMOVUPS 13504(R9), Z27
+	VMULPS  12800(R9), Z27, Z27
+	VADDPS  Z25, Z20, Z20
+	VADDPS  12224(R9), Z27, Z25
+	VMULPS  Z14, Z14, Z27
+	VMOVUPS 13504(R9), Z28
+	VMULPS  12864(R9), Z28, Z28
+	VADDPS  Z27, Z20, Z20
+	VADDPS  12288(R9), Z28, Z27
+	VSQRTPS Z20, Z28
+	VMOVUPS 13504(R9), Z29
+	VMULPS  12928(R9), Z29, Z29
 
 	// The normal by ContactLane's rules (contact's common path and rare block).
-	VMOVAPS      Z11, Z19
-	VMOVAPS      Z12, Z20
-	VMOVAPS      Z13, Z25
-	VMOVAPS      Z18, Z27
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z14, K1
-	VMAXPS       Z24, Z26, Z24
-	VMULPS       Z21, Z21, Z21
-	VMULPS       Z22, Z22, Z22
-	VADDPS       Z22, Z21, Z21
-	VMULPS       Z23, Z23, Z22
-	VADDPS       Z22, Z21, Z21
-	VMAXPS       Z21, Z24, Z21
-	VBROADCASTSS crosstol<>+0(SB), Z22
-	VMULPS       Z21, Z22, Z22
-	VCMPPS       $0x11, Z22, Z14, K2
-	KORW         K2, K1, K3
-	VMOVUPS      Z18, 576(R9)
-	VMOVUPS      Z5, 640(R9)
-	VMOVUPS      Z17, 704(R9)
-	VMOVUPS      Z10, 768(R9)
-	VMOVUPS      Z16, 832(R9)
-	VMOVUPS      Z9, 896(R9)
-	VMOVUPS      Z15, 960(R9)
-	VMOVUPS      Z8, 1024(R9)
+	VMOVAPS     Z11, Z30
+	VADDPS      12352(R9), Z29, Z29
+	VMOVAPS     Z12, Z31
+	VMOVUPS     Z5, 576(R9)
+	VMOVUPS     Z17, 640(R9)
+	VMOVUPS     13504(R9), Z5
+	VMULPS      12992(R9), Z5, Z5
+	VMOVAPS     Z14, Z17
+	VMOVUPS     Z10, 704(R9)
+	VADDPS      Z5, Z0, Z5
+	VMOVUPS     Z16, 768(R9)
+	VMOVUPS     13504(R9), Z10
+	VMULPS      13056(R9), Z10, Z10
+	VMOVAPS     Z28, Z16
+	VMOVUPS     Z28, 832(R9)
+	VADDPS      Z10, Z0, Z10
+	VMOVUPS     Z9, 896(R9)
+	VMOVUPS     13504(R9), Z9
+	VMULPS      13120(R9), Z9, Z9
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z20, K1
+	VADDPS      Z9, Z0, Z9
+	VMAXPS      Z24, Z26, Z24
+	VMOVUPS     Z15, 960(R9)
+	VMOVUPS     13504(R9), Z15
+	VMULPS      13184(R9), Z15, Z15
+	VMULPS      Z21, Z21, Z21
+	VADDPS      12416(R9), Z15, Z15
+	VMULPS      Z22, Z22, Z22
+	VMOVUPS     Z8, 1024(R9)
+	VMOVUPS     13504(R9), Z8
+	VMULPS      13248(R9), Z8, Z8
+	VADDPS      Z22, Z21, Z21
+	VADDPS      12480(R9), Z8, Z8
+	VMULPS      Z23, Z23, Z22
+	VMOVUPS     13504(R9), Z23
+	VMULPS      13312(R9), Z23, Z23
+	VADDPS      Z22, Z21, Z21
+	VADDPS      12544(R9), Z23, Z22
+	VMAXPS      Z21, Z24, Z21
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPS       Z13, Z25, Z23
+	VSUBPS       Z18, Z27, Z24
 	VMOVUPS      Z27, 1088(R9)
-	VMOVUPS      Z25, 1152(R9)
-	VMOVUPS      Z20, 1216(R9)
-	VMOVUPS      Z19, 1280(R9)
+	VBROADCASTSS crosstol<>+0(SB), Z27
+	VMULPS       Z21, Z27, Z27
+	VSUBPS       Z19, Z29, Z28
+	VCMPPS       $0x11, Z27, Z20, K2
+	VSUBPS       Z5, Z15, Z27
+	VMOVUPS      Z15, 1152(R9)
+	VMOVUPS      Z29, 1216(R9)
+	KORW         K2, K1, K3
+	VSUBPS       Z10, Z8, Z15
+	VMOVUPS      Z8, 1280(R9)
+	VMOVUPS      Z25, 1344(R9)
+	VMOVUPS      Z28, 1408(R9)
+	VMOVUPS      Z24, 1472(R9)
+	VMOVUPS      Z23, 1536(R9)
+	VMOVUPS      Z15, 1600(R9)
+	VMOVUPS      Z27, 1664(R9)
+	VMOVUPS      Z19, 1728(R9)
+	VMOVUPS      Z18, 1792(R9)
+	VMOVUPS      Z10, 1856(R9)
+	VMOVUPS      Z13, 1920(R9)
+	VMOVUPS      Z5, 1984(R9)
+	VMOVUPS      Z9, 2048(R9)
+	VMOVUPS      Z22, 2112(R9)
+	VMOVUPS      Z16, 2176(R9)
+	VMOVUPS      Z17, 2240(R9)
+	VMOVUPS      Z31, 2304(R9)
+	VMOVUPS      Z30, 2368(R9)
 	KORTESTW     K3, K3
-	JZ           TOIAVX512_loop2_finish_g0_normal
+	JZ           TOIAVX512_loop3_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VSUBPS   Z3, Z6, Z5
@@ -74299,76 +76718,76 @@ TOIAVX512_loop2_step:
 	VSUBPS   192(R9), Z9, Z9
 	VMOVUPS  128(R9), Z10
 	VSUBPS   64(R9), Z10, Z10
-	VSQRTPS  Z26, Z15
-	VCMPPS   $0x04, Z15, Z0, K3
-	VDIVPS.Z Z15, Z1, K3, Z15
-	VSQRTPS  (R9), Z16
-	VMULPS   Z15, Z5, Z5
-	VMULPS   Z15, Z6, Z6
-	VMULPS   Z15, Z7, Z7
-	VMULPS   Z16, Z8, Z8
-	VMULPS   Z16, Z9, Z9
-	VMULPS   Z16, Z10, Z10
+	VSQRTPS  Z26, Z13
+	VCMPPS   $0x04, Z13, Z0, K3
+	VDIVPS.Z Z13, Z1, K3, Z13
+	VSQRTPS  (R9), Z15
+	VMULPS   Z13, Z5, Z5
+	VMULPS   Z13, Z6, Z6
+	VMULPS   Z13, Z7, Z7
+	VMULPS   Z15, Z8, Z8
+	VMULPS   Z15, Z9, Z9
+	VMULPS   Z15, Z10, Z10
 	VCMPPS   $0x00, Z0, Z26, K3
-	VMULPS   Z10, Z6, Z15
-	VMULPS   Z9, Z7, Z16
+	VMULPS   Z10, Z6, Z13
+	VMULPS   Z9, Z7, Z15
+	VSUBPS   Z15, Z13, Z13
+	VMULPS   Z8, Z7, Z15
+	VMULPS   Z10, Z5, Z16
 	VSUBPS   Z16, Z15, Z15
-	VMULPS   Z8, Z7, Z16
-	VMULPS   Z10, Z5, Z17
+	VMULPS   Z9, Z5, Z16
+	VMULPS   Z8, Z6, Z17
 	VSUBPS   Z17, Z16, Z16
-	VMULPS   Z9, Z5, Z17
-	VMULPS   Z8, Z6, Z18
-	VSUBPS   Z18, Z17, Z17
+	VMULPS   Z13, Z13, Z17
 	VMULPS   Z15, Z15, Z18
-	VMULPS   Z16, Z16, Z19
-	VADDPS   Z19, Z18, Z18
-	VMULPS   Z17, Z17, Z19
-	VADDPS   Z19, Z18, Z18
-	VMULPS   Z15, Z11, Z11
-	VMULPS   Z16, Z12, Z12
+	VADDPS   Z18, Z17, Z17
+	VMULPS   Z16, Z16, Z18
+	VADDPS   Z18, Z17, Z17
+	VMULPS   Z13, Z11, Z11
+	VMULPS   Z15, Z12, Z12
 	VADDPS   Z12, Z11, Z11
-	VMULPS   Z17, Z13, Z12
+	VMULPS   Z16, Z14, Z12
 	VADDPS   Z12, Z11, Z11
 
 	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
 	VBROADCASTSS perptol<>+0(SB), Z12
 	VMULPS       Z21, Z12, Z12
-	VSUBPS       Z12, Z14, Z12
-	VMULPS       Z18, Z12, Z12
-	VMULPS       Z11, Z11, Z13
-	VCMPPS       $0x11, Z13, Z12, K4
+	VSUBPS       Z12, Z20, Z12
+	VMULPS       Z17, Z12, Z12
+	VMULPS       Z11, Z11, Z14
+	VCMPPS       $0x11, Z14, Z12, K4
 	KANDW        K4, K2, K2
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z18, K4
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K4
 	KANDNW       K2, K4, K2
 	KORW         K2, K1, K1
 	VMULPS       Z11, Z11, Z12
-	VBROADCASTSS signtol<>+0(SB), Z13
-	VMULPS       Z21, Z13, Z13
-	VMULPS       Z18, Z13, Z13
-	VCMPPS       $0x19, Z13, Z12, K2
+	VBROADCASTSS signtol<>+0(SB), Z14
+	VMULPS       Z21, Z14, Z14
+	VMULPS       Z17, Z14, Z14
+	VCMPPS       $0x19, Z14, Z12, K2
 	VCMPPS       $0x11, Z0, Z11, K4
 	KANDNW       K4, K2, K2
-	VXORPS.BCST  signmask<>+0(SB), Z15, Z11
-	VXORPS.BCST  signmask<>+0(SB), Z16, Z12
-	VXORPS.BCST  signmask<>+0(SB), Z17, Z13
-	VBLENDMPS    Z11, Z15, K2, Z15
-	VBLENDMPS    Z12, Z16, K2, Z16
-	VBLENDMPS    Z13, Z17, K2, Z17
+	VXORPS.BCST  signmask<>+0(SB), Z13, Z11
+	VXORPS.BCST  signmask<>+0(SB), Z15, Z12
+	VXORPS.BCST  signmask<>+0(SB), Z16, Z14
+	VBLENDMPS    Z11, Z13, K2, Z13
+	VBLENDMPS    Z12, Z15, K2, Z15
+	VBLENDMPS    Z14, Z16, K2, Z16
 	VXORPS       Z11, Z11, Z11
-	VMOVUPS      1280(R9), Z12
-	VBLENDMPS    Z15, Z12, K1, Z11
+	VMOVUPS      2368(R9), Z12
+	VBLENDMPS    Z13, Z12, K1, Z11
 	VXORPS       Z12, Z12, Z12
-	VMOVUPS      1216(R9), Z13
-	VBLENDMPS    Z16, Z13, K1, Z12
+	VMOVUPS      2304(R9), Z13
+	VBLENDMPS    Z15, Z13, K1, Z12
 	VXORPS       Z13, Z13, Z13
-	VMOVUPS      1152(R9), Z15
-	VBLENDMPS    Z17, Z15, K1, Z13
-	VXORPS       Z15, Z15, Z15
-	VBLENDMPS    Z18, Z14, K1, Z15
-	VMOVUPS      Z11, 1280(R9)
-	VMOVUPS      Z12, 1216(R9)
-	VMOVUPS      Z13, 1152(R9)
-	VMOVAPS      Z15, Z14
+	VMOVUPS      2240(R9), Z14
+	VBLENDMPS    Z16, Z14, K1, Z13
+	VXORPS       Z14, Z14, Z14
+	VBLENDMPS    Z17, Z20, K1, Z14
+	VMOVUPS      Z11, 2368(R9)
+	VMOVUPS      Z12, 2304(R9)
+	VMOVUPS      Z13, 2240(R9)
+	VMOVAPS      Z14, Z20
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VBLENDMPS Z8, Z5, K3, Z5
@@ -74377,589 +76796,986 @@ TOIAVX512_loop2_step:
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VXORPS.BCST signmask<>+0(SB), Z5, Z5
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z14, K1
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z20, K1
 	VMULPS      Z6, Z6, Z8
 	VMULPS      Z5, Z5, Z9
 	VADDPS      Z9, Z8, Z8
 	VMULPS      Z0, Z0, Z9
 	VADDPS      Z9, Z8, Z8
 	VXORPS      Z9, Z9, Z9
-	VMOVUPS     1280(R9), Z10
+	VMOVUPS     2368(R9), Z10
 	VBLENDMPS   Z6, Z10, K1, Z9
 	VXORPS      Z10, Z10, Z10
-	VMOVUPS     1216(R9), Z11
+	VMOVUPS     2304(R9), Z11
 	VBLENDMPS   Z5, Z11, K1, Z10
 	VXORPS      Z5, Z5, Z5
-	VMOVUPS     1152(R9), Z11
+	VMOVUPS     2240(R9), Z11
 	VBLENDMPS   Z0, Z11, K1, Z5
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z8, Z14, K1, Z11
-	VMOVUPS     Z9, 1280(R9)
-	VMOVUPS     Z10, 1216(R9)
-	VMOVUPS     Z5, 1152(R9)
-	VMOVAPS     Z11, Z14
+	VBLENDMPS   Z8, Z20, K1, Z11
+	VMOVUPS     Z9, 2368(R9)
+	VMOVUPS     Z10, 2304(R9)
+	VMOVUPS     Z5, 2240(R9)
+	VMOVAPS     Z11, Z20
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VXORPS.BCST signmask<>+0(SB), Z6, Z5
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z14, K1
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z20, K1
 	VMULPS      Z0, Z0, Z6
 	VMULPS      Z7, Z7, Z8
 	VADDPS      Z8, Z6, Z6
 	VMULPS      Z5, Z5, Z8
 	VADDPS      Z8, Z6, Z6
 	VXORPS      Z8, Z8, Z8
-	VMOVUPS     1280(R9), Z9
+	VMOVUPS     2368(R9), Z9
 	VBLENDMPS   Z0, Z9, K1, Z8
 	VXORPS      Z9, Z9, Z9
-	VMOVUPS     1216(R9), Z10
+	VMOVUPS     2304(R9), Z10
 	VBLENDMPS   Z7, Z10, K1, Z9
 	VXORPS      Z7, Z7, Z7
-	VMOVUPS     1152(R9), Z10
+	VMOVUPS     2240(R9), Z10
 	VBLENDMPS   Z5, Z10, K1, Z7
 	VXORPS      Z5, Z5, Z5
-	VBLENDMPS   Z6, Z14, K1, Z5
-	VMOVUPS     Z8, 1280(R9)
-	VMOVUPS     Z9, 1216(R9)
-	VMOVUPS     Z7, 1152(R9)
-	VMOVAPS     Z5, Z14
+	VBLENDMPS   Z6, Z20, K1, Z5
+	VMOVUPS     Z8, 2368(R9)
+	VMOVUPS     Z9, 2304(R9)
+	VMOVUPS     Z7, 2240(R9)
+	VMOVAPS     Z5, Z20
 
 	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z14, K1
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z20, K1
 	VXORPS      Z5, Z5, Z5
-	VMOVUPS     1280(R9), Z6
+	VMOVUPS     2368(R9), Z6
 	VBLENDMPS   Z0, Z6, K1, Z5
 	VXORPS      Z6, Z6, Z6
-	VMOVUPS     1216(R9), Z7
+	VMOVUPS     2304(R9), Z7
 	VBLENDMPS   Z0, Z7, K1, Z6
 	VXORPS      Z7, Z7, Z7
-	VMOVUPS     1152(R9), Z8
+	VMOVUPS     2240(R9), Z8
 	VBLENDMPS   Z1, Z8, K1, Z7
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z1, Z14, K1, Z8
-	VMOVUPS     Z5, 1280(R9)
-	VMOVUPS     Z6, 1216(R9)
-	VMOVUPS     Z7, 1152(R9)
-	VMOVAPS     Z8, Z14
+	VBLENDMPS   Z1, Z20, K1, Z8
+	VMOVUPS     Z5, 2368(R9)
+	VMOVUPS     Z6, 2304(R9)
+	VMOVUPS     Z7, 2240(R9)
+	VMOVAPS     Z8, Z20
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z14, Z5
-	VMOVUPS Z5, 1088(R9)
+	VSQRTPS Z20, Z5
+	VMOVUPS Z5, 2176(R9)
 
-TOIAVX512_loop2_finish_g0_normal:
-	VMOVUPS 11456(R9), Z5
-	VMULPS  10560(R9), Z5, Z5
-	VADDPS  9984(R9), Z5, Z5
-	VMOVUPS 11456(R9), Z6
-	VMULPS  10624(R9), Z6, Z6
-	VADDPS  10048(R9), Z6, Z6
-	VMOVUPS 11456(R9), Z7
-	VMULPS  10688(R9), Z7, Z7
-	VADDPS  10112(R9), Z7, Z7
-	VMOVUPS 11456(R9), Z8
-	VMULPS  10752(R9), Z8, Z8
-	VADDPS  10176(R9), Z8, Z8
-	VMOVUPS 11456(R9), Z9
-	VMULPS  10816(R9), Z9, Z9
-	VADDPS  10240(R9), Z9, Z9
-	VMOVUPS 11456(R9), Z10
-	VMULPS  10880(R9), Z10, Z10
-	VADDPS  10304(R9), Z10, Z10
-	VMOVUPS 11456(R9), Z11
-	VMULPS  10944(R9), Z11, Z11
-	VADDPS  Z11, Z0, Z11
-	VMOVUPS 11456(R9), Z12
-	VMULPS  11008(R9), Z12, Z12
-	VADDPS  Z12, Z0, Z12
-	VMOVUPS 11456(R9), Z13
-	VMULPS  11072(R9), Z13, Z13
-	VADDPS  Z13, Z0, Z13
-	VMOVUPS 11456(R9), Z14
-	VMULPS  11136(R9), Z14, Z14
-	VADDPS  10368(R9), Z14, Z14
-	VMOVUPS 11456(R9), Z15
-	VMULPS  11200(R9), Z15, Z15
-	VADDPS  10432(R9), Z15, Z15
-	VMOVUPS 11456(R9), Z16
-	VMULPS  11264(R9), Z16, Z16
-	VADDPS  10496(R9), Z16, Z16
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPS Z5, Z8, Z17
-	VSUBPS Z6, Z9, Z18
-	VSUBPS Z7, Z10, Z19
-	VSUBPS Z11, Z14, Z20
-	VSUBPS Z12, Z15, Z21
-	VSUBPS Z13, Z16, Z22
-	VSUBPS Z11, Z5, Z23
-	VSUBPS Z12, Z6, Z24
-	VSUBPS Z13, Z7, Z25
+TOIAVX512_loop3_finish_g0_normal:
+	VMOVUPS 2112(R9), Z5
+	VSUBPS  2048(R9), Z5, Z5
+	VMOVUPS 1920(R9), Z6
+	VSUBPS  1984(R9), Z6, Z6
+	VMOVUPS 1792(R9), Z7
+	VSUBPS  1856(R9), Z7, Z7
+	VMOVUPS 1728(R9), Z8
+	VSUBPS  2048(R9), Z8, Z8
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z20, Z20, Z26
-	VMULPS      Z21, Z21, Z27
-	VADDPS      Z27, Z26, Z26
-	VMULPS      Z22, Z22, Z27
-	VADDPS      Z27, Z26, Z26
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z26, K1
-	VDIVPS.Z    Z26, Z1, K1, Z27
+	VMOVUPS     1664(R9), Z9
+	VMULPS      1664(R9), Z9, Z9
+	VMOVUPS     1600(R9), Z10
+	VMULPS      1600(R9), Z10, Z10
+	VADDPS      Z10, Z9, Z9
+	VMULPS      Z5, Z5, Z10
+	VADDPS      Z10, Z9, Z9
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z9, K1
+	VDIVPS.Z    Z9, Z1, K1, Z10
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z17, Z17, Z28
-	VMULPS      Z18, Z18, Z29
-	VADDPS      Z29, Z28, Z28
-	VMULPS      Z19, Z19, Z29
-	VADDPS      Z29, Z28, Z28
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z28, K1
-	VDIVPS.Z    Z28, Z1, K1, Z29
-	VMULPS      Z23, Z20, Z30
-	VMULPS      Z24, Z21, Z31
-	VMOVUPS     Z13, (R9)
-	VADDPS      Z31, Z30, Z13
-	VMULPS      Z25, Z22, Z30
-	VADDPS      Z30, Z13, Z13
-	VMULPS      Z27, Z13, Z13
-	VMULPS      Z17, Z20, Z30
-	VMULPS      Z18, Z21, Z31
-	VMOVUPS     Z16, 128(R9)
-	VADDPS      Z31, Z30, Z16
-	VMULPS      Z19, Z22, Z30
-	VADDPS      Z30, Z16, Z16
-	VMULPS      Z27, Z16, Z30
+	VMOVUPS     1536(R9), Z11
+	VMULPS      1536(R9), Z11, Z11
+	VMOVUPS     1472(R9), Z12
+	VMULPS      1472(R9), Z12, Z12
+	VADDPS      Z12, Z11, Z11
+	VMOVUPS     1408(R9), Z12
+	VMULPS      1408(R9), Z12, Z12
+	VADDPS      Z12, Z11, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z11, K1
+	VDIVPS.Z    Z11, Z1, K1, Z12
+	VMULPS      1664(R9), Z6, Z13
+	VMULPS      1600(R9), Z7, Z14
+	VADDPS      Z14, Z13, Z13
+	VMULPS      Z8, Z5, Z14
+	VADDPS      Z14, Z13, Z13
+	VMULPS      Z10, Z13, Z13
+	VMOVUPS     1664(R9), Z14
+	VMULPS      1536(R9), Z14, Z14
+	VMOVUPS     1600(R9), Z15
+	VMULPS      1472(R9), Z15, Z15
+	VADDPS      Z15, Z14, Z14
+	VMULPS      1408(R9), Z5, Z15
+	VADDPS      Z15, Z14, Z14
+	VMULPS      Z10, Z14, Z15
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Z17, Z23, Z31
-	VMOVUPS Z27, 256(R9)
-	VMULPS  Z18, Z24, Z27
-	VMOVUPS Z12, 384(R9)
-	VADDPS  Z27, Z31, Z12
-	VMULPS  Z19, Z25, Z27
-	VADDPS  Z27, Z12, Z12
+	VMULPS 1536(R9), Z6, Z16
+	VMULPS 1472(R9), Z7, Z17
+	VADDPS Z17, Z16, Z16
+	VMULPS 1408(R9), Z8, Z17
+	VADDPS Z17, Z16, Z16
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Z13, Z20, Z27
-	VMULPS  Z13, Z21, Z31
-	VMOVUPS Z15, 512(R9)
-	VMULPS  Z13, Z22, Z15
-	VMOVUPS Z11, 1344(R9)
-	VSUBPS  Z23, Z27, Z11
-	VSUBPS  Z24, Z31, Z27
-	VSUBPS  Z25, Z15, Z15
-	VMULPS  Z30, Z20, Z31
-	VMOVUPS Z14, 1408(R9)
-	VMULPS  Z30, Z21, Z14
-	VMOVUPS Z7, 1472(R9)
-	VMULPS  Z30, Z22, Z7
-	VMOVUPS Z10, 1536(R9)
-	VSUBPS  Z31, Z17, Z10
-	VSUBPS  Z14, Z18, Z14
-	VSUBPS  Z7, Z19, Z7
+	VMULPS  1664(R9), Z13, Z17
+	VMULPS  1600(R9), Z13, Z18
+	VMULPS  Z13, Z5, Z19
+	VSUBPS  Z6, Z17, Z17
+	VSUBPS  Z7, Z18, Z18
+	VSUBPS  Z8, Z19, Z19
+	VMULPS  1664(R9), Z15, Z20
+	VMULPS  1600(R9), Z15, Z21
+	VMULPS  Z15, Z5, Z22
+	VMOVUPS 1536(R9), Z23
+	VSUBPS  Z20, Z23, Z20
+	VMOVUPS 1472(R9), Z23
+	VSUBPS  Z21, Z23, Z21
+	VMOVUPS 1408(R9), Z23
+	VSUBPS  Z22, Z23, Z22
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z10, Z10, Z31
-	VMOVUPS  Z6, 1600(R9)
-	VMULPS   Z14, Z14, Z6
-	VMOVUPS  Z9, 1664(R9)
-	VADDPS   Z6, Z31, Z6
-	VMULPS   Z7, Z7, Z9
-	VADDPS   Z9, Z6, Z6
-	VMULPS   Z10, Z11, Z9
-	VMULPS   Z14, Z27, Z10
-	VADDPS   Z10, Z9, Z9
-	VMULPS   Z7, Z15, Z7
-	VADDPS   Z7, Z9, Z7
-	VCMPPS   $0x04, Z6, Z0, K1
-	VDIVPS.Z Z6, Z7, K1, Z6
+	VMULPS   Z20, Z20, Z23
+	VMULPS   Z21, Z21, Z24
+	VADDPS   Z24, Z23, Z23
+	VMULPS   Z22, Z22, Z24
+	VADDPS   Z24, Z23, Z23
+	VMULPS   Z20, Z17, Z17
+	VMULPS   Z21, Z18, Z18
+	VADDPS   Z18, Z17, Z17
+	VMULPS   Z22, Z19, Z18
+	VADDPS   Z18, Z17, Z17
+	VCMPPS   $0x04, Z23, Z0, K1
+	VDIVPS.Z Z23, Z17, K1, Z17
+	VMINPS   Z1, Z17, Z17
+	VMAXPS   Z0, Z17, Z17
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPS Z15, Z17, Z15
+	VADDPS Z15, Z13, Z13
+	VMINPS Z1, Z13, Z13
+	VMAXPS Z0, Z13, Z13
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPS Z14, Z13, Z14
+	VSUBPS Z16, Z14, Z14
+	VMULPS Z12, Z14, Z12
+	VMINPS Z1, Z12, Z12
+	VMAXPS Z0, Z12, Z12
+	VMULPS 1664(R9), Z13, Z14
+	VMULPS 1600(R9), Z13, Z15
+	VMULPS Z13, Z5, Z5
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPS  1536(R9), Z12, Z13
+	VADDPS  Z13, Z6, Z13
+	VSUBPS  Z14, Z13, Z13
+	VMULPS  1472(R9), Z12, Z16
+	VADDPS  Z16, Z7, Z16
+	VMOVUPS 17472(R9), Z17
+	VMULPS  16576(R9), Z17, Z17
+	VSUBPS  Z15, Z16, Z16
+	VADDPS  16000(R9), Z17, Z17
+	VMULPS  1408(R9), Z12, Z18
+	VMOVUPS 17472(R9), Z19
+	VMULPS  16640(R9), Z19, Z19
+	VADDPS  Z18, Z8, Z18
+	VADDPS  16064(R9), Z19, Z19
+	VSUBPS  Z5, Z18, Z18
+	VMOVUPS 17472(R9), Z20
+	VMULPS  16704(R9), Z20, Z20
+	VMULPS  Z13, Z13, Z21
+	VADDPS  16128(R9), Z20, Z20
+	VMULPS  Z16, Z16, Z22
+	VMOVUPS 17472(R9), Z23
+	VMULPS  16768(R9), Z23, Z23
+	VADDPS  Z22, Z21, Z21
+	VADDPS  16192(R9), Z23, Z22
+	VMULPS  Z18, Z18, Z23
+	VMOVUPS 17472(R9), Z24
+	VMULPS  16832(R9), Z24, Z24
+	VADDPS  Z23, Z21, Z21
+	VADDPS  16256(R9), Z24, Z23
+	VSQRTPS Z21, Z24
+	VMOVUPS 17472(R9), Z25
+	VMULPS  16896(R9), Z25, Z25
+
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	VMOVAPS     Z13, Z26
+	VADDPS      16320(R9), Z25, Z25
+	VMOVAPS     Z16, Z27
+	VMOVUPS     17472(R9), Z28
+	VMULPS      16960(R9), Z28, Z28
+	VMOVAPS     Z18, Z29
+	VADDPS      Z28, Z0, Z28
+	VMOVUPS     17472(R9), Z30
+	VMULPS      17024(R9), Z30, Z30
+	VMOVAPS     Z24, Z31
+	VMOVUPS     Z24, (R9)
+	VADDPS      Z30, Z0, Z24
+	VMOVUPS     Z5, 128(R9)
+	VMOVUPS     17472(R9), Z5
+	VMULPS      17088(R9), Z5, Z5
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z21, K1
+	VADDPS      Z5, Z0, Z5
+	VMAXPS      Z9, Z11, Z9
+	VMOVUPS     Z15, 256(R9)
+	VMOVUPS     17472(R9), Z15
+	VMULPS      17152(R9), Z15, Z15
+	VMULPS      Z6, Z6, Z6
+	VADDPS      16384(R9), Z15, Z15
+	VMULPS      Z7, Z7, Z7
+	VMOVUPS     Z14, 384(R9)
+	VMOVUPS     17472(R9), Z14
+	VMULPS      17216(R9), Z14, Z14
+	VADDPS      Z7, Z6, Z6
+	VADDPS      16448(R9), Z14, Z7
+	VMULPS      Z8, Z8, Z8
+	VMOVUPS     17472(R9), Z14
+	VMULPS      17280(R9), Z14, Z14
+	VADDPS      Z8, Z6, Z6
+	VADDPS      16512(R9), Z14, Z8
+	VMAXPS      Z6, Z9, Z6
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPS       Z17, Z22, Z9
+	VSUBPS       Z19, Z23, Z14
+	VMOVUPS      Z12, 512(R9)
+	VBROADCASTSS crosstol<>+0(SB), Z12
+	VMULPS       Z6, Z12, Z12
+	VSUBPS       Z20, Z25, Z30
+	VCMPPS       $0x11, Z12, Z21, K2
+	VSUBPS       Z28, Z15, Z12
+	VMOVUPS      Z15, 1600(R9)
+	VMOVUPS      Z25, 1664(R9)
+	KORW         K2, K1, K3
+	VSUBPS       Z24, Z7, Z15
+	VMOVUPS      Z7, 2432(R9)
+	VMOVUPS      Z23, 2496(R9)
+	VMOVUPS      Z22, 2560(R9)
+	VMOVUPS      Z4, 2624(R9)
+	VMOVUPS      Z3, 2688(R9)
+	VMOVUPS      Z30, 2752(R9)
+	VMOVUPS      Z14, 2816(R9)
+	VMOVUPS      Z9, 2880(R9)
+	VMOVUPS      Z15, 2944(R9)
+	VMOVUPS      Z12, 3008(R9)
+	VMOVUPS      Z20, 3072(R9)
+	VMOVUPS      Z19, 3136(R9)
+	VMOVUPS      Z24, 3200(R9)
+	VMOVUPS      Z17, 3264(R9)
+	VMOVUPS      Z28, 3328(R9)
+	VMOVUPS      Z5, 3392(R9)
+	VMOVUPS      Z8, 3456(R9)
+	VMOVUPS      Z31, 3520(R9)
+	KORTESTW     K3, K3
+	JZ           TOIAVX512_loop3_finish_g1_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS  1344(R9), Z3
+	VSUBPS   1920(R9), Z3, Z3
+	VMOVUPS  1088(R9), Z4
+	VSUBPS   1792(R9), Z4, Z4
+	VMOVUPS  1216(R9), Z5
+	VSUBPS   1728(R9), Z5, Z5
+	VMOVUPS  1152(R9), Z7
+	VSUBPS   1984(R9), Z7, Z7
+	VMOVUPS  1280(R9), Z8
+	VSUBPS   1856(R9), Z8, Z8
+	VMOVUPS  2112(R9), Z9
+	VSUBPS   2048(R9), Z9, Z9
+	VSQRTPS  Z11, Z12
+	VCMPPS   $0x04, Z12, Z0, K3
+	VDIVPS.Z Z12, Z1, K3, Z12
+	VSQRTPS  Z10, Z10
+	VMULPS   Z12, Z3, Z3
+	VMULPS   Z12, Z4, Z4
+	VMULPS   Z12, Z5, Z5
+	VMULPS   Z10, Z7, Z7
+	VMULPS   Z10, Z8, Z8
+	VMULPS   Z10, Z9, Z9
+	VCMPPS   $0x00, Z0, Z11, K3
+	VMULPS   Z9, Z4, Z10
+	VMULPS   Z8, Z5, Z11
+	VSUBPS   Z11, Z10, Z10
+	VMULPS   Z7, Z5, Z11
+	VMULPS   Z9, Z3, Z12
+	VSUBPS   Z12, Z11, Z11
+	VMULPS   Z8, Z3, Z12
+	VMULPS   Z7, Z4, Z14
+	VSUBPS   Z14, Z12, Z12
+	VMULPS   Z10, Z10, Z14
+	VMULPS   Z11, Z11, Z15
+	VADDPS   Z15, Z14, Z14
+	VMULPS   Z12, Z12, Z15
+	VADDPS   Z15, Z14, Z14
+	VMULPS   Z10, Z13, Z13
+	VMULPS   Z11, Z16, Z15
+	VADDPS   Z15, Z13, Z13
+	VMULPS   Z12, Z18, Z15
+	VADDPS   Z15, Z13, Z13
+
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	VBROADCASTSS perptol<>+0(SB), Z15
+	VMULPS       Z6, Z15, Z15
+	VSUBPS       Z15, Z21, Z15
+	VMULPS       Z14, Z15, Z15
+	VMULPS       Z13, Z13, Z16
+	VCMPPS       $0x11, Z16, Z15, K4
+	KANDW        K4, K2, K2
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z14, K4
+	KANDNW       K2, K4, K2
+	KORW         K2, K1, K1
+	VMULPS       Z13, Z13, Z15
+	VBROADCASTSS signtol<>+0(SB), Z16
+	VMULPS       Z6, Z16, Z6
+	VMULPS       Z14, Z6, Z6
+	VCMPPS       $0x19, Z6, Z15, K2
+	VCMPPS       $0x11, Z0, Z13, K4
+	KANDNW       K4, K2, K2
+	VXORPS.BCST  signmask<>+0(SB), Z10, Z6
+	VXORPS.BCST  signmask<>+0(SB), Z11, Z13
+	VXORPS.BCST  signmask<>+0(SB), Z12, Z15
+	VBLENDMPS    Z6, Z10, K2, Z10
+	VBLENDMPS    Z13, Z11, K2, Z11
+	VBLENDMPS    Z15, Z12, K2, Z12
+	VXORPS       Z6, Z6, Z6
+	VBLENDMPS    Z10, Z26, K1, Z6
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPS    Z11, Z27, K1, Z10
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPS    Z12, Z29, K1, Z11
+	VXORPS       Z12, Z12, Z12
+	VBLENDMPS    Z14, Z21, K1, Z12
+	VMOVAPS      Z6, Z26
+	VMOVAPS      Z10, Z27
+	VMOVAPS      Z11, Z29
+	VMOVAPS      Z12, Z21
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDMPS Z7, Z3, K3, Z3
+	VBLENDMPS Z8, Z4, K3, Z4
+	VBLENDMPS Z9, Z5, K3, Z5
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPS.BCST signmask<>+0(SB), Z3, Z3
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z21, K1
+	VMULPS      Z4, Z4, Z6
+	VMULPS      Z3, Z3, Z7
+	VADDPS      Z7, Z6, Z6
+	VMULPS      Z0, Z0, Z7
+	VADDPS      Z7, Z6, Z6
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z4, Z26, K1, Z7
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPS   Z3, Z27, K1, Z8
+	VXORPS      Z3, Z3, Z3
+	VBLENDMPS   Z0, Z29, K1, Z3
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPS   Z6, Z21, K1, Z9
+	VMOVAPS     Z7, Z26
+	VMOVAPS     Z8, Z27
+	VMOVAPS     Z3, Z29
+	VMOVAPS     Z9, Z21
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPS.BCST signmask<>+0(SB), Z4, Z3
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z21, K1
+	VMULPS      Z0, Z0, Z4
+	VMULPS      Z5, Z5, Z6
+	VADDPS      Z6, Z4, Z4
+	VMULPS      Z3, Z3, Z6
+	VADDPS      Z6, Z4, Z4
+	VXORPS      Z6, Z6, Z6
+	VBLENDMPS   Z0, Z26, K1, Z6
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPS   Z5, Z27, K1, Z7
+	VXORPS      Z5, Z5, Z5
+	VBLENDMPS   Z3, Z29, K1, Z5
+	VXORPS      Z3, Z3, Z3
+	VBLENDMPS   Z4, Z21, K1, Z3
+	VMOVAPS     Z6, Z26
+	VMOVAPS     Z7, Z27
+	VMOVAPS     Z5, Z29
+	VMOVAPS     Z3, Z21
+
+	// Fallback 4: (0,0,1).
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z21, K1
+	VXORPS      Z3, Z3, Z3
+	VBLENDMPS   Z0, Z26, K1, Z3
+	VXORPS      Z4, Z4, Z4
+	VBLENDMPS   Z0, Z27, K1, Z4
+	VXORPS      Z5, Z5, Z5
+	VBLENDMPS   Z1, Z29, K1, Z5
+	VXORPS      Z6, Z6, Z6
+	VBLENDMPS   Z1, Z21, K1, Z6
+	VMOVAPS     Z3, Z26
+	VMOVAPS     Z4, Z27
+	VMOVAPS     Z5, Z29
+	VMOVAPS     Z6, Z21
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPS Z21, Z3
+	VMOVUPS Z3, 3520(R9)
+
+TOIAVX512_loop3_finish_g1_normal:
+	VMOVUPS 3456(R9), Z3
+	VSUBPS  3392(R9), Z3, Z3
+	VMOVUPS 3264(R9), Z4
+	VSUBPS  3328(R9), Z4, Z4
+	VMOVUPS 3136(R9), Z5
+	VSUBPS  3200(R9), Z5, Z5
+	VMOVUPS 3072(R9), Z6
+	VSUBPS  3392(R9), Z6, Z6
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS     3008(R9), Z7
+	VMULPS      3008(R9), Z7, Z7
+	VMOVUPS     2944(R9), Z8
+	VMULPS      2944(R9), Z8, Z8
+	VADDPS      Z8, Z7, Z7
+	VMULPS      Z3, Z3, Z8
+	VADDPS      Z8, Z7, Z7
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z7, K1
+	VDIVPS.Z    Z7, Z1, K1, Z8
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS     2880(R9), Z9
+	VMULPS      2880(R9), Z9, Z9
+	VMOVUPS     2816(R9), Z10
+	VMULPS      2816(R9), Z10, Z10
+	VDIVPS      2176(R9), Z1, Z11
+	VADDPS      Z10, Z9, Z9
+	VMULPS      2368(R9), Z11, Z10
+	VMOVUPS     2752(R9), Z12
+	VMULPS      2752(R9), Z12, Z12
+	VMULPS      2304(R9), Z11, Z13
+	VADDPS      Z12, Z9, Z9
+	VMULPS      2240(R9), Z11, Z11
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z9, K1
+	VDIVPS.Z    Z9, Z1, K1, Z12
+
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	VMOVUPS 960(R9), Z14
+	VMULPS  1024(R9), Z14, Z14
+	VMULPS  3008(R9), Z4, Z15
+	VADDPS  2688(R9), Z14, Z14
+	VMULPS  2944(R9), Z5, Z16
+	VADDPS  6592(R9), Z14, Z14
+	VADDPS  Z16, Z15, Z15
+	VMOVUPS 320(R9), Z16
+	VADDPS  896(R9), Z16, Z16
+	VMULPS  Z6, Z3, Z17
+	VADDPS  6592(R9), Z16, Z16
+	VADDPS  Z17, Z15, Z15
+	VMOVUPS 768(R9), Z17
+	VMULPS  1024(R9), Z17, Z17
+	VMULPS  Z8, Z15, Z15
+	VADDPS  2624(R9), Z17, Z17
+	VMOVUPS 3008(R9), Z18
+	VMULPS  2880(R9), Z18, Z18
+	VADDPS  6656(R9), Z17, Z17
+	VMOVUPS 2944(R9), Z19
+	VMULPS  2816(R9), Z19, Z19
+	VMOVUPS 192(R9), Z20
+	VADDPS  704(R9), Z20, Z20
+	VADDPS  Z19, Z18, Z18
+	VADDPS  6656(R9), Z20, Z19
+	VMULPS  2752(R9), Z3, Z20
+	VMOVUPS 640(R9), Z21
+	VMULPS  1024(R9), Z21, Z21
+	VADDPS  Z20, Z18, Z18
+	VADDPS  448(R9), Z21, Z20
+	VMULPS  Z8, Z18, Z21
+	VADDPS  6720(R9), Z20, Z20
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPS  2880(R9), Z4, Z22
+	VMOVUPS 64(R9), Z23
+	VADDPS  576(R9), Z23, Z23
+	VMULPS  2816(R9), Z5, Z24
+	VADDPS  6720(R9), Z23, Z23
+	VADDPS  Z24, Z22, Z22
+
+	// Invalid lanes: the canonical NaN in every float.
+	VMULPS      2752(R9), Z6, Z24
+	VMOVUPS     9664(R9), Z25
+	VCMPPS.BCST $0x00, toiinvalid<>+0(SB), Z25, K1
+	VADDPS      Z24, Z22, Z22
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPS         3008(R9), Z15, Z24
+	VMOVUPS        Z29, 64(R9)
+	VXORPS         Z25, Z25, Z25
+	VMOVUPS        9536(R9), Z28
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z28, K1, Z25
+	VMULPS         2944(R9), Z15, Z28
+	VMOVUPS        Z27, 192(R9)
+	VMOVUPS        Z26, 320(R9)
+	VXORPS         Z26, Z26, Z26
+	VMOVUPS        832(R9), Z27
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z27, K1, Z26
+	VMULPS         Z15, Z3, Z27
+	VMOVUPS        Z8, 448(R9)
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z10
+	VSUBPS         Z4, Z24, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z13
+	VSUBPS         Z5, Z28, Z24
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
+	VSUBPS         Z6, Z27, Z27
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z14
+	VMULPS         3008(R9), Z21, Z28
+	VMOVUPS        Z7, 576(R9)
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z17, K1, Z17
+	VMULPS         2944(R9), Z21, Z7
+	VMOVUPS        Z9, 640(R9)
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z20, K1, Z20
+	VMULPS         Z21, Z3, Z9
+	VMOVUPS        Z6, 704(R9)
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z16, K1, Z16
+	VMOVUPS        2880(R9), Z6
+	VSUBPS         Z28, Z6, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z19, K1, Z19
+	VMOVUPS        2816(R9), Z28
+	VSUBPS         Z7, Z28, Z7
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z23, K1, Z23
+
+	// Pair index k = i + 0 + lane.
+	LEAQ         (R13), BX
+	VMOVD        BX, X28
+	VPBROADCASTD X28, Z28
+	VPADDD       iota<>+0(SB), Z28, Z28
+	MOVQ         (SP), R12
+	VMOVUPS      Z28, (R12)(R13*4)
+	VMOVUPS      9664(R9), Z28
+	VCVTTPS2DQ   Z28, Z28
+	MOVQ         8(SP), R12
+	VMOVUPS      Z28, (R12)(R13*4)
+	VMOVUPS      9600(R9), Z28
+	VCVTTPS2DQ   Z28, Z28
+	MOVQ         16(SP), R12
+	VMOVUPS      Z28, (R12)(R13*4)
+	MOVQ         24(SP), R12
+	VMOVUPS      Z25, (R12)(R13*4)
+	MOVQ         32(SP), R12
+	VMOVUPS      Z26, (R12)(R13*4)
+	MOVQ         40(SP), R12
+	VMOVUPS      Z10, (R12)(R13*4)
+	MOVQ         48(SP), R12
+	VMOVUPS      Z13, (R12)(R13*4)
+	MOVQ         56(SP), R12
+	VMOVUPS      Z11, (R12)(R13*4)
+	MOVQ         64(SP), R12
+	VMOVUPS      Z14, (R12)(R13*4)
+	MOVQ         72(SP), R12
+	VMOVUPS      Z17, (R12)(R13*4)
+	MOVQ         80(SP), R12
+	VMOVUPS      Z20, (R12)(R13*4)
+	MOVQ         88(SP), R12
+	VMOVUPS      Z16, (R12)(R13*4)
+	MOVQ         96(SP), R12
+	VMOVUPS      Z19, (R12)(R13*4)
+	MOVQ         104(SP), R12
+	VMOVUPS      Z23, (R12)(R13*4)
+	VMOVUPS      2752(R9), Z10
+	VSUBPS       Z9, Z10, Z9
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPS   Z6, Z6, Z10
+	VMULPS   Z7, Z7, Z11
+	VADDPS   Z11, Z10, Z10
+	VMULPS   Z9, Z9, Z11
+	VADDPS   Z11, Z10, Z10
+	VMULPS   Z6, Z8, Z6
+	VMULPS   Z7, Z24, Z7
+	VADDPS   Z7, Z6, Z6
+	VMULPS   Z9, Z27, Z7
+	VADDPS   Z7, Z6, Z6
+	VCMPPS   $0x04, Z10, Z0, K1
+	VDIVPS.Z Z10, Z6, K1, Z6
 	VMINPS   Z1, Z6, Z6
 	VMAXPS   Z0, Z6, Z6
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z30, Z6, Z6
-	VADDPS Z6, Z13, Z6
+	VMULPS Z21, Z6, Z6
+	VADDPS Z6, Z15, Z6
 	VMINPS Z1, Z6, Z6
 	VMAXPS Z0, Z6, Z6
-	VDIVPS 1088(R9), Z1, Z7
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z16, Z6, Z9
-	VMULPS 1280(R9), Z7, Z10
-	VSUBPS Z12, Z9, Z9
-	VMULPS 1216(R9), Z7, Z11
-	VMULPS Z29, Z9, Z9
-	VMULPS 1152(R9), Z7, Z7
-	VMINPS Z1, Z9, Z9
-	VMAXPS Z0, Z9, Z9
-
-	// P = C0 + (a + s M0), Q = C0 + (c + t u).
-	VMOVUPS 960(R9), Z12
-	VMULPS  1024(R9), Z12, Z12
-	VMULPS  Z6, Z20, Z13
-	VADDPS  Z12, Z3, Z3
-	VMULPS  Z6, Z21, Z12
-	VADDPS  4544(R9), Z3, Z3
-	VMULPS  Z6, Z22, Z6
-	VMOVUPS 320(R9), Z14
-	VADDPS  896(R9), Z14, Z14
+	VMULPS Z18, Z6, Z7
+	VSUBPS Z22, Z7, Z7
+	VMULPS Z12, Z7, Z7
+	VMINPS Z1, Z7, Z7
+	VMAXPS Z0, Z7, Z7
+	VMULPS 3008(R9), Z6, Z8
+	VMULPS 2944(R9), Z6, Z9
+	VMULPS Z6, Z3, Z3
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS  Z9, Z17, Z15
-	VADDPS  4544(R9), Z14, Z14
-	VADDPS  Z15, Z23, Z15
-	VMOVUPS 832(R9), Z16
-	VMULPS  1024(R9), Z16, Z16
-	VSUBPS  Z13, Z15, Z15
-	VADDPS  Z16, Z4, Z4
-	VMULPS  Z9, Z18, Z16
-	VADDPS  4608(R9), Z4, Z4
-	VADDPS  Z16, Z24, Z16
-	VMOVUPS 192(R9), Z20
-	VADDPS  768(R9), Z20, Z20
-	VSUBPS  Z12, Z16, Z16
-	VADDPS  4608(R9), Z20, Z20
-	VMULPS  Z9, Z19, Z21
-	VMOVUPS 704(R9), Z22
-	VMULPS  1024(R9), Z22, Z22
-	VADDPS  Z21, Z25, Z21
-	VADDPS  448(R9), Z22, Z22
-	VSUBPS  Z6, Z21, Z21
-	VADDPS  4672(R9), Z22, Z22
-	VMULPS  Z15, Z15, Z27
-	VMOVUPS 64(R9), Z29
-	VADDPS  640(R9), Z29, Z29
-	VMULPS  Z16, Z16, Z30
-	VADDPS  4672(R9), Z29, Z29
-	VADDPS  Z30, Z27, Z27
-
-	// Invalid lanes: the canonical NaN in every float.
-	VMULPS         Z21, Z21, Z30
-	VMOVUPS        Z6, 64(R9)
-	VMOVUPS        7616(R9), Z6
-	VCMPPS.BCST    $0x00, toiinvalid<>+0(SB), Z6, K1
-	VADDPS         Z30, Z27, Z6
-	VSQRTPS        Z6, Z27
-	VMOVUPS        Z19, 192(R9)
-	VMOVUPS        Z12, 320(R9)
-	VMOVUPS        Z18, 448(R9)
-	VXORPS         Z12, Z12, Z12
-	VMOVUPS        7488(R9), Z18
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z18, K1, Z12
+	VMULPS  2880(R9), Z7, Z6
+	VADDPS  Z6, Z4, Z6
+	VSUBPS  Z8, Z6, Z6
+	VMULPS  2816(R9), Z7, Z10
+	VADDPS  Z10, Z5, Z10
+	VSUBPS  Z9, Z10, Z10
+	VMULPS  2752(R9), Z7, Z11
+	VADDPS  704(R9), Z11, Z11
+	VSUBPS  Z3, Z11, Z11
+	VMULPS  Z6, Z6, Z12
+	VMULPS  Z10, Z10, Z13
+	VADDPS  Z13, Z12, Z12
+	VMULPS  Z11, Z11, Z13
+	VADDPS  Z13, Z12, Z12
+	VSQRTPS Z12, Z13
 
 	// The normal by ContactLane's rules (contact's common path and rare block).
-	VMOVAPS        Z15, Z18
-	VMOVUPS        Z13, 640(R9)
-	VMOVUPS        Z17, 704(R9)
-	VXORPS         Z13, Z13, Z13
-	VMOVUPS        576(R9), Z17
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z17, K1, Z13
-	VMOVAPS        Z16, Z17
-	VMOVUPS        Z9, 576(R9)
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z10
-	VMOVAPS        Z21, Z9
-	VMOVUPS        Z9, 768(R9)
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z7
-	VMOVAPS        Z27, Z9
-	VMOVUPS        Z27, 832(R9)
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
-	VCMPPS.BCST    $0x19, minnormal<>+0(SB), Z6, K2
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z22, K1, Z22
-	VMAXPS         Z26, Z28, Z19
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z14
-	VMULPS         Z23, Z23, Z23
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z20, K1, Z20
-	VMULPS         Z24, Z24, Z24
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z29, K1, Z29
-
-	// Pair index k = i + 0 + lane.
-	LEAQ         (R13), BX
-	VMOVD        BX, X26
-	VPBROADCASTD X26, Z26
-	VPADDD       iota<>+0(SB), Z26, Z26
-	MOVQ         (SP), R12
-	VMOVUPS      Z26, (R12)(R13*4)
-	VMOVUPS      7616(R9), Z26
-	VCVTTPS2DQ   Z26, Z26
-	MOVQ         8(SP), R12
-	VMOVUPS      Z26, (R12)(R13*4)
-	VMOVUPS      7552(R9), Z26
-	VCVTTPS2DQ   Z26, Z26
-	MOVQ         16(SP), R12
-	VMOVUPS      Z26, (R12)(R13*4)
-	MOVQ         24(SP), R12
-	VMOVUPS      Z12, (R12)(R13*4)
-	MOVQ         32(SP), R12
-	VMOVUPS      Z13, (R12)(R13*4)
-	MOVQ         40(SP), R12
-	VMOVUPS      Z10, (R12)(R13*4)
-	MOVQ         48(SP), R12
-	VMOVUPS      Z11, (R12)(R13*4)
-	MOVQ         56(SP), R12
-	VMOVUPS      Z7, (R12)(R13*4)
-	MOVQ         64(SP), R12
-	VMOVUPS      Z3, (R12)(R13*4)
-	MOVQ         72(SP), R12
-	VMOVUPS      Z4, (R12)(R13*4)
-	MOVQ         80(SP), R12
-	VMOVUPS      Z22, (R12)(R13*4)
-	MOVQ         88(SP), R12
-	VMOVUPS      Z14, (R12)(R13*4)
-	MOVQ         96(SP), R12
-	VMOVUPS      Z20, (R12)(R13*4)
-	MOVQ         104(SP), R12
-	VMOVUPS      Z29, (R12)(R13*4)
-	VADDPS       Z24, Z23, Z3
-	VMULPS       Z25, Z25, Z4
-	VADDPS       Z4, Z3, Z3
-	VMAXPS       Z3, Z19, Z3
-	VBROADCASTSS crosstol<>+0(SB), Z4
-	VMULPS       Z3, Z4, Z4
-	VCMPPS       $0x11, Z4, Z6, K1
-	KORW         K1, K2, K3
-	VMOVUPS      Z9, 896(R9)
+	VMOVAPS      Z6, Z14
+	VMOVAPS      Z10, Z15
+	VMOVAPS      Z11, Z16
+	VMOVAPS      Z13, Z17
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z12, K1
+	VMOVUPS      640(R9), Z18
+	VMAXPS       576(R9), Z18, Z18
+	VMULPS       Z4, Z4, Z4
+	VMULPS       Z5, Z5, Z5
+	VADDPS       Z5, Z4, Z4
+	VMOVUPS      704(R9), Z5
+	VMULPS       704(R9), Z5, Z5
+	VADDPS       Z5, Z4, Z4
+	VMAXPS       Z4, Z18, Z4
+	VBROADCASTSS crosstol<>+0(SB), Z5
+	VMULPS       Z4, Z5, Z5
+	VCMPPS       $0x11, Z5, Z12, K2
+	KORW         K2, K1, K3
+	VMOVUPS      Z13, 576(R9)
+	VMOVUPS      Z3, 704(R9)
+	VMOVUPS      Z9, 768(R9)
+	VMOVUPS      Z8, 832(R9)
 	KORTESTW     K3, K3
-	JZ           TOIAVX512_loop2_finish_g1_normal
+	JZ           TOIAVX512_loop3_finish_g2_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VSUBPS   Z5, Z8, Z4
-	VMOVUPS  1664(R9), Z7
-	VSUBPS   1600(R9), Z7, Z7
-	VMOVUPS  1536(R9), Z8
-	VSUBPS   1472(R9), Z8, Z8
-	VMOVUPS  1408(R9), Z9
-	VSUBPS   1344(R9), Z9, Z9
-	VMOVUPS  512(R9), Z10
-	VSUBPS   384(R9), Z10, Z10
-	VMOVUPS  128(R9), Z11
-	VSUBPS   (R9), Z11, Z11
-	VSQRTPS  Z28, Z12
-	VCMPPS   $0x04, Z12, Z0, K3
-	VDIVPS.Z Z12, Z1, K3, Z12
-	VSQRTPS  256(R9), Z13
-	VMULPS   Z12, Z4, Z4
-	VMULPS   Z12, Z7, Z7
-	VMULPS   Z12, Z8, Z8
-	VMULPS   Z13, Z9, Z9
-	VMULPS   Z13, Z10, Z10
-	VMULPS   Z13, Z11, Z11
-	VCMPPS   $0x00, Z0, Z28, K3
-	VMULPS   Z11, Z7, Z12
-	VMULPS   Z10, Z8, Z13
-	VSUBPS   Z13, Z12, Z12
-	VMULPS   Z9, Z8, Z13
-	VMULPS   Z11, Z4, Z14
-	VSUBPS   Z14, Z13, Z13
-	VMULPS   Z10, Z4, Z14
-	VMULPS   Z9, Z7, Z19
-	VSUBPS   Z19, Z14, Z14
-	VMULPS   Z12, Z12, Z19
-	VMULPS   Z13, Z13, Z20
-	VADDPS   Z20, Z19, Z19
-	VMULPS   Z14, Z14, Z20
-	VADDPS   Z20, Z19, Z19
-	VMULPS   Z12, Z15, Z15
-	VMULPS   Z13, Z16, Z16
-	VADDPS   Z16, Z15, Z15
-	VMULPS   Z14, Z21, Z16
-	VADDPS   Z16, Z15, Z15
+	VMOVUPS  2560(R9), Z3
+	VSUBPS   3264(R9), Z3, Z3
+	VMOVUPS  2496(R9), Z5
+	VSUBPS   3136(R9), Z5, Z5
+	VMOVUPS  1664(R9), Z8
+	VSUBPS   3072(R9), Z8, Z8
+	VMOVUPS  1600(R9), Z9
+	VSUBPS   3328(R9), Z9, Z9
+	VMOVUPS  2432(R9), Z13
+	VSUBPS   3200(R9), Z13, Z13
+	VMOVUPS  3456(R9), Z17
+	VSUBPS   3392(R9), Z17, Z17
+	VSQRTPS  640(R9), Z18
+	VCMPPS   $0x04, Z18, Z0, K3
+	VDIVPS.Z Z18, Z1, K3, Z18
+	VSQRTPS  448(R9), Z19
+	VMULPS   Z18, Z3, Z3
+	VMULPS   Z18, Z5, Z5
+	VMULPS   Z18, Z8, Z8
+	VMULPS   Z19, Z9, Z9
+	VMULPS   Z19, Z13, Z13
+	VMULPS   Z19, Z17, Z17
+	VMOVUPS  640(R9), Z18
+	VCMPPS   $0x00, Z0, Z18, K3
+	VMULPS   Z17, Z5, Z18
+	VMULPS   Z13, Z8, Z19
+	VSUBPS   Z19, Z18, Z18
+	VMULPS   Z9, Z8, Z19
+	VMULPS   Z17, Z3, Z20
+	VSUBPS   Z20, Z19, Z19
+	VMULPS   Z13, Z3, Z20
+	VMULPS   Z9, Z5, Z21
+	VSUBPS   Z21, Z20, Z20
+	VMULPS   Z18, Z18, Z21
+	VMULPS   Z19, Z19, Z22
+	VADDPS   Z22, Z21, Z21
+	VMULPS   Z20, Z20, Z22
+	VADDPS   Z22, Z21, Z21
+	VMULPS   Z18, Z6, Z6
+	VMULPS   Z19, Z10, Z10
+	VADDPS   Z10, Z6, Z6
+	VMULPS   Z20, Z11, Z10
+	VADDPS   Z10, Z6, Z6
 
 	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
-	VBROADCASTSS perptol<>+0(SB), Z16
-	VMULPS       Z3, Z16, Z16
-	VSUBPS       Z16, Z6, Z16
-	VMULPS       Z19, Z16, Z16
-	VMULPS       Z15, Z15, Z20
-	VCMPPS       $0x11, Z20, Z16, K4
-	KANDW        K4, K1, K1
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z19, K4
-	KANDNW       K1, K4, K1
-	KORW         K1, K2, K1
-	VMULPS       Z15, Z15, Z16
-	VBROADCASTSS signtol<>+0(SB), Z20
-	VMULPS       Z3, Z20, Z3
-	VMULPS       Z19, Z3, Z3
-	VCMPPS       $0x19, Z3, Z16, K2
-	VCMPPS       $0x11, Z0, Z15, K4
+	VBROADCASTSS perptol<>+0(SB), Z10
+	VMULPS       Z4, Z10, Z10
+	VSUBPS       Z10, Z12, Z10
+	VMULPS       Z21, Z10, Z10
+	VMULPS       Z6, Z6, Z11
+	VCMPPS       $0x11, Z11, Z10, K4
+	KANDW        K4, K2, K2
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z21, K4
+	KANDNW       K2, K4, K2
+	KORW         K2, K1, K1
+	VMULPS       Z6, Z6, Z10
+	VBROADCASTSS signtol<>+0(SB), Z11
+	VMULPS       Z4, Z11, Z4
+	VMULPS       Z21, Z4, Z4
+	VCMPPS       $0x19, Z4, Z10, K2
+	VCMPPS       $0x11, Z0, Z6, K4
 	KANDNW       K4, K2, K2
-	VXORPS.BCST  signmask<>+0(SB), Z12, Z3
-	VXORPS.BCST  signmask<>+0(SB), Z13, Z15
-	VXORPS.BCST  signmask<>+0(SB), Z14, Z16
-	VBLENDMPS    Z3, Z12, K2, Z12
-	VBLENDMPS    Z15, Z13, K2, Z13
-	VBLENDMPS    Z16, Z14, K2, Z14
-	VXORPS       Z3, Z3, Z3
-	VBLENDMPS    Z12, Z18, K1, Z3
-	VXORPS       Z12, Z12, Z12
-	VBLENDMPS    Z13, Z17, K1, Z12
-	VXORPS       Z13, Z13, Z13
-	VMOVUPS      768(R9), Z15
-	VBLENDMPS    Z14, Z15, K1, Z13
-	VXORPS       Z14, Z14, Z14
-	VBLENDMPS    Z19, Z6, K1, Z14
-	VMOVAPS      Z3, Z18
-	VMOVAPS      Z12, Z17
-	VMOVUPS      Z13, 768(R9)
-	VMOVAPS      Z14, Z6
+	VXORPS.BCST  signmask<>+0(SB), Z18, Z4
+	VXORPS.BCST  signmask<>+0(SB), Z19, Z6
+	VXORPS.BCST  signmask<>+0(SB), Z20, Z10
+	VBLENDMPS    Z4, Z18, K2, Z18
+	VBLENDMPS    Z6, Z19, K2, Z19
+	VBLENDMPS    Z10, Z20, K2, Z20
+	VXORPS       Z4, Z4, Z4
+	VBLENDMPS    Z18, Z14, K1, Z4
+	VXORPS       Z6, Z6, Z6
+	VBLENDMPS    Z19, Z15, K1, Z6
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPS    Z20, Z16, K1, Z10
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPS    Z21, Z12, K1, Z11
+	VMOVAPS      Z4, Z14
+	VMOVAPS      Z6, Z15
+	VMOVAPS      Z10, Z16
+	VMOVAPS      Z11, Z12
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VBLENDMPS Z9, Z4, K3, Z4
-	VBLENDMPS Z10, Z7, K3, Z7
-	VBLENDMPS Z11, Z8, K3, Z8
+	VBLENDMPS Z9, Z3, K3, Z3
+	VBLENDMPS Z13, Z5, K3, Z5
+	VBLENDMPS Z17, Z8, K3, Z8
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VXORPS.BCST signmask<>+0(SB), Z4, Z3
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K1
-	VMULPS      Z7, Z7, Z4
-	VMULPS      Z3, Z3, Z9
-	VADDPS      Z9, Z4, Z4
-	VMULPS      Z0, Z0, Z9
-	VADDPS      Z9, Z4, Z4
+	VXORPS.BCST signmask<>+0(SB), Z3, Z3
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K1
+	VMULPS      Z5, Z5, Z4
+	VMULPS      Z3, Z3, Z6
+	VADDPS      Z6, Z4, Z4
+	VMULPS      Z0, Z0, Z6
+	VADDPS      Z6, Z4, Z4
+	VXORPS      Z6, Z6, Z6
+	VBLENDMPS   Z5, Z14, K1, Z6
 	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z7, Z18, K1, Z9
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z3, Z17, K1, Z10
+	VBLENDMPS   Z3, Z15, K1, Z9
 	VXORPS      Z3, Z3, Z3
-	VMOVUPS     768(R9), Z11
-	VBLENDMPS   Z0, Z11, K1, Z3
-	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z4, Z6, K1, Z11
-	VMOVAPS     Z9, Z18
-	VMOVAPS     Z10, Z17
-	VMOVUPS     Z3, 768(R9)
-	VMOVAPS     Z11, Z6
+	VBLENDMPS   Z0, Z16, K1, Z3
+	VXORPS      Z10, Z10, Z10
+	VBLENDMPS   Z4, Z12, K1, Z10
+	VMOVAPS     Z6, Z14
+	VMOVAPS     Z9, Z15
+	VMOVAPS     Z3, Z16
+	VMOVAPS     Z10, Z12
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VXORPS.BCST signmask<>+0(SB), Z7, Z3
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K1
+	VXORPS.BCST signmask<>+0(SB), Z5, Z3
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K1
 	VMULPS      Z0, Z0, Z4
-	VMULPS      Z8, Z8, Z7
-	VADDPS      Z7, Z4, Z4
-	VMULPS      Z3, Z3, Z7
-	VADDPS      Z7, Z4, Z4
-	VXORPS      Z7, Z7, Z7
-	VBLENDMPS   Z0, Z18, K1, Z7
-	VXORPS      Z9, Z9, Z9
-	VBLENDMPS   Z8, Z17, K1, Z9
+	VMULPS      Z8, Z8, Z5
+	VADDPS      Z5, Z4, Z4
+	VMULPS      Z3, Z3, Z5
+	VADDPS      Z5, Z4, Z4
+	VXORPS      Z5, Z5, Z5
+	VBLENDMPS   Z0, Z14, K1, Z5
+	VXORPS      Z6, Z6, Z6
+	VBLENDMPS   Z8, Z15, K1, Z6
 	VXORPS      Z8, Z8, Z8
-	VMOVUPS     768(R9), Z10
-	VBLENDMPS   Z3, Z10, K1, Z8
+	VBLENDMPS   Z3, Z16, K1, Z8
 	VXORPS      Z3, Z3, Z3
-	VBLENDMPS   Z4, Z6, K1, Z3
-	VMOVAPS     Z7, Z18
-	VMOVAPS     Z9, Z17
-	VMOVUPS     Z8, 768(R9)
-	VMOVAPS     Z3, Z6
+	VBLENDMPS   Z4, Z12, K1, Z3
+	VMOVAPS     Z5, Z14
+	VMOVAPS     Z6, Z15
+	VMOVAPS     Z8, Z16
+	VMOVAPS     Z3, Z12
 
 	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z6, K1
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z12, K1
 	VXORPS      Z3, Z3, Z3
-	VBLENDMPS   Z0, Z18, K1, Z3
+	VBLENDMPS   Z0, Z14, K1, Z3
 	VXORPS      Z4, Z4, Z4
-	VBLENDMPS   Z0, Z17, K1, Z4
-	VXORPS      Z7, Z7, Z7
-	VMOVUPS     768(R9), Z8
-	VBLENDMPS   Z1, Z8, K1, Z7
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z1, Z6, K1, Z8
-	VMOVAPS     Z3, Z18
-	VMOVAPS     Z4, Z17
-	VMOVUPS     Z7, 768(R9)
-	VMOVAPS     Z8, Z6
+	VBLENDMPS   Z0, Z15, K1, Z4
+	VXORPS      Z5, Z5, Z5
+	VBLENDMPS   Z1, Z16, K1, Z5
+	VXORPS      Z6, Z6, Z6
+	VBLENDMPS   Z1, Z12, K1, Z6
+	VMOVAPS     Z3, Z14
+	VMOVAPS     Z4, Z15
+	VMOVAPS     Z5, Z16
+	VMOVAPS     Z6, Z12
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z6, Z3
-	VMOVUPS Z3, 896(R9)
+	VSQRTPS Z12, Z3
+	VMOVAPS Z3, Z17
 
-TOIAVX512_loop2_finish_g1_normal:
-	VDIVPS 896(R9), Z1, Z3
-	VMULPS Z3, Z18, Z4
-	VMULPS Z3, Z17, Z6
-	VMULPS 768(R9), Z3, Z3
+TOIAVX512_loop3_finish_g2_normal:
+	VDIVPS 3520(R9), Z1, Z3
+	VMULPS 320(R9), Z3, Z4
+	VMULPS 192(R9), Z3, Z5
+	VMULPS 64(R9), Z3, Z3
 
 	// P = C0 + (a + s M0), Q = C0 + (c + t u).
-	VMOVUPS 704(R9), Z7
-	VMULPS  576(R9), Z7, Z7
-	VADDPS  Z7, Z5, Z5
-	VADDPS  8512(R9), Z5, Z5
-	VMOVUPS 1344(R9), Z7
-	VADDPS  640(R9), Z7, Z7
-	VADDPS  8512(R9), Z7, Z7
-	VMOVUPS 448(R9), Z8
-	VMULPS  576(R9), Z8, Z8
-	VADDPS  1600(R9), Z8, Z8
-	VADDPS  8576(R9), Z8, Z8
-	VMOVUPS 384(R9), Z9
-	VADDPS  320(R9), Z9, Z9
-	VADDPS  8576(R9), Z9, Z9
-	VMOVUPS 192(R9), Z10
-	VMULPS  576(R9), Z10, Z10
-	VADDPS  1472(R9), Z10, Z10
-	VADDPS  8640(R9), Z10, Z10
-	VMOVUPS (R9), Z11
-	VADDPS  64(R9), Z11, Z11
-	VADDPS  8640(R9), Z11, Z11
+	VMOVUPS 1536(R9), Z6
+	VMULPS  512(R9), Z6, Z6
+	VADDPS  1920(R9), Z6, Z6
+	VADDPS  10560(R9), Z6, Z6
+	VMOVUPS 1984(R9), Z8
+	VADDPS  384(R9), Z8, Z8
+	VADDPS  10560(R9), Z8, Z8
+	VMOVUPS 1472(R9), Z9
+	VMULPS  512(R9), Z9, Z9
+	VADDPS  1792(R9), Z9, Z9
+	VADDPS  10624(R9), Z9, Z9
+	VMOVUPS 1856(R9), Z10
+	VADDPS  256(R9), Z10, Z10
+	VADDPS  10624(R9), Z10, Z10
+	VMOVUPS 1408(R9), Z11
+	VMULPS  512(R9), Z11, Z11
+	VADDPS  1728(R9), Z11, Z11
+	VADDPS  10688(R9), Z11, Z11
+	VMOVUPS 2048(R9), Z12
+	VADDPS  128(R9), Z12, Z12
+	VADDPS  10688(R9), Z12, Z12
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS        11584(R9), Z12
-	VCMPPS.BCST    $0x00, toiinvalid<>+0(SB), Z12, K1
-	VXORPS         Z12, Z12, Z12
-	VMOVUPS        11456(R9), Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
+	VMOVUPS        13632(R9), Z13
+	VCMPPS.BCST    $0x00, toiinvalid<>+0(SB), Z13, K1
 	VXORPS         Z13, Z13, Z13
-	VMOVUPS        832(R9), Z14
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z13
+	VMOVUPS        13504(R9), Z18
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z18, K1, Z13
+	VXORPS         Z18, Z18, Z18
+	VMOVUPS        (R9), Z19
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z19, K1, Z18
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z10
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z7
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z9
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z10
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z12, K1, Z12
 
 	// Pair index k = i + 16 + lane.
 	LEAQ         16(R13), BX
+	VMOVD        BX, X19
+	VPBROADCASTD X19, Z19
+	VPADDD       iota<>+0(SB), Z19, Z19
+	MOVQ         (SP), R12
+	VMOVUPS      Z19, 64(R12)(R13*4)
+	VMOVUPS      13632(R9), Z19
+	VCVTTPS2DQ   Z19, Z19
+	MOVQ         8(SP), R12
+	VMOVUPS      Z19, 64(R12)(R13*4)
+	VMOVUPS      13568(R9), Z19
+	VCVTTPS2DQ   Z19, Z19
+	MOVQ         16(SP), R12
+	VMOVUPS      Z19, 64(R12)(R13*4)
+	MOVQ         24(SP), R12
+	VMOVUPS      Z13, 64(R12)(R13*4)
+	MOVQ         32(SP), R12
+	VMOVUPS      Z18, 64(R12)(R13*4)
+	MOVQ         40(SP), R12
+	VMOVUPS      Z4, 64(R12)(R13*4)
+	MOVQ         48(SP), R12
+	VMOVUPS      Z5, 64(R12)(R13*4)
+	MOVQ         56(SP), R12
+	VMOVUPS      Z3, 64(R12)(R13*4)
+	MOVQ         64(SP), R12
+	VMOVUPS      Z6, 64(R12)(R13*4)
+	MOVQ         72(SP), R12
+	VMOVUPS      Z9, 64(R12)(R13*4)
+	MOVQ         80(SP), R12
+	VMOVUPS      Z11, 64(R12)(R13*4)
+	MOVQ         88(SP), R12
+	VMOVUPS      Z8, 64(R12)(R13*4)
+	MOVQ         96(SP), R12
+	VMOVUPS      Z10, 64(R12)(R13*4)
+	MOVQ         104(SP), R12
+	VMOVUPS      Z12, 64(R12)(R13*4)
+	VDIVPS       Z17, Z1, Z3
+	VMULPS       Z3, Z14, Z4
+	VMULPS       Z3, Z15, Z5
+	VMULPS       Z3, Z16, Z3
+
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	VMULPS  2880(R9), Z7, Z6
+	VADDPS  3264(R9), Z6, Z6
+	VADDPS  14528(R9), Z6, Z6
+	VMOVUPS 3328(R9), Z8
+	VADDPS  832(R9), Z8, Z8
+	VADDPS  14528(R9), Z8, Z8
+	VMULPS  2816(R9), Z7, Z9
+	VADDPS  3136(R9), Z9, Z9
+	VADDPS  14592(R9), Z9, Z9
+	VMOVUPS 3200(R9), Z10
+	VADDPS  768(R9), Z10, Z10
+	VADDPS  14592(R9), Z10, Z10
+	VMULPS  2752(R9), Z7, Z7
+	VADDPS  3072(R9), Z7, Z7
+	VADDPS  14656(R9), Z7, Z7
+	VMOVUPS 3392(R9), Z11
+	VADDPS  704(R9), Z11, Z11
+	VADDPS  14656(R9), Z11, Z11
+
+	// Invalid lanes: the canonical NaN in every float.
+	VMOVUPS        17600(R9), Z12
+	VCMPPS.BCST    $0x00, toiinvalid<>+0(SB), Z12, K1
+	VXORPS         Z12, Z12, Z12
+	VMOVUPS        17472(R9), Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
+	VXORPS         Z13, Z13, Z13
+	VMOVUPS        576(R9), Z14
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z7
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z10
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
+
+	// Pair index k = i + 32 + lane.
+	LEAQ         32(R13), BX
 	VMOVD        BX, X14
 	VPBROADCASTD X14, Z14
 	VPADDD       iota<>+0(SB), Z14, Z14
 	MOVQ         (SP), R12
-	VMOVUPS      Z14, 64(R12)(R13*4)
-	VMOVUPS      11584(R9), Z14
+	VMOVUPS      Z14, 128(R12)(R13*4)
+	VMOVUPS      17600(R9), Z14
 	VCVTTPS2DQ   Z14, Z14
 	MOVQ         8(SP), R12
-	VMOVUPS      Z14, 64(R12)(R13*4)
-	VMOVUPS      11520(R9), Z14
+	VMOVUPS      Z14, 128(R12)(R13*4)
+	VMOVUPS      17536(R9), Z14
 	VCVTTPS2DQ   Z14, Z14
 	MOVQ         16(SP), R12
-	VMOVUPS      Z14, 64(R12)(R13*4)
+	VMOVUPS      Z14, 128(R12)(R13*4)
 	MOVQ         24(SP), R12
-	VMOVUPS      Z12, 64(R12)(R13*4)
+	VMOVUPS      Z12, 128(R12)(R13*4)
 	MOVQ         32(SP), R12
-	VMOVUPS      Z13, 64(R12)(R13*4)
+	VMOVUPS      Z13, 128(R12)(R13*4)
 	MOVQ         40(SP), R12
-	VMOVUPS      Z4, 64(R12)(R13*4)
+	VMOVUPS      Z4, 128(R12)(R13*4)
 	MOVQ         48(SP), R12
-	VMOVUPS      Z6, 64(R12)(R13*4)
+	VMOVUPS      Z5, 128(R12)(R13*4)
 	MOVQ         56(SP), R12
-	VMOVUPS      Z3, 64(R12)(R13*4)
+	VMOVUPS      Z3, 128(R12)(R13*4)
 	MOVQ         64(SP), R12
-	VMOVUPS      Z5, 64(R12)(R13*4)
+	VMOVUPS      Z6, 128(R12)(R13*4)
 	MOVQ         72(SP), R12
-	VMOVUPS      Z8, 64(R12)(R13*4)
+	VMOVUPS      Z9, 128(R12)(R13*4)
 	MOVQ         80(SP), R12
-	VMOVUPS      Z10, 64(R12)(R13*4)
+	VMOVUPS      Z7, 128(R12)(R13*4)
 	MOVQ         88(SP), R12
-	VMOVUPS      Z7, 64(R12)(R13*4)
+	VMOVUPS      Z8, 128(R12)(R13*4)
 	MOVQ         96(SP), R12
-	VMOVUPS      Z9, 64(R12)(R13*4)
+	VMOVUPS      Z10, 128(R12)(R13*4)
 	MOVQ         104(SP), R12
-	VMOVUPS      Z11, 64(R12)(R13*4)
-	ADDQ         $0x00000020, R13
-	SUBQ         $0x00000020, R14
-	CMPQ         R14, $0x00000020
-	JAE          TOIAVX512_loop2
+	VMOVUPS      Z11, 128(R12)(R13*4)
+	ADDQ         $0x00000030, R13
+	SUBQ         $0x00000030, R14
+	CMPQ         R14, $0x00000030
+	JAE          TOIAVX512_loop3
 
-TOIAVX512_loop2_end:
+TOIAVX512_loop3_end:
 	// 1 whole group(s) of 16 pairs at a time.
 	CMPQ R14, $0x00000010
 	JB   TOIAVX512_loop1_end
@@ -74968,45 +77784,45 @@ TOIAVX512_loop1:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ (DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7680(R9)
+	VMOVDQU   Y2, 9728(R9)
 	VPMOVZXDQ 16(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7712(R9)
+	VMOVDQU   Y2, 9760(R9)
 	VPMOVZXDQ 32(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7744(R9)
+	VMOVDQU   Y2, 9792(R9)
 	VPMOVZXDQ 48(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7776(R9)
+	VMOVDQU   Y2, 9824(R9)
 	VPMOVZXDQ (SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7808(R9)
+	VMOVDQU   Y2, 9856(R9)
 	VPMOVZXDQ 16(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7840(R9)
+	VMOVDQU   Y2, 9888(R9)
 	VPMOVZXDQ 32(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7872(R9)
+	VMOVDQU   Y2, 9920(R9)
 	VPMOVZXDQ 48(SI)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7904(R9)
+	VMOVDQU   Y2, 9952(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ         7680(R9), BX
+	MOVQ         9728(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7712(R9), BX
+	MOVQ         9760(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
-	MOVQ         7688(R9), BX
+	MOVQ         9736(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7720(R9), BX
+	MOVQ         9768(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         7696(R9), BX
+	MOVQ         9744(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7728(R9), BX
+	MOVQ         9776(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
-	MOVQ         7704(R9), BX
+	MOVQ         9752(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7736(R9), BX
+	MOVQ         9784(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -75016,21 +77832,21 @@ TOIAVX512_loop1:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         7744(R9), BX
+	MOVQ         9792(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7776(R9), BX
+	MOVQ         9824(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         7752(R9), BX
+	MOVQ         9800(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7784(R9), BX
+	MOVQ         9832(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
-	MOVQ         7760(R9), BX
+	MOVQ         9808(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7792(R9), BX
+	MOVQ         9840(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
-	MOVQ         7768(R9), BX
+	MOVQ         9816(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7800(R9), BX
+	MOVQ         9848(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -75041,36 +77857,36 @@ TOIAVX512_loop1:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 4096(R9)
+	VMOVUPS      Z8, 6144(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 4160(R9)
+	VMOVUPS      Z8, 6208(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 4224(R9)
+	VMOVUPS      Z8, 6272(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 4480(R9)
+	VMOVUPS      Z3, 6528(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 4288(R9)
+	VMOVUPS      Z3, 6336(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 4352(R9)
+	VMOVUPS      Z3, 6400(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 4416(R9)
+	VMOVUPS      Z3, 6464(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ         7808(R9), BX
+	MOVQ         9856(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7840(R9), BX
+	MOVQ         9888(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
-	MOVQ         7816(R9), BX
+	MOVQ         9864(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7848(R9), BX
+	MOVQ         9896(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         7824(R9), BX
+	MOVQ         9872(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7856(R9), BX
+	MOVQ         9904(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
-	MOVQ         7832(R9), BX
+	MOVQ         9880(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7864(R9), BX
+	MOVQ         9912(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -75080,21 +77896,21 @@ TOIAVX512_loop1:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         7872(R9), BX
+	MOVQ         9920(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7904(R9), BX
+	MOVQ         9952(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         7880(R9), BX
+	MOVQ         9928(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7912(R9), BX
+	MOVQ         9960(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
-	MOVQ         7888(R9), BX
+	MOVQ         9936(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7920(R9), BX
+	MOVQ         9968(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
-	MOVQ         7896(R9), BX
+	MOVQ         9944(R9), BX
 	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         7928(R9), BX
+	MOVQ         9976(R9), BX
 	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -75105,36 +77921,36 @@ TOIAVX512_loop1:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 4544(R9)
+	VMOVUPS      Z8, 6592(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 4608(R9)
+	VMOVUPS      Z8, 6656(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 4672(R9)
+	VMOVUPS      Z8, 6720(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 4928(R9)
+	VMOVUPS      Z3, 6976(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 4736(R9)
+	VMOVUPS      Z3, 6784(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 4800(R9)
+	VMOVUPS      Z3, 6848(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 4864(R9)
+	VMOVUPS      Z3, 6912(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ         7680(R9), BX
+	MOVQ         9728(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7712(R9), BX
+	MOVQ         9760(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
-	MOVQ         7688(R9), BX
+	MOVQ         9736(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7720(R9), BX
+	MOVQ         9768(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         7696(R9), BX
+	MOVQ         9744(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7728(R9), BX
+	MOVQ         9776(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
-	MOVQ         7704(R9), BX
+	MOVQ         9752(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7736(R9), BX
+	MOVQ         9784(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -75144,21 +77960,21 @@ TOIAVX512_loop1:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         7744(R9), BX
+	MOVQ         9792(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7776(R9), BX
+	MOVQ         9824(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         7752(R9), BX
+	MOVQ         9800(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7784(R9), BX
+	MOVQ         9832(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
-	MOVQ         7760(R9), BX
+	MOVQ         9808(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7792(R9), BX
+	MOVQ         9840(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
-	MOVQ         7768(R9), BX
+	MOVQ         9816(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7800(R9), BX
+	MOVQ         9848(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -75169,36 +77985,36 @@ TOIAVX512_loop1:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 4992(R9)
+	VMOVUPS      Z8, 7040(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 5056(R9)
+	VMOVUPS      Z8, 7104(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 5120(R9)
+	VMOVUPS      Z8, 7168(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 5376(R9)
+	VMOVUPS      Z3, 7424(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 5184(R9)
+	VMOVUPS      Z3, 7232(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 5248(R9)
+	VMOVUPS      Z3, 7296(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 5312(R9)
+	VMOVUPS      Z3, 7360(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ         7808(R9), BX
+	MOVQ         9856(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7840(R9), BX
+	MOVQ         9888(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
-	MOVQ         7816(R9), BX
+	MOVQ         9864(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7848(R9), BX
+	MOVQ         9896(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         7824(R9), BX
+	MOVQ         9872(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7856(R9), BX
+	MOVQ         9904(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
-	MOVQ         7832(R9), BX
+	MOVQ         9880(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7864(R9), BX
+	MOVQ         9912(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -75208,21 +78024,21 @@ TOIAVX512_loop1:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         7872(R9), BX
+	MOVQ         9920(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7904(R9), BX
+	MOVQ         9952(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         7880(R9), BX
+	MOVQ         9928(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7912(R9), BX
+	MOVQ         9960(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
-	MOVQ         7888(R9), BX
+	MOVQ         9936(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7920(R9), BX
+	MOVQ         9968(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
-	MOVQ         7896(R9), BX
+	MOVQ         9944(R9), BX
 	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         7928(R9), BX
+	MOVQ         9976(R9), BX
 	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -75233,23 +78049,23 @@ TOIAVX512_loop1:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 5440(R9)
+	VMOVUPS      Z8, 7488(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 5504(R9)
+	VMOVUPS      Z8, 7552(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 5568(R9)
+	VMOVUPS      Z8, 7616(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 5824(R9)
+	VMOVUPS      Z3, 7872(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 5632(R9)
+	VMOVUPS      Z3, 7680(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 5696(R9)
+	VMOVUPS      Z3, 7744(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 5760(R9)
+	VMOVUPS      Z3, 7808(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Z0, 5888(R9)
-	VMOVUPS    Z0, 5952(R9)
+	VMOVUPS    Z0, 7936(R9)
+	VMOVUPS    Z0, 8000(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
 	JZ         TOIAVX512_loop1_g0_nopad
@@ -75257,58 +78073,58 @@ TOIAVX512_loop1:
 	VMOVUPS    Z0, Z3
 	VPCMPEQD   Z0, Z0, K1
 	VGATHERDPS (BX)(Z4*4), K1, Z3
-	VMOVUPS    Z3, 5888(R9)
+	VMOVUPS    Z3, 7936(R9)
 	VMOVUPS    (SI)(R13*4), Z4
 	VMOVUPS    Z0, Z3
 	VPCMPEQD   Z0, Z0, K1
 	VGATHERDPS (BX)(Z4*4), K1, Z3
-	VMOVUPS    Z3, 5952(R9)
+	VMOVUPS    Z3, 8000(R9)
 
 TOIAVX512_loop1_g0_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 4096(R9), Z3
-	VSUBPS  4544(R9), Z3, Z3
-	VMOVUPS 4160(R9), Z4
-	VSUBPS  4608(R9), Z4, Z4
-	VMOVUPS 4224(R9), Z5
-	VSUBPS  4672(R9), Z5, Z5
-	VMOVUPS 4992(R9), Z6
-	VSUBPS  4096(R9), Z6, Z6
-	VMOVUPS 5056(R9), Z7
-	VSUBPS  4160(R9), Z7, Z7
-	VMOVUPS 5120(R9), Z8
-	VSUBPS  4224(R9), Z8, Z8
-	VMOVUPS 4288(R9), Z9
-	VSUBPS  4544(R9), Z9, Z9
-	VMOVUPS 4352(R9), Z10
-	VSUBPS  4608(R9), Z10, Z10
-	VMOVUPS 4416(R9), Z11
-	VSUBPS  4672(R9), Z11, Z11
-	VMOVUPS 5184(R9), Z12
-	VSUBPS  4288(R9), Z12, Z12
-	VMOVUPS 5248(R9), Z13
-	VSUBPS  4352(R9), Z13, Z13
-	VMOVUPS 5312(R9), Z14
-	VSUBPS  4416(R9), Z14, Z14
-	VMOVUPS 5440(R9), Z15
-	VSUBPS  4544(R9), Z15, Z15
-	VMOVUPS 5504(R9), Z16
-	VSUBPS  4608(R9), Z16, Z16
-	VMOVUPS 5568(R9), Z17
-	VSUBPS  4672(R9), Z17, Z17
-	VMOVUPS 4736(R9), Z18
-	VSUBPS  4544(R9), Z18, Z18
-	VMOVUPS 4800(R9), Z19
-	VSUBPS  4608(R9), Z19, Z19
-	VMOVUPS 4864(R9), Z20
-	VSUBPS  4672(R9), Z20, Z20
-	VMOVUPS 5632(R9), Z21
-	VSUBPS  4736(R9), Z21, Z21
-	VMOVUPS 5696(R9), Z22
-	VSUBPS  4800(R9), Z22, Z22
-	VMOVUPS 5760(R9), Z23
-	VSUBPS  4864(R9), Z23, Z23
+	VMOVUPS 6144(R9), Z3
+	VSUBPS  6592(R9), Z3, Z3
+	VMOVUPS 6208(R9), Z4
+	VSUBPS  6656(R9), Z4, Z4
+	VMOVUPS 6272(R9), Z5
+	VSUBPS  6720(R9), Z5, Z5
+	VMOVUPS 7040(R9), Z6
+	VSUBPS  6144(R9), Z6, Z6
+	VMOVUPS 7104(R9), Z7
+	VSUBPS  6208(R9), Z7, Z7
+	VMOVUPS 7168(R9), Z8
+	VSUBPS  6272(R9), Z8, Z8
+	VMOVUPS 6336(R9), Z9
+	VSUBPS  6592(R9), Z9, Z9
+	VMOVUPS 6400(R9), Z10
+	VSUBPS  6656(R9), Z10, Z10
+	VMOVUPS 6464(R9), Z11
+	VSUBPS  6720(R9), Z11, Z11
+	VMOVUPS 7232(R9), Z12
+	VSUBPS  6336(R9), Z12, Z12
+	VMOVUPS 7296(R9), Z13
+	VSUBPS  6400(R9), Z13, Z13
+	VMOVUPS 7360(R9), Z14
+	VSUBPS  6464(R9), Z14, Z14
+	VMOVUPS 7488(R9), Z15
+	VSUBPS  6592(R9), Z15, Z15
+	VMOVUPS 7552(R9), Z16
+	VSUBPS  6656(R9), Z16, Z16
+	VMOVUPS 7616(R9), Z17
+	VSUBPS  6720(R9), Z17, Z17
+	VMOVUPS 6784(R9), Z18
+	VSUBPS  6592(R9), Z18, Z18
+	VMOVUPS 6848(R9), Z19
+	VSUBPS  6656(R9), Z19, Z19
+	VMOVUPS 6912(R9), Z20
+	VSUBPS  6720(R9), Z20, Z20
+	VMOVUPS 7680(R9), Z21
+	VSUBPS  6784(R9), Z21, Z21
+	VMOVUPS 7744(R9), Z22
+	VSUBPS  6848(R9), Z22, Z22
+	VMOVUPS 7808(R9), Z23
+	VSUBPS  6912(R9), Z23, Z23
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPS       Z3, Z3, Z24
@@ -75349,23 +78165,23 @@ TOIAVX512_loop1_g0_nopad:
 	VADDPS       Z28, Z27, Z27
 	VSUBPS       Z23, Z23, Z28
 	VADDPS       Z28, Z24, Z24
-	VMOVUPS      4480(R9), Z28
-	VSUBPS       4480(R9), Z28, Z28
+	VMOVUPS      6528(R9), Z28
+	VSUBPS       6528(R9), Z28, Z28
 	VADDPS       Z28, Z25, Z25
-	VMOVUPS      5376(R9), Z28
-	VSUBPS       5376(R9), Z28, Z28
+	VMOVUPS      7424(R9), Z28
+	VSUBPS       7424(R9), Z28, Z28
 	VADDPS       Z28, Z26, Z26
-	VMOVUPS      5888(R9), Z28
-	VSUBPS       5888(R9), Z28, Z28
+	VMOVUPS      7936(R9), Z28
+	VSUBPS       7936(R9), Z28, Z28
 	VADDPS       Z28, Z27, Z27
-	VMOVUPS      4928(R9), Z28
-	VSUBPS       4928(R9), Z28, Z28
+	VMOVUPS      6976(R9), Z28
+	VSUBPS       6976(R9), Z28, Z28
 	VADDPS       Z28, Z24, Z24
-	VMOVUPS      5824(R9), Z28
-	VSUBPS       5824(R9), Z28, Z28
+	VMOVUPS      7872(R9), Z28
+	VSUBPS       7872(R9), Z28, Z28
 	VADDPS       Z28, Z25, Z25
-	VMOVUPS      5952(R9), Z28
-	VSUBPS       5952(R9), Z28, Z28
+	VMOVUPS      8000(R9), Z28
+	VSUBPS       8000(R9), Z28, Z28
 	VADDPS       Z28, Z26, Z26
 	VBROADCASTSS margin+56(FP), Z28
 	VBROADCASTSS margin+56(FP), Z29
@@ -75385,14 +78201,14 @@ TOIAVX512_loop1_g0_nopad:
 	VCMPPS       $0x00, Z0, Z24, K1
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 4480(R9), Z24
-	VMINPS  5376(R9), Z24, Z24
-	VMOVUPS 4928(R9), Z25
-	VMINPS  5824(R9), Z25, Z25
+	VMOVUPS 6528(R9), Z24
+	VMINPS  7424(R9), Z24, Z24
+	VMOVUPS 6976(R9), Z25
+	VMINPS  7872(R9), Z25, Z25
 	VMINPS  Z25, Z24, Z24
 	VCMPPS  $0x11, Z0, Z24, K2
-	VMOVUPS 5888(R9), Z24
-	VMINPS  5952(R9), Z24, Z24
+	VMOVUPS 7936(R9), Z24
+	VMINPS  8000(R9), Z24, Z24
 	VCMPPS  $0x11, Z0, Z24, K3
 	KORW    K3, K2, K2
 	KANDNW  K1, K2, K1
@@ -75455,12 +78271,12 @@ TOIAVX512_loop1_g0_nopad:
 	VMULPS         Z24, Z25, Z24
 	VBROADCASTSS   tol+60(FP), Z25
 	VMAXPS         Z24, Z25, Z24
-	VMOVUPS        4480(R9), Z25
-	VMAXPS         5376(R9), Z25, Z25
-	VMOVUPS        4928(R9), Z26
-	VMAXPS         5824(R9), Z26, Z26
-	VADDPS         5888(R9), Z25, Z25
-	VADDPS         5952(R9), Z26, Z26
+	VMOVUPS        6528(R9), Z25
+	VMAXPS         7424(R9), Z25, Z25
+	VMOVUPS        6976(R9), Z26
+	VMAXPS         7872(R9), Z26, Z26
+	VADDPS         7936(R9), Z25, Z25
+	VADDPS         8000(R9), Z26, Z26
 	VADDPS         Z26, Z25, Z25
 	VBROADCASTSS   margin+56(FP), Z26
 	VADDPS         Z26, Z25, Z25
@@ -75469,32 +78285,32 @@ TOIAVX512_loop1_g0_nopad:
 	VXORPS         Z26, Z26, Z26
 	VBROADCASTSS   toiinvalid<>+0(SB), Z27
 	VBLENDMPS.BCST toirunning<>+0(SB), Z27, K1, Z26
-	VMOVUPS        Z3, 6016(R9)
-	VMOVUPS        Z4, 6080(R9)
-	VMOVUPS        Z5, 6144(R9)
-	VMOVUPS        Z9, 6208(R9)
-	VMOVUPS        Z10, 6272(R9)
-	VMOVUPS        Z11, 6336(R9)
-	VMOVUPS        Z18, 6400(R9)
-	VMOVUPS        Z19, 6464(R9)
-	VMOVUPS        Z20, 6528(R9)
-	VMOVUPS        Z6, 6592(R9)
-	VMOVUPS        Z7, 6656(R9)
-	VMOVUPS        Z8, 6720(R9)
-	VMOVUPS        Z12, 6784(R9)
-	VMOVUPS        Z13, 6848(R9)
-	VMOVUPS        Z14, 6912(R9)
-	VMOVUPS        Z15, 6976(R9)
-	VMOVUPS        Z16, 7040(R9)
-	VMOVUPS        Z17, 7104(R9)
-	VMOVUPS        Z21, 7168(R9)
-	VMOVUPS        Z22, 7232(R9)
-	VMOVUPS        Z23, 7296(R9)
-	VMOVUPS        Z25, 7360(R9)
-	VMOVUPS        Z24, 7424(R9)
-	VMOVUPS        Z0, 7488(R9)
-	VMOVUPS        Z0, 7552(R9)
-	VMOVUPS        Z26, 7616(R9)
+	VMOVUPS        Z3, 8064(R9)
+	VMOVUPS        Z4, 8128(R9)
+	VMOVUPS        Z5, 8192(R9)
+	VMOVUPS        Z9, 8256(R9)
+	VMOVUPS        Z10, 8320(R9)
+	VMOVUPS        Z11, 8384(R9)
+	VMOVUPS        Z18, 8448(R9)
+	VMOVUPS        Z19, 8512(R9)
+	VMOVUPS        Z20, 8576(R9)
+	VMOVUPS        Z6, 8640(R9)
+	VMOVUPS        Z7, 8704(R9)
+	VMOVUPS        Z8, 8768(R9)
+	VMOVUPS        Z12, 8832(R9)
+	VMOVUPS        Z13, 8896(R9)
+	VMOVUPS        Z14, 8960(R9)
+	VMOVUPS        Z15, 9024(R9)
+	VMOVUPS        Z16, 9088(R9)
+	VMOVUPS        Z17, 9152(R9)
+	VMOVUPS        Z21, 9216(R9)
+	VMOVUPS        Z22, 9280(R9)
+	VMOVUPS        Z23, 9344(R9)
+	VMOVUPS        Z25, 9408(R9)
+	VMOVUPS        Z24, 9472(R9)
+	VMOVUPS        Z0, 9536(R9)
+	VMOVUPS        Z0, 9600(R9)
+	VMOVUPS        Z26, 9664(R9)
 
 	// Steps until no lane is running.
 TOIAVX512_loop1_step:
@@ -75503,42 +78319,42 @@ TOIAVX512_loop1_step:
 	VMAXPS       Z0, Z3, Z3
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 7488(R9), Z4
-	VMULPS  6592(R9), Z4, Z4
-	VADDPS  6016(R9), Z4, Z4
-	VMOVUPS 7488(R9), Z5
-	VMULPS  6656(R9), Z5, Z5
-	VADDPS  6080(R9), Z5, Z5
-	VMOVUPS 7488(R9), Z6
-	VMULPS  6720(R9), Z6, Z6
-	VADDPS  6144(R9), Z6, Z6
-	VMOVUPS 7488(R9), Z7
-	VMULPS  6784(R9), Z7, Z7
-	VADDPS  6208(R9), Z7, Z7
-	VMOVUPS 7488(R9), Z8
-	VMULPS  6848(R9), Z8, Z8
-	VADDPS  6272(R9), Z8, Z8
-	VMOVUPS 7488(R9), Z9
-	VMULPS  6912(R9), Z9, Z9
-	VADDPS  6336(R9), Z9, Z9
-	VMOVUPS 7488(R9), Z10
-	VMULPS  6976(R9), Z10, Z10
+	VMOVUPS 9536(R9), Z4
+	VMULPS  8640(R9), Z4, Z4
+	VADDPS  8064(R9), Z4, Z4
+	VMOVUPS 9536(R9), Z5
+	VMULPS  8704(R9), Z5, Z5
+	VADDPS  8128(R9), Z5, Z5
+	VMOVUPS 9536(R9), Z6
+	VMULPS  8768(R9), Z6, Z6
+	VADDPS  8192(R9), Z6, Z6
+	VMOVUPS 9536(R9), Z7
+	VMULPS  8832(R9), Z7, Z7
+	VADDPS  8256(R9), Z7, Z7
+	VMOVUPS 9536(R9), Z8
+	VMULPS  8896(R9), Z8, Z8
+	VADDPS  8320(R9), Z8, Z8
+	VMOVUPS 9536(R9), Z9
+	VMULPS  8960(R9), Z9, Z9
+	VADDPS  8384(R9), Z9, Z9
+	VMOVUPS 9536(R9), Z10
+	VMULPS  9024(R9), Z10, Z10
 	VADDPS  Z10, Z0, Z10
-	VMOVUPS 7488(R9), Z11
-	VMULPS  7040(R9), Z11, Z11
+	VMOVUPS 9536(R9), Z11
+	VMULPS  9088(R9), Z11, Z11
 	VADDPS  Z11, Z0, Z11
-	VMOVUPS 7488(R9), Z12
-	VMULPS  7104(R9), Z12, Z12
+	VMOVUPS 9536(R9), Z12
+	VMULPS  9152(R9), Z12, Z12
 	VADDPS  Z12, Z0, Z12
-	VMOVUPS 7488(R9), Z13
-	VMULPS  7168(R9), Z13, Z13
-	VADDPS  6400(R9), Z13, Z13
-	VMOVUPS 7488(R9), Z14
-	VMULPS  7232(R9), Z14, Z14
-	VADDPS  6464(R9), Z14, Z14
-	VMOVUPS 7488(R9), Z15
-	VMULPS  7296(R9), Z15, Z15
-	VADDPS  6528(R9), Z15, Z15
+	VMOVUPS 9536(R9), Z13
+	VMULPS  9216(R9), Z13, Z13
+	VADDPS  8448(R9), Z13, Z13
+	VMOVUPS 9536(R9), Z14
+	VMULPS  9280(R9), Z14, Z14
+	VADDPS  8512(R9), Z14, Z14
+	VMOVUPS 9536(R9), Z15
+	VMULPS  9344(R9), Z15, Z15
+	VADDPS  8576(R9), Z15, Z15
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS Z4, Z7, Z16
@@ -75669,45 +78485,45 @@ TOIAVX512_loop1_step:
 	VADDPS Z5, Z4, Z4
 	VMULPS Z6, Z3, Z5
 	VADDPS Z5, Z4, Z4
-	VMULPS 6592(R9), Z11, Z5
-	VMULPS 6656(R9), Z12, Z6
+	VMULPS 8640(R9), Z11, Z5
+	VMULPS 8704(R9), Z12, Z6
 	VADDPS Z6, Z5, Z5
-	VMULPS 6720(R9), Z3, Z6
+	VMULPS 8768(R9), Z3, Z6
 	VADDPS Z6, Z5, Z5
 	VMULPS Z7, Z11, Z6
 	VMULPS Z8, Z12, Z7
 	VADDPS Z7, Z6, Z6
 	VMULPS Z9, Z3, Z7
 	VADDPS Z7, Z6, Z6
-	VMULPS 6784(R9), Z11, Z7
-	VMULPS 6848(R9), Z12, Z8
+	VMULPS 8832(R9), Z11, Z7
+	VMULPS 8896(R9), Z12, Z8
 	VADDPS Z8, Z7, Z7
-	VMULPS 6912(R9), Z3, Z8
+	VMULPS 8960(R9), Z3, Z8
 	VADDPS Z8, Z7, Z7
 	VMULPS 384(R9), Z11, Z8
 	VMULPS 320(R9), Z12, Z9
 	VADDPS Z9, Z8, Z8
 	VMULPS 256(R9), Z3, Z9
 	VADDPS Z9, Z8, Z8
-	VMULPS 6976(R9), Z11, Z9
-	VMULPS 7040(R9), Z12, Z13
+	VMULPS 9024(R9), Z11, Z9
+	VMULPS 9088(R9), Z12, Z13
 	VADDPS Z13, Z9, Z9
-	VMULPS 7104(R9), Z3, Z13
+	VMULPS 9152(R9), Z3, Z13
 	VADDPS Z13, Z9, Z9
 	VMULPS 192(R9), Z11, Z13
 	VMULPS 128(R9), Z12, Z14
 	VADDPS Z14, Z13, Z13
 	VMULPS 64(R9), Z3, Z14
 	VADDPS Z14, Z13, Z13
-	VMULPS 7168(R9), Z11, Z11
-	VMULPS 7232(R9), Z12, Z12
+	VMULPS 9216(R9), Z11, Z11
+	VMULPS 9280(R9), Z12, Z12
 	VADDPS Z12, Z11, Z11
-	VMULPS 7296(R9), Z3, Z3
+	VMULPS 9344(R9), Z3, Z3
 	VADDPS Z3, Z11, Z3
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
 	VSUBPS       Z8, Z4, Z11
-	VSUBPS       7360(R9), Z11, Z11
+	VSUBPS       9408(R9), Z11, Z11
 	VSUBPS       Z5, Z9, Z12
 	VCMPPS       $0x11, Z12, Z0, K2
 	VDIVPS       Z12, Z11, Z12
@@ -75717,7 +78533,7 @@ TOIAVX512_loop1_step:
 	VCMPPS       $0x11, Z11, Z0, K2
 	VMOVAPS.Z    Z14, K2, Z11
 	VSUBPS       Z13, Z4, Z4
-	VSUBPS       7360(R9), Z4, Z4
+	VSUBPS       9408(R9), Z4, Z4
 	VSUBPS       Z5, Z3, Z5
 	VCMPPS       $0x11, Z5, Z0, K2
 	VDIVPS       Z5, Z4, Z5
@@ -75728,7 +78544,7 @@ TOIAVX512_loop1_step:
 	VMOVAPS.Z    Z12, K2, Z4
 	VMINPS       Z4, Z11, Z4
 	VSUBPS       Z8, Z6, Z5
-	VSUBPS       7360(R9), Z5, Z5
+	VSUBPS       9408(R9), Z5, Z5
 	VSUBPS       Z7, Z9, Z8
 	VCMPPS       $0x11, Z8, Z0, K2
 	VDIVPS       Z8, Z5, Z8
@@ -75739,7 +78555,7 @@ TOIAVX512_loop1_step:
 	VMOVAPS.Z    Z9, K2, Z5
 	VMINPS       Z5, Z4, Z4
 	VSUBPS       Z13, Z6, Z5
-	VSUBPS       7360(R9), Z5, Z5
+	VSUBPS       9408(R9), Z5, Z5
 	VSUBPS       Z7, Z3, Z3
 	VCMPPS       $0x11, Z3, Z0, K2
 	VDIVPS       Z3, Z5, Z3
@@ -75749,13 +78565,13 @@ TOIAVX512_loop1_step:
 	VCMPPS       $0x11, Z5, Z0, K2
 	VMOVAPS.Z    Z6, K2, Z3
 	VMINPS       Z3, Z4, Z3
-	VADDPS       7488(R9), Z3, Z3
+	VADDPS       9536(R9), Z3, Z3
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS        7616(R9), Z4
+	VMOVUPS        9664(R9), Z4
 	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z4, K2
-	VADDPS         7552(R9), Z1, Z4
-	VMOVUPS        7488(R9), Z5
+	VADDPS         9600(R9), Z1, Z4
+	VMOVUPS        9536(R9), Z5
 	VCMPPS         $0x11, Z3, Z5, K3
 	KANDNW         K2, K3, K3
 	VBROADCASTSS   maxiter+68(FP), Z5
@@ -75766,69 +78582,69 @@ TOIAVX512_loop1_step:
 	VBLENDMPS.BCST toiunconv<>+0(SB), Z6, K3, Z5
 	VCMPPS         $0x16, (R9), Z3, K3
 	VBLENDMPS      Z0, Z5, K3, Z5
-	VMOVUPS        7488(R9), Z6
+	VMOVUPS        9536(R9), Z6
 	VCMPPS         $0x00, Z0, Z6, K3
 	VXORPS         Z6, Z6, Z6
 	VBLENDMPS.BCST toiinitial<>+0(SB), Z1, K3, Z6
-	VCMPPS         $0x12, 7424(R9), Z10, K3
+	VCMPPS         $0x12, 9472(R9), Z10, K3
 	VBLENDMPS      Z6, Z5, K3, Z5
 	VBLENDMPS.BCST toiinvalid<>+0(SB), Z5, K1, Z5
 	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z5, K3
 	KANDW          K3, K2, K3
 	VXORPS         Z6, Z6, Z6
-	VMOVUPS        7488(R9), Z7
+	VMOVUPS        9536(R9), Z7
 	VBLENDMPS      Z3, Z7, K3, Z6
 	VBLENDMPS      Z0, Z4, K1, Z4
 	VXORPS         Z3, Z3, Z3
-	VMOVUPS        7552(R9), Z7
+	VMOVUPS        9600(R9), Z7
 	VBLENDMPS      Z4, Z7, K2, Z3
 	VXORPS         Z4, Z4, Z4
-	VMOVUPS        7616(R9), Z7
+	VMOVUPS        9664(R9), Z7
 	VBLENDMPS      Z5, Z7, K2, Z4
-	VMOVUPS        Z6, 7488(R9)
-	VMOVUPS        Z3, 7552(R9)
-	VMOVUPS        Z4, 7616(R9)
+	VMOVUPS        Z6, 9536(R9)
+	VMOVUPS        Z3, 9600(R9)
+	VMOVUPS        Z4, 9664(R9)
 	KMOVW          K3, BX
 	TESTL          BX, BX
 	JNZ            TOIAVX512_loop1_step
 
 	// Finish: the rows.
-	VMOVUPS 7488(R9), Z3
-	VMULPS  6592(R9), Z3, Z3
-	VADDPS  6016(R9), Z3, Z3
-	VMOVUPS 7488(R9), Z4
-	VMULPS  6656(R9), Z4, Z4
-	VADDPS  6080(R9), Z4, Z4
-	VMOVUPS 7488(R9), Z5
-	VMULPS  6720(R9), Z5, Z5
-	VADDPS  6144(R9), Z5, Z5
-	VMOVUPS 7488(R9), Z6
-	VMULPS  6784(R9), Z6, Z6
-	VADDPS  6208(R9), Z6, Z6
-	VMOVUPS 7488(R9), Z7
-	VMULPS  6848(R9), Z7, Z7
-	VADDPS  6272(R9), Z7, Z7
-	VMOVUPS 7488(R9), Z8
-	VMULPS  6912(R9), Z8, Z8
-	VADDPS  6336(R9), Z8, Z8
-	VMOVUPS 7488(R9), Z9
-	VMULPS  6976(R9), Z9, Z9
+	VMOVUPS 9536(R9), Z3
+	VMULPS  8640(R9), Z3, Z3
+	VADDPS  8064(R9), Z3, Z3
+	VMOVUPS 9536(R9), Z4
+	VMULPS  8704(R9), Z4, Z4
+	VADDPS  8128(R9), Z4, Z4
+	VMOVUPS 9536(R9), Z5
+	VMULPS  8768(R9), Z5, Z5
+	VADDPS  8192(R9), Z5, Z5
+	VMOVUPS 9536(R9), Z6
+	VMULPS  8832(R9), Z6, Z6
+	VADDPS  8256(R9), Z6, Z6
+	VMOVUPS 9536(R9), Z7
+	VMULPS  8896(R9), Z7, Z7
+	VADDPS  8320(R9), Z7, Z7
+	VMOVUPS 9536(R9), Z8
+	VMULPS  8960(R9), Z8, Z8
+	VADDPS  8384(R9), Z8, Z8
+	VMOVUPS 9536(R9), Z9
+	VMULPS  9024(R9), Z9, Z9
 	VADDPS  Z9, Z0, Z9
-	VMOVUPS 7488(R9), Z10
-	VMULPS  7040(R9), Z10, Z10
+	VMOVUPS 9536(R9), Z10
+	VMULPS  9088(R9), Z10, Z10
 	VADDPS  Z10, Z0, Z10
-	VMOVUPS 7488(R9), Z11
-	VMULPS  7104(R9), Z11, Z11
+	VMOVUPS 9536(R9), Z11
+	VMULPS  9152(R9), Z11, Z11
 	VADDPS  Z11, Z0, Z11
-	VMOVUPS 7488(R9), Z12
-	VMULPS  7168(R9), Z12, Z12
-	VADDPS  6400(R9), Z12, Z12
-	VMOVUPS 7488(R9), Z13
-	VMULPS  7232(R9), Z13, Z13
-	VADDPS  6464(R9), Z13, Z13
-	VMOVUPS 7488(R9), Z14
-	VMULPS  7296(R9), Z14, Z14
-	VADDPS  6528(R9), Z14, Z14
+	VMOVUPS 9536(R9), Z12
+	VMULPS  9216(R9), Z12, Z12
+	VADDPS  8448(R9), Z12, Z12
+	VMOVUPS 9536(R9), Z13
+	VMULPS  9280(R9), Z13, Z13
+	VADDPS  8512(R9), Z13, Z13
+	VMOVUPS 9536(R9), Z14
+	VMULPS  9344(R9), Z14, Z14
+	VADDPS  8576(R9), Z14, Z14
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS Z3, Z6, Z15
@@ -76149,30 +78965,30 @@ TOIAVX512_loop1_finish_g0_normal:
 	VMOVUPS 960(R9), Z8
 	VMULPS  1024(R9), Z8, Z8
 	VADDPS  Z8, Z3, Z3
-	VADDPS  4544(R9), Z3, Z3
+	VADDPS  6592(R9), Z3, Z3
 	VMOVUPS 320(R9), Z8
 	VADDPS  896(R9), Z8, Z8
-	VADDPS  4544(R9), Z8, Z8
+	VADDPS  6592(R9), Z8, Z8
 	VMOVUPS 832(R9), Z9
 	VMULPS  1024(R9), Z9, Z9
 	VADDPS  Z9, Z4, Z4
-	VADDPS  4608(R9), Z4, Z4
+	VADDPS  6656(R9), Z4, Z4
 	VMOVUPS 192(R9), Z9
 	VADDPS  768(R9), Z9, Z9
-	VADDPS  4608(R9), Z9, Z9
+	VADDPS  6656(R9), Z9, Z9
 	VMOVUPS 704(R9), Z10
 	VMULPS  1024(R9), Z10, Z10
 	VADDPS  448(R9), Z10, Z10
-	VADDPS  4672(R9), Z10, Z10
+	VADDPS  6720(R9), Z10, Z10
 	VMOVUPS 64(R9), Z11
 	VADDPS  640(R9), Z11, Z11
-	VADDPS  4672(R9), Z11, Z11
+	VADDPS  6720(R9), Z11, Z11
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS        7616(R9), Z12
+	VMOVUPS        9664(R9), Z12
 	VCMPPS.BCST    $0x00, toiinvalid<>+0(SB), Z12, K1
 	VXORPS         Z12, Z12, Z12
-	VMOVUPS        7488(R9), Z13
+	VMOVUPS        9536(R9), Z13
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
 	VXORPS         Z13, Z13, Z13
 	VMOVUPS        576(R9), Z14
@@ -76194,11 +79010,11 @@ TOIAVX512_loop1_finish_g0_normal:
 	VPADDD       iota<>+0(SB), Z14, Z14
 	MOVQ         (SP), R12
 	VMOVUPS      Z14, (R12)(R13*4)
-	VMOVUPS      7616(R9), Z14
+	VMOVUPS      9664(R9), Z14
 	VCVTTPS2DQ   Z14, Z14
 	MOVQ         8(SP), R12
 	VMOVUPS      Z14, (R12)(R13*4)
-	VMOVUPS      7552(R9), Z14
+	VMOVUPS      9600(R9), Z14
 	VCVTTPS2DQ   Z14, Z14
 	MOVQ         16(SP), R12
 	VMOVUPS      Z14, (R12)(R13*4)
@@ -76237,52 +79053,52 @@ TOIAVX512_loop1_end:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Z3
-	VMOVUPS     Z3, 7936(R9)
+	VMOVUPS     Z3, 9984(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Z3
-	VMOVUPS     Z3, 8000(R9)
+	VMOVUPS     Z3, 10048(R9)
 
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
-	VPMOVZXDQ 7936(R9), Y2
+	VPMOVZXDQ 9984(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7680(R9)
-	VPMOVZXDQ 7952(R9), Y2
+	VMOVDQU   Y2, 9728(R9)
+	VPMOVZXDQ 10000(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7712(R9)
-	VPMOVZXDQ 7968(R9), Y2
+	VMOVDQU   Y2, 9760(R9)
+	VPMOVZXDQ 10016(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7744(R9)
-	VPMOVZXDQ 7984(R9), Y2
+	VMOVDQU   Y2, 9792(R9)
+	VPMOVZXDQ 10032(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7776(R9)
-	VPMOVZXDQ 8000(R9), Y2
+	VMOVDQU   Y2, 9824(R9)
+	VPMOVZXDQ 10048(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7808(R9)
-	VPMOVZXDQ 8016(R9), Y2
+	VMOVDQU   Y2, 9856(R9)
+	VPMOVZXDQ 10064(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7840(R9)
-	VPMOVZXDQ 8032(R9), Y2
+	VMOVDQU   Y2, 9888(R9)
+	VPMOVZXDQ 10080(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7872(R9)
-	VPMOVZXDQ 8048(R9), Y2
+	VMOVDQU   Y2, 9920(R9)
+	VPMOVZXDQ 10096(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 7904(R9)
+	VMOVDQU   Y2, 9952(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ         7680(R9), DX
+	MOVQ         9728(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         7712(R9), DX
+	MOVQ         9760(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z3
-	MOVQ         7688(R9), DX
+	MOVQ         9736(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         7720(R9), DX
+	MOVQ         9768(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z4
-	MOVQ         7696(R9), DX
+	MOVQ         9744(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         7728(R9), DX
+	MOVQ         9776(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z5
-	MOVQ         7704(R9), DX
+	MOVQ         9752(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         7736(R9), DX
+	MOVQ         9784(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -76292,21 +79108,21 @@ TOIAVX512_loop1_end:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         7744(R9), DX
+	MOVQ         9792(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         7776(R9), DX
+	MOVQ         9824(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z4
-	MOVQ         7752(R9), DX
+	MOVQ         9800(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         7784(R9), DX
+	MOVQ         9832(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z8
-	MOVQ         7760(R9), DX
+	MOVQ         9808(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         7792(R9), DX
+	MOVQ         9840(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z9
-	MOVQ         7768(R9), DX
+	MOVQ         9816(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         7800(R9), DX
+	MOVQ         9848(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -76317,36 +79133,36 @@ TOIAVX512_loop1_end:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 4096(R9)
+	VMOVUPS      Z8, 6144(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 4160(R9)
+	VMOVUPS      Z8, 6208(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 4224(R9)
+	VMOVUPS      Z8, 6272(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 4480(R9)
+	VMOVUPS      Z3, 6528(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 4288(R9)
+	VMOVUPS      Z3, 6336(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 4352(R9)
+	VMOVUPS      Z3, 6400(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 4416(R9)
+	VMOVUPS      Z3, 6464(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ         7808(R9), DX
+	MOVQ         9856(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         7840(R9), DX
+	MOVQ         9888(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z3
-	MOVQ         7816(R9), DX
+	MOVQ         9864(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         7848(R9), DX
+	MOVQ         9896(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z4
-	MOVQ         7824(R9), DX
+	MOVQ         9872(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         7856(R9), DX
+	MOVQ         9904(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z5
-	MOVQ         7832(R9), DX
+	MOVQ         9880(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         7864(R9), DX
+	MOVQ         9912(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -76356,21 +79172,21 @@ TOIAVX512_loop1_end:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         7872(R9), DX
+	MOVQ         9920(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         7904(R9), DX
+	MOVQ         9952(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z4
-	MOVQ         7880(R9), DX
+	MOVQ         9928(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         7912(R9), DX
+	MOVQ         9960(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z8
-	MOVQ         7888(R9), DX
+	MOVQ         9936(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         7920(R9), DX
+	MOVQ         9968(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z9
-	MOVQ         7896(R9), DX
+	MOVQ         9944(R9), DX
 	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         7928(R9), DX
+	MOVQ         9976(R9), DX
 	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -76381,36 +79197,36 @@ TOIAVX512_loop1_end:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 4544(R9)
+	VMOVUPS      Z8, 6592(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 4608(R9)
+	VMOVUPS      Z8, 6656(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 4672(R9)
+	VMOVUPS      Z8, 6720(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 4928(R9)
+	VMOVUPS      Z3, 6976(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 4736(R9)
+	VMOVUPS      Z3, 6784(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 4800(R9)
+	VMOVUPS      Z3, 6848(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 4864(R9)
+	VMOVUPS      Z3, 6912(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ         7680(R9), AX
+	MOVQ         9728(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         7712(R9), AX
+	MOVQ         9760(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z3
-	MOVQ         7688(R9), AX
+	MOVQ         9736(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         7720(R9), AX
+	MOVQ         9768(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z4
-	MOVQ         7696(R9), AX
+	MOVQ         9744(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         7728(R9), AX
+	MOVQ         9776(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z5
-	MOVQ         7704(R9), AX
+	MOVQ         9752(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         7736(R9), AX
+	MOVQ         9784(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -76420,21 +79236,21 @@ TOIAVX512_loop1_end:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         7744(R9), AX
+	MOVQ         9792(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         7776(R9), AX
+	MOVQ         9824(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z4
-	MOVQ         7752(R9), AX
+	MOVQ         9800(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         7784(R9), AX
+	MOVQ         9832(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z8
-	MOVQ         7760(R9), AX
+	MOVQ         9808(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         7792(R9), AX
+	MOVQ         9840(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z9
-	MOVQ         7768(R9), AX
+	MOVQ         9816(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         7800(R9), AX
+	MOVQ         9848(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
@@ -76445,36 +79261,36 @@ TOIAVX512_loop1_end:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 4992(R9)
+	VMOVUPS      Z8, 7040(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 5056(R9)
+	VMOVUPS      Z8, 7104(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 5120(R9)
+	VMOVUPS      Z8, 7168(R9)
 	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 5376(R9)
+	VMOVUPS      Z3, 7424(R9)
 	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 5184(R9)
+	VMOVUPS      Z3, 7232(R9)
 	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 5248(R9)
+	VMOVUPS      Z3, 7296(R9)
 	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 5312(R9)
+	VMOVUPS      Z3, 7360(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ         7808(R9), AX
+	MOVQ         9856(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         7840(R9), AX
+	MOVQ         9888(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z3
-	MOVQ         7816(R9), AX
+	MOVQ         9864(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         7848(R9), AX
+	MOVQ         9896(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z4
-	MOVQ         7824(R9), AX
+	MOVQ         9872(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         7856(R9), AX
+	MOVQ         9904(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z5
-	MOVQ         7832(R9), AX
+	MOVQ         9880(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         7864(R9), AX
+	MOVQ         9912(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z6
 	VUNPCKLPS    Z4, Z3, Z7
 	VUNPCKLPS    Z6, Z5, Z8
@@ -76484,21 +79300,21 @@ TOIAVX512_loop1_end:
 	VSHUFPS      $0xee, Z8, Z7, Z6
 	VSHUFPS      $0x44, Z4, Z3, Z7
 	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         7872(R9), AX
+	MOVQ         9920(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         7904(R9), AX
+	MOVQ         9952(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z4
-	MOVQ         7880(R9), AX
+	MOVQ         9928(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         7912(R9), AX
+	MOVQ         9960(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z8
-	MOVQ         7888(R9), AX
+	MOVQ         9936(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         7920(R9), AX
+	MOVQ         9968(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z9
-	MOVQ         7896(R9), AX
+	MOVQ         9944(R9), AX
 	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         7928(R9), AX
+	MOVQ         9976(R9), AX
 	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z2
 	VUNPCKLPS    Z8, Z4, Z10
 	VUNPCKLPS    Z2, Z9, Z11
@@ -76509,82 +79325,82 @@ TOIAVX512_loop1_end:
 	VSHUFPS      $0x44, Z2, Z4, Z10
 	VSHUFPS      $0xee, Z2, Z4, Z2
 	VSHUFF32X4   $0x88, Z8, Z5, Z4
-	VMOVUPS      Z4, 5440(R9)
+	VMOVUPS      Z4, 7488(R9)
 	VSHUFF32X4   $0x88, Z9, Z6, Z4
-	VMOVUPS      Z4, 5504(R9)
+	VMOVUPS      Z4, 7552(R9)
 	VSHUFF32X4   $0x88, Z10, Z7, Z4
-	VMOVUPS      Z4, 5568(R9)
+	VMOVUPS      Z4, 7616(R9)
 	VSHUFF32X4   $0x88, Z2, Z3, Z2
-	VMOVUPS      Z2, 5824(R9)
+	VMOVUPS      Z2, 7872(R9)
 	VSHUFF32X4   $0xdd, Z8, Z5, Z2
-	VMOVUPS      Z2, 5632(R9)
+	VMOVUPS      Z2, 7680(R9)
 	VSHUFF32X4   $0xdd, Z9, Z6, Z2
-	VMOVUPS      Z2, 5696(R9)
+	VMOVUPS      Z2, 7744(R9)
 	VSHUFF32X4   $0xdd, Z10, Z7, Z2
-	VMOVUPS      Z2, 5760(R9)
+	VMOVUPS      Z2, 7808(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Z0, 5888(R9)
-	VMOVUPS    Z0, 5952(R9)
+	VMOVUPS    Z0, 7936(R9)
+	VMOVUPS    Z0, 8000(R9)
 	MOVQ       pad+16(FP), AX
 	TESTQ      AX, AX
 	JZ         TOIAVX512_t_g0_nopad
-	VMOVUPS    7936(R9), Z3
+	VMOVUPS    9984(R9), Z3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K2
 	VGATHERDPS (AX)(Z3*4), K2, Z2
-	VMOVUPS    Z2, 5888(R9)
-	VMOVUPS    8000(R9), Z3
+	VMOVUPS    Z2, 7936(R9)
+	VMOVUPS    10048(R9), Z3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K2
 	VGATHERDPS (AX)(Z3*4), K2, Z2
-	VMOVUPS    Z2, 5952(R9)
+	VMOVUPS    Z2, 8000(R9)
 
 TOIAVX512_t_g0_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 4096(R9), Z2
-	VSUBPS  4544(R9), Z2, Z2
-	VMOVUPS 4160(R9), Z3
-	VSUBPS  4608(R9), Z3, Z3
-	VMOVUPS 4224(R9), Z4
-	VSUBPS  4672(R9), Z4, Z4
-	VMOVUPS 4992(R9), Z5
-	VSUBPS  4096(R9), Z5, Z5
-	VMOVUPS 5056(R9), Z6
-	VSUBPS  4160(R9), Z6, Z6
-	VMOVUPS 5120(R9), Z7
-	VSUBPS  4224(R9), Z7, Z7
-	VMOVUPS 4288(R9), Z8
-	VSUBPS  4544(R9), Z8, Z8
-	VMOVUPS 4352(R9), Z9
-	VSUBPS  4608(R9), Z9, Z9
-	VMOVUPS 4416(R9), Z10
-	VSUBPS  4672(R9), Z10, Z10
-	VMOVUPS 5184(R9), Z11
-	VSUBPS  4288(R9), Z11, Z11
-	VMOVUPS 5248(R9), Z12
-	VSUBPS  4352(R9), Z12, Z12
-	VMOVUPS 5312(R9), Z13
-	VSUBPS  4416(R9), Z13, Z13
-	VMOVUPS 5440(R9), Z14
-	VSUBPS  4544(R9), Z14, Z14
-	VMOVUPS 5504(R9), Z15
-	VSUBPS  4608(R9), Z15, Z15
-	VMOVUPS 5568(R9), Z16
-	VSUBPS  4672(R9), Z16, Z16
-	VMOVUPS 4736(R9), Z17
-	VSUBPS  4544(R9), Z17, Z17
-	VMOVUPS 4800(R9), Z18
-	VSUBPS  4608(R9), Z18, Z18
-	VMOVUPS 4864(R9), Z19
-	VSUBPS  4672(R9), Z19, Z19
-	VMOVUPS 5632(R9), Z20
-	VSUBPS  4736(R9), Z20, Z20
-	VMOVUPS 5696(R9), Z21
-	VSUBPS  4800(R9), Z21, Z21
-	VMOVUPS 5760(R9), Z22
-	VSUBPS  4864(R9), Z22, Z22
+	VMOVUPS 6144(R9), Z2
+	VSUBPS  6592(R9), Z2, Z2
+	VMOVUPS 6208(R9), Z3
+	VSUBPS  6656(R9), Z3, Z3
+	VMOVUPS 6272(R9), Z4
+	VSUBPS  6720(R9), Z4, Z4
+	VMOVUPS 7040(R9), Z5
+	VSUBPS  6144(R9), Z5, Z5
+	VMOVUPS 7104(R9), Z6
+	VSUBPS  6208(R9), Z6, Z6
+	VMOVUPS 7168(R9), Z7
+	VSUBPS  6272(R9), Z7, Z7
+	VMOVUPS 6336(R9), Z8
+	VSUBPS  6592(R9), Z8, Z8
+	VMOVUPS 6400(R9), Z9
+	VSUBPS  6656(R9), Z9, Z9
+	VMOVUPS 6464(R9), Z10
+	VSUBPS  6720(R9), Z10, Z10
+	VMOVUPS 7232(R9), Z11
+	VSUBPS  6336(R9), Z11, Z11
+	VMOVUPS 7296(R9), Z12
+	VSUBPS  6400(R9), Z12, Z12
+	VMOVUPS 7360(R9), Z13
+	VSUBPS  6464(R9), Z13, Z13
+	VMOVUPS 7488(R9), Z14
+	VSUBPS  6592(R9), Z14, Z14
+	VMOVUPS 7552(R9), Z15
+	VSUBPS  6656(R9), Z15, Z15
+	VMOVUPS 7616(R9), Z16
+	VSUBPS  6720(R9), Z16, Z16
+	VMOVUPS 6784(R9), Z17
+	VSUBPS  6592(R9), Z17, Z17
+	VMOVUPS 6848(R9), Z18
+	VSUBPS  6656(R9), Z18, Z18
+	VMOVUPS 6912(R9), Z19
+	VSUBPS  6720(R9), Z19, Z19
+	VMOVUPS 7680(R9), Z20
+	VSUBPS  6784(R9), Z20, Z20
+	VMOVUPS 7744(R9), Z21
+	VSUBPS  6848(R9), Z21, Z21
+	VMOVUPS 7808(R9), Z22
+	VSUBPS  6912(R9), Z22, Z22
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPS       Z2, Z2, Z23
@@ -76625,23 +79441,23 @@ TOIAVX512_t_g0_nopad:
 	VADDPS       Z27, Z26, Z26
 	VSUBPS       Z22, Z22, Z27
 	VADDPS       Z27, Z23, Z23
-	VMOVUPS      4480(R9), Z27
-	VSUBPS       4480(R9), Z27, Z27
+	VMOVUPS      6528(R9), Z27
+	VSUBPS       6528(R9), Z27, Z27
 	VADDPS       Z27, Z24, Z24
-	VMOVUPS      5376(R9), Z27
-	VSUBPS       5376(R9), Z27, Z27
+	VMOVUPS      7424(R9), Z27
+	VSUBPS       7424(R9), Z27, Z27
 	VADDPS       Z27, Z25, Z25
-	VMOVUPS      5888(R9), Z27
-	VSUBPS       5888(R9), Z27, Z27
+	VMOVUPS      7936(R9), Z27
+	VSUBPS       7936(R9), Z27, Z27
 	VADDPS       Z27, Z26, Z26
-	VMOVUPS      4928(R9), Z27
-	VSUBPS       4928(R9), Z27, Z27
+	VMOVUPS      6976(R9), Z27
+	VSUBPS       6976(R9), Z27, Z27
 	VADDPS       Z27, Z23, Z23
-	VMOVUPS      5824(R9), Z27
-	VSUBPS       5824(R9), Z27, Z27
+	VMOVUPS      7872(R9), Z27
+	VSUBPS       7872(R9), Z27, Z27
 	VADDPS       Z27, Z24, Z24
-	VMOVUPS      5952(R9), Z27
-	VSUBPS       5952(R9), Z27, Z27
+	VMOVUPS      8000(R9), Z27
+	VSUBPS       8000(R9), Z27, Z27
 	VADDPS       Z27, Z25, Z25
 	VBROADCASTSS margin+56(FP), Z27
 	VBROADCASTSS margin+56(FP), Z28
@@ -76661,14 +79477,14 @@ TOIAVX512_t_g0_nopad:
 	VCMPPS       $0x00, Z0, Z23, K2
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 4480(R9), Z23
-	VMINPS  5376(R9), Z23, Z23
-	VMOVUPS 4928(R9), Z24
-	VMINPS  5824(R9), Z24, Z24
+	VMOVUPS 6528(R9), Z23
+	VMINPS  7424(R9), Z23, Z23
+	VMOVUPS 6976(R9), Z24
+	VMINPS  7872(R9), Z24, Z24
 	VMINPS  Z24, Z23, Z23
 	VCMPPS  $0x11, Z0, Z23, K3
-	VMOVUPS 5888(R9), Z23
-	VMINPS  5952(R9), Z23, Z23
+	VMOVUPS 7936(R9), Z23
+	VMINPS  8000(R9), Z23, Z23
 	VCMPPS  $0x11, Z0, Z23, K4
 	KORW    K4, K3, K3
 	KANDNW  K2, K3, K2
@@ -76731,12 +79547,12 @@ TOIAVX512_t_g0_nopad:
 	VMULPS         Z23, Z24, Z23
 	VBROADCASTSS   tol+60(FP), Z24
 	VMAXPS         Z23, Z24, Z23
-	VMOVUPS        4480(R9), Z24
-	VMAXPS         5376(R9), Z24, Z24
-	VMOVUPS        4928(R9), Z25
-	VMAXPS         5824(R9), Z25, Z25
-	VADDPS         5888(R9), Z24, Z24
-	VADDPS         5952(R9), Z25, Z25
+	VMOVUPS        6528(R9), Z24
+	VMAXPS         7424(R9), Z24, Z24
+	VMOVUPS        6976(R9), Z25
+	VMAXPS         7872(R9), Z25, Z25
+	VADDPS         7936(R9), Z24, Z24
+	VADDPS         8000(R9), Z25, Z25
 	VADDPS         Z25, Z24, Z24
 	VBROADCASTSS   margin+56(FP), Z25
 	VADDPS         Z25, Z24, Z24
@@ -76745,32 +79561,32 @@ TOIAVX512_t_g0_nopad:
 	VXORPS         Z25, Z25, Z25
 	VBROADCASTSS   toiinvalid<>+0(SB), Z26
 	VBLENDMPS.BCST toirunning<>+0(SB), Z26, K2, Z25
-	VMOVUPS        Z2, 6016(R9)
-	VMOVUPS        Z3, 6080(R9)
-	VMOVUPS        Z4, 6144(R9)
-	VMOVUPS        Z8, 6208(R9)
-	VMOVUPS        Z9, 6272(R9)
-	VMOVUPS        Z10, 6336(R9)
-	VMOVUPS        Z17, 6400(R9)
-	VMOVUPS        Z18, 6464(R9)
-	VMOVUPS        Z19, 6528(R9)
-	VMOVUPS        Z5, 6592(R9)
-	VMOVUPS        Z6, 6656(R9)
-	VMOVUPS        Z7, 6720(R9)
-	VMOVUPS        Z11, 6784(R9)
-	VMOVUPS        Z12, 6848(R9)
-	VMOVUPS        Z13, 6912(R9)
-	VMOVUPS        Z14, 6976(R9)
-	VMOVUPS        Z15, 7040(R9)
-	VMOVUPS        Z16, 7104(R9)
-	VMOVUPS        Z20, 7168(R9)
-	VMOVUPS        Z21, 7232(R9)
-	VMOVUPS        Z22, 7296(R9)
-	VMOVUPS        Z24, 7360(R9)
-	VMOVUPS        Z23, 7424(R9)
-	VMOVUPS        Z0, 7488(R9)
-	VMOVUPS        Z0, 7552(R9)
-	VMOVUPS        Z25, 7616(R9)
+	VMOVUPS        Z2, 8064(R9)
+	VMOVUPS        Z3, 8128(R9)
+	VMOVUPS        Z4, 8192(R9)
+	VMOVUPS        Z8, 8256(R9)
+	VMOVUPS        Z9, 8320(R9)
+	VMOVUPS        Z10, 8384(R9)
+	VMOVUPS        Z17, 8448(R9)
+	VMOVUPS        Z18, 8512(R9)
+	VMOVUPS        Z19, 8576(R9)
+	VMOVUPS        Z5, 8640(R9)
+	VMOVUPS        Z6, 8704(R9)
+	VMOVUPS        Z7, 8768(R9)
+	VMOVUPS        Z11, 8832(R9)
+	VMOVUPS        Z12, 8896(R9)
+	VMOVUPS        Z13, 8960(R9)
+	VMOVUPS        Z14, 9024(R9)
+	VMOVUPS        Z15, 9088(R9)
+	VMOVUPS        Z16, 9152(R9)
+	VMOVUPS        Z20, 9216(R9)
+	VMOVUPS        Z21, 9280(R9)
+	VMOVUPS        Z22, 9344(R9)
+	VMOVUPS        Z24, 9408(R9)
+	VMOVUPS        Z23, 9472(R9)
+	VMOVUPS        Z0, 9536(R9)
+	VMOVUPS        Z0, 9600(R9)
+	VMOVUPS        Z25, 9664(R9)
 
 	// Steps until no lane is running.
 TOIAVX512_t_step:
@@ -76779,42 +79595,42 @@ TOIAVX512_t_step:
 	VMAXPS       Z0, Z2, Z2
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 7488(R9), Z3
-	VMULPS  6592(R9), Z3, Z3
-	VADDPS  6016(R9), Z3, Z3
-	VMOVUPS 7488(R9), Z4
-	VMULPS  6656(R9), Z4, Z4
-	VADDPS  6080(R9), Z4, Z4
-	VMOVUPS 7488(R9), Z5
-	VMULPS  6720(R9), Z5, Z5
-	VADDPS  6144(R9), Z5, Z5
-	VMOVUPS 7488(R9), Z6
-	VMULPS  6784(R9), Z6, Z6
-	VADDPS  6208(R9), Z6, Z6
-	VMOVUPS 7488(R9), Z7
-	VMULPS  6848(R9), Z7, Z7
-	VADDPS  6272(R9), Z7, Z7
-	VMOVUPS 7488(R9), Z8
-	VMULPS  6912(R9), Z8, Z8
-	VADDPS  6336(R9), Z8, Z8
-	VMOVUPS 7488(R9), Z9
-	VMULPS  6976(R9), Z9, Z9
+	VMOVUPS 9536(R9), Z3
+	VMULPS  8640(R9), Z3, Z3
+	VADDPS  8064(R9), Z3, Z3
+	VMOVUPS 9536(R9), Z4
+	VMULPS  8704(R9), Z4, Z4
+	VADDPS  8128(R9), Z4, Z4
+	VMOVUPS 9536(R9), Z5
+	VMULPS  8768(R9), Z5, Z5
+	VADDPS  8192(R9), Z5, Z5
+	VMOVUPS 9536(R9), Z6
+	VMULPS  8832(R9), Z6, Z6
+	VADDPS  8256(R9), Z6, Z6
+	VMOVUPS 9536(R9), Z7
+	VMULPS  8896(R9), Z7, Z7
+	VADDPS  8320(R9), Z7, Z7
+	VMOVUPS 9536(R9), Z8
+	VMULPS  8960(R9), Z8, Z8
+	VADDPS  8384(R9), Z8, Z8
+	VMOVUPS 9536(R9), Z9
+	VMULPS  9024(R9), Z9, Z9
 	VADDPS  Z9, Z0, Z9
-	VMOVUPS 7488(R9), Z10
-	VMULPS  7040(R9), Z10, Z10
+	VMOVUPS 9536(R9), Z10
+	VMULPS  9088(R9), Z10, Z10
 	VADDPS  Z10, Z0, Z10
-	VMOVUPS 7488(R9), Z11
-	VMULPS  7104(R9), Z11, Z11
+	VMOVUPS 9536(R9), Z11
+	VMULPS  9152(R9), Z11, Z11
 	VADDPS  Z11, Z0, Z11
-	VMOVUPS 7488(R9), Z12
-	VMULPS  7168(R9), Z12, Z12
-	VADDPS  6400(R9), Z12, Z12
-	VMOVUPS 7488(R9), Z13
-	VMULPS  7232(R9), Z13, Z13
-	VADDPS  6464(R9), Z13, Z13
-	VMOVUPS 7488(R9), Z14
-	VMULPS  7296(R9), Z14, Z14
-	VADDPS  6528(R9), Z14, Z14
+	VMOVUPS 9536(R9), Z12
+	VMULPS  9216(R9), Z12, Z12
+	VADDPS  8448(R9), Z12, Z12
+	VMOVUPS 9536(R9), Z13
+	VMULPS  9280(R9), Z13, Z13
+	VADDPS  8512(R9), Z13, Z13
+	VMOVUPS 9536(R9), Z14
+	VMULPS  9344(R9), Z14, Z14
+	VADDPS  8576(R9), Z14, Z14
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS Z3, Z6, Z15
@@ -76945,45 +79761,45 @@ TOIAVX512_t_step:
 	VADDPS Z4, Z3, Z3
 	VMULPS Z5, Z2, Z4
 	VADDPS Z4, Z3, Z3
-	VMULPS 6592(R9), Z10, Z4
-	VMULPS 6656(R9), Z11, Z5
+	VMULPS 8640(R9), Z10, Z4
+	VMULPS 8704(R9), Z11, Z5
 	VADDPS Z5, Z4, Z4
-	VMULPS 6720(R9), Z2, Z5
+	VMULPS 8768(R9), Z2, Z5
 	VADDPS Z5, Z4, Z4
 	VMULPS Z6, Z10, Z5
 	VMULPS Z7, Z11, Z6
 	VADDPS Z6, Z5, Z5
 	VMULPS Z8, Z2, Z6
 	VADDPS Z6, Z5, Z5
-	VMULPS 6784(R9), Z10, Z6
-	VMULPS 6848(R9), Z11, Z7
+	VMULPS 8832(R9), Z10, Z6
+	VMULPS 8896(R9), Z11, Z7
 	VADDPS Z7, Z6, Z6
-	VMULPS 6912(R9), Z2, Z7
+	VMULPS 8960(R9), Z2, Z7
 	VADDPS Z7, Z6, Z6
 	VMULPS 384(R9), Z10, Z7
 	VMULPS 320(R9), Z11, Z8
 	VADDPS Z8, Z7, Z7
 	VMULPS 256(R9), Z2, Z8
 	VADDPS Z8, Z7, Z7
-	VMULPS 6976(R9), Z10, Z8
-	VMULPS 7040(R9), Z11, Z12
+	VMULPS 9024(R9), Z10, Z8
+	VMULPS 9088(R9), Z11, Z12
 	VADDPS Z12, Z8, Z8
-	VMULPS 7104(R9), Z2, Z12
+	VMULPS 9152(R9), Z2, Z12
 	VADDPS Z12, Z8, Z8
 	VMULPS 192(R9), Z10, Z12
 	VMULPS 128(R9), Z11, Z13
 	VADDPS Z13, Z12, Z12
 	VMULPS 64(R9), Z2, Z13
 	VADDPS Z13, Z12, Z12
-	VMULPS 7168(R9), Z10, Z10
-	VMULPS 7232(R9), Z11, Z11
+	VMULPS 9216(R9), Z10, Z10
+	VMULPS 9280(R9), Z11, Z11
 	VADDPS Z11, Z10, Z10
-	VMULPS 7296(R9), Z2, Z2
+	VMULPS 9344(R9), Z2, Z2
 	VADDPS Z2, Z10, Z2
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
 	VSUBPS       Z7, Z3, Z10
-	VSUBPS       7360(R9), Z10, Z10
+	VSUBPS       9408(R9), Z10, Z10
 	VSUBPS       Z4, Z8, Z11
 	VCMPPS       $0x11, Z11, Z0, K3
 	VDIVPS       Z11, Z10, Z11
@@ -76993,7 +79809,7 @@ TOIAVX512_t_step:
 	VCMPPS       $0x11, Z10, Z0, K3
 	VMOVAPS.Z    Z13, K3, Z10
 	VSUBPS       Z12, Z3, Z3
-	VSUBPS       7360(R9), Z3, Z3
+	VSUBPS       9408(R9), Z3, Z3
 	VSUBPS       Z4, Z2, Z4
 	VCMPPS       $0x11, Z4, Z0, K3
 	VDIVPS       Z4, Z3, Z4
@@ -77004,7 +79820,7 @@ TOIAVX512_t_step:
 	VMOVAPS.Z    Z11, K3, Z3
 	VMINPS       Z3, Z10, Z3
 	VSUBPS       Z7, Z5, Z4
-	VSUBPS       7360(R9), Z4, Z4
+	VSUBPS       9408(R9), Z4, Z4
 	VSUBPS       Z6, Z8, Z7
 	VCMPPS       $0x11, Z7, Z0, K3
 	VDIVPS       Z7, Z4, Z7
@@ -77015,7 +79831,7 @@ TOIAVX512_t_step:
 	VMOVAPS.Z    Z8, K3, Z4
 	VMINPS       Z4, Z3, Z3
 	VSUBPS       Z12, Z5, Z4
-	VSUBPS       7360(R9), Z4, Z4
+	VSUBPS       9408(R9), Z4, Z4
 	VSUBPS       Z6, Z2, Z2
 	VCMPPS       $0x11, Z2, Z0, K3
 	VDIVPS       Z2, Z4, Z2
@@ -77025,13 +79841,13 @@ TOIAVX512_t_step:
 	VCMPPS       $0x11, Z4, Z0, K3
 	VMOVAPS.Z    Z5, K3, Z2
 	VMINPS       Z2, Z3, Z2
-	VADDPS       7488(R9), Z2, Z2
+	VADDPS       9536(R9), Z2, Z2
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS        7616(R9), Z3
+	VMOVUPS        9664(R9), Z3
 	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z3, K3
-	VADDPS         7552(R9), Z1, Z3
-	VMOVUPS        7488(R9), Z4
+	VADDPS         9600(R9), Z1, Z3
+	VMOVUPS        9536(R9), Z4
 	VCMPPS         $0x11, Z2, Z4, K4
 	KANDNW         K3, K4, K4
 	VBROADCASTSS   maxiter+68(FP), Z4
@@ -77042,69 +79858,69 @@ TOIAVX512_t_step:
 	VBLENDMPS.BCST toiunconv<>+0(SB), Z5, K4, Z4
 	VCMPPS         $0x16, (R9), Z2, K4
 	VBLENDMPS      Z0, Z4, K4, Z4
-	VMOVUPS        7488(R9), Z5
+	VMOVUPS        9536(R9), Z5
 	VCMPPS         $0x00, Z0, Z5, K4
 	VXORPS         Z5, Z5, Z5
 	VBLENDMPS.BCST toiinitial<>+0(SB), Z1, K4, Z5
-	VCMPPS         $0x12, 7424(R9), Z9, K4
+	VCMPPS         $0x12, 9472(R9), Z9, K4
 	VBLENDMPS      Z5, Z4, K4, Z4
 	VBLENDMPS.BCST toiinvalid<>+0(SB), Z4, K2, Z4
 	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z4, K4
 	KANDW          K4, K3, K4
 	VXORPS         Z5, Z5, Z5
-	VMOVUPS        7488(R9), Z6
+	VMOVUPS        9536(R9), Z6
 	VBLENDMPS      Z2, Z6, K4, Z5
 	VBLENDMPS      Z0, Z3, K2, Z3
 	VXORPS         Z2, Z2, Z2
-	VMOVUPS        7552(R9), Z6
+	VMOVUPS        9600(R9), Z6
 	VBLENDMPS      Z3, Z6, K3, Z2
 	VXORPS         Z3, Z3, Z3
-	VMOVUPS        7616(R9), Z6
+	VMOVUPS        9664(R9), Z6
 	VBLENDMPS      Z4, Z6, K3, Z3
-	VMOVUPS        Z5, 7488(R9)
-	VMOVUPS        Z2, 7552(R9)
-	VMOVUPS        Z3, 7616(R9)
+	VMOVUPS        Z5, 9536(R9)
+	VMOVUPS        Z2, 9600(R9)
+	VMOVUPS        Z3, 9664(R9)
 	KMOVW          K4, AX
 	TESTL          AX, AX
 	JNZ            TOIAVX512_t_step
 
 	// Finish: the rows.
-	VMOVUPS 7488(R9), Z2
-	VMULPS  6592(R9), Z2, Z2
-	VADDPS  6016(R9), Z2, Z2
-	VMOVUPS 7488(R9), Z3
-	VMULPS  6656(R9), Z3, Z3
-	VADDPS  6080(R9), Z3, Z3
-	VMOVUPS 7488(R9), Z4
-	VMULPS  6720(R9), Z4, Z4
-	VADDPS  6144(R9), Z4, Z4
-	VMOVUPS 7488(R9), Z5
-	VMULPS  6784(R9), Z5, Z5
-	VADDPS  6208(R9), Z5, Z5
-	VMOVUPS 7488(R9), Z6
-	VMULPS  6848(R9), Z6, Z6
-	VADDPS  6272(R9), Z6, Z6
-	VMOVUPS 7488(R9), Z7
-	VMULPS  6912(R9), Z7, Z7
-	VADDPS  6336(R9), Z7, Z7
-	VMOVUPS 7488(R9), Z8
-	VMULPS  6976(R9), Z8, Z8
+	VMOVUPS 9536(R9), Z2
+	VMULPS  8640(R9), Z2, Z2
+	VADDPS  8064(R9), Z2, Z2
+	VMOVUPS 9536(R9), Z3
+	VMULPS  8704(R9), Z3, Z3
+	VADDPS  8128(R9), Z3, Z3
+	VMOVUPS 9536(R9), Z4
+	VMULPS  8768(R9), Z4, Z4
+	VADDPS  8192(R9), Z4, Z4
+	VMOVUPS 9536(R9), Z5
+	VMULPS  8832(R9), Z5, Z5
+	VADDPS  8256(R9), Z5, Z5
+	VMOVUPS 9536(R9), Z6
+	VMULPS  8896(R9), Z6, Z6
+	VADDPS  8320(R9), Z6, Z6
+	VMOVUPS 9536(R9), Z7
+	VMULPS  8960(R9), Z7, Z7
+	VADDPS  8384(R9), Z7, Z7
+	VMOVUPS 9536(R9), Z8
+	VMULPS  9024(R9), Z8, Z8
 	VADDPS  Z8, Z0, Z8
-	VMOVUPS 7488(R9), Z9
-	VMULPS  7040(R9), Z9, Z9
+	VMOVUPS 9536(R9), Z9
+	VMULPS  9088(R9), Z9, Z9
 	VADDPS  Z9, Z0, Z9
-	VMOVUPS 7488(R9), Z10
-	VMULPS  7104(R9), Z10, Z10
+	VMOVUPS 9536(R9), Z10
+	VMULPS  9152(R9), Z10, Z10
 	VADDPS  Z10, Z0, Z10
-	VMOVUPS 7488(R9), Z11
-	VMULPS  7168(R9), Z11, Z11
-	VADDPS  6400(R9), Z11, Z11
-	VMOVUPS 7488(R9), Z12
-	VMULPS  7232(R9), Z12, Z12
-	VADDPS  6464(R9), Z12, Z12
-	VMOVUPS 7488(R9), Z13
-	VMULPS  7296(R9), Z13, Z13
-	VADDPS  6528(R9), Z13, Z13
+	VMOVUPS 9536(R9), Z11
+	VMULPS  9216(R9), Z11, Z11
+	VADDPS  8448(R9), Z11, Z11
+	VMOVUPS 9536(R9), Z12
+	VMULPS  9280(R9), Z12, Z12
+	VADDPS  8512(R9), Z12, Z12
+	VMOVUPS 9536(R9), Z13
+	VMULPS  9344(R9), Z13, Z13
+	VADDPS  8576(R9), Z13, Z13
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS Z2, Z5, Z14
@@ -77425,30 +80241,30 @@ TOIAVX512_t_finish_g0_normal:
 	VMOVUPS 960(R9), Z5
 	VMULPS  1024(R9), Z5, Z5
 	VADDPS  Z5, Z2, Z2
-	VADDPS  4544(R9), Z2, Z2
+	VADDPS  6592(R9), Z2, Z2
 	VMOVUPS 320(R9), Z5
 	VADDPS  896(R9), Z5, Z5
-	VADDPS  4544(R9), Z5, Z5
+	VADDPS  6592(R9), Z5, Z5
 	VMOVUPS 832(R9), Z6
 	VMULPS  1024(R9), Z6, Z6
 	VADDPS  Z6, Z3, Z3
-	VADDPS  4608(R9), Z3, Z3
+	VADDPS  6656(R9), Z3, Z3
 	VMOVUPS 192(R9), Z6
 	VADDPS  768(R9), Z6, Z6
-	VADDPS  4608(R9), Z6, Z6
+	VADDPS  6656(R9), Z6, Z6
 	VMOVUPS 704(R9), Z7
 	VMULPS  1024(R9), Z7, Z7
 	VADDPS  448(R9), Z7, Z7
-	VADDPS  4672(R9), Z7, Z7
+	VADDPS  6720(R9), Z7, Z7
 	VMOVUPS 64(R9), Z8
 	VADDPS  640(R9), Z8, Z8
-	VADDPS  4672(R9), Z8, Z8
+	VADDPS  6720(R9), Z8, Z8
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS        7616(R9), Z9
+	VMOVUPS        9664(R9), Z9
 	VCMPPS.BCST    $0x00, toiinvalid<>+0(SB), Z9, K2
 	VXORPS         Z9, Z9, Z9
-	VMOVUPS        7488(R9), Z10
+	VMOVUPS        9536(R9), Z10
 	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K2, Z9
 	VXORPS         Z10, Z10, Z10
 	VMOVUPS        576(R9), Z11
@@ -77470,11 +80286,11 @@ TOIAVX512_t_finish_g0_normal:
 	VPADDD       iota<>+0(SB), Z11, Z11
 	MOVQ         (SP), R12
 	VMOVDQU32    Z11, K1, (R12)(R13*4)
-	VMOVUPS      7616(R9), Z11
+	VMOVUPS      9664(R9), Z11
 	VCVTTPS2DQ   Z11, Z11
 	MOVQ         8(SP), R12
 	VMOVDQU32    Z11, K1, (R12)(R13*4)
-	VMOVUPS      7552(R9), Z11
+	VMOVUPS      9600(R9), Z11
 	VCVTTPS2DQ   Z11, Z11
 	MOVQ         16(SP), R12
 	VMOVDQU32    Z11, K1, (R12)(R13*4)
@@ -77507,7 +80323,7 @@ TOIAVX512_done:
 
 // func TOI64AVX2(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64)
 // Requires: AVX, AVX2
-TEXT ·TOI64AVX2(SB), $6192-88
+TEXT ·TOI64AVX2(SB), $9200-88
 	MOVQ         out+40(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -77549,1091 +80365,1628 @@ TEXT ·TOI64AVX2(SB), $6192-88
 	XORQ         R13, R13
 	MOVQ         n+48(FP), R14
 
-	// 2 whole group(s) of 4 pairs at a time.
-	CMPQ R14, $0x00000008
-	JB   TOI64AVX2_loop2_end
+	// 3 whole group(s) of 4 pairs at a time.
+	CMPQ R14, $0x0000000c
+	JB   TOI64AVX2_loop3_end
 
-TOI64AVX2_loop2:
+TOI64AVX2_loop3:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ (DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 3840(R9)
+	VMOVDQU   Y2, 4864(R9)
 	VPMOVZXDQ (SI)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 3872(R9)
+	VMOVDQU   Y2, 4896(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ           3840(R9), BX
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2048(R9)
+	VMOVUPS        Y4, 3072(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2080(R9)
-	MOVQ           3840(R9), BX
+	VMOVUPS        Y2, 3104(R9)
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2112(R9)
+	VMOVUPS        Y4, 3136(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2240(R9)
-	MOVQ           3840(R9), BX
+	VMOVUPS        Y2, 3264(R9)
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y2
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y3
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2144(R9)
+	VMOVUPS        Y4, 3168(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2176(R9)
-	MOVQ           3840(R9), BX
+	VMOVUPS        Y2, 3200(R9)
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y2
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y3
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2208(R9)
+	VMOVUPS        Y2, 3232(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ           3872(R9), BX
+	MOVQ           4896(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2272(R9)
+	VMOVUPS        Y4, 3296(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2304(R9)
-	MOVQ           3872(R9), BX
+	VMOVUPS        Y2, 3328(R9)
+	MOVQ           4896(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2336(R9)
+	VMOVUPS        Y4, 3360(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2464(R9)
-	MOVQ           3872(R9), BX
+	VMOVUPS        Y2, 3488(R9)
+	MOVQ           4896(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y2
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y3
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2368(R9)
+	VMOVUPS        Y4, 3392(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2400(R9)
-	MOVQ           3872(R9), BX
+	VMOVUPS        Y2, 3424(R9)
+	MOVQ           4896(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y2
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y3
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2432(R9)
+	VMOVUPS        Y2, 3456(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ           3840(R9), BX
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2496(R9)
+	VMOVUPS        Y4, 3520(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2528(R9)
-	MOVQ           3840(R9), BX
+	VMOVUPS        Y2, 3552(R9)
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2560(R9)
+	VMOVUPS        Y4, 3584(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2688(R9)
-	MOVQ           3840(R9), BX
+	VMOVUPS        Y2, 3712(R9)
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y2
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y3
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2592(R9)
+	VMOVUPS        Y4, 3616(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2624(R9)
-	MOVQ           3840(R9), BX
+	VMOVUPS        Y2, 3648(R9)
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y2
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y3
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2656(R9)
+	VMOVUPS        Y2, 3680(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ           3872(R9), BX
+	MOVQ           4896(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2720(R9)
+	VMOVUPS        Y4, 3744(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2752(R9)
-	MOVQ           3872(R9), BX
+	VMOVUPS        Y2, 3776(R9)
+	MOVQ           4896(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2784(R9)
+	VMOVUPS        Y4, 3808(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2912(R9)
-	MOVQ           3872(R9), BX
+	VMOVUPS        Y2, 3936(R9)
+	MOVQ           4896(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y2
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y3
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2816(R9)
+	VMOVUPS        Y4, 3840(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2848(R9)
-	MOVQ           3872(R9), BX
+	VMOVUPS        Y2, 3872(R9)
+	MOVQ           4896(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y2
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y3
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2880(R9)
+	VMOVUPS        Y2, 3904(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Y0, 2944(R9)
-	VMOVUPS    Y0, 2976(R9)
+	VMOVUPS    Y0, 3968(R9)
+	VMOVUPS    Y0, 4000(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOI64AVX2_loop2_g0_nopad
+	JZ         TOI64AVX2_loop3_g0_nopad
 	VMOVUPS    (DX)(R13*4), X3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
 	VGATHERDPD Y4, (BX)(X3*8), Y2
-	VMOVUPS    Y2, 2944(R9)
+	VMOVUPS    Y2, 3968(R9)
 	VMOVUPS    (SI)(R13*4), X3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
 	VGATHERDPD Y4, (BX)(X3*8), Y2
-	VMOVUPS    Y2, 2976(R9)
+	VMOVUPS    Y2, 4000(R9)
 
-TOI64AVX2_loop2_g0_nopad:
+TOI64AVX2_loop3_g0_nopad:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ 16(DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 5824(R9)
+	VMOVDQU   Y2, 6848(R9)
 	VPMOVZXDQ 16(SI)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 5856(R9)
+	VMOVDQU   Y2, 6880(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ           5824(R9), BX
+	MOVQ           6848(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           5840(R9), BX
+	MOVQ           6864(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           5832(R9), BX
+	MOVQ           6856(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           5848(R9), BX
+	MOVQ           6872(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 4032(R9)
+	VMOVUPS        Y4, 5056(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 4064(R9)
-	MOVQ           5824(R9), BX
+	VMOVUPS        Y2, 5088(R9)
+	MOVQ           6848(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           5840(R9), BX
+	MOVQ           6864(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           5832(R9), BX
+	MOVQ           6856(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           5848(R9), BX
+	MOVQ           6872(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 4096(R9)
+	VMOVUPS        Y4, 5120(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 4224(R9)
-	MOVQ           5824(R9), BX
+	VMOVUPS        Y2, 5248(R9)
+	MOVQ           6848(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y2
-	MOVQ           5840(R9), BX
+	MOVQ           6864(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
-	MOVQ           5832(R9), BX
+	MOVQ           6856(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y3
-	MOVQ           5848(R9), BX
+	MOVQ           6872(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 4128(R9)
+	VMOVUPS        Y4, 5152(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 4160(R9)
-	MOVQ           5824(R9), BX
+	VMOVUPS        Y2, 5184(R9)
+	MOVQ           6848(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y2
-	MOVQ           5840(R9), BX
+	MOVQ           6864(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
-	MOVQ           5832(R9), BX
+	MOVQ           6856(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y3
-	MOVQ           5848(R9), BX
+	MOVQ           6872(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 4192(R9)
+	VMOVUPS        Y2, 5216(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ           5856(R9), BX
+	MOVQ           6880(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           5872(R9), BX
+	MOVQ           6896(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           5864(R9), BX
+	MOVQ           6888(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           5880(R9), BX
+	MOVQ           6904(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 4256(R9)
+	VMOVUPS        Y4, 5280(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 4288(R9)
-	MOVQ           5856(R9), BX
+	VMOVUPS        Y2, 5312(R9)
+	MOVQ           6880(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           5872(R9), BX
+	MOVQ           6896(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           5864(R9), BX
+	MOVQ           6888(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           5880(R9), BX
+	MOVQ           6904(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 4320(R9)
+	VMOVUPS        Y4, 5344(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 4448(R9)
-	MOVQ           5856(R9), BX
+	VMOVUPS        Y2, 5472(R9)
+	MOVQ           6880(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y2
-	MOVQ           5872(R9), BX
+	MOVQ           6896(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
-	MOVQ           5864(R9), BX
+	MOVQ           6888(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y3
-	MOVQ           5880(R9), BX
+	MOVQ           6904(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 4352(R9)
+	VMOVUPS        Y4, 5376(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 4384(R9)
-	MOVQ           5856(R9), BX
+	VMOVUPS        Y2, 5408(R9)
+	MOVQ           6880(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y2
-	MOVQ           5872(R9), BX
+	MOVQ           6896(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
-	MOVQ           5864(R9), BX
+	MOVQ           6888(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y3
-	MOVQ           5880(R9), BX
+	MOVQ           6904(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 4416(R9)
+	VMOVUPS        Y2, 5440(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ           5824(R9), BX
+	MOVQ           6848(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           5840(R9), BX
+	MOVQ           6864(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           5832(R9), BX
+	MOVQ           6856(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           5848(R9), BX
+	MOVQ           6872(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 4480(R9)
+	VMOVUPS        Y4, 5504(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 4512(R9)
-	MOVQ           5824(R9), BX
+	VMOVUPS        Y2, 5536(R9)
+	MOVQ           6848(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           5840(R9), BX
+	MOVQ           6864(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           5832(R9), BX
+	MOVQ           6856(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           5848(R9), BX
+	MOVQ           6872(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 4544(R9)
+	VMOVUPS        Y4, 5568(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 4672(R9)
-	MOVQ           5824(R9), BX
+	VMOVUPS        Y2, 5696(R9)
+	MOVQ           6848(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y2
-	MOVQ           5840(R9), BX
+	MOVQ           6864(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
-	MOVQ           5832(R9), BX
+	MOVQ           6856(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y3
-	MOVQ           5848(R9), BX
+	MOVQ           6872(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 4576(R9)
+	VMOVUPS        Y4, 5600(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 4608(R9)
-	MOVQ           5824(R9), BX
+	VMOVUPS        Y2, 5632(R9)
+	MOVQ           6848(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y2
-	MOVQ           5840(R9), BX
+	MOVQ           6864(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
-	MOVQ           5832(R9), BX
+	MOVQ           6856(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y3
-	MOVQ           5848(R9), BX
+	MOVQ           6872(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 4640(R9)
+	VMOVUPS        Y2, 5664(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ           5856(R9), BX
+	MOVQ           6880(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           5872(R9), BX
+	MOVQ           6896(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           5864(R9), BX
+	MOVQ           6888(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           5880(R9), BX
+	MOVQ           6904(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 4704(R9)
+	VMOVUPS        Y4, 5728(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 4736(R9)
-	MOVQ           5856(R9), BX
+	VMOVUPS        Y2, 5760(R9)
+	MOVQ           6880(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           5872(R9), BX
+	MOVQ           6896(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           5864(R9), BX
+	MOVQ           6888(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           5880(R9), BX
+	MOVQ           6904(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 4768(R9)
+	VMOVUPS        Y4, 5792(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 4896(R9)
-	MOVQ           5856(R9), BX
+	VMOVUPS        Y2, 5920(R9)
+	MOVQ           6880(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y2
-	MOVQ           5872(R9), BX
+	MOVQ           6896(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
-	MOVQ           5864(R9), BX
+	MOVQ           6888(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y3
-	MOVQ           5880(R9), BX
+	MOVQ           6904(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 4800(R9)
+	VMOVUPS        Y4, 5824(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 4832(R9)
-	MOVQ           5856(R9), BX
+	VMOVUPS        Y2, 5856(R9)
+	MOVQ           6880(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y2
-	MOVQ           5872(R9), BX
+	MOVQ           6896(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
-	MOVQ           5864(R9), BX
+	MOVQ           6888(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y3
-	MOVQ           5880(R9), BX
+	MOVQ           6904(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 4864(R9)
+	VMOVUPS        Y2, 5888(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Y0, 4928(R9)
-	VMOVUPS    Y0, 4960(R9)
+	VMOVUPS    Y0, 5952(R9)
+	VMOVUPS    Y0, 5984(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOI64AVX2_loop2_g1_nopad
+	JZ         TOI64AVX2_loop3_g1_nopad
 	VMOVUPS    16(DX)(R13*4), X3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
 	VGATHERDPD Y4, (BX)(X3*8), Y2
-	VMOVUPS    Y2, 4928(R9)
+	VMOVUPS    Y2, 5952(R9)
 	VMOVUPS    16(SI)(R13*4), X3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
 	VGATHERDPD Y4, (BX)(X3*8), Y2
-	VMOVUPS    Y2, 4960(R9)
+	VMOVUPS    Y2, 5984(R9)
 
-TOI64AVX2_loop2_g1_nopad:
+TOI64AVX2_loop3_g1_nopad:
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ 32(DX)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 8832(R9)
+	VPMOVZXDQ 32(SI)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 8864(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ           8832(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y2
+	MOVQ           8848(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
+	MOVQ           8840(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y3
+	MOVQ           8856(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 7040(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 7072(R9)
+	MOVQ           8832(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y2
+	MOVQ           8848(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
+	MOVQ           8840(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y3
+	MOVQ           8856(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 7104(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 7232(R9)
+	MOVQ           8832(R9), BX
+	VBROADCASTF128 32(AX)(BX*1), Y2
+	MOVQ           8848(R9), BX
+	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
+	MOVQ           8840(R9), BX
+	VBROADCASTF128 32(AX)(BX*1), Y3
+	MOVQ           8856(R9), BX
+	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 7136(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 7168(R9)
+	MOVQ           8832(R9), BX
+	VBROADCASTF128 48(AX)(BX*1), Y2
+	MOVQ           8848(R9), BX
+	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
+	MOVQ           8840(R9), BX
+	VBROADCASTF128 48(AX)(BX*1), Y3
+	MOVQ           8856(R9), BX
+	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 7200(R9)
+
+	// Capsule records of side J at the start, transposed.
+	MOVQ           8864(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y2
+	MOVQ           8880(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
+	MOVQ           8872(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y3
+	MOVQ           8888(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 7264(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 7296(R9)
+	MOVQ           8864(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y2
+	MOVQ           8880(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
+	MOVQ           8872(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y3
+	MOVQ           8888(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 7328(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 7456(R9)
+	MOVQ           8864(R9), BX
+	VBROADCASTF128 32(AX)(BX*1), Y2
+	MOVQ           8880(R9), BX
+	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
+	MOVQ           8872(R9), BX
+	VBROADCASTF128 32(AX)(BX*1), Y3
+	MOVQ           8888(R9), BX
+	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 7360(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 7392(R9)
+	MOVQ           8864(R9), BX
+	VBROADCASTF128 48(AX)(BX*1), Y2
+	MOVQ           8880(R9), BX
+	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
+	MOVQ           8872(R9), BX
+	VBROADCASTF128 48(AX)(BX*1), Y3
+	MOVQ           8888(R9), BX
+	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 7424(R9)
+
+	// Capsule records of side I at the end, transposed.
+	MOVQ           8832(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y2
+	MOVQ           8848(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
+	MOVQ           8840(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y3
+	MOVQ           8856(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 7488(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 7520(R9)
+	MOVQ           8832(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y2
+	MOVQ           8848(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
+	MOVQ           8840(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y3
+	MOVQ           8856(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 7552(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 7680(R9)
+	MOVQ           8832(R9), BX
+	VBROADCASTF128 32(CX)(BX*1), Y2
+	MOVQ           8848(R9), BX
+	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
+	MOVQ           8840(R9), BX
+	VBROADCASTF128 32(CX)(BX*1), Y3
+	MOVQ           8856(R9), BX
+	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 7584(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 7616(R9)
+	MOVQ           8832(R9), BX
+	VBROADCASTF128 48(CX)(BX*1), Y2
+	MOVQ           8848(R9), BX
+	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
+	MOVQ           8840(R9), BX
+	VBROADCASTF128 48(CX)(BX*1), Y3
+	MOVQ           8856(R9), BX
+	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 7648(R9)
+
+	// Capsule records of side J at the end, transposed.
+	MOVQ           8864(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y2
+	MOVQ           8880(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
+	MOVQ           8872(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y3
+	MOVQ           8888(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 7712(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 7744(R9)
+	MOVQ           8864(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y2
+	MOVQ           8880(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
+	MOVQ           8872(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y3
+	MOVQ           8888(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 7776(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 7904(R9)
+	MOVQ           8864(R9), BX
+	VBROADCASTF128 32(CX)(BX*1), Y2
+	MOVQ           8880(R9), BX
+	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
+	MOVQ           8872(R9), BX
+	VBROADCASTF128 32(CX)(BX*1), Y3
+	MOVQ           8888(R9), BX
+	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y4
+	VMOVUPS        Y4, 7808(R9)
+	VUNPCKHPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 7840(R9)
+	MOVQ           8864(R9), BX
+	VBROADCASTF128 48(CX)(BX*1), Y2
+	MOVQ           8880(R9), BX
+	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
+	MOVQ           8872(R9), BX
+	VBROADCASTF128 48(CX)(BX*1), Y3
+	MOVQ           8888(R9), BX
+	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
+	VUNPCKLPD      Y3, Y2, Y2
+	VMOVUPS        Y2, 7872(R9)
+
+	// The pads of I and J: gathered, or zero without pads.
+	VMOVUPS    Y0, 7936(R9)
+	VMOVUPS    Y0, 7968(R9)
+	MOVQ       pad+16(FP), BX
+	TESTQ      BX, BX
+	JZ         TOI64AVX2_loop3_g2_nopad
+	VMOVUPS    32(DX)(R13*4), X3
+	VMOVUPS    Y0, Y2
+	VPCMPEQD   Y0, Y0, Y4
+	VGATHERDPD Y4, (BX)(X3*8), Y2
+	VMOVUPS    Y2, 7936(R9)
+	VMOVUPS    32(SI)(R13*4), X3
+	VMOVUPS    Y0, Y2
+	VPCMPEQD   Y0, Y0, Y4
+	VGATHERDPD Y4, (BX)(X3*8), Y2
+	VMOVUPS    Y2, 7968(R9)
+
+TOI64AVX2_loop3_g2_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 2048(R9), Y2
-	VSUBPD  2272(R9), Y2, Y2
-	VMOVUPS 2080(R9), Y3
-	VSUBPD  2304(R9), Y3, Y3
-	VMOVUPS 2112(R9), Y4
-	VSUBPD  2336(R9), Y4, Y4
-	VMOVUPS 2496(R9), Y5
-	VSUBPD  2048(R9), Y5, Y5
-	VMOVUPS 2528(R9), Y6
-	VSUBPD  2080(R9), Y6, Y6
-	VMOVUPS 2560(R9), Y7
-	VSUBPD  2112(R9), Y7, Y7
-	VMOVUPS 2144(R9), Y8
-	VSUBPD  2272(R9), Y8, Y8
-	VMOVUPS 2176(R9), Y9
-	VSUBPD  2304(R9), Y9, Y9
-	VMOVUPS 2208(R9), Y10
-	VSUBPD  2336(R9), Y10, Y10
-	VMOVUPS 2592(R9), Y11
-	VSUBPD  2144(R9), Y11, Y11
-	VMOVUPS 2624(R9), Y12
-	VSUBPD  2176(R9), Y12, Y12
-	VMOVUPS 2656(R9), Y13
-	VSUBPD  2208(R9), Y13, Y13
+	VMOVUPS 3072(R9), Y2
+	VSUBPD  3296(R9), Y2, Y2
+	VMOVUPS 3104(R9), Y3
+	VSUBPD  3328(R9), Y3, Y3
+	VMOVUPS 3136(R9), Y4
+	VSUBPD  3360(R9), Y4, Y4
+	VMOVUPS 3520(R9), Y5
+	VSUBPD  3072(R9), Y5, Y5
+	VMOVUPS 3552(R9), Y6
+	VSUBPD  3104(R9), Y6, Y6
+	VMOVUPS 3584(R9), Y7
+	VSUBPD  3136(R9), Y7, Y7
+	VMOVUPS 3168(R9), Y8
+	VSUBPD  3296(R9), Y8, Y8
+	VMOVUPS 3200(R9), Y9
+	VSUBPD  3328(R9), Y9, Y9
+	VMOVUPS 3232(R9), Y10
+	VSUBPD  3360(R9), Y10, Y10
+	VMOVUPS 3616(R9), Y11
+	VSUBPD  3168(R9), Y11, Y11
+	VMOVUPS 3648(R9), Y12
+	VSUBPD  3200(R9), Y12, Y12
+	VMOVUPS 3680(R9), Y13
+	VSUBPD  3232(R9), Y13, Y13
 	VMOVUPS Y13, (R9)
-	VMOVUPS 2720(R9), Y13
-	VSUBPD  2272(R9), Y13, Y13
+	VMOVUPS 3744(R9), Y13
+	VSUBPD  3296(R9), Y13, Y13
 	VMOVUPS Y13, 32(R9)
-	VMOVUPS 2752(R9), Y13
-	VSUBPD  2304(R9), Y13, Y13
+	VMOVUPS 3776(R9), Y13
+	VSUBPD  3328(R9), Y13, Y13
 	VMOVUPS Y13, 64(R9)
-	VMOVUPS 2784(R9), Y13
-	VSUBPD  2336(R9), Y13, Y13
+	VMOVUPS 3808(R9), Y13
+	VSUBPD  3360(R9), Y13, Y13
 	VMOVUPS Y13, 96(R9)
-	VMOVUPS 2368(R9), Y13
-	VSUBPD  2272(R9), Y13, Y13
+	VMOVUPS 3392(R9), Y13
+	VSUBPD  3296(R9), Y13, Y13
 	VMOVUPS Y13, 128(R9)
-	VMOVUPS 2400(R9), Y13
-	VSUBPD  2304(R9), Y13, Y13
+	VMOVUPS 3424(R9), Y13
+	VSUBPD  3328(R9), Y13, Y13
 	VMOVUPS Y13, 160(R9)
-	VMOVUPS 2432(R9), Y13
-	VSUBPD  2336(R9), Y13, Y13
+	VMOVUPS 3456(R9), Y13
+	VSUBPD  3360(R9), Y13, Y13
 	VMOVUPS Y13, 192(R9)
-	VMOVUPS 2816(R9), Y13
-	VSUBPD  2368(R9), Y13, Y13
+	VMOVUPS 3840(R9), Y13
+	VSUBPD  3392(R9), Y13, Y13
 	VMOVUPS Y13, 224(R9)
-	VMOVUPS 2848(R9), Y13
-	VSUBPD  2400(R9), Y13, Y13
+	VMOVUPS 3872(R9), Y13
+	VSUBPD  3424(R9), Y13, Y13
 	VMOVUPS Y13, 256(R9)
-	VMOVUPS 2880(R9), Y13
-	VSUBPD  2432(R9), Y13, Y13
+	VMOVUPS 3904(R9), Y13
+	VSUBPD  3456(R9), Y13, Y13
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
-	VSUBPD       Y2, Y2, Y14
-	VMOVUPS      Y2, 288(R9)
-	VSUBPD       Y5, Y5, Y2
-	VMOVUPS      Y5, 320(R9)
-	VSUBPD       Y3, Y3, Y5
-	VMOVUPS      Y3, 352(R9)
-	VSUBPD       Y6, Y6, Y3
-	VMOVUPS      Y6, 384(R9)
-	VSUBPD       Y4, Y4, Y6
-	VMOVUPS      Y4, 416(R9)
-	VADDPD       Y6, Y14, Y4
-	VSUBPD       Y7, Y7, Y6
-	VADDPD       Y6, Y2, Y2
-	VSUBPD       Y8, Y8, Y6
-	VADDPD       Y6, Y5, Y5
-	VSUBPD       Y11, Y11, Y6
-	VADDPD       Y6, Y3, Y3
-	VSUBPD       Y9, Y9, Y6
-	VADDPD       Y6, Y4, Y4
-	VSUBPD       Y12, Y12, Y6
-	VADDPD       Y6, Y2, Y2
-	VSUBPD       Y10, Y10, Y6
-	VADDPD       Y6, Y5, Y5
-	VMOVUPS      (R9), Y6
-	VSUBPD       (R9), Y6, Y6
-	VADDPD       Y6, Y3, Y3
-	VMOVUPS      32(R9), Y6
-	VSUBPD       32(R9), Y6, Y6
-	VADDPD       Y6, Y4, Y4
-	VMOVUPS      64(R9), Y6
-	VSUBPD       64(R9), Y6, Y6
-	VADDPD       Y6, Y2, Y2
-	VMOVUPS      96(R9), Y6
-	VSUBPD       96(R9), Y6, Y6
-	VADDPD       Y6, Y5, Y5
-	VMOVUPS      128(R9), Y6
-	VSUBPD       128(R9), Y6, Y6
-	VADDPD       Y6, Y3, Y3
-	VMOVUPS      224(R9), Y6
-	VSUBPD       224(R9), Y6, Y6
-	VADDPD       Y6, Y4, Y4
-	VMOVUPS      160(R9), Y6
-	VSUBPD       160(R9), Y6, Y6
-	VADDPD       Y6, Y2, Y2
-	VMOVUPS      256(R9), Y6
-	VSUBPD       256(R9), Y6, Y6
-	VADDPD       Y6, Y5, Y5
-	VMOVUPS      192(R9), Y6
-	VSUBPD       192(R9), Y6, Y6
-	VADDPD       Y6, Y3, Y3
-	VSUBPD       Y13, Y13, Y6
-	VADDPD       Y6, Y4, Y4
-	VMOVUPS      2240(R9), Y6
-	VSUBPD       2240(R9), Y6, Y6
-	VADDPD       Y6, Y2, Y2
-	VMOVUPS      2688(R9), Y6
-	VSUBPD       2688(R9), Y6, Y6
-	VADDPD       Y6, Y5, Y5
-	VMOVUPS      2944(R9), Y6
-	VSUBPD       2944(R9), Y6, Y6
-	VADDPD       Y6, Y3, Y3
-	VMOVUPS      2464(R9), Y6
-	VSUBPD       2464(R9), Y6, Y6
-	VADDPD       Y6, Y4, Y4
-	VMOVUPS      2912(R9), Y6
-	VSUBPD       2912(R9), Y6, Y6
-	VADDPD       Y6, Y2, Y2
-	VMOVUPS      2976(R9), Y6
-	VSUBPD       2976(R9), Y6, Y6
-	VADDPD       Y6, Y5, Y5
-	VMOVUPS      Y13, 448(R9)
-	VBROADCASTSD margin+56(FP), Y6
-	VBROADCASTSD margin+56(FP), Y13
-	VSUBPD       Y6, Y13, Y6
-	VADDPD       Y6, Y3, Y3
-	VBROADCASTSD tol+64(FP), Y6
-	VBROADCASTSD tol+64(FP), Y13
-	VSUBPD       Y6, Y13, Y6
-	VADDPD       Y6, Y4, Y4
-	VBROADCASTSD tmax+72(FP), Y6
-	VBROADCASTSD tmax+72(FP), Y13
-	VSUBPD       Y6, Y13, Y6
-	VADDPD       Y6, Y2, Y2
-	VADDPD       Y2, Y4, Y2
-	VADDPD       Y3, Y5, Y3
-	VADDPD       Y3, Y2, Y2
-	VCMPPD       $0x00, Y0, Y2, Y2
-
-	// A negative radius or pad is invalid.
-	VMOVUPS 2240(R9), Y3
-	VMINPD  2688(R9), Y3, Y3
-	VMOVUPS 2464(R9), Y4
-	VMINPD  2912(R9), Y4, Y4
-	VMINPD  Y4, Y3, Y3
-	VCMPPD  $0x11, Y0, Y3, Y3
-	VMOVUPS 2944(R9), Y4
-	VMINPD  2976(R9), Y4, Y4
-	VCMPPD  $0x11, Y0, Y4, Y4
-	VORPD   Y4, Y3, Y3
-	VANDNPD Y2, Y3, Y2
-
-	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
-	VMOVUPS 288(R9), Y3
-	VANDPD  absmask64<>+0(SB), Y3, Y3
-	VMOVUPS 288(R9), Y4
-	VADDPD  320(R9), Y4, Y4
-	VANDPD  absmask64<>+0(SB), Y4, Y4
-	VMOVUPS 352(R9), Y5
-	VANDPD  absmask64<>+0(SB), Y5, Y5
-	VMOVUPS 352(R9), Y6
-	VADDPD  384(R9), Y6, Y6
-	VANDPD  absmask64<>+0(SB), Y6, Y6
+	VSUBPD  Y2, Y2, Y14
+	VMOVUPS Y2, 288(R9)
+	VSUBPD  Y5, Y5, Y2
+	VMOVUPS Y5, 320(R9)
+	VSUBPD  Y3, Y3, Y5
+	VMOVUPS Y3, 352(R9)
+	VSUBPD  Y6, Y6, Y3
+	VMOVUPS Y6, 384(R9)
+	VSUBPD  Y4, Y4, Y6
+	VMOVUPS Y4, 416(R9)
+	VADDPD  Y6, Y14, Y4
+	VSUBPD  Y7, Y7, Y6
+	VADDPD  Y6, Y2, Y2
+	VSUBPD  Y8, Y8, Y6
+	VADDPD  Y6, Y5, Y5
+	VSUBPD  Y11, Y11, Y6
+	VADDPD  Y6, Y3, Y3
+	VSUBPD  Y9, Y9, Y6
+	VADDPD  Y6, Y4, Y4
+	VSUBPD  Y12, Y12, Y6
+	VADDPD  Y6, Y2, Y2
+	VSUBPD  Y10, Y10, Y6
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS (R9), Y6
+	VSUBPD  (R9), Y6, Y6
+	VADDPD  Y6, Y3, Y3
+	VMOVUPS 32(R9), Y6
+	VSUBPD  32(R9), Y6, Y6
+	VADDPD  Y6, Y4, Y4
+	VMOVUPS 64(R9), Y6
+	VSUBPD  64(R9), Y6, Y6
+	VADDPD  Y6, Y2, Y2
+	VMOVUPS 96(R9), Y6
+	VSUBPD  96(R9), Y6, Y6
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS 128(R9), Y6
+	VSUBPD  128(R9), Y6, Y6
+	VADDPD  Y6, Y3, Y3
+	VMOVUPS 224(R9), Y6
+	VSUBPD  224(R9), Y6, Y6
+	VADDPD  Y6, Y4, Y4
+	VMOVUPS 160(R9), Y6
+	VSUBPD  160(R9), Y6, Y6
+	VADDPD  Y6, Y2, Y2
+	VMOVUPS 256(R9), Y6
+	VSUBPD  256(R9), Y6, Y6
+	VADDPD  Y6, Y5, Y5
+	VMOVUPS 192(R9), Y6
+	VSUBPD  192(R9), Y6, Y6
+	VADDPD  Y6, Y3, Y3
+	VSUBPD  Y13, Y13, Y6
+	VADDPD  Y6, Y4, Y4
+	VMOVUPS 3264(R9), Y6
+	VSUBPD  3264(R9), Y6, Y6
+	VADDPD  Y6, Y2, Y2
+	VMOVUPS 3712(R9), Y6
+	VSUBPD  3712(R9), Y6, Y6
+	VADDPD  Y6, Y5, Y5
 
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 4032(R9), Y13
-	VSUBPD  4256(R9), Y13, Y13
-	VMAXPD  Y6, Y0, Y6
-	VMOVUPS Y2, 480(R9)
-	VMOVUPS 4064(R9), Y2
-	VSUBPD  4288(R9), Y2, Y2
-	VMOVUPS Y2, 512(R9)
-	VMOVUPS 416(R9), Y2
-	VANDPD  absmask64<>+0(SB), Y2, Y2
-	VMOVUPS Y13, 544(R9)
-	VMOVUPS 4096(R9), Y13
-	VSUBPD  4320(R9), Y13, Y13
-	VMAXPD  Y2, Y3, Y2
-	VMOVUPS 4480(R9), Y3
-	VSUBPD  4032(R9), Y3, Y3
-	VADDPD  416(R9), Y7, Y14
-	VMOVUPS Y7, 576(R9)
-	VMOVUPS Y13, 608(R9)
-	VMOVUPS 4512(R9), Y7
-	VSUBPD  4064(R9), Y7, Y7
-	VANDPD  absmask64<>+0(SB), Y14, Y13
-	VMOVUPS Y7, 640(R9)
-	VMOVUPS 4544(R9), Y7
-	VSUBPD  4096(R9), Y7, Y7
-	VMAXPD  Y13, Y4, Y4
-	VMOVUPS 4128(R9), Y13
-	VSUBPD  4256(R9), Y13, Y13
-	VANDPD  absmask64<>+0(SB), Y8, Y14
-	VMOVUPS Y13, 672(R9)
-	VMOVUPS Y7, 704(R9)
-	VMOVUPS 4160(R9), Y7
-	VSUBPD  4288(R9), Y7, Y7
-	VMAXPD  Y14, Y5, Y5
-	VMOVUPS 4192(R9), Y13
-	VSUBPD  4320(R9), Y13, Y13
-	VADDPD  Y11, Y8, Y14
-	VMOVUPS Y8, 736(R9)
-	VMOVUPS Y11, 768(R9)
-	VMOVUPS 4576(R9), Y8
-	VSUBPD  4128(R9), Y8, Y8
-	VANDPD  absmask64<>+0(SB), Y14, Y11
-	VMOVUPS Y13, 800(R9)
-	VMOVUPS 4608(R9), Y13
-	VSUBPD  4160(R9), Y13, Y13
-	VMAXPD  Y11, Y6, Y6
-	VMOVUPS 4640(R9), Y11
-	VSUBPD  4192(R9), Y11, Y11
-	VANDPD  absmask64<>+0(SB), Y9, Y14
-	VMOVUPS Y11, 832(R9)
-	VMOVUPS Y13, 864(R9)
-	VMOVUPS 4704(R9), Y11
-	VSUBPD  4256(R9), Y11, Y11
-	VMAXPD  Y14, Y2, Y2
-	VMOVUPS 4736(R9), Y13
-	VSUBPD  4288(R9), Y13, Y13
-	VADDPD  Y12, Y9, Y14
-	VMOVUPS Y9, 896(R9)
-	VMOVUPS Y12, 928(R9)
-	VMOVUPS 4768(R9), Y9
-	VSUBPD  4320(R9), Y9, Y9
-	VANDPD  absmask64<>+0(SB), Y14, Y12
-	VMOVUPS Y9, 960(R9)
-	VMOVUPS 4352(R9), Y9
-	VSUBPD  4256(R9), Y9, Y9
-	VMAXPD  Y12, Y4, Y4
-	VMOVUPS 4384(R9), Y12
-	VSUBPD  4288(R9), Y12, Y12
-	VANDPD  absmask64<>+0(SB), Y10, Y14
-	VMOVUPS Y12, 992(R9)
-	VMOVUPS Y9, 1024(R9)
-	VMOVUPS 4416(R9), Y9
-	VSUBPD  4320(R9), Y9, Y9
-	VMAXPD  Y14, Y5, Y5
-	VMOVUPS 4800(R9), Y12
-	VSUBPD  4352(R9), Y12, Y12
-	VADDPD  (R9), Y10, Y14
-	VMOVUPS Y10, 1056(R9)
-	VMOVUPS Y9, 1088(R9)
-	VMOVUPS 4832(R9), Y9
-	VSUBPD  4384(R9), Y9, Y9
-	VANDPD  absmask64<>+0(SB), Y14, Y10
-	VMOVUPS Y9, 1120(R9)
-	VMOVUPS 4864(R9), Y9
-	VSUBPD  4416(R9), Y9, Y9
-	VMAXPD  Y10, Y6, Y6
-
-	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
-	VMOVUPS 544(R9), Y10
-	VSUBPD  544(R9), Y10, Y10
-	VMOVUPS Y9, 1152(R9)
-	VMOVUPS 32(R9), Y9
-	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VSUBPD  Y3, Y3, Y14
-	VMOVUPS Y3, 1184(R9)
-	VMAXPD  Y9, Y2, Y2
-	VMOVUPS 512(R9), Y3
-	VSUBPD  512(R9), Y3, Y3
-	VMOVUPS Y12, 1216(R9)
-	VMOVUPS 64(R9), Y9
-	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VMOVUPS Y13, 1248(R9)
-	VMOVUPS 640(R9), Y12
-	VSUBPD  640(R9), Y12, Y12
-	VMAXPD  Y9, Y4, Y4
-	VMOVUPS 608(R9), Y9
-	VSUBPD  608(R9), Y9, Y9
-	VMOVUPS Y11, 1280(R9)
-	VMOVUPS 96(R9), Y11
-	VANDPD  absmask64<>+0(SB), Y11, Y11
-	VADDPD  Y9, Y10, Y9
-	VMAXPD  Y11, Y5, Y5
-	VMOVUPS 704(R9), Y10
-	VSUBPD  704(R9), Y10, Y10
-	VMOVUPS 128(R9), Y11
-	VANDPD  absmask64<>+0(SB), Y11, Y11
-	VADDPD  Y10, Y14, Y10
-	VMAXPD  Y11, Y6, Y6
-	VMOVUPS 672(R9), Y11
-	VSUBPD  672(R9), Y11, Y11
-	VMOVUPS 128(R9), Y13
-	VADDPD  224(R9), Y13, Y13
-	VADDPD  Y11, Y3, Y3
-	VANDPD  absmask64<>+0(SB), Y13, Y11
-	VSUBPD  Y8, Y8, Y13
-	VMAXPD  Y11, Y2, Y2
-	VADDPD  Y13, Y12, Y11
-	VMOVUPS 160(R9), Y12
-	VANDPD  absmask64<>+0(SB), Y12, Y12
-	VSUBPD  Y7, Y7, Y13
-	VMAXPD  Y12, Y4, Y4
-	VADDPD  Y13, Y9, Y9
-	VMOVUPS 160(R9), Y12
-	VADDPD  256(R9), Y12, Y12
-	VMOVUPS 864(R9), Y13
-	VSUBPD  864(R9), Y13, Y13
-	VANDPD  absmask64<>+0(SB), Y12, Y12
-	VADDPD  Y13, Y10, Y10
-	VMAXPD  Y12, Y5, Y5
-	VMOVUPS 800(R9), Y12
-	VSUBPD  800(R9), Y12, Y12
-	VMOVUPS 192(R9), Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VADDPD  Y12, Y3, Y3
-	VMAXPD  Y13, Y6, Y6
-	VMOVUPS 832(R9), Y12
-	VSUBPD  832(R9), Y12, Y12
-	VMOVUPS 192(R9), Y13
-	VADDPD  448(R9), Y13, Y13
-	VADDPD  Y12, Y11, Y11
-	VANDPD  absmask64<>+0(SB), Y13, Y12
-	VMOVUPS 1280(R9), Y13
-	VSUBPD  1280(R9), Y13, Y13
-	VMAXPD  Y12, Y2, Y2
-	VADDPD  Y13, Y9, Y9
-	VMAXPD  Y2, Y6, Y2
-	VMOVUPS 1248(R9), Y6
-	VSUBPD  1248(R9), Y6, Y6
-	VMAXPD  Y5, Y4, Y4
-	VADDPD  Y6, Y10, Y5
-	VMAXPD  Y4, Y2, Y2
-	VMOVUPS 960(R9), Y4
-	VSUBPD  960(R9), Y4, Y4
-
-	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
-	VADDPD       Y4, Y3, Y3
-	VBROADCASTSD toitolfloor64<>+0(SB), Y4
-	VMULPD       Y2, Y4, Y2
-	VMOVUPS      1024(R9), Y4
-	VSUBPD       1024(R9), Y4, Y4
-	VBROADCASTSD tol+64(FP), Y6
-	VMAXPD       Y2, Y6, Y2
-	VADDPD       Y4, Y11, Y4
-	VMOVUPS      2240(R9), Y6
-	VMAXPD       2688(R9), Y6, Y6
-	VMOVUPS      1216(R9), Y10
-	VSUBPD       1216(R9), Y10, Y10
-	VMOVUPS      2464(R9), Y11
-	VMAXPD       2912(R9), Y11, Y11
-	VADDPD       Y10, Y9, Y9
-	VADDPD       2944(R9), Y6, Y6
-	VMOVUPS      992(R9), Y10
-	VSUBPD       992(R9), Y10, Y10
-	VADDPD       2976(R9), Y11, Y11
-	VADDPD       Y10, Y5, Y5
-	VADDPD       Y11, Y6, Y6
-	VMOVUPS      1120(R9), Y10
-	VSUBPD       1120(R9), Y10, Y10
+	VMOVUPS      5056(R9), Y6
+	VSUBPD       5280(R9), Y6, Y6
+	VMOVUPS      Y13, 448(R9)
+	VMOVUPS      3968(R9), Y13
+	VSUBPD       3968(R9), Y13, Y13
+	VMOVUPS      Y10, 480(R9)
+	VMOVUPS      5088(R9), Y10
+	VSUBPD       5312(R9), Y10, Y10
+	VADDPD       Y13, Y3, Y3
+	VMOVUPS      5120(R9), Y13
+	VSUBPD       5344(R9), Y13, Y13
+	VMOVUPS      Y12, 512(R9)
+	VMOVUPS      3488(R9), Y12
+	VSUBPD       3488(R9), Y12, Y12
+	VMOVUPS      Y9, 544(R9)
+	VMOVUPS      5504(R9), Y9
+	VSUBPD       5056(R9), Y9, Y9
+	VADDPD       Y12, Y4, Y4
+	VMOVUPS      5536(R9), Y12
+	VSUBPD       5088(R9), Y12, Y12
+	VMOVUPS      Y11, 576(R9)
+	VMOVUPS      3936(R9), Y11
+	VSUBPD       3936(R9), Y11, Y11
+	VMOVUPS      Y8, 608(R9)
+	VMOVUPS      5568(R9), Y8
+	VSUBPD       5120(R9), Y8, Y8
+	VADDPD       Y11, Y2, Y2
+	VMOVUPS      5152(R9), Y11
+	VSUBPD       5280(R9), Y11, Y11
+	VMOVUPS      Y7, 640(R9)
+	VMOVUPS      4000(R9), Y7
+	VSUBPD       4000(R9), Y7, Y7
+	VMOVUPS      Y11, 672(R9)
+	VMOVUPS      5184(R9), Y11
+	VSUBPD       5312(R9), Y11, Y11
+	VADDPD       Y7, Y5, Y5
+	VMOVUPS      5216(R9), Y7
+	VSUBPD       5344(R9), Y7, Y7
+	VMOVUPS      Y7, 704(R9)
+	VMOVUPS      Y11, 736(R9)
+	VBROADCASTSD margin+56(FP), Y7
 	VBROADCASTSD margin+56(FP), Y11
-	VADDPD       Y11, Y6, Y6
-	VADDPD       Y10, Y3, Y3
-	VMAXPD       Y2, Y6, Y6
-	VMOVUPS      1088(R9), Y10
-	VSUBPD       1088(R9), Y10, Y10
-	VADDPD       Y2, Y6, Y2
-	VADDPD       Y10, Y4, Y4
-	VMOVUPS      1152(R9), Y10
-	VSUBPD       1152(R9), Y10, Y10
-	VADDPD       Y10, Y9, Y9
-	VMOVUPS      480(R9), Y10
-	VBROADCASTSD toiinvalid64<>+0(SB), Y11
-	VBLENDVPD    Y10, toirunning64<>+0(SB), Y11, Y10
-	VMOVUPS      288(R9), Y11
-	VMOVUPS      Y11, 3008(R9)
-	VMOVUPS      352(R9), Y11
-	VMOVUPS      Y11, 3040(R9)
-	VMOVUPS      416(R9), Y11
-	VMOVUPS      Y11, 3072(R9)
-	VMOVUPS      736(R9), Y11
-	VMOVUPS      Y11, 3104(R9)
-	VMOVUPS      896(R9), Y11
-	VMOVUPS      Y11, 3136(R9)
-	VMOVUPS      1056(R9), Y11
-	VMOVUPS      Y11, 3168(R9)
-	VMOVUPS      128(R9), Y11
-	VMOVUPS      Y11, 3200(R9)
-	VMOVUPS      160(R9), Y11
-	VMOVUPS      Y11, 3232(R9)
-	VMOVUPS      192(R9), Y11
-	VMOVUPS      Y11, 3264(R9)
-	VMOVUPS      320(R9), Y11
-	VMOVUPS      Y11, 3296(R9)
-	VMOVUPS      384(R9), Y11
-	VMOVUPS      Y11, 3328(R9)
-	VMOVUPS      576(R9), Y11
-	VMOVUPS      Y11, 3360(R9)
-	VMOVUPS      768(R9), Y11
-	VMOVUPS      Y11, 3392(R9)
-	VMOVUPS      928(R9), Y11
-	VMOVUPS      Y11, 3424(R9)
-	VMOVUPS      (R9), Y11
-	VMOVUPS      Y11, 3456(R9)
-	VMOVUPS      32(R9), Y11
-	VMOVUPS      Y11, 3488(R9)
-	VMOVUPS      64(R9), Y11
-	VMOVUPS      Y11, 3520(R9)
-	VMOVUPS      96(R9), Y11
-	VMOVUPS      Y11, 3552(R9)
-	VMOVUPS      224(R9), Y11
-	VMOVUPS      Y11, 3584(R9)
-	VMOVUPS      256(R9), Y11
-	VMOVUPS      Y11, 3616(R9)
-	VMOVUPS      448(R9), Y11
-	VMOVUPS      Y11, 3648(R9)
-	VMOVUPS      Y6, 3680(R9)
-	VMOVUPS      Y2, 3712(R9)
-	VMOVUPS      Y0, 3744(R9)
-	VMOVUPS      Y0, 3776(R9)
-	VMOVUPS      Y10, 3808(R9)
-	VMOVUPS      4224(R9), Y2
-	VSUBPD       4224(R9), Y2, Y2
-	VADDPD       Y2, Y5, Y2
-	VMOVUPS      4672(R9), Y5
-	VSUBPD       4672(R9), Y5, Y5
-	VADDPD       Y5, Y3, Y3
-	VMOVUPS      4928(R9), Y5
-	VSUBPD       4928(R9), Y5, Y5
-	VADDPD       Y5, Y4, Y4
-	VMOVUPS      4448(R9), Y5
-	VSUBPD       4448(R9), Y5, Y5
-	VADDPD       Y5, Y9, Y5
-	VMOVUPS      4896(R9), Y6
-	VSUBPD       4896(R9), Y6, Y6
-	VADDPD       Y6, Y2, Y2
-	VMOVUPS      4960(R9), Y6
-	VSUBPD       4960(R9), Y6, Y6
-	VADDPD       Y6, Y3, Y3
-	VBROADCASTSD margin+56(FP), Y6
-	VBROADCASTSD margin+56(FP), Y9
-	VSUBPD       Y6, Y9, Y6
-	VADDPD       Y6, Y4, Y4
-	VBROADCASTSD tol+64(FP), Y6
-	VBROADCASTSD tol+64(FP), Y9
-	VSUBPD       Y6, Y9, Y6
-	VADDPD       Y6, Y5, Y5
-	VBROADCASTSD tmax+72(FP), Y6
-	VBROADCASTSD tmax+72(FP), Y9
-	VSUBPD       Y6, Y9, Y6
-	VADDPD       Y6, Y2, Y2
-	VADDPD       Y2, Y5, Y2
-	VADDPD       Y4, Y3, Y3
+	VSUBPD       Y7, Y11, Y7
+	VMOVUPS      5600(R9), Y11
+	VSUBPD       5152(R9), Y11, Y11
+	VADDPD       Y7, Y3, Y3
+	VMOVUPS      5632(R9), Y7
+	VSUBPD       5184(R9), Y7, Y7
+	VMOVUPS      Y7, 768(R9)
+	VMOVUPS      Y11, 800(R9)
+	VBROADCASTSD tol+64(FP), Y7
+	VBROADCASTSD tol+64(FP), Y11
+	VSUBPD       Y7, Y11, Y7
+	VMOVUPS      5664(R9), Y11
+	VSUBPD       5216(R9), Y11, Y11
+	VADDPD       Y7, Y4, Y4
+	VMOVUPS      5728(R9), Y7
+	VSUBPD       5280(R9), Y7, Y7
+	VMOVUPS      Y7, 832(R9)
+	VMOVUPS      Y11, 864(R9)
+	VBROADCASTSD tmax+72(FP), Y7
+	VBROADCASTSD tmax+72(FP), Y11
+	VSUBPD       Y7, Y11, Y7
+	VMOVUPS      5760(R9), Y11
+	VSUBPD       5312(R9), Y11, Y11
+	VADDPD       Y7, Y2, Y2
+	VMOVUPS      5792(R9), Y7
+	VSUBPD       5344(R9), Y7, Y7
+	VADDPD       Y2, Y4, Y2
+	VMOVUPS      5376(R9), Y4
+	VSUBPD       5280(R9), Y4, Y4
+	VADDPD       Y3, Y5, Y3
+	VMOVUPS      5408(R9), Y5
+	VSUBPD       5312(R9), Y5, Y5
 	VADDPD       Y3, Y2, Y2
+	VMOVUPS      5440(R9), Y3
+	VSUBPD       5344(R9), Y3, Y3
 	VCMPPD       $0x00, Y0, Y2, Y2
+	VMOVUPS      Y3, 896(R9)
+	VMOVUPS      5824(R9), Y3
+	VSUBPD       5376(R9), Y3, Y3
+	VMOVUPS      Y5, 928(R9)
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 4224(R9), Y3
-	VMINPD  4672(R9), Y3, Y3
-	VMOVUPS 4448(R9), Y4
-	VMINPD  4896(R9), Y4, Y4
-	VMINPD  Y4, Y3, Y3
+	VMOVUPS 3264(R9), Y5
+	VMINPD  3712(R9), Y5, Y5
+	VMOVUPS Y3, 960(R9)
+	VMOVUPS 5856(R9), Y3
+	VSUBPD  5408(R9), Y3, Y3
+	VMOVUPS Y3, 992(R9)
+	VMOVUPS 3488(R9), Y3
+	VMINPD  3936(R9), Y3, Y3
+	VMOVUPS Y4, 1024(R9)
+	VMOVUPS 5888(R9), Y4
+	VSUBPD  5440(R9), Y4, Y4
+	VMINPD  Y3, Y5, Y3
+
+	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
+	VSUBPD  Y6, Y6, Y5
 	VCMPPD  $0x11, Y0, Y3, Y3
-	VMOVUPS 4928(R9), Y4
-	VMINPD  4960(R9), Y4, Y4
-	VCMPPD  $0x11, Y0, Y4, Y4
-	VORPD   Y4, Y3, Y3
+	VSUBPD  Y9, Y9, Y14
+	VMOVUPS Y9, 1056(R9)
+	VMOVUPS Y6, 1088(R9)
+	VMOVUPS 3968(R9), Y6
+	VMINPD  4000(R9), Y6, Y6
+	VSUBPD  Y10, Y10, Y9
+	VMOVUPS Y10, 1120(R9)
+	VCMPPD  $0x11, Y0, Y6, Y6
+	VSUBPD  Y12, Y12, Y10
+	VMOVUPS Y12, 1152(R9)
+	VORPD   Y6, Y3, Y3
+	VSUBPD  Y13, Y13, Y6
 	VANDNPD Y2, Y3, Y2
+	VADDPD  Y6, Y5, Y3
 
 	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
-	VMOVUPS 544(R9), Y3
-	VANDPD  absmask64<>+0(SB), Y3, Y3
-	VMOVUPS 544(R9), Y4
-	VADDPD  1184(R9), Y4, Y4
-	VANDPD  absmask64<>+0(SB), Y4, Y4
-	VMOVUPS 512(R9), Y5
+	VMOVUPS 288(R9), Y5
 	VANDPD  absmask64<>+0(SB), Y5, Y5
-	VMOVUPS 512(R9), Y6
-	VADDPD  640(R9), Y6, Y6
-	VANDPD  absmask64<>+0(SB), Y6, Y6
-	VMAXPD  Y6, Y0, Y6
+	VSUBPD  Y8, Y8, Y6
+	VMOVUPS Y8, 1184(R9)
+	VMOVUPS 288(R9), Y8
+	VADDPD  320(R9), Y8, Y8
+	VADDPD  Y6, Y14, Y6
+	VANDPD  absmask64<>+0(SB), Y8, Y8
+	VMOVUPS 672(R9), Y12
+	VSUBPD  672(R9), Y12, Y12
+	VMOVUPS Y13, 1216(R9)
+	VMOVUPS 352(R9), Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VADDPD  Y12, Y9, Y9
+	VMOVUPS 352(R9), Y12
+	VADDPD  384(R9), Y12, Y12
+	VMOVUPS Y2, 1248(R9)
+	VMOVUPS 800(R9), Y2
+	VSUBPD  800(R9), Y2, Y2
+	VANDPD  absmask64<>+0(SB), Y12, Y12
+	VADDPD  Y2, Y10, Y2
+	VMAXPD  Y12, Y0, Y10
+	VMOVUPS 736(R9), Y12
+	VSUBPD  736(R9), Y12, Y12
+	VMOVUPS Y4, 1280(R9)
+	VMOVUPS 416(R9), Y4
+	VANDPD  absmask64<>+0(SB), Y4, Y4
+	VADDPD  Y12, Y3, Y3
+	VMAXPD  Y4, Y5, Y4
+	VMOVUPS 768(R9), Y5
+	VSUBPD  768(R9), Y5, Y5
+	VMOVUPS 416(R9), Y12
+	VADDPD  640(R9), Y12, Y12
+	VADDPD  Y5, Y6, Y5
+	VANDPD  absmask64<>+0(SB), Y12, Y6
+	VMOVUPS 704(R9), Y12
+	VSUBPD  704(R9), Y12, Y12
+	VMAXPD  Y6, Y8, Y6
+	VADDPD  Y12, Y9, Y8
 	VMOVUPS 608(R9), Y9
 	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VMAXPD  Y9, Y3, Y3
-	VMOVUPS 608(R9), Y9
-	VADDPD  704(R9), Y9, Y9
-	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VMAXPD  Y9, Y4, Y4
-	VMOVUPS 672(R9), Y9
-	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VMAXPD  Y9, Y5, Y5
-	VADDPD  672(R9), Y8, Y9
-	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VMAXPD  Y9, Y6, Y6
-	VANDPD  absmask64<>+0(SB), Y7, Y9
-	VMAXPD  Y9, Y3, Y3
-	VADDPD  864(R9), Y7, Y9
-	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VMAXPD  Y9, Y4, Y4
-	VMOVUPS 800(R9), Y9
-	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VMAXPD  Y9, Y5, Y5
-	VMOVUPS 800(R9), Y9
-	VADDPD  832(R9), Y9, Y9
-	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VMAXPD  Y9, Y6, Y6
-	VMOVUPS 1280(R9), Y9
-	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VMAXPD  Y9, Y3, Y3
-	VMOVUPS 1248(R9), Y9
-	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VMAXPD  Y9, Y4, Y4
-	VMOVUPS 960(R9), Y9
-	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VMAXPD  Y9, Y5, Y5
-	VMOVUPS 1024(R9), Y9
-	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VMAXPD  Y9, Y6, Y6
-	VMOVUPS 1024(R9), Y9
-	VADDPD  1216(R9), Y9, Y9
-	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VMAXPD  Y9, Y3, Y3
-	VMOVUPS 992(R9), Y9
-	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VMAXPD  Y9, Y4, Y4
-	VMOVUPS 992(R9), Y9
-	VADDPD  1120(R9), Y9, Y9
-	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VMAXPD  Y9, Y5, Y5
-	VMOVUPS 1088(R9), Y9
-	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VMAXPD  Y9, Y6, Y6
-	VMOVUPS 1088(R9), Y9
-	VADDPD  1152(R9), Y9, Y9
-	VANDPD  absmask64<>+0(SB), Y9, Y9
-	VMAXPD  Y9, Y3, Y3
-	VMAXPD  Y3, Y6, Y3
-	VMAXPD  Y5, Y4, Y4
-	VMAXPD  Y4, Y3, Y3
+	VMOVUPS 864(R9), Y12
+	VSUBPD  864(R9), Y12, Y12
+	VMAXPD  Y9, Y13, Y9
+	VADDPD  Y12, Y2, Y2
+	VMOVUPS 608(R9), Y12
+	VADDPD  576(R9), Y12, Y12
+	VMOVUPS 832(R9), Y13
+	VSUBPD  832(R9), Y13, Y13
+	VANDPD  absmask64<>+0(SB), Y12, Y12
+	VADDPD  Y13, Y3, Y3
+	VMAXPD  Y12, Y10, Y10
+	VSUBPD  Y11, Y11, Y12
+	VMOVUPS 544(R9), Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VADDPD  Y12, Y5, Y5
+	VMAXPD  Y13, Y4, Y4
+	VSUBPD  Y7, Y7, Y12
+	VMOVUPS 544(R9), Y13
+	VADDPD  512(R9), Y13, Y13
+	VADDPD  Y12, Y8, Y8
+	VANDPD  absmask64<>+0(SB), Y13, Y12
+	VMOVUPS 1024(R9), Y13
+	VSUBPD  1024(R9), Y13, Y13
+	VMAXPD  Y12, Y6, Y6
+	VADDPD  Y13, Y2, Y2
+	VMOVUPS 480(R9), Y12
+	VANDPD  absmask64<>+0(SB), Y12, Y12
+	VMOVUPS 960(R9), Y13
+	VSUBPD  960(R9), Y13, Y13
+	VMAXPD  Y12, Y9, Y9
+	VADDPD  Y13, Y3, Y3
+	VMOVUPS 480(R9), Y12
+	VADDPD  (R9), Y12, Y12
+	VMOVUPS 928(R9), Y13
+	VSUBPD  928(R9), Y13, Y13
+	VANDPD  absmask64<>+0(SB), Y12, Y12
+	VADDPD  Y13, Y5, Y5
+	VMAXPD  Y12, Y10, Y10
+	VMOVUPS 992(R9), Y12
+	VSUBPD  992(R9), Y12, Y12
+	VMOVUPS 32(R9), Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VADDPD  Y12, Y8, Y8
+	VMAXPD  Y13, Y4, Y4
+	VMOVUPS 896(R9), Y12
+	VSUBPD  896(R9), Y12, Y12
+	VMOVUPS 64(R9), Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VADDPD  Y12, Y2, Y2
+	VMAXPD  Y13, Y6, Y6
+	VMOVUPS 1280(R9), Y12
+	VSUBPD  1280(R9), Y12, Y12
+	VMOVUPS 96(R9), Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VADDPD  Y12, Y3, Y3
+	VMAXPD  Y13, Y9, Y9
+	VMOVUPS 5248(R9), Y12
+	VSUBPD  5248(R9), Y12, Y12
+	VMOVUPS 128(R9), Y13
+	VANDPD  absmask64<>+0(SB), Y13, Y13
+	VADDPD  Y12, Y5, Y5
+	VMAXPD  Y13, Y10, Y10
+	VMOVUPS 5696(R9), Y12
+	VSUBPD  5696(R9), Y12, Y12
+	VMOVUPS 128(R9), Y13
+	VADDPD  224(R9), Y13, Y13
+	VADDPD  Y12, Y8, Y8
+
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	VMOVUPS      7040(R9), Y12
+	VSUBPD       7264(R9), Y12, Y12
+	VANDPD       absmask64<>+0(SB), Y13, Y13
+	VMOVUPS      Y7, 1312(R9)
+	VMOVUPS      5952(R9), Y7
+	VSUBPD       5952(R9), Y7, Y7
+	VMOVUPS      Y11, 1344(R9)
+	VMOVUPS      7072(R9), Y11
+	VSUBPD       7296(R9), Y11, Y11
+	VMAXPD       Y13, Y4, Y4
+	VADDPD       Y7, Y2, Y2
+	VMOVUPS      7104(R9), Y7
+	VSUBPD       7328(R9), Y7, Y7
+	VMOVUPS      160(R9), Y13
+	VANDPD       absmask64<>+0(SB), Y13, Y13
+	VMOVUPS      Y7, 1376(R9)
+	VMOVUPS      5472(R9), Y7
+	VSUBPD       5472(R9), Y7, Y7
+	VMOVUPS      Y11, 1408(R9)
+	VMOVUPS      7488(R9), Y11
+	VSUBPD       7040(R9), Y11, Y11
+	VMAXPD       Y13, Y6, Y6
+	VADDPD       Y7, Y3, Y3
+	VMOVUPS      7520(R9), Y7
+	VSUBPD       7072(R9), Y7, Y7
+	VMOVUPS      160(R9), Y13
+	VADDPD       256(R9), Y13, Y13
+	VMOVUPS      Y7, 1440(R9)
+	VMOVUPS      5920(R9), Y7
+	VSUBPD       5920(R9), Y7, Y7
+	VMOVUPS      Y11, 1472(R9)
+	VMOVUPS      7552(R9), Y11
+	VSUBPD       7104(R9), Y11, Y11
+	VANDPD       absmask64<>+0(SB), Y13, Y13
+	VADDPD       Y7, Y5, Y5
+	VMOVUPS      7136(R9), Y7
+	VSUBPD       7264(R9), Y7, Y7
+	VMAXPD       Y13, Y9, Y9
+	VMOVUPS      5984(R9), Y13
+	VSUBPD       5984(R9), Y13, Y13
+	VMOVUPS      Y7, 1504(R9)
+	VMOVUPS      7168(R9), Y7
+	VSUBPD       7296(R9), Y7, Y7
+	VMOVUPS      Y7, 1536(R9)
+	VMOVUPS      192(R9), Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VADDPD       Y13, Y8, Y8
+	VMOVUPS      7200(R9), Y13
+	VSUBPD       7328(R9), Y13, Y13
+	VMAXPD       Y7, Y10, Y7
+	VMOVUPS      Y13, 1568(R9)
+	VBROADCASTSD margin+56(FP), Y10
+	VBROADCASTSD margin+56(FP), Y13
+	VSUBPD       Y10, Y13, Y10
+	VMOVUPS      7584(R9), Y13
+	VSUBPD       7136(R9), Y13, Y13
+	VMOVUPS      Y13, 1600(R9)
+	VMOVUPS      192(R9), Y13
+	VADDPD       448(R9), Y13, Y13
+	VADDPD       Y10, Y2, Y2
+	VMOVUPS      7616(R9), Y10
+	VSUBPD       7168(R9), Y10, Y10
+	VANDPD       absmask64<>+0(SB), Y13, Y13
+	VMOVUPS      Y10, 1632(R9)
+	VMOVUPS      Y11, 1664(R9)
+	VBROADCASTSD tol+64(FP), Y10
+	VBROADCASTSD tol+64(FP), Y11
+	VSUBPD       Y10, Y11, Y10
+	VMOVUPS      7648(R9), Y11
+	VSUBPD       7200(R9), Y11, Y11
+	VMAXPD       Y13, Y4, Y4
+	VADDPD       Y10, Y3, Y3
+	VMOVUPS      7712(R9), Y10
+	VSUBPD       7264(R9), Y10, Y10
+	VMAXPD       Y4, Y7, Y4
+	VBROADCASTSD tmax+72(FP), Y7
+	VBROADCASTSD tmax+72(FP), Y13
+	VSUBPD       Y7, Y13, Y7
+	VMOVUPS      7744(R9), Y13
+	VSUBPD       7296(R9), Y13, Y13
+	VMAXPD       Y9, Y6, Y6
+	VADDPD       Y7, Y5, Y5
+	VMOVUPS      7776(R9), Y7
+	VSUBPD       7328(R9), Y7, Y7
+	VMAXPD       Y6, Y4, Y4
+	VADDPD       Y5, Y3, Y3
+	VMOVUPS      7360(R9), Y5
+	VSUBPD       7264(R9), Y5, Y5
+
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	VADDPD       Y2, Y8, Y2
+	VMOVUPS      7392(R9), Y6
+	VSUBPD       7296(R9), Y6, Y6
+	VBROADCASTSD toitolfloor64<>+0(SB), Y8
+	VMULPD       Y4, Y8, Y4
+	VADDPD       Y2, Y3, Y2
+	VMOVUPS      7424(R9), Y3
+	VSUBPD       7328(R9), Y3, Y3
+	VBROADCASTSD tol+64(FP), Y8
+	VMAXPD       Y4, Y8, Y4
+	VCMPPD       $0x00, Y0, Y2, Y2
+	VMOVUPS      7808(R9), Y8
+	VSUBPD       7360(R9), Y8, Y8
+	VMOVUPS      3264(R9), Y9
+	VMAXPD       3712(R9), Y9, Y9
+	VMOVUPS      Y3, 1696(R9)
+
+	// A negative radius or pad is invalid.
+	VMOVUPS 5248(R9), Y3
+	VMINPD  5696(R9), Y3, Y3
+	VMOVUPS Y6, 1728(R9)
+	VMOVUPS 7840(R9), Y6
+	VSUBPD  7392(R9), Y6, Y6
+	VMOVUPS Y6, 1760(R9)
+	VMOVUPS 3488(R9), Y6
+	VMAXPD  3936(R9), Y6, Y6
+	VMOVUPS Y8, 1792(R9)
+	VMOVUPS 5472(R9), Y8
+	VMINPD  5920(R9), Y8, Y8
+	VMOVUPS Y5, 1824(R9)
+	VMOVUPS 7872(R9), Y5
+	VSUBPD  7424(R9), Y5, Y5
+	VADDPD  3968(R9), Y9, Y9
+	VMINPD  Y8, Y3, Y3
+
+	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
+	VSUBPD       Y12, Y12, Y8
+	VADDPD       4000(R9), Y6, Y6
+	VCMPPD       $0x11, Y0, Y3, Y3
+	VMOVUPS      Y12, 1856(R9)
+	VMOVUPS      1472(R9), Y12
+	VSUBPD       1472(R9), Y12, Y12
+	VADDPD       Y6, Y9, Y6
+	VMOVUPS      5952(R9), Y9
+	VMINPD       5984(R9), Y9, Y9
+	VMOVUPS      Y5, 1888(R9)
+	VMOVUPS      1408(R9), Y5
+	VSUBPD       1408(R9), Y5, Y5
+	VMOVUPS      Y7, 1920(R9)
+	VBROADCASTSD margin+56(FP), Y7
+	VADDPD       Y7, Y6, Y6
+	VCMPPD       $0x11, Y0, Y9, Y7
+	VMOVUPS      1440(R9), Y9
+	VSUBPD       1440(R9), Y9, Y9
+	VMAXPD       Y4, Y6, Y6
+	VORPD        Y7, Y3, Y3
+	VMOVUPS      1376(R9), Y7
+	VSUBPD       1376(R9), Y7, Y7
+	VADDPD       Y4, Y6, Y4
+	VANDNPD      Y2, Y3, Y2
+	VADDPD       Y7, Y8, Y3
+
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	VMOVUPS      1088(R9), Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMOVUPS      1664(R9), Y8
+	VSUBPD       1664(R9), Y8, Y8
+	VMOVUPS      Y2, 1952(R9)
+	VMOVUPS      1088(R9), Y2
+	VADDPD       1056(R9), Y2, Y2
+	VADDPD       Y8, Y12, Y8
+	VMOVUPS      Y13, 1984(R9)
+	VMOVUPS      Y10, 2016(R9)
+	VMOVUPS      1248(R9), Y10
+	VBROADCASTSD toiinvalid64<>+0(SB), Y12
+	VBLENDVPD    Y10, toirunning64<>+0(SB), Y12, Y10
+	VMOVUPS      288(R9), Y12
+	VMOVUPS      Y12, 4032(R9)
+	VMOVUPS      352(R9), Y12
+	VMOVUPS      Y12, 4064(R9)
+	VMOVUPS      416(R9), Y12
+	VMOVUPS      Y12, 4096(R9)
+	VMOVUPS      608(R9), Y12
+	VMOVUPS      Y12, 4128(R9)
+	VMOVUPS      544(R9), Y12
+	VMOVUPS      Y12, 4160(R9)
+	VMOVUPS      480(R9), Y12
+	VMOVUPS      Y12, 4192(R9)
+	VMOVUPS      128(R9), Y12
+	VMOVUPS      Y12, 4224(R9)
+	VMOVUPS      160(R9), Y12
+	VMOVUPS      Y12, 4256(R9)
+	VMOVUPS      192(R9), Y12
+	VMOVUPS      Y12, 4288(R9)
+	VMOVUPS      320(R9), Y12
+	VMOVUPS      Y12, 4320(R9)
+	VMOVUPS      384(R9), Y12
+	VMOVUPS      Y12, 4352(R9)
+	VMOVUPS      640(R9), Y12
+	VMOVUPS      Y12, 4384(R9)
+	VMOVUPS      576(R9), Y12
+	VMOVUPS      Y12, 4416(R9)
+	VMOVUPS      512(R9), Y12
+	VMOVUPS      Y12, 4448(R9)
+	VMOVUPS      (R9), Y12
+	VMOVUPS      Y12, 4480(R9)
+	VMOVUPS      32(R9), Y12
+	VMOVUPS      Y12, 4512(R9)
+	VMOVUPS      64(R9), Y12
+	VMOVUPS      Y12, 4544(R9)
+	VMOVUPS      96(R9), Y12
+	VMOVUPS      Y12, 4576(R9)
+	VMOVUPS      224(R9), Y12
+	VMOVUPS      Y12, 4608(R9)
+	VMOVUPS      256(R9), Y12
+	VMOVUPS      Y12, 4640(R9)
+	VMOVUPS      448(R9), Y12
+	VMOVUPS      Y12, 4672(R9)
+	VMOVUPS      Y6, 4704(R9)
+	VMOVUPS      Y4, 4736(R9)
+	VMOVUPS      Y0, 4768(R9)
+	VMOVUPS      Y0, 4800(R9)
+	VMOVUPS      Y10, 4832(R9)
+	VANDPD       absmask64<>+0(SB), Y2, Y2
+	VMOVUPS      1504(R9), Y4
+	VSUBPD       1504(R9), Y4, Y4
+	VMOVUPS      1120(R9), Y6
+	VANDPD       absmask64<>+0(SB), Y6, Y6
+	VADDPD       Y4, Y5, Y4
+	VMOVUPS      1120(R9), Y5
+	VADDPD       1152(R9), Y5, Y5
+	VMOVUPS      1600(R9), Y10
+	VSUBPD       1600(R9), Y10, Y10
+	VANDPD       absmask64<>+0(SB), Y5, Y5
+	VADDPD       Y10, Y9, Y9
+	VMAXPD       Y5, Y0, Y5
+	VMOVUPS      1536(R9), Y10
+	VSUBPD       1536(R9), Y10, Y10
+	VMOVUPS      1216(R9), Y12
+	VANDPD       absmask64<>+0(SB), Y12, Y12
+	VADDPD       Y10, Y3, Y3
+	VMAXPD       Y12, Y7, Y7
+	VMOVUPS      1632(R9), Y10
+	VSUBPD       1632(R9), Y10, Y10
+	VMOVUPS      1216(R9), Y12
+	VADDPD       1184(R9), Y12, Y12
+	VADDPD       Y10, Y8, Y8
+	VANDPD       absmask64<>+0(SB), Y12, Y10
+	VMOVUPS      1568(R9), Y12
+	VSUBPD       1568(R9), Y12, Y12
+	VMAXPD       Y10, Y2, Y2
+	VADDPD       Y12, Y4, Y4
+	VMOVUPS      672(R9), Y10
+	VANDPD       absmask64<>+0(SB), Y10, Y10
+	VSUBPD       Y11, Y11, Y12
+	VMAXPD       Y10, Y6, Y6
+	VADDPD       Y12, Y9, Y9
+	VMOVUPS      672(R9), Y10
+	VADDPD       800(R9), Y10, Y10
+	VMOVUPS      2016(R9), Y12
+	VSUBPD       2016(R9), Y12, Y12
+	VANDPD       absmask64<>+0(SB), Y10, Y10
+	VADDPD       Y12, Y3, Y3
+	VMAXPD       Y10, Y5, Y5
+	VMOVUPS      1984(R9), Y10
+	VSUBPD       1984(R9), Y10, Y10
+	VMOVUPS      736(R9), Y12
+	VANDPD       absmask64<>+0(SB), Y12, Y12
+	VADDPD       Y10, Y8, Y8
+	VMAXPD       Y12, Y7, Y7
+	VMOVUPS      1920(R9), Y10
+	VSUBPD       1920(R9), Y10, Y10
+	VMOVUPS      736(R9), Y12
+	VADDPD       768(R9), Y12, Y12
+	VADDPD       Y10, Y4, Y4
+	VANDPD       absmask64<>+0(SB), Y12, Y10
+	VMOVUPS      1824(R9), Y12
+	VSUBPD       1824(R9), Y12, Y12
+	VMAXPD       Y10, Y2, Y2
+	VADDPD       Y12, Y9, Y9
+	VMOVUPS      704(R9), Y10
+	VANDPD       absmask64<>+0(SB), Y10, Y10
+	VMOVUPS      1792(R9), Y12
+	VSUBPD       1792(R9), Y12, Y12
+	VMAXPD       Y10, Y6, Y6
+	VADDPD       Y12, Y3, Y3
+	VMOVUPS      704(R9), Y10
+	VADDPD       864(R9), Y10, Y10
+	VMOVUPS      1728(R9), Y12
+	VSUBPD       1728(R9), Y12, Y12
+	VANDPD       absmask64<>+0(SB), Y10, Y10
+	VADDPD       Y12, Y8, Y8
+	VMAXPD       Y10, Y5, Y5
+	VMOVUPS      1760(R9), Y10
+	VSUBPD       1760(R9), Y10, Y10
+	VMOVUPS      832(R9), Y12
+	VANDPD       absmask64<>+0(SB), Y12, Y12
+	VADDPD       Y10, Y4, Y4
+	VMAXPD       Y12, Y7, Y7
+	VMOVUPS      1696(R9), Y10
+	VSUBPD       1696(R9), Y10, Y10
+	VMOVUPS      1344(R9), Y12
+	VANDPD       absmask64<>+0(SB), Y12, Y12
+	VADDPD       Y10, Y9, Y9
+	VMAXPD       Y12, Y2, Y2
+	VMOVUPS      1888(R9), Y10
+	VSUBPD       1888(R9), Y10, Y10
+	VMOVUPS      1312(R9), Y12
+	VANDPD       absmask64<>+0(SB), Y12, Y12
+	VADDPD       Y10, Y3, Y3
+	VMAXPD       Y12, Y6, Y6
+	VMOVUPS      7232(R9), Y10
+	VSUBPD       7232(R9), Y10, Y10
+	VMOVUPS      1024(R9), Y12
+	VANDPD       absmask64<>+0(SB), Y12, Y12
+	VADDPD       Y10, Y8, Y8
+	VMAXPD       Y12, Y5, Y5
+	VMOVUPS      7680(R9), Y10
+	VSUBPD       7680(R9), Y10, Y10
+	VMOVUPS      1024(R9), Y12
+	VADDPD       960(R9), Y12, Y12
+	VADDPD       Y10, Y4, Y4
+	VANDPD       absmask64<>+0(SB), Y12, Y10
+	VMOVUPS      7936(R9), Y12
+	VSUBPD       7936(R9), Y12, Y12
+	VMAXPD       Y10, Y7, Y7
+	VADDPD       Y12, Y9, Y9
+	VMOVUPS      928(R9), Y10
+	VANDPD       absmask64<>+0(SB), Y10, Y10
+	VMOVUPS      7456(R9), Y12
+	VSUBPD       7456(R9), Y12, Y12
+	VMAXPD       Y10, Y2, Y2
+	VADDPD       Y12, Y3, Y3
+	VMOVUPS      928(R9), Y10
+	VADDPD       992(R9), Y10, Y10
+	VMOVUPS      7904(R9), Y12
+	VSUBPD       7904(R9), Y12, Y12
+	VANDPD       absmask64<>+0(SB), Y10, Y10
+	VADDPD       Y12, Y8, Y8
+	VMAXPD       Y10, Y6, Y6
+	VMOVUPS      7968(R9), Y10
+	VSUBPD       7968(R9), Y10, Y10
+	VMOVUPS      896(R9), Y12
+	VANDPD       absmask64<>+0(SB), Y12, Y12
+	VADDPD       Y10, Y4, Y4
+	VMAXPD       Y12, Y5, Y5
+	VBROADCASTSD margin+56(FP), Y10
+	VBROADCASTSD margin+56(FP), Y12
+	VSUBPD       Y10, Y12, Y10
+	VMOVUPS      896(R9), Y12
+	VADDPD       1280(R9), Y12, Y12
+	VADDPD       Y10, Y9, Y9
+	VANDPD       absmask64<>+0(SB), Y12, Y10
+	VBROADCASTSD tol+64(FP), Y12
+	VBROADCASTSD tol+64(FP), Y13
+	VSUBPD       Y12, Y13, Y12
+	VMAXPD       Y10, Y7, Y7
+	VADDPD       Y12, Y3, Y3
+	VMAXPD       Y7, Y5, Y5
+	VBROADCASTSD tmax+72(FP), Y7
+	VBROADCASTSD tmax+72(FP), Y10
+	VSUBPD       Y7, Y10, Y7
+	VMAXPD       Y6, Y2, Y2
+	VADDPD       Y7, Y8, Y6
+	VMAXPD       Y2, Y5, Y2
+	VADDPD       Y6, Y3, Y3
+
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	VADDPD       Y9, Y4, Y4
+	VBROADCASTSD toitolfloor64<>+0(SB), Y5
+	VMULPD       Y2, Y5, Y2
+	VADDPD       Y4, Y3, Y3
+	VBROADCASTSD tol+64(FP), Y4
+	VMAXPD       Y2, Y4, Y2
+	VCMPPD       $0x00, Y0, Y3, Y3
+	VMOVUPS      5248(R9), Y4
+	VMAXPD       5696(R9), Y4, Y4
+
+	// A negative radius or pad is invalid.
+	VMOVUPS      7232(R9), Y5
+	VMINPD       7680(R9), Y5, Y5
+	VMOVUPS      5472(R9), Y6
+	VMAXPD       5920(R9), Y6, Y6
+	VMOVUPS      7456(R9), Y7
+	VMINPD       7904(R9), Y7, Y7
+	VADDPD       5952(R9), Y4, Y4
+	VMINPD       Y7, Y5, Y5
+	VADDPD       5984(R9), Y6, Y6
+	VCMPPD       $0x11, Y0, Y5, Y5
+	VADDPD       Y6, Y4, Y4
+	VMOVUPS      7936(R9), Y6
+	VMINPD       7968(R9), Y6, Y6
+	VBROADCASTSD margin+56(FP), Y7
+	VADDPD       Y7, Y4, Y4
+	VCMPPD       $0x11, Y0, Y6, Y6
+	VMAXPD       Y2, Y4, Y4
+	VORPD        Y6, Y5, Y5
+	VADDPD       Y2, Y4, Y2
+	VANDNPD      Y3, Y5, Y3
+
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	VMOVUPS      1856(R9), Y5
+	VANDPD       absmask64<>+0(SB), Y5, Y5
+	VMOVUPS      1856(R9), Y6
+	VADDPD       1472(R9), Y6, Y6
+	VMOVUPS      1952(R9), Y7
+	VBROADCASTSD toiinvalid64<>+0(SB), Y8
+	VBLENDVPD    Y7, toirunning64<>+0(SB), Y8, Y7
+	VMOVUPS      1088(R9), Y8
+	VMOVUPS      Y8, 6016(R9)
+	VMOVUPS      1120(R9), Y8
+	VMOVUPS      Y8, 6048(R9)
+	VMOVUPS      1216(R9), Y8
+	VMOVUPS      Y8, 6080(R9)
+	VMOVUPS      672(R9), Y8
+	VMOVUPS      Y8, 6112(R9)
+	VMOVUPS      736(R9), Y8
+	VMOVUPS      Y8, 6144(R9)
+	VMOVUPS      704(R9), Y8
+	VMOVUPS      Y8, 6176(R9)
+	VMOVUPS      1024(R9), Y8
+	VMOVUPS      Y8, 6208(R9)
+	VMOVUPS      928(R9), Y8
+	VMOVUPS      Y8, 6240(R9)
+	VMOVUPS      896(R9), Y8
+	VMOVUPS      Y8, 6272(R9)
+	VMOVUPS      1056(R9), Y8
+	VMOVUPS      Y8, 6304(R9)
+	VMOVUPS      1152(R9), Y8
+	VMOVUPS      Y8, 6336(R9)
+	VMOVUPS      1184(R9), Y8
+	VMOVUPS      Y8, 6368(R9)
+	VMOVUPS      800(R9), Y8
+	VMOVUPS      Y8, 6400(R9)
+	VMOVUPS      768(R9), Y8
+	VMOVUPS      Y8, 6432(R9)
+	VMOVUPS      864(R9), Y8
+	VMOVUPS      Y8, 6464(R9)
+	VMOVUPS      832(R9), Y8
+	VMOVUPS      Y8, 6496(R9)
+	VMOVUPS      1344(R9), Y8
+	VMOVUPS      Y8, 6528(R9)
+	VMOVUPS      1312(R9), Y8
+	VMOVUPS      Y8, 6560(R9)
+	VMOVUPS      960(R9), Y8
+	VMOVUPS      Y8, 6592(R9)
+	VMOVUPS      992(R9), Y8
+	VMOVUPS      Y8, 6624(R9)
+	VMOVUPS      1280(R9), Y8
+	VMOVUPS      Y8, 6656(R9)
+	VMOVUPS      Y4, 6688(R9)
+	VMOVUPS      Y2, 6720(R9)
+	VMOVUPS      Y0, 6752(R9)
+	VMOVUPS      Y0, 6784(R9)
+	VMOVUPS      Y7, 6816(R9)
+	VANDPD       absmask64<>+0(SB), Y6, Y2
+	VMOVUPS      1408(R9), Y4
+	VANDPD       absmask64<>+0(SB), Y4, Y4
+	VMOVUPS      1408(R9), Y6
+	VADDPD       1440(R9), Y6, Y6
+	VANDPD       absmask64<>+0(SB), Y6, Y6
+	VMAXPD       Y6, Y0, Y6
+	VMOVUPS      1376(R9), Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMAXPD       Y7, Y5, Y5
+	VMOVUPS      1376(R9), Y7
+	VADDPD       1664(R9), Y7, Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMAXPD       Y7, Y2, Y2
+	VMOVUPS      1504(R9), Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMAXPD       Y7, Y4, Y4
+	VMOVUPS      1504(R9), Y7
+	VADDPD       1600(R9), Y7, Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMAXPD       Y7, Y6, Y6
+	VMOVUPS      1536(R9), Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMAXPD       Y7, Y5, Y5
+	VMOVUPS      1536(R9), Y7
+	VADDPD       1632(R9), Y7, Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMAXPD       Y7, Y2, Y2
+	VMOVUPS      1568(R9), Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMAXPD       Y7, Y4, Y4
+	VADDPD       1568(R9), Y11, Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMAXPD       Y7, Y6, Y6
+	VMOVUPS      2016(R9), Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMAXPD       Y7, Y5, Y5
+	VMOVUPS      1984(R9), Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMAXPD       Y7, Y2, Y2
+	VMOVUPS      1920(R9), Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMAXPD       Y7, Y4, Y4
+	VMOVUPS      1824(R9), Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMAXPD       Y7, Y6, Y6
+	VMOVUPS      1824(R9), Y7
+	VADDPD       1792(R9), Y7, Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMAXPD       Y7, Y5, Y5
+	VMOVUPS      1728(R9), Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMAXPD       Y7, Y2, Y2
+	VMOVUPS      1728(R9), Y7
+	VADDPD       1760(R9), Y7, Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMAXPD       Y7, Y4, Y4
+	VMOVUPS      1696(R9), Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMAXPD       Y7, Y6, Y6
+	VMOVUPS      1696(R9), Y7
+	VADDPD       1888(R9), Y7, Y7
+	VANDPD       absmask64<>+0(SB), Y7, Y7
+	VMAXPD       Y7, Y5, Y5
+	VMAXPD       Y5, Y6, Y5
+	VMAXPD       Y4, Y2, Y2
+	VMAXPD       Y2, Y5, Y2
 
 	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
 	VBROADCASTSD toitolfloor64<>+0(SB), Y4
-	VMULPD       Y3, Y4, Y3
+	VMULPD       Y2, Y4, Y2
 	VBROADCASTSD tol+64(FP), Y4
-	VMAXPD       Y3, Y4, Y3
-	VMOVUPS      4224(R9), Y4
-	VMAXPD       4672(R9), Y4, Y4
-	VMOVUPS      4448(R9), Y5
-	VMAXPD       4896(R9), Y5, Y5
-	VADDPD       4928(R9), Y4, Y4
-	VADDPD       4960(R9), Y5, Y5
+	VMAXPD       Y2, Y4, Y2
+	VMOVUPS      7232(R9), Y4
+	VMAXPD       7680(R9), Y4, Y4
+	VMOVUPS      7456(R9), Y5
+	VMAXPD       7904(R9), Y5, Y5
+	VADDPD       7936(R9), Y4, Y4
+	VADDPD       7968(R9), Y5, Y5
 	VADDPD       Y5, Y4, Y4
 	VBROADCASTSD margin+56(FP), Y5
 	VADDPD       Y5, Y4, Y4
-	VMAXPD       Y3, Y4, Y4
-	VADDPD       Y3, Y4, Y3
+	VMAXPD       Y2, Y4, Y4
+	VADDPD       Y2, Y4, Y2
 	VBROADCASTSD toiinvalid64<>+0(SB), Y5
-	VBLENDVPD    Y2, toirunning64<>+0(SB), Y5, Y2
-	VMOVUPS      544(R9), Y5
-	VMOVUPS      Y5, 4992(R9)
-	VMOVUPS      512(R9), Y5
-	VMOVUPS      Y5, 5024(R9)
-	VMOVUPS      608(R9), Y5
-	VMOVUPS      Y5, 5056(R9)
-	VMOVUPS      672(R9), Y5
-	VMOVUPS      Y5, 5088(R9)
-	VMOVUPS      Y7, 5120(R9)
-	VMOVUPS      800(R9), Y5
-	VMOVUPS      Y5, 5152(R9)
-	VMOVUPS      1024(R9), Y5
-	VMOVUPS      Y5, 5184(R9)
-	VMOVUPS      992(R9), Y5
-	VMOVUPS      Y5, 5216(R9)
-	VMOVUPS      1088(R9), Y5
-	VMOVUPS      Y5, 5248(R9)
-	VMOVUPS      1184(R9), Y5
-	VMOVUPS      Y5, 5280(R9)
-	VMOVUPS      640(R9), Y5
-	VMOVUPS      Y5, 5312(R9)
-	VMOVUPS      704(R9), Y5
-	VMOVUPS      Y5, 5344(R9)
-	VMOVUPS      Y8, 5376(R9)
-	VMOVUPS      864(R9), Y5
-	VMOVUPS      Y5, 5408(R9)
-	VMOVUPS      832(R9), Y5
-	VMOVUPS      Y5, 5440(R9)
-	VMOVUPS      1280(R9), Y5
-	VMOVUPS      Y5, 5472(R9)
-	VMOVUPS      1248(R9), Y5
-	VMOVUPS      Y5, 5504(R9)
-	VMOVUPS      960(R9), Y5
-	VMOVUPS      Y5, 5536(R9)
-	VMOVUPS      1216(R9), Y5
-	VMOVUPS      Y5, 5568(R9)
-	VMOVUPS      1120(R9), Y5
-	VMOVUPS      Y5, 5600(R9)
-	VMOVUPS      1152(R9), Y5
-	VMOVUPS      Y5, 5632(R9)
-	VMOVUPS      Y4, 5664(R9)
-	VMOVUPS      Y3, 5696(R9)
-	VMOVUPS      Y0, 5728(R9)
-	VMOVUPS      Y0, 5760(R9)
-	VMOVUPS      Y2, 5792(R9)
+	VBLENDVPD    Y3, toirunning64<>+0(SB), Y5, Y3
+	VMOVUPS      1856(R9), Y5
+	VMOVUPS      Y5, 8000(R9)
+	VMOVUPS      1408(R9), Y5
+	VMOVUPS      Y5, 8032(R9)
+	VMOVUPS      1376(R9), Y5
+	VMOVUPS      Y5, 8064(R9)
+	VMOVUPS      1504(R9), Y5
+	VMOVUPS      Y5, 8096(R9)
+	VMOVUPS      1536(R9), Y5
+	VMOVUPS      Y5, 8128(R9)
+	VMOVUPS      1568(R9), Y5
+	VMOVUPS      Y5, 8160(R9)
+	VMOVUPS      1824(R9), Y5
+	VMOVUPS      Y5, 8192(R9)
+	VMOVUPS      1728(R9), Y5
+	VMOVUPS      Y5, 8224(R9)
+	VMOVUPS      1696(R9), Y5
+	VMOVUPS      Y5, 8256(R9)
+	VMOVUPS      1472(R9), Y5
+	VMOVUPS      Y5, 8288(R9)
+	VMOVUPS      1440(R9), Y5
+	VMOVUPS      Y5, 8320(R9)
+	VMOVUPS      1664(R9), Y5
+	VMOVUPS      Y5, 8352(R9)
+	VMOVUPS      1600(R9), Y5
+	VMOVUPS      Y5, 8384(R9)
+	VMOVUPS      1632(R9), Y5
+	VMOVUPS      Y5, 8416(R9)
+	VMOVUPS      Y11, 8448(R9)
+	VMOVUPS      2016(R9), Y5
+	VMOVUPS      Y5, 8480(R9)
+	VMOVUPS      1984(R9), Y5
+	VMOVUPS      Y5, 8512(R9)
+	VMOVUPS      1920(R9), Y5
+	VMOVUPS      Y5, 8544(R9)
+	VMOVUPS      1792(R9), Y5
+	VMOVUPS      Y5, 8576(R9)
+	VMOVUPS      1760(R9), Y5
+	VMOVUPS      Y5, 8608(R9)
+	VMOVUPS      1888(R9), Y5
+	VMOVUPS      Y5, 8640(R9)
+	VMOVUPS      Y4, 8672(R9)
+	VMOVUPS      Y2, 8704(R9)
+	VMOVUPS      Y0, 8736(R9)
+	VMOVUPS      Y0, 8768(R9)
+	VMOVUPS      Y3, 8800(R9)
 
 	// Steps until no lane is running.
-TOI64AVX2_loop2_step:
+TOI64AVX2_loop3_step:
 	VBROADCASTSD tmax+72(FP), Y2
 	VMINPD       Y1, Y2, Y2
 	VMAXPD       Y0, Y2, Y2
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 3744(R9), Y3
-	VMULPD  3296(R9), Y3, Y3
-	VADDPD  3008(R9), Y3, Y3
-	VMOVUPS 3744(R9), Y4
-	VMULPD  3328(R9), Y4, Y4
-	VADDPD  3040(R9), Y4, Y4
-	VMOVUPS 3744(R9), Y5
-	VMULPD  3360(R9), Y5, Y5
-	VADDPD  3072(R9), Y5, Y5
-	VMOVUPS 3744(R9), Y6
-	VMULPD  3392(R9), Y6, Y6
-	VADDPD  3104(R9), Y6, Y6
-	VMOVUPS 3744(R9), Y7
-	VMULPD  3424(R9), Y7, Y7
-	VADDPD  3136(R9), Y7, Y7
-	VMOVUPS 3744(R9), Y8
-	VMULPD  3456(R9), Y8, Y8
-	VADDPD  3168(R9), Y8, Y8
-	VMOVUPS 3744(R9), Y9
-	VMULPD  3488(R9), Y9, Y9
+	VMOVUPS 4768(R9), Y3
+	VMULPD  4320(R9), Y3, Y3
+	VADDPD  4032(R9), Y3, Y3
+	VMOVUPS 4768(R9), Y4
+	VMULPD  4352(R9), Y4, Y4
+	VADDPD  4064(R9), Y4, Y4
+	VMOVUPS 4768(R9), Y5
+	VMULPD  4384(R9), Y5, Y5
+	VADDPD  4096(R9), Y5, Y5
+	VMOVUPS 4768(R9), Y6
+	VMULPD  4416(R9), Y6, Y6
+	VADDPD  4128(R9), Y6, Y6
+	VMOVUPS 4768(R9), Y7
+	VMULPD  4448(R9), Y7, Y7
+	VADDPD  4160(R9), Y7, Y7
+	VMOVUPS 4768(R9), Y8
+	VMULPD  4480(R9), Y8, Y8
+	VADDPD  4192(R9), Y8, Y8
+	VMOVUPS 4768(R9), Y9
+	VMULPD  4512(R9), Y9, Y9
 	VADDPD  Y9, Y0, Y9
-	VMOVUPS 3744(R9), Y10
-	VMULPD  3520(R9), Y10, Y10
+	VMOVUPS 4768(R9), Y10
+	VMULPD  4544(R9), Y10, Y10
 	VADDPD  Y10, Y0, Y10
-	VMOVUPS 3744(R9), Y11
-	VMULPD  3552(R9), Y11, Y11
+	VMOVUPS 4768(R9), Y11
+	VMULPD  4576(R9), Y11, Y11
 	VADDPD  Y11, Y0, Y11
-	VMOVUPS 3744(R9), Y12
-	VMULPD  3584(R9), Y12, Y12
-	VADDPD  3200(R9), Y12, Y12
-	VMOVUPS 3744(R9), Y13
-	VMULPD  3616(R9), Y13, Y13
-	VADDPD  3232(R9), Y13, Y13
+	VMOVUPS 4768(R9), Y12
+	VMULPD  4608(R9), Y12, Y12
+	VADDPD  4224(R9), Y12, Y12
+	VMOVUPS 4768(R9), Y13
+	VMULPD  4640(R9), Y13, Y13
+	VADDPD  4256(R9), Y13, Y13
 	VMOVUPS Y2, (R9)
-	VMOVUPS 3744(R9), Y2
-	VMULPD  3648(R9), Y2, Y2
-	VADDPD  3264(R9), Y2, Y2
+	VMOVUPS 4768(R9), Y2
+	VMULPD  4672(R9), Y2, Y2
+	VADDPD  4288(R9), Y2, Y2
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD  Y3, Y6, Y14
@@ -78720,491 +82073,845 @@ TOI64AVX2_loop2_step:
 	VSUBPD  Y9, Y7, Y9
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD  Y2, Y2, Y12
-	VMOVUPS Y7, 672(R9)
-	VMULPD  Y10, Y10, Y7
-	VMOVUPS Y6, 704(R9)
-	VADDPD  Y7, Y12, Y6
-	VMULPD  Y9, Y9, Y7
-	VADDPD  Y7, Y6, Y6
-	VMULPD  Y2, Y3, Y2
-	VMULPD  Y10, Y11, Y3
-	VADDPD  Y3, Y2, Y2
-	VMULPD  Y9, Y5, Y3
-	VADDPD  Y3, Y2, Y2
-	VCMPPD  $0x04, Y6, Y0, Y3
-	VDIVPD  Y6, Y2, Y2
-	VANDPD  Y3, Y2, Y2
-	VMINPD  Y1, Y2, Y2
-	VMAXPD  Y0, Y2, Y2
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Y4, Y2, Y2
-	VADDPD 544(R9), Y2, Y2
-	VMINPD Y1, Y2, Y2
-	VMAXPD Y0, Y2, Y2
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD 480(R9), Y2, Y3
-	VSUBPD 512(R9), Y3, Y3
-	VMULPD 416(R9), Y3, Y3
-	VMINPD Y1, Y3, Y3
-	VMAXPD Y0, Y3, Y3
-	VMULPD Y2, Y8, Y4
-	VMULPD 448(R9), Y2, Y5
-	VMULPD Y2, Y13, Y2
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD  Y3, Y14, Y6
-	VADDPD  640(R9), Y6, Y6
-	VSUBPD  Y4, Y6, Y4
-	VMULPD  704(R9), Y3, Y6
-	VADDPD  608(R9), Y6, Y6
-	VSUBPD  Y5, Y6, Y5
-	VMULPD  672(R9), Y3, Y3
-	VADDPD  576(R9), Y3, Y3
-	VSUBPD  Y2, Y3, Y2
-	VMULPD  Y4, Y4, Y3
-	VMULPD  Y5, Y5, Y6
-	VADDPD  Y6, Y3, Y3
-	VMULPD  Y2, Y2, Y6
-	VADDPD  Y6, Y3, Y3
-	VCMPPD  $0x16, maxfinite64<>+0(SB), Y3, Y6
-	VSQRTPD Y3, Y3
-
-	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
-	VDIVPD       Y3, Y1, Y7
-	VMULPD       Y7, Y4, Y4
-	VMULPD       Y7, Y5, Y5
-	VMULPD       Y7, Y2, Y2
-	VMULPD       384(R9), Y4, Y7
-	VMULPD       352(R9), Y5, Y8
-	VADDPD       Y8, Y7, Y7
-	VMULPD       320(R9), Y2, Y8
-	VBROADCASTSD tmax+72(FP), Y9
-	VMINPD       Y1, Y9, Y9
-	VMAXPD       Y0, Y9, Y9
-	VADDPD       Y8, Y7, Y7
-	VMULPD       3296(R9), Y4, Y8
-	VMULPD       3328(R9), Y5, Y10
-	VADDPD       Y10, Y8, Y8
+	VMULPD       Y2, Y2, Y12
+	VMOVUPS      Y7, 672(R9)
+	VMULPD       Y10, Y10, Y7
+	VMOVUPS      Y6, 704(R9)
+	VADDPD       Y7, Y12, Y6
+	VMULPD       Y9, Y9, Y7
+	VADDPD       Y7, Y6, Y6
+	VBROADCASTSD tmax+72(FP), Y7
+	VMINPD       Y1, Y7, Y7
+	VMAXPD       Y0, Y7, Y7
+	VMULPD       Y2, Y3, Y2
+	VMULPD       Y10, Y11, Y3
+	VADDPD       Y3, Y2, Y2
+	VMULPD       Y9, Y5, Y3
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 5728(R9), Y10
-	VMULPD  5280(R9), Y10, Y10
-	VMULPD  3360(R9), Y2, Y11
-	VADDPD  4992(R9), Y10, Y10
-	VADDPD  Y11, Y8, Y8
-	VMOVUPS 5728(R9), Y11
-	VMULPD  5312(R9), Y11, Y11
-	VMULPD  32(R9), Y4, Y12
-	VADDPD  5024(R9), Y11, Y11
-	VMULPD  64(R9), Y5, Y13
-	VMOVUPS Y9, 32(R9)
-	VMOVUPS 5728(R9), Y9
-	VMULPD  5344(R9), Y9, Y9
-	VADDPD  Y13, Y12, Y12
-	VADDPD  5056(R9), Y9, Y9
-	VMULPD  96(R9), Y2, Y13
-	VMOVUPS Y6, 64(R9)
-	VMOVUPS 5728(R9), Y6
-	VMULPD  5376(R9), Y6, Y6
-	VADDPD  Y13, Y12, Y12
-	VADDPD  5088(R9), Y6, Y6
-	VMULPD  3392(R9), Y4, Y13
-	VMOVUPS Y3, 96(R9)
-	VMOVUPS 5728(R9), Y3
-	VMULPD  5408(R9), Y3, Y3
-	VMULPD  3424(R9), Y5, Y14
-	VMOVUPS Y12, 320(R9)
-	VADDPD  5120(R9), Y3, Y3
-	VADDPD  Y14, Y13, Y12
-	VMOVUPS 5728(R9), Y13
-	VMULPD  5440(R9), Y13, Y13
-	VMULPD  3456(R9), Y2, Y14
-	VMOVUPS Y8, 352(R9)
-	VADDPD  5152(R9), Y13, Y8
-	VADDPD  Y14, Y12, Y12
-	VMOVUPS 5728(R9), Y13
-	VMULPD  5472(R9), Y13, Y13
-	VMULPD  224(R9), Y4, Y14
-	VMOVUPS Y12, 224(R9)
-	VADDPD  Y13, Y0, Y12
-	VMULPD  256(R9), Y5, Y13
-	VMOVUPS Y7, 256(R9)
-	VMOVUPS Y12, 384(R9)
-	VMOVUPS 5728(R9), Y7
-	VMULPD  5504(R9), Y7, Y7
-	VADDPD  Y13, Y14, Y12
-	VADDPD  Y7, Y0, Y7
-	VMULPD  288(R9), Y2, Y13
-	VMOVUPS Y7, 288(R9)
-	VMOVUPS 5728(R9), Y7
-	VMULPD  5536(R9), Y7, Y7
-	VADDPD  Y13, Y12, Y12
-	VADDPD  Y7, Y0, Y7
-	VMULPD  3488(R9), Y4, Y13
-	VMOVUPS Y12, 416(R9)
-	VMOVUPS 5728(R9), Y12
-	VMULPD  5568(R9), Y12, Y12
-	VMULPD  3520(R9), Y5, Y14
-	VMOVUPS Y7, 448(R9)
-	VADDPD  5184(R9), Y12, Y7
-	VADDPD  Y14, Y13, Y12
-	VMOVUPS 5728(R9), Y13
-	VMULPD  5600(R9), Y13, Y13
-	VMULPD  3552(R9), Y2, Y14
-	VMOVUPS Y7, 480(R9)
-	VADDPD  5216(R9), Y13, Y7
-	VADDPD  Y14, Y12, Y12
-	VMOVUPS 5728(R9), Y13
-	VMULPD  5632(R9), Y13, Y13
-	VMULPD  128(R9), Y4, Y14
-	VMOVUPS Y12, 128(R9)
-	VADDPD  5248(R9), Y13, Y12
-	VMULPD  160(R9), Y5, Y13
-	VMOVUPS Y12, 160(R9)
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPD  Y10, Y6, Y12
-	VMOVUPS Y6, 512(R9)
-	VADDPD  Y13, Y14, Y6
-	VSUBPD  Y11, Y3, Y13
-	VMULPD  192(R9), Y2, Y14
-	VMOVUPS Y3, 192(R9)
-	VSUBPD  Y9, Y8, Y3
-	VMOVUPS Y8, 544(R9)
-	VADDPD  Y14, Y6, Y6
-	VMOVUPS 480(R9), Y8
-	VSUBPD  384(R9), Y8, Y8
-	VMULPD  3584(R9), Y4, Y4
-	VSUBPD  288(R9), Y7, Y14
-	VMOVUPS Y7, 576(R9)
-	VMULPD  3616(R9), Y5, Y5
-	VMOVUPS Y3, 608(R9)
-	VMOVUPS 160(R9), Y3
-	VSUBPD  448(R9), Y3, Y3
-	VADDPD  Y5, Y4, Y4
-	VSUBPD  384(R9), Y10, Y5
-	VMULPD  3648(R9), Y2, Y2
-	VSUBPD  288(R9), Y11, Y7
-	VMOVUPS Y11, 640(R9)
-	VADDPD  Y2, Y4, Y2
-	VSUBPD  448(R9), Y9, Y4
-
-	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD       Y8, Y8, Y11
-	VMOVUPS      Y9, 672(R9)
-	VMOVUPS      Y10, 704(R9)
-	VMOVUPS      256(R9), Y9
-	VSUBPD       416(R9), Y9, Y9
-	VMULPD       Y14, Y14, Y10
-	VMOVUPS      Y4, 736(R9)
-	VSUBPD       3680(R9), Y9, Y4
-	VADDPD       Y10, Y11, Y9
-	VMOVUPS      128(R9), Y10
-	VSUBPD       352(R9), Y10, Y10
-	VMULPD       Y3, Y3, Y11
-	VMOVUPS      Y3, 768(R9)
-	VCMPPD       $0x11, Y10, Y0, Y3
-	VMOVUPS      Y14, 800(R9)
-	VADDPD       Y11, Y9, Y9
-	VDIVPD       Y10, Y4, Y10
-	VCMPPD       $0x1d, minnormal64<>+0(SB), Y9, Y11
-	VDIVPD       Y9, Y1, Y9
-	VANDPD       Y11, Y9, Y9
-	VBROADCASTSD toiinf64<>+0(SB), Y11
-	VBLENDVPD    Y3, Y10, Y11, Y3
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD       Y12, Y12, Y10
-	VCMPPD       $0x11, Y4, Y0, Y4
-	VMULPD       Y13, Y13, Y11
-	VANDPD       Y3, Y4, Y3
-	VADDPD       Y11, Y10, Y4
-	VMOVUPS      256(R9), Y10
-	VSUBPD       Y6, Y10, Y10
-	VMOVUPS      608(R9), Y11
-	VMULPD       608(R9), Y11, Y11
-	VSUBPD       3680(R9), Y10, Y10
-	VADDPD       Y11, Y4, Y4
-	VSUBPD       352(R9), Y2, Y11
-	VMOVUPS      Y2, 256(R9)
-	VCMPPD       $0x1d, minnormal64<>+0(SB), Y4, Y2
-	VDIVPD       Y4, Y1, Y4
-	VANDPD       Y2, Y4, Y2
-	VCMPPD       $0x11, Y11, Y0, Y4
-	VMULPD       Y5, Y8, Y14
-	VMOVUPS      Y2, 352(R9)
-	VDIVPD       Y11, Y10, Y2
-	VMULPD       800(R9), Y7, Y11
-	VMOVUPS      Y6, 832(R9)
-	VMOVUPS      Y7, 864(R9)
-	VBROADCASTSD toiinf64<>+0(SB), Y6
-	VBLENDVPD    Y4, Y2, Y6, Y2
-	VADDPD       Y11, Y14, Y4
-	VCMPPD       $0x11, Y10, Y0, Y6
-	VMOVUPS      768(R9), Y7
-	VMULPD       736(R9), Y7, Y7
-	VANDPD       Y2, Y6, Y2
-	VADDPD       Y7, Y4, Y4
-	VMINPD       Y2, Y3, Y2
-	VMULPD       Y9, Y4, Y3
-	VMOVUPS      320(R9), Y4
-	VSUBPD       416(R9), Y4, Y4
-	VMULPD       Y12, Y8, Y6
-	VSUBPD       3680(R9), Y4, Y4
-	VMULPD       800(R9), Y13, Y7
-	VMOVUPS      128(R9), Y10
-	VSUBPD       224(R9), Y10, Y10
-	VADDPD       Y7, Y6, Y6
-	VCMPPD       $0x11, Y10, Y0, Y7
-	VMOVUPS      768(R9), Y11
-	VMULPD       608(R9), Y11, Y11
-	VDIVPD       Y10, Y4, Y10
-	VADDPD       Y11, Y6, Y6
-	VBROADCASTSD toiinf64<>+0(SB), Y11
-	VBLENDVPD    Y7, Y10, Y11, Y7
-	VMULPD       Y9, Y6, Y9
-	VCMPPD       $0x11, Y4, Y0, Y4
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Y12, Y5, Y10
-	VANDPD  Y7, Y4, Y4
-	VMULPD  864(R9), Y13, Y7
-	VMINPD  Y4, Y2, Y2
-	VADDPD  Y7, Y10, Y4
-	VMOVUPS 320(R9), Y7
-	VSUBPD  832(R9), Y7, Y7
-	VMOVUPS 736(R9), Y10
-	VMULPD  608(R9), Y10, Y10
-	VSUBPD  3680(R9), Y7, Y7
-	VADDPD  Y10, Y4, Y4
-	VMOVUPS 256(R9), Y10
-	VSUBPD  224(R9), Y10, Y10
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD       Y3, Y8, Y11
-	VCMPPD       $0x11, Y10, Y0, Y14
-	VMOVUPS      Y4, 128(R9)
-	VMULPD       800(R9), Y3, Y4
-	VMOVUPS      Y6, 224(R9)
-	VDIVPD       Y10, Y7, Y6
-	VMULPD       768(R9), Y3, Y10
-	VMOVUPS      Y3, 256(R9)
-	VMOVUPS      Y13, 320(R9)
-	VBROADCASTSD toiinf64<>+0(SB), Y3
-	VBLENDVPD    Y14, Y6, Y3, Y3
-	VSUBPD       Y5, Y11, Y6
-	VCMPPD       $0x11, Y7, Y0, Y7
-	VSUBPD       864(R9), Y4, Y4
-	VANDPD       Y3, Y7, Y3
-	VSUBPD       736(R9), Y10, Y7
-	VMINPD       Y3, Y2, Y2
-	VMULPD       Y9, Y8, Y3
-	VADDPD       3744(R9), Y2, Y2
-	VMULPD       800(R9), Y9, Y10
-
-	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMULPD  768(R9), Y9, Y11
-	VMOVUPS Y5, 416(R9)
-	VMOVUPS 3808(R9), Y5
-	VCMPPD  $0x00, toirunning64<>+0(SB), Y5, Y5
-	VSUBPD  Y3, Y12, Y3
-	VADDPD  3776(R9), Y1, Y13
-	VMOVUPS Y12, 832(R9)
-	VMOVUPS 320(R9), Y12
-	VSUBPD  Y10, Y12, Y10
-	VMOVUPS 3744(R9), Y12
-	VCMPPD  $0x11, Y2, Y12, Y12
-	VMOVUPS Y8, 896(R9)
-	VMOVUPS 608(R9), Y8
-	VSUBPD  Y11, Y8, Y8
-	VANDNPD Y5, Y12, Y11
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD       Y3, Y3, Y12
-	VMOVUPS      Y5, 928(R9)
-	VBROADCASTSD maxiter+80(FP), Y5
-	VCMPPD       $0x12, Y13, Y5, Y5
-	VMULPD       Y10, Y10, Y14
-	VMOVUPS      Y13, 960(R9)
-	VORPD        Y5, Y11, Y5
-	VADDPD       Y14, Y12, Y11
-	VMULPD       Y8, Y8, Y12
-	VMOVUPS      Y9, 992(R9)
-	VBROADCASTSD toirunning64<>+0(SB), Y9
-	VBLENDVPD    Y5, toiunconv64<>+0(SB), Y9, Y5
-	VADDPD       Y12, Y11, Y9
-	VCMPPD       $0x16, (R9), Y2, Y11
-	VMULPD       Y3, Y6, Y3
-	VBLENDVPD    Y11, Y0, Y5, Y5
-	VMULPD       Y10, Y4, Y4
-	VMOVUPS      3744(R9), Y6
-	VCMPPD       $0x00, Y0, Y6, Y6
-	VADDPD       Y4, Y3, Y3
-	VMULPD       Y8, Y7, Y4
-	VBLENDVPD    Y6, toiinitial64<>+0(SB), Y1, Y6
-	VADDPD       Y4, Y3, Y3
-	VMOVUPS      96(R9), Y4
-	VCMPPD       $0x12, 3712(R9), Y4, Y4
-	VCMPPD       $0x04, Y9, Y0, Y7
-	VDIVPD       Y9, Y3, Y3
-	VANDPD       Y7, Y3, Y3
-	VBLENDVPD    Y4, Y6, Y5, Y4
-	VMINPD       Y1, Y3, Y3
-	VMAXPD       Y0, Y3, Y3
+	VMOVUPS 6752(R9), Y5
+	VMULPD  6304(R9), Y5, Y5
+	VADDPD  Y3, Y2, Y2
+	VADDPD  6016(R9), Y5, Y3
+	VCMPPD  $0x04, Y6, Y0, Y5
+	VDIVPD  Y6, Y2, Y2
+	VANDPD  Y5, Y2, Y2
+	VMOVUPS 6752(R9), Y5
+	VMULPD  6336(R9), Y5, Y5
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+	VADDPD  6048(R9), Y5, Y5
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD    992(R9), Y3, Y3
-	VMOVUPS   64(R9), Y5
-	VBLENDVPD Y5, toiinvalid64<>+0(SB), Y4, Y4
-	VADDPD    256(R9), Y3, Y3
-	VCMPPD    $0x00, toirunning64<>+0(SB), Y4, Y5
-	VMINPD    Y1, Y3, Y3
-	VMAXPD    Y0, Y3, Y3
-	VMOVUPS   928(R9), Y6
-	VANDPD    Y5, Y6, Y5
+	VMULPD  Y4, Y2, Y2
+	VMOVUPS 6752(R9), Y4
+	VMULPD  6368(R9), Y4, Y4
+	VADDPD  544(R9), Y2, Y2
+	VADDPD  6080(R9), Y4, Y4
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+	VMOVUPS 6752(R9), Y6
+	VMULPD  6400(R9), Y6, Y6
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD    224(R9), Y3, Y6
-	VMOVUPS   3744(R9), Y7
-	VBLENDVPD Y5, Y2, Y7, Y2
-	VSUBPD    128(R9), Y6, Y6
-	VMOVUPS   64(R9), Y7
-	VMOVUPS   960(R9), Y8
-	VBLENDVPD Y7, Y0, Y8, Y7
-	VMULPD    352(R9), Y6, Y6
-	VMOVUPS   928(R9), Y8
-	VMOVUPS   3776(R9), Y9
-	VBLENDVPD Y8, Y7, Y9, Y7
-	VMINPD    Y1, Y6, Y6
-	VMAXPD    Y0, Y6, Y6
-	VMOVUPS   928(R9), Y8
-	VMOVUPS   3808(R9), Y9
-	VBLENDVPD Y8, Y4, Y9, Y4
-	VMOVUPS   Y2, 3744(R9)
-	VMOVUPS   Y7, 3776(R9)
-	VMOVUPS   Y4, 3808(R9)
-	VMOVMSKPD Y5, BX
-	VMULPD    896(R9), Y3, Y2
-	VMULPD    800(R9), Y3, Y4
-	VMULPD    768(R9), Y3, Y3
+	VMULPD  480(R9), Y2, Y9
+	VADDPD  6112(R9), Y6, Y6
+	VSUBPD  512(R9), Y9, Y9
+	VMOVUPS 6752(R9), Y10
+	VMULPD  6432(R9), Y10, Y10
+	VMULPD  416(R9), Y9, Y9
+	VADDPD  6144(R9), Y10, Y10
+	VMINPD  Y1, Y9, Y9
+	VMAXPD  Y0, Y9, Y9
+	VMOVUPS 6752(R9), Y11
+	VMULPD  6464(R9), Y11, Y11
+	VMULPD  Y2, Y8, Y8
+	VADDPD  6176(R9), Y11, Y11
+	VMULPD  448(R9), Y2, Y12
+	VMOVUPS Y7, 416(R9)
+	VMOVUPS Y4, 448(R9)
+	VMOVUPS 6752(R9), Y4
+	VMULPD  6496(R9), Y4, Y4
+	VMULPD  Y2, Y13, Y2
+	VADDPD  Y4, Y0, Y4
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD  832(R9), Y6, Y5
-	VADDPD  416(R9), Y5, Y5
-	VSUBPD  Y2, Y5, Y2
-	VMULPD  320(R9), Y6, Y5
-	VADDPD  864(R9), Y5, Y5
-	VSUBPD  Y4, Y5, Y4
-	VMULPD  608(R9), Y6, Y5
-	VADDPD  736(R9), Y5, Y5
-	VSUBPD  Y3, Y5, Y3
-	VMULPD  Y2, Y2, Y5
-	VMULPD  Y4, Y4, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  Y3, Y3, Y6
-	VADDPD  Y6, Y5, Y5
-	VCMPPD  $0x16, maxfinite64<>+0(SB), Y5, Y6
-	VSQRTPD Y5, Y5
+	VMULPD  Y9, Y14, Y7
+	VMOVUPS 6752(R9), Y13
+	VMULPD  6528(R9), Y13, Y13
+	VADDPD  640(R9), Y7, Y7
+	VADDPD  Y13, Y0, Y13
+	VSUBPD  Y8, Y7, Y7
+	VMOVUPS 6752(R9), Y8
+	VMULPD  6560(R9), Y8, Y8
+	VMULPD  704(R9), Y9, Y14
+	VMOVUPS Y13, 480(R9)
+	VADDPD  Y8, Y0, Y8
+	VADDPD  608(R9), Y14, Y13
+	VMOVUPS Y8, 512(R9)
+	VMOVUPS 6752(R9), Y8
+	VMULPD  6592(R9), Y8, Y8
+	VSUBPD  Y12, Y13, Y12
+	VADDPD  6208(R9), Y8, Y8
+	VMULPD  672(R9), Y9, Y9
+	VMOVUPS 6752(R9), Y13
+	VMULPD  6624(R9), Y13, Y13
+	VADDPD  576(R9), Y9, Y9
+	VADDPD  6240(R9), Y13, Y13
+	VSUBPD  Y2, Y9, Y2
+	VMOVUPS 6752(R9), Y9
+	VMULPD  6656(R9), Y9, Y9
+	VMULPD  Y7, Y7, Y14
+	VMOVUPS Y7, 544(R9)
+	VADDPD  6272(R9), Y9, Y7
+	VMULPD  Y12, Y12, Y9
+	VMOVUPS Y12, 576(R9)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPD  Y3, Y6, Y12
+	VMOVUPS Y6, 608(R9)
+	VADDPD  Y9, Y14, Y6
+	VSUBPD  Y5, Y10, Y9
+	VMULPD  Y2, Y2, Y14
+	VMOVUPS Y10, 640(R9)
+	VSUBPD  448(R9), Y11, Y10
+	VMOVUPS Y11, 672(R9)
+	VADDPD  Y14, Y6, Y6
+	VSUBPD  Y4, Y8, Y11
+	VSUBPD  480(R9), Y13, Y14
+	VMOVUPS Y13, 704(R9)
+	VMOVUPS Y8, 736(R9)
+	VCMPPD  $0x16, maxfinite64<>+0(SB), Y6, Y8
+	VSUBPD  512(R9), Y7, Y13
+	VMOVUPS Y7, 768(R9)
+	VSQRTPD Y6, Y6
+	VSUBPD  Y4, Y3, Y7
+	VMOVUPS Y4, 800(R9)
 
 	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
-	VDIVPD  Y5, Y1, Y7
-	VMULPD  Y7, Y2, Y2
-	VMULPD  Y7, Y4, Y4
-	VMULPD  Y7, Y3, Y3
-	VMULPD  704(R9), Y2, Y7
-	VMULPD  640(R9), Y4, Y8
-	VADDPD  Y8, Y7, Y7
-	VMULPD  672(R9), Y3, Y8
-	VADDPD  Y8, Y7, Y7
-	VMULPD  5280(R9), Y2, Y8
-	VMULPD  5312(R9), Y4, Y9
+	VDIVPD  Y6, Y1, Y4
+	VMOVUPS Y8, 832(R9)
+	VSUBPD  480(R9), Y5, Y8
+	VMOVUPS Y6, 864(R9)
+	VMULPD  544(R9), Y4, Y6
+	VMOVUPS Y5, 544(R9)
+	VMOVUPS Y3, 896(R9)
+	VMOVUPS 448(R9), Y3
+	VSUBPD  512(R9), Y3, Y3
+	VMULPD  576(R9), Y4, Y5
+	VMOVUPS Y3, 576(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD  Y11, Y11, Y3
+	VMOVUPS Y8, 928(R9)
+	VMULPD  Y4, Y2, Y2
+	VMULPD  Y14, Y14, Y4
+	VMULPD  384(R9), Y6, Y8
+	VMOVUPS Y14, 384(R9)
+	VADDPD  Y4, Y3, Y3
+	VMULPD  352(R9), Y5, Y4
+	VMULPD  Y13, Y13, Y14
+	VMOVUPS Y13, 352(R9)
+	VADDPD  Y4, Y8, Y4
+	VADDPD  Y14, Y3, Y3
+	VMULPD  320(R9), Y2, Y8
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y13
+	VDIVPD  Y3, Y1, Y3
+	VANDPD  Y13, Y3, Y3
+	VADDPD  Y8, Y4, Y4
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD  Y12, Y12, Y8
+	VMULPD  4320(R9), Y6, Y13
+	VMULPD  Y9, Y9, Y14
+	VMOVUPS Y4, 320(R9)
+	VMULPD  4352(R9), Y5, Y4
+	VMOVUPS Y9, 960(R9)
+	VADDPD  Y14, Y8, Y8
+	VADDPD  Y4, Y13, Y4
+	VMULPD  Y10, Y10, Y9
+	VMULPD  4384(R9), Y2, Y13
 	VADDPD  Y9, Y8, Y8
-	VMULPD  5344(R9), Y3, Y9
+	VADDPD  Y13, Y4, Y4
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y8, Y9
+	VDIVPD  Y8, Y1, Y8
+	VANDPD  Y9, Y8, Y8
+	VMULPD  32(R9), Y6, Y9
+	VMULPD  Y7, Y11, Y13
+	VMULPD  64(R9), Y5, Y14
+	VMOVUPS Y8, 32(R9)
+	VMOVUPS Y4, 64(R9)
+	VMOVUPS 384(R9), Y4
+	VMULPD  928(R9), Y4, Y4
+	VADDPD  Y14, Y9, Y8
+	VADDPD  Y4, Y13, Y4
+	VMULPD  96(R9), Y2, Y9
+	VMOVUPS 352(R9), Y13
+	VMULPD  576(R9), Y13, Y13
 	VADDPD  Y9, Y8, Y8
-	VMULPD  512(R9), Y2, Y9
-	VMULPD  192(R9), Y4, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  544(R9), Y3, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  5376(R9), Y2, Y10
-	VMULPD  5408(R9), Y4, Y11
-	VADDPD  Y11, Y10, Y10
-	VMULPD  5440(R9), Y3, Y11
-	VADDPD  Y11, Y10, Y10
-	VMULPD  384(R9), Y2, Y11
-	VMULPD  288(R9), Y4, Y12
-	VADDPD  Y12, Y11, Y11
-	VMULPD  448(R9), Y3, Y12
-	VADDPD  Y12, Y11, Y11
-	VMULPD  5472(R9), Y2, Y12
-	VMULPD  5504(R9), Y4, Y13
-	VADDPD  Y13, Y12, Y12
-	VMULPD  5536(R9), Y3, Y13
-	VADDPD  Y13, Y12, Y12
-	VMULPD  480(R9), Y2, Y13
-	VMULPD  576(R9), Y4, Y14
-	VMOVUPS Y6, (R9)
-	VADDPD  Y14, Y13, Y6
-	VMULPD  160(R9), Y3, Y13
-	VADDPD  Y13, Y6, Y6
-	VMULPD  5568(R9), Y2, Y2
-	VMULPD  5600(R9), Y4, Y4
-	VADDPD  Y4, Y2, Y2
-	VMULPD  5632(R9), Y3, Y3
-	VADDPD  Y3, Y2, Y2
+	VADDPD  Y13, Y4, Y4
+	VMULPD  4416(R9), Y6, Y9
+	VMULPD  Y3, Y4, Y4
+	VMULPD  4448(R9), Y5, Y13
+	VMULPD  Y12, Y11, Y14
+	VMOVUPS Y8, 96(R9)
+	VADDPD  Y13, Y9, Y8
+	VMOVUPS 384(R9), Y9
+	VMULPD  960(R9), Y9, Y9
+	VMULPD  4480(R9), Y2, Y13
+	VMOVUPS Y11, 992(R9)
+	VADDPD  Y9, Y14, Y9
+	VADDPD  Y13, Y8, Y8
+	VMULPD  352(R9), Y10, Y11
+	VMULPD  224(R9), Y6, Y13
+	VADDPD  Y11, Y9, Y9
+	VMULPD  256(R9), Y5, Y11
+	VMULPD  Y3, Y9, Y3
+	VADDPD  Y11, Y13, Y11
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  Y12, Y7, Y13
+	VMULPD  288(R9), Y2, Y14
+	VMOVUPS Y8, 224(R9)
+	VMOVUPS Y9, 256(R9)
+	VMOVUPS 928(R9), Y8
+	VMULPD  960(R9), Y8, Y8
+	VADDPD  Y14, Y11, Y9
+	VADDPD  Y8, Y13, Y8
+	VMULPD  4512(R9), Y6, Y11
+	VMULPD  576(R9), Y10, Y13
+	VMULPD  4544(R9), Y5, Y14
+	VMOVUPS Y9, 288(R9)
+	VADDPD  Y13, Y8, Y8
+	VADDPD  Y14, Y11, Y9
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  992(R9), Y4, Y11
+	VMULPD  4576(R9), Y2, Y13
+	VMULPD  384(R9), Y4, Y14
+	VMOVUPS Y8, 1024(R9)
+	VADDPD  Y13, Y9, Y8
+	VMULPD  352(R9), Y4, Y9
+	VMULPD  128(R9), Y6, Y13
+	VMOVUPS Y4, 128(R9)
+	VSUBPD  Y7, Y11, Y4
+	VMULPD  160(R9), Y5, Y11
+	VMOVUPS Y7, 160(R9)
+	VSUBPD  928(R9), Y14, Y7
+	VADDPD  Y11, Y13, Y11
+	VSUBPD  576(R9), Y9, Y9
+	VMULPD  192(R9), Y2, Y13
+	VMULPD  992(R9), Y3, Y14
+	VMOVUPS Y9, 192(R9)
+	VADDPD  Y13, Y11, Y9
+	VMULPD  384(R9), Y3, Y11
+	VMULPD  4608(R9), Y6, Y6
+	VMULPD  352(R9), Y3, Y13
+	VMOVUPS Y3, 1056(R9)
+	VMULPD  4640(R9), Y5, Y3
+	VSUBPD  Y14, Y12, Y5
+	VADDPD  Y3, Y6, Y3
+	VMOVUPS 960(R9), Y6
+	VSUBPD  Y11, Y6, Y6
+	VMULPD  4672(R9), Y2, Y2
+	VSUBPD  Y13, Y10, Y11
+	VADDPD  Y2, Y3, Y2
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD Y5, Y5, Y3
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
-	VSUBPD       Y11, Y7, Y3
-	VSUBPD       5664(R9), Y3, Y3
-	VSUBPD       Y8, Y12, Y4
-	VCMPPD       $0x11, Y4, Y0, Y13
-	VDIVPD       Y4, Y3, Y4
-	VMOVUPS      Y5, 64(R9)
-	VBROADCASTSD toiinf64<>+0(SB), Y5
-	VBLENDVPD    Y13, Y4, Y5, Y4
-	VCMPPD       $0x11, Y3, Y0, Y3
-	VANDPD       Y4, Y3, Y3
-	VSUBPD       Y6, Y7, Y4
-	VSUBPD       5664(R9), Y4, Y4
-	VSUBPD       Y8, Y2, Y5
-	VCMPPD       $0x11, Y5, Y0, Y7
-	VDIVPD       Y5, Y4, Y5
-	VBROADCASTSD toiinf64<>+0(SB), Y8
-	VBLENDVPD    Y7, Y5, Y8, Y5
-	VCMPPD       $0x11, Y4, Y0, Y4
-	VANDPD       Y5, Y4, Y4
-	VMINPD       Y4, Y3, Y3
-	VSUBPD       Y11, Y9, Y4
-	VSUBPD       5664(R9), Y4, Y4
-	VSUBPD       Y10, Y12, Y5
-	VCMPPD       $0x11, Y5, Y0, Y7
-	VDIVPD       Y5, Y4, Y5
-	VBROADCASTSD toiinf64<>+0(SB), Y8
-	VBLENDVPD    Y7, Y5, Y8, Y5
-	VCMPPD       $0x11, Y4, Y0, Y4
-	VANDPD       Y5, Y4, Y4
-	VMINPD       Y4, Y3, Y3
-	VSUBPD       Y6, Y9, Y4
-	VSUBPD       5664(R9), Y4, Y4
-	VSUBPD       Y10, Y2, Y2
-	VCMPPD       $0x11, Y2, Y0, Y5
-	VDIVPD       Y2, Y4, Y2
+	VMULPD       Y6, Y6, Y13
+	VMOVUPS      Y10, 1088(R9)
+	VMOVUPS      320(R9), Y10
+	VSUBPD       288(R9), Y10, Y10
+	VADDPD       Y13, Y3, Y3
+	VSUBPD       4704(R9), Y10, Y10
+	VMULPD       Y11, Y11, Y13
+	VSUBPD       64(R9), Y8, Y14
+	VMOVUPS      Y12, 1120(R9)
+	VADDPD       Y13, Y3, Y3
+	VBROADCASTSD tmax+72(FP), Y12
+	VMINPD       Y1, Y12, Y12
+	VMAXPD       Y0, Y12, Y12
+	VCMPPD       $0x11, Y14, Y0, Y13
+	VMOVUPS      Y12, 1152(R9)
+	VMULPD       Y5, Y4, Y4
+	VDIVPD       Y14, Y10, Y5
+	VMULPD       Y6, Y7, Y6
+	VBROADCASTSD toiinf64<>+0(SB), Y7
+	VBLENDVPD    Y13, Y5, Y7, Y5
+	VADDPD       Y6, Y4, Y4
+	VCMPPD       $0x11, Y10, Y0, Y6
+	VMULPD       192(R9), Y11, Y7
+
+	// Step 1: the endpoints at t and the projection.
+	VMOVUPS 8736(R9), Y10
+	VMULPD  8288(R9), Y10, Y10
+	VANDPD  Y5, Y6, Y5
+	VADDPD  Y7, Y4, Y4
+	VADDPD  8000(R9), Y10, Y6
+	VMOVUPS 320(R9), Y7
+	VSUBPD  Y9, Y7, Y7
+	VCMPPD  $0x04, Y3, Y0, Y10
+	VDIVPD  Y3, Y4, Y3
+	VANDPD  Y10, Y3, Y3
+	VMOVUPS 8736(R9), Y4
+	VMULPD  8320(R9), Y4, Y4
+	VSUBPD  4704(R9), Y7, Y7
+	VMINPD  Y1, Y3, Y3
+	VMAXPD  Y0, Y3, Y3
+	VADDPD  8032(R9), Y4, Y4
+	VSUBPD  64(R9), Y2, Y10
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD       1056(R9), Y3, Y3
+	VMOVUPS      8736(R9), Y11
+	VMULPD       8352(R9), Y11, Y11
+	VCMPPD       $0x11, Y10, Y0, Y12
+	VADDPD       128(R9), Y3, Y3
+	VADDPD       8064(R9), Y11, Y11
+	VDIVPD       Y10, Y7, Y10
+	VMINPD       Y1, Y3, Y3
+	VMAXPD       Y0, Y3, Y3
+	VMOVUPS      8736(R9), Y13
+	VMULPD       8384(R9), Y13, Y13
+	VMOVUPS      Y11, 64(R9)
+	VBROADCASTSD toiinf64<>+0(SB), Y11
+	VBLENDVPD    Y12, Y10, Y11, Y10
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  256(R9), Y3, Y11
+	VADDPD  8096(R9), Y13, Y12
+	VCMPPD  $0x11, Y7, Y0, Y7
+	VSUBPD  1024(R9), Y11, Y11
+	VMOVUPS 8736(R9), Y13
+	VMULPD  8416(R9), Y13, Y13
+	VANDPD  Y10, Y7, Y7
+	VMULPD  32(R9), Y11, Y10
+	VADDPD  8128(R9), Y13, Y11
+	VMINPD  Y7, Y5, Y5
+	VMINPD  Y1, Y10, Y7
+	VMAXPD  Y0, Y7, Y7
+	VMOVUPS 8736(R9), Y10
+	VMULPD  8448(R9), Y10, Y10
+	VMOVUPS 96(R9), Y13
+	VSUBPD  288(R9), Y13, Y13
+	VMULPD  992(R9), Y3, Y14
+	VMOVUPS Y4, 32(R9)
+	VADDPD  8160(R9), Y10, Y4
+	VSUBPD  4704(R9), Y13, Y10
+	VMULPD  384(R9), Y3, Y13
+	VMOVUPS Y4, 128(R9)
+	VMOVUPS Y11, 192(R9)
+	VMOVUPS 8736(R9), Y4
+	VMULPD  8480(R9), Y4, Y4
+	VSUBPD  224(R9), Y8, Y8
+	VMULPD  352(R9), Y3, Y3
+	VADDPD  Y4, Y0, Y4
+	VCMPPD  $0x11, Y8, Y0, Y11
+	VMOVUPS Y4, 256(R9)
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD       1120(R9), Y7, Y4
+	VMOVUPS      Y6, 288(R9)
+	VMOVUPS      Y12, 320(R9)
+	VMOVUPS      8736(R9), Y6
+	VMULPD       8512(R9), Y6, Y6
+	VDIVPD       Y8, Y10, Y8
+	VADDPD       160(R9), Y4, Y4
+	VADDPD       Y6, Y0, Y6
+	VMOVUPS      Y6, 160(R9)
 	VBROADCASTSD toiinf64<>+0(SB), Y6
-	VBLENDVPD    Y5, Y2, Y6, Y2
-	VCMPPD       $0x11, Y4, Y0, Y4
-	VANDPD       Y2, Y4, Y2
-	VMINPD       Y2, Y3, Y2
-	VADDPD       5728(R9), Y2, Y2
+	VBLENDVPD    Y11, Y8, Y6, Y6
+	VSUBPD       Y14, Y4, Y4
+	VMOVUPS      8736(R9), Y8
+	VMULPD       8544(R9), Y8, Y8
+	VCMPPD       $0x11, Y10, Y0, Y10
+	VMULPD       960(R9), Y7, Y11
+	VADDPD       Y8, Y0, Y8
+	VANDPD       Y6, Y10, Y6
+	VADDPD       928(R9), Y11, Y10
+	VMOVUPS      8736(R9), Y11
+	VMULPD       8576(R9), Y11, Y11
+	VMINPD       Y6, Y5, Y5
+	VSUBPD       Y13, Y10, Y6
+	VADDPD       8192(R9), Y11, Y10
+	VMOVUPS      96(R9), Y11
+	VSUBPD       Y9, Y11, Y9
+	VMULPD       1088(R9), Y7, Y7
+	VMOVUPS      8736(R9), Y11
+	VMULPD       8608(R9), Y11, Y11
+	VSUBPD       4704(R9), Y9, Y9
+	VADDPD       576(R9), Y7, Y7
+	VADDPD       8224(R9), Y11, Y11
+	VSUBPD       224(R9), Y2, Y2
+	VSUBPD       Y3, Y7, Y3
+	VMOVUPS      8736(R9), Y7
+	VMULPD       8640(R9), Y7, Y7
+	VCMPPD       $0x11, Y2, Y0, Y12
+	VMULPD       Y4, Y4, Y13
+	VADDPD       8256(R9), Y7, Y7
+	VDIVPD       Y2, Y9, Y2
+	VMULPD       Y6, Y6, Y14
+	VMOVUPS      Y6, 96(R9)
+	VMOVUPS      Y4, 224(R9)
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VMOVUPS      320(R9), Y4
+	VSUBPD       288(R9), Y4, Y4
+	VMOVUPS      Y4, 352(R9)
+	VBROADCASTSD toiinf64<>+0(SB), Y4
+	VBLENDVPD    Y12, Y2, Y4, Y2
+	VADDPD       Y14, Y13, Y4
+	VMOVUPS      192(R9), Y6
+	VSUBPD       32(R9), Y6, Y6
+	VCMPPD       $0x11, Y9, Y0, Y9
+	VMULPD       Y3, Y3, Y12
+	VMOVUPS      128(R9), Y13
+	VSUBPD       64(R9), Y13, Y13
+	VANDPD       Y2, Y9, Y2
+	VADDPD       Y12, Y4, Y4
+	VSUBPD       256(R9), Y10, Y9
+	VMINPD       Y2, Y5, Y2
+	VSUBPD       160(R9), Y11, Y5
+	VADDPD       4768(R9), Y2, Y2
+	VCMPPD       $0x16, maxfinite64<>+0(SB), Y4, Y12
+	VSUBPD       Y8, Y7, Y14
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS      5792(R9), Y3
+	VMOVUPS Y7, 384(R9)
+	VSQRTPD Y4, Y4
+	VMOVUPS Y11, 576(R9)
+	VMOVUPS 288(R9), Y7
+	VSUBPD  256(R9), Y7, Y7
+	VMOVUPS Y10, 928(R9)
+	VMOVUPS Y12, 960(R9)
+	VMOVUPS 4832(R9), Y10
+	VCMPPD  $0x00, toirunning64<>+0(SB), Y10, Y10
+
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	VDIVPD  Y4, Y1, Y11
+	VMOVUPS Y4, 992(R9)
+	VMOVUPS 32(R9), Y4
+	VSUBPD  160(R9), Y4, Y4
+	VADDPD  4800(R9), Y1, Y12
+	VMOVUPS Y4, 1024(R9)
+	VMULPD  224(R9), Y11, Y4
+	VMOVUPS Y7, 224(R9)
+	VMOVUPS Y13, 1056(R9)
+	VMOVUPS 64(R9), Y7
+	VSUBPD  Y8, Y7, Y7
+	VMOVUPS Y8, 1088(R9)
+	VMOVUPS 4768(R9), Y8
+	VCMPPD  $0x11, Y2, Y8, Y8
+	VMULPD  96(R9), Y11, Y13
+	VMOVUPS Y7, 96(R9)
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD       Y9, Y9, Y7
+	VMOVUPS      Y9, 1120(R9)
+	VANDNPD      Y10, Y8, Y8
+	VMULPD       Y11, Y3, Y3
+	VMULPD       Y5, Y5, Y9
+	VMOVUPS      Y10, 1184(R9)
+	VBROADCASTSD maxiter+80(FP), Y10
+	VCMPPD       $0x12, Y12, Y10, Y10
+	VMULPD       896(R9), Y4, Y11
+	VMOVUPS      Y12, 896(R9)
+	VADDPD       Y9, Y7, Y7
+	VORPD        Y10, Y8, Y8
+	VMULPD       544(R9), Y13, Y9
+	VMULPD       Y14, Y14, Y10
+	VADDPD       Y9, Y11, Y9
+	VADDPD       Y10, Y7, Y7
+	VBROADCASTSD toirunning64<>+0(SB), Y10
+	VBLENDVPD    Y8, toiunconv64<>+0(SB), Y10, Y8
+	VMULPD       448(R9), Y3, Y10
+	VCMPPD       $0x1d, minnormal64<>+0(SB), Y7, Y11
+	VDIVPD       Y7, Y1, Y7
+	VANDPD       Y11, Y7, Y7
+	VCMPPD       $0x16, (R9), Y2, Y11
+	VADDPD       Y10, Y9, Y9
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS   352(R9), Y10
+	VMULPD    352(R9), Y10, Y10
+	VBLENDVPD Y11, Y0, Y8, Y8
+	VMULPD    6304(R9), Y4, Y11
+	VMULPD    Y6, Y6, Y12
+	VMOVUPS   Y9, (R9)
+	VMOVUPS   Y6, 448(R9)
+	VMOVUPS   4768(R9), Y6
+	VCMPPD    $0x00, Y0, Y6, Y6
+	VMULPD    6336(R9), Y13, Y9
+	VMOVUPS   Y7, 544(R9)
+	VADDPD    Y12, Y10, Y7
+	VADDPD    Y9, Y11, Y9
+	VMOVUPS   1056(R9), Y10
+	VMULPD    1056(R9), Y10, Y10
+	VBLENDVPD Y6, toiinitial64<>+0(SB), Y1, Y6
+	VMULPD    6368(R9), Y3, Y11
+	VADDPD    Y10, Y7, Y7
+	VMOVUPS   Y2, 1216(R9)
+	VMOVUPS   864(R9), Y2
+	VCMPPD    $0x12, 4736(R9), Y2, Y2
+	VADDPD    Y11, Y9, Y9
+	VCMPPD    $0x1d, minnormal64<>+0(SB), Y7, Y10
+	VDIVPD    Y7, Y1, Y7
+	VANDPD    Y10, Y7, Y7
+	VBLENDVPD Y2, Y6, Y8, Y2
+	VMULPD    608(R9), Y4, Y6
+	VMOVUPS   1120(R9), Y8
+	VMULPD    224(R9), Y8, Y8
+	VMULPD    640(R9), Y13, Y10
+	VMULPD    1024(R9), Y5, Y11
+	VMOVUPS   Y7, 608(R9)
+	VMOVUPS   Y9, 640(R9)
+	VMOVUPS   832(R9), Y7
+	VBLENDVPD Y7, toiinvalid64<>+0(SB), Y2, Y2
+	VADDPD    Y10, Y6, Y6
+	VADDPD    Y11, Y8, Y7
+	VCMPPD    $0x00, toirunning64<>+0(SB), Y2, Y8
+	VMULPD    672(R9), Y3, Y9
+	VMULPD    96(R9), Y14, Y10
+	VMOVUPS   1184(R9), Y11
+	VANDPD    Y8, Y11, Y8
+	VADDPD    Y9, Y6, Y6
+	VADDPD    Y10, Y7, Y7
+	VMOVUPS   4768(R9), Y9
+	VBLENDVPD Y8, 1216(R9), Y9, Y9
+	VMULPD    6400(R9), Y4, Y10
+	VMULPD    544(R9), Y7, Y7
+	VMOVUPS   Y6, 672(R9)
+	VMOVUPS   832(R9), Y6
+	VMOVUPS   896(R9), Y11
+	VBLENDVPD Y6, Y0, Y11, Y6
+	VMULPD    6432(R9), Y13, Y11
+	VMOVUPS   Y7, 832(R9)
+	VMOVUPS   1120(R9), Y7
+	VMULPD    352(R9), Y7, Y7
+	VMOVUPS   Y13, 864(R9)
+	VMOVUPS   Y4, 896(R9)
+	VMOVUPS   1184(R9), Y4
+	VMOVUPS   4800(R9), Y12
+	VBLENDVPD Y4, Y6, Y12, Y4
+	VADDPD    Y11, Y10, Y6
+	VMULPD    448(R9), Y5, Y10
+	VMOVUPS   1184(R9), Y11
+	VMOVUPS   4832(R9), Y12
+	VBLENDVPD Y11, Y2, Y12, Y2
+	VMOVUPS   Y9, 4768(R9)
+	VMOVUPS   Y4, 4800(R9)
+	VMOVUPS   Y2, 4832(R9)
+	VMOVMSKPD Y8, BX
+	VMULPD    6464(R9), Y3, Y2
+	VADDPD    Y10, Y7, Y4
+	VADDPD    Y2, Y6, Y2
+	VMULPD    1056(R9), Y14, Y6
+	VMOVUPS   896(R9), Y7
+	VMULPD    800(R9), Y7, Y7
+	VADDPD    Y6, Y4, Y4
+	VMOVUPS   864(R9), Y6
+	VMULPD    480(R9), Y6, Y6
+	VMULPD    544(R9), Y4, Y8
+	VADDPD    Y6, Y7, Y6
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMOVUPS 224(R9), Y7
+	VMULPD  352(R9), Y7, Y7
+	VMULPD  512(R9), Y3, Y9
+	VMOVUPS 1024(R9), Y10
+	VMULPD  448(R9), Y10, Y10
+	VADDPD  Y9, Y6, Y6
+	VADDPD  Y10, Y7, Y7
+	VMOVUPS 896(R9), Y9
+	VMULPD  6496(R9), Y9, Y9
+	VMOVUPS 96(R9), Y10
+	VMULPD  1056(R9), Y10, Y10
+	VMOVUPS 864(R9), Y11
+	VMULPD  6528(R9), Y11, Y11
+	VADDPD  Y10, Y7, Y7
+	VADDPD  Y11, Y9, Y9
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMOVUPS 1120(R9), Y10
+	VMULPD  832(R9), Y10, Y10
+	VMULPD  6560(R9), Y3, Y11
+	VMULPD  832(R9), Y5, Y12
+	VADDPD  Y11, Y9, Y9
+	VMULPD  832(R9), Y14, Y11
+	VMOVUPS Y2, 480(R9)
+	VMOVUPS 896(R9), Y2
+	VMULPD  736(R9), Y2, Y2
+	VSUBPD  224(R9), Y10, Y10
+	VMOVUPS Y7, 512(R9)
+	VMOVUPS 864(R9), Y7
+	VMULPD  704(R9), Y7, Y7
+	VSUBPD  1024(R9), Y12, Y12
+	VADDPD  Y7, Y2, Y2
+	VSUBPD  96(R9), Y11, Y7
+	VMULPD  768(R9), Y3, Y11
+	VMULPD  1120(R9), Y8, Y13
+	VMOVUPS Y4, 544(R9)
+	VADDPD  Y11, Y2, Y2
+	VMULPD  Y8, Y5, Y4
+	VMOVUPS Y5, 704(R9)
+	VMOVUPS 896(R9), Y5
+	VMULPD  6592(R9), Y5, Y5
+	VMULPD  Y8, Y14, Y11
+	VMOVUPS Y14, 736(R9)
+	VMOVUPS Y8, 768(R9)
+	VMOVUPS 864(R9), Y8
+	VMULPD  6624(R9), Y8, Y8
+	VMOVUPS Y2, 800(R9)
+	VMOVUPS 352(R9), Y2
+	VSUBPD  Y13, Y2, Y2
+	VADDPD  Y8, Y5, Y5
+	VMOVUPS 448(R9), Y8
+	VSUBPD  Y4, Y8, Y4
+	VMULPD  6656(R9), Y3, Y3
+	VMOVUPS 1056(R9), Y8
+	VSUBPD  Y11, Y8, Y8
+	VADDPD  Y3, Y5, Y3
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD Y2, Y2, Y5
+
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	VMULPD       Y4, Y4, Y11
+	VMOVUPS      (R9), Y13
+	VSUBPD       Y6, Y13, Y13
+	VADDPD       Y11, Y5, Y5
+	VSUBPD       6688(R9), Y13, Y11
+	VMULPD       Y8, Y8, Y13
+	VSUBPD       640(R9), Y9, Y14
+	VMOVUPS      Y9, 864(R9)
+	VADDPD       Y13, Y5, Y5
+	VCMPPD       $0x11, Y14, Y0, Y9
+	VMULPD       Y2, Y10, Y2
+	VDIVPD       Y14, Y11, Y10
+	VMULPD       Y4, Y12, Y4
+	VBROADCASTSD toiinf64<>+0(SB), Y12
+	VBLENDVPD    Y9, Y10, Y12, Y9
+	VADDPD       Y4, Y2, Y2
+	VCMPPD       $0x11, Y11, Y0, Y4
+	VMULPD       Y8, Y7, Y7
+	VANDPD       Y9, Y4, Y4
+	VADDPD       Y7, Y2, Y2
+	VMOVUPS      (R9), Y7
+	VSUBPD       800(R9), Y7, Y7
+	VCMPPD       $0x04, Y5, Y0, Y8
+	VDIVPD       Y5, Y2, Y2
+	VANDPD       Y8, Y2, Y2
+	VSUBPD       6688(R9), Y7, Y5
+	VMINPD       Y1, Y2, Y2
+	VMAXPD       Y0, Y2, Y2
+	VSUBPD       640(R9), Y3, Y7
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD       768(R9), Y2, Y2
+	VCMPPD       $0x11, Y7, Y0, Y8
+	VADDPD       832(R9), Y2, Y2
+	VDIVPD       Y7, Y5, Y7
+	VMINPD       Y1, Y2, Y2
+	VMAXPD       Y0, Y2, Y2
+	VBROADCASTSD toiinf64<>+0(SB), Y9
+	VBLENDVPD    Y8, Y7, Y9, Y7
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD  544(R9), Y2, Y8
+	VCMPPD  $0x11, Y5, Y0, Y5
+	VSUBPD  512(R9), Y8, Y8
+	VANDPD  Y7, Y5, Y5
+	VMULPD  608(R9), Y8, Y7
+	VMINPD  Y5, Y4, Y4
+	VMINPD  Y1, Y7, Y5
+	VMAXPD  Y0, Y5, Y5
+	VMOVUPS 672(R9), Y7
+	VSUBPD  Y6, Y7, Y6
+	VMULPD  1120(R9), Y2, Y7
+	VSUBPD  6688(R9), Y6, Y6
+	VMULPD  704(R9), Y2, Y8
+	VMOVUPS 864(R9), Y9
+	VSUBPD  480(R9), Y9, Y9
+	VMULPD  736(R9), Y2, Y2
+	VCMPPD  $0x11, Y9, Y0, Y10
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD       352(R9), Y5, Y11
+	VDIVPD       Y9, Y6, Y9
+	VADDPD       224(R9), Y11, Y11
+	VBROADCASTSD toiinf64<>+0(SB), Y12
+	VBLENDVPD    Y10, Y9, Y12, Y9
+	VSUBPD       Y7, Y11, Y7
+	VCMPPD       $0x11, Y6, Y0, Y6
+	VMULPD       448(R9), Y5, Y10
+	VANDPD       Y9, Y6, Y6
+	VADDPD       1024(R9), Y10, Y9
+	VMINPD       Y6, Y4, Y4
+	VSUBPD       Y8, Y9, Y6
+	VMOVUPS      672(R9), Y8
+	VSUBPD       800(R9), Y8, Y8
+	VMULPD       1056(R9), Y5, Y5
+	VSUBPD       6688(R9), Y8, Y8
+	VADDPD       96(R9), Y5, Y5
+	VSUBPD       480(R9), Y3, Y3
+	VSUBPD       Y2, Y5, Y2
+	VCMPPD       $0x11, Y3, Y0, Y5
+	VMULPD       Y7, Y7, Y9
+	VDIVPD       Y3, Y8, Y3
+	VMULPD       Y6, Y6, Y10
+	VBROADCASTSD toiinf64<>+0(SB), Y11
+	VBLENDVPD    Y5, Y3, Y11, Y3
+	VADDPD       Y10, Y9, Y5
+	VCMPPD       $0x11, Y8, Y0, Y8
+	VMULPD       Y2, Y2, Y9
+	VANDPD       Y3, Y8, Y3
+	VADDPD       Y9, Y5, Y5
+	VMINPD       Y3, Y4, Y3
+	VADDPD       6752(R9), Y3, Y3
+	VCMPPD       $0x16, maxfinite64<>+0(SB), Y5, Y4
+
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	VSQRTPD Y5, Y5
+	VMOVUPS 6816(R9), Y8
+	VCMPPD  $0x00, toirunning64<>+0(SB), Y8, Y8
+
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	VDIVPD       Y5, Y1, Y9
+	VADDPD       6784(R9), Y1, Y10
+	VMULPD       Y9, Y7, Y7
+	VMOVUPS      6752(R9), Y11
+	VCMPPD       $0x11, Y3, Y11, Y11
+	VMULPD       Y9, Y6, Y6
+	VANDNPD      Y8, Y11, Y11
+	VMULPD       Y9, Y2, Y2
+	VBROADCASTSD maxiter+80(FP), Y9
+	VCMPPD       $0x12, Y10, Y9, Y9
+	VMULPD       288(R9), Y7, Y12
+	VORPD        Y9, Y11, Y9
+	VMULPD       32(R9), Y6, Y11
+	VADDPD       Y11, Y12, Y11
+	VBROADCASTSD toirunning64<>+0(SB), Y12
+	VBLENDVPD    Y9, toiunconv64<>+0(SB), Y12, Y9
+	VMULPD       64(R9), Y2, Y12
+	VCMPPD       $0x16, 416(R9), Y3, Y13
+	VADDPD       Y12, Y11, Y11
+	VBLENDVPD    Y13, Y0, Y9, Y9
+	VMULPD       8288(R9), Y7, Y12
+	VMOVUPS      6752(R9), Y13
+	VCMPPD       $0x00, Y0, Y13, Y13
+	VMULPD       8320(R9), Y6, Y14
+	VMOVUPS      Y4, (R9)
+	VADDPD       Y14, Y12, Y4
+	VBLENDVPD    Y13, toiinitial64<>+0(SB), Y1, Y12
+	VMULPD       8352(R9), Y2, Y13
+	VMOVUPS      Y5, 32(R9)
+	VMOVUPS      Y11, 64(R9)
+	VMOVUPS      992(R9), Y5
+	VCMPPD       $0x12, 6720(R9), Y5, Y5
+	VADDPD       Y13, Y4, Y4
+	VBLENDVPD    Y5, Y12, Y9, Y5
+	VMULPD       320(R9), Y7, Y9
+	VMULPD       192(R9), Y6, Y11
+	VMOVUPS      960(R9), Y12
+	VBLENDVPD    Y12, toiinvalid64<>+0(SB), Y5, Y5
+	VADDPD       Y11, Y9, Y9
+	VCMPPD       $0x00, toirunning64<>+0(SB), Y5, Y11
+	VMULPD       128(R9), Y2, Y12
+	VANDPD       Y11, Y8, Y11
+	VADDPD       Y12, Y9, Y9
+	VMOVUPS      6752(R9), Y12
+	VBLENDVPD    Y11, Y3, Y12, Y3
+	VMULPD       8384(R9), Y7, Y12
+	VMOVUPS      960(R9), Y13
+	VBLENDVPD    Y13, Y0, Y10, Y10
+	VMULPD       8416(R9), Y6, Y13
+	VMOVUPS      Y9, 96(R9)
+	VMOVUPS      6784(R9), Y9
+	VBLENDVPD    Y8, Y10, Y9, Y9
+	VADDPD       Y13, Y12, Y10
+	VMOVUPS      6816(R9), Y12
+	VBLENDVPD    Y8, Y5, Y12, Y5
+	VMOVUPS      Y3, 6752(R9)
+	VMOVUPS      Y9, 6784(R9)
+	VMOVUPS      Y5, 6816(R9)
+	VMOVMSKPD    Y11, DI
+	VMULPD       8448(R9), Y2, Y3
+	VADDPD       Y3, Y10, Y3
+	VMULPD       256(R9), Y7, Y5
+	VMULPD       160(R9), Y6, Y8
+	VADDPD       Y8, Y5, Y5
+	VMULPD       1088(R9), Y2, Y8
+	VADDPD       Y8, Y5, Y5
+	VMULPD       8480(R9), Y7, Y8
+	VMULPD       8512(R9), Y6, Y9
+	VADDPD       Y9, Y8, Y8
+	VMULPD       8544(R9), Y2, Y9
+	VADDPD       Y9, Y8, Y8
+	VMULPD       928(R9), Y7, Y9
+	VMULPD       576(R9), Y6, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       384(R9), Y2, Y10
+	VADDPD       Y10, Y9, Y9
+	VMULPD       8576(R9), Y7, Y7
+	VMULPD       8608(R9), Y6, Y6
+	VADDPD       Y6, Y7, Y6
+	VMULPD       8640(R9), Y2, Y2
+	VADDPD       Y2, Y6, Y2
+
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	VMOVUPS      64(R9), Y6
+	VSUBPD       Y5, Y6, Y6
+	VSUBPD       8672(R9), Y6, Y6
+	VSUBPD       Y4, Y8, Y7
+	VCMPPD       $0x11, Y7, Y0, Y10
+	VDIVPD       Y7, Y6, Y7
+	VBROADCASTSD toiinf64<>+0(SB), Y11
+	VBLENDVPD    Y10, Y7, Y11, Y7
+	VCMPPD       $0x11, Y6, Y0, Y6
+	VANDPD       Y7, Y6, Y6
+	VMOVUPS      64(R9), Y7
+	VSUBPD       Y9, Y7, Y7
+	VSUBPD       8672(R9), Y7, Y7
+	VSUBPD       Y4, Y2, Y4
+	VCMPPD       $0x11, Y4, Y0, Y10
+	VDIVPD       Y4, Y7, Y4
+	VBROADCASTSD toiinf64<>+0(SB), Y11
+	VBLENDVPD    Y10, Y4, Y11, Y4
+	VCMPPD       $0x11, Y7, Y0, Y7
+	VANDPD       Y4, Y7, Y4
+	VMINPD       Y4, Y6, Y4
+	VMOVUPS      96(R9), Y6
+	VSUBPD       Y5, Y6, Y5
+	VSUBPD       8672(R9), Y5, Y5
+	VSUBPD       Y3, Y8, Y6
+	VCMPPD       $0x11, Y6, Y0, Y7
+	VDIVPD       Y6, Y5, Y6
+	VBROADCASTSD toiinf64<>+0(SB), Y8
+	VBLENDVPD    Y7, Y6, Y8, Y6
+	VCMPPD       $0x11, Y5, Y0, Y5
+	VANDPD       Y6, Y5, Y5
+	VMINPD       Y5, Y4, Y4
+	VMOVUPS      96(R9), Y5
+	VSUBPD       Y9, Y5, Y5
+	VSUBPD       8672(R9), Y5, Y5
+	VSUBPD       Y3, Y2, Y2
+	VCMPPD       $0x11, Y2, Y0, Y3
+	VDIVPD       Y2, Y5, Y2
+	VBROADCASTSD toiinf64<>+0(SB), Y6
+	VBLENDVPD    Y3, Y2, Y6, Y2
+	VCMPPD       $0x11, Y5, Y0, Y3
+	VANDPD       Y2, Y3, Y2
+	VMINPD       Y2, Y4, Y2
+	VADDPD       8736(R9), Y2, Y2
+
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	VMOVUPS      8800(R9), Y3
 	VCMPPD       $0x00, toirunning64<>+0(SB), Y3, Y3
-	VADDPD       5760(R9), Y1, Y4
-	VMOVUPS      5728(R9), Y5
+	VADDPD       8768(R9), Y1, Y4
+	VMOVUPS      8736(R9), Y5
 	VCMPPD       $0x11, Y2, Y5, Y5
 	VANDNPD      Y3, Y5, Y5
 	VBROADCASTSD maxiter+80(FP), Y6
@@ -79212,71 +82919,72 @@ TOI64AVX2_loop2_step:
 	VORPD        Y6, Y5, Y5
 	VBROADCASTSD toirunning64<>+0(SB), Y6
 	VBLENDVPD    Y5, toiunconv64<>+0(SB), Y6, Y5
-	VCMPPD       $0x16, 32(R9), Y2, Y6
+	VCMPPD       $0x16, 1152(R9), Y2, Y6
 	VBLENDVPD    Y6, Y0, Y5, Y5
-	VMOVUPS      5728(R9), Y6
+	VMOVUPS      8736(R9), Y6
 	VCMPPD       $0x00, Y0, Y6, Y6
 	VBLENDVPD    Y6, toiinitial64<>+0(SB), Y1, Y6
-	VMOVUPS      64(R9), Y7
-	VCMPPD       $0x12, 5696(R9), Y7, Y7
+	VMOVUPS      32(R9), Y7
+	VCMPPD       $0x12, 8704(R9), Y7, Y7
 	VBLENDVPD    Y7, Y6, Y5, Y5
 	VMOVUPS      (R9), Y6
 	VBLENDVPD    Y6, toiinvalid64<>+0(SB), Y5, Y5
 	VCMPPD       $0x00, toirunning64<>+0(SB), Y5, Y6
 	VANDPD       Y6, Y3, Y6
-	VMOVUPS      5728(R9), Y7
+	VMOVUPS      8736(R9), Y7
 	VBLENDVPD    Y6, Y2, Y7, Y2
 	VMOVUPS      (R9), Y7
 	VBLENDVPD    Y7, Y0, Y4, Y4
-	VMOVUPS      5760(R9), Y7
+	VMOVUPS      8768(R9), Y7
 	VBLENDVPD    Y3, Y4, Y7, Y4
-	VMOVUPS      5792(R9), Y7
+	VMOVUPS      8800(R9), Y7
 	VBLENDVPD    Y3, Y5, Y7, Y3
-	VMOVUPS      Y2, 5728(R9)
-	VMOVUPS      Y4, 5760(R9)
-	VMOVUPS      Y3, 5792(R9)
-	VMOVMSKPD    Y6, DI
+	VMOVUPS      Y2, 8736(R9)
+	VMOVUPS      Y4, 8768(R9)
+	VMOVUPS      Y3, 8800(R9)
+	VMOVMSKPD    Y6, R8
 	ORL          DI, BX
+	ORL          R8, BX
 	TESTL        BX, BX
-	JNZ          TOI64AVX2_loop2_step
+	JNZ          TOI64AVX2_loop3_step
 
 	// Finish: the rows.
-	VMOVUPS 3744(R9), Y2
-	VMULPD  3296(R9), Y2, Y2
-	VADDPD  3008(R9), Y2, Y2
-	VMOVUPS 3744(R9), Y3
-	VMULPD  3328(R9), Y3, Y3
-	VADDPD  3040(R9), Y3, Y3
-	VMOVUPS 3744(R9), Y4
-	VMULPD  3360(R9), Y4, Y4
-	VADDPD  3072(R9), Y4, Y4
-	VMOVUPS 3744(R9), Y5
-	VMULPD  3392(R9), Y5, Y5
-	VADDPD  3104(R9), Y5, Y5
-	VMOVUPS 3744(R9), Y6
-	VMULPD  3424(R9), Y6, Y6
-	VADDPD  3136(R9), Y6, Y6
-	VMOVUPS 3744(R9), Y7
-	VMULPD  3456(R9), Y7, Y7
-	VADDPD  3168(R9), Y7, Y7
-	VMOVUPS 3744(R9), Y8
-	VMULPD  3488(R9), Y8, Y8
+	VMOVUPS 4768(R9), Y2
+	VMULPD  4320(R9), Y2, Y2
+	VADDPD  4032(R9), Y2, Y2
+	VMOVUPS 4768(R9), Y3
+	VMULPD  4352(R9), Y3, Y3
+	VADDPD  4064(R9), Y3, Y3
+	VMOVUPS 4768(R9), Y4
+	VMULPD  4384(R9), Y4, Y4
+	VADDPD  4096(R9), Y4, Y4
+	VMOVUPS 4768(R9), Y5
+	VMULPD  4416(R9), Y5, Y5
+	VADDPD  4128(R9), Y5, Y5
+	VMOVUPS 4768(R9), Y6
+	VMULPD  4448(R9), Y6, Y6
+	VADDPD  4160(R9), Y6, Y6
+	VMOVUPS 4768(R9), Y7
+	VMULPD  4480(R9), Y7, Y7
+	VADDPD  4192(R9), Y7, Y7
+	VMOVUPS 4768(R9), Y8
+	VMULPD  4512(R9), Y8, Y8
 	VADDPD  Y8, Y0, Y8
-	VMOVUPS 3744(R9), Y9
-	VMULPD  3520(R9), Y9, Y9
+	VMOVUPS 4768(R9), Y9
+	VMULPD  4544(R9), Y9, Y9
 	VADDPD  Y9, Y0, Y9
-	VMOVUPS 3744(R9), Y10
-	VMULPD  3552(R9), Y10, Y10
+	VMOVUPS 4768(R9), Y10
+	VMULPD  4576(R9), Y10, Y10
 	VADDPD  Y10, Y0, Y10
-	VMOVUPS 3744(R9), Y11
-	VMULPD  3584(R9), Y11, Y11
-	VADDPD  3200(R9), Y11, Y11
-	VMOVUPS 3744(R9), Y12
-	VMULPD  3616(R9), Y12, Y12
-	VADDPD  3232(R9), Y12, Y12
-	VMOVUPS 3744(R9), Y13
-	VMULPD  3648(R9), Y13, Y13
-	VADDPD  3264(R9), Y13, Y13
+	VMOVUPS 4768(R9), Y11
+	VMULPD  4608(R9), Y11, Y11
+	VADDPD  4224(R9), Y11, Y11
+	VMOVUPS 4768(R9), Y12
+	VMULPD  4640(R9), Y12, Y12
+	VADDPD  4256(R9), Y12, Y12
+	VMOVUPS 4768(R9), Y13
+	VMULPD  4672(R9), Y13, Y13
+	VADDPD  4288(R9), Y13, Y13
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD  Y2, Y5, Y14
@@ -79406,9 +83114,908 @@ TOI64AVX2_loop2_step:
 	VSUBPD  Y4, Y6, Y6
 	VMULPD  768(R9), Y3, Y7
 	VADDPD  672(R9), Y7, Y7
+	VMOVUPS 6752(R9), Y8
+	VMULPD  6304(R9), Y8, Y8
 	VSUBPD  Y5, Y7, Y7
-	VMULPD  736(R9), Y3, Y8
-	VADDPD  640(R9), Y8, Y8
+	VADDPD  6016(R9), Y8, Y8
+	VMULPD  736(R9), Y3, Y9
+	VMOVUPS 6752(R9), Y10
+	VMULPD  6336(R9), Y10, Y10
+	VADDPD  640(R9), Y9, Y9
+	VADDPD  6048(R9), Y10, Y10
+	VSUBPD  Y2, Y9, Y9
+	VMOVUPS 6752(R9), Y11
+	VMULPD  6368(R9), Y11, Y11
+	VMULPD  Y6, Y6, Y12
+	VADDPD  6080(R9), Y11, Y11
+	VMULPD  Y7, Y7, Y13
+	VMOVUPS Y2, 448(R9)
+	VMOVUPS Y5, 480(R9)
+	VMOVUPS 6752(R9), Y2
+	VMULPD  6400(R9), Y2, Y2
+	VADDPD  Y13, Y12, Y5
+	VADDPD  6112(R9), Y2, Y2
+	VMULPD  Y9, Y9, Y12
+	VMOVUPS Y4, 544(R9)
+	VMOVUPS 6752(R9), Y4
+	VMULPD  6432(R9), Y4, Y4
+	VADDPD  Y12, Y5, Y5
+	VADDPD  6144(R9), Y4, Y4
+	VSQRTPD Y5, Y12
+	VMOVUPS Y14, 576(R9)
+	VMOVUPS 6752(R9), Y13
+	VMULPD  6464(R9), Y13, Y13
+
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	VMOVAPS Y6, Y14
+	VMOVUPS Y3, 608(R9)
+	VADDPD  6176(R9), Y13, Y3
+	VMOVAPS Y7, Y13
+	VMOVUPS Y13, 800(R9)
+	VMOVUPS Y14, 832(R9)
+	VMOVUPS 6752(R9), Y13
+	VMULPD  6496(R9), Y13, Y13
+	VMOVAPS Y9, Y14
+	VMOVUPS Y14, 864(R9)
+	VADDPD  Y13, Y0, Y13
+	VMOVUPS Y9, 896(R9)
+	VMOVUPS 6752(R9), Y9
+	VMULPD  6528(R9), Y9, Y9
+	VMOVAPS Y12, Y14
+	VMOVUPS Y12, 928(R9)
+	VADDPD  Y9, Y0, Y9
+	VMOVUPS Y14, 960(R9)
+	VMOVUPS 6752(R9), Y12
+	VMULPD  6560(R9), Y12, Y12
+	VMOVUPS Y7, 992(R9)
+	VCMPPD  $0x19, minnormal64<>+0(SB), Y5, Y7
+	VADDPD  Y12, Y0, Y12
+	VMOVUPS Y12, 1024(R9)
+	VMOVUPS 416(R9), Y12
+	VMAXPD  384(R9), Y12, Y12
+	VMOVUPS Y6, 384(R9)
+	VMOVUPS 6752(R9), Y6
+	VMULPD  6592(R9), Y6, Y6
+	VMOVUPS Y9, 1056(R9)
+	VMOVUPS 704(R9), Y9
+	VMULPD  704(R9), Y9, Y9
+	VADDPD  6208(R9), Y6, Y6
+	VMOVUPS Y7, 704(R9)
+	VMOVUPS 672(R9), Y7
+	VMULPD  672(R9), Y7, Y7
+	VMOVUPS Y13, 672(R9)
+	VMOVUPS 6752(R9), Y13
+	VMULPD  6624(R9), Y13, Y13
+	VADDPD  Y7, Y9, Y7
+	VADDPD  6240(R9), Y13, Y9
+	VMOVUPS 640(R9), Y13
+	VMULPD  640(R9), Y13, Y13
+	VMOVUPS Y9, 640(R9)
+	VMOVUPS 6752(R9), Y9
+	VMULPD  6656(R9), Y9, Y9
+	VADDPD  Y13, Y7, Y7
+	VADDPD  6272(R9), Y9, Y9
+	VMAXPD  Y7, Y12, Y7
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPD       Y8, Y2, Y12
+	VSUBPD       Y10, Y4, Y13
+	VMOVUPS      Y4, 1088(R9)
+	VBROADCASTSD crosstol64<>+0(SB), Y4
+	VMULPD       Y7, Y4, Y4
+	VSUBPD       Y11, Y3, Y14
+	VMOVUPS      Y3, 1120(R9)
+	VCMPPD       $0x11, Y4, Y5, Y3
+	VSUBPD       672(R9), Y6, Y4
+	VMOVUPS      Y6, 1152(R9)
+	VMOVUPS      Y2, 1184(R9)
+	VMOVUPS      704(R9), Y2
+	VORPD        Y3, Y2, Y2
+	VMOVUPS      Y14, 1216(R9)
+	VMOVUPS      640(R9), Y6
+	VSUBPD       1056(R9), Y6, Y6
+	VMOVUPS      Y13, 1248(R9)
+	VMOVUPS      Y12, 1280(R9)
+	VMOVUPS      Y6, 1312(R9)
+	VMOVUPS      Y4, 1344(R9)
+	VMOVUPS      Y11, 1376(R9)
+	VMOVUPS      Y10, 1408(R9)
+	VMOVUPS      Y8, 1440(R9)
+	VMOVUPS      Y9, 1472(R9)
+	VMOVUPS      Y3, 1504(R9)
+	VMOVUPS      Y5, 1536(R9)
+	VTESTPD      Y2, Y2
+	JZ           TOI64AVX2_loop3_finish_g0_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS (R9), Y2
+	VSUBPD  352(R9), Y2, Y2
+	VMOVUPS 32(R9), Y3
+	VSUBPD  320(R9), Y3, Y3
+	VMOVUPS 64(R9), Y4
+	VSUBPD  288(R9), Y4, Y4
+	VMOVUPS 96(R9), Y5
+	VSUBPD  192(R9), Y5, Y5
+	VMOVUPS 128(R9), Y6
+	VSUBPD  224(R9), Y6, Y6
+	VMOVUPS 160(R9), Y8
+	VSUBPD  256(R9), Y8, Y8
+	VSQRTPD 416(R9), Y9
+	VCMPPD  $0x04, Y9, Y0, Y10
+	VDIVPD  Y9, Y1, Y9
+	VANDPD  Y10, Y9, Y9
+	VSQRTPD 512(R9), Y10
+	VMULPD  Y9, Y2, Y2
+	VMULPD  Y9, Y3, Y3
+	VMULPD  Y9, Y4, Y4
+	VMULPD  Y10, Y5, Y5
+	VMULPD  Y10, Y6, Y6
+	VMULPD  Y10, Y8, Y8
+	VMOVUPS 416(R9), Y9
+	VCMPPD  $0x00, Y0, Y9, Y9
+	VMULPD  Y8, Y3, Y10
+	VMULPD  Y6, Y4, Y11
+	VSUBPD  Y11, Y10, Y10
+	VMULPD  Y5, Y4, Y11
+	VMULPD  Y8, Y2, Y12
+	VSUBPD  Y12, Y11, Y11
+	VMULPD  Y6, Y2, Y12
+	VMULPD  Y5, Y3, Y13
+	VSUBPD  Y13, Y12, Y12
+	VMULPD  Y10, Y10, Y13
+	VMULPD  Y11, Y11, Y14
+	VMOVUPS Y4, (R9)
+	VADDPD  Y14, Y13, Y4
+	VMULPD  Y12, Y12, Y13
+	VADDPD  Y13, Y4, Y4
+	VMULPD  384(R9), Y10, Y13
+	VMULPD  992(R9), Y11, Y14
+	VMOVUPS Y8, 32(R9)
+	VADDPD  Y14, Y13, Y8
+	VMULPD  896(R9), Y12, Y13
+	VADDPD  Y13, Y8, Y8
+
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	VBROADCASTSD perptol64<>+0(SB), Y13
+	VMULPD       Y7, Y13, Y13
+	VMOVUPS      Y3, 64(R9)
+	VMOVUPS      1536(R9), Y3
+	VSUBPD       Y13, Y3, Y3
+	VMULPD       Y4, Y3, Y3
+	VMULPD       Y8, Y8, Y13
+	VCMPPD       $0x11, Y13, Y3, Y3
+	VMOVUPS      1504(R9), Y13
+	VANDPD       Y3, Y13, Y3
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y4, Y13
+	VANDNPD      Y3, Y13, Y3
+	VMOVUPS      704(R9), Y13
+	VORPD        Y3, Y13, Y3
+	VMULPD       Y8, Y8, Y13
+	VMOVUPS      Y6, 96(R9)
+	VBROADCASTSD signtol64<>+0(SB), Y6
+	VMULPD       Y7, Y6, Y6
+	VMULPD       Y4, Y6, Y6
+	VCMPPD       $0x19, Y6, Y13, Y6
+	VCMPPD       $0x11, Y0, Y8, Y7
+	VANDNPD      Y7, Y6, Y6
+	VXORPD       signmask64<>+0(SB), Y10, Y7
+	VXORPD       signmask64<>+0(SB), Y11, Y8
+	VXORPD       signmask64<>+0(SB), Y12, Y13
+	VBLENDVPD    Y6, Y7, Y10, Y7
+	VBLENDVPD    Y6, Y8, Y11, Y8
+	VBLENDVPD    Y6, Y13, Y12, Y6
+	VMOVUPS      832(R9), Y10
+	VBLENDVPD    Y3, Y7, Y10, Y7
+	VMOVUPS      800(R9), Y10
+	VBLENDVPD    Y3, Y8, Y10, Y8
+	VMOVUPS      864(R9), Y10
+	VBLENDVPD    Y3, Y6, Y10, Y6
+	VMOVUPS      1536(R9), Y10
+	VBLENDVPD    Y3, Y4, Y10, Y3
+	VMOVUPS      Y7, 832(R9)
+	VMOVUPS      Y8, 800(R9)
+	VMOVUPS      Y6, 864(R9)
+	VMOVUPS      Y3, 1536(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPD Y9, Y5, Y2, Y2
+	VMOVUPS   64(R9), Y3
+	VBLENDVPD Y9, 96(R9), Y3, Y3
+	VMOVUPS   (R9), Y4
+	VBLENDVPD Y9, 32(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   1536(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VMULPD    Y2, Y2, Y7
+	VADDPD    Y7, Y6, Y6
+	VMULPD    Y0, Y0, Y7
+	VADDPD    Y7, Y6, Y6
+	VMOVUPS   832(R9), Y7
+	VBLENDVPD Y5, Y3, Y7, Y7
+	VMOVUPS   800(R9), Y8
+	VBLENDVPD Y5, Y2, Y8, Y2
+	VMOVUPS   864(R9), Y8
+	VBLENDVPD Y5, Y0, Y8, Y8
+	VMOVUPS   1536(R9), Y9
+	VBLENDVPD Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 832(R9)
+	VMOVUPS   Y2, 800(R9)
+	VMOVUPS   Y8, 864(R9)
+	VMOVUPS   Y5, 1536(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPD    signmask64<>+0(SB), Y3, Y2
+	VMOVUPS   1536(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMULPD    Y0, Y0, Y5
+	VMULPD    Y4, Y4, Y6
+	VADDPD    Y6, Y5, Y5
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y5, Y5
+	VMOVUPS   832(R9), Y6
+	VBLENDVPD Y3, Y0, Y6, Y6
+	VMOVUPS   800(R9), Y7
+	VBLENDVPD Y3, Y4, Y7, Y4
+	VMOVUPS   864(R9), Y7
+	VBLENDVPD Y3, Y2, Y7, Y2
+	VMOVUPS   1536(R9), Y7
+	VBLENDVPD Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 832(R9)
+	VMOVUPS   Y4, 800(R9)
+	VMOVUPS   Y2, 864(R9)
+	VMOVUPS   Y3, 1536(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   1536(R9), Y2
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS   832(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y3
+	VMOVUPS   800(R9), Y4
+	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   864(R9), Y5
+	VBLENDVPD Y2, Y1, Y5, Y5
+	VMOVUPS   1536(R9), Y6
+	VBLENDVPD Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 832(R9)
+	VMOVUPS   Y4, 800(R9)
+	VMOVUPS   Y5, 864(R9)
+	VMOVUPS   Y2, 1536(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 1536(R9), Y2
+	VMOVUPS Y2, 960(R9)
+
+TOI64AVX2_loop3_finish_g0_normal:
+	VMOVUPS 1472(R9), Y2
+	VSUBPD  1024(R9), Y2, Y2
+	VMOVUPS 1440(R9), Y3
+	VSUBPD  672(R9), Y3, Y3
+	VMOVUPS 1408(R9), Y4
+	VSUBPD  1056(R9), Y4, Y4
+	VMOVUPS 1376(R9), Y5
+	VSUBPD  1024(R9), Y5, Y5
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 1344(R9), Y6
+	VMULPD  1344(R9), Y6, Y6
+	VMOVUPS 1312(R9), Y7
+	VMULPD  1312(R9), Y7, Y7
+	VADDPD  Y7, Y6, Y6
+	VMULPD  Y2, Y2, Y7
+	VADDPD  Y7, Y6, Y6
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y6, Y7
+	VDIVPD  Y6, Y1, Y8
+	VANDPD  Y7, Y8, Y7
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS 1280(R9), Y8
+	VMULPD  1280(R9), Y8, Y8
+	VMOVUPS 1248(R9), Y9
+	VMULPD  1248(R9), Y9, Y9
+	VADDPD  Y9, Y8, Y8
+	VMOVUPS 1216(R9), Y9
+	VMULPD  1216(R9), Y9, Y9
+	VADDPD  Y9, Y8, Y8
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y8, Y9
+	VDIVPD  Y8, Y1, Y10
+	VANDPD  Y9, Y10, Y9
+	VMULPD  1344(R9), Y3, Y10
+	VMULPD  1312(R9), Y4, Y11
+	VADDPD  Y11, Y10, Y10
+	VMULPD  Y5, Y2, Y11
+	VADDPD  Y11, Y10, Y10
+	VMULPD  Y7, Y10, Y10
+	VMOVUPS 1344(R9), Y11
+	VMULPD  1280(R9), Y11, Y11
+	VMOVUPS 1312(R9), Y12
+	VMULPD  1248(R9), Y12, Y12
+	VADDPD  Y12, Y11, Y11
+	VMULPD  1216(R9), Y2, Y12
+	VADDPD  Y12, Y11, Y11
+	VMULPD  Y7, Y11, Y12
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  1280(R9), Y3, Y13
+	VMULPD  1248(R9), Y4, Y14
+	VMOVUPS Y7, (R9)
+	VADDPD  Y14, Y13, Y7
+	VMULPD  1216(R9), Y5, Y13
+	VADDPD  Y13, Y7, Y7
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  1344(R9), Y10, Y13
+	VMULPD  1312(R9), Y10, Y14
+	VMOVUPS Y6, 32(R9)
+	VMULPD  Y10, Y2, Y6
+	VMOVUPS Y8, 64(R9)
+	VSUBPD  Y3, Y13, Y8
+	VSUBPD  Y4, Y14, Y13
+	VSUBPD  Y5, Y6, Y6
+	VMULPD  1344(R9), Y12, Y14
+	VMOVUPS Y5, 96(R9)
+	VMULPD  1312(R9), Y12, Y5
+	VMOVUPS Y4, 128(R9)
+	VMULPD  Y12, Y2, Y4
+	VMOVUPS Y3, 160(R9)
+	VMOVUPS Y2, 384(R9)
+	VMOVUPS 1280(R9), Y2
+	VSUBPD  Y14, Y2, Y2
+	VMOVUPS 1248(R9), Y3
+	VSUBPD  Y5, Y3, Y3
+	VMOVUPS 1216(R9), Y5
+	VSUBPD  Y4, Y5, Y4
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD  Y2, Y2, Y5
+	VMULPD  Y3, Y3, Y14
+	VMOVUPS Y9, 416(R9)
+	VADDPD  Y14, Y5, Y5
+	VMULPD  Y4, Y4, Y9
+	VADDPD  Y9, Y5, Y5
+	VMULPD  Y2, Y8, Y2
+	VMULPD  Y3, Y13, Y3
+	VADDPD  Y3, Y2, Y2
+	VMULPD  Y4, Y6, Y3
+	VADDPD  Y3, Y2, Y2
+	VCMPPD  $0x04, Y5, Y0, Y3
+	VDIVPD  Y5, Y2, Y2
+	VANDPD  Y3, Y2, Y2
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Y12, Y2, Y2
+	VADDPD Y2, Y10, Y2
+	VMINPD Y1, Y2, Y2
+	VMAXPD Y0, Y2, Y2
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Y11, Y2, Y3
+	VSUBPD Y7, Y3, Y3
+	VMULPD 416(R9), Y3, Y3
+	VMINPD Y1, Y3, Y3
+	VMAXPD Y0, Y3, Y3
+	VMULPD 1344(R9), Y2, Y4
+	VMULPD 1312(R9), Y2, Y5
+	VMULPD 384(R9), Y2, Y2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD  1280(R9), Y3, Y6
+	VADDPD  160(R9), Y6, Y6
+	VSUBPD  Y4, Y6, Y6
+	VMULPD  1248(R9), Y3, Y7
+	VADDPD  128(R9), Y7, Y7
+	VMOVUPS 8736(R9), Y8
+	VMULPD  8288(R9), Y8, Y8
+	VSUBPD  Y5, Y7, Y7
+	VADDPD  8000(R9), Y8, Y8
+	VMULPD  1216(R9), Y3, Y9
+	VMOVUPS 8736(R9), Y10
+	VMULPD  8320(R9), Y10, Y10
+	VADDPD  96(R9), Y9, Y9
+	VADDPD  8032(R9), Y10, Y10
+	VSUBPD  Y2, Y9, Y9
+	VMOVUPS 8736(R9), Y11
+	VMULPD  8352(R9), Y11, Y11
+	VMULPD  Y6, Y6, Y12
+	VADDPD  8064(R9), Y11, Y11
+	VMULPD  Y7, Y7, Y13
+	VMOVUPS Y2, 384(R9)
+	VMOVUPS 8736(R9), Y2
+	VMULPD  8384(R9), Y2, Y2
+	VADDPD  Y13, Y12, Y12
+	VADDPD  8096(R9), Y2, Y2
+	VMULPD  Y9, Y9, Y13
+	VMOVUPS Y5, 416(R9)
+	VMOVUPS 8736(R9), Y5
+	VMULPD  8416(R9), Y5, Y5
+	VADDPD  Y13, Y12, Y12
+	VADDPD  8128(R9), Y5, Y5
+	VSQRTPD Y12, Y13
+	VMOVUPS Y4, 512(R9)
+	VMOVUPS 8736(R9), Y4
+	VMULPD  8448(R9), Y4, Y4
+
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	VMOVAPS Y6, Y14
+	VMOVUPS Y3, 704(R9)
+	VADDPD  8160(R9), Y4, Y3
+	VMOVAPS Y7, Y4
+	VMOVUPS Y4, 896(R9)
+	VMOVUPS Y14, 992(R9)
+	VMOVUPS 8736(R9), Y4
+	VMULPD  8480(R9), Y4, Y4
+	VMOVAPS Y9, Y14
+	VMOVUPS Y14, 1312(R9)
+	VADDPD  Y4, Y0, Y4
+	VMOVUPS Y9, 1344(R9)
+	VMOVUPS 8736(R9), Y9
+	VMULPD  8512(R9), Y9, Y9
+	VMOVAPS Y13, Y14
+	VMOVUPS Y13, 1504(R9)
+	VADDPD  Y9, Y0, Y9
+	VMOVUPS Y14, 1536(R9)
+	VMOVUPS 8736(R9), Y13
+	VMULPD  8544(R9), Y13, Y13
+	VMOVUPS Y7, 1568(R9)
+	VCMPPD  $0x19, minnormal64<>+0(SB), Y12, Y7
+	VADDPD  Y13, Y0, Y13
+	VMOVUPS Y13, 1600(R9)
+	VMOVUPS 64(R9), Y13
+	VMAXPD  32(R9), Y13, Y13
+	VMOVUPS Y6, 32(R9)
+	VMOVUPS 8736(R9), Y6
+	VMULPD  8576(R9), Y6, Y6
+	VMOVUPS Y9, 1632(R9)
+	VMOVUPS 160(R9), Y9
+	VMULPD  160(R9), Y9, Y9
+	VADDPD  8192(R9), Y6, Y6
+	VMOVUPS Y7, 160(R9)
+	VMOVUPS 128(R9), Y7
+	VMULPD  128(R9), Y7, Y7
+	VMOVUPS Y4, 128(R9)
+	VMOVUPS 8736(R9), Y4
+	VMULPD  8608(R9), Y4, Y4
+	VADDPD  Y7, Y9, Y7
+	VADDPD  8224(R9), Y4, Y4
+	VMOVUPS 96(R9), Y9
+	VMULPD  96(R9), Y9, Y9
+	VMOVUPS Y4, 96(R9)
+	VMOVUPS 8736(R9), Y4
+	VMULPD  8640(R9), Y4, Y4
+	VADDPD  Y9, Y7, Y7
+	VADDPD  8256(R9), Y4, Y4
+	VMAXPD  Y7, Y13, Y7
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPD       Y8, Y2, Y9
+	VSUBPD       Y10, Y5, Y13
+	VMOVUPS      Y5, 1664(R9)
+	VBROADCASTSD crosstol64<>+0(SB), Y5
+	VMULPD       Y7, Y5, Y5
+	VSUBPD       Y11, Y3, Y14
+	VMOVUPS      Y3, 1696(R9)
+	VCMPPD       $0x11, Y5, Y12, Y3
+	VSUBPD       128(R9), Y6, Y5
+	VMOVUPS      Y6, 1728(R9)
+	VMOVUPS      Y2, 1760(R9)
+	VMOVUPS      160(R9), Y2
+	VORPD        Y3, Y2, Y2
+	VMOVUPS      Y14, 1792(R9)
+	VMOVUPS      96(R9), Y6
+	VSUBPD       1632(R9), Y6, Y6
+	VMOVUPS      Y13, 1824(R9)
+	VMOVUPS      Y9, 1856(R9)
+	VMOVUPS      Y6, 1888(R9)
+	VMOVUPS      Y5, 1920(R9)
+	VMOVUPS      Y11, 1952(R9)
+	VMOVUPS      Y10, 1984(R9)
+	VMOVUPS      Y8, 2016(R9)
+	VMOVUPS      Y4, 2048(R9)
+	VMOVUPS      Y3, 2080(R9)
+	VMOVUPS      Y12, 2112(R9)
+	VTESTPD      Y2, Y2
+	JZ           TOI64AVX2_loop3_finish_g1_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS 1184(R9), Y2
+	VSUBPD  1440(R9), Y2, Y2
+	VMOVUPS 1088(R9), Y3
+	VSUBPD  1408(R9), Y3, Y3
+	VMOVUPS 1120(R9), Y4
+	VSUBPD  1376(R9), Y4, Y4
+	VMOVUPS 1152(R9), Y5
+	VSUBPD  672(R9), Y5, Y5
+	VMOVUPS 640(R9), Y6
+	VSUBPD  1056(R9), Y6, Y6
+	VMOVUPS 1472(R9), Y8
+	VSUBPD  1024(R9), Y8, Y8
+	VSQRTPD 64(R9), Y9
+	VCMPPD  $0x04, Y9, Y0, Y10
+	VDIVPD  Y9, Y1, Y9
+	VANDPD  Y10, Y9, Y9
+	VSQRTPD (R9), Y10
+	VMULPD  Y9, Y2, Y2
+	VMULPD  Y9, Y3, Y3
+	VMULPD  Y9, Y4, Y4
+	VMULPD  Y10, Y5, Y5
+	VMULPD  Y10, Y6, Y6
+	VMULPD  Y10, Y8, Y8
+	VMOVUPS 64(R9), Y9
+	VCMPPD  $0x00, Y0, Y9, Y9
+	VMULPD  Y8, Y3, Y10
+	VMULPD  Y6, Y4, Y11
+	VSUBPD  Y11, Y10, Y10
+	VMULPD  Y5, Y4, Y11
+	VMULPD  Y8, Y2, Y12
+	VSUBPD  Y12, Y11, Y11
+	VMULPD  Y6, Y2, Y12
+	VMULPD  Y5, Y3, Y13
+	VSUBPD  Y13, Y12, Y12
+	VMULPD  Y10, Y10, Y13
+	VMULPD  Y11, Y11, Y14
+	VMOVUPS Y4, (R9)
+	VADDPD  Y14, Y13, Y4
+	VMULPD  Y12, Y12, Y13
+	VADDPD  Y13, Y4, Y4
+	VMULPD  32(R9), Y10, Y13
+	VMULPD  1568(R9), Y11, Y14
+	VMOVUPS Y8, 32(R9)
+	VADDPD  Y14, Y13, Y8
+	VMULPD  1344(R9), Y12, Y13
+	VADDPD  Y13, Y8, Y8
+
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	VBROADCASTSD perptol64<>+0(SB), Y13
+	VMULPD       Y7, Y13, Y13
+	VMOVUPS      Y3, 64(R9)
+	VMOVUPS      2112(R9), Y3
+	VSUBPD       Y13, Y3, Y3
+	VMULPD       Y4, Y3, Y3
+	VMULPD       Y8, Y8, Y13
+	VCMPPD       $0x11, Y13, Y3, Y3
+	VMOVUPS      2080(R9), Y13
+	VANDPD       Y3, Y13, Y3
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y4, Y13
+	VANDNPD      Y3, Y13, Y3
+	VMOVUPS      160(R9), Y13
+	VORPD        Y3, Y13, Y3
+	VMULPD       Y8, Y8, Y13
+	VMOVUPS      Y6, 160(R9)
+	VBROADCASTSD signtol64<>+0(SB), Y6
+	VMULPD       Y7, Y6, Y6
+	VMULPD       Y4, Y6, Y6
+	VCMPPD       $0x19, Y6, Y13, Y6
+	VCMPPD       $0x11, Y0, Y8, Y7
+	VANDNPD      Y7, Y6, Y6
+	VXORPD       signmask64<>+0(SB), Y10, Y7
+	VXORPD       signmask64<>+0(SB), Y11, Y8
+	VXORPD       signmask64<>+0(SB), Y12, Y13
+	VBLENDVPD    Y6, Y7, Y10, Y7
+	VBLENDVPD    Y6, Y8, Y11, Y8
+	VBLENDVPD    Y6, Y13, Y12, Y6
+	VMOVUPS      992(R9), Y10
+	VBLENDVPD    Y3, Y7, Y10, Y7
+	VMOVUPS      896(R9), Y10
+	VBLENDVPD    Y3, Y8, Y10, Y8
+	VMOVUPS      1312(R9), Y10
+	VBLENDVPD    Y3, Y6, Y10, Y6
+	VMOVUPS      2112(R9), Y10
+	VBLENDVPD    Y3, Y4, Y10, Y3
+	VMOVUPS      Y7, 992(R9)
+	VMOVUPS      Y8, 896(R9)
+	VMOVUPS      Y6, 1312(R9)
+	VMOVUPS      Y3, 2112(R9)
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDVPD Y9, Y5, Y2, Y2
+	VMOVUPS   64(R9), Y3
+	VBLENDVPD Y9, 160(R9), Y3, Y3
+	VMOVUPS   (R9), Y4
+	VBLENDVPD Y9, 32(R9), Y4, Y4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPD    signmask64<>+0(SB), Y2, Y2
+	VMOVUPS   2112(R9), Y5
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
+	VMULPD    Y3, Y3, Y6
+	VMULPD    Y2, Y2, Y7
+	VADDPD    Y7, Y6, Y6
+	VMULPD    Y0, Y0, Y7
+	VADDPD    Y7, Y6, Y6
+	VMOVUPS   992(R9), Y7
+	VBLENDVPD Y5, Y3, Y7, Y7
+	VMOVUPS   896(R9), Y8
+	VBLENDVPD Y5, Y2, Y8, Y2
+	VMOVUPS   1312(R9), Y8
+	VBLENDVPD Y5, Y0, Y8, Y8
+	VMOVUPS   2112(R9), Y9
+	VBLENDVPD Y5, Y6, Y9, Y5
+	VMOVUPS   Y7, 992(R9)
+	VMOVUPS   Y2, 896(R9)
+	VMOVUPS   Y8, 1312(R9)
+	VMOVUPS   Y5, 2112(R9)
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPD    signmask64<>+0(SB), Y3, Y2
+	VMOVUPS   2112(R9), Y3
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
+	VMULPD    Y0, Y0, Y5
+	VMULPD    Y4, Y4, Y6
+	VADDPD    Y6, Y5, Y5
+	VMULPD    Y2, Y2, Y6
+	VADDPD    Y6, Y5, Y5
+	VMOVUPS   992(R9), Y6
+	VBLENDVPD Y3, Y0, Y6, Y6
+	VMOVUPS   896(R9), Y7
+	VBLENDVPD Y3, Y4, Y7, Y4
+	VMOVUPS   1312(R9), Y7
+	VBLENDVPD Y3, Y2, Y7, Y2
+	VMOVUPS   2112(R9), Y7
+	VBLENDVPD Y3, Y5, Y7, Y3
+	VMOVUPS   Y6, 992(R9)
+	VMOVUPS   Y4, 896(R9)
+	VMOVUPS   Y2, 1312(R9)
+	VMOVUPS   Y3, 2112(R9)
+
+	// Fallback 4: (0,0,1).
+	VMOVUPS   2112(R9), Y2
+	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
+	VMOVUPS   992(R9), Y3
+	VBLENDVPD Y2, Y0, Y3, Y3
+	VMOVUPS   896(R9), Y4
+	VBLENDVPD Y2, Y0, Y4, Y4
+	VMOVUPS   1312(R9), Y5
+	VBLENDVPD Y2, Y1, Y5, Y5
+	VMOVUPS   2112(R9), Y6
+	VBLENDVPD Y2, Y1, Y6, Y2
+	VMOVUPS   Y3, 992(R9)
+	VMOVUPS   Y4, 896(R9)
+	VMOVUPS   Y5, 1312(R9)
+	VMOVUPS   Y2, 2112(R9)
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD 2112(R9), Y2
+	VMOVUPS Y2, 1536(R9)
+
+TOI64AVX2_loop3_finish_g1_normal:
+	VMOVUPS 2048(R9), Y2
+	VSUBPD  1600(R9), Y2, Y2
+	VMOVUPS 2016(R9), Y3
+	VSUBPD  128(R9), Y3, Y3
+	VMOVUPS 1984(R9), Y4
+	VSUBPD  1632(R9), Y4, Y4
+	VMOVUPS 1952(R9), Y5
+	VSUBPD  1600(R9), Y5, Y5
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS 1920(R9), Y6
+	VMULPD  1920(R9), Y6, Y6
+	VMOVUPS 1888(R9), Y7
+	VMULPD  1888(R9), Y7, Y7
+	VADDPD  Y7, Y6, Y6
+	VMULPD  Y2, Y2, Y7
+	VADDPD  Y7, Y6, Y6
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y6, Y7
+	VDIVPD  Y6, Y1, Y8
+	VANDPD  Y7, Y8, Y7
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS 1856(R9), Y8
+	VMULPD  1856(R9), Y8, Y8
+	VMOVUPS 1824(R9), Y9
+	VMULPD  1824(R9), Y9, Y9
+	VDIVPD  960(R9), Y1, Y10
+	VADDPD  Y9, Y8, Y8
+	VMULPD  832(R9), Y10, Y9
+	VMOVUPS 1792(R9), Y11
+	VMULPD  1792(R9), Y11, Y11
+	VMULPD  800(R9), Y10, Y12
+	VADDPD  Y11, Y8, Y8
+	VMULPD  864(R9), Y10, Y10
+	VCMPPD  $0x1d, minnormal64<>+0(SB), Y8, Y11
+	VDIVPD  Y8, Y1, Y13
+	VANDPD  Y11, Y13, Y11
+
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	VMOVUPS 576(R9), Y13
+	VMULPD  608(R9), Y13, Y13
+	VMULPD  1920(R9), Y3, Y14
+	VMOVUPS Y6, (R9)
+	VADDPD  352(R9), Y13, Y6
+	VMULPD  1888(R9), Y4, Y13
+	VMOVUPS Y8, 32(R9)
+	VADDPD  3296(R9), Y6, Y6
+	VADDPD  Y13, Y14, Y8
+	VMOVUPS 192(R9), Y13
+	VADDPD  544(R9), Y13, Y13
+	VMULPD  Y5, Y2, Y14
+	VMOVUPS Y11, 64(R9)
+	VADDPD  3296(R9), Y13, Y11
+	VADDPD  Y14, Y8, Y8
+	VMOVUPS 768(R9), Y13
+	VMULPD  608(R9), Y13, Y13
+	VMULPD  Y7, Y8, Y8
+	VADDPD  320(R9), Y13, Y13
+	VMOVUPS Y11, 160(R9)
+	VMOVUPS 1920(R9), Y11
+	VMULPD  1856(R9), Y11, Y11
+	VADDPD  3328(R9), Y13, Y13
+	VMOVUPS Y13, 192(R9)
+	VMOVUPS 1888(R9), Y13
+	VMULPD  1824(R9), Y13, Y13
+	VMOVUPS Y6, 320(R9)
+	VMOVUPS 224(R9), Y6
+	VADDPD  480(R9), Y6, Y6
+	VADDPD  Y13, Y11, Y11
+	VADDPD  3328(R9), Y6, Y6
+	VMULPD  1792(R9), Y2, Y13
+	VMOVUPS Y6, 224(R9)
+	VMOVUPS 736(R9), Y6
+	VMULPD  608(R9), Y6, Y6
+	VADDPD  Y13, Y11, Y11
+	VADDPD  288(R9), Y6, Y6
+	VMULPD  Y7, Y11, Y13
+	VADDPD  3360(R9), Y6, Y6
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  1856(R9), Y3, Y14
+	VMOVUPS Y7, 288(R9)
+	VMOVUPS Y11, 352(R9)
+	VMOVUPS 256(R9), Y7
+	VADDPD  448(R9), Y7, Y7
+	VMULPD  1824(R9), Y4, Y11
+	VMOVUPS Y6, 256(R9)
+	VADDPD  3360(R9), Y7, Y6
+	VADDPD  Y11, Y14, Y7
+
+	// Invalid lanes: the canonical NaN in every float.
+	VMULPD  1792(R9), Y5, Y11
+	VMOVUPS Y6, 448(R9)
+	VMOVUPS Y13, 480(R9)
+	VMOVUPS 4832(R9), Y6
+	VCMPPD  $0x00, toiinvalid64<>+0(SB), Y6, Y6
+	VADDPD  Y11, Y7, Y7
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD    1920(R9), Y8, Y11
+	VMOVUPS   Y7, 544(R9)
+	VMOVUPS   4768(R9), Y7
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y7, Y7
+	VMULPD    1888(R9), Y8, Y13
+	VMOVUPS   Y7, 576(R9)
+	VMOVUPS   Y5, 608(R9)
+	VMOVUPS   928(R9), Y5
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y5, Y5
+	VMULPD    Y8, Y2, Y7
+	VMOVUPS   Y8, 640(R9)
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y9, Y8
+	VSUBPD    Y3, Y11, Y9
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y12, Y11
+	VSUBPD    Y4, Y13, Y12
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y10, Y10
+	VSUBPD    608(R9), Y7, Y7
+	VMOVUPS   Y4, 736(R9)
+	VMOVUPS   320(R9), Y4
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y4, Y4
+	VMOVUPS   1920(R9), Y13
+	VMULPD    480(R9), Y13, Y13
+	VMOVUPS   Y3, 320(R9)
+	VMOVUPS   Y7, 768(R9)
+	VMOVUPS   192(R9), Y3
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y3, Y3
+	VMOVUPS   1888(R9), Y7
+	VMULPD    480(R9), Y7, Y7
+	VMOVUPS   Y12, 192(R9)
+	VMOVUPS   Y9, 800(R9)
+	VMOVUPS   256(R9), Y9
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y9, Y9
+	VMULPD    480(R9), Y2, Y12
+	VMOVUPS   Y2, 256(R9)
+	VMOVUPS   Y12, 832(R9)
+	VMOVUPS   160(R9), Y2
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y2, Y2
+	VMOVUPS   1856(R9), Y12
+	VSUBPD    Y13, Y12, Y12
+	VMOVUPS   Y12, 160(R9)
+	VMOVUPS   224(R9), Y12
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y12, Y12
+	VMOVUPS   1824(R9), Y13
+	VSUBPD    Y7, Y13, Y7
+	VMOVUPS   Y7, 224(R9)
+	VMOVUPS   448(R9), Y7
+	VBLENDVPD Y6, canonicalnan64<>+0(SB), Y7, Y6
+
+	// Pair index k = i + 0 + lane.
+	LEAQ         (R13), BX
+	VMOVD        BX, X7
+	VPBROADCASTD X7, X7
+	VPADDD       iota<>+0(SB), X7, X7
+	MOVQ         (SP), R12
+	VMOVUPS      X7, (R12)(R13*4)
+	VMOVUPS      4832(R9), Y7
+	VCVTTPD2DQY  Y7, X7
+	MOVQ         8(SP), R12
+	VMOVUPS      X7, (R12)(R13*4)
+	VMOVUPS      4800(R9), Y7
+	VCVTTPD2DQY  Y7, X7
+	MOVQ         16(SP), R12
+	VMOVUPS      X7, (R12)(R13*4)
+	VMOVUPS      576(R9), Y7
+	MOVQ         24(SP), R12
+	VMOVUPS      Y7, (R12)(R13*8)
+	MOVQ         32(SP), R12
+	VMOVUPS      Y5, (R12)(R13*8)
+	MOVQ         40(SP), R12
+	VMOVUPS      Y8, (R12)(R13*8)
+	MOVQ         48(SP), R12
+	VMOVUPS      Y11, (R12)(R13*8)
+	MOVQ         56(SP), R12
+	VMOVUPS      Y10, (R12)(R13*8)
+	MOVQ         64(SP), R12
+	VMOVUPS      Y4, (R12)(R13*8)
+	MOVQ         72(SP), R12
+	VMOVUPS      Y3, (R12)(R13*8)
+	MOVQ         80(SP), R12
+	VMOVUPS      Y9, (R12)(R13*8)
+	MOVQ         88(SP), R12
+	VMOVUPS      Y2, (R12)(R13*8)
+	MOVQ         96(SP), R12
+	VMOVUPS      Y12, (R12)(R13*8)
+	MOVQ         104(SP), R12
+	VMOVUPS      Y6, (R12)(R13*8)
+	VMOVUPS      1792(R9), Y2
+	VSUBPD       832(R9), Y2, Y2
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMOVUPS 160(R9), Y3
+	VMULPD  160(R9), Y3, Y3
+	VMOVUPS 224(R9), Y4
+	VMULPD  224(R9), Y4, Y4
+	VADDPD  Y4, Y3, Y3
+	VMULPD  Y2, Y2, Y4
+	VADDPD  Y4, Y3, Y3
+	VMOVUPS 800(R9), Y4
+	VMULPD  160(R9), Y4, Y4
+	VMOVUPS 192(R9), Y5
+	VMULPD  224(R9), Y5, Y5
+	VADDPD  Y5, Y4, Y4
+	VMULPD  768(R9), Y2, Y2
+	VADDPD  Y2, Y4, Y2
+	VCMPPD  $0x04, Y3, Y0, Y4
+	VDIVPD  Y3, Y2, Y2
+	VANDPD  Y4, Y2, Y2
+	VMINPD  Y1, Y2, Y2
+	VMAXPD  Y0, Y2, Y2
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD 480(R9), Y2, Y2
+	VADDPD 640(R9), Y2, Y2
+	VMINPD Y1, Y2, Y2
+	VMAXPD Y0, Y2, Y2
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD 352(R9), Y2, Y3
+	VSUBPD 544(R9), Y3, Y3
+	VMULPD 64(R9), Y3, Y3
+	VMINPD Y1, Y3, Y3
+	VMAXPD Y0, Y3, Y3
+	VMULPD 1920(R9), Y2, Y4
+	VMULPD 1888(R9), Y2, Y5
+	VMULPD 256(R9), Y2, Y2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD  1856(R9), Y3, Y6
+	VADDPD  320(R9), Y6, Y6
+	VSUBPD  Y4, Y6, Y6
+	VMULPD  1824(R9), Y3, Y7
+	VADDPD  736(R9), Y7, Y7
+	VSUBPD  Y5, Y7, Y7
+	VMULPD  1792(R9), Y3, Y8
+	VADDPD  608(R9), Y8, Y8
 	VSUBPD  Y2, Y8, Y8
 	VMULPD  Y6, Y6, Y9
 	VMULPD  Y7, Y7, Y10
@@ -79421,67 +84028,66 @@ TOI64AVX2_loop2_step:
 	VMOVAPS      Y6, Y11
 	VMOVAPS      Y7, Y12
 	VMOVAPS      Y8, Y13
-	VMOVUPS      Y2, 448(R9)
-	VMOVAPS      Y10, Y2
-	VMOVUPS      Y10, 480(R9)
-	VMOVUPS      Y5, 544(R9)
-	VCMPPD       $0x19, minnormal64<>+0(SB), Y9, Y5
-	VMOVUPS      Y4, 576(R9)
-	VMOVUPS      416(R9), Y4
-	VMAXPD       384(R9), Y4, Y4
-	VMOVUPS      Y14, 384(R9)
-	VMOVUPS      704(R9), Y10
-	VMULPD       704(R9), Y10, Y10
-	VMOVUPS      Y3, 608(R9)
-	VMOVUPS      672(R9), Y3
-	VMULPD       672(R9), Y3, Y3
-	VADDPD       Y3, Y10, Y3
-	VMOVUPS      640(R9), Y10
-	VMULPD       640(R9), Y10, Y10
-	VADDPD       Y10, Y3, Y3
-	VMAXPD       Y3, Y4, Y3
+	VMOVAPS      Y10, Y14
+	VMOVUPS      Y10, 64(R9)
+	VMOVUPS      Y2, 160(R9)
+	VCMPPD       $0x19, minnormal64<>+0(SB), Y9, Y2
+	VMOVUPS      Y5, 192(R9)
+	VMOVUPS      32(R9), Y5
+	VMAXPD       (R9), Y5, Y5
+	VMOVUPS      Y4, (R9)
+	VMOVUPS      320(R9), Y4
+	VMULPD       320(R9), Y4, Y4
+	VMOVUPS      Y3, 224(R9)
+	VMOVUPS      736(R9), Y3
+	VMULPD       736(R9), Y3, Y3
+	VADDPD       Y3, Y4, Y3
+	VMOVUPS      608(R9), Y4
+	VMULPD       608(R9), Y4, Y4
+	VADDPD       Y4, Y3, Y3
+	VMAXPD       Y3, Y5, Y3
 	VBROADCASTSD crosstol64<>+0(SB), Y4
 	VMULPD       Y3, Y4, Y4
 	VCMPPD       $0x11, Y4, Y9, Y4
-	VORPD        Y4, Y5, Y10
-	VMOVUPS      Y2, 640(R9)
-	VMOVUPS      Y13, 672(R9)
-	VMOVUPS      Y12, 704(R9)
-	VMOVUPS      Y11, 800(R9)
-	VMOVUPS      Y5, 832(R9)
-	VMOVUPS      Y4, 864(R9)
-	VMOVUPS      Y9, 896(R9)
-	VMOVUPS      Y3, 928(R9)
-	VMOVUPS      Y8, 960(R9)
-	VMOVUPS      Y7, 992(R9)
-	VTESTPD      Y10, Y10
-	JZ           TOI64AVX2_loop2_finish_g0_normal
+	VORPD        Y4, Y2, Y5
+	VMOVUPS      Y14, 256(R9)
+	VMOVUPS      Y13, 320(R9)
+	VMOVUPS      Y12, 352(R9)
+	VMOVUPS      Y11, 448(R9)
+	VMOVUPS      Y2, 480(R9)
+	VMOVUPS      Y4, 544(R9)
+	VMOVUPS      Y9, 576(R9)
+	VMOVUPS      Y3, 608(R9)
+	VMOVUPS      Y8, 640(R9)
+	VMOVUPS      Y7, 736(R9)
+	VTESTPD      Y5, Y5
+	JZ           TOI64AVX2_loop3_finish_g2_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS (R9), Y2
-	VSUBPD  352(R9), Y2, Y2
-	VMOVUPS 32(R9), Y3
-	VSUBPD  320(R9), Y3, Y3
-	VMOVUPS 64(R9), Y4
-	VSUBPD  288(R9), Y4, Y4
-	VMOVUPS 96(R9), Y5
-	VSUBPD  192(R9), Y5, Y5
-	VMOVUPS 128(R9), Y7
-	VSUBPD  224(R9), Y7, Y7
-	VMOVUPS 160(R9), Y8
-	VSUBPD  256(R9), Y8, Y8
-	VSQRTPD 416(R9), Y9
+	VMOVUPS 1760(R9), Y2
+	VSUBPD  2016(R9), Y2, Y2
+	VMOVUPS 1664(R9), Y3
+	VSUBPD  1984(R9), Y3, Y3
+	VMOVUPS 1696(R9), Y4
+	VSUBPD  1952(R9), Y4, Y4
+	VMOVUPS 1728(R9), Y5
+	VSUBPD  128(R9), Y5, Y5
+	VMOVUPS 96(R9), Y7
+	VSUBPD  1632(R9), Y7, Y7
+	VMOVUPS 2048(R9), Y8
+	VSUBPD  1600(R9), Y8, Y8
+	VSQRTPD 32(R9), Y9
 	VCMPPD  $0x04, Y9, Y0, Y10
 	VDIVPD  Y9, Y1, Y9
 	VANDPD  Y10, Y9, Y9
-	VSQRTPD 512(R9), Y10
+	VSQRTPD 288(R9), Y10
 	VMULPD  Y9, Y2, Y2
 	VMULPD  Y9, Y3, Y3
 	VMULPD  Y9, Y4, Y4
 	VMULPD  Y10, Y5, Y5
 	VMULPD  Y10, Y7, Y7
 	VMULPD  Y10, Y8, Y8
-	VMOVUPS 416(R9), Y9
+	VMOVUPS 32(R9), Y9
 	VCMPPD  $0x00, Y0, Y9, Y9
 	VMULPD  Y8, Y3, Y10
 	VMULPD  Y7, Y4, Y11
@@ -79494,35 +84100,35 @@ TOI64AVX2_loop2_step:
 	VSUBPD  Y13, Y12, Y12
 	VMULPD  Y10, Y10, Y13
 	VMULPD  Y11, Y11, Y14
-	VMOVUPS Y4, (R9)
+	VMOVUPS Y4, 32(R9)
 	VADDPD  Y14, Y13, Y4
 	VMULPD  Y12, Y12, Y13
 	VADDPD  Y13, Y4, Y4
 	VMULPD  Y10, Y6, Y6
-	VMULPD  992(R9), Y11, Y13
+	VMULPD  736(R9), Y11, Y13
 	VADDPD  Y13, Y6, Y6
-	VMULPD  960(R9), Y12, Y13
+	VMULPD  640(R9), Y12, Y13
 	VADDPD  Y13, Y6, Y6
 
 	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
 	VBROADCASTSD perptol64<>+0(SB), Y13
-	VMULPD       928(R9), Y13, Y13
-	VMOVUPS      Y8, 32(R9)
-	VMOVUPS      896(R9), Y8
+	VMULPD       608(R9), Y13, Y13
+	VMOVUPS      Y8, 96(R9)
+	VMOVUPS      576(R9), Y8
 	VSUBPD       Y13, Y8, Y8
 	VMULPD       Y4, Y8, Y8
 	VMULPD       Y6, Y6, Y13
 	VCMPPD       $0x11, Y13, Y8, Y8
-	VMOVUPS      864(R9), Y13
+	VMOVUPS      544(R9), Y13
 	VANDPD       Y8, Y13, Y8
 	VCMPPD       $0x19, minnormal64<>+0(SB), Y4, Y13
 	VANDNPD      Y8, Y13, Y8
-	VMOVUPS      832(R9), Y13
+	VMOVUPS      480(R9), Y13
 	VORPD        Y8, Y13, Y8
 	VMULPD       Y6, Y6, Y13
-	VMOVUPS      Y3, 64(R9)
+	VMOVUPS      Y3, 288(R9)
 	VBROADCASTSD signtol64<>+0(SB), Y3
-	VMULPD       928(R9), Y3, Y3
+	VMULPD       608(R9), Y3, Y3
 	VMULPD       Y4, Y3, Y3
 	VCMPPD       $0x19, Y3, Y13, Y3
 	VCMPPD       $0x11, Y0, Y6, Y6
@@ -79530,609 +84136,130 @@ TOI64AVX2_loop2_step:
 	VXORPD       signmask64<>+0(SB), Y10, Y6
 	VXORPD       signmask64<>+0(SB), Y11, Y13
 	VXORPD       signmask64<>+0(SB), Y12, Y14
-	VMOVUPS      Y7, 96(R9)
+	VMOVUPS      Y7, 480(R9)
 	VBLENDVPD    Y3, Y6, Y10, Y6
 	VBLENDVPD    Y3, Y13, Y11, Y7
 	VBLENDVPD    Y3, Y14, Y12, Y3
-	VMOVUPS      800(R9), Y10
+	VMOVUPS      448(R9), Y10
 	VBLENDVPD    Y8, Y6, Y10, Y6
-	VMOVUPS      704(R9), Y10
+	VMOVUPS      352(R9), Y10
 	VBLENDVPD    Y8, Y7, Y10, Y7
-	VMOVUPS      672(R9), Y10
+	VMOVUPS      320(R9), Y10
 	VBLENDVPD    Y8, Y3, Y10, Y3
-	VMOVUPS      896(R9), Y10
+	VMOVUPS      576(R9), Y10
 	VBLENDVPD    Y8, Y4, Y10, Y4
-	VMOVUPS      Y6, 800(R9)
-	VMOVUPS      Y7, 704(R9)
-	VMOVUPS      Y3, 672(R9)
-	VMOVUPS      Y4, 896(R9)
+	VMOVUPS      Y6, 448(R9)
+	VMOVUPS      Y7, 352(R9)
+	VMOVUPS      Y3, 320(R9)
+	VMOVUPS      Y4, 576(R9)
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VBLENDVPD Y9, Y5, Y2, Y2
-	VMOVUPS   64(R9), Y3
-	VBLENDVPD Y9, 96(R9), Y3, Y3
-	VMOVUPS   (R9), Y4
-	VBLENDVPD Y9, 32(R9), Y4, Y4
+	VMOVUPS   288(R9), Y3
+	VBLENDVPD Y9, 480(R9), Y3, Y3
+	VMOVUPS   32(R9), Y4
+	VBLENDVPD Y9, 96(R9), Y4, Y4
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VXORPD    signmask64<>+0(SB), Y2, Y2
-	VMOVUPS   896(R9), Y5
+	VMOVUPS   576(R9), Y5
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
 	VMULPD    Y3, Y3, Y6
 	VMULPD    Y2, Y2, Y7
 	VADDPD    Y7, Y6, Y6
 	VMULPD    Y0, Y0, Y7
 	VADDPD    Y7, Y6, Y6
-	VMOVUPS   800(R9), Y7
-	VBLENDVPD Y5, Y3, Y7, Y7
-	VMOVUPS   704(R9), Y8
-	VBLENDVPD Y5, Y2, Y8, Y2
-	VMOVUPS   672(R9), Y8
-	VBLENDVPD Y5, Y0, Y8, Y8
-	VMOVUPS   896(R9), Y9
-	VBLENDVPD Y5, Y6, Y9, Y5
-	VMOVUPS   Y7, 800(R9)
-	VMOVUPS   Y2, 704(R9)
-	VMOVUPS   Y8, 672(R9)
-	VMOVUPS   Y5, 896(R9)
-
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VXORPD    signmask64<>+0(SB), Y3, Y2
-	VMOVUPS   896(R9), Y3
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
-	VMULPD    Y0, Y0, Y5
-	VMULPD    Y4, Y4, Y6
-	VADDPD    Y6, Y5, Y5
-	VMULPD    Y2, Y2, Y6
-	VADDPD    Y6, Y5, Y5
-	VMOVUPS   800(R9), Y6
-	VBLENDVPD Y3, Y0, Y6, Y6
-	VMOVUPS   704(R9), Y7
-	VBLENDVPD Y3, Y4, Y7, Y4
-	VMOVUPS   672(R9), Y7
-	VBLENDVPD Y3, Y2, Y7, Y2
-	VMOVUPS   896(R9), Y7
-	VBLENDVPD Y3, Y5, Y7, Y3
-	VMOVUPS   Y6, 800(R9)
-	VMOVUPS   Y4, 704(R9)
-	VMOVUPS   Y2, 672(R9)
-	VMOVUPS   Y3, 896(R9)
-
-	// Fallback 4: (0,0,1).
-	VMOVUPS   896(R9), Y2
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
-	VMOVUPS   800(R9), Y3
-	VBLENDVPD Y2, Y0, Y3, Y3
-	VMOVUPS   704(R9), Y4
-	VBLENDVPD Y2, Y0, Y4, Y4
-	VMOVUPS   672(R9), Y5
-	VBLENDVPD Y2, Y1, Y5, Y5
-	VMOVUPS   896(R9), Y6
-	VBLENDVPD Y2, Y1, Y6, Y2
-	VMOVUPS   Y3, 800(R9)
-	VMOVUPS   Y4, 704(R9)
-	VMOVUPS   Y5, 672(R9)
-	VMOVUPS   Y2, 896(R9)
-
-	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD 896(R9), Y2
-	VMOVUPS Y2, 640(R9)
-
-TOI64AVX2_loop2_finish_g0_normal:
-	VMOVUPS 5728(R9), Y2
-	VMULPD  5280(R9), Y2, Y2
-	VADDPD  4992(R9), Y2, Y2
-	VMOVUPS 5728(R9), Y3
-	VMULPD  5312(R9), Y3, Y3
-	VADDPD  5024(R9), Y3, Y3
-	VMOVUPS 5728(R9), Y4
-	VMULPD  5344(R9), Y4, Y4
-	VADDPD  5056(R9), Y4, Y4
-	VMOVUPS 5728(R9), Y5
-	VMULPD  5376(R9), Y5, Y5
-	VADDPD  5088(R9), Y5, Y5
-	VMOVUPS 5728(R9), Y6
-	VMULPD  5408(R9), Y6, Y6
-	VADDPD  5120(R9), Y6, Y6
-	VMOVUPS 5728(R9), Y7
-	VMULPD  5440(R9), Y7, Y7
-	VADDPD  5152(R9), Y7, Y7
-	VMOVUPS 5728(R9), Y8
-	VMULPD  5472(R9), Y8, Y8
-	VADDPD  Y8, Y0, Y8
-	VMOVUPS 5728(R9), Y9
-	VMULPD  5504(R9), Y9, Y9
-	VADDPD  Y9, Y0, Y9
-	VMOVUPS 5728(R9), Y10
-	VMULPD  5536(R9), Y10, Y10
-	VADDPD  Y10, Y0, Y10
-	VMOVUPS 5728(R9), Y11
-	VMULPD  5568(R9), Y11, Y11
-	VADDPD  5184(R9), Y11, Y11
-	VMOVUPS 5728(R9), Y12
-	VMULPD  5600(R9), Y12, Y12
-	VADDPD  5216(R9), Y12, Y12
-	VMOVUPS 5728(R9), Y13
-	VMULPD  5632(R9), Y13, Y13
-	VADDPD  5248(R9), Y13, Y13
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPD  Y2, Y5, Y14
-	VMOVUPS Y5, (R9)
-	VSUBPD  Y3, Y6, Y5
-	VMOVUPS Y6, 32(R9)
-	VSUBPD  Y4, Y7, Y6
-	VMOVUPS Y7, 64(R9)
-	VSUBPD  Y8, Y11, Y7
-	VMOVUPS Y11, 96(R9)
-	VSUBPD  Y9, Y12, Y11
-	VMOVUPS Y12, 128(R9)
-	VSUBPD  Y10, Y13, Y12
-	VMOVUPS Y13, 160(R9)
-	VSUBPD  Y8, Y2, Y13
-	VMOVUPS Y8, 416(R9)
-	VSUBPD  Y9, Y3, Y8
-	VMOVUPS Y9, 512(R9)
-	VSUBPD  Y10, Y4, Y9
-	VMOVUPS Y10, 832(R9)
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD  Y7, Y7, Y10
-	VMOVUPS Y4, 864(R9)
-	VMULPD  Y11, Y11, Y4
-	VMOVUPS Y3, 896(R9)
-	VADDPD  Y4, Y10, Y3
-	VMULPD  Y12, Y12, Y4
-	VADDPD  Y4, Y3, Y3
-	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
-	VDIVPD  Y3, Y1, Y10
-	VANDPD  Y4, Y10, Y4
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD  Y14, Y14, Y10
-	VMOVUPS Y2, 928(R9)
-	VMULPD  Y5, Y5, Y2
-	VMOVUPS Y3, 960(R9)
-	VADDPD  Y2, Y10, Y2
-	VMULPD  Y6, Y6, Y3
-	VADDPD  Y3, Y2, Y2
-	VCMPPD  $0x1d, minnormal64<>+0(SB), Y2, Y3
-	VDIVPD  Y2, Y1, Y10
-	VANDPD  Y3, Y10, Y3
-	VMULPD  Y13, Y7, Y10
-	VMOVUPS Y2, 992(R9)
-	VMULPD  Y8, Y11, Y2
-	VMOVUPS Y3, 1024(R9)
-	VADDPD  Y2, Y10, Y2
-	VMULPD  Y9, Y12, Y3
-	VADDPD  Y3, Y2, Y2
-	VMULPD  Y4, Y2, Y2
-	VMULPD  Y14, Y7, Y3
-	VMULPD  Y5, Y11, Y10
-	VMOVUPS Y11, 1056(R9)
-	VADDPD  Y10, Y3, Y3
-	VMULPD  Y6, Y12, Y10
-	VADDPD  Y10, Y3, Y3
-	VMULPD  Y4, Y3, Y10
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Y14, Y13, Y11
-	VMOVUPS Y4, 1088(R9)
-	VMULPD  Y5, Y8, Y4
-	VMOVUPS Y3, 1120(R9)
-	VADDPD  Y4, Y11, Y3
-	VMULPD  Y6, Y9, Y4
-	VADDPD  Y4, Y3, Y3
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Y2, Y7, Y4
-	VMULPD  1056(R9), Y2, Y11
-	VMOVUPS Y3, 1152(R9)
-	VMULPD  Y2, Y12, Y3
-	VMOVUPS Y2, 1184(R9)
-	VSUBPD  Y13, Y4, Y2
-	VSUBPD  Y8, Y11, Y4
-	VSUBPD  Y9, Y3, Y3
-	VMULPD  Y10, Y7, Y11
-	VMOVUPS Y9, 1216(R9)
-	VMULPD  1056(R9), Y10, Y9
-	VMOVUPS Y8, 1248(R9)
-	VMULPD  Y10, Y12, Y8
-	VMOVUPS Y13, 1280(R9)
-	VSUBPD  Y11, Y14, Y11
-	VSUBPD  Y9, Y5, Y9
-	VSUBPD  Y8, Y6, Y8
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD  Y11, Y11, Y13
-	VMOVUPS Y6, 1312(R9)
-	VMULPD  Y9, Y9, Y6
-	VMOVUPS Y5, 1344(R9)
-	VADDPD  Y6, Y13, Y5
-	VMULPD  Y8, Y8, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  Y11, Y2, Y2
-	VMULPD  Y9, Y4, Y4
-	VADDPD  Y4, Y2, Y2
-	VMULPD  Y8, Y3, Y3
-	VADDPD  Y3, Y2, Y2
-	VCMPPD  $0x04, Y5, Y0, Y3
-	VDIVPD  Y5, Y2, Y2
-	VANDPD  Y3, Y2, Y2
-	VMINPD  Y1, Y2, Y2
-	VMAXPD  Y0, Y2, Y2
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Y10, Y2, Y2
-	VADDPD 1184(R9), Y2, Y2
-	VMINPD Y1, Y2, Y2
-	VMAXPD Y0, Y2, Y2
-	VDIVPD 640(R9), Y1, Y3
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD 1120(R9), Y2, Y4
-	VMULPD 800(R9), Y3, Y5
-	VSUBPD 1152(R9), Y4, Y4
-	VMULPD 704(R9), Y3, Y6
-	VMULPD 1024(R9), Y4, Y4
-	VMULPD 672(R9), Y3, Y3
-	VMINPD Y1, Y4, Y4
-	VMAXPD Y0, Y4, Y4
-
-	// P = C0 + (a + s M0), Q = C0 + (c + t u).
-	VMOVUPS 384(R9), Y8
-	VMULPD  608(R9), Y8, Y8
-	VMULPD  Y2, Y7, Y7
-	VADDPD  352(R9), Y8, Y8
-	VMULPD  1056(R9), Y2, Y9
-	VADDPD  2272(R9), Y8, Y8
-	VMULPD  Y2, Y12, Y2
-	VMOVUPS 192(R9), Y10
-	VADDPD  576(R9), Y10, Y10
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD  Y4, Y14, Y11
-	VADDPD  2272(R9), Y10, Y10
-	VADDPD  1280(R9), Y11, Y11
-	VMOVUPS 768(R9), Y12
-	VMULPD  608(R9), Y12, Y12
-	VSUBPD  Y7, Y11, Y11
-	VADDPD  320(R9), Y12, Y12
-	VMULPD  1344(R9), Y4, Y13
-	VMOVUPS Y7, 192(R9)
-	VADDPD  2304(R9), Y12, Y7
-	VADDPD  1248(R9), Y13, Y12
-	VMOVUPS Y14, 320(R9)
-	VMOVUPS 224(R9), Y13
-	VADDPD  544(R9), Y13, Y13
-	VSUBPD  Y9, Y12, Y12
-	VADDPD  2304(R9), Y13, Y13
-	VMULPD  1312(R9), Y4, Y14
-	VMOVUPS Y9, 224(R9)
-	VMOVUPS Y4, 352(R9)
-	VMOVUPS 736(R9), Y4
-	VMULPD  608(R9), Y4, Y4
-	VADDPD  1216(R9), Y14, Y9
-	VADDPD  288(R9), Y4, Y4
-	VSUBPD  Y2, Y9, Y9
-	VADDPD  2336(R9), Y4, Y4
-	VMULPD  Y11, Y11, Y14
-	VMOVUPS Y2, 288(R9)
-	VMOVUPS Y13, 384(R9)
-	VMOVUPS 256(R9), Y2
-	VADDPD  448(R9), Y2, Y2
-	VMULPD  Y12, Y12, Y13
-	VMOVUPS Y10, 256(R9)
-	VADDPD  2336(R9), Y2, Y2
-	VADDPD  Y13, Y14, Y10
-
-	// Invalid lanes: the canonical NaN in every float.
-	VMULPD    Y9, Y9, Y13
-	VMOVUPS   Y2, 448(R9)
-	VMOVUPS   Y4, 544(R9)
-	VMOVUPS   3808(R9), Y2
-	VCMPPD    $0x00, toiinvalid64<>+0(SB), Y2, Y2
-	VADDPD    Y13, Y10, Y4
-	VSQRTPD   Y4, Y10
-	VMOVUPS   Y7, 576(R9)
-	VMOVUPS   3744(R9), Y7
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y7, Y7
-
-	// The normal by ContactLane's rules (contact's common path and rare block).
-	VMOVAPS   Y11, Y13
-	VMOVUPS   Y13, 608(R9)
-	VMOVUPS   Y11, 640(R9)
-	VMOVUPS   480(R9), Y11
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y11, Y11
-	VMOVAPS   Y12, Y13
-	VMOVUPS   Y13, 480(R9)
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y5, Y5
-	VMOVAPS   Y9, Y13
-	VMOVUPS   Y13, 672(R9)
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y6, Y6
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y3, Y3
-	VMOVAPS   Y10, Y13
-	VMOVUPS   Y10, 704(R9)
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y8, Y8
-	VMOVUPS   Y13, 736(R9)
-	VMOVUPS   576(R9), Y10
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y10, Y10
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y4, Y13
-	VMOVUPS   Y9, 576(R9)
-	VMOVUPS   Y12, 768(R9)
-	VMOVUPS   544(R9), Y9
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y9, Y9
-	VMOVUPS   992(R9), Y12
-	VMAXPD    960(R9), Y12, Y12
-	VMOVUPS   Y13, 544(R9)
-	VMOVUPS   Y4, 800(R9)
-	VMOVUPS   256(R9), Y4
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y4, Y4
-	VMOVUPS   1280(R9), Y13
-	VMULPD    1280(R9), Y13, Y13
-	VMOVUPS   Y12, 256(R9)
-	VMOVUPS   Y13, 960(R9)
-	VMOVUPS   384(R9), Y12
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y12, Y12
-	VMOVUPS   1248(R9), Y13
-	VMULPD    1248(R9), Y13, Y13
-	VMOVUPS   Y13, 384(R9)
-	VMOVUPS   Y7, 1024(R9)
 	VMOVUPS   448(R9), Y7
-	VBLENDVPD Y2, canonicalnan64<>+0(SB), Y7, Y2
-
-	// Pair index k = i + 0 + lane.
-	LEAQ         (R13), BX
-	VMOVD        BX, X7
-	VPBROADCASTD X7, X7
-	VPADDD       iota<>+0(SB), X7, X7
-	MOVQ         (SP), R12
-	VMOVUPS      X7, (R12)(R13*4)
-	VMOVUPS      3808(R9), Y7
-	VCVTTPD2DQY  Y7, X7
-	MOVQ         8(SP), R12
-	VMOVUPS      X7, (R12)(R13*4)
-	VMOVUPS      3776(R9), Y7
-	VCVTTPD2DQY  Y7, X7
-	MOVQ         16(SP), R12
-	VMOVUPS      X7, (R12)(R13*4)
-	VMOVUPS      1024(R9), Y7
-	MOVQ         24(SP), R12
-	VMOVUPS      Y7, (R12)(R13*8)
-	MOVQ         32(SP), R12
-	VMOVUPS      Y11, (R12)(R13*8)
-	MOVQ         40(SP), R12
-	VMOVUPS      Y5, (R12)(R13*8)
-	MOVQ         48(SP), R12
-	VMOVUPS      Y6, (R12)(R13*8)
-	MOVQ         56(SP), R12
-	VMOVUPS      Y3, (R12)(R13*8)
-	MOVQ         64(SP), R12
-	VMOVUPS      Y8, (R12)(R13*8)
-	MOVQ         72(SP), R12
-	VMOVUPS      Y10, (R12)(R13*8)
-	MOVQ         80(SP), R12
-	VMOVUPS      Y9, (R12)(R13*8)
-	MOVQ         88(SP), R12
-	VMOVUPS      Y4, (R12)(R13*8)
-	MOVQ         96(SP), R12
-	VMOVUPS      Y12, (R12)(R13*8)
-	MOVQ         104(SP), R12
-	VMOVUPS      Y2, (R12)(R13*8)
-	VMOVUPS      960(R9), Y2
-	VADDPD       384(R9), Y2, Y2
-	VMOVUPS      1216(R9), Y3
-	VMULPD       1216(R9), Y3, Y3
-	VADDPD       Y3, Y2, Y2
-	VMOVUPS      256(R9), Y3
-	VMAXPD       Y2, Y3, Y2
-	VBROADCASTSD crosstol64<>+0(SB), Y3
-	VMULPD       Y2, Y3, Y3
-	VMOVUPS      800(R9), Y4
-	VCMPPD       $0x11, Y3, Y4, Y3
-	VMOVUPS      544(R9), Y4
-	VORPD        Y3, Y4, Y4
-	VMOVUPS      Y3, 256(R9)
-	VTESTPD      Y4, Y4
-	JZ           TOI64AVX2_loop2_finish_g1_normal
-
-	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS (R9), Y3
-	VSUBPD  928(R9), Y3, Y3
-	VMOVUPS 32(R9), Y4
-	VSUBPD  896(R9), Y4, Y4
-	VMOVUPS 64(R9), Y5
-	VSUBPD  864(R9), Y5, Y5
-	VMOVUPS 96(R9), Y6
-	VSUBPD  416(R9), Y6, Y6
-	VMOVUPS 128(R9), Y7
-	VSUBPD  512(R9), Y7, Y7
-	VMOVUPS 160(R9), Y8
-	VSUBPD  832(R9), Y8, Y8
-	VSQRTPD 992(R9), Y9
-	VCMPPD  $0x04, Y9, Y0, Y10
-	VDIVPD  Y9, Y1, Y9
-	VANDPD  Y10, Y9, Y9
-	VSQRTPD 1088(R9), Y10
-	VMULPD  Y9, Y3, Y3
-	VMULPD  Y9, Y4, Y4
-	VMULPD  Y9, Y5, Y5
-	VMULPD  Y10, Y6, Y6
-	VMULPD  Y10, Y7, Y7
-	VMULPD  Y10, Y8, Y8
-	VMOVUPS 992(R9), Y9
-	VCMPPD  $0x00, Y0, Y9, Y9
-	VMULPD  Y8, Y4, Y10
-	VMULPD  Y7, Y5, Y11
-	VSUBPD  Y11, Y10, Y10
-	VMULPD  Y6, Y5, Y11
-	VMULPD  Y8, Y3, Y12
-	VSUBPD  Y12, Y11, Y11
-	VMULPD  Y7, Y3, Y12
-	VMULPD  Y6, Y4, Y13
-	VSUBPD  Y13, Y12, Y12
-	VMULPD  Y10, Y10, Y13
-	VMULPD  Y11, Y11, Y14
-	VMOVUPS Y5, (R9)
-	VADDPD  Y14, Y13, Y5
-	VMULPD  Y12, Y12, Y13
-	VADDPD  Y13, Y5, Y5
-	VMULPD  640(R9), Y10, Y13
-	VMULPD  768(R9), Y11, Y14
-	VMOVUPS Y8, 32(R9)
-	VADDPD  Y14, Y13, Y8
-	VMULPD  576(R9), Y12, Y13
-	VADDPD  Y13, Y8, Y8
-
-	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
-	VBROADCASTSD perptol64<>+0(SB), Y13
-	VMULPD       Y2, Y13, Y13
-	VMOVUPS      Y4, 64(R9)
-	VMOVUPS      800(R9), Y4
-	VSUBPD       Y13, Y4, Y4
-	VMULPD       Y5, Y4, Y4
-	VMULPD       Y8, Y8, Y13
-	VCMPPD       $0x11, Y13, Y4, Y4
-	VMOVUPS      256(R9), Y13
-	VANDPD       Y4, Y13, Y4
-	VCMPPD       $0x19, minnormal64<>+0(SB), Y5, Y13
-	VANDNPD      Y4, Y13, Y4
-	VMOVUPS      544(R9), Y13
-	VORPD        Y4, Y13, Y4
-	VMULPD       Y8, Y8, Y13
-	VMOVUPS      Y7, 96(R9)
-	VBROADCASTSD signtol64<>+0(SB), Y7
-	VMULPD       Y2, Y7, Y2
-	VMULPD       Y5, Y2, Y2
-	VCMPPD       $0x19, Y2, Y13, Y2
-	VCMPPD       $0x11, Y0, Y8, Y7
-	VANDNPD      Y7, Y2, Y2
-	VXORPD       signmask64<>+0(SB), Y10, Y7
-	VXORPD       signmask64<>+0(SB), Y11, Y8
-	VXORPD       signmask64<>+0(SB), Y12, Y13
-	VBLENDVPD    Y2, Y7, Y10, Y7
-	VBLENDVPD    Y2, Y8, Y11, Y8
-	VBLENDVPD    Y2, Y13, Y12, Y2
-	VMOVUPS      608(R9), Y10
-	VBLENDVPD    Y4, Y7, Y10, Y7
-	VMOVUPS      480(R9), Y10
-	VBLENDVPD    Y4, Y8, Y10, Y8
-	VMOVUPS      672(R9), Y10
-	VBLENDVPD    Y4, Y2, Y10, Y2
-	VMOVUPS      800(R9), Y10
-	VBLENDVPD    Y4, Y5, Y10, Y4
-	VMOVUPS      Y7, 608(R9)
-	VMOVUPS      Y8, 480(R9)
-	VMOVUPS      Y2, 672(R9)
-	VMOVUPS      Y4, 800(R9)
-
-	// v = unit axis 1, or unit axis 2 when A = B.
-	VBLENDVPD Y9, Y6, Y3, Y2
-	VMOVUPS   64(R9), Y3
-	VBLENDVPD Y9, 96(R9), Y3, Y3
-	VMOVUPS   (R9), Y4
-	VBLENDVPD Y9, 32(R9), Y4, Y4
-
-	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VXORPD    signmask64<>+0(SB), Y2, Y2
-	VMOVUPS   800(R9), Y5
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
-	VMULPD    Y3, Y3, Y6
-	VMULPD    Y2, Y2, Y7
-	VADDPD    Y7, Y6, Y6
-	VMULPD    Y0, Y0, Y7
-	VADDPD    Y7, Y6, Y6
-	VMOVUPS   608(R9), Y7
 	VBLENDVPD Y5, Y3, Y7, Y7
-	VMOVUPS   480(R9), Y8
+	VMOVUPS   352(R9), Y8
 	VBLENDVPD Y5, Y2, Y8, Y2
-	VMOVUPS   672(R9), Y8
+	VMOVUPS   320(R9), Y8
 	VBLENDVPD Y5, Y0, Y8, Y8
-	VMOVUPS   800(R9), Y9
+	VMOVUPS   576(R9), Y9
 	VBLENDVPD Y5, Y6, Y9, Y5
-	VMOVUPS   Y7, 608(R9)
-	VMOVUPS   Y2, 480(R9)
-	VMOVUPS   Y8, 672(R9)
-	VMOVUPS   Y5, 800(R9)
+	VMOVUPS   Y7, 448(R9)
+	VMOVUPS   Y2, 352(R9)
+	VMOVUPS   Y8, 320(R9)
+	VMOVUPS   Y5, 576(R9)
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VXORPD    signmask64<>+0(SB), Y3, Y2
-	VMOVUPS   800(R9), Y3
+	VMOVUPS   576(R9), Y3
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
 	VMULPD    Y0, Y0, Y5
 	VMULPD    Y4, Y4, Y6
 	VADDPD    Y6, Y5, Y5
 	VMULPD    Y2, Y2, Y6
 	VADDPD    Y6, Y5, Y5
-	VMOVUPS   608(R9), Y6
+	VMOVUPS   448(R9), Y6
 	VBLENDVPD Y3, Y0, Y6, Y6
-	VMOVUPS   480(R9), Y7
+	VMOVUPS   352(R9), Y7
 	VBLENDVPD Y3, Y4, Y7, Y4
-	VMOVUPS   672(R9), Y7
+	VMOVUPS   320(R9), Y7
 	VBLENDVPD Y3, Y2, Y7, Y2
-	VMOVUPS   800(R9), Y7
+	VMOVUPS   576(R9), Y7
 	VBLENDVPD Y3, Y5, Y7, Y3
-	VMOVUPS   Y6, 608(R9)
-	VMOVUPS   Y4, 480(R9)
-	VMOVUPS   Y2, 672(R9)
-	VMOVUPS   Y3, 800(R9)
+	VMOVUPS   Y6, 448(R9)
+	VMOVUPS   Y4, 352(R9)
+	VMOVUPS   Y2, 320(R9)
+	VMOVUPS   Y3, 576(R9)
 
 	// Fallback 4: (0,0,1).
-	VMOVUPS   800(R9), Y2
+	VMOVUPS   576(R9), Y2
 	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
-	VMOVUPS   608(R9), Y3
+	VMOVUPS   448(R9), Y3
 	VBLENDVPD Y2, Y0, Y3, Y3
-	VMOVUPS   480(R9), Y4
+	VMOVUPS   352(R9), Y4
 	VBLENDVPD Y2, Y0, Y4, Y4
-	VMOVUPS   672(R9), Y5
+	VMOVUPS   320(R9), Y5
 	VBLENDVPD Y2, Y1, Y5, Y5
-	VMOVUPS   800(R9), Y6
+	VMOVUPS   576(R9), Y6
 	VBLENDVPD Y2, Y1, Y6, Y2
-	VMOVUPS   Y3, 608(R9)
-	VMOVUPS   Y4, 480(R9)
-	VMOVUPS   Y5, 672(R9)
-	VMOVUPS   Y2, 800(R9)
+	VMOVUPS   Y3, 448(R9)
+	VMOVUPS   Y4, 352(R9)
+	VMOVUPS   Y5, 320(R9)
+	VMOVUPS   Y2, 576(R9)
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD 800(R9), Y2
-	VMOVUPS Y2, 736(R9)
+	VSQRTPD 576(R9), Y2
+	VMOVUPS Y2, 256(R9)
 
-TOI64AVX2_loop2_finish_g1_normal:
-	VDIVPD 736(R9), Y1, Y2
-	VMULPD 608(R9), Y2, Y3
-	VMULPD 480(R9), Y2, Y4
-	VMULPD 672(R9), Y2, Y2
+TOI64AVX2_loop3_finish_g2_normal:
+	VDIVPD 1536(R9), Y1, Y2
+	VMULPD 992(R9), Y2, Y3
+	VMULPD 896(R9), Y2, Y4
+	VMULPD 1312(R9), Y2, Y2
 
 	// P = C0 + (a + s M0), Q = C0 + (c + t u).
-	VMOVUPS 320(R9), Y5
-	VMULPD  352(R9), Y5, Y5
-	VADDPD  928(R9), Y5, Y5
-	VADDPD  4256(R9), Y5, Y5
-	VMOVUPS 416(R9), Y6
-	VADDPD  192(R9), Y6, Y6
-	VADDPD  4256(R9), Y6, Y6
-	VMOVUPS 1344(R9), Y7
-	VMULPD  352(R9), Y7, Y7
-	VADDPD  896(R9), Y7, Y7
-	VADDPD  4288(R9), Y7, Y7
-	VMOVUPS 512(R9), Y8
-	VADDPD  224(R9), Y8, Y8
-	VADDPD  4288(R9), Y8, Y8
-	VMOVUPS 1312(R9), Y9
-	VMULPD  352(R9), Y9, Y9
-	VADDPD  864(R9), Y9, Y9
-	VADDPD  4320(R9), Y9, Y9
-	VMOVUPS 832(R9), Y10
-	VADDPD  288(R9), Y10, Y10
-	VADDPD  4320(R9), Y10, Y10
+	VMOVUPS 1280(R9), Y5
+	VMULPD  704(R9), Y5, Y5
+	VADDPD  1440(R9), Y5, Y5
+	VADDPD  5280(R9), Y5, Y5
+	VMOVUPS 672(R9), Y6
+	VADDPD  512(R9), Y6, Y6
+	VADDPD  5280(R9), Y6, Y6
+	VMOVUPS 1248(R9), Y7
+	VMULPD  704(R9), Y7, Y7
+	VADDPD  1408(R9), Y7, Y7
+	VADDPD  5312(R9), Y7, Y7
+	VMOVUPS 1056(R9), Y8
+	VADDPD  416(R9), Y8, Y8
+	VADDPD  5312(R9), Y8, Y8
+	VMOVUPS 1216(R9), Y9
+	VMULPD  704(R9), Y9, Y9
+	VADDPD  1376(R9), Y9, Y9
+	VADDPD  5344(R9), Y9, Y9
+	VMOVUPS 1024(R9), Y10
+	VADDPD  384(R9), Y10, Y10
+	VADDPD  5344(R9), Y10, Y10
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS   5792(R9), Y11
+	VMOVUPS   6816(R9), Y11
 	VCMPPD    $0x00, toiinvalid64<>+0(SB), Y11, Y11
-	VMOVUPS   5728(R9), Y12
+	VMOVUPS   6752(R9), Y12
 	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y12, Y12
-	VMOVUPS   Y10, (R9)
-	VMOVUPS   704(R9), Y10
+	VMOVUPS   Y10, 32(R9)
+	VMOVUPS   1504(R9), Y10
 	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y10, Y10
 	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y3, Y3
 	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y4, Y4
@@ -80142,8 +84269,8 @@ TOI64AVX2_loop2_finish_g1_normal:
 	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y9, Y9
 	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y6, Y6
 	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y8, Y8
-	VMOVUPS   Y12, 32(R9)
-	VMOVUPS   (R9), Y12
+	VMOVUPS   Y12, 96(R9)
+	VMOVUPS   32(R9), Y12
 	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y12, Y11
 
 	// Pair index k = i + 4 + lane.
@@ -80153,15 +84280,15 @@ TOI64AVX2_loop2_finish_g1_normal:
 	VPADDD       iota<>+0(SB), X12, X12
 	MOVQ         (SP), R12
 	VMOVUPS      X12, 16(R12)(R13*4)
-	VMOVUPS      5792(R9), Y12
+	VMOVUPS      6816(R9), Y12
 	VCVTTPD2DQY  Y12, X12
 	MOVQ         8(SP), R12
 	VMOVUPS      X12, 16(R12)(R13*4)
-	VMOVUPS      5760(R9), Y12
+	VMOVUPS      6784(R9), Y12
 	VCVTTPD2DQY  Y12, X12
 	MOVQ         16(SP), R12
 	VMOVUPS      X12, 16(R12)(R13*4)
-	VMOVUPS      32(R9), Y12
+	VMOVUPS      96(R9), Y12
 	MOVQ         24(SP), R12
 	VMOVUPS      Y12, 32(R12)(R13*8)
 	MOVQ         32(SP), R12
@@ -80184,12 +84311,98 @@ TOI64AVX2_loop2_finish_g1_normal:
 	VMOVUPS      Y8, 32(R12)(R13*8)
 	MOVQ         104(SP), R12
 	VMOVUPS      Y11, 32(R12)(R13*8)
-	ADDQ         $0x00000008, R13
-	SUBQ         $0x00000008, R14
-	CMPQ         R14, $0x00000008
-	JAE          TOI64AVX2_loop2
+	VDIVPD       256(R9), Y1, Y2
+	VMULPD       448(R9), Y2, Y3
+	VMULPD       352(R9), Y2, Y4
+	VMULPD       320(R9), Y2, Y2
 
-TOI64AVX2_loop2_end:
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	VMOVUPS 1856(R9), Y5
+	VMULPD  224(R9), Y5, Y5
+	VADDPD  2016(R9), Y5, Y5
+	VADDPD  7264(R9), Y5, Y5
+	VMOVUPS 128(R9), Y6
+	VADDPD  (R9), Y6, Y6
+	VADDPD  7264(R9), Y6, Y6
+	VMOVUPS 1824(R9), Y7
+	VMULPD  224(R9), Y7, Y7
+	VADDPD  1984(R9), Y7, Y7
+	VADDPD  7296(R9), Y7, Y7
+	VMOVUPS 1632(R9), Y8
+	VADDPD  192(R9), Y8, Y8
+	VADDPD  7296(R9), Y8, Y8
+	VMOVUPS 1792(R9), Y9
+	VMULPD  224(R9), Y9, Y9
+	VADDPD  1952(R9), Y9, Y9
+	VADDPD  7328(R9), Y9, Y9
+	VMOVUPS 1600(R9), Y10
+	VADDPD  160(R9), Y10, Y10
+	VADDPD  7328(R9), Y10, Y10
+
+	// Invalid lanes: the canonical NaN in every float.
+	VMOVUPS   8800(R9), Y11
+	VCMPPD    $0x00, toiinvalid64<>+0(SB), Y11, Y11
+	VMOVUPS   8736(R9), Y12
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y12, Y12
+	VMOVUPS   Y10, (R9)
+	VMOVUPS   64(R9), Y10
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y10, Y10
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y3, Y3
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y4, Y4
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y2, Y2
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y5, Y5
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y7, Y7
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y9, Y9
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y6, Y6
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y8, Y8
+	VMOVUPS   Y12, 32(R9)
+	VMOVUPS   (R9), Y12
+	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y12, Y11
+
+	// Pair index k = i + 8 + lane.
+	LEAQ         8(R13), BX
+	VMOVD        BX, X12
+	VPBROADCASTD X12, X12
+	VPADDD       iota<>+0(SB), X12, X12
+	MOVQ         (SP), R12
+	VMOVUPS      X12, 32(R12)(R13*4)
+	VMOVUPS      8800(R9), Y12
+	VCVTTPD2DQY  Y12, X12
+	MOVQ         8(SP), R12
+	VMOVUPS      X12, 32(R12)(R13*4)
+	VMOVUPS      8768(R9), Y12
+	VCVTTPD2DQY  Y12, X12
+	MOVQ         16(SP), R12
+	VMOVUPS      X12, 32(R12)(R13*4)
+	VMOVUPS      32(R9), Y12
+	MOVQ         24(SP), R12
+	VMOVUPS      Y12, 64(R12)(R13*8)
+	MOVQ         32(SP), R12
+	VMOVUPS      Y10, 64(R12)(R13*8)
+	MOVQ         40(SP), R12
+	VMOVUPS      Y3, 64(R12)(R13*8)
+	MOVQ         48(SP), R12
+	VMOVUPS      Y4, 64(R12)(R13*8)
+	MOVQ         56(SP), R12
+	VMOVUPS      Y2, 64(R12)(R13*8)
+	MOVQ         64(SP), R12
+	VMOVUPS      Y5, 64(R12)(R13*8)
+	MOVQ         72(SP), R12
+	VMOVUPS      Y7, 64(R12)(R13*8)
+	MOVQ         80(SP), R12
+	VMOVUPS      Y9, 64(R12)(R13*8)
+	MOVQ         88(SP), R12
+	VMOVUPS      Y6, 64(R12)(R13*8)
+	MOVQ         96(SP), R12
+	VMOVUPS      Y8, 64(R12)(R13*8)
+	MOVQ         104(SP), R12
+	VMOVUPS      Y11, 64(R12)(R13*8)
+	ADDQ         $0x0000000c, R13
+	SUBQ         $0x0000000c, R14
+	CMPQ         R14, $0x0000000c
+	JAE          TOI64AVX2_loop3
+
+TOI64AVX2_loop3_end:
 	// 1 whole group(s) of 4 pairs at a time.
 	CMPQ R14, $0x00000004
 	JB   TOI64AVX2_loop1_end
@@ -80198,206 +84411,206 @@ TOI64AVX2_loop1:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ (DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 3840(R9)
+	VMOVDQU   Y2, 4864(R9)
 	VPMOVZXDQ (SI)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 3872(R9)
+	VMOVDQU   Y2, 4896(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ           3840(R9), BX
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2048(R9)
+	VMOVUPS        Y4, 3072(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2080(R9)
-	MOVQ           3840(R9), BX
+	VMOVUPS        Y2, 3104(R9)
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2112(R9)
+	VMOVUPS        Y4, 3136(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2240(R9)
-	MOVQ           3840(R9), BX
+	VMOVUPS        Y2, 3264(R9)
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y2
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y3
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2144(R9)
+	VMOVUPS        Y4, 3168(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2176(R9)
-	MOVQ           3840(R9), BX
+	VMOVUPS        Y2, 3200(R9)
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y2
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y3
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2208(R9)
+	VMOVUPS        Y2, 3232(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ           3872(R9), BX
+	MOVQ           4896(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2272(R9)
+	VMOVUPS        Y4, 3296(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2304(R9)
-	MOVQ           3872(R9), BX
+	VMOVUPS        Y2, 3328(R9)
+	MOVQ           4896(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2336(R9)
+	VMOVUPS        Y4, 3360(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2464(R9)
-	MOVQ           3872(R9), BX
+	VMOVUPS        Y2, 3488(R9)
+	MOVQ           4896(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y2
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VBROADCASTF128 32(AX)(BX*1), Y3
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2368(R9)
+	VMOVUPS        Y4, 3392(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2400(R9)
-	MOVQ           3872(R9), BX
+	VMOVUPS        Y2, 3424(R9)
+	MOVQ           4896(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y2
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VBROADCASTF128 48(AX)(BX*1), Y3
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2432(R9)
+	VMOVUPS        Y2, 3456(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ           3840(R9), BX
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2496(R9)
+	VMOVUPS        Y4, 3520(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2528(R9)
-	MOVQ           3840(R9), BX
+	VMOVUPS        Y2, 3552(R9)
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2560(R9)
+	VMOVUPS        Y4, 3584(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2688(R9)
-	MOVQ           3840(R9), BX
+	VMOVUPS        Y2, 3712(R9)
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y2
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y3
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2592(R9)
+	VMOVUPS        Y4, 3616(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2624(R9)
-	MOVQ           3840(R9), BX
+	VMOVUPS        Y2, 3648(R9)
+	MOVQ           4864(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y2
-	MOVQ           3856(R9), BX
+	MOVQ           4880(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
-	MOVQ           3848(R9), BX
+	MOVQ           4872(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y3
-	MOVQ           3864(R9), BX
+	MOVQ           4888(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2656(R9)
+	VMOVUPS        Y2, 3680(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ           3872(R9), BX
+	MOVQ           4896(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2720(R9)
+	VMOVUPS        Y4, 3744(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2752(R9)
-	MOVQ           3872(R9), BX
+	VMOVUPS        Y2, 3776(R9)
+	MOVQ           4896(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2784(R9)
+	VMOVUPS        Y4, 3808(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2912(R9)
-	MOVQ           3872(R9), BX
+	VMOVUPS        Y2, 3936(R9)
+	MOVQ           4896(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y2
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VBROADCASTF128 32(CX)(BX*1), Y3
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 2816(R9)
+	VMOVUPS        Y4, 3840(R9)
 	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2848(R9)
-	MOVQ           3872(R9), BX
+	VMOVUPS        Y2, 3872(R9)
+	MOVQ           4896(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y2
-	MOVQ           3888(R9), BX
+	MOVQ           4912(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
-	MOVQ           3880(R9), BX
+	MOVQ           4904(R9), BX
 	VBROADCASTF128 48(CX)(BX*1), Y3
-	MOVQ           3896(R9), BX
+	MOVQ           4920(R9), BX
 	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
 	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 2880(R9)
+	VMOVUPS        Y2, 3904(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Y0, 2944(R9)
-	VMOVUPS    Y0, 2976(R9)
+	VMOVUPS    Y0, 3968(R9)
+	VMOVUPS    Y0, 4000(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
 	JZ         TOI64AVX2_loop1_g0_nopad
@@ -80405,67 +84618,67 @@ TOI64AVX2_loop1:
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
 	VGATHERDPD Y4, (BX)(X3*8), Y2
-	VMOVUPS    Y2, 2944(R9)
+	VMOVUPS    Y2, 3968(R9)
 	VMOVUPS    (SI)(R13*4), X3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
 	VGATHERDPD Y4, (BX)(X3*8), Y2
-	VMOVUPS    Y2, 2976(R9)
+	VMOVUPS    Y2, 4000(R9)
 
 TOI64AVX2_loop1_g0_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 2048(R9), Y2
-	VSUBPD  2272(R9), Y2, Y2
-	VMOVUPS 2080(R9), Y3
-	VSUBPD  2304(R9), Y3, Y3
-	VMOVUPS 2112(R9), Y4
-	VSUBPD  2336(R9), Y4, Y4
-	VMOVUPS 2496(R9), Y5
-	VSUBPD  2048(R9), Y5, Y5
-	VMOVUPS 2528(R9), Y6
-	VSUBPD  2080(R9), Y6, Y6
-	VMOVUPS 2560(R9), Y7
-	VSUBPD  2112(R9), Y7, Y7
-	VMOVUPS 2144(R9), Y8
-	VSUBPD  2272(R9), Y8, Y8
-	VMOVUPS 2176(R9), Y9
-	VSUBPD  2304(R9), Y9, Y9
-	VMOVUPS 2208(R9), Y10
-	VSUBPD  2336(R9), Y10, Y10
-	VMOVUPS 2592(R9), Y11
-	VSUBPD  2144(R9), Y11, Y11
-	VMOVUPS 2624(R9), Y12
-	VSUBPD  2176(R9), Y12, Y12
-	VMOVUPS 2656(R9), Y13
-	VSUBPD  2208(R9), Y13, Y13
+	VMOVUPS 3072(R9), Y2
+	VSUBPD  3296(R9), Y2, Y2
+	VMOVUPS 3104(R9), Y3
+	VSUBPD  3328(R9), Y3, Y3
+	VMOVUPS 3136(R9), Y4
+	VSUBPD  3360(R9), Y4, Y4
+	VMOVUPS 3520(R9), Y5
+	VSUBPD  3072(R9), Y5, Y5
+	VMOVUPS 3552(R9), Y6
+	VSUBPD  3104(R9), Y6, Y6
+	VMOVUPS 3584(R9), Y7
+	VSUBPD  3136(R9), Y7, Y7
+	VMOVUPS 3168(R9), Y8
+	VSUBPD  3296(R9), Y8, Y8
+	VMOVUPS 3200(R9), Y9
+	VSUBPD  3328(R9), Y9, Y9
+	VMOVUPS 3232(R9), Y10
+	VSUBPD  3360(R9), Y10, Y10
+	VMOVUPS 3616(R9), Y11
+	VSUBPD  3168(R9), Y11, Y11
+	VMOVUPS 3648(R9), Y12
+	VSUBPD  3200(R9), Y12, Y12
+	VMOVUPS 3680(R9), Y13
+	VSUBPD  3232(R9), Y13, Y13
 	VMOVUPS Y13, (R9)
-	VMOVUPS 2720(R9), Y13
-	VSUBPD  2272(R9), Y13, Y13
+	VMOVUPS 3744(R9), Y13
+	VSUBPD  3296(R9), Y13, Y13
 	VMOVUPS Y13, 32(R9)
-	VMOVUPS 2752(R9), Y13
-	VSUBPD  2304(R9), Y13, Y13
+	VMOVUPS 3776(R9), Y13
+	VSUBPD  3328(R9), Y13, Y13
 	VMOVUPS Y13, 64(R9)
-	VMOVUPS 2784(R9), Y13
-	VSUBPD  2336(R9), Y13, Y13
+	VMOVUPS 3808(R9), Y13
+	VSUBPD  3360(R9), Y13, Y13
 	VMOVUPS Y13, 96(R9)
-	VMOVUPS 2368(R9), Y13
-	VSUBPD  2272(R9), Y13, Y13
+	VMOVUPS 3392(R9), Y13
+	VSUBPD  3296(R9), Y13, Y13
 	VMOVUPS Y13, 128(R9)
-	VMOVUPS 2400(R9), Y13
-	VSUBPD  2304(R9), Y13, Y13
+	VMOVUPS 3424(R9), Y13
+	VSUBPD  3328(R9), Y13, Y13
 	VMOVUPS Y13, 160(R9)
-	VMOVUPS 2432(R9), Y13
-	VSUBPD  2336(R9), Y13, Y13
+	VMOVUPS 3456(R9), Y13
+	VSUBPD  3360(R9), Y13, Y13
 	VMOVUPS Y13, 192(R9)
-	VMOVUPS 2816(R9), Y13
-	VSUBPD  2368(R9), Y13, Y13
+	VMOVUPS 3840(R9), Y13
+	VSUBPD  3392(R9), Y13, Y13
 	VMOVUPS Y13, 224(R9)
-	VMOVUPS 2848(R9), Y13
-	VSUBPD  2400(R9), Y13, Y13
+	VMOVUPS 3872(R9), Y13
+	VSUBPD  3424(R9), Y13, Y13
 	VMOVUPS Y13, 256(R9)
-	VMOVUPS 2880(R9), Y13
-	VSUBPD  2432(R9), Y13, Y13
+	VMOVUPS 3904(R9), Y13
+	VSUBPD  3456(R9), Y13, Y13
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPD       Y2, Y2, Y14
@@ -80520,23 +84733,23 @@ TOI64AVX2_loop1_g0_nopad:
 	VADDPD       Y6, Y3, Y3
 	VSUBPD       Y13, Y13, Y6
 	VADDPD       Y6, Y4, Y4
-	VMOVUPS      2240(R9), Y6
-	VSUBPD       2240(R9), Y6, Y6
+	VMOVUPS      3264(R9), Y6
+	VSUBPD       3264(R9), Y6, Y6
 	VADDPD       Y6, Y2, Y2
-	VMOVUPS      2688(R9), Y6
-	VSUBPD       2688(R9), Y6, Y6
+	VMOVUPS      3712(R9), Y6
+	VSUBPD       3712(R9), Y6, Y6
 	VADDPD       Y6, Y5, Y5
-	VMOVUPS      2944(R9), Y6
-	VSUBPD       2944(R9), Y6, Y6
+	VMOVUPS      3968(R9), Y6
+	VSUBPD       3968(R9), Y6, Y6
 	VADDPD       Y6, Y3, Y3
-	VMOVUPS      2464(R9), Y6
-	VSUBPD       2464(R9), Y6, Y6
+	VMOVUPS      3488(R9), Y6
+	VSUBPD       3488(R9), Y6, Y6
 	VADDPD       Y6, Y4, Y4
-	VMOVUPS      2912(R9), Y6
-	VSUBPD       2912(R9), Y6, Y6
+	VMOVUPS      3936(R9), Y6
+	VSUBPD       3936(R9), Y6, Y6
 	VADDPD       Y6, Y2, Y2
-	VMOVUPS      2976(R9), Y6
-	VSUBPD       2976(R9), Y6, Y6
+	VMOVUPS      4000(R9), Y6
+	VSUBPD       4000(R9), Y6, Y6
 	VADDPD       Y6, Y5, Y5
 	VMOVUPS      Y13, 448(R9)
 	VBROADCASTSD margin+56(FP), Y6
@@ -80557,14 +84770,14 @@ TOI64AVX2_loop1_g0_nopad:
 	VCMPPD       $0x00, Y0, Y2, Y2
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 2240(R9), Y3
-	VMINPD  2688(R9), Y3, Y3
-	VMOVUPS 2464(R9), Y4
-	VMINPD  2912(R9), Y4, Y4
+	VMOVUPS 3264(R9), Y3
+	VMINPD  3712(R9), Y3, Y3
+	VMOVUPS 3488(R9), Y4
+	VMINPD  3936(R9), Y4, Y4
 	VMINPD  Y4, Y3, Y3
 	VCMPPD  $0x11, Y0, Y3, Y3
-	VMOVUPS 2944(R9), Y4
-	VMINPD  2976(R9), Y4, Y4
+	VMOVUPS 3968(R9), Y4
+	VMINPD  4000(R9), Y4, Y4
 	VCMPPD  $0x11, Y0, Y4, Y4
 	VORPD   Y4, Y3, Y3
 	VANDNPD Y2, Y3, Y2
@@ -80641,12 +84854,12 @@ TOI64AVX2_loop1_g0_nopad:
 	VMULPD       Y3, Y4, Y3
 	VBROADCASTSD tol+64(FP), Y4
 	VMAXPD       Y3, Y4, Y3
-	VMOVUPS      2240(R9), Y4
-	VMAXPD       2688(R9), Y4, Y4
-	VMOVUPS      2464(R9), Y5
-	VMAXPD       2912(R9), Y5, Y5
-	VADDPD       2944(R9), Y4, Y4
-	VADDPD       2976(R9), Y5, Y5
+	VMOVUPS      3264(R9), Y4
+	VMAXPD       3712(R9), Y4, Y4
+	VMOVUPS      3488(R9), Y5
+	VMAXPD       3936(R9), Y5, Y5
+	VADDPD       3968(R9), Y4, Y4
+	VADDPD       4000(R9), Y5, Y5
 	VADDPD       Y5, Y4, Y4
 	VBROADCASTSD margin+56(FP), Y5
 	VADDPD       Y5, Y4, Y4
@@ -80655,46 +84868,46 @@ TOI64AVX2_loop1_g0_nopad:
 	VBROADCASTSD toiinvalid64<>+0(SB), Y5
 	VBLENDVPD    Y2, toirunning64<>+0(SB), Y5, Y2
 	VMOVUPS      288(R9), Y5
-	VMOVUPS      Y5, 3008(R9)
+	VMOVUPS      Y5, 4032(R9)
 	VMOVUPS      352(R9), Y5
-	VMOVUPS      Y5, 3040(R9)
+	VMOVUPS      Y5, 4064(R9)
 	VMOVUPS      416(R9), Y5
-	VMOVUPS      Y5, 3072(R9)
-	VMOVUPS      Y8, 3104(R9)
-	VMOVUPS      Y9, 3136(R9)
-	VMOVUPS      Y10, 3168(R9)
+	VMOVUPS      Y5, 4096(R9)
+	VMOVUPS      Y8, 4128(R9)
+	VMOVUPS      Y9, 4160(R9)
+	VMOVUPS      Y10, 4192(R9)
 	VMOVUPS      128(R9), Y5
-	VMOVUPS      Y5, 3200(R9)
+	VMOVUPS      Y5, 4224(R9)
 	VMOVUPS      160(R9), Y5
-	VMOVUPS      Y5, 3232(R9)
+	VMOVUPS      Y5, 4256(R9)
 	VMOVUPS      192(R9), Y5
-	VMOVUPS      Y5, 3264(R9)
+	VMOVUPS      Y5, 4288(R9)
 	VMOVUPS      320(R9), Y5
-	VMOVUPS      Y5, 3296(R9)
+	VMOVUPS      Y5, 4320(R9)
 	VMOVUPS      384(R9), Y5
-	VMOVUPS      Y5, 3328(R9)
-	VMOVUPS      Y7, 3360(R9)
-	VMOVUPS      Y11, 3392(R9)
-	VMOVUPS      Y12, 3424(R9)
+	VMOVUPS      Y5, 4352(R9)
+	VMOVUPS      Y7, 4384(R9)
+	VMOVUPS      Y11, 4416(R9)
+	VMOVUPS      Y12, 4448(R9)
 	VMOVUPS      (R9), Y5
-	VMOVUPS      Y5, 3456(R9)
+	VMOVUPS      Y5, 4480(R9)
 	VMOVUPS      32(R9), Y5
-	VMOVUPS      Y5, 3488(R9)
+	VMOVUPS      Y5, 4512(R9)
 	VMOVUPS      64(R9), Y5
-	VMOVUPS      Y5, 3520(R9)
+	VMOVUPS      Y5, 4544(R9)
 	VMOVUPS      96(R9), Y5
-	VMOVUPS      Y5, 3552(R9)
+	VMOVUPS      Y5, 4576(R9)
 	VMOVUPS      224(R9), Y5
-	VMOVUPS      Y5, 3584(R9)
+	VMOVUPS      Y5, 4608(R9)
 	VMOVUPS      256(R9), Y5
-	VMOVUPS      Y5, 3616(R9)
+	VMOVUPS      Y5, 4640(R9)
 	VMOVUPS      448(R9), Y5
-	VMOVUPS      Y5, 3648(R9)
-	VMOVUPS      Y4, 3680(R9)
-	VMOVUPS      Y3, 3712(R9)
-	VMOVUPS      Y0, 3744(R9)
-	VMOVUPS      Y0, 3776(R9)
-	VMOVUPS      Y2, 3808(R9)
+	VMOVUPS      Y5, 4672(R9)
+	VMOVUPS      Y4, 4704(R9)
+	VMOVUPS      Y3, 4736(R9)
+	VMOVUPS      Y0, 4768(R9)
+	VMOVUPS      Y0, 4800(R9)
+	VMOVUPS      Y2, 4832(R9)
 
 	// Steps until no lane is running.
 TOI64AVX2_loop1_step:
@@ -80703,43 +84916,43 @@ TOI64AVX2_loop1_step:
 	VMAXPD       Y0, Y2, Y2
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 3744(R9), Y3
-	VMULPD  3296(R9), Y3, Y3
-	VADDPD  3008(R9), Y3, Y3
-	VMOVUPS 3744(R9), Y4
-	VMULPD  3328(R9), Y4, Y4
-	VADDPD  3040(R9), Y4, Y4
-	VMOVUPS 3744(R9), Y5
-	VMULPD  3360(R9), Y5, Y5
-	VADDPD  3072(R9), Y5, Y5
-	VMOVUPS 3744(R9), Y6
-	VMULPD  3392(R9), Y6, Y6
-	VADDPD  3104(R9), Y6, Y6
-	VMOVUPS 3744(R9), Y7
-	VMULPD  3424(R9), Y7, Y7
-	VADDPD  3136(R9), Y7, Y7
-	VMOVUPS 3744(R9), Y8
-	VMULPD  3456(R9), Y8, Y8
-	VADDPD  3168(R9), Y8, Y8
-	VMOVUPS 3744(R9), Y9
-	VMULPD  3488(R9), Y9, Y9
+	VMOVUPS 4768(R9), Y3
+	VMULPD  4320(R9), Y3, Y3
+	VADDPD  4032(R9), Y3, Y3
+	VMOVUPS 4768(R9), Y4
+	VMULPD  4352(R9), Y4, Y4
+	VADDPD  4064(R9), Y4, Y4
+	VMOVUPS 4768(R9), Y5
+	VMULPD  4384(R9), Y5, Y5
+	VADDPD  4096(R9), Y5, Y5
+	VMOVUPS 4768(R9), Y6
+	VMULPD  4416(R9), Y6, Y6
+	VADDPD  4128(R9), Y6, Y6
+	VMOVUPS 4768(R9), Y7
+	VMULPD  4448(R9), Y7, Y7
+	VADDPD  4160(R9), Y7, Y7
+	VMOVUPS 4768(R9), Y8
+	VMULPD  4480(R9), Y8, Y8
+	VADDPD  4192(R9), Y8, Y8
+	VMOVUPS 4768(R9), Y9
+	VMULPD  4512(R9), Y9, Y9
 	VADDPD  Y9, Y0, Y9
-	VMOVUPS 3744(R9), Y10
-	VMULPD  3520(R9), Y10, Y10
+	VMOVUPS 4768(R9), Y10
+	VMULPD  4544(R9), Y10, Y10
 	VADDPD  Y10, Y0, Y10
-	VMOVUPS 3744(R9), Y11
-	VMULPD  3552(R9), Y11, Y11
+	VMOVUPS 4768(R9), Y11
+	VMULPD  4576(R9), Y11, Y11
 	VADDPD  Y11, Y0, Y11
-	VMOVUPS 3744(R9), Y12
-	VMULPD  3584(R9), Y12, Y12
-	VADDPD  3200(R9), Y12, Y12
-	VMOVUPS 3744(R9), Y13
-	VMULPD  3616(R9), Y13, Y13
-	VADDPD  3232(R9), Y13, Y13
+	VMOVUPS 4768(R9), Y12
+	VMULPD  4608(R9), Y12, Y12
+	VADDPD  4224(R9), Y12, Y12
+	VMOVUPS 4768(R9), Y13
+	VMULPD  4640(R9), Y13, Y13
+	VADDPD  4256(R9), Y13, Y13
 	VMOVUPS Y2, (R9)
-	VMOVUPS 3744(R9), Y2
-	VMULPD  3648(R9), Y2, Y2
-	VADDPD  3264(R9), Y2, Y2
+	VMOVUPS 4768(R9), Y2
+	VMULPD  4672(R9), Y2, Y2
+	VADDPD  4288(R9), Y2, Y2
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD  Y3, Y6, Y14
@@ -80888,30 +85101,30 @@ TOI64AVX2_loop1_step:
 	VADDPD  Y8, Y7, Y7
 	VMULPD  320(R9), Y2, Y8
 	VADDPD  Y8, Y7, Y7
-	VMULPD  3296(R9), Y4, Y8
-	VMULPD  3328(R9), Y5, Y9
+	VMULPD  4320(R9), Y4, Y8
+	VMULPD  4352(R9), Y5, Y9
 	VADDPD  Y9, Y8, Y8
-	VMULPD  3360(R9), Y2, Y9
+	VMULPD  4384(R9), Y2, Y9
 	VADDPD  Y9, Y8, Y8
 	VMULPD  32(R9), Y4, Y9
 	VMULPD  64(R9), Y5, Y10
 	VADDPD  Y10, Y9, Y9
 	VMULPD  96(R9), Y2, Y10
 	VADDPD  Y10, Y9, Y9
-	VMULPD  3392(R9), Y4, Y10
-	VMULPD  3424(R9), Y5, Y11
+	VMULPD  4416(R9), Y4, Y10
+	VMULPD  4448(R9), Y5, Y11
 	VADDPD  Y11, Y10, Y10
-	VMULPD  3456(R9), Y2, Y11
+	VMULPD  4480(R9), Y2, Y11
 	VADDPD  Y11, Y10, Y10
 	VMULPD  224(R9), Y4, Y11
 	VMULPD  256(R9), Y5, Y12
 	VADDPD  Y12, Y11, Y11
 	VMULPD  288(R9), Y2, Y12
 	VADDPD  Y12, Y11, Y11
-	VMULPD  3488(R9), Y4, Y12
-	VMULPD  3520(R9), Y5, Y13
+	VMULPD  4512(R9), Y4, Y12
+	VMULPD  4544(R9), Y5, Y13
 	VADDPD  Y13, Y12, Y12
-	VMULPD  3552(R9), Y2, Y13
+	VMULPD  4576(R9), Y2, Y13
 	VADDPD  Y13, Y12, Y12
 	VMULPD  128(R9), Y4, Y13
 	VMULPD  160(R9), Y5, Y14
@@ -80919,15 +85132,15 @@ TOI64AVX2_loop1_step:
 	VADDPD  Y14, Y13, Y6
 	VMULPD  192(R9), Y2, Y13
 	VADDPD  Y13, Y6, Y6
-	VMULPD  3584(R9), Y4, Y4
-	VMULPD  3616(R9), Y5, Y5
+	VMULPD  4608(R9), Y4, Y4
+	VMULPD  4640(R9), Y5, Y5
 	VADDPD  Y5, Y4, Y4
-	VMULPD  3648(R9), Y2, Y2
+	VMULPD  4672(R9), Y2, Y2
 	VADDPD  Y2, Y4, Y2
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
 	VSUBPD       Y11, Y7, Y4
-	VSUBPD       3680(R9), Y4, Y4
+	VSUBPD       4704(R9), Y4, Y4
 	VSUBPD       Y8, Y12, Y5
 	VCMPPD       $0x11, Y5, Y0, Y13
 	VDIVPD       Y5, Y4, Y5
@@ -80937,7 +85150,7 @@ TOI64AVX2_loop1_step:
 	VCMPPD       $0x11, Y4, Y0, Y4
 	VANDPD       Y3, Y4, Y3
 	VSUBPD       Y6, Y7, Y4
-	VSUBPD       3680(R9), Y4, Y4
+	VSUBPD       4704(R9), Y4, Y4
 	VSUBPD       Y8, Y2, Y5
 	VCMPPD       $0x11, Y5, Y0, Y7
 	VDIVPD       Y5, Y4, Y5
@@ -80947,7 +85160,7 @@ TOI64AVX2_loop1_step:
 	VANDPD       Y5, Y4, Y4
 	VMINPD       Y4, Y3, Y3
 	VSUBPD       Y11, Y9, Y4
-	VSUBPD       3680(R9), Y4, Y4
+	VSUBPD       4704(R9), Y4, Y4
 	VSUBPD       Y10, Y12, Y5
 	VCMPPD       $0x11, Y5, Y0, Y7
 	VDIVPD       Y5, Y4, Y5
@@ -80957,7 +85170,7 @@ TOI64AVX2_loop1_step:
 	VANDPD       Y5, Y4, Y4
 	VMINPD       Y4, Y3, Y3
 	VSUBPD       Y6, Y9, Y4
-	VSUBPD       3680(R9), Y4, Y4
+	VSUBPD       4704(R9), Y4, Y4
 	VSUBPD       Y10, Y2, Y2
 	VCMPPD       $0x11, Y2, Y0, Y5
 	VDIVPD       Y2, Y4, Y2
@@ -80966,13 +85179,13 @@ TOI64AVX2_loop1_step:
 	VCMPPD       $0x11, Y4, Y0, Y4
 	VANDPD       Y2, Y4, Y2
 	VMINPD       Y2, Y3, Y2
-	VADDPD       3744(R9), Y2, Y2
+	VADDPD       4768(R9), Y2, Y2
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS      3808(R9), Y3
+	VMOVUPS      4832(R9), Y3
 	VCMPPD       $0x00, toirunning64<>+0(SB), Y3, Y3
-	VADDPD       3776(R9), Y1, Y4
-	VMOVUPS      3744(R9), Y5
+	VADDPD       4800(R9), Y1, Y4
+	VMOVUPS      4768(R9), Y5
 	VCMPPD       $0x11, Y2, Y5, Y5
 	VANDNPD      Y3, Y5, Y5
 	VBROADCASTSD maxiter+80(FP), Y6
@@ -80982,68 +85195,68 @@ TOI64AVX2_loop1_step:
 	VBLENDVPD    Y5, toiunconv64<>+0(SB), Y6, Y5
 	VCMPPD       $0x16, (R9), Y2, Y6
 	VBLENDVPD    Y6, Y0, Y5, Y5
-	VMOVUPS      3744(R9), Y6
+	VMOVUPS      4768(R9), Y6
 	VCMPPD       $0x00, Y0, Y6, Y6
 	VBLENDVPD    Y6, toiinitial64<>+0(SB), Y1, Y6
 	VMOVUPS      64(R9), Y7
-	VCMPPD       $0x12, 3712(R9), Y7, Y7
+	VCMPPD       $0x12, 4736(R9), Y7, Y7
 	VBLENDVPD    Y7, Y6, Y5, Y5
 	VMOVUPS      32(R9), Y6
 	VBLENDVPD    Y6, toiinvalid64<>+0(SB), Y5, Y5
 	VCMPPD       $0x00, toirunning64<>+0(SB), Y5, Y6
 	VANDPD       Y6, Y3, Y6
-	VMOVUPS      3744(R9), Y7
+	VMOVUPS      4768(R9), Y7
 	VBLENDVPD    Y6, Y2, Y7, Y2
 	VMOVUPS      32(R9), Y7
 	VBLENDVPD    Y7, Y0, Y4, Y4
-	VMOVUPS      3776(R9), Y7
+	VMOVUPS      4800(R9), Y7
 	VBLENDVPD    Y3, Y4, Y7, Y4
-	VMOVUPS      3808(R9), Y7
+	VMOVUPS      4832(R9), Y7
 	VBLENDVPD    Y3, Y5, Y7, Y3
-	VMOVUPS      Y2, 3744(R9)
-	VMOVUPS      Y4, 3776(R9)
-	VMOVUPS      Y3, 3808(R9)
+	VMOVUPS      Y2, 4768(R9)
+	VMOVUPS      Y4, 4800(R9)
+	VMOVUPS      Y3, 4832(R9)
 	VMOVMSKPD    Y6, BX
 	TESTL        BX, BX
 	JNZ          TOI64AVX2_loop1_step
 
 	// Finish: the rows.
-	VMOVUPS 3744(R9), Y2
-	VMULPD  3296(R9), Y2, Y2
-	VADDPD  3008(R9), Y2, Y2
-	VMOVUPS 3744(R9), Y3
-	VMULPD  3328(R9), Y3, Y3
-	VADDPD  3040(R9), Y3, Y3
-	VMOVUPS 3744(R9), Y4
-	VMULPD  3360(R9), Y4, Y4
-	VADDPD  3072(R9), Y4, Y4
-	VMOVUPS 3744(R9), Y5
-	VMULPD  3392(R9), Y5, Y5
-	VADDPD  3104(R9), Y5, Y5
-	VMOVUPS 3744(R9), Y6
-	VMULPD  3424(R9), Y6, Y6
-	VADDPD  3136(R9), Y6, Y6
-	VMOVUPS 3744(R9), Y7
-	VMULPD  3456(R9), Y7, Y7
-	VADDPD  3168(R9), Y7, Y7
-	VMOVUPS 3744(R9), Y8
-	VMULPD  3488(R9), Y8, Y8
+	VMOVUPS 4768(R9), Y2
+	VMULPD  4320(R9), Y2, Y2
+	VADDPD  4032(R9), Y2, Y2
+	VMOVUPS 4768(R9), Y3
+	VMULPD  4352(R9), Y3, Y3
+	VADDPD  4064(R9), Y3, Y3
+	VMOVUPS 4768(R9), Y4
+	VMULPD  4384(R9), Y4, Y4
+	VADDPD  4096(R9), Y4, Y4
+	VMOVUPS 4768(R9), Y5
+	VMULPD  4416(R9), Y5, Y5
+	VADDPD  4128(R9), Y5, Y5
+	VMOVUPS 4768(R9), Y6
+	VMULPD  4448(R9), Y6, Y6
+	VADDPD  4160(R9), Y6, Y6
+	VMOVUPS 4768(R9), Y7
+	VMULPD  4480(R9), Y7, Y7
+	VADDPD  4192(R9), Y7, Y7
+	VMOVUPS 4768(R9), Y8
+	VMULPD  4512(R9), Y8, Y8
 	VADDPD  Y8, Y0, Y8
-	VMOVUPS 3744(R9), Y9
-	VMULPD  3520(R9), Y9, Y9
+	VMOVUPS 4768(R9), Y9
+	VMULPD  4544(R9), Y9, Y9
 	VADDPD  Y9, Y0, Y9
-	VMOVUPS 3744(R9), Y10
-	VMULPD  3552(R9), Y10, Y10
+	VMOVUPS 4768(R9), Y10
+	VMULPD  4576(R9), Y10, Y10
 	VADDPD  Y10, Y0, Y10
-	VMOVUPS 3744(R9), Y11
-	VMULPD  3584(R9), Y11, Y11
-	VADDPD  3200(R9), Y11, Y11
-	VMOVUPS 3744(R9), Y12
-	VMULPD  3616(R9), Y12, Y12
-	VADDPD  3232(R9), Y12, Y12
-	VMOVUPS 3744(R9), Y13
-	VMULPD  3648(R9), Y13, Y13
-	VADDPD  3264(R9), Y13, Y13
+	VMOVUPS 4768(R9), Y11
+	VMULPD  4608(R9), Y11, Y11
+	VADDPD  4224(R9), Y11, Y11
+	VMOVUPS 4768(R9), Y12
+	VMULPD  4640(R9), Y12, Y12
+	VADDPD  4256(R9), Y12, Y12
+	VMOVUPS 4768(R9), Y13
+	VMULPD  4672(R9), Y13, Y13
+	VADDPD  4288(R9), Y13, Y13
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD  Y2, Y5, Y14
@@ -81395,29 +85608,29 @@ TOI64AVX2_loop1_finish_g0_normal:
 	VMOVUPS 384(R9), Y5
 	VMULPD  608(R9), Y5, Y5
 	VADDPD  352(R9), Y5, Y5
-	VADDPD  2272(R9), Y5, Y5
+	VADDPD  3296(R9), Y5, Y5
 	VMOVUPS 192(R9), Y6
 	VADDPD  576(R9), Y6, Y6
-	VADDPD  2272(R9), Y6, Y6
+	VADDPD  3296(R9), Y6, Y6
 	VMOVUPS 768(R9), Y7
 	VMULPD  608(R9), Y7, Y7
 	VADDPD  320(R9), Y7, Y7
-	VADDPD  2304(R9), Y7, Y7
+	VADDPD  3328(R9), Y7, Y7
 	VMOVUPS 224(R9), Y8
 	VADDPD  544(R9), Y8, Y8
-	VADDPD  2304(R9), Y8, Y8
+	VADDPD  3328(R9), Y8, Y8
 	VMOVUPS 736(R9), Y9
 	VMULPD  608(R9), Y9, Y9
 	VADDPD  288(R9), Y9, Y9
-	VADDPD  2336(R9), Y9, Y9
+	VADDPD  3360(R9), Y9, Y9
 	VMOVUPS 256(R9), Y10
 	VADDPD  448(R9), Y10, Y10
-	VADDPD  2336(R9), Y10, Y10
+	VADDPD  3360(R9), Y10, Y10
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS   3808(R9), Y11
+	VMOVUPS   4832(R9), Y11
 	VCMPPD    $0x00, toiinvalid64<>+0(SB), Y11, Y11
-	VMOVUPS   3744(R9), Y12
+	VMOVUPS   4768(R9), Y12
 	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y12, Y12
 	VMOVUPS   Y10, (R9)
 	VMOVUPS   480(R9), Y10
@@ -81441,11 +85654,11 @@ TOI64AVX2_loop1_finish_g0_normal:
 	VPADDD       iota<>+0(SB), X12, X12
 	MOVQ         (SP), R12
 	VMOVUPS      X12, (R12)(R13*4)
-	VMOVUPS      3808(R9), Y12
+	VMOVUPS      4832(R9), Y12
 	VCVTTPD2DQY  Y12, X12
 	MOVQ         8(SP), R12
 	VMOVUPS      X12, (R12)(R13*4)
-	VMOVUPS      3776(R9), Y12
+	VMOVUPS      4800(R9), Y12
 	VCVTTPD2DQY  Y12, X12
 	MOVQ         16(SP), R12
 	VMOVUPS      X12, (R12)(R13*4)
@@ -81488,284 +85701,284 @@ TOI64AVX2_loop1_end:
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (DX)(R13*4), X3, X3
-	VMOVUPS    X3, 3968(R9)
+	VMOVUPS    X3, 4992(R9)
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (SI)(R13*4), X3, X3
-	VMOVUPS    X3, 4000(R9)
+	VMOVUPS    X3, 5024(R9)
 
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
-	VPMOVZXDQ 3968(R9), Y3
+	VPMOVZXDQ 4992(R9), Y3
 	VPSLLQ    $0x06, Y3, Y3
-	VMOVDQU   Y3, 3840(R9)
-	VPMOVZXDQ 4000(R9), Y3
+	VMOVDQU   Y3, 4864(R9)
+	VPMOVZXDQ 5024(R9), Y3
 	VPSLLQ    $0x06, Y3, Y3
-	VMOVDQU   Y3, 3872(R9)
+	VMOVDQU   Y3, 4896(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ           3840(R9), DX
+	MOVQ           4864(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y3
-	MOVQ           3856(R9), DX
+	MOVQ           4880(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y3, Y3
-	MOVQ           3848(R9), DX
+	MOVQ           4872(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y4
-	MOVQ           3864(R9), DX
+	MOVQ           4888(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 2048(R9)
+	VMOVUPS        Y5, 3072(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 2080(R9)
-	MOVQ           3840(R9), DX
+	VMOVUPS        Y3, 3104(R9)
+	MOVQ           4864(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y3
-	MOVQ           3856(R9), DX
+	MOVQ           4880(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y3, Y3
-	MOVQ           3848(R9), DX
+	MOVQ           4872(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y4
-	MOVQ           3864(R9), DX
+	MOVQ           4888(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 2112(R9)
+	VMOVUPS        Y5, 3136(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 2240(R9)
-	MOVQ           3840(R9), DX
+	VMOVUPS        Y3, 3264(R9)
+	MOVQ           4864(R9), DX
 	VBROADCASTF128 32(AX)(DX*1), Y3
-	MOVQ           3856(R9), DX
+	MOVQ           4880(R9), DX
 	VINSERTF128    $0x01, 32(AX)(DX*1), Y3, Y3
-	MOVQ           3848(R9), DX
+	MOVQ           4872(R9), DX
 	VBROADCASTF128 32(AX)(DX*1), Y4
-	MOVQ           3864(R9), DX
+	MOVQ           4888(R9), DX
 	VINSERTF128    $0x01, 32(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 2144(R9)
+	VMOVUPS        Y5, 3168(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 2176(R9)
-	MOVQ           3840(R9), DX
+	VMOVUPS        Y3, 3200(R9)
+	MOVQ           4864(R9), DX
 	VBROADCASTF128 48(AX)(DX*1), Y3
-	MOVQ           3856(R9), DX
+	MOVQ           4880(R9), DX
 	VINSERTF128    $0x01, 48(AX)(DX*1), Y3, Y3
-	MOVQ           3848(R9), DX
+	MOVQ           4872(R9), DX
 	VBROADCASTF128 48(AX)(DX*1), Y4
-	MOVQ           3864(R9), DX
+	MOVQ           4888(R9), DX
 	VINSERTF128    $0x01, 48(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 2208(R9)
+	VMOVUPS        Y3, 3232(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ           3872(R9), DX
+	MOVQ           4896(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y3
-	MOVQ           3888(R9), DX
+	MOVQ           4912(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y3, Y3
-	MOVQ           3880(R9), DX
+	MOVQ           4904(R9), DX
 	VBROADCASTF128 (AX)(DX*1), Y4
-	MOVQ           3896(R9), DX
+	MOVQ           4920(R9), DX
 	VINSERTF128    $0x01, (AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 2272(R9)
+	VMOVUPS        Y5, 3296(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 2304(R9)
-	MOVQ           3872(R9), DX
+	VMOVUPS        Y3, 3328(R9)
+	MOVQ           4896(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y3
-	MOVQ           3888(R9), DX
+	MOVQ           4912(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y3, Y3
-	MOVQ           3880(R9), DX
+	MOVQ           4904(R9), DX
 	VBROADCASTF128 16(AX)(DX*1), Y4
-	MOVQ           3896(R9), DX
+	MOVQ           4920(R9), DX
 	VINSERTF128    $0x01, 16(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 2336(R9)
+	VMOVUPS        Y5, 3360(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 2464(R9)
-	MOVQ           3872(R9), DX
+	VMOVUPS        Y3, 3488(R9)
+	MOVQ           4896(R9), DX
 	VBROADCASTF128 32(AX)(DX*1), Y3
-	MOVQ           3888(R9), DX
+	MOVQ           4912(R9), DX
 	VINSERTF128    $0x01, 32(AX)(DX*1), Y3, Y3
-	MOVQ           3880(R9), DX
+	MOVQ           4904(R9), DX
 	VBROADCASTF128 32(AX)(DX*1), Y4
-	MOVQ           3896(R9), DX
+	MOVQ           4920(R9), DX
 	VINSERTF128    $0x01, 32(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 2368(R9)
+	VMOVUPS        Y5, 3392(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 2400(R9)
-	MOVQ           3872(R9), DX
+	VMOVUPS        Y3, 3424(R9)
+	MOVQ           4896(R9), DX
 	VBROADCASTF128 48(AX)(DX*1), Y3
-	MOVQ           3888(R9), DX
+	MOVQ           4912(R9), DX
 	VINSERTF128    $0x01, 48(AX)(DX*1), Y3, Y3
-	MOVQ           3880(R9), DX
+	MOVQ           4904(R9), DX
 	VBROADCASTF128 48(AX)(DX*1), Y4
-	MOVQ           3896(R9), DX
+	MOVQ           4920(R9), DX
 	VINSERTF128    $0x01, 48(AX)(DX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 2432(R9)
+	VMOVUPS        Y3, 3456(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ           3840(R9), AX
+	MOVQ           4864(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y3
-	MOVQ           3856(R9), AX
+	MOVQ           4880(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y3, Y3
-	MOVQ           3848(R9), AX
+	MOVQ           4872(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y4
-	MOVQ           3864(R9), AX
+	MOVQ           4888(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 2496(R9)
+	VMOVUPS        Y5, 3520(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 2528(R9)
-	MOVQ           3840(R9), AX
+	VMOVUPS        Y3, 3552(R9)
+	MOVQ           4864(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y3
-	MOVQ           3856(R9), AX
+	MOVQ           4880(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y3, Y3
-	MOVQ           3848(R9), AX
+	MOVQ           4872(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y4
-	MOVQ           3864(R9), AX
+	MOVQ           4888(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 2560(R9)
+	VMOVUPS        Y5, 3584(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 2688(R9)
-	MOVQ           3840(R9), AX
+	VMOVUPS        Y3, 3712(R9)
+	MOVQ           4864(R9), AX
 	VBROADCASTF128 32(CX)(AX*1), Y3
-	MOVQ           3856(R9), AX
+	MOVQ           4880(R9), AX
 	VINSERTF128    $0x01, 32(CX)(AX*1), Y3, Y3
-	MOVQ           3848(R9), AX
+	MOVQ           4872(R9), AX
 	VBROADCASTF128 32(CX)(AX*1), Y4
-	MOVQ           3864(R9), AX
+	MOVQ           4888(R9), AX
 	VINSERTF128    $0x01, 32(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 2592(R9)
+	VMOVUPS        Y5, 3616(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 2624(R9)
-	MOVQ           3840(R9), AX
+	VMOVUPS        Y3, 3648(R9)
+	MOVQ           4864(R9), AX
 	VBROADCASTF128 48(CX)(AX*1), Y3
-	MOVQ           3856(R9), AX
+	MOVQ           4880(R9), AX
 	VINSERTF128    $0x01, 48(CX)(AX*1), Y3, Y3
-	MOVQ           3848(R9), AX
+	MOVQ           4872(R9), AX
 	VBROADCASTF128 48(CX)(AX*1), Y4
-	MOVQ           3864(R9), AX
+	MOVQ           4888(R9), AX
 	VINSERTF128    $0x01, 48(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 2656(R9)
+	VMOVUPS        Y3, 3680(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ           3872(R9), AX
+	MOVQ           4896(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y3
-	MOVQ           3888(R9), AX
+	MOVQ           4912(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y3, Y3
-	MOVQ           3880(R9), AX
+	MOVQ           4904(R9), AX
 	VBROADCASTF128 (CX)(AX*1), Y4
-	MOVQ           3896(R9), AX
+	MOVQ           4920(R9), AX
 	VINSERTF128    $0x01, (CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 2720(R9)
+	VMOVUPS        Y5, 3744(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 2752(R9)
-	MOVQ           3872(R9), AX
+	VMOVUPS        Y3, 3776(R9)
+	MOVQ           4896(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y3
-	MOVQ           3888(R9), AX
+	MOVQ           4912(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y3, Y3
-	MOVQ           3880(R9), AX
+	MOVQ           4904(R9), AX
 	VBROADCASTF128 16(CX)(AX*1), Y4
-	MOVQ           3896(R9), AX
+	MOVQ           4920(R9), AX
 	VINSERTF128    $0x01, 16(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 2784(R9)
+	VMOVUPS        Y5, 3808(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 2912(R9)
-	MOVQ           3872(R9), AX
+	VMOVUPS        Y3, 3936(R9)
+	MOVQ           4896(R9), AX
 	VBROADCASTF128 32(CX)(AX*1), Y3
-	MOVQ           3888(R9), AX
+	MOVQ           4912(R9), AX
 	VINSERTF128    $0x01, 32(CX)(AX*1), Y3, Y3
-	MOVQ           3880(R9), AX
+	MOVQ           4904(R9), AX
 	VBROADCASTF128 32(CX)(AX*1), Y4
-	MOVQ           3896(R9), AX
+	MOVQ           4920(R9), AX
 	VINSERTF128    $0x01, 32(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 2816(R9)
+	VMOVUPS        Y5, 3840(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 2848(R9)
-	MOVQ           3872(R9), AX
+	VMOVUPS        Y3, 3872(R9)
+	MOVQ           4896(R9), AX
 	VBROADCASTF128 48(CX)(AX*1), Y3
-	MOVQ           3888(R9), AX
+	MOVQ           4912(R9), AX
 	VINSERTF128    $0x01, 48(CX)(AX*1), Y3, Y3
-	MOVQ           3880(R9), AX
+	MOVQ           4904(R9), AX
 	VBROADCASTF128 48(CX)(AX*1), Y4
-	MOVQ           3896(R9), AX
+	MOVQ           4920(R9), AX
 	VINSERTF128    $0x01, 48(CX)(AX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 2880(R9)
+	VMOVUPS        Y3, 3904(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Y0, 2944(R9)
-	VMOVUPS    Y0, 2976(R9)
+	VMOVUPS    Y0, 3968(R9)
+	VMOVUPS    Y0, 4000(R9)
 	MOVQ       pad+16(FP), AX
 	TESTQ      AX, AX
 	JZ         TOI64AVX2_t_g0_nopad
-	VMOVUPS    3968(R9), X4
+	VMOVUPS    4992(R9), X4
 	VMOVUPS    Y0, Y3
 	VPCMPEQD   Y0, Y0, Y5
 	VGATHERDPD Y5, (AX)(X4*8), Y3
-	VMOVUPS    Y3, 2944(R9)
-	VMOVUPS    4000(R9), X4
+	VMOVUPS    Y3, 3968(R9)
+	VMOVUPS    5024(R9), X4
 	VMOVUPS    Y0, Y3
 	VPCMPEQD   Y0, Y0, Y5
 	VGATHERDPD Y5, (AX)(X4*8), Y3
-	VMOVUPS    Y3, 2976(R9)
+	VMOVUPS    Y3, 4000(R9)
 
 TOI64AVX2_t_g0_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 2048(R9), Y3
-	VSUBPD  2272(R9), Y3, Y3
-	VMOVUPS 2080(R9), Y4
-	VSUBPD  2304(R9), Y4, Y4
-	VMOVUPS 2112(R9), Y5
-	VSUBPD  2336(R9), Y5, Y5
-	VMOVUPS 2496(R9), Y6
-	VSUBPD  2048(R9), Y6, Y6
-	VMOVUPS 2528(R9), Y7
-	VSUBPD  2080(R9), Y7, Y7
-	VMOVUPS 2560(R9), Y8
-	VSUBPD  2112(R9), Y8, Y8
-	VMOVUPS 2144(R9), Y9
-	VSUBPD  2272(R9), Y9, Y9
-	VMOVUPS 2176(R9), Y10
-	VSUBPD  2304(R9), Y10, Y10
-	VMOVUPS 2208(R9), Y11
-	VSUBPD  2336(R9), Y11, Y11
-	VMOVUPS 2592(R9), Y12
-	VSUBPD  2144(R9), Y12, Y12
-	VMOVUPS 2624(R9), Y13
-	VSUBPD  2176(R9), Y13, Y13
+	VMOVUPS 3072(R9), Y3
+	VSUBPD  3296(R9), Y3, Y3
+	VMOVUPS 3104(R9), Y4
+	VSUBPD  3328(R9), Y4, Y4
+	VMOVUPS 3136(R9), Y5
+	VSUBPD  3360(R9), Y5, Y5
+	VMOVUPS 3520(R9), Y6
+	VSUBPD  3072(R9), Y6, Y6
+	VMOVUPS 3552(R9), Y7
+	VSUBPD  3104(R9), Y7, Y7
+	VMOVUPS 3584(R9), Y8
+	VSUBPD  3136(R9), Y8, Y8
+	VMOVUPS 3168(R9), Y9
+	VSUBPD  3296(R9), Y9, Y9
+	VMOVUPS 3200(R9), Y10
+	VSUBPD  3328(R9), Y10, Y10
+	VMOVUPS 3232(R9), Y11
+	VSUBPD  3360(R9), Y11, Y11
+	VMOVUPS 3616(R9), Y12
+	VSUBPD  3168(R9), Y12, Y12
+	VMOVUPS 3648(R9), Y13
+	VSUBPD  3200(R9), Y13, Y13
 	VMOVUPS Y11, (R9)
-	VMOVUPS 2656(R9), Y11
-	VSUBPD  2208(R9), Y11, Y11
+	VMOVUPS 3680(R9), Y11
+	VSUBPD  3232(R9), Y11, Y11
 	VMOVUPS Y11, 32(R9)
-	VMOVUPS 2720(R9), Y11
-	VSUBPD  2272(R9), Y11, Y11
+	VMOVUPS 3744(R9), Y11
+	VSUBPD  3296(R9), Y11, Y11
 	VMOVUPS Y11, 64(R9)
-	VMOVUPS 2752(R9), Y11
-	VSUBPD  2304(R9), Y11, Y11
+	VMOVUPS 3776(R9), Y11
+	VSUBPD  3328(R9), Y11, Y11
 	VMOVUPS Y11, 96(R9)
-	VMOVUPS 2784(R9), Y11
-	VSUBPD  2336(R9), Y11, Y11
+	VMOVUPS 3808(R9), Y11
+	VSUBPD  3360(R9), Y11, Y11
 	VMOVUPS Y11, 128(R9)
-	VMOVUPS 2368(R9), Y11
-	VSUBPD  2272(R9), Y11, Y11
+	VMOVUPS 3392(R9), Y11
+	VSUBPD  3296(R9), Y11, Y11
 	VMOVUPS Y11, 160(R9)
-	VMOVUPS 2400(R9), Y11
-	VSUBPD  2304(R9), Y11, Y11
+	VMOVUPS 3424(R9), Y11
+	VSUBPD  3328(R9), Y11, Y11
 	VMOVUPS Y11, 192(R9)
-	VMOVUPS 2432(R9), Y11
-	VSUBPD  2336(R9), Y11, Y11
+	VMOVUPS 3456(R9), Y11
+	VSUBPD  3360(R9), Y11, Y11
 	VMOVUPS Y11, 224(R9)
-	VMOVUPS 2816(R9), Y11
-	VSUBPD  2368(R9), Y11, Y11
+	VMOVUPS 3840(R9), Y11
+	VSUBPD  3392(R9), Y11, Y11
 	VMOVUPS Y11, 256(R9)
-	VMOVUPS 2848(R9), Y11
-	VSUBPD  2400(R9), Y11, Y11
+	VMOVUPS 3872(R9), Y11
+	VSUBPD  3424(R9), Y11, Y11
 	VMOVUPS Y11, 288(R9)
-	VMOVUPS 2880(R9), Y11
-	VSUBPD  2432(R9), Y11, Y11
+	VMOVUPS 3904(R9), Y11
+	VSUBPD  3456(R9), Y11, Y11
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPD       Y3, Y3, Y14
@@ -81821,23 +86034,23 @@ TOI64AVX2_t_g0_nopad:
 	VADDPD       Y7, Y4, Y4
 	VSUBPD       Y11, Y11, Y7
 	VADDPD       Y7, Y5, Y5
-	VMOVUPS      2240(R9), Y7
-	VSUBPD       2240(R9), Y7, Y7
+	VMOVUPS      3264(R9), Y7
+	VSUBPD       3264(R9), Y7, Y7
 	VADDPD       Y7, Y3, Y3
-	VMOVUPS      2688(R9), Y7
-	VSUBPD       2688(R9), Y7, Y7
+	VMOVUPS      3712(R9), Y7
+	VSUBPD       3712(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
-	VMOVUPS      2944(R9), Y7
-	VSUBPD       2944(R9), Y7, Y7
+	VMOVUPS      3968(R9), Y7
+	VSUBPD       3968(R9), Y7, Y7
 	VADDPD       Y7, Y4, Y4
-	VMOVUPS      2464(R9), Y7
-	VSUBPD       2464(R9), Y7, Y7
+	VMOVUPS      3488(R9), Y7
+	VSUBPD       3488(R9), Y7, Y7
 	VADDPD       Y7, Y5, Y5
-	VMOVUPS      2912(R9), Y7
-	VSUBPD       2912(R9), Y7, Y7
+	VMOVUPS      3936(R9), Y7
+	VSUBPD       3936(R9), Y7, Y7
 	VADDPD       Y7, Y3, Y3
-	VMOVUPS      2976(R9), Y7
-	VSUBPD       2976(R9), Y7, Y7
+	VMOVUPS      4000(R9), Y7
+	VSUBPD       4000(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
 	VMOVUPS      Y11, 480(R9)
 	VBROADCASTSD margin+56(FP), Y7
@@ -81858,14 +86071,14 @@ TOI64AVX2_t_g0_nopad:
 	VCMPPD       $0x00, Y0, Y3, Y3
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 2240(R9), Y4
-	VMINPD  2688(R9), Y4, Y4
-	VMOVUPS 2464(R9), Y5
-	VMINPD  2912(R9), Y5, Y5
+	VMOVUPS 3264(R9), Y4
+	VMINPD  3712(R9), Y4, Y4
+	VMOVUPS 3488(R9), Y5
+	VMINPD  3936(R9), Y5, Y5
 	VMINPD  Y5, Y4, Y4
 	VCMPPD  $0x11, Y0, Y4, Y4
-	VMOVUPS 2944(R9), Y5
-	VMINPD  2976(R9), Y5, Y5
+	VMOVUPS 3968(R9), Y5
+	VMINPD  4000(R9), Y5, Y5
 	VCMPPD  $0x11, Y0, Y5, Y5
 	VORPD   Y5, Y4, Y4
 	VANDNPD Y3, Y4, Y3
@@ -81944,12 +86157,12 @@ TOI64AVX2_t_g0_nopad:
 	VMULPD       Y4, Y5, Y4
 	VBROADCASTSD tol+64(FP), Y5
 	VMAXPD       Y4, Y5, Y4
-	VMOVUPS      2240(R9), Y5
-	VMAXPD       2688(R9), Y5, Y5
-	VMOVUPS      2464(R9), Y6
-	VMAXPD       2912(R9), Y6, Y6
-	VADDPD       2944(R9), Y5, Y5
-	VADDPD       2976(R9), Y6, Y6
+	VMOVUPS      3264(R9), Y5
+	VMAXPD       3712(R9), Y5, Y5
+	VMOVUPS      3488(R9), Y6
+	VMAXPD       3936(R9), Y6, Y6
+	VADDPD       3968(R9), Y5, Y5
+	VADDPD       4000(R9), Y6, Y6
 	VADDPD       Y6, Y5, Y5
 	VBROADCASTSD margin+56(FP), Y6
 	VADDPD       Y6, Y5, Y5
@@ -81958,47 +86171,47 @@ TOI64AVX2_t_g0_nopad:
 	VBROADCASTSD toiinvalid64<>+0(SB), Y6
 	VBLENDVPD    Y3, toirunning64<>+0(SB), Y6, Y3
 	VMOVUPS      320(R9), Y6
-	VMOVUPS      Y6, 3008(R9)
+	VMOVUPS      Y6, 4032(R9)
 	VMOVUPS      384(R9), Y6
-	VMOVUPS      Y6, 3040(R9)
+	VMOVUPS      Y6, 4064(R9)
 	VMOVUPS      448(R9), Y6
-	VMOVUPS      Y6, 3072(R9)
-	VMOVUPS      Y9, 3104(R9)
-	VMOVUPS      Y10, 3136(R9)
+	VMOVUPS      Y6, 4096(R9)
+	VMOVUPS      Y9, 4128(R9)
+	VMOVUPS      Y10, 4160(R9)
 	VMOVUPS      (R9), Y6
-	VMOVUPS      Y6, 3168(R9)
+	VMOVUPS      Y6, 4192(R9)
 	VMOVUPS      160(R9), Y6
-	VMOVUPS      Y6, 3200(R9)
+	VMOVUPS      Y6, 4224(R9)
 	VMOVUPS      192(R9), Y6
-	VMOVUPS      Y6, 3232(R9)
+	VMOVUPS      Y6, 4256(R9)
 	VMOVUPS      224(R9), Y6
-	VMOVUPS      Y6, 3264(R9)
+	VMOVUPS      Y6, 4288(R9)
 	VMOVUPS      352(R9), Y6
-	VMOVUPS      Y6, 3296(R9)
+	VMOVUPS      Y6, 4320(R9)
 	VMOVUPS      416(R9), Y6
-	VMOVUPS      Y6, 3328(R9)
-	VMOVUPS      Y8, 3360(R9)
-	VMOVUPS      Y12, 3392(R9)
-	VMOVUPS      Y13, 3424(R9)
+	VMOVUPS      Y6, 4352(R9)
+	VMOVUPS      Y8, 4384(R9)
+	VMOVUPS      Y12, 4416(R9)
+	VMOVUPS      Y13, 4448(R9)
 	VMOVUPS      32(R9), Y6
-	VMOVUPS      Y6, 3456(R9)
+	VMOVUPS      Y6, 4480(R9)
 	VMOVUPS      64(R9), Y6
-	VMOVUPS      Y6, 3488(R9)
+	VMOVUPS      Y6, 4512(R9)
 	VMOVUPS      96(R9), Y6
-	VMOVUPS      Y6, 3520(R9)
+	VMOVUPS      Y6, 4544(R9)
 	VMOVUPS      128(R9), Y6
-	VMOVUPS      Y6, 3552(R9)
+	VMOVUPS      Y6, 4576(R9)
 	VMOVUPS      256(R9), Y6
-	VMOVUPS      Y6, 3584(R9)
+	VMOVUPS      Y6, 4608(R9)
 	VMOVUPS      288(R9), Y6
-	VMOVUPS      Y6, 3616(R9)
+	VMOVUPS      Y6, 4640(R9)
 	VMOVUPS      480(R9), Y6
-	VMOVUPS      Y6, 3648(R9)
-	VMOVUPS      Y5, 3680(R9)
-	VMOVUPS      Y4, 3712(R9)
-	VMOVUPS      Y0, 3744(R9)
-	VMOVUPS      Y0, 3776(R9)
-	VMOVUPS      Y3, 3808(R9)
+	VMOVUPS      Y6, 4672(R9)
+	VMOVUPS      Y5, 4704(R9)
+	VMOVUPS      Y4, 4736(R9)
+	VMOVUPS      Y0, 4768(R9)
+	VMOVUPS      Y0, 4800(R9)
+	VMOVUPS      Y3, 4832(R9)
 
 	// Steps until no lane is running.
 TOI64AVX2_t_step:
@@ -82007,44 +86220,44 @@ TOI64AVX2_t_step:
 	VMAXPD       Y0, Y3, Y3
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 3744(R9), Y4
-	VMULPD  3296(R9), Y4, Y4
-	VADDPD  3008(R9), Y4, Y4
-	VMOVUPS 3744(R9), Y5
-	VMULPD  3328(R9), Y5, Y5
-	VADDPD  3040(R9), Y5, Y5
-	VMOVUPS 3744(R9), Y6
-	VMULPD  3360(R9), Y6, Y6
-	VADDPD  3072(R9), Y6, Y6
-	VMOVUPS 3744(R9), Y7
-	VMULPD  3392(R9), Y7, Y7
-	VADDPD  3104(R9), Y7, Y7
-	VMOVUPS 3744(R9), Y8
-	VMULPD  3424(R9), Y8, Y8
-	VADDPD  3136(R9), Y8, Y8
-	VMOVUPS 3744(R9), Y9
-	VMULPD  3456(R9), Y9, Y9
-	VADDPD  3168(R9), Y9, Y9
-	VMOVUPS 3744(R9), Y10
-	VMULPD  3488(R9), Y10, Y10
+	VMOVUPS 4768(R9), Y4
+	VMULPD  4320(R9), Y4, Y4
+	VADDPD  4032(R9), Y4, Y4
+	VMOVUPS 4768(R9), Y5
+	VMULPD  4352(R9), Y5, Y5
+	VADDPD  4064(R9), Y5, Y5
+	VMOVUPS 4768(R9), Y6
+	VMULPD  4384(R9), Y6, Y6
+	VADDPD  4096(R9), Y6, Y6
+	VMOVUPS 4768(R9), Y7
+	VMULPD  4416(R9), Y7, Y7
+	VADDPD  4128(R9), Y7, Y7
+	VMOVUPS 4768(R9), Y8
+	VMULPD  4448(R9), Y8, Y8
+	VADDPD  4160(R9), Y8, Y8
+	VMOVUPS 4768(R9), Y9
+	VMULPD  4480(R9), Y9, Y9
+	VADDPD  4192(R9), Y9, Y9
+	VMOVUPS 4768(R9), Y10
+	VMULPD  4512(R9), Y10, Y10
 	VADDPD  Y10, Y0, Y10
-	VMOVUPS 3744(R9), Y11
-	VMULPD  3520(R9), Y11, Y11
+	VMOVUPS 4768(R9), Y11
+	VMULPD  4544(R9), Y11, Y11
 	VADDPD  Y11, Y0, Y11
-	VMOVUPS 3744(R9), Y12
-	VMULPD  3552(R9), Y12, Y12
+	VMOVUPS 4768(R9), Y12
+	VMULPD  4576(R9), Y12, Y12
 	VADDPD  Y12, Y0, Y12
-	VMOVUPS 3744(R9), Y13
-	VMULPD  3584(R9), Y13, Y13
-	VADDPD  3200(R9), Y13, Y13
+	VMOVUPS 4768(R9), Y13
+	VMULPD  4608(R9), Y13, Y13
+	VADDPD  4224(R9), Y13, Y13
 	VMOVUPS Y3, (R9)
-	VMOVUPS 3744(R9), Y3
-	VMULPD  3616(R9), Y3, Y3
-	VADDPD  3232(R9), Y3, Y3
+	VMOVUPS 4768(R9), Y3
+	VMULPD  4640(R9), Y3, Y3
+	VADDPD  4256(R9), Y3, Y3
 	VMOVUPS Y12, 32(R9)
-	VMOVUPS 3744(R9), Y12
-	VMULPD  3648(R9), Y12, Y12
-	VADDPD  3264(R9), Y12, Y12
+	VMOVUPS 4768(R9), Y12
+	VMULPD  4672(R9), Y12, Y12
+	VADDPD  4288(R9), Y12, Y12
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD  Y4, Y7, Y14
@@ -82194,31 +86407,31 @@ TOI64AVX2_t_step:
 	VADDPD  Y9, Y8, Y8
 	VMULPD  320(R9), Y3, Y9
 	VADDPD  Y9, Y8, Y8
-	VMULPD  3296(R9), Y4, Y9
-	VMULPD  3328(R9), Y6, Y10
+	VMULPD  4320(R9), Y4, Y9
+	VMULPD  4352(R9), Y6, Y10
 	VADDPD  Y10, Y9, Y9
-	VMULPD  3360(R9), Y3, Y10
+	VMULPD  4384(R9), Y3, Y10
 	VADDPD  Y10, Y9, Y9
 	VMULPD  64(R9), Y4, Y10
 	VMULPD  96(R9), Y6, Y11
 	VADDPD  Y11, Y10, Y10
 	VMULPD  128(R9), Y3, Y11
 	VADDPD  Y11, Y10, Y10
-	VMULPD  3392(R9), Y4, Y11
-	VMULPD  3424(R9), Y6, Y12
+	VMULPD  4416(R9), Y4, Y11
+	VMULPD  4448(R9), Y6, Y12
 	VADDPD  Y12, Y11, Y11
-	VMULPD  3456(R9), Y3, Y12
+	VMULPD  4480(R9), Y3, Y12
 	VADDPD  Y12, Y11, Y11
 	VMULPD  256(R9), Y4, Y12
 	VMULPD  288(R9), Y6, Y13
 	VADDPD  Y13, Y12, Y12
 	VMULPD  32(R9), Y3, Y13
 	VADDPD  Y13, Y12, Y12
-	VMULPD  3488(R9), Y4, Y13
-	VMULPD  3520(R9), Y6, Y14
+	VMULPD  4512(R9), Y4, Y13
+	VMULPD  4544(R9), Y6, Y14
 	VMOVUPS Y7, 32(R9)
 	VADDPD  Y14, Y13, Y7
-	VMULPD  3552(R9), Y3, Y13
+	VMULPD  4576(R9), Y3, Y13
 	VADDPD  Y13, Y7, Y7
 	VMULPD  160(R9), Y4, Y13
 	VMULPD  192(R9), Y6, Y14
@@ -82226,15 +86439,15 @@ TOI64AVX2_t_step:
 	VADDPD  Y14, Y13, Y5
 	VMULPD  224(R9), Y3, Y13
 	VADDPD  Y13, Y5, Y5
-	VMULPD  3584(R9), Y4, Y4
-	VMULPD  3616(R9), Y6, Y6
+	VMULPD  4608(R9), Y4, Y4
+	VMULPD  4640(R9), Y6, Y6
 	VADDPD  Y6, Y4, Y4
-	VMULPD  3648(R9), Y3, Y3
+	VMULPD  4672(R9), Y3, Y3
 	VADDPD  Y3, Y4, Y3
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
 	VSUBPD       Y12, Y8, Y4
-	VSUBPD       3680(R9), Y4, Y4
+	VSUBPD       4704(R9), Y4, Y4
 	VSUBPD       Y9, Y7, Y6
 	VCMPPD       $0x11, Y6, Y0, Y13
 	VDIVPD       Y6, Y4, Y6
@@ -82244,7 +86457,7 @@ TOI64AVX2_t_step:
 	VCMPPD       $0x11, Y4, Y0, Y4
 	VANDPD       Y6, Y4, Y4
 	VSUBPD       Y5, Y8, Y6
-	VSUBPD       3680(R9), Y6, Y6
+	VSUBPD       4704(R9), Y6, Y6
 	VSUBPD       Y9, Y3, Y8
 	VCMPPD       $0x11, Y8, Y0, Y9
 	VDIVPD       Y8, Y6, Y8
@@ -82254,7 +86467,7 @@ TOI64AVX2_t_step:
 	VANDPD       Y8, Y6, Y6
 	VMINPD       Y6, Y4, Y4
 	VSUBPD       Y12, Y10, Y6
-	VSUBPD       3680(R9), Y6, Y6
+	VSUBPD       4704(R9), Y6, Y6
 	VSUBPD       96(R9), Y7, Y7
 	VCMPPD       $0x11, Y7, Y0, Y8
 	VDIVPD       Y7, Y6, Y7
@@ -82264,7 +86477,7 @@ TOI64AVX2_t_step:
 	VANDPD       Y7, Y6, Y6
 	VMINPD       Y6, Y4, Y4
 	VSUBPD       Y5, Y10, Y5
-	VSUBPD       3680(R9), Y5, Y5
+	VSUBPD       4704(R9), Y5, Y5
 	VSUBPD       96(R9), Y3, Y3
 	VCMPPD       $0x11, Y3, Y0, Y6
 	VDIVPD       Y3, Y5, Y3
@@ -82273,13 +86486,13 @@ TOI64AVX2_t_step:
 	VCMPPD       $0x11, Y5, Y0, Y5
 	VANDPD       Y3, Y5, Y3
 	VMINPD       Y3, Y4, Y3
-	VADDPD       3744(R9), Y3, Y3
+	VADDPD       4768(R9), Y3, Y3
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS      3808(R9), Y4
+	VMOVUPS      4832(R9), Y4
 	VCMPPD       $0x00, toirunning64<>+0(SB), Y4, Y4
-	VADDPD       3776(R9), Y1, Y5
-	VMOVUPS      3744(R9), Y6
+	VADDPD       4800(R9), Y1, Y5
+	VMOVUPS      4768(R9), Y6
 	VCMPPD       $0x11, Y3, Y6, Y6
 	VANDNPD      Y4, Y6, Y6
 	VBROADCASTSD maxiter+80(FP), Y7
@@ -82289,69 +86502,69 @@ TOI64AVX2_t_step:
 	VBLENDVPD    Y6, toiunconv64<>+0(SB), Y7, Y6
 	VCMPPD       $0x16, (R9), Y3, Y7
 	VBLENDVPD    Y7, Y0, Y6, Y6
-	VMOVUPS      3744(R9), Y7
+	VMOVUPS      4768(R9), Y7
 	VCMPPD       $0x00, Y0, Y7, Y7
 	VBLENDVPD    Y7, toiinitial64<>+0(SB), Y1, Y7
 	VMOVUPS      64(R9), Y8
-	VCMPPD       $0x12, 3712(R9), Y8, Y8
+	VCMPPD       $0x12, 4736(R9), Y8, Y8
 	VBLENDVPD    Y8, Y7, Y6, Y6
 	VMOVUPS      32(R9), Y7
 	VBLENDVPD    Y7, toiinvalid64<>+0(SB), Y6, Y6
 	VCMPPD       $0x00, toirunning64<>+0(SB), Y6, Y7
 	VANDPD       Y7, Y4, Y7
-	VMOVUPS      3744(R9), Y8
+	VMOVUPS      4768(R9), Y8
 	VBLENDVPD    Y7, Y3, Y8, Y3
 	VMOVUPS      32(R9), Y8
 	VBLENDVPD    Y8, Y0, Y5, Y5
-	VMOVUPS      3776(R9), Y8
+	VMOVUPS      4800(R9), Y8
 	VBLENDVPD    Y4, Y5, Y8, Y5
-	VMOVUPS      3808(R9), Y8
+	VMOVUPS      4832(R9), Y8
 	VBLENDVPD    Y4, Y6, Y8, Y4
-	VMOVUPS      Y3, 3744(R9)
-	VMOVUPS      Y5, 3776(R9)
-	VMOVUPS      Y4, 3808(R9)
+	VMOVUPS      Y3, 4768(R9)
+	VMOVUPS      Y5, 4800(R9)
+	VMOVUPS      Y4, 4832(R9)
 	VMOVMSKPD    Y7, AX
 	TESTL        AX, AX
 	JNZ          TOI64AVX2_t_step
 
 	// Finish: the rows.
-	VMOVUPS 3744(R9), Y3
-	VMULPD  3296(R9), Y3, Y3
-	VADDPD  3008(R9), Y3, Y3
-	VMOVUPS 3744(R9), Y4
-	VMULPD  3328(R9), Y4, Y4
-	VADDPD  3040(R9), Y4, Y4
-	VMOVUPS 3744(R9), Y5
-	VMULPD  3360(R9), Y5, Y5
-	VADDPD  3072(R9), Y5, Y5
-	VMOVUPS 3744(R9), Y6
-	VMULPD  3392(R9), Y6, Y6
-	VADDPD  3104(R9), Y6, Y6
-	VMOVUPS 3744(R9), Y7
-	VMULPD  3424(R9), Y7, Y7
-	VADDPD  3136(R9), Y7, Y7
-	VMOVUPS 3744(R9), Y8
-	VMULPD  3456(R9), Y8, Y8
-	VADDPD  3168(R9), Y8, Y8
-	VMOVUPS 3744(R9), Y9
-	VMULPD  3488(R9), Y9, Y9
+	VMOVUPS 4768(R9), Y3
+	VMULPD  4320(R9), Y3, Y3
+	VADDPD  4032(R9), Y3, Y3
+	VMOVUPS 4768(R9), Y4
+	VMULPD  4352(R9), Y4, Y4
+	VADDPD  4064(R9), Y4, Y4
+	VMOVUPS 4768(R9), Y5
+	VMULPD  4384(R9), Y5, Y5
+	VADDPD  4096(R9), Y5, Y5
+	VMOVUPS 4768(R9), Y6
+	VMULPD  4416(R9), Y6, Y6
+	VADDPD  4128(R9), Y6, Y6
+	VMOVUPS 4768(R9), Y7
+	VMULPD  4448(R9), Y7, Y7
+	VADDPD  4160(R9), Y7, Y7
+	VMOVUPS 4768(R9), Y8
+	VMULPD  4480(R9), Y8, Y8
+	VADDPD  4192(R9), Y8, Y8
+	VMOVUPS 4768(R9), Y9
+	VMULPD  4512(R9), Y9, Y9
 	VADDPD  Y9, Y0, Y9
-	VMOVUPS 3744(R9), Y10
-	VMULPD  3520(R9), Y10, Y10
+	VMOVUPS 4768(R9), Y10
+	VMULPD  4544(R9), Y10, Y10
 	VADDPD  Y10, Y0, Y10
-	VMOVUPS 3744(R9), Y11
-	VMULPD  3552(R9), Y11, Y11
+	VMOVUPS 4768(R9), Y11
+	VMULPD  4576(R9), Y11, Y11
 	VADDPD  Y11, Y0, Y11
-	VMOVUPS 3744(R9), Y12
-	VMULPD  3584(R9), Y12, Y12
-	VADDPD  3200(R9), Y12, Y12
-	VMOVUPS 3744(R9), Y13
-	VMULPD  3616(R9), Y13, Y13
-	VADDPD  3232(R9), Y13, Y13
+	VMOVUPS 4768(R9), Y12
+	VMULPD  4608(R9), Y12, Y12
+	VADDPD  4224(R9), Y12, Y12
+	VMOVUPS 4768(R9), Y13
+	VMULPD  4640(R9), Y13, Y13
+	VADDPD  4256(R9), Y13, Y13
 	VMOVUPS Y11, (R9)
-	VMOVUPS 3744(R9), Y11
-	VMULPD  3648(R9), Y11, Y11
-	VADDPD  3264(R9), Y11, Y11
+	VMOVUPS 4768(R9), Y11
+	VMULPD  4672(R9), Y11, Y11
+	VADDPD  4288(R9), Y11, Y11
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD  Y3, Y6, Y14
@@ -82705,30 +86918,30 @@ TOI64AVX2_t_finish_g0_normal:
 	VMOVUPS 768(R9), Y4
 	VMULPD  384(R9), Y4, Y4
 	VADDPD  352(R9), Y4, Y4
-	VADDPD  2272(R9), Y4, Y4
+	VADDPD  3296(R9), Y4, Y4
 	VMOVUPS 224(R9), Y5
 	VADDPD  608(R9), Y5, Y5
-	VADDPD  2272(R9), Y5, Y5
+	VADDPD  3296(R9), Y5, Y5
 	VMOVUPS 416(R9), Y6
 	VMULPD  384(R9), Y6, Y6
 	VADDPD  320(R9), Y6, Y6
-	VADDPD  2304(R9), Y6, Y6
+	VADDPD  3328(R9), Y6, Y6
 	VMOVUPS 256(R9), Y7
 	VADDPD  576(R9), Y7, Y7
-	VADDPD  2304(R9), Y7, Y7
+	VADDPD  3328(R9), Y7, Y7
 	VMOVUPS 800(R9), Y8
 	VMULPD  384(R9), Y8, Y8
 	VADDPD  288(R9), Y8, Y8
-	VADDPD  2336(R9), Y8, Y8
+	VADDPD  3360(R9), Y8, Y8
 	VMOVUPS (R9), Y9
 	VADDPD  480(R9), Y9, Y9
-	VADDPD  2336(R9), Y9, Y9
+	VADDPD  3360(R9), Y9, Y9
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS   3808(R9), Y10
+	VMOVUPS   4832(R9), Y10
 	VCMPPD    $0x00, toiinvalid64<>+0(SB), Y10, Y10
 	VMOVUPS   Y9, (R9)
-	VMOVUPS   3744(R9), Y9
+	VMOVUPS   4768(R9), Y9
 	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y9, Y9
 	VMOVUPS   Y9, 32(R9)
 	VMOVUPS   512(R9), Y9
@@ -82754,13 +86967,13 @@ TOI64AVX2_t_finish_g0_normal:
 	VMOVDQU      pack64<>+0(SB), Y11
 	VPERMD       Y2, Y11, Y11
 	VPMASKMOVD   X10, X11, (R12)(R13*4)
-	VMOVUPS      3808(R9), Y10
+	VMOVUPS      4832(R9), Y10
 	VCVTTPD2DQY  Y10, X10
 	MOVQ         8(SP), R12
 	VMOVDQU      pack64<>+0(SB), Y11
 	VPERMD       Y2, Y11, Y11
 	VPMASKMOVD   X10, X11, (R12)(R13*4)
-	VMOVUPS      3776(R9), Y10
+	VMOVUPS      4800(R9), Y10
 	VCVTTPD2DQY  Y10, X10
 	MOVQ         16(SP), R12
 	VMOVDQU      pack64<>+0(SB), Y11
@@ -82797,7 +87010,7 @@ TOI64AVX2_done:
 
 // func TOI64AVX512(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2
-TEXT ·TOI64AVX512(SB), $12208-88
+TEXT ·TOI64AVX512(SB), $18224-88
 	MOVQ         out+40(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -82839,41 +87052,41 @@ TEXT ·TOI64AVX512(SB), $12208-88
 	XORQ         R13, R13
 	MOVQ         n+48(FP), R14
 
-	// 2 whole group(s) of 8 pairs at a time.
-	CMPQ R14, $0x00000010
-	JB   TOI64AVX512_loop2_end
+	// 3 whole group(s) of 8 pairs at a time.
+	CMPQ R14, $0x00000018
+	JB   TOI64AVX512_loop3_end
 
-TOI64AVX512_loop2:
+TOI64AVX512_loop3:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ (DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 7680(R9)
+	VMOVDQU   Y2, 9728(R9)
 	VPMOVZXDQ 16(DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 7712(R9)
+	VMOVDQU   Y2, 9760(R9)
 	VPMOVZXDQ (SI)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 7744(R9)
+	VMOVDQU   Y2, 9792(R9)
 	VPMOVZXDQ 16(SI)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 7776(R9)
+	VMOVDQU   Y2, 9824(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ       7680(R9), BX
+	MOVQ       9728(R9), BX
 	VMOVUPD    (AX)(BX*1), Z2
-	MOVQ       7688(R9), BX
+	MOVQ       9736(R9), BX
 	VMOVUPD    (AX)(BX*1), Z3
-	MOVQ       7696(R9), BX
+	MOVQ       9744(R9), BX
 	VMOVUPD    (AX)(BX*1), Z4
-	MOVQ       7704(R9), BX
+	MOVQ       9752(R9), BX
 	VMOVUPD    (AX)(BX*1), Z5
-	MOVQ       7712(R9), BX
+	MOVQ       9760(R9), BX
 	VMOVUPD    (AX)(BX*1), Z6
-	MOVQ       7720(R9), BX
+	MOVQ       9768(R9), BX
 	VMOVUPD    (AX)(BX*1), Z7
-	MOVQ       7728(R9), BX
+	MOVQ       9776(R9), BX
 	VMOVUPD    (AX)(BX*1), Z8
-	MOVQ       7736(R9), BX
+	MOVQ       9784(R9), BX
 	VMOVUPD    (AX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -82888,40 +87101,40 @@ TOI64AVX512_loop2:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 4096(R9)
+	VMOVUPS    Z7, 6144(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 4288(R9)
+	VMOVUPS    Z7, 6336(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 4224(R9)
+	VMOVUPS    Z7, 6272(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 4416(R9)
+	VMOVUPS    Z3, 6464(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 4160(R9)
+	VMOVUPS    Z6, 6208(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 4352(R9)
+	VMOVUPS    Z3, 6400(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 4480(R9)
+	VMOVUPS    Z2, 6528(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ       7744(R9), BX
+	MOVQ       9792(R9), BX
 	VMOVUPD    (AX)(BX*1), Z2
-	MOVQ       7752(R9), BX
+	MOVQ       9800(R9), BX
 	VMOVUPD    (AX)(BX*1), Z3
-	MOVQ       7760(R9), BX
+	MOVQ       9808(R9), BX
 	VMOVUPD    (AX)(BX*1), Z4
-	MOVQ       7768(R9), BX
+	MOVQ       9816(R9), BX
 	VMOVUPD    (AX)(BX*1), Z5
-	MOVQ       7776(R9), BX
+	MOVQ       9824(R9), BX
 	VMOVUPD    (AX)(BX*1), Z6
-	MOVQ       7784(R9), BX
+	MOVQ       9832(R9), BX
 	VMOVUPD    (AX)(BX*1), Z7
-	MOVQ       7792(R9), BX
+	MOVQ       9840(R9), BX
 	VMOVUPD    (AX)(BX*1), Z8
-	MOVQ       7800(R9), BX
+	MOVQ       9848(R9), BX
 	VMOVUPD    (AX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -82936,40 +87149,40 @@ TOI64AVX512_loop2:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 4544(R9)
+	VMOVUPS    Z7, 6592(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 4736(R9)
+	VMOVUPS    Z7, 6784(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 4672(R9)
+	VMOVUPS    Z7, 6720(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 4864(R9)
+	VMOVUPS    Z3, 6912(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 4608(R9)
+	VMOVUPS    Z6, 6656(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 4800(R9)
+	VMOVUPS    Z3, 6848(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 4928(R9)
+	VMOVUPS    Z2, 6976(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ       7680(R9), BX
+	MOVQ       9728(R9), BX
 	VMOVUPD    (CX)(BX*1), Z2
-	MOVQ       7688(R9), BX
+	MOVQ       9736(R9), BX
 	VMOVUPD    (CX)(BX*1), Z3
-	MOVQ       7696(R9), BX
+	MOVQ       9744(R9), BX
 	VMOVUPD    (CX)(BX*1), Z4
-	MOVQ       7704(R9), BX
+	MOVQ       9752(R9), BX
 	VMOVUPD    (CX)(BX*1), Z5
-	MOVQ       7712(R9), BX
+	MOVQ       9760(R9), BX
 	VMOVUPD    (CX)(BX*1), Z6
-	MOVQ       7720(R9), BX
+	MOVQ       9768(R9), BX
 	VMOVUPD    (CX)(BX*1), Z7
-	MOVQ       7728(R9), BX
+	MOVQ       9776(R9), BX
 	VMOVUPD    (CX)(BX*1), Z8
-	MOVQ       7736(R9), BX
+	MOVQ       9784(R9), BX
 	VMOVUPD    (CX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -82984,40 +87197,40 @@ TOI64AVX512_loop2:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 4992(R9)
+	VMOVUPS    Z7, 7040(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 5184(R9)
+	VMOVUPS    Z7, 7232(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 5120(R9)
+	VMOVUPS    Z7, 7168(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 5312(R9)
+	VMOVUPS    Z3, 7360(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 5056(R9)
+	VMOVUPS    Z6, 7104(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 5248(R9)
+	VMOVUPS    Z3, 7296(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 5376(R9)
+	VMOVUPS    Z2, 7424(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ       7744(R9), BX
+	MOVQ       9792(R9), BX
 	VMOVUPD    (CX)(BX*1), Z2
-	MOVQ       7752(R9), BX
+	MOVQ       9800(R9), BX
 	VMOVUPD    (CX)(BX*1), Z3
-	MOVQ       7760(R9), BX
+	MOVQ       9808(R9), BX
 	VMOVUPD    (CX)(BX*1), Z4
-	MOVQ       7768(R9), BX
+	MOVQ       9816(R9), BX
 	VMOVUPD    (CX)(BX*1), Z5
-	MOVQ       7776(R9), BX
+	MOVQ       9824(R9), BX
 	VMOVUPD    (CX)(BX*1), Z6
-	MOVQ       7784(R9), BX
+	MOVQ       9832(R9), BX
 	VMOVUPD    (CX)(BX*1), Z7
-	MOVQ       7792(R9), BX
+	MOVQ       9840(R9), BX
 	VMOVUPD    (CX)(BX*1), Z8
-	MOVQ       7800(R9), BX
+	MOVQ       9848(R9), BX
 	VMOVUPD    (CX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -83032,72 +87245,72 @@ TOI64AVX512_loop2:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 5440(R9)
+	VMOVUPS    Z7, 7488(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 5632(R9)
+	VMOVUPS    Z7, 7680(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 5568(R9)
+	VMOVUPS    Z7, 7616(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 5760(R9)
+	VMOVUPS    Z3, 7808(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 5504(R9)
+	VMOVUPS    Z6, 7552(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 5696(R9)
+	VMOVUPS    Z3, 7744(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 5824(R9)
+	VMOVUPS    Z2, 7872(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Z0, 5888(R9)
-	VMOVUPS    Z0, 5952(R9)
+	VMOVUPS    Z0, 7936(R9)
+	VMOVUPS    Z0, 8000(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOI64AVX512_loop2_g0_nopad
+	JZ         TOI64AVX512_loop3_g0_nopad
 	VMOVUPS    (DX)(R13*4), Y3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K1
 	VGATHERDPD (BX)(Y3*8), K1, Z2
-	VMOVUPS    Z2, 5888(R9)
+	VMOVUPS    Z2, 7936(R9)
 	VMOVUPS    (SI)(R13*4), Y3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K1
 	VGATHERDPD (BX)(Y3*8), K1, Z2
-	VMOVUPS    Z2, 5952(R9)
+	VMOVUPS    Z2, 8000(R9)
 
-TOI64AVX512_loop2_g0_nopad:
+TOI64AVX512_loop3_g0_nopad:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ 32(DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 11648(R9)
+	VMOVDQU   Y2, 13696(R9)
 	VPMOVZXDQ 48(DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 11680(R9)
+	VMOVDQU   Y2, 13728(R9)
 	VPMOVZXDQ 32(SI)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 11712(R9)
+	VMOVDQU   Y2, 13760(R9)
 	VPMOVZXDQ 48(SI)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 11744(R9)
+	VMOVDQU   Y2, 13792(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ       11648(R9), BX
+	MOVQ       13696(R9), BX
 	VMOVUPD    (AX)(BX*1), Z2
-	MOVQ       11656(R9), BX
+	MOVQ       13704(R9), BX
 	VMOVUPD    (AX)(BX*1), Z3
-	MOVQ       11664(R9), BX
+	MOVQ       13712(R9), BX
 	VMOVUPD    (AX)(BX*1), Z4
-	MOVQ       11672(R9), BX
+	MOVQ       13720(R9), BX
 	VMOVUPD    (AX)(BX*1), Z5
-	MOVQ       11680(R9), BX
+	MOVQ       13728(R9), BX
 	VMOVUPD    (AX)(BX*1), Z6
-	MOVQ       11688(R9), BX
+	MOVQ       13736(R9), BX
 	VMOVUPD    (AX)(BX*1), Z7
-	MOVQ       11696(R9), BX
+	MOVQ       13744(R9), BX
 	VMOVUPD    (AX)(BX*1), Z8
-	MOVQ       11704(R9), BX
+	MOVQ       13752(R9), BX
 	VMOVUPD    (AX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -83112,40 +87325,40 @@ TOI64AVX512_loop2_g0_nopad:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 8064(R9)
+	VMOVUPS    Z7, 10112(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 8256(R9)
+	VMOVUPS    Z7, 10304(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 8192(R9)
+	VMOVUPS    Z7, 10240(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 8384(R9)
+	VMOVUPS    Z3, 10432(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 8128(R9)
+	VMOVUPS    Z6, 10176(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 8320(R9)
+	VMOVUPS    Z3, 10368(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 8448(R9)
+	VMOVUPS    Z2, 10496(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ       11712(R9), BX
+	MOVQ       13760(R9), BX
 	VMOVUPD    (AX)(BX*1), Z2
-	MOVQ       11720(R9), BX
+	MOVQ       13768(R9), BX
 	VMOVUPD    (AX)(BX*1), Z3
-	MOVQ       11728(R9), BX
+	MOVQ       13776(R9), BX
 	VMOVUPD    (AX)(BX*1), Z4
-	MOVQ       11736(R9), BX
+	MOVQ       13784(R9), BX
 	VMOVUPD    (AX)(BX*1), Z5
-	MOVQ       11744(R9), BX
+	MOVQ       13792(R9), BX
 	VMOVUPD    (AX)(BX*1), Z6
-	MOVQ       11752(R9), BX
+	MOVQ       13800(R9), BX
 	VMOVUPD    (AX)(BX*1), Z7
-	MOVQ       11760(R9), BX
+	MOVQ       13808(R9), BX
 	VMOVUPD    (AX)(BX*1), Z8
-	MOVQ       11768(R9), BX
+	MOVQ       13816(R9), BX
 	VMOVUPD    (AX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -83160,40 +87373,40 @@ TOI64AVX512_loop2_g0_nopad:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 8512(R9)
+	VMOVUPS    Z7, 10560(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 8704(R9)
+	VMOVUPS    Z7, 10752(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 8640(R9)
+	VMOVUPS    Z7, 10688(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 8832(R9)
+	VMOVUPS    Z3, 10880(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 8576(R9)
+	VMOVUPS    Z6, 10624(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 8768(R9)
+	VMOVUPS    Z3, 10816(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 8896(R9)
+	VMOVUPS    Z2, 10944(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ       11648(R9), BX
+	MOVQ       13696(R9), BX
 	VMOVUPD    (CX)(BX*1), Z2
-	MOVQ       11656(R9), BX
+	MOVQ       13704(R9), BX
 	VMOVUPD    (CX)(BX*1), Z3
-	MOVQ       11664(R9), BX
+	MOVQ       13712(R9), BX
 	VMOVUPD    (CX)(BX*1), Z4
-	MOVQ       11672(R9), BX
+	MOVQ       13720(R9), BX
 	VMOVUPD    (CX)(BX*1), Z5
-	MOVQ       11680(R9), BX
+	MOVQ       13728(R9), BX
 	VMOVUPD    (CX)(BX*1), Z6
-	MOVQ       11688(R9), BX
+	MOVQ       13736(R9), BX
 	VMOVUPD    (CX)(BX*1), Z7
-	MOVQ       11696(R9), BX
+	MOVQ       13744(R9), BX
 	VMOVUPD    (CX)(BX*1), Z8
-	MOVQ       11704(R9), BX
+	MOVQ       13752(R9), BX
 	VMOVUPD    (CX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -83208,40 +87421,40 @@ TOI64AVX512_loop2_g0_nopad:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 8960(R9)
+	VMOVUPS    Z7, 11008(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 9152(R9)
+	VMOVUPS    Z7, 11200(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 9088(R9)
+	VMOVUPS    Z7, 11136(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 9280(R9)
+	VMOVUPS    Z3, 11328(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 9024(R9)
+	VMOVUPS    Z6, 11072(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 9216(R9)
+	VMOVUPS    Z3, 11264(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 9344(R9)
+	VMOVUPS    Z2, 11392(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ       11712(R9), BX
+	MOVQ       13760(R9), BX
 	VMOVUPD    (CX)(BX*1), Z2
-	MOVQ       11720(R9), BX
+	MOVQ       13768(R9), BX
 	VMOVUPD    (CX)(BX*1), Z3
-	MOVQ       11728(R9), BX
+	MOVQ       13776(R9), BX
 	VMOVUPD    (CX)(BX*1), Z4
-	MOVQ       11736(R9), BX
+	MOVQ       13784(R9), BX
 	VMOVUPD    (CX)(BX*1), Z5
-	MOVQ       11744(R9), BX
+	MOVQ       13792(R9), BX
 	VMOVUPD    (CX)(BX*1), Z6
-	MOVQ       11752(R9), BX
+	MOVQ       13800(R9), BX
 	VMOVUPD    (CX)(BX*1), Z7
-	MOVQ       11760(R9), BX
+	MOVQ       13808(R9), BX
 	VMOVUPD    (CX)(BX*1), Z8
-	MOVQ       11768(R9), BX
+	MOVQ       13816(R9), BX
 	VMOVUPD    (CX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -83256,610 +87469,1148 @@ TOI64AVX512_loop2_g0_nopad:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 9408(R9)
+	VMOVUPS    Z7, 11456(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 9600(R9)
+	VMOVUPS    Z7, 11648(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 9536(R9)
+	VMOVUPS    Z7, 11584(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 9728(R9)
+	VMOVUPS    Z3, 11776(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 9472(R9)
+	VMOVUPS    Z6, 11520(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 9664(R9)
+	VMOVUPS    Z3, 11712(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 9792(R9)
+	VMOVUPS    Z2, 11840(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Z0, 9856(R9)
-	VMOVUPS    Z0, 9920(R9)
+	VMOVUPS    Z0, 11904(R9)
+	VMOVUPS    Z0, 11968(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOI64AVX512_loop2_g1_nopad
+	JZ         TOI64AVX512_loop3_g1_nopad
 	VMOVUPS    32(DX)(R13*4), Y3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K1
 	VGATHERDPD (BX)(Y3*8), K1, Z2
-	VMOVUPS    Z2, 9856(R9)
+	VMOVUPS    Z2, 11904(R9)
 	VMOVUPS    32(SI)(R13*4), Y3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K1
 	VGATHERDPD (BX)(Y3*8), K1, Z2
-	VMOVUPS    Z2, 9920(R9)
+	VMOVUPS    Z2, 11968(R9)
 
-TOI64AVX512_loop2_g1_nopad:
+TOI64AVX512_loop3_g1_nopad:
+	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
+	VPMOVZXDQ 64(DX)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 17664(R9)
+	VPMOVZXDQ 80(DX)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 17696(R9)
+	VPMOVZXDQ 64(SI)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 17728(R9)
+	VPMOVZXDQ 80(SI)(R13*4), Y2
+	VPSLLQ    $0x06, Y2, Y2
+	VMOVDQU   Y2, 17760(R9)
+
+	// Capsule records of side I at the start, transposed.
+	MOVQ       17664(R9), BX
+	VMOVUPD    (AX)(BX*1), Z2
+	MOVQ       17672(R9), BX
+	VMOVUPD    (AX)(BX*1), Z3
+	MOVQ       17680(R9), BX
+	VMOVUPD    (AX)(BX*1), Z4
+	MOVQ       17688(R9), BX
+	VMOVUPD    (AX)(BX*1), Z5
+	MOVQ       17696(R9), BX
+	VMOVUPD    (AX)(BX*1), Z6
+	MOVQ       17704(R9), BX
+	VMOVUPD    (AX)(BX*1), Z7
+	MOVQ       17712(R9), BX
+	VMOVUPD    (AX)(BX*1), Z8
+	MOVQ       17720(R9), BX
+	VMOVUPD    (AX)(BX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 14080(R9)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 14272(R9)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 14208(R9)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 14400(R9)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 14144(R9)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 14336(R9)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 14464(R9)
+
+	// Capsule records of side J at the start, transposed.
+	MOVQ       17728(R9), BX
+	VMOVUPD    (AX)(BX*1), Z2
+	MOVQ       17736(R9), BX
+	VMOVUPD    (AX)(BX*1), Z3
+	MOVQ       17744(R9), BX
+	VMOVUPD    (AX)(BX*1), Z4
+	MOVQ       17752(R9), BX
+	VMOVUPD    (AX)(BX*1), Z5
+	MOVQ       17760(R9), BX
+	VMOVUPD    (AX)(BX*1), Z6
+	MOVQ       17768(R9), BX
+	VMOVUPD    (AX)(BX*1), Z7
+	MOVQ       17776(R9), BX
+	VMOVUPD    (AX)(BX*1), Z8
+	MOVQ       17784(R9), BX
+	VMOVUPD    (AX)(BX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 14528(R9)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 14720(R9)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 14656(R9)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 14848(R9)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 14592(R9)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 14784(R9)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 14912(R9)
+
+	// Capsule records of side I at the end, transposed.
+	MOVQ       17664(R9), BX
+	VMOVUPD    (CX)(BX*1), Z2
+	MOVQ       17672(R9), BX
+	VMOVUPD    (CX)(BX*1), Z3
+	MOVQ       17680(R9), BX
+	VMOVUPD    (CX)(BX*1), Z4
+	MOVQ       17688(R9), BX
+	VMOVUPD    (CX)(BX*1), Z5
+	MOVQ       17696(R9), BX
+	VMOVUPD    (CX)(BX*1), Z6
+	MOVQ       17704(R9), BX
+	VMOVUPD    (CX)(BX*1), Z7
+	MOVQ       17712(R9), BX
+	VMOVUPD    (CX)(BX*1), Z8
+	MOVQ       17720(R9), BX
+	VMOVUPD    (CX)(BX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 14976(R9)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 15168(R9)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 15104(R9)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 15296(R9)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 15040(R9)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 15232(R9)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 15360(R9)
+
+	// Capsule records of side J at the end, transposed.
+	MOVQ       17728(R9), BX
+	VMOVUPD    (CX)(BX*1), Z2
+	MOVQ       17736(R9), BX
+	VMOVUPD    (CX)(BX*1), Z3
+	MOVQ       17744(R9), BX
+	VMOVUPD    (CX)(BX*1), Z4
+	MOVQ       17752(R9), BX
+	VMOVUPD    (CX)(BX*1), Z5
+	MOVQ       17760(R9), BX
+	VMOVUPD    (CX)(BX*1), Z6
+	MOVQ       17768(R9), BX
+	VMOVUPD    (CX)(BX*1), Z7
+	MOVQ       17776(R9), BX
+	VMOVUPD    (CX)(BX*1), Z8
+	MOVQ       17784(R9), BX
+	VMOVUPD    (CX)(BX*1), Z9
+	VUNPCKLPD  Z3, Z2, Z10
+	VUNPCKHPD  Z3, Z2, Z2
+	VUNPCKLPD  Z5, Z4, Z3
+	VUNPCKHPD  Z5, Z4, Z4
+	VUNPCKLPD  Z7, Z6, Z5
+	VUNPCKHPD  Z7, Z6, Z6
+	VUNPCKLPD  Z9, Z8, Z7
+	VUNPCKHPD  Z9, Z8, Z8
+	VSHUFF64X2 $0x88, Z3, Z10, Z9
+	VSHUFF64X2 $0xdd, Z3, Z10, Z3
+	VSHUFF64X2 $0x88, Z7, Z5, Z10
+	VSHUFF64X2 $0xdd, Z7, Z5, Z5
+	VSHUFF64X2 $0x88, Z10, Z9, Z7
+	VMOVUPS    Z7, 15424(R9)
+	VSHUFF64X2 $0xdd, Z10, Z9, Z7
+	VMOVUPS    Z7, 15616(R9)
+	VSHUFF64X2 $0x88, Z5, Z3, Z7
+	VMOVUPS    Z7, 15552(R9)
+	VSHUFF64X2 $0xdd, Z5, Z3, Z3
+	VMOVUPS    Z3, 15744(R9)
+	VSHUFF64X2 $0x88, Z4, Z2, Z3
+	VSHUFF64X2 $0xdd, Z4, Z2, Z2
+	VSHUFF64X2 $0x88, Z8, Z6, Z4
+	VSHUFF64X2 $0xdd, Z8, Z6, Z5
+	VSHUFF64X2 $0x88, Z4, Z3, Z6
+	VMOVUPS    Z6, 15488(R9)
+	VSHUFF64X2 $0xdd, Z4, Z3, Z3
+	VMOVUPS    Z3, 15680(R9)
+	VSHUFF64X2 $0x88, Z5, Z2, Z2
+	VMOVUPS    Z2, 15808(R9)
+
+	// The pads of I and J: gathered, or zero without pads.
+	VMOVUPS    Z0, 15872(R9)
+	VMOVUPS    Z0, 15936(R9)
+	MOVQ       pad+16(FP), BX
+	TESTQ      BX, BX
+	JZ         TOI64AVX512_loop3_g2_nopad
+	VMOVUPS    64(DX)(R13*4), Y3
+	VMOVUPS    Z0, Z2
+	VPCMPEQD   Z0, Z0, K1
+	VGATHERDPD (BX)(Y3*8), K1, Z2
+	VMOVUPS    Z2, 15872(R9)
+	VMOVUPS    64(SI)(R13*4), Y3
+	VMOVUPS    Z0, Z2
+	VPCMPEQD   Z0, Z0, K1
+	VGATHERDPD (BX)(Y3*8), K1, Z2
+	VMOVUPS    Z2, 15936(R9)
+
+TOI64AVX512_loop3_g2_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 4096(R9), Z2
-	VSUBPD  4544(R9), Z2, Z2
-	VMOVUPS 4160(R9), Z3
-	VSUBPD  4608(R9), Z3, Z3
-	VMOVUPS 4224(R9), Z4
-	VSUBPD  4672(R9), Z4, Z4
-	VMOVUPS 4992(R9), Z5
-	VSUBPD  4096(R9), Z5, Z5
-	VMOVUPS 5056(R9), Z6
-	VSUBPD  4160(R9), Z6, Z6
-	VMOVUPS 5120(R9), Z7
-	VSUBPD  4224(R9), Z7, Z7
-	VMOVUPS 4288(R9), Z8
-	VSUBPD  4544(R9), Z8, Z8
-	VMOVUPS 4352(R9), Z9
-	VSUBPD  4608(R9), Z9, Z9
-	VMOVUPS 4416(R9), Z10
-	VSUBPD  4672(R9), Z10, Z10
-	VMOVUPS 5184(R9), Z11
-	VSUBPD  4288(R9), Z11, Z11
-	VMOVUPS 5248(R9), Z12
-	VSUBPD  4352(R9), Z12, Z12
-	VMOVUPS 5312(R9), Z13
-	VSUBPD  4416(R9), Z13, Z13
-	VMOVUPS 5440(R9), Z14
-	VSUBPD  4544(R9), Z14, Z14
-	VMOVUPS 5504(R9), Z15
-	VSUBPD  4608(R9), Z15, Z15
-	VMOVUPS 5568(R9), Z16
-	VSUBPD  4672(R9), Z16, Z16
-	VMOVUPS 4736(R9), Z17
-	VSUBPD  4544(R9), Z17, Z17
-	VMOVUPS 4800(R9), Z18
-	VSUBPD  4608(R9), Z18, Z18
-	VMOVUPS 4864(R9), Z19
-	VSUBPD  4672(R9), Z19, Z19
-	VMOVUPS 5632(R9), Z20
-	VSUBPD  4736(R9), Z20, Z20
-	VMOVUPS 5696(R9), Z21
-	VSUBPD  4800(R9), Z21, Z21
-	VMOVUPS 5760(R9), Z22
-	VSUBPD  4864(R9), Z22, Z22
+	VMOVUPS 6144(R9), Z2
+	VSUBPD  6592(R9), Z2, Z2
+	VMOVUPS 6208(R9), Z3
+	VSUBPD  6656(R9), Z3, Z3
+	VMOVUPS 6272(R9), Z4
+	VSUBPD  6720(R9), Z4, Z4
+	VMOVUPS 7040(R9), Z5
+	VSUBPD  6144(R9), Z5, Z5
+	VMOVUPS 7104(R9), Z6
+	VSUBPD  6208(R9), Z6, Z6
+	VMOVUPS 7168(R9), Z7
+	VSUBPD  6272(R9), Z7, Z7
+	VMOVUPS 6336(R9), Z8
+	VSUBPD  6592(R9), Z8, Z8
+	VMOVUPS 6400(R9), Z9
+	VSUBPD  6656(R9), Z9, Z9
+	VMOVUPS 6464(R9), Z10
+	VSUBPD  6720(R9), Z10, Z10
+	VMOVUPS 7232(R9), Z11
+	VSUBPD  6336(R9), Z11, Z11
+	VMOVUPS 7296(R9), Z12
+	VSUBPD  6400(R9), Z12, Z12
+	VMOVUPS 7360(R9), Z13
+	VSUBPD  6464(R9), Z13, Z13
+	VMOVUPS 7488(R9), Z14
+	VSUBPD  6592(R9), Z14, Z14
+	VMOVUPS 7552(R9), Z15
+	VSUBPD  6656(R9), Z15, Z15
+	VMOVUPS 7616(R9), Z16
+	VSUBPD  6720(R9), Z16, Z16
+	VMOVUPS 6784(R9), Z17
+	VSUBPD  6592(R9), Z17, Z17
+	VMOVUPS 6848(R9), Z18
+	VSUBPD  6656(R9), Z18, Z18
+	VMOVUPS 6912(R9), Z19
+	VSUBPD  6720(R9), Z19, Z19
+	VMOVUPS 7680(R9), Z20
+	VSUBPD  6784(R9), Z20, Z20
+	VMOVUPS 7744(R9), Z21
+	VSUBPD  6848(R9), Z21, Z21
+	VMOVUPS 7808(R9), Z22
+	VSUBPD  6912(R9), Z22, Z22
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
-	VSUBPD       Z2, Z2, Z23
-	VSUBPD       Z5, Z5, Z24
-	VSUBPD       Z3, Z3, Z25
-	VSUBPD       Z6, Z6, Z26
-	VSUBPD       Z4, Z4, Z27
-	VADDPD       Z27, Z23, Z23
-	VSUBPD       Z7, Z7, Z27
-	VADDPD       Z27, Z24, Z24
-	VSUBPD       Z8, Z8, Z27
-	VADDPD       Z27, Z25, Z25
-	VSUBPD       Z11, Z11, Z27
-	VADDPD       Z27, Z26, Z26
-	VSUBPD       Z9, Z9, Z27
-	VADDPD       Z27, Z23, Z23
-	VSUBPD       Z12, Z12, Z27
-	VADDPD       Z27, Z24, Z24
-	VSUBPD       Z10, Z10, Z27
-	VADDPD       Z27, Z25, Z25
-	VSUBPD       Z13, Z13, Z27
-	VADDPD       Z27, Z26, Z26
-	VSUBPD       Z14, Z14, Z27
-	VADDPD       Z27, Z23, Z23
-	VSUBPD       Z15, Z15, Z27
-	VADDPD       Z27, Z24, Z24
-	VSUBPD       Z16, Z16, Z27
-	VADDPD       Z27, Z25, Z25
-	VSUBPD       Z17, Z17, Z27
-	VADDPD       Z27, Z26, Z26
-	VSUBPD       Z20, Z20, Z27
-	VADDPD       Z27, Z23, Z23
-	VSUBPD       Z18, Z18, Z27
-	VADDPD       Z27, Z24, Z24
-	VSUBPD       Z21, Z21, Z27
-	VADDPD       Z27, Z25, Z25
-	VSUBPD       Z19, Z19, Z27
-	VADDPD       Z27, Z26, Z26
-	VSUBPD       Z22, Z22, Z27
-	VADDPD       Z27, Z23, Z23
-	VMOVUPS      4480(R9), Z27
-	VSUBPD       4480(R9), Z27, Z27
-	VADDPD       Z27, Z24, Z24
-	VMOVUPS      5376(R9), Z27
-	VSUBPD       5376(R9), Z27, Z27
-	VADDPD       Z27, Z25, Z25
-	VMOVUPS      5888(R9), Z27
-	VSUBPD       5888(R9), Z27, Z27
-	VADDPD       Z27, Z26, Z26
-	VMOVUPS      4928(R9), Z27
-	VSUBPD       4928(R9), Z27, Z27
-	VADDPD       Z27, Z23, Z23
-	VMOVUPS      5824(R9), Z27
-	VSUBPD       5824(R9), Z27, Z27
-	VADDPD       Z27, Z24, Z24
-	VMOVUPS      5952(R9), Z27
-	VSUBPD       5952(R9), Z27, Z27
-	VADDPD       Z27, Z25, Z25
-	VBROADCASTSD margin+56(FP), Z27
-	VBROADCASTSD margin+56(FP), Z28
-	VSUBPD       Z27, Z28, Z27
-	VADDPD       Z27, Z26, Z26
-	VBROADCASTSD tol+64(FP), Z27
-	VBROADCASTSD tol+64(FP), Z28
-	VSUBPD       Z27, Z28, Z27
-	VADDPD       Z27, Z23, Z23
-	VBROADCASTSD tmax+72(FP), Z27
-	VBROADCASTSD tmax+72(FP), Z28
-	VSUBPD       Z27, Z28, Z27
-	VADDPD       Z27, Z24, Z24
-	VADDPD       Z24, Z23, Z23
-	VADDPD       Z26, Z25, Z24
-	VADDPD       Z24, Z23, Z23
-	VCMPPD       $0x00, Z0, Z23, K1
+	VSUBPD  Z2, Z2, Z23
+	VSUBPD  Z5, Z5, Z24
+	VSUBPD  Z3, Z3, Z25
+	VSUBPD  Z6, Z6, Z26
+	VSUBPD  Z4, Z4, Z27
+	VADDPD  Z27, Z23, Z23
+	VSUBPD  Z7, Z7, Z27
+	VADDPD  Z27, Z24, Z24
+	VSUBPD  Z8, Z8, Z27
+	VADDPD  Z27, Z25, Z25
+	VSUBPD  Z11, Z11, Z27
+	VADDPD  Z27, Z26, Z26
+	VSUBPD  Z9, Z9, Z27
+	VADDPD  Z27, Z23, Z23
+	VSUBPD  Z12, Z12, Z27
+	VADDPD  Z27, Z24, Z24
+	VSUBPD  Z10, Z10, Z27
+	VADDPD  Z27, Z25, Z25
+	VSUBPD  Z13, Z13, Z27
+	VADDPD  Z27, Z26, Z26
+	VSUBPD  Z14, Z14, Z27
+	VADDPD  Z27, Z23, Z23
+	VSUBPD  Z15, Z15, Z27
+	VADDPD  Z27, Z24, Z24
+	VSUBPD  Z16, Z16, Z27
+	VADDPD  Z27, Z25, Z25
+	VSUBPD  Z17, Z17, Z27
+	VADDPD  Z27, Z26, Z26
+	VSUBPD  Z20, Z20, Z27
+	VADDPD  Z27, Z23, Z23
+	VSUBPD  Z18, Z18, Z27
+	VADDPD  Z27, Z24, Z24
+	VSUBPD  Z21, Z21, Z27
+	VADDPD  Z27, Z25, Z25
+	VSUBPD  Z19, Z19, Z27
+	VADDPD  Z27, Z26, Z26
+	VSUBPD  Z22, Z22, Z27
+	VADDPD  Z27, Z23, Z23
+	VMOVUPS 6528(R9), Z27
+	VSUBPD  6528(R9), Z27, Z27
+	VADDPD  Z27, Z24, Z24
+	VMOVUPS 7424(R9), Z27
+	VSUBPD  7424(R9), Z27, Z27
+	VADDPD  Z27, Z25, Z25
+
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	VMOVUPS      10112(R9), Z27
+	VSUBPD       10560(R9), Z27, Z27
+	VMOVUPS      7936(R9), Z28
+	VSUBPD       7936(R9), Z28, Z28
+	VMOVUPS      10176(R9), Z29
+	VSUBPD       10624(R9), Z29, Z29
+	VADDPD       Z28, Z26, Z26
+	VMOVUPS      10240(R9), Z28
+	VSUBPD       10688(R9), Z28, Z28
+	VMOVUPS      Z22, (R9)
+	VMOVUPS      6976(R9), Z22
+	VSUBPD       6976(R9), Z22, Z22
+	VMOVUPS      Z19, 64(R9)
+	VMOVUPS      11008(R9), Z19
+	VSUBPD       10112(R9), Z19, Z19
+	VADDPD       Z22, Z23, Z22
+	VMOVUPS      11072(R9), Z23
+	VSUBPD       10176(R9), Z23, Z23
+	VMOVUPS      Z21, 128(R9)
+	VMOVUPS      7872(R9), Z21
+	VSUBPD       7872(R9), Z21, Z21
+	VMOVUPS      Z18, 192(R9)
+	VMOVUPS      11136(R9), Z18
+	VSUBPD       10240(R9), Z18, Z18
+	VADDPD       Z21, Z24, Z21
+	VMOVUPS      10304(R9), Z24
+	VSUBPD       10560(R9), Z24, Z24
+	VMOVUPS      Z20, 256(R9)
+	VMOVUPS      8000(R9), Z20
+	VSUBPD       8000(R9), Z20, Z20
+	VMOVUPS      Z17, 320(R9)
+	VMOVUPS      10368(R9), Z17
+	VSUBPD       10624(R9), Z17, Z17
+	VADDPD       Z20, Z25, Z20
+	VMOVUPS      10432(R9), Z25
+	VSUBPD       10688(R9), Z25, Z25
+	VMOVUPS      Z16, 384(R9)
+	VMOVUPS      Z15, 448(R9)
+	VBROADCASTSD margin+56(FP), Z15
+	VBROADCASTSD margin+56(FP), Z16
+	VSUBPD       Z15, Z16, Z15
+	VMOVUPS      11200(R9), Z16
+	VSUBPD       10304(R9), Z16, Z16
+	VADDPD       Z15, Z26, Z15
+	VMOVUPS      11264(R9), Z26
+	VSUBPD       10368(R9), Z26, Z26
+	VMOVUPS      Z14, 512(R9)
+	VMOVUPS      Z13, 576(R9)
+	VBROADCASTSD tol+64(FP), Z13
+	VBROADCASTSD tol+64(FP), Z14
+	VSUBPD       Z13, Z14, Z13
+	VMOVUPS      11328(R9), Z14
+	VSUBPD       10432(R9), Z14, Z14
+	VADDPD       Z13, Z22, Z13
+	VMOVUPS      11456(R9), Z22
+	VSUBPD       10560(R9), Z22, Z22
+	VMOVUPS      Z10, 640(R9)
+	VMOVUPS      Z12, 704(R9)
+	VBROADCASTSD tmax+72(FP), Z10
+	VBROADCASTSD tmax+72(FP), Z12
+	VSUBPD       Z10, Z12, Z10
+	VMOVUPS      11520(R9), Z12
+	VSUBPD       10624(R9), Z12, Z12
+	VADDPD       Z10, Z21, Z10
+	VMOVUPS      11584(R9), Z21
+	VSUBPD       10688(R9), Z21, Z21
+	VADDPD       Z10, Z13, Z10
+	VMOVUPS      10752(R9), Z13
+	VSUBPD       10560(R9), Z13, Z13
+	VADDPD       Z15, Z20, Z15
+	VMOVUPS      10816(R9), Z20
+	VSUBPD       10624(R9), Z20, Z20
+	VADDPD       Z15, Z10, Z10
+	VMOVUPS      10880(R9), Z15
+	VSUBPD       10688(R9), Z15, Z15
+	VCMPPD       $0x00, Z0, Z10, K1
+	VMOVUPS      11648(R9), Z10
+	VSUBPD       10752(R9), Z10, Z10
+	VMOVUPS      Z15, 768(R9)
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 4480(R9), Z23
-	VMINPD  5376(R9), Z23, Z23
-	VMOVUPS 4928(R9), Z24
-	VMINPD  5824(R9), Z24, Z24
-	VMINPD  Z24, Z23, Z23
-	VCMPPD  $0x11, Z0, Z23, K2
-	VMOVUPS 5888(R9), Z23
-	VMINPD  5952(R9), Z23, Z23
-	VCMPPD  $0x11, Z0, Z23, K3
+	VMOVUPS 6528(R9), Z15
+	VMINPD  7424(R9), Z15, Z15
+	VMOVUPS Z20, 832(R9)
+	VMOVUPS 11712(R9), Z20
+	VSUBPD  10816(R9), Z20, Z20
+	VMOVUPS Z20, 896(R9)
+	VMOVUPS 6976(R9), Z20
+	VMINPD  7872(R9), Z20, Z20
+	VMOVUPS Z10, 960(R9)
+	VMOVUPS 11776(R9), Z10
+	VSUBPD  10880(R9), Z10, Z10
+	VMINPD  Z20, Z15, Z15
+
+	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
+	VSUBPD  Z27, Z27, Z20
+	VCMPPD  $0x11, Z0, Z15, K2
+	VSUBPD  Z19, Z19, Z15
+	VMOVUPS Z19, 1024(R9)
+	VMOVUPS 7936(R9), Z19
+	VMINPD  8000(R9), Z19, Z19
+	VSUBPD  Z29, Z29, Z30
+	VCMPPD  $0x11, Z0, Z19, K3
+	VSUBPD  Z23, Z23, Z19
+	VMOVUPS Z23, 1088(R9)
+	VMOVUPS Z29, 1152(R9)
 	KORW    K3, K2, K2
+	VSUBPD  Z28, Z28, Z23
+	VMOVUPS Z28, 1216(R9)
 	KANDNW  K1, K2, K1
+	VADDPD  Z23, Z20, Z20
 
 	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
 	VANDPD.BCST absmask64<>+0(SB), Z2, Z23
-	VADDPD      Z5, Z2, Z24
-	VANDPD.BCST absmask64<>+0(SB), Z24, Z24
-	VANDPD.BCST absmask64<>+0(SB), Z3, Z25
-	VADDPD      Z6, Z3, Z26
-	VANDPD.BCST absmask64<>+0(SB), Z26, Z26
-
-	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS     8064(R9), Z27
-	VSUBPD      8512(R9), Z27, Z27
-	VMAXPD      Z26, Z0, Z26
-	VMOVUPS     8128(R9), Z28
-	VSUBPD      8576(R9), Z28, Z28
-	VANDPD.BCST absmask64<>+0(SB), Z4, Z29
-	VMOVUPS     Z2, (R9)
-	VMOVUPS     8192(R9), Z2
-	VSUBPD      8640(R9), Z2, Z2
-	VMAXPD      Z29, Z23, Z23
-	VMOVUPS     8960(R9), Z29
-	VSUBPD      8064(R9), Z29, Z29
-	VADDPD      Z7, Z4, Z30
-	VMOVUPS     Z3, 64(R9)
-	VMOVUPS     Z4, 128(R9)
-	VMOVUPS     9024(R9), Z3
-	VSUBPD      8128(R9), Z3, Z3
-	VANDPD.BCST absmask64<>+0(SB), Z30, Z4
-	VMOVUPS     Z5, 192(R9)
-	VMOVUPS     9088(R9), Z5
-	VSUBPD      8192(R9), Z5, Z5
-	VMAXPD      Z4, Z24, Z4
-	VMOVUPS     8256(R9), Z24
-	VSUBPD      8512(R9), Z24, Z24
-	VANDPD.BCST absmask64<>+0(SB), Z8, Z30
-	VMOVUPS     Z6, 256(R9)
-	VMOVUPS     Z7, 320(R9)
-	VMOVUPS     8320(R9), Z6
-	VSUBPD      8576(R9), Z6, Z6
-	VMAXPD      Z30, Z25, Z7
-	VMOVUPS     8384(R9), Z25
-	VSUBPD      8640(R9), Z25, Z25
-	VADDPD      Z11, Z8, Z30
-	VMOVUPS     Z8, 384(R9)
-	VMOVUPS     Z11, 448(R9)
-	VMOVUPS     9152(R9), Z8
-	VSUBPD      8256(R9), Z8, Z8
-	VANDPD.BCST absmask64<>+0(SB), Z30, Z11
-	VMOVUPS     Z22, 512(R9)
-	VMOVUPS     9216(R9), Z22
-	VSUBPD      8320(R9), Z22, Z22
-	VMAXPD      Z11, Z26, Z11
-	VMOVUPS     9280(R9), Z26
-	VSUBPD      8384(R9), Z26, Z26
-	VANDPD.BCST absmask64<>+0(SB), Z9, Z30
-	VMOVUPS     Z26, 576(R9)
-	VMOVUPS     Z19, 640(R9)
-	VMOVUPS     9408(R9), Z19
-	VSUBPD      8512(R9), Z19, Z19
-	VMAXPD      Z30, Z23, Z23
-	VMOVUPS     9472(R9), Z26
-	VSUBPD      8576(R9), Z26, Z26
-	VADDPD      Z12, Z9, Z30
-	VMOVUPS     Z9, 704(R9)
-	VMOVUPS     Z12, 768(R9)
-	VMOVUPS     9536(R9), Z9
-	VSUBPD      8640(R9), Z9, Z9
-	VANDPD.BCST absmask64<>+0(SB), Z30, Z12
-	VMOVUPS     Z9, 832(R9)
-	VMOVUPS     8704(R9), Z9
-	VSUBPD      8512(R9), Z9, Z9
-	VMAXPD      Z12, Z4, Z4
-	VMOVUPS     8768(R9), Z12
-	VSUBPD      8576(R9), Z12, Z12
-	VANDPD.BCST absmask64<>+0(SB), Z10, Z30
-	VMOVUPS     Z12, 896(R9)
-	VMOVUPS     Z9, 960(R9)
-	VMOVUPS     8832(R9), Z9
-	VSUBPD      8640(R9), Z9, Z9
-	VMAXPD      Z30, Z7, Z7
-	VMOVUPS     9600(R9), Z12
-	VSUBPD      8704(R9), Z12, Z12
-	VADDPD      Z13, Z10, Z30
-	VMOVUPS     Z10, 1024(R9)
-	VMOVUPS     Z13, 1088(R9)
-	VMOVUPS     9664(R9), Z10
-	VSUBPD      8768(R9), Z10, Z10
-	VANDPD.BCST absmask64<>+0(SB), Z30, Z13
-	VMOVUPS     Z9, 1152(R9)
-	VMOVUPS     9728(R9), Z9
-	VSUBPD      8832(R9), Z9, Z9
-	VMAXPD      Z13, Z11, Z11
-
-	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
-	VSUBPD      Z27, Z27, Z13
-	VANDPD.BCST absmask64<>+0(SB), Z14, Z30
-	VMOVUPS     Z27, 1216(R9)
-	VSUBPD      Z29, Z29, Z27
-	VMOVUPS     Z29, 1280(R9)
-	VMAXPD      Z30, Z23, Z23
-	VSUBPD      Z28, Z28, Z29
-	VANDPD.BCST absmask64<>+0(SB), Z15, Z30
-	VMOVUPS     Z28, 1344(R9)
-	VSUBPD      Z3, Z3, Z28
-	VMOVUPS     Z3, 1408(R9)
-	VMAXPD      Z30, Z4, Z3
-	VSUBPD      Z2, Z2, Z4
-	VANDPD.BCST absmask64<>+0(SB), Z16, Z30
-	VMOVUPS     Z2, 1472(R9)
-	VADDPD      Z4, Z13, Z2
-	VMAXPD      Z30, Z7, Z4
-	VSUBPD      Z5, Z5, Z7
-	VANDPD.BCST absmask64<>+0(SB), Z17, Z13
-	VADDPD      Z7, Z27, Z7
-	VMAXPD      Z13, Z11, Z11
-	VSUBPD      Z24, Z24, Z13
-	VADDPD      Z20, Z17, Z27
-	VADDPD      Z13, Z29, Z13
-	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
-	VSUBPD      Z8, Z8, Z29
-	VMAXPD      Z27, Z23, Z23
-	VADDPD      Z29, Z28, Z27
-	VANDPD.BCST absmask64<>+0(SB), Z18, Z28
-	VSUBPD      Z6, Z6, Z29
-	VMAXPD      Z28, Z3, Z3
-	VADDPD      Z29, Z2, Z2
-	VADDPD      Z21, Z18, Z28
+	VSUBPD      Z18, Z18, Z28
+	VADDPD      Z5, Z2, Z29
+	VMOVUPS     Z18, 1280(R9)
+	VADDPD      Z28, Z15, Z15
+	VANDPD.BCST absmask64<>+0(SB), Z29, Z18
+	VSUBPD      Z24, Z24, Z28
+	VANDPD.BCST absmask64<>+0(SB), Z3, Z29
+	VMOVUPS     Z24, 1344(R9)
+	VADDPD      Z28, Z30, Z24
+	VADDPD      Z6, Z3, Z28
+	VSUBPD      Z16, Z16, Z30
+	VMOVUPS     Z16, 1408(R9)
+	VANDPD.BCST absmask64<>+0(SB), Z28, Z16
+	VADDPD      Z30, Z19, Z19
+	VMAXPD      Z16, Z0, Z16
+	VSUBPD      Z17, Z17, Z28
+	VANDPD.BCST absmask64<>+0(SB), Z4, Z30
+	VMOVUPS     Z17, 1472(R9)
+	VADDPD      Z28, Z20, Z17
+	VMAXPD      Z30, Z23, Z20
+	VSUBPD      Z26, Z26, Z23
+	VADDPD      Z7, Z4, Z28
+	VADDPD      Z23, Z15, Z15
+	VANDPD.BCST absmask64<>+0(SB), Z28, Z23
+	VSUBPD      Z25, Z25, Z28
+	VMAXPD      Z23, Z18, Z18
+	VADDPD      Z28, Z24, Z23
+	VANDPD.BCST absmask64<>+0(SB), Z8, Z24
+	VSUBPD      Z14, Z14, Z28
+	VMAXPD      Z24, Z29, Z24
+	VADDPD      Z28, Z19, Z19
+	VADDPD      Z11, Z8, Z28
 	VSUBPD      Z22, Z22, Z29
 	VANDPD.BCST absmask64<>+0(SB), Z28, Z28
-	VADDPD      Z29, Z7, Z7
-	VMAXPD      Z28, Z4, Z4
-	VSUBPD      Z25, Z25, Z28
-	VMOVUPS     640(R9), Z29
-	VANDPD.BCST absmask64<>+0(SB), Z29, Z29
-	VADDPD      Z28, Z13, Z13
-	VMAXPD      Z29, Z11, Z11
-	VMOVUPS     576(R9), Z28
-	VSUBPD      576(R9), Z28, Z28
-	VMOVUPS     640(R9), Z29
-	VADDPD      512(R9), Z29, Z29
-	VADDPD      Z28, Z27, Z27
+	VADDPD      Z29, Z17, Z17
+	VMAXPD      Z28, Z16, Z16
+	VSUBPD      Z12, Z12, Z28
+	VANDPD.BCST absmask64<>+0(SB), Z9, Z29
+	VADDPD      Z28, Z15, Z15
+	VMAXPD      Z29, Z20, Z20
+	VSUBPD      Z21, Z21, Z28
+	VADDPD      704(R9), Z9, Z29
+	VADDPD      Z28, Z23, Z23
 	VANDPD.BCST absmask64<>+0(SB), Z29, Z28
-	VSUBPD      Z19, Z19, Z29
-	VMAXPD      Z28, Z23, Z23
-	VADDPD      Z29, Z2, Z2
-	VMAXPD      Z23, Z11, Z11
-	VSUBPD      Z26, Z26, Z23
-	VMAXPD      Z4, Z3, Z3
-	VADDPD      Z23, Z7, Z4
-	VMAXPD      Z3, Z11, Z3
-	VMOVUPS     832(R9), Z7
-	VSUBPD      832(R9), Z7, Z7
+	VSUBPD      Z13, Z13, Z29
+	VMAXPD      Z28, Z18, Z18
+	VADDPD      Z29, Z19, Z19
+	VMOVUPS     640(R9), Z28
+	VANDPD.BCST absmask64<>+0(SB), Z28, Z28
+	VMOVUPS     960(R9), Z29
+	VSUBPD      960(R9), Z29, Z29
+	VMAXPD      Z28, Z24, Z24
+	VADDPD      Z29, Z17, Z17
+	VMOVUPS     640(R9), Z28
+	VADDPD      576(R9), Z28, Z28
+	VMOVUPS     832(R9), Z29
+	VSUBPD      832(R9), Z29, Z29
+	VANDPD.BCST absmask64<>+0(SB), Z28, Z28
+	VADDPD      Z29, Z15, Z15
+	VMAXPD      Z28, Z16, Z16
+	VMOVUPS     896(R9), Z28
+	VSUBPD      896(R9), Z28, Z28
+	VMOVUPS     512(R9), Z29
+	VANDPD.BCST absmask64<>+0(SB), Z29, Z29
+	VADDPD      Z28, Z23, Z23
+	VMAXPD      Z29, Z20, Z20
+	VMOVUPS     768(R9), Z28
+	VSUBPD      768(R9), Z28, Z28
+	VMOVUPS     448(R9), Z29
+	VANDPD.BCST absmask64<>+0(SB), Z29, Z29
+	VADDPD      Z28, Z19, Z19
+	VMAXPD      Z29, Z18, Z18
+	VSUBPD      Z10, Z10, Z28
+	VMOVUPS     384(R9), Z29
+	VANDPD.BCST absmask64<>+0(SB), Z29, Z29
+	VADDPD      Z28, Z17, Z17
+	VMAXPD      Z29, Z24, Z24
+	VMOVUPS     10496(R9), Z28
+	VSUBPD      10496(R9), Z28, Z28
+	VMOVUPS     320(R9), Z29
+	VANDPD.BCST absmask64<>+0(SB), Z29, Z29
+	VADDPD      Z28, Z15, Z15
+	VMAXPD      Z29, Z16, Z16
+	VMOVUPS     11392(R9), Z28
+	VSUBPD      11392(R9), Z28, Z28
+	VMOVUPS     320(R9), Z29
+	VADDPD      256(R9), Z29, Z29
+	VADDPD      Z28, Z23, Z23
+
+	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
+	VMOVUPS      14080(R9), Z28
+	VSUBPD       14528(R9), Z28, Z28
+	VANDPD.BCST  absmask64<>+0(SB), Z29, Z29
+	VMOVUPS      Z10, 1536(R9)
+	VMOVUPS      11904(R9), Z10
+	VSUBPD       11904(R9), Z10, Z10
+	VMOVUPS      Z13, 1600(R9)
+	VMOVUPS      14144(R9), Z13
+	VSUBPD       14592(R9), Z13, Z13
+	VMAXPD       Z29, Z20, Z20
+	VADDPD       Z10, Z19, Z10
+	VMOVUPS      14208(R9), Z19
+	VSUBPD       14656(R9), Z19, Z19
+	VMOVUPS      192(R9), Z29
+	VANDPD.BCST  absmask64<>+0(SB), Z29, Z29
+	VMOVUPS      Z21, 1664(R9)
+	VMOVUPS      10944(R9), Z21
+	VSUBPD       10944(R9), Z21, Z21
+	VMOVUPS      Z12, 1728(R9)
+	VMOVUPS      14976(R9), Z12
+	VSUBPD       14080(R9), Z12, Z12
+	VMAXPD       Z29, Z18, Z18
+	VADDPD       Z21, Z17, Z17
+	VMOVUPS      15040(R9), Z21
+	VSUBPD       14144(R9), Z21, Z21
+	VMOVUPS      192(R9), Z29
+	VADDPD       128(R9), Z29, Z29
+	VMOVUPS      Z22, 1792(R9)
+	VMOVUPS      11840(R9), Z22
+	VSUBPD       11840(R9), Z22, Z22
+	VMOVUPS      Z14, 1856(R9)
+	VMOVUPS      15104(R9), Z14
+	VSUBPD       14208(R9), Z14, Z14
+	VANDPD.BCST  absmask64<>+0(SB), Z29, Z29
+	VADDPD       Z22, Z15, Z15
+	VMOVUPS      14272(R9), Z22
+	VSUBPD       14528(R9), Z22, Z22
+	VMAXPD       Z29, Z24, Z24
+	VMOVUPS      11968(R9), Z29
+	VSUBPD       11968(R9), Z29, Z29
+	VMOVUPS      Z25, 1920(R9)
+	VMOVUPS      14336(R9), Z25
+	VSUBPD       14592(R9), Z25, Z25
+	VMOVUPS      Z26, 1984(R9)
+	VMOVUPS      64(R9), Z26
+	VANDPD.BCST  absmask64<>+0(SB), Z26, Z26
+	VADDPD       Z29, Z23, Z23
+	VMOVUPS      14400(R9), Z29
+	VSUBPD       14656(R9), Z29, Z29
+	VMAXPD       Z26, Z16, Z16
+	VMOVUPS      Z29, 2048(R9)
+	VBROADCASTSD margin+56(FP), Z26
+	VBROADCASTSD margin+56(FP), Z29
+	VSUBPD       Z26, Z29, Z26
+	VMOVUPS      15168(R9), Z29
+	VSUBPD       14272(R9), Z29, Z29
+	VMOVUPS      Z25, 2112(R9)
+	VMOVUPS      64(R9), Z25
+	VADDPD       (R9), Z25, Z25
+	VADDPD       Z26, Z10, Z10
+	VMOVUPS      15232(R9), Z26
+	VSUBPD       14336(R9), Z26, Z26
+	VANDPD.BCST  absmask64<>+0(SB), Z25, Z25
+	VMOVUPS      Z26, 2176(R9)
+	VMOVUPS      Z29, 2240(R9)
+	VBROADCASTSD tol+64(FP), Z26
+	VBROADCASTSD tol+64(FP), Z29
+	VSUBPD       Z26, Z29, Z26
+	VMOVUPS      15296(R9), Z29
+	VSUBPD       14400(R9), Z29, Z29
+	VMAXPD       Z25, Z20, Z20
+	VADDPD       Z26, Z17, Z17
+	VMOVUPS      15424(R9), Z25
+	VSUBPD       14528(R9), Z25, Z25
+	VMAXPD       Z20, Z16, Z16
+	VBROADCASTSD tmax+72(FP), Z20
+	VBROADCASTSD tmax+72(FP), Z26
+	VSUBPD       Z20, Z26, Z20
+	VMOVUPS      15488(R9), Z26
+	VSUBPD       14592(R9), Z26, Z26
+	VMAXPD       Z24, Z18, Z18
+	VADDPD       Z20, Z15, Z15
+	VMOVUPS      15552(R9), Z20
+	VSUBPD       14656(R9), Z20, Z20
+	VMAXPD       Z18, Z16, Z16
+	VADDPD       Z15, Z17, Z15
+	VMOVUPS      14720(R9), Z17
+	VSUBPD       14528(R9), Z17, Z17
 
 	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
-	VADDPD         Z7, Z13, Z7
-	VBROADCASTSD   toitolfloor64<>+0(SB), Z11
-	VMULPD         Z3, Z11, Z3
-	VMOVUPS        960(R9), Z11
-	VSUBPD         960(R9), Z11, Z11
-	VBROADCASTSD   tol+64(FP), Z13
-	VMAXPD         Z3, Z13, Z3
-	VADDPD         Z11, Z27, Z11
-	VMOVUPS        4480(R9), Z13
-	VMAXPD         5376(R9), Z13, Z13
-	VSUBPD         Z12, Z12, Z23
-	VMOVUPS        4928(R9), Z27
-	VMAXPD         5824(R9), Z27, Z27
-	VADDPD         Z23, Z2, Z2
-	VADDPD         5888(R9), Z13, Z13
-	VMOVUPS        896(R9), Z23
-	VSUBPD         896(R9), Z23, Z23
-	VADDPD         5952(R9), Z27, Z27
-	VADDPD         Z23, Z4, Z4
-	VADDPD         Z27, Z13, Z13
-	VSUBPD         Z10, Z10, Z23
-	VBROADCASTSD   margin+56(FP), Z27
-	VADDPD         Z27, Z13, Z13
-	VADDPD         Z23, Z7, Z7
-	VMAXPD         Z3, Z13, Z13
-	VMOVUPS        1152(R9), Z23
-	VSUBPD         1152(R9), Z23, Z23
-	VADDPD         Z3, Z13, Z3
-	VADDPD         Z23, Z11, Z11
-	VSUBPD         Z9, Z9, Z23
-	VADDPD         Z23, Z2, Z2
-	VXORPS         Z23, Z23, Z23
-	VBROADCASTSD   toiinvalid64<>+0(SB), Z27
-	VBLENDMPD.BCST toirunning64<>+0(SB), Z27, K1, Z23
-	VMOVUPS        (R9), Z27
-	VMOVUPS        Z27, 6016(R9)
-	VMOVUPS        64(R9), Z27
-	VMOVUPS        Z27, 6080(R9)
-	VMOVUPS        128(R9), Z27
-	VMOVUPS        Z27, 6144(R9)
-	VMOVUPS        384(R9), Z27
-	VMOVUPS        Z27, 6208(R9)
-	VMOVUPS        704(R9), Z27
-	VMOVUPS        Z27, 6272(R9)
-	VMOVUPS        1024(R9), Z27
-	VMOVUPS        Z27, 6336(R9)
-	VMOVUPS        Z17, 6400(R9)
-	VMOVUPS        Z18, 6464(R9)
-	VMOVUPS        640(R9), Z17
-	VMOVUPS        Z17, 6528(R9)
-	VMOVUPS        192(R9), Z17
-	VMOVUPS        Z17, 6592(R9)
-	VMOVUPS        256(R9), Z17
-	VMOVUPS        Z17, 6656(R9)
-	VMOVUPS        320(R9), Z17
-	VMOVUPS        Z17, 6720(R9)
-	VMOVUPS        448(R9), Z17
-	VMOVUPS        Z17, 6784(R9)
-	VMOVUPS        768(R9), Z17
-	VMOVUPS        Z17, 6848(R9)
-	VMOVUPS        1088(R9), Z17
-	VMOVUPS        Z17, 6912(R9)
-	VMOVUPS        Z14, 6976(R9)
-	VMOVUPS        Z15, 7040(R9)
-	VMOVUPS        Z16, 7104(R9)
-	VMOVUPS        Z20, 7168(R9)
-	VMOVUPS        Z21, 7232(R9)
-	VMOVUPS        512(R9), Z14
-	VMOVUPS        Z14, 7296(R9)
-	VMOVUPS        Z13, 7360(R9)
-	VMOVUPS        Z3, 7424(R9)
-	VMOVUPS        Z0, 7488(R9)
-	VMOVUPS        Z0, 7552(R9)
-	VMOVUPS        Z23, 7616(R9)
-	VMOVUPS        8448(R9), Z3
-	VSUBPD         8448(R9), Z3, Z3
-	VADDPD         Z3, Z4, Z3
-	VMOVUPS        9344(R9), Z4
-	VSUBPD         9344(R9), Z4, Z4
-	VADDPD         Z4, Z7, Z4
-	VMOVUPS        9856(R9), Z7
-	VSUBPD         9856(R9), Z7, Z7
-	VADDPD         Z7, Z11, Z7
-	VMOVUPS        8896(R9), Z11
-	VSUBPD         8896(R9), Z11, Z11
-	VADDPD         Z11, Z2, Z2
-	VMOVUPS        9792(R9), Z11
-	VSUBPD         9792(R9), Z11, Z11
-	VADDPD         Z11, Z3, Z3
-	VMOVUPS        9920(R9), Z11
-	VSUBPD         9920(R9), Z11, Z11
-	VADDPD         Z11, Z4, Z4
-	VBROADCASTSD   margin+56(FP), Z11
-	VBROADCASTSD   margin+56(FP), Z13
-	VSUBPD         Z11, Z13, Z11
-	VADDPD         Z11, Z7, Z7
-	VBROADCASTSD   tol+64(FP), Z11
-	VBROADCASTSD   tol+64(FP), Z13
-	VSUBPD         Z11, Z13, Z11
-	VADDPD         Z11, Z2, Z2
-	VBROADCASTSD   tmax+72(FP), Z11
-	VBROADCASTSD   tmax+72(FP), Z13
-	VSUBPD         Z11, Z13, Z11
-	VADDPD         Z11, Z3, Z3
-	VADDPD         Z3, Z2, Z2
-	VADDPD         Z7, Z4, Z3
-	VADDPD         Z3, Z2, Z2
-	VCMPPD         $0x00, Z0, Z2, K1
+	VADDPD       Z10, Z23, Z10
+	VMOVUPS      14784(R9), Z18
+	VSUBPD       14592(R9), Z18, Z18
+	VBROADCASTSD toitolfloor64<>+0(SB), Z23
+	VMULPD       Z16, Z23, Z16
+	VADDPD       Z10, Z15, Z10
+	VMOVUPS      14848(R9), Z15
+	VSUBPD       14656(R9), Z15, Z15
+	VBROADCASTSD tol+64(FP), Z23
+	VMAXPD       Z16, Z23, Z16
+	VCMPPD       $0x00, Z0, Z10, K2
+	VMOVUPS      15616(R9), Z10
+	VSUBPD       14720(R9), Z10, Z10
+	VMOVUPS      6528(R9), Z23
+	VMAXPD       7424(R9), Z23, Z23
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 8448(R9), Z2
-	VMINPD  9344(R9), Z2, Z2
-	VMOVUPS 8896(R9), Z3
-	VMINPD  9792(R9), Z3, Z3
-	VMINPD  Z3, Z2, Z2
-	VCMPPD  $0x11, Z0, Z2, K2
-	VMOVUPS 9856(R9), Z2
-	VMINPD  9920(R9), Z2, Z2
-	VCMPPD  $0x11, Z0, Z2, K3
-	KORW    K3, K2, K2
-	KANDNW  K1, K2, K1
+	VMOVUPS 10496(R9), Z24
+	VMINPD  11392(R9), Z24, Z24
+	VMOVUPS Z15, 2304(R9)
+	VMOVUPS 15680(R9), Z15
+	VSUBPD  14784(R9), Z15, Z15
+	VMOVUPS Z15, 2368(R9)
+	VMOVUPS 6976(R9), Z15
+	VMAXPD  7872(R9), Z15, Z15
+	VMOVUPS Z18, 2432(R9)
+	VMOVUPS 10944(R9), Z18
+	VMINPD  11840(R9), Z18, Z18
+	VMOVUPS Z10, 2496(R9)
+	VMOVUPS 15744(R9), Z10
+	VSUBPD  14848(R9), Z10, Z10
+	VADDPD  7936(R9), Z23, Z23
+	VMINPD  Z18, Z24, Z18
+
+	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
+	VSUBPD       Z28, Z28, Z24
+	VADDPD       8000(R9), Z15, Z15
+	VCMPPD       $0x11, Z0, Z18, K3
+	VSUBPD       Z12, Z12, Z18
+	VADDPD       Z15, Z23, Z15
+	VMOVUPS      11904(R9), Z23
+	VMINPD       11968(R9), Z23, Z23
+	VSUBPD       Z13, Z13, Z30
+	VMOVUPS      Z13, 2560(R9)
+	VMOVUPS      Z12, 2624(R9)
+	VBROADCASTSD margin+56(FP), Z12
+	VADDPD       Z12, Z15, Z12
+	VCMPPD       $0x11, Z0, Z23, K4
+	VSUBPD       Z21, Z21, Z13
+	VMAXPD       Z16, Z12, Z12
+	KORW         K4, K3, K3
+	VSUBPD       Z19, Z19, Z15
+	VADDPD       Z16, Z12, Z16
+	VMOVUPS      Z19, 2688(R9)
+	KANDNW       K2, K3, K2
+	VADDPD       Z15, Z24, Z15
 
 	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
-	VMOVUPS     1216(R9), Z2
-	VANDPD.BCST absmask64<>+0(SB), Z2, Z2
-	VMOVUPS     1216(R9), Z3
-	VADDPD      1280(R9), Z3, Z3
-	VANDPD.BCST absmask64<>+0(SB), Z3, Z3
-	VMOVUPS     1344(R9), Z4
-	VANDPD.BCST absmask64<>+0(SB), Z4, Z4
-	VMOVUPS     1344(R9), Z7
-	VADDPD      1408(R9), Z7, Z7
-	VANDPD.BCST absmask64<>+0(SB), Z7, Z7
-	VMAXPD      Z7, Z0, Z7
-	VMOVUPS     1472(R9), Z11
-	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
-	VMAXPD      Z11, Z2, Z2
-	VADDPD      1472(R9), Z5, Z11
-	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
-	VMAXPD      Z11, Z3, Z3
-	VANDPD.BCST absmask64<>+0(SB), Z24, Z11
-	VMAXPD      Z11, Z4, Z4
-	VADDPD      Z8, Z24, Z11
-	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
-	VMAXPD      Z11, Z7, Z7
-	VANDPD.BCST absmask64<>+0(SB), Z6, Z11
-	VMAXPD      Z11, Z2, Z2
-	VADDPD      Z22, Z6, Z11
-	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
-	VMAXPD      Z11, Z3, Z3
-	VANDPD.BCST absmask64<>+0(SB), Z25, Z11
-	VMAXPD      Z11, Z4, Z4
-	VADDPD      576(R9), Z25, Z11
-	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
-	VMAXPD      Z11, Z7, Z7
-	VANDPD.BCST absmask64<>+0(SB), Z19, Z11
-	VMAXPD      Z11, Z2, Z2
-	VANDPD.BCST absmask64<>+0(SB), Z26, Z11
-	VMAXPD      Z11, Z3, Z3
-	VMOVUPS     832(R9), Z11
-	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
-	VMAXPD      Z11, Z4, Z4
-	VMOVUPS     960(R9), Z11
-	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
-	VMAXPD      Z11, Z7, Z7
-	VADDPD      960(R9), Z12, Z11
-	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
-	VMAXPD      Z11, Z2, Z2
-	VMOVUPS     896(R9), Z11
-	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
-	VMAXPD      Z11, Z3, Z3
-	VADDPD      896(R9), Z10, Z11
-	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
-	VMAXPD      Z11, Z4, Z4
-	VMOVUPS     1152(R9), Z11
-	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
-	VMAXPD      Z11, Z7, Z7
-	VADDPD      1152(R9), Z9, Z11
-	VANDPD.BCST absmask64<>+0(SB), Z11, Z11
-	VMAXPD      Z11, Z2, Z2
-	VMAXPD      Z2, Z7, Z2
-	VMAXPD      Z4, Z3, Z3
-	VMAXPD      Z3, Z2, Z2
+	VANDPD.BCST    absmask64<>+0(SB), Z27, Z19
+	VSUBPD         Z14, Z14, Z23
+	VADDPD         1024(R9), Z27, Z24
+	VMOVUPS        Z14, 2752(R9)
+	VADDPD         Z23, Z18, Z14
+	VMOVUPS        Z21, 2816(R9)
+	VMOVUPS        Z27, 2880(R9)
+	VMOVUPS        Z28, 2944(R9)
+	VXORPS         Z18, Z18, Z18
+	VBROADCASTSD   toiinvalid64<>+0(SB), Z21
+	VBLENDMPD.BCST toirunning64<>+0(SB), Z21, K1, Z18
+	VMOVUPS        Z2, 8064(R9)
+	VMOVUPS        Z3, 8128(R9)
+	VMOVUPS        Z4, 8192(R9)
+	VMOVUPS        Z8, 8256(R9)
+	VMOVUPS        Z9, 8320(R9)
+	VMOVUPS        640(R9), Z2
+	VMOVUPS        Z2, 8384(R9)
+	VMOVUPS        320(R9), Z2
+	VMOVUPS        Z2, 8448(R9)
+	VMOVUPS        192(R9), Z2
+	VMOVUPS        Z2, 8512(R9)
+	VMOVUPS        64(R9), Z2
+	VMOVUPS        Z2, 8576(R9)
+	VMOVUPS        Z5, 8640(R9)
+	VMOVUPS        Z6, 8704(R9)
+	VMOVUPS        Z7, 8768(R9)
+	VMOVUPS        Z11, 8832(R9)
+	VMOVUPS        704(R9), Z2
+	VMOVUPS        Z2, 8896(R9)
+	VMOVUPS        576(R9), Z2
+	VMOVUPS        Z2, 8960(R9)
+	VMOVUPS        512(R9), Z2
+	VMOVUPS        Z2, 9024(R9)
+	VMOVUPS        448(R9), Z2
+	VMOVUPS        Z2, 9088(R9)
+	VMOVUPS        384(R9), Z2
+	VMOVUPS        Z2, 9152(R9)
+	VMOVUPS        256(R9), Z2
+	VMOVUPS        Z2, 9216(R9)
+	VMOVUPS        128(R9), Z2
+	VMOVUPS        Z2, 9280(R9)
+	VMOVUPS        (R9), Z2
+	VMOVUPS        Z2, 9344(R9)
+	VMOVUPS        Z12, 9408(R9)
+	VMOVUPS        Z16, 9472(R9)
+	VMOVUPS        Z0, 9536(R9)
+	VMOVUPS        Z0, 9600(R9)
+	VMOVUPS        Z18, 9664(R9)
+	VANDPD.BCST    absmask64<>+0(SB), Z24, Z2
+	VSUBPD         Z22, Z22, Z3
+	VMOVUPS        1152(R9), Z4
+	VANDPD.BCST    absmask64<>+0(SB), Z4, Z4
+	VADDPD         Z3, Z30, Z3
+	VMOVUPS        1152(R9), Z5
+	VADDPD         1088(R9), Z5, Z5
+	VMOVUPS        2240(R9), Z6
+	VSUBPD         2240(R9), Z6, Z6
+	VANDPD.BCST    absmask64<>+0(SB), Z5, Z5
+	VADDPD         Z6, Z13, Z6
+	VMAXPD         Z5, Z0, Z5
+	VMOVUPS        2112(R9), Z7
+	VSUBPD         2112(R9), Z7, Z7
+	VMOVUPS        1216(R9), Z8
+	VANDPD.BCST    absmask64<>+0(SB), Z8, Z8
+	VADDPD         Z7, Z15, Z7
+	VMAXPD         Z8, Z19, Z8
+	VMOVUPS        2176(R9), Z9
+	VSUBPD         2176(R9), Z9, Z9
+	VMOVUPS        1216(R9), Z11
+	VADDPD         1280(R9), Z11, Z11
+	VADDPD         Z9, Z14, Z9
+	VANDPD.BCST    absmask64<>+0(SB), Z11, Z11
+	VMOVUPS        2048(R9), Z12
+	VSUBPD         2048(R9), Z12, Z12
+	VMAXPD         Z11, Z2, Z2
+	VADDPD         Z12, Z3, Z3
+	VMOVUPS        1344(R9), Z11
+	VANDPD.BCST    absmask64<>+0(SB), Z11, Z11
+	VSUBPD         Z29, Z29, Z12
+	VMAXPD         Z11, Z4, Z4
+	VADDPD         Z12, Z6, Z6
+	VMOVUPS        1344(R9), Z11
+	VADDPD         1408(R9), Z11, Z11
+	VSUBPD         Z25, Z25, Z12
+	VANDPD.BCST    absmask64<>+0(SB), Z11, Z11
+	VADDPD         Z12, Z7, Z7
+	VMAXPD         Z11, Z5, Z5
+	VSUBPD         Z26, Z26, Z11
+	VMOVUPS        1472(R9), Z12
+	VANDPD.BCST    absmask64<>+0(SB), Z12, Z12
+	VADDPD         Z11, Z9, Z9
+	VMAXPD         Z12, Z8, Z8
+	VSUBPD         Z20, Z20, Z11
+	VMOVUPS        1472(R9), Z12
+	VADDPD         1984(R9), Z12, Z12
+	VADDPD         Z11, Z3, Z3
+	VANDPD.BCST    absmask64<>+0(SB), Z12, Z11
+	VSUBPD         Z17, Z17, Z12
+	VMAXPD         Z11, Z2, Z2
+	VADDPD         Z12, Z6, Z6
+	VMOVUPS        1920(R9), Z11
+	VANDPD.BCST    absmask64<>+0(SB), Z11, Z11
+	VMOVUPS        2496(R9), Z12
+	VSUBPD         2496(R9), Z12, Z12
+	VMAXPD         Z11, Z4, Z4
+	VADDPD         Z12, Z7, Z7
+	VMOVUPS        1920(R9), Z11
+	VADDPD         1856(R9), Z11, Z11
+	VMOVUPS        2432(R9), Z12
+	VSUBPD         2432(R9), Z12, Z12
+	VANDPD.BCST    absmask64<>+0(SB), Z11, Z11
+	VADDPD         Z12, Z9, Z9
+	VMAXPD         Z11, Z5, Z5
+	VMOVUPS        2368(R9), Z11
+	VSUBPD         2368(R9), Z11, Z11
+	VMOVUPS        1792(R9), Z12
+	VANDPD.BCST    absmask64<>+0(SB), Z12, Z12
+	VADDPD         Z11, Z3, Z3
+	VMAXPD         Z12, Z8, Z8
+	VMOVUPS        2304(R9), Z11
+	VSUBPD         2304(R9), Z11, Z11
+	VMOVUPS        1728(R9), Z12
+	VANDPD.BCST    absmask64<>+0(SB), Z12, Z12
+	VADDPD         Z11, Z6, Z6
+	VMAXPD         Z12, Z2, Z2
+	VSUBPD         Z10, Z10, Z11
+	VMOVUPS        1664(R9), Z12
+	VANDPD.BCST    absmask64<>+0(SB), Z12, Z12
+	VADDPD         Z11, Z7, Z7
+	VMAXPD         Z12, Z4, Z4
+	VMOVUPS        14464(R9), Z11
+	VSUBPD         14464(R9), Z11, Z11
+	VMOVUPS        1600(R9), Z12
+	VANDPD.BCST    absmask64<>+0(SB), Z12, Z12
+	VADDPD         Z11, Z9, Z9
+	VMAXPD         Z12, Z5, Z5
+	VMOVUPS        15360(R9), Z11
+	VSUBPD         15360(R9), Z11, Z11
+	VMOVUPS        1600(R9), Z12
+	VADDPD         960(R9), Z12, Z12
+	VADDPD         Z11, Z3, Z3
+	VANDPD.BCST    absmask64<>+0(SB), Z12, Z11
+	VMOVUPS        15872(R9), Z12
+	VSUBPD         15872(R9), Z12, Z12
+	VMAXPD         Z11, Z8, Z8
+	VADDPD         Z12, Z6, Z6
+	VMOVUPS        832(R9), Z11
+	VANDPD.BCST    absmask64<>+0(SB), Z11, Z11
+	VMOVUPS        14912(R9), Z12
+	VSUBPD         14912(R9), Z12, Z12
+	VMAXPD         Z11, Z2, Z2
+	VADDPD         Z12, Z7, Z7
+	VMOVUPS        832(R9), Z11
+	VADDPD         896(R9), Z11, Z11
+	VMOVUPS        15808(R9), Z12
+	VSUBPD         15808(R9), Z12, Z12
+	VANDPD.BCST    absmask64<>+0(SB), Z11, Z11
+	VADDPD         Z12, Z9, Z9
+	VMAXPD         Z11, Z4, Z4
+	VMOVUPS        15936(R9), Z11
+	VSUBPD         15936(R9), Z11, Z11
+	VMOVUPS        768(R9), Z12
+	VANDPD.BCST    absmask64<>+0(SB), Z12, Z12
+	VADDPD         Z11, Z3, Z3
+	VMAXPD         Z12, Z5, Z5
+	VBROADCASTSD   margin+56(FP), Z11
+	VBROADCASTSD   margin+56(FP), Z12
+	VSUBPD         Z11, Z12, Z11
+	VMOVUPS        768(R9), Z12
+	VADDPD         1536(R9), Z12, Z12
+	VADDPD         Z11, Z6, Z6
+	VANDPD.BCST    absmask64<>+0(SB), Z12, Z11
+	VBROADCASTSD   tol+64(FP), Z12
+	VBROADCASTSD   tol+64(FP), Z13
+	VSUBPD         Z12, Z13, Z12
+	VMAXPD         Z11, Z8, Z8
+	VADDPD         Z12, Z7, Z7
+	VMAXPD         Z8, Z5, Z5
+	VBROADCASTSD   tmax+72(FP), Z8
+	VBROADCASTSD   tmax+72(FP), Z11
+	VSUBPD         Z8, Z11, Z8
+	VMAXPD         Z4, Z2, Z2
+	VADDPD         Z8, Z9, Z4
+	VMAXPD         Z2, Z5, Z2
+	VADDPD         Z4, Z7, Z4
+
+	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
+	VADDPD       Z6, Z3, Z3
+	VBROADCASTSD toitolfloor64<>+0(SB), Z5
+	VMULPD       Z2, Z5, Z2
+	VADDPD       Z3, Z4, Z3
+	VBROADCASTSD tol+64(FP), Z4
+	VMAXPD       Z2, Z4, Z2
+	VCMPPD       $0x00, Z0, Z3, K1
+	VMOVUPS      10496(R9), Z3
+	VMAXPD       11392(R9), Z3, Z3
+
+	// A negative radius or pad is invalid.
+	VMOVUPS      14464(R9), Z4
+	VMINPD       15360(R9), Z4, Z4
+	VMOVUPS      10944(R9), Z5
+	VMAXPD       11840(R9), Z5, Z5
+	VMOVUPS      14912(R9), Z6
+	VMINPD       15808(R9), Z6, Z6
+	VADDPD       11904(R9), Z3, Z3
+	VMINPD       Z6, Z4, Z4
+	VADDPD       11968(R9), Z5, Z5
+	VCMPPD       $0x11, Z0, Z4, K3
+	VADDPD       Z5, Z3, Z3
+	VMOVUPS      15872(R9), Z4
+	VMINPD       15936(R9), Z4, Z4
+	VBROADCASTSD margin+56(FP), Z5
+	VADDPD       Z5, Z3, Z3
+	VCMPPD       $0x11, Z0, Z4, K4
+	VMAXPD       Z2, Z3, Z3
+	KORW         K4, K3, K3
+	VADDPD       Z2, Z3, Z2
+	KANDNW       K1, K3, K1
+
+	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
+	VMOVUPS        2944(R9), Z4
+	VANDPD.BCST    absmask64<>+0(SB), Z4, Z4
+	VMOVUPS        2944(R9), Z5
+	VADDPD         2624(R9), Z5, Z5
+	VXORPS         Z6, Z6, Z6
+	VBROADCASTSD   toiinvalid64<>+0(SB), Z7
+	VBLENDMPD.BCST toirunning64<>+0(SB), Z7, K2, Z6
+	VMOVUPS        2880(R9), Z7
+	VMOVUPS        Z7, 12032(R9)
+	VMOVUPS        1152(R9), Z7
+	VMOVUPS        Z7, 12096(R9)
+	VMOVUPS        1216(R9), Z7
+	VMOVUPS        Z7, 12160(R9)
+	VMOVUPS        1344(R9), Z7
+	VMOVUPS        Z7, 12224(R9)
+	VMOVUPS        1472(R9), Z7
+	VMOVUPS        Z7, 12288(R9)
+	VMOVUPS        1920(R9), Z7
+	VMOVUPS        Z7, 12352(R9)
+	VMOVUPS        1600(R9), Z7
+	VMOVUPS        Z7, 12416(R9)
+	VMOVUPS        832(R9), Z7
+	VMOVUPS        Z7, 12480(R9)
+	VMOVUPS        768(R9), Z7
+	VMOVUPS        Z7, 12544(R9)
+	VMOVUPS        1024(R9), Z7
+	VMOVUPS        Z7, 12608(R9)
+	VMOVUPS        1088(R9), Z7
+	VMOVUPS        Z7, 12672(R9)
+	VMOVUPS        1280(R9), Z7
+	VMOVUPS        Z7, 12736(R9)
+	VMOVUPS        1408(R9), Z7
+	VMOVUPS        Z7, 12800(R9)
+	VMOVUPS        1984(R9), Z7
+	VMOVUPS        Z7, 12864(R9)
+	VMOVUPS        1856(R9), Z7
+	VMOVUPS        Z7, 12928(R9)
+	VMOVUPS        1792(R9), Z7
+	VMOVUPS        Z7, 12992(R9)
+	VMOVUPS        1728(R9), Z7
+	VMOVUPS        Z7, 13056(R9)
+	VMOVUPS        1664(R9), Z7
+	VMOVUPS        Z7, 13120(R9)
+	VMOVUPS        960(R9), Z7
+	VMOVUPS        Z7, 13184(R9)
+	VMOVUPS        896(R9), Z7
+	VMOVUPS        Z7, 13248(R9)
+	VMOVUPS        1536(R9), Z7
+	VMOVUPS        Z7, 13312(R9)
+	VMOVUPS        Z3, 13376(R9)
+	VMOVUPS        Z2, 13440(R9)
+	VMOVUPS        Z0, 13504(R9)
+	VMOVUPS        Z0, 13568(R9)
+	VMOVUPS        Z6, 13632(R9)
+	VANDPD.BCST    absmask64<>+0(SB), Z5, Z2
+	VMOVUPS        2560(R9), Z3
+	VANDPD.BCST    absmask64<>+0(SB), Z3, Z3
+	VMOVUPS        2560(R9), Z5
+	VADDPD         2816(R9), Z5, Z5
+	VANDPD.BCST    absmask64<>+0(SB), Z5, Z5
+	VMAXPD         Z5, Z0, Z5
+	VMOVUPS        2688(R9), Z6
+	VANDPD.BCST    absmask64<>+0(SB), Z6, Z6
+	VMAXPD         Z6, Z4, Z4
+	VMOVUPS        2688(R9), Z6
+	VADDPD         2752(R9), Z6, Z6
+	VANDPD.BCST    absmask64<>+0(SB), Z6, Z6
+	VMAXPD         Z6, Z2, Z2
+	VANDPD.BCST    absmask64<>+0(SB), Z22, Z6
+	VMAXPD         Z6, Z3, Z3
+	VADDPD         2240(R9), Z22, Z6
+	VANDPD.BCST    absmask64<>+0(SB), Z6, Z6
+	VMAXPD         Z6, Z5, Z5
+	VMOVUPS        2112(R9), Z6
+	VANDPD.BCST    absmask64<>+0(SB), Z6, Z6
+	VMAXPD         Z6, Z4, Z4
+	VMOVUPS        2112(R9), Z6
+	VADDPD         2176(R9), Z6, Z6
+	VANDPD.BCST    absmask64<>+0(SB), Z6, Z6
+	VMAXPD         Z6, Z2, Z2
+	VMOVUPS        2048(R9), Z6
+	VANDPD.BCST    absmask64<>+0(SB), Z6, Z6
+	VMAXPD         Z6, Z3, Z3
+	VADDPD         2048(R9), Z29, Z6
+	VANDPD.BCST    absmask64<>+0(SB), Z6, Z6
+	VMAXPD         Z6, Z5, Z5
+	VANDPD.BCST    absmask64<>+0(SB), Z25, Z6
+	VMAXPD         Z6, Z4, Z4
+	VANDPD.BCST    absmask64<>+0(SB), Z26, Z6
+	VMAXPD         Z6, Z2, Z2
+	VANDPD.BCST    absmask64<>+0(SB), Z20, Z6
+	VMAXPD         Z6, Z3, Z3
+	VANDPD.BCST    absmask64<>+0(SB), Z17, Z6
+	VMAXPD         Z6, Z5, Z5
+	VADDPD         2496(R9), Z17, Z6
+	VANDPD.BCST    absmask64<>+0(SB), Z6, Z6
+	VMAXPD         Z6, Z4, Z4
+	VMOVUPS        2432(R9), Z6
+	VANDPD.BCST    absmask64<>+0(SB), Z6, Z6
+	VMAXPD         Z6, Z2, Z2
+	VMOVUPS        2432(R9), Z6
+	VADDPD         2368(R9), Z6, Z6
+	VANDPD.BCST    absmask64<>+0(SB), Z6, Z6
+	VMAXPD         Z6, Z3, Z3
+	VMOVUPS        2304(R9), Z6
+	VANDPD.BCST    absmask64<>+0(SB), Z6, Z6
+	VMAXPD         Z6, Z5, Z5
+	VADDPD         2304(R9), Z10, Z6
+	VANDPD.BCST    absmask64<>+0(SB), Z6, Z6
+	VMAXPD         Z6, Z4, Z4
+	VMAXPD         Z4, Z5, Z4
+	VMAXPD         Z3, Z2, Z2
+	VMAXPD         Z2, Z4, Z2
 
 	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
 	VBROADCASTSD   toitolfloor64<>+0(SB), Z3
 	VMULPD         Z2, Z3, Z2
 	VBROADCASTSD   tol+64(FP), Z3
 	VMAXPD         Z2, Z3, Z2
-	VMOVUPS        8448(R9), Z3
-	VMAXPD         9344(R9), Z3, Z3
-	VMOVUPS        8896(R9), Z4
-	VMAXPD         9792(R9), Z4, Z4
-	VADDPD         9856(R9), Z3, Z3
-	VADDPD         9920(R9), Z4, Z4
+	VMOVUPS        14464(R9), Z3
+	VMAXPD         15360(R9), Z3, Z3
+	VMOVUPS        14912(R9), Z4
+	VMAXPD         15808(R9), Z4, Z4
+	VADDPD         15872(R9), Z3, Z3
+	VADDPD         15936(R9), Z4, Z4
 	VADDPD         Z4, Z3, Z3
 	VBROADCASTSD   margin+56(FP), Z4
 	VADDPD         Z4, Z3, Z3
 	VMAXPD         Z2, Z3, Z3
 	VADDPD         Z2, Z3, Z2
 	VXORPS         Z4, Z4, Z4
-	VBROADCASTSD   toiinvalid64<>+0(SB), Z7
-	VBLENDMPD.BCST toirunning64<>+0(SB), Z7, K1, Z4
-	VMOVUPS        1216(R9), Z7
-	VMOVUPS        Z7, 9984(R9)
-	VMOVUPS        1344(R9), Z7
-	VMOVUPS        Z7, 10048(R9)
-	VMOVUPS        1472(R9), Z7
-	VMOVUPS        Z7, 10112(R9)
-	VMOVUPS        Z24, 10176(R9)
-	VMOVUPS        Z6, 10240(R9)
-	VMOVUPS        Z25, 10304(R9)
-	VMOVUPS        960(R9), Z6
-	VMOVUPS        Z6, 10368(R9)
-	VMOVUPS        896(R9), Z6
-	VMOVUPS        Z6, 10432(R9)
-	VMOVUPS        1152(R9), Z6
-	VMOVUPS        Z6, 10496(R9)
-	VMOVUPS        1280(R9), Z6
-	VMOVUPS        Z6, 10560(R9)
-	VMOVUPS        1408(R9), Z6
-	VMOVUPS        Z6, 10624(R9)
-	VMOVUPS        Z5, 10688(R9)
-	VMOVUPS        Z8, 10752(R9)
-	VMOVUPS        Z22, 10816(R9)
-	VMOVUPS        576(R9), Z5
-	VMOVUPS        Z5, 10880(R9)
-	VMOVUPS        Z19, 10944(R9)
-	VMOVUPS        Z26, 11008(R9)
-	VMOVUPS        832(R9), Z5
-	VMOVUPS        Z5, 11072(R9)
-	VMOVUPS        Z12, 11136(R9)
-	VMOVUPS        Z10, 11200(R9)
-	VMOVUPS        Z9, 11264(R9)
-	VMOVUPS        Z3, 11328(R9)
-	VMOVUPS        Z2, 11392(R9)
-	VMOVUPS        Z0, 11456(R9)
-	VMOVUPS        Z0, 11520(R9)
-	VMOVUPS        Z4, 11584(R9)
+	VBROADCASTSD   toiinvalid64<>+0(SB), Z5
+	VBLENDMPD.BCST toirunning64<>+0(SB), Z5, K1, Z4
+	VMOVUPS        2944(R9), Z5
+	VMOVUPS        Z5, 16000(R9)
+	VMOVUPS        2560(R9), Z5
+	VMOVUPS        Z5, 16064(R9)
+	VMOVUPS        2688(R9), Z5
+	VMOVUPS        Z5, 16128(R9)
+	VMOVUPS        Z22, 16192(R9)
+	VMOVUPS        2112(R9), Z5
+	VMOVUPS        Z5, 16256(R9)
+	VMOVUPS        2048(R9), Z5
+	VMOVUPS        Z5, 16320(R9)
+	VMOVUPS        Z17, 16384(R9)
+	VMOVUPS        2432(R9), Z5
+	VMOVUPS        Z5, 16448(R9)
+	VMOVUPS        2304(R9), Z5
+	VMOVUPS        Z5, 16512(R9)
+	VMOVUPS        2624(R9), Z5
+	VMOVUPS        Z5, 16576(R9)
+	VMOVUPS        2816(R9), Z5
+	VMOVUPS        Z5, 16640(R9)
+	VMOVUPS        2752(R9), Z5
+	VMOVUPS        Z5, 16704(R9)
+	VMOVUPS        2240(R9), Z5
+	VMOVUPS        Z5, 16768(R9)
+	VMOVUPS        2176(R9), Z5
+	VMOVUPS        Z5, 16832(R9)
+	VMOVUPS        Z29, 16896(R9)
+	VMOVUPS        Z25, 16960(R9)
+	VMOVUPS        Z26, 17024(R9)
+	VMOVUPS        Z20, 17088(R9)
+	VMOVUPS        2496(R9), Z5
+	VMOVUPS        Z5, 17152(R9)
+	VMOVUPS        2368(R9), Z5
+	VMOVUPS        Z5, 17216(R9)
+	VMOVUPS        Z10, 17280(R9)
+	VMOVUPS        Z3, 17344(R9)
+	VMOVUPS        Z2, 17408(R9)
+	VMOVUPS        Z0, 17472(R9)
+	VMOVUPS        Z0, 17536(R9)
+	VMOVUPS        Z4, 17600(R9)
 
 	// Steps until no lane is running.
-TOI64AVX512_loop2_step:
+TOI64AVX512_loop3_step:
 	VBROADCASTSD tmax+72(FP), Z2
 	VMINPD       Z1, Z2, Z2
 	VMAXPD       Z0, Z2, Z2
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 7488(R9), Z3
-	VMULPD  6592(R9), Z3, Z3
-	VADDPD  6016(R9), Z3, Z3
-	VMOVUPS 7488(R9), Z4
-	VMULPD  6656(R9), Z4, Z4
-	VADDPD  6080(R9), Z4, Z4
-	VMOVUPS 7488(R9), Z5
-	VMULPD  6720(R9), Z5, Z5
-	VADDPD  6144(R9), Z5, Z5
-	VMOVUPS 7488(R9), Z6
-	VMULPD  6784(R9), Z6, Z6
-	VADDPD  6208(R9), Z6, Z6
-	VMOVUPS 7488(R9), Z7
-	VMULPD  6848(R9), Z7, Z7
-	VADDPD  6272(R9), Z7, Z7
-	VMOVUPS 7488(R9), Z8
-	VMULPD  6912(R9), Z8, Z8
-	VADDPD  6336(R9), Z8, Z8
-	VMOVUPS 7488(R9), Z9
-	VMULPD  6976(R9), Z9, Z9
+	VMOVUPS 9536(R9), Z3
+	VMULPD  8640(R9), Z3, Z3
+	VADDPD  8064(R9), Z3, Z3
+	VMOVUPS 9536(R9), Z4
+	VMULPD  8704(R9), Z4, Z4
+	VADDPD  8128(R9), Z4, Z4
+	VMOVUPS 9536(R9), Z5
+	VMULPD  8768(R9), Z5, Z5
+	VADDPD  8192(R9), Z5, Z5
+	VMOVUPS 9536(R9), Z6
+	VMULPD  8832(R9), Z6, Z6
+	VADDPD  8256(R9), Z6, Z6
+	VMOVUPS 9536(R9), Z7
+	VMULPD  8896(R9), Z7, Z7
+	VADDPD  8320(R9), Z7, Z7
+	VMOVUPS 9536(R9), Z8
+	VMULPD  8960(R9), Z8, Z8
+	VADDPD  8384(R9), Z8, Z8
+	VMOVUPS 9536(R9), Z9
+	VMULPD  9024(R9), Z9, Z9
 	VADDPD  Z9, Z0, Z9
-	VMOVUPS 7488(R9), Z10
-	VMULPD  7040(R9), Z10, Z10
+	VMOVUPS 9536(R9), Z10
+	VMULPD  9088(R9), Z10, Z10
 	VADDPD  Z10, Z0, Z10
-	VMOVUPS 7488(R9), Z11
-	VMULPD  7104(R9), Z11, Z11
+	VMOVUPS 9536(R9), Z11
+	VMULPD  9152(R9), Z11, Z11
 	VADDPD  Z11, Z0, Z11
-	VMOVUPS 7488(R9), Z12
-	VMULPD  7168(R9), Z12, Z12
-	VADDPD  6400(R9), Z12, Z12
-	VMOVUPS 7488(R9), Z13
-	VMULPD  7232(R9), Z13, Z13
-	VADDPD  6464(R9), Z13, Z13
-	VMOVUPS 7488(R9), Z14
-	VMULPD  7296(R9), Z14, Z14
-	VADDPD  6528(R9), Z14, Z14
+	VMOVUPS 9536(R9), Z12
+	VMULPD  9216(R9), Z12, Z12
+	VADDPD  8448(R9), Z12, Z12
+	VMOVUPS 9536(R9), Z13
+	VMULPD  9280(R9), Z13, Z13
+	VADDPD  8512(R9), Z13, Z13
+	VMOVUPS 9536(R9), Z14
+	VMULPD  9344(R9), Z14, Z14
+	VADDPD  8576(R9), Z14, Z14
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD Z3, Z6, Z15
@@ -83929,452 +88680,761 @@ TOI64AVX512_loop2_step:
 	VSUBPD  Z12, Z17, Z12
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z11, Z11, Z30
-	VMOVUPS  Z10, 320(R9)
-	VMULPD   Z13, Z13, Z10
-	VMOVUPS  Z9, 384(R9)
-	VADDPD   Z10, Z30, Z9
-	VMULPD   Z12, Z12, Z10
-	VADDPD   Z10, Z9, Z9
-	VMULPD   Z11, Z14, Z10
-	VMULPD   Z13, Z29, Z11
-	VADDPD   Z11, Z10, Z10
-	VMULPD   Z12, Z2, Z2
-	VADDPD   Z2, Z10, Z2
-	VCMPPD   $0x04, Z9, Z0, K1
-	VDIVPD.Z Z9, Z2, K1, Z2
-	VMINPD   Z1, Z2, Z2
-	VMAXPD   Z0, Z2, Z2
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z24, Z2, Z2
-	VADDPD Z2, Z26, Z2
-	VMINPD Z1, Z2, Z2
-	VMAXPD Z0, Z2, Z2
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z27, Z2, Z9
-	VSUBPD Z28, Z9, Z9
-	VMULPD Z25, Z9, Z9
-	VMINPD Z1, Z9, Z9
-	VMAXPD Z0, Z9, Z9
-	VMULPD Z2, Z18, Z10
-	VMULPD Z2, Z19, Z11
-	VMULPD Z2, Z20, Z2
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD      Z9, Z15, Z12
-	VADDPD      Z12, Z21, Z12
-	VSUBPD      Z10, Z12, Z10
-	VMULPD      Z9, Z16, Z12
-	VADDPD      Z12, Z22, Z12
-	VSUBPD      Z11, Z12, Z11
-	VMULPD      Z9, Z17, Z9
-	VADDPD      Z9, Z23, Z9
-	VSUBPD      Z2, Z9, Z2
-	VMULPD      Z10, Z10, Z9
-	VMULPD      Z11, Z11, Z12
-	VADDPD      Z12, Z9, Z9
-	VMULPD      Z2, Z2, Z12
-	VADDPD      Z12, Z9, Z9
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z9, K1
-	VSQRTPD     Z9, Z9
-
-	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
-	VDIVPD       Z9, Z1, Z12
-	VMULPD       Z12, Z10, Z10
-	VMULPD       Z12, Z11, Z11
+	VMULPD       Z11, Z11, Z30
+	VMOVUPS      Z10, 320(R9)
+	VMULPD       Z13, Z13, Z10
+	VMOVUPS      Z9, 384(R9)
+	VADDPD       Z10, Z30, Z9
+	VMULPD       Z12, Z12, Z10
+	VADDPD       Z10, Z9, Z9
+	VBROADCASTSD tmax+72(FP), Z10
+	VMINPD       Z1, Z10, Z10
+	VMAXPD       Z0, Z10, Z10
+	VMULPD       Z11, Z14, Z11
+	VMULPD       Z13, Z29, Z13
+	VADDPD       Z13, Z11, Z11
 	VMULPD       Z12, Z2, Z2
-	VMULPD       Z3, Z10, Z3
-	VMULPD       Z4, Z11, Z4
-	VADDPD       Z4, Z3, Z3
-	VMULPD       Z5, Z2, Z4
-	VBROADCASTSD tmax+72(FP), Z5
-	VMINPD       Z1, Z5, Z5
-	VMAXPD       Z0, Z5, Z5
-	VADDPD       Z4, Z3, Z3
-	VMULPD       6592(R9), Z10, Z4
-	VMULPD       6656(R9), Z11, Z12
-	VADDPD       Z12, Z4, Z4
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 11456(R9), Z12
-	VMULPD  10560(R9), Z12, Z12
-	VMULPD  6720(R9), Z2, Z13
-	VADDPD  9984(R9), Z12, Z12
-	VADDPD  Z13, Z4, Z4
-	VMOVUPS 11456(R9), Z13
-	VMULPD  10624(R9), Z13, Z13
-	VMULPD  Z6, Z10, Z6
-	VADDPD  10048(R9), Z13, Z13
-	VMULPD  Z7, Z11, Z7
-	VMOVUPS 11456(R9), Z14
-	VMULPD  10688(R9), Z14, Z14
-	VADDPD  Z7, Z6, Z6
-	VADDPD  10112(R9), Z14, Z7
-	VMULPD  Z8, Z2, Z8
-	VMOVUPS 11456(R9), Z14
-	VMULPD  10752(R9), Z14, Z14
-	VADDPD  Z8, Z6, Z6
-	VADDPD  10176(R9), Z14, Z8
-	VMULPD  6784(R9), Z10, Z14
-	VMOVUPS 11456(R9), Z15
-	VMULPD  10816(R9), Z15, Z15
-	VMULPD  6848(R9), Z11, Z16
-	VADDPD  10240(R9), Z15, Z15
-	VADDPD  Z16, Z14, Z14
-	VMOVUPS 11456(R9), Z16
-	VMULPD  10880(R9), Z16, Z16
-	VMULPD  6912(R9), Z2, Z17
-	VADDPD  10304(R9), Z16, Z16
-	VADDPD  Z17, Z14, Z14
-	VMOVUPS 11456(R9), Z17
-	VMULPD  10944(R9), Z17, Z17
-	VMULPD  384(R9), Z10, Z18
-	VADDPD  Z17, Z0, Z17
-	VMULPD  320(R9), Z11, Z19
-	VMOVUPS 11456(R9), Z20
-	VMULPD  11008(R9), Z20, Z20
-	VADDPD  Z19, Z18, Z18
-	VADDPD  Z20, Z0, Z19
-	VMULPD  256(R9), Z2, Z20
-	VMOVUPS 11456(R9), Z21
-	VMULPD  11072(R9), Z21, Z21
-	VADDPD  Z20, Z18, Z18
-	VADDPD  Z21, Z0, Z20
-	VMULPD  6976(R9), Z10, Z21
-	VMOVUPS 11456(R9), Z22
-	VMULPD  11136(R9), Z22, Z22
-	VMULPD  7040(R9), Z11, Z23
-	VADDPD  10368(R9), Z22, Z22
-	VADDPD  Z23, Z21, Z21
-	VMOVUPS 11456(R9), Z23
-	VMULPD  11200(R9), Z23, Z23
-	VMULPD  7104(R9), Z2, Z24
-	VADDPD  10432(R9), Z23, Z23
-	VADDPD  Z24, Z21, Z21
-	VMOVUPS 11456(R9), Z24
-	VMULPD  11264(R9), Z24, Z24
-	VMULPD  192(R9), Z10, Z25
-	VADDPD  10496(R9), Z24, Z24
-	VMULPD  128(R9), Z11, Z26
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPD  Z12, Z8, Z27
-	VADDPD  Z26, Z25, Z25
-	VSUBPD  Z13, Z15, Z26
-	VMULPD  64(R9), Z2, Z28
-	VSUBPD  Z7, Z16, Z29
-	VADDPD  Z28, Z25, Z25
-	VSUBPD  Z17, Z22, Z28
-	VMULPD  7168(R9), Z10, Z10
-	VSUBPD  Z19, Z23, Z30
-	VMOVUPS Z5, 64(R9)
-	VMULPD  7232(R9), Z11, Z5
-	VSUBPD  Z20, Z24, Z11
-	VMOVUPS Z24, 128(R9)
-	VADDPD  Z5, Z10, Z5
-	VSUBPD  Z17, Z12, Z10
-	VMULPD  7296(R9), Z2, Z2
-	VSUBPD  Z19, Z13, Z24
-	VMOVUPS Z23, 192(R9)
-	VADDPD  Z2, Z5, Z2
-	VSUBPD  Z20, Z7, Z5
-
-	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD       Z28, Z28, Z23
-	VMOVUPS      Z22, 256(R9)
-	VSUBPD       Z18, Z3, Z22
-	VMOVUPS      Z20, 320(R9)
-	VMULPD       Z30, Z30, Z20
-	VMOVUPS      Z19, 384(R9)
-	VSUBPD       7360(R9), Z22, Z19
-	VADDPD       Z20, Z23, Z20
-	VSUBPD       Z4, Z21, Z22
-	VMULPD       Z11, Z11, Z23
-	VCMPPD       $0x11, Z22, Z0, K2
-	VMOVUPS      Z17, 448(R9)
-	VADDPD       Z23, Z20, Z17
-	VDIVPD       Z22, Z19, Z20
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z17, K3
-	VDIVPD.Z     Z17, Z1, K3, Z17
-	VMOVUPS      Z16, 512(R9)
-	VMOVUPS      Z15, 576(R9)
-	VXORPS       Z15, Z15, Z15
-	VBROADCASTSD toiinf64<>+0(SB), Z16
-	VBLENDMPD    Z20, Z16, K2, Z15
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD       Z27, Z27, Z16
-	VCMPPD       $0x11, Z19, Z0, K2
-	VMULPD       Z26, Z26, Z19
-	VMOVAPD.Z    Z15, K2, Z15
-	VADDPD       Z19, Z16, Z16
-	VSUBPD       Z25, Z3, Z3
-	VMULPD       Z29, Z29, Z19
-	VSUBPD       7360(R9), Z3, Z3
-	VADDPD       Z19, Z16, Z16
-	VSUBPD       Z4, Z2, Z4
-	VCMPPD.BCST  $0x1d, minnormal64<>+0(SB), Z16, K2
-	VDIVPD.Z     Z16, Z1, K2, Z16
-	VCMPPD       $0x11, Z4, Z0, K2
-	VMULPD       Z10, Z28, Z19
-	VDIVPD       Z4, Z3, Z4
-	VMULPD       Z24, Z30, Z20
-	VMOVUPS      Z8, 640(R9)
-	VMOVUPS      Z7, 704(R9)
-	VXORPS       Z7, Z7, Z7
-	VBROADCASTSD toiinf64<>+0(SB), Z8
-	VBLENDMPD    Z4, Z8, K2, Z7
-	VADDPD       Z20, Z19, Z4
-	VCMPPD       $0x11, Z3, Z0, K2
-	VMULPD       Z5, Z11, Z3
-	VMOVAPD.Z    Z7, K2, Z7
-	VADDPD       Z3, Z4, Z3
-	VMINPD       Z7, Z15, Z4
-	VMULPD       Z17, Z3, Z3
-	VSUBPD       Z18, Z6, Z7
-	VMULPD       Z27, Z28, Z8
-	VSUBPD       7360(R9), Z7, Z7
-	VMULPD       Z26, Z30, Z15
-	VSUBPD       Z14, Z21, Z18
-	VADDPD       Z15, Z8, Z8
-	VCMPPD       $0x11, Z18, Z0, K2
-	VMULPD       Z29, Z11, Z15
-	VDIVPD       Z18, Z7, Z18
-	VADDPD       Z15, Z8, Z8
-	VXORPS       Z15, Z15, Z15
-	VBROADCASTSD toiinf64<>+0(SB), Z19
-	VBLENDMPD    Z18, Z19, K2, Z15
-	VMULPD       Z17, Z8, Z17
-	VCMPPD       $0x11, Z7, Z0, K2
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD    Z27, Z10, Z7
-	VMOVAPD.Z Z15, K2, Z15
-	VMULPD    Z26, Z24, Z18
-	VMINPD    Z15, Z4, Z4
-	VADDPD    Z18, Z7, Z7
-	VSUBPD    Z25, Z6, Z6
-	VMULPD    Z29, Z5, Z15
-	VSUBPD    7360(R9), Z6, Z6
-	VADDPD    Z15, Z7, Z7
-	VSUBPD    Z14, Z2, Z2
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD       Z3, Z28, Z14
-	VCMPPD       $0x11, Z2, Z0, K2
-	VMULPD       Z3, Z30, Z15
-	VDIVPD       Z2, Z6, Z2
-	VMULPD       Z3, Z11, Z18
-	VXORPS       Z19, Z19, Z19
-	VBROADCASTSD toiinf64<>+0(SB), Z20
-	VBLENDMPD    Z2, Z20, K2, Z19
-	VSUBPD       Z10, Z14, Z2
-	VCMPPD       $0x11, Z6, Z0, K2
-	VSUBPD       Z24, Z15, Z6
-	VMOVAPD.Z    Z19, K2, Z14
-	VSUBPD       Z5, Z18, Z15
-	VMINPD       Z14, Z4, Z4
-	VMULPD       Z17, Z28, Z14
-	VADDPD       7488(R9), Z4, Z4
-	VMULPD       Z17, Z30, Z18
-
-	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMULPD      Z17, Z11, Z19
-	VMOVUPS     7616(R9), Z20
-	VCMPPD.BCST $0x00, toirunning64<>+0(SB), Z20, K2
-	VSUBPD      Z14, Z27, Z14
-	VADDPD      7552(R9), Z1, Z20
-	VSUBPD      Z18, Z26, Z18
-	VMOVUPS     7488(R9), Z21
-	VCMPPD      $0x11, Z4, Z21, K3
-	VSUBPD      Z19, Z29, Z19
-	KANDNW      K2, K3, K3
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD         Z14, Z14, Z21
-	VBROADCASTSD   maxiter+80(FP), Z22
-	VCMPPD         $0x12, Z20, Z22, K4
-	VMULPD         Z18, Z18, Z22
-	KORW           K4, K3, K3
-	VADDPD         Z22, Z21, Z21
-	VMULPD         Z19, Z19, Z22
-	VMOVUPS        Z13, 768(R9)
-	VMOVUPS        Z12, 832(R9)
-	VMOVUPS        Z5, 896(R9)
-	VXORPS         Z5, Z5, Z5
-	VBROADCASTSD   toirunning64<>+0(SB), Z12
-	VBLENDMPD.BCST toiunconv64<>+0(SB), Z12, K3, Z5
-	VADDPD         Z22, Z21, Z12
-	VCMPPD         $0x16, (R9), Z4, K3
-	VMULPD         Z14, Z2, Z2
-	VBLENDMPD      Z0, Z5, K3, Z5
-	VMULPD         Z18, Z6, Z6
-	VMOVUPS        7488(R9), Z13
-	VCMPPD         $0x00, Z0, Z13, K3
-	VADDPD         Z6, Z2, Z2
-	VMULPD         Z19, Z15, Z6
-	VXORPS         Z13, Z13, Z13
-	VBLENDMPD.BCST toiinitial64<>+0(SB), Z1, K3, Z13
-	VADDPD         Z6, Z2, Z2
-	VCMPPD         $0x12, 7424(R9), Z9, K3
-	VCMPPD         $0x04, Z12, Z0, K4
-	VDIVPD.Z       Z12, Z2, K4, Z2
-	VBLENDMPD      Z13, Z5, K3, Z5
-	VMINPD         Z1, Z2, Z2
-	VMAXPD         Z0, Z2, Z2
+	VMOVUPS  13504(R9), Z12
+	VMULPD   12608(R9), Z12, Z12
+	VADDPD   Z2, Z11, Z2
+	VADDPD   12032(R9), Z12, Z11
+	VCMPPD   $0x04, Z9, Z0, K1
+	VDIVPD.Z Z9, Z2, K1, Z2
+	VMOVUPS  13504(R9), Z9
+	VMULPD   12672(R9), Z9, Z9
+	VMINPD   Z1, Z2, Z2
+	VMAXPD   Z0, Z2, Z2
+	VADDPD   12096(R9), Z9, Z9
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD         Z17, Z2, Z2
-	VBLENDMPD.BCST toiinvalid64<>+0(SB), Z5, K1, Z5
-	VADDPD         Z2, Z3, Z2
-	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z5, K3
-	VMINPD         Z1, Z2, Z2
-	VMAXPD         Z0, Z2, Z2
-	KANDW          K3, K2, K3
+	VMULPD  Z24, Z2, Z2
+	VMOVUPS 13504(R9), Z12
+	VMULPD  12736(R9), Z12, Z12
+	VADDPD  Z2, Z26, Z2
+	VADDPD  12160(R9), Z12, Z12
+	VMINPD  Z1, Z2, Z2
+	VMAXPD  Z0, Z2, Z2
+	VMOVUPS 13504(R9), Z13
+	VMULPD  12800(R9), Z13, Z13
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD    Z8, Z2, Z3
-	VXORPS    Z6, Z6, Z6
-	VMOVUPS   7488(R9), Z8
-	VBLENDMPD Z4, Z8, K3, Z6
-	VSUBPD    Z7, Z3, Z3
-	VBLENDMPD Z0, Z20, K1, Z20
-	VMULPD    Z16, Z3, Z3
-	VXORPS    Z4, Z4, Z4
-	VMOVUPS   7552(R9), Z7
-	VBLENDMPD Z20, Z7, K2, Z4
-	VMINPD    Z1, Z3, Z3
-	VMAXPD    Z0, Z3, Z3
-	VXORPS    Z7, Z7, Z7
-	VMOVUPS   7616(R9), Z8
-	VBLENDMPD Z5, Z8, K2, Z7
-	VMOVUPS   Z6, 7488(R9)
-	VMOVUPS   Z4, 7552(R9)
-	VMOVUPS   Z7, 7616(R9)
-	KMOVW     K3, BX
-	VMULPD    Z2, Z28, Z4
-	VMULPD    Z2, Z30, Z5
-	VMULPD    Z2, Z11, Z2
+	VMULPD  Z27, Z2, Z14
+	VADDPD  12224(R9), Z13, Z13
+	VSUBPD  Z28, Z14, Z14
+	VMOVUPS 13504(R9), Z24
+	VMULPD  12864(R9), Z24, Z24
+	VMULPD  Z25, Z14, Z14
+	VADDPD  12288(R9), Z24, Z24
+	VMINPD  Z1, Z14, Z14
+	VMAXPD  Z0, Z14, Z14
+	VMOVUPS 13504(R9), Z25
+	VMULPD  12928(R9), Z25, Z25
+	VMULPD  Z2, Z18, Z18
+	VADDPD  12352(R9), Z25, Z25
+	VMULPD  Z2, Z19, Z19
+	VMOVUPS 13504(R9), Z26
+	VMULPD  12992(R9), Z26, Z26
+	VMULPD  Z2, Z20, Z2
+	VADDPD  Z26, Z0, Z20
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD      Z3, Z27, Z6
-	VADDPD      Z6, Z10, Z6
-	VSUBPD      Z4, Z6, Z4
-	VMULPD      Z3, Z26, Z6
-	VADDPD      Z6, Z24, Z6
-	VSUBPD      Z5, Z6, Z5
-	VMULPD      Z3, Z29, Z3
-	VADDPD      896(R9), Z3, Z3
-	VSUBPD      Z2, Z3, Z2
-	VMULPD      Z4, Z4, Z3
-	VMULPD      Z5, Z5, Z6
-	VADDPD      Z6, Z3, Z3
-	VMULPD      Z2, Z2, Z6
-	VADDPD      Z6, Z3, Z3
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z3, K1
-	VSQRTPD     Z3, Z3
+	VMULPD  Z14, Z15, Z15
+	VMOVUPS 13504(R9), Z26
+	VMULPD  13056(R9), Z26, Z26
+	VADDPD  Z15, Z21, Z15
+	VADDPD  Z26, Z0, Z21
+	VSUBPD  Z18, Z15, Z15
+	VMOVUPS 13504(R9), Z18
+	VMULPD  13120(R9), Z18, Z18
+	VMULPD  Z14, Z16, Z16
+	VADDPD  Z18, Z0, Z18
+	VADDPD  Z16, Z22, Z16
+	VMOVUPS 13504(R9), Z22
+	VMULPD  13184(R9), Z22, Z22
+	VSUBPD  Z19, Z16, Z16
+	VADDPD  12416(R9), Z22, Z19
+	VMULPD  Z14, Z17, Z14
+	VMOVUPS 13504(R9), Z17
+	VMULPD  13248(R9), Z17, Z17
+	VADDPD  Z14, Z23, Z14
+	VADDPD  12480(R9), Z17, Z17
+	VSUBPD  Z2, Z14, Z2
+	VMOVUPS 13504(R9), Z14
+	VMULPD  13312(R9), Z14, Z14
+	VMULPD  Z15, Z15, Z22
+	VADDPD  12544(R9), Z14, Z14
+	VMULPD  Z16, Z16, Z23
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPD      Z11, Z13, Z26
+	VADDPD      Z23, Z22, Z22
+	VSUBPD      Z9, Z24, Z23
+	VMULPD      Z2, Z2, Z27
+	VSUBPD      Z12, Z25, Z28
+	VADDPD      Z27, Z22, Z22
+	VSUBPD      Z20, Z19, Z27
+	VSUBPD      Z21, Z17, Z29
+	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z22, K1
+	VSUBPD      Z18, Z14, Z30
+	VMOVUPS     Z10, 448(R9)
+	VSQRTPD     Z22, Z10
+	VSUBPD      Z20, Z11, Z22
+	VMOVUPS     Z14, 512(R9)
 
 	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
-	VDIVPD Z3, Z1, Z6
-	VMULPD Z6, Z4, Z4
-	VMULPD Z6, Z5, Z5
-	VMULPD Z6, Z2, Z2
-	VMULPD 832(R9), Z4, Z6
-	VMULPD 768(R9), Z5, Z7
-	VADDPD Z7, Z6, Z6
-	VMULPD 704(R9), Z2, Z7
-	VADDPD Z7, Z6, Z6
-	VMULPD 10560(R9), Z4, Z7
-	VMULPD 10624(R9), Z5, Z8
-	VADDPD Z8, Z7, Z7
-	VMULPD 10688(R9), Z2, Z8
-	VADDPD Z8, Z7, Z7
-	VMULPD 640(R9), Z4, Z8
-	VMULPD 576(R9), Z5, Z9
-	VADDPD Z9, Z8, Z8
-	VMULPD 512(R9), Z2, Z9
-	VADDPD Z9, Z8, Z8
-	VMULPD 10752(R9), Z4, Z9
-	VMULPD 10816(R9), Z5, Z10
-	VADDPD Z10, Z9, Z9
-	VMULPD 10880(R9), Z2, Z10
-	VADDPD Z10, Z9, Z9
-	VMULPD 448(R9), Z4, Z10
-	VMULPD 384(R9), Z5, Z11
-	VADDPD Z11, Z10, Z10
-	VMULPD 320(R9), Z2, Z11
-	VADDPD Z11, Z10, Z10
-	VMULPD 10944(R9), Z4, Z11
-	VMULPD 11008(R9), Z5, Z12
-	VADDPD Z12, Z11, Z11
-	VMULPD 11072(R9), Z2, Z12
-	VADDPD Z12, Z11, Z11
-	VMULPD 256(R9), Z4, Z12
-	VMULPD 192(R9), Z5, Z13
-	VADDPD Z13, Z12, Z12
-	VMULPD 128(R9), Z2, Z13
-	VADDPD Z13, Z12, Z12
-	VMULPD 11136(R9), Z4, Z4
-	VMULPD 11200(R9), Z5, Z5
-	VADDPD Z5, Z4, Z4
-	VMULPD 11264(R9), Z2, Z2
-	VADDPD Z2, Z4, Z2
+	VDIVPD  Z10, Z1, Z14
+	VMOVUPS Z17, 576(R9)
+	VSUBPD  Z21, Z9, Z17
+	VMOVUPS Z19, 640(R9)
+	VMULPD  Z14, Z15, Z15
+	VSUBPD  Z18, Z12, Z19
+	VMOVUPS Z18, 704(R9)
+	VMULPD  Z14, Z16, Z16
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD      Z27, Z27, Z18
+	VMOVUPS     Z21, 768(R9)
+	VMULPD      Z14, Z2, Z2
+	VMULPD      Z29, Z29, Z14
+	VMULPD      Z3, Z15, Z3
+	VADDPD      Z14, Z18, Z14
+	VMULPD      Z4, Z16, Z4
+	VMULPD      Z30, Z30, Z18
+	VADDPD      Z4, Z3, Z3
+	VADDPD      Z18, Z14, Z4
+	VMULPD      Z5, Z2, Z5
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z4, K2
+	VDIVPD.Z    Z4, Z1, K2, Z4
+	VADDPD      Z5, Z3, Z3
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD      Z26, Z26, Z5
+	VMULPD      8640(R9), Z15, Z14
+	VMULPD      Z23, Z23, Z18
+	VMULPD      8704(R9), Z16, Z21
+	VMOVUPS     Z20, 832(R9)
+	VADDPD      Z18, Z5, Z5
+	VADDPD      Z21, Z14, Z14
+	VMULPD      Z28, Z28, Z18
+	VMULPD      8768(R9), Z2, Z20
+	VADDPD      Z18, Z5, Z5
+	VADDPD      Z20, Z14, Z14
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z5, K2
+	VDIVPD.Z    Z5, Z1, K2, Z5
+	VMULPD      Z6, Z15, Z6
+	VMULPD      Z22, Z27, Z18
+	VMULPD      Z7, Z16, Z7
+	VMULPD      Z17, Z29, Z20
+	VADDPD      Z7, Z6, Z6
+	VADDPD      Z20, Z18, Z7
+	VMULPD      Z8, Z2, Z8
+	VMULPD      Z19, Z30, Z18
+	VADDPD      Z8, Z6, Z6
+	VADDPD      Z18, Z7, Z7
+	VMULPD      8832(R9), Z15, Z8
+	VMULPD      Z4, Z7, Z7
+	VMULPD      8896(R9), Z16, Z18
+	VMULPD      Z26, Z27, Z20
+	VADDPD      Z18, Z8, Z8
+	VMULPD      Z23, Z29, Z18
+	VMULPD      8960(R9), Z2, Z21
+	VMOVUPS     Z25, 896(R9)
+	VADDPD      Z18, Z20, Z18
+	VADDPD      Z21, Z8, Z8
+	VMULPD      Z28, Z30, Z20
+	VMULPD      384(R9), Z15, Z21
+	VADDPD      Z20, Z18, Z18
+	VMULPD      320(R9), Z16, Z20
+	VMULPD      Z4, Z18, Z4
+	VADDPD      Z20, Z21, Z20
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  Z26, Z22, Z21
+	VMULPD  256(R9), Z2, Z25
+	VMOVUPS Z24, 256(R9)
+	VMULPD  Z23, Z17, Z24
+	VMOVUPS Z13, 320(R9)
+	VADDPD  Z25, Z20, Z13
+	VADDPD  Z24, Z21, Z20
+	VMULPD  9024(R9), Z15, Z21
+	VMULPD  Z28, Z19, Z24
+	VMULPD  9088(R9), Z16, Z25
+	VMOVUPS Z10, 384(R9)
+	VADDPD  Z24, Z20, Z10
+	VADDPD  Z25, Z21, Z20
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Z7, Z27, Z21
+	VMULPD  9152(R9), Z2, Z24
+	VMULPD  Z7, Z29, Z25
+	VMOVUPS Z12, 960(R9)
+	VADDPD  Z24, Z20, Z12
+	VMULPD  Z7, Z30, Z20
+	VMULPD  192(R9), Z15, Z24
+	VMOVUPS Z9, 192(R9)
+	VSUBPD  Z22, Z21, Z9
+	VMULPD  128(R9), Z16, Z21
+	VMOVUPS Z11, 128(R9)
+	VSUBPD  Z17, Z25, Z11
+	VADDPD  Z21, Z24, Z21
+	VSUBPD  Z19, Z20, Z20
+	VMULPD  64(R9), Z2, Z24
+	VMULPD  Z4, Z27, Z25
+	VMOVUPS Z19, 64(R9)
+	VADDPD  Z24, Z21, Z19
+	VMULPD  Z4, Z29, Z21
+	VMULPD  9216(R9), Z15, Z15
+	VMULPD  Z4, Z30, Z24
+	VMOVUPS Z17, 1024(R9)
+	VMULPD  9280(R9), Z16, Z16
+	VSUBPD  Z25, Z26, Z17
+	VADDPD  Z16, Z15, Z15
+	VSUBPD  Z21, Z23, Z16
+	VMULPD  9344(R9), Z2, Z2
+	VSUBPD  Z24, Z28, Z21
+	VADDPD  Z2, Z15, Z2
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD Z17, Z17, Z15
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
-	VSUBPD       Z10, Z6, Z4
-	VSUBPD       11328(R9), Z4, Z4
-	VSUBPD       Z7, Z11, Z5
-	VCMPPD       $0x11, Z5, Z0, K2
-	VDIVPD       Z5, Z4, Z5
-	VXORPS       Z13, Z13, Z13
-	VBROADCASTSD toiinf64<>+0(SB), Z14
-	VBLENDMPD    Z5, Z14, K2, Z13
-	VCMPPD       $0x11, Z4, Z0, K2
-	VMOVAPD.Z    Z13, K2, Z4
-	VSUBPD       Z12, Z6, Z5
-	VSUBPD       11328(R9), Z5, Z5
-	VSUBPD       Z7, Z2, Z6
-	VCMPPD       $0x11, Z6, Z0, K2
-	VDIVPD       Z6, Z5, Z6
-	VXORPS       Z7, Z7, Z7
-	VBROADCASTSD toiinf64<>+0(SB), Z13
-	VBLENDMPD    Z6, Z13, K2, Z7
-	VCMPPD       $0x11, Z5, Z0, K2
-	VMOVAPD.Z    Z7, K2, Z5
-	VMINPD       Z5, Z4, Z4
-	VSUBPD       Z10, Z8, Z5
-	VSUBPD       11328(R9), Z5, Z5
-	VSUBPD       Z9, Z11, Z6
-	VCMPPD       $0x11, Z6, Z0, K2
-	VDIVPD       Z6, Z5, Z6
-	VXORPS       Z7, Z7, Z7
-	VBROADCASTSD toiinf64<>+0(SB), Z10
-	VBLENDMPD    Z6, Z10, K2, Z7
-	VCMPPD       $0x11, Z5, Z0, K2
-	VMOVAPD.Z    Z7, K2, Z5
-	VMINPD       Z5, Z4, Z4
-	VSUBPD       Z12, Z8, Z5
-	VSUBPD       11328(R9), Z5, Z5
-	VSUBPD       Z9, Z2, Z2
+	VMULPD       Z16, Z16, Z24
+	VSUBPD       Z13, Z3, Z25
+	VMOVUPS      Z28, 1088(R9)
+	VADDPD       Z24, Z15, Z15
+	VSUBPD       9408(R9), Z25, Z24
+	VMULPD       Z21, Z21, Z25
+	VSUBPD       Z14, Z12, Z28
+	VMOVUPS      Z23, 1152(R9)
+	VADDPD       Z25, Z15, Z15
+	VBROADCASTSD tmax+72(FP), Z23
+	VMINPD       Z1, Z23, Z23
+	VMAXPD       Z0, Z23, Z23
+	VCMPPD       $0x11, Z28, Z0, K2
+	VMULPD       Z17, Z9, Z9
+	VDIVPD       Z28, Z24, Z17
+	VMULPD       Z16, Z11, Z11
+	VMOVUPS      Z23, 1216(R9)
+	VXORPS       Z16, Z16, Z16
+	VBROADCASTSD toiinf64<>+0(SB), Z23
+	VBLENDMPD    Z17, Z23, K2, Z16
+	VADDPD       Z11, Z9, Z9
+	VCMPPD       $0x11, Z24, Z0, K2
+	VMULPD       Z21, Z20, Z11
+
+	// Step 1: the endpoints at t and the projection.
+	VMOVUPS   17472(R9), Z17
+	VMULPD    16576(R9), Z17, Z17
+	VMOVAPD.Z Z16, K2, Z16
+	VADDPD    Z11, Z9, Z9
+	VADDPD    16000(R9), Z17, Z11
+	VSUBPD    Z19, Z3, Z3
+	VCMPPD    $0x04, Z15, Z0, K2
+	VDIVPD.Z  Z15, Z9, K2, Z9
+	VMOVUPS   17472(R9), Z15
+	VMULPD    16640(R9), Z15, Z15
+	VSUBPD    9408(R9), Z3, Z3
+	VMINPD    Z1, Z9, Z9
+	VMAXPD    Z0, Z9, Z9
+	VADDPD    16064(R9), Z15, Z15
+	VSUBPD    Z14, Z2, Z14
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD       Z4, Z9, Z4
+	VMOVUPS      17472(R9), Z9
+	VMULPD       16704(R9), Z9, Z9
+	VCMPPD       $0x11, Z14, Z0, K2
+	VADDPD       Z4, Z7, Z4
+	VADDPD       16128(R9), Z9, Z7
+	VDIVPD       Z14, Z3, Z9
+	VMINPD       Z1, Z4, Z4
+	VMAXPD       Z0, Z4, Z4
+	VMOVUPS      17472(R9), Z14
+	VMULPD       16768(R9), Z14, Z14
+	VXORPS       Z17, Z17, Z17
+	VBROADCASTSD toiinf64<>+0(SB), Z20
+	VBLENDMPD    Z9, Z20, K2, Z17
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD    Z18, Z4, Z9
+	VADDPD    16192(R9), Z14, Z14
+	VCMPPD    $0x11, Z3, Z0, K2
+	VSUBPD    Z10, Z9, Z3
+	VMOVUPS   17472(R9), Z9
+	VMULPD    16832(R9), Z9, Z9
+	VMOVAPD.Z Z17, K2, Z10
+	VMULPD    Z5, Z3, Z3
+	VADDPD    16256(R9), Z9, Z5
+	VMINPD    Z10, Z16, Z9
+	VMINPD    Z1, Z3, Z3
+	VMAXPD    Z0, Z3, Z3
+	VMOVUPS   17472(R9), Z10
+	VMULPD    16896(R9), Z10, Z10
+	VSUBPD    Z13, Z6, Z13
+	VMULPD    Z4, Z27, Z16
+	VADDPD    16320(R9), Z10, Z10
+	VSUBPD    9408(R9), Z13, Z13
+	VMULPD    Z4, Z29, Z17
+	VMOVUPS   17472(R9), Z18
+	VMULPD    16960(R9), Z18, Z18
+	VSUBPD    Z8, Z12, Z12
+	VMULPD    Z4, Z30, Z4
+	VADDPD    Z18, Z0, Z18
+	VCMPPD    $0x11, Z12, Z0, K2
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD       Z3, Z26, Z20
+	VMOVUPS      17472(R9), Z21
+	VMULPD       17024(R9), Z21, Z21
+	VDIVPD       Z12, Z13, Z12
+	VADDPD       Z20, Z22, Z20
+	VADDPD       Z21, Z0, Z21
+	VXORPS       Z22, Z22, Z22
+	VBROADCASTSD toiinf64<>+0(SB), Z23
+	VBLENDMPD    Z12, Z23, K2, Z22
+	VSUBPD       Z16, Z20, Z12
+	VMOVUPS      17472(R9), Z16
+	VMULPD       17088(R9), Z16, Z16
+	VCMPPD       $0x11, Z13, Z0, K2
+	VMULPD       1152(R9), Z3, Z13
+	VADDPD       Z16, Z0, Z16
+	VMOVAPD.Z    Z22, K2, Z20
+	VADDPD       1024(R9), Z13, Z13
+	VMOVUPS      17472(R9), Z22
+	VMULPD       17152(R9), Z22, Z22
+	VMINPD       Z20, Z9, Z9
+	VSUBPD       Z17, Z13, Z13
+	VADDPD       16384(R9), Z22, Z17
+	VSUBPD       Z19, Z6, Z6
+	VMULPD       1088(R9), Z3, Z3
+	VMOVUPS      17472(R9), Z19
+	VMULPD       17216(R9), Z19, Z19
+	VSUBPD       9408(R9), Z6, Z6
+	VADDPD       64(R9), Z3, Z3
+	VADDPD       16448(R9), Z19, Z19
+	VSUBPD       Z8, Z2, Z2
+	VSUBPD       Z4, Z3, Z3
+	VMOVUPS      17472(R9), Z4
+	VMULPD       17280(R9), Z4, Z4
 	VCMPPD       $0x11, Z2, Z0, K2
-	VDIVPD       Z2, Z5, Z2
-	VXORPS       Z6, Z6, Z6
-	VBROADCASTSD toiinf64<>+0(SB), Z7
-	VBLENDMPD    Z2, Z7, K2, Z6
-	VCMPPD       $0x11, Z5, Z0, K2
-	VMOVAPD.Z    Z6, K2, Z2
-	VMINPD       Z2, Z4, Z2
-	VADDPD       11456(R9), Z2, Z2
+	VMULPD       Z12, Z12, Z8
+	VADDPD       16512(R9), Z4, Z4
+	VDIVPD       Z2, Z6, Z2
+	VMULPD       Z13, Z13, Z20
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPD       Z11, Z14, Z22
+	VXORPS       Z23, Z23, Z23
+	VBROADCASTSD toiinf64<>+0(SB), Z24
+	VBLENDMPD    Z2, Z24, K2, Z23
+	VADDPD       Z20, Z8, Z2
+	VSUBPD       Z15, Z5, Z8
+	VCMPPD       $0x11, Z6, Z0, K2
+	VMULPD       Z3, Z3, Z6
+	VSUBPD       Z7, Z10, Z20
+	VMOVAPD.Z    Z23, K2, Z23
+	VADDPD       Z6, Z2, Z2
+	VSUBPD       Z18, Z17, Z6
+	VMINPD       Z23, Z9, Z9
+	VSUBPD       Z21, Z19, Z23
+	VADDPD       9536(R9), Z9, Z9
+	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z2, K2
+	VSUBPD       Z16, Z4, Z24
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS        11584(R9), Z4
+	VSQRTPD     Z2, Z2
+	VSUBPD      Z18, Z11, Z25
+	VMOVUPS     9664(R9), Z26
+	VCMPPD.BCST $0x00, toirunning64<>+0(SB), Z26, K3
+
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	VDIVPD  Z2, Z1, Z26
+	VSUBPD  Z21, Z15, Z27
+	VADDPD  9600(R9), Z1, Z28
+	VMULPD  Z26, Z12, Z12
+	VSUBPD  Z16, Z7, Z29
+	VMOVUPS 9536(R9), Z30
+	VCMPPD  $0x11, Z9, Z30, K4
+	VMULPD  Z26, Z13, Z13
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMULPD         Z6, Z6, Z30
+	VMOVUPS        Z4, 64(R9)
+	VMOVUPS        Z19, 1024(R9)
+	KANDNW         K3, K4, K4
+	VMULPD         Z26, Z3, Z3
+	VMULPD         Z23, Z23, Z4
+	VBROADCASTSD   maxiter+80(FP), Z19
+	VCMPPD         $0x12, Z28, Z19, K5
+	VMULPD         128(R9), Z12, Z19
+	VADDPD         Z4, Z30, Z4
+	KORW           K5, K4, K4
+	VMULPD         192(R9), Z13, Z26
+	VMULPD         Z24, Z24, Z30
+	VMOVUPS        Z17, 128(R9)
+	VADDPD         Z26, Z19, Z17
+	VADDPD         Z30, Z4, Z4
+	VMOVUPS        Z16, 192(R9)
+	VMOVUPS        Z21, 1088(R9)
+	VXORPS         Z16, Z16, Z16
+	VBROADCASTSD   toirunning64<>+0(SB), Z19
+	VBLENDMPD.BCST toiunconv64<>+0(SB), Z19, K4, Z16
+	VMULPD         960(R9), Z3, Z19
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z4, K4
+	VDIVPD.Z       Z4, Z1, K4, Z4
+	VCMPPD         $0x16, (R9), Z9, K4
+	VADDPD         Z19, Z17, Z17
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMULPD         Z22, Z22, Z19
+	VBLENDMPD      Z0, Z16, K4, Z16
+	VMULPD         12608(R9), Z12, Z21
+	VMULPD         Z8, Z8, Z26
+	VMOVUPS        9536(R9), Z30
+	VCMPPD         $0x00, Z0, Z30, K4
+	VMULPD         12672(R9), Z13, Z30
+	VMOVUPS        Z18, (R9)
+	VADDPD         Z26, Z19, Z18
+	VADDPD         Z30, Z21, Z19
+	VMULPD         Z20, Z20, Z21
+	VMOVUPS        Z10, 960(R9)
+	VMOVUPS        Z5, 1152(R9)
+	VXORPS         Z5, Z5, Z5
+	VBLENDMPD.BCST toiinitial64<>+0(SB), Z1, K4, Z5
+	VMULPD         12736(R9), Z3, Z10
+	VADDPD         Z21, Z18, Z18
+	VMOVUPS        384(R9), Z21
+	VCMPPD         $0x12, 9472(R9), Z21, K4
+	VADDPD         Z10, Z19, Z10
+	VCMPPD.BCST    $0x1d, minnormal64<>+0(SB), Z18, K5
+	VDIVPD.Z       Z18, Z1, K5, Z18
+	VBLENDMPD      Z5, Z16, K4, Z16
+	VMULPD         320(R9), Z12, Z5
+	VMULPD         Z25, Z6, Z19
+	VMULPD         256(R9), Z13, Z21
+	VMULPD         Z27, Z23, Z26
+	VMOVUPS        Z14, 256(R9)
+	VMOVUPS        Z2, 320(R9)
+	VMOVUPS        Z7, 384(R9)
+	VBLENDMPD.BCST toiinvalid64<>+0(SB), Z16, K1, Z16
+	VADDPD         Z21, Z5, Z2
+	VADDPD         Z26, Z19, Z5
+	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z16, K4
+	VMULPD         896(R9), Z3, Z7
+	VMULPD         Z29, Z24, Z14
+	KANDW          K4, K3, K4
+	VADDPD         Z7, Z2, Z2
+	VADDPD         Z14, Z5, Z5
+	VXORPS         Z7, Z7, Z7
+	VMOVUPS        9536(R9), Z14
+	VBLENDMPD      Z9, Z14, K4, Z7
+	VMULPD         12800(R9), Z12, Z9
+	VMULPD         Z4, Z5, Z5
+	VBLENDMPD      Z0, Z28, K1, Z28
+	VMULPD         12864(R9), Z13, Z14
+	VMULPD         Z22, Z6, Z19
+	VMOVUPS        Z15, 896(R9)
+	VXORPS         Z15, Z15, Z15
+	VMOVUPS        9600(R9), Z21
+	VBLENDMPD      Z28, Z21, K3, Z15
+	VADDPD         Z14, Z9, Z9
+	VMULPD         Z8, Z23, Z14
+	VXORPS         Z21, Z21, Z21
+	VMOVUPS        9664(R9), Z26
+	VBLENDMPD      Z16, Z26, K3, Z21
+	VMOVUPS        Z7, 9536(R9)
+	VMOVUPS        Z15, 9600(R9)
+	VMOVUPS        Z21, 9664(R9)
+	KMOVW          K4, BX
+	VMULPD         12928(R9), Z3, Z7
+	VADDPD         Z14, Z19, Z14
+	VADDPD         Z7, Z9, Z7
+	VMULPD         Z20, Z24, Z9
+	VMULPD         832(R9), Z12, Z15
+	VADDPD         Z9, Z14, Z9
+	VMULPD         768(R9), Z13, Z14
+	VMULPD         Z4, Z9, Z4
+	VADDPD         Z14, Z15, Z14
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD Z22, Z25, Z15
+	VMULPD 704(R9), Z3, Z16
+	VMULPD Z8, Z27, Z19
+	VADDPD Z16, Z14, Z14
+	VADDPD Z19, Z15, Z15
+	VMULPD 12992(R9), Z12, Z16
+	VMULPD Z20, Z29, Z19
+	VMULPD 13056(R9), Z13, Z21
+	VADDPD Z19, Z15, Z15
+	VADDPD Z21, Z16, Z16
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD  Z5, Z6, Z19
+	VMULPD  13120(R9), Z3, Z21
+	VMULPD  Z5, Z23, Z26
+	VADDPD  Z21, Z16, Z16
+	VMULPD  Z5, Z24, Z21
+	VMULPD  640(R9), Z12, Z28
+	VSUBPD  Z25, Z19, Z19
+	VMULPD  576(R9), Z13, Z30
+	VMOVUPS Z11, 576(R9)
+	VSUBPD  Z27, Z26, Z11
+	VADDPD  Z30, Z28, Z26
+	VSUBPD  Z29, Z21, Z21
+	VMULPD  512(R9), Z3, Z28
+	VMULPD  Z4, Z6, Z30
+	VMOVUPS Z29, 512(R9)
+	VADDPD  Z28, Z26, Z26
+	VMULPD  Z4, Z23, Z28
+	VMULPD  13184(R9), Z12, Z12
+	VMULPD  Z4, Z24, Z29
+	VMOVUPS Z27, 640(R9)
+	VMULPD  13248(R9), Z13, Z13
+	VSUBPD  Z30, Z22, Z27
+	VADDPD  Z13, Z12, Z12
+	VSUBPD  Z28, Z8, Z13
+	VMULPD  13312(R9), Z3, Z3
+	VSUBPD  Z29, Z20, Z28
+	VADDPD  Z3, Z12, Z3
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD Z27, Z27, Z12
+
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	VMULPD       Z13, Z13, Z29
+	VSUBPD       Z14, Z17, Z30
+	VMOVUPS      Z20, 704(R9)
+	VADDPD       Z29, Z12, Z12
+	VSUBPD       13376(R9), Z30, Z20
+	VMULPD       Z28, Z28, Z29
+	VSUBPD       Z10, Z16, Z30
+	VMOVUPS      Z8, 768(R9)
+	VADDPD       Z29, Z12, Z8
+	VCMPPD       $0x11, Z30, Z0, K1
+	VMULPD       Z27, Z19, Z12
+	VDIVPD       Z30, Z20, Z19
+	VMULPD       Z13, Z11, Z11
+	VXORPS       Z13, Z13, Z13
+	VBROADCASTSD toiinf64<>+0(SB), Z27
+	VBLENDMPD    Z19, Z27, K1, Z13
+	VADDPD       Z11, Z12, Z11
+	VCMPPD       $0x11, Z20, Z0, K1
+	VMULPD       Z28, Z21, Z12
+	VMOVAPD.Z    Z13, K1, Z13
+	VADDPD       Z12, Z11, Z11
+	VSUBPD       Z26, Z17, Z12
+	VCMPPD       $0x04, Z8, Z0, K1
+	VDIVPD.Z     Z8, Z11, K1, Z8
+	VSUBPD       13376(R9), Z12, Z11
+	VMINPD       Z1, Z8, Z8
+	VMAXPD       Z0, Z8, Z8
+	VSUBPD       Z10, Z3, Z10
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD       Z4, Z8, Z4
+	VCMPPD       $0x11, Z10, Z0, K1
+	VADDPD       Z4, Z5, Z4
+	VDIVPD       Z10, Z11, Z5
+	VMINPD       Z1, Z4, Z4
+	VMAXPD       Z0, Z4, Z4
+	VXORPS       Z8, Z8, Z8
+	VBROADCASTSD toiinf64<>+0(SB), Z10
+	VBLENDMPD    Z5, Z10, K1, Z8
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD    Z9, Z4, Z5
+	VCMPPD    $0x11, Z11, Z0, K1
+	VSUBPD    Z15, Z5, Z5
+	VMOVAPD.Z Z8, K1, Z8
+	VMULPD    Z18, Z5, Z5
+	VMINPD    Z8, Z13, Z8
+	VMINPD    Z1, Z5, Z5
+	VMAXPD    Z0, Z5, Z5
+	VSUBPD    Z14, Z2, Z9
+	VMULPD    Z4, Z6, Z6
+	VSUBPD    13376(R9), Z9, Z9
+	VMULPD    Z4, Z23, Z10
+	VSUBPD    Z7, Z16, Z11
+	VMULPD    Z4, Z24, Z4
+	VCMPPD    $0x11, Z11, Z0, K1
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD       Z5, Z22, Z12
+	VDIVPD       Z11, Z9, Z11
+	VADDPD       Z12, Z25, Z12
+	VXORPS       Z13, Z13, Z13
+	VBROADCASTSD toiinf64<>+0(SB), Z14
+	VBLENDMPD    Z11, Z14, K1, Z13
+	VSUBPD       Z6, Z12, Z6
+	VCMPPD       $0x11, Z9, Z0, K1
+	VMULPD       768(R9), Z5, Z9
+	VMOVAPD.Z    Z13, K1, Z11
+	VADDPD       640(R9), Z9, Z9
+	VMINPD       Z11, Z8, Z8
+	VSUBPD       Z10, Z9, Z9
+	VSUBPD       Z26, Z2, Z2
+	VMULPD       704(R9), Z5, Z5
+	VSUBPD       13376(R9), Z2, Z2
+	VADDPD       512(R9), Z5, Z5
+	VSUBPD       Z7, Z3, Z3
+	VSUBPD       Z4, Z5, Z4
+	VCMPPD       $0x11, Z3, Z0, K1
+	VMULPD       Z6, Z6, Z5
+	VDIVPD       Z3, Z2, Z3
+	VMULPD       Z9, Z9, Z7
+	VXORPS       Z10, Z10, Z10
+	VBROADCASTSD toiinf64<>+0(SB), Z11
+	VBLENDMPD    Z3, Z11, K1, Z10
+	VADDPD       Z7, Z5, Z3
+	VCMPPD       $0x11, Z2, Z0, K1
+	VMULPD       Z4, Z4, Z2
+	VMOVAPD.Z    Z10, K1, Z5
+	VADDPD       Z2, Z3, Z2
+	VMINPD       Z5, Z8, Z3
+	VADDPD       13504(R9), Z3, Z3
+	VCMPPD.BCST  $0x16, maxfinite64<>+0(SB), Z2, K1
+
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	VSQRTPD     Z2, Z2
+	VMOVUPS     13632(R9), Z5
+	VCMPPD.BCST $0x00, toirunning64<>+0(SB), Z5, K3
+
+	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
+	VDIVPD         Z2, Z1, Z5
+	VADDPD         13568(R9), Z1, Z7
+	VMULPD         Z5, Z6, Z6
+	VMOVUPS        13504(R9), Z8
+	VCMPPD         $0x11, Z3, Z8, K4
+	VMULPD         Z5, Z9, Z8
+	KANDNW         K3, K4, K4
+	VMULPD         Z5, Z4, Z4
+	VBROADCASTSD   maxiter+80(FP), Z5
+	VCMPPD         $0x12, Z7, Z5, K5
+	VMULPD         576(R9), Z6, Z5
+	KORW           K5, K4, K4
+	VMULPD         896(R9), Z8, Z9
+	VADDPD         Z9, Z5, Z5
+	VXORPS         Z9, Z9, Z9
+	VBROADCASTSD   toirunning64<>+0(SB), Z10
+	VBLENDMPD.BCST toiunconv64<>+0(SB), Z10, K4, Z9
+	VMULPD         384(R9), Z4, Z10
+	VCMPPD         $0x16, 448(R9), Z3, K4
+	VADDPD         Z10, Z5, Z5
+	VBLENDMPD      Z0, Z9, K4, Z9
+	VMULPD         16576(R9), Z6, Z10
+	VMOVUPS        13504(R9), Z11
+	VCMPPD         $0x00, Z0, Z11, K4
+	VMULPD         16640(R9), Z8, Z11
+	VADDPD         Z11, Z10, Z10
+	VXORPS         Z11, Z11, Z11
+	VBLENDMPD.BCST toiinitial64<>+0(SB), Z1, K4, Z11
+	VMULPD         16704(R9), Z4, Z12
+	VMOVUPS        320(R9), Z13
+	VCMPPD         $0x12, 13440(R9), Z13, K4
+	VADDPD         Z12, Z10, Z10
+	VBLENDMPD      Z11, Z9, K4, Z9
+	VMULPD         256(R9), Z6, Z11
+	VMULPD         1152(R9), Z8, Z12
+	VBLENDMPD.BCST toiinvalid64<>+0(SB), Z9, K2, Z9
+	VADDPD         Z12, Z11, Z11
+	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z9, K4
+	VMULPD         960(R9), Z4, Z12
+	KANDW          K4, K3, K4
+	VADDPD         Z12, Z11, Z11
+	VXORPS         Z12, Z12, Z12
+	VMOVUPS        13504(R9), Z13
+	VBLENDMPD      Z3, Z13, K4, Z12
+	VMULPD         16768(R9), Z6, Z3
+	VBLENDMPD      Z0, Z7, K2, Z7
+	VMULPD         16832(R9), Z8, Z13
+	VXORPS         Z14, Z14, Z14
+	VMOVUPS        13568(R9), Z15
+	VBLENDMPD      Z7, Z15, K3, Z14
+	VADDPD         Z13, Z3, Z3
+	VXORPS         Z7, Z7, Z7
+	VMOVUPS        13632(R9), Z13
+	VBLENDMPD      Z9, Z13, K3, Z7
+	VMOVUPS        Z12, 13504(R9)
+	VMOVUPS        Z14, 13568(R9)
+	VMOVUPS        Z7, 13632(R9)
+	KMOVW          K4, DI
+	VMULPD         16896(R9), Z4, Z7
+	VADDPD         Z7, Z3, Z3
+	VMULPD         (R9), Z6, Z7
+	VMULPD         1088(R9), Z8, Z9
+	VADDPD         Z9, Z7, Z7
+	VMULPD         192(R9), Z4, Z9
+	VADDPD         Z9, Z7, Z7
+	VMULPD         16960(R9), Z6, Z9
+	VMULPD         17024(R9), Z8, Z12
+	VADDPD         Z12, Z9, Z9
+	VMULPD         17088(R9), Z4, Z12
+	VADDPD         Z12, Z9, Z9
+	VMULPD         128(R9), Z6, Z12
+	VMULPD         1024(R9), Z8, Z13
+	VADDPD         Z13, Z12, Z12
+	VMULPD         64(R9), Z4, Z13
+	VADDPD         Z13, Z12, Z12
+	VMULPD         17152(R9), Z6, Z6
+	VMULPD         17216(R9), Z8, Z8
+	VADDPD         Z8, Z6, Z6
+	VMULPD         17280(R9), Z4, Z4
+	VADDPD         Z4, Z6, Z4
+
+	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
+	VSUBPD       Z7, Z5, Z6
+	VSUBPD       17344(R9), Z6, Z6
+	VSUBPD       Z10, Z9, Z8
+	VCMPPD       $0x11, Z8, Z0, K2
+	VDIVPD       Z8, Z6, Z8
+	VXORPS       Z13, Z13, Z13
+	VBROADCASTSD toiinf64<>+0(SB), Z14
+	VBLENDMPD    Z8, Z14, K2, Z13
+	VCMPPD       $0x11, Z6, Z0, K2
+	VMOVAPD.Z    Z13, K2, Z6
+	VSUBPD       Z12, Z5, Z5
+	VSUBPD       17344(R9), Z5, Z5
+	VSUBPD       Z10, Z4, Z8
+	VCMPPD       $0x11, Z8, Z0, K2
+	VDIVPD       Z8, Z5, Z8
+	VXORPS       Z10, Z10, Z10
+	VBROADCASTSD toiinf64<>+0(SB), Z13
+	VBLENDMPD    Z8, Z13, K2, Z10
+	VCMPPD       $0x11, Z5, Z0, K2
+	VMOVAPD.Z    Z10, K2, Z5
+	VMINPD       Z5, Z6, Z5
+	VSUBPD       Z7, Z11, Z6
+	VSUBPD       17344(R9), Z6, Z6
+	VSUBPD       Z3, Z9, Z7
+	VCMPPD       $0x11, Z7, Z0, K2
+	VDIVPD       Z7, Z6, Z7
+	VXORPS       Z8, Z8, Z8
+	VBROADCASTSD toiinf64<>+0(SB), Z9
+	VBLENDMPD    Z7, Z9, K2, Z8
+	VCMPPD       $0x11, Z6, Z0, K2
+	VMOVAPD.Z    Z8, K2, Z6
+	VMINPD       Z6, Z5, Z5
+	VSUBPD       Z12, Z11, Z6
+	VSUBPD       17344(R9), Z6, Z6
+	VSUBPD       Z3, Z4, Z3
+	VCMPPD       $0x11, Z3, Z0, K2
+	VDIVPD       Z3, Z6, Z3
+	VXORPS       Z4, Z4, Z4
+	VBROADCASTSD toiinf64<>+0(SB), Z7
+	VBLENDMPD    Z3, Z7, K2, Z4
+	VCMPPD       $0x11, Z6, Z0, K2
+	VMOVAPD.Z    Z4, K2, Z3
+	VMINPD       Z3, Z5, Z3
+	VADDPD       17472(R9), Z3, Z3
+
+	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
+	VMOVUPS        17600(R9), Z4
 	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z4, K2
-	VADDPD         11520(R9), Z1, Z4
-	VMOVUPS        11456(R9), Z5
-	VCMPPD         $0x11, Z2, Z5, K3
+	VADDPD         17536(R9), Z1, Z4
+	VMOVUPS        17472(R9), Z5
+	VCMPPD         $0x11, Z3, Z5, K3
 	KANDNW         K2, K3, K3
 	VBROADCASTSD   maxiter+80(FP), Z5
 	VCMPPD         $0x12, Z4, Z5, K4
@@ -84382,72 +89442,73 @@ TOI64AVX512_loop2_step:
 	VXORPS         Z5, Z5, Z5
 	VBROADCASTSD   toirunning64<>+0(SB), Z6
 	VBLENDMPD.BCST toiunconv64<>+0(SB), Z6, K3, Z5
-	VCMPPD         $0x16, 64(R9), Z2, K3
+	VCMPPD         $0x16, 1216(R9), Z3, K3
 	VBLENDMPD      Z0, Z5, K3, Z5
-	VMOVUPS        11456(R9), Z6
+	VMOVUPS        17472(R9), Z6
 	VCMPPD         $0x00, Z0, Z6, K3
 	VXORPS         Z6, Z6, Z6
 	VBLENDMPD.BCST toiinitial64<>+0(SB), Z1, K3, Z6
-	VCMPPD         $0x12, 11392(R9), Z3, K3
+	VCMPPD         $0x12, 17408(R9), Z2, K3
 	VBLENDMPD      Z6, Z5, K3, Z5
 	VBLENDMPD.BCST toiinvalid64<>+0(SB), Z5, K1, Z5
 	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z5, K3
 	KANDW          K3, K2, K3
-	VXORPS         Z3, Z3, Z3
-	VMOVUPS        11456(R9), Z6
-	VBLENDMPD      Z2, Z6, K3, Z3
-	VBLENDMPD      Z0, Z4, K1, Z4
 	VXORPS         Z2, Z2, Z2
-	VMOVUPS        11520(R9), Z6
-	VBLENDMPD      Z4, Z6, K2, Z2
+	VMOVUPS        17472(R9), Z6
+	VBLENDMPD      Z3, Z6, K3, Z2
+	VBLENDMPD      Z0, Z4, K1, Z4
+	VXORPS         Z3, Z3, Z3
+	VMOVUPS        17536(R9), Z6
+	VBLENDMPD      Z4, Z6, K2, Z3
 	VXORPS         Z4, Z4, Z4
-	VMOVUPS        11584(R9), Z6
+	VMOVUPS        17600(R9), Z6
 	VBLENDMPD      Z5, Z6, K2, Z4
-	VMOVUPS        Z3, 11456(R9)
-	VMOVUPS        Z2, 11520(R9)
-	VMOVUPS        Z4, 11584(R9)
-	KMOVW          K3, DI
+	VMOVUPS        Z2, 17472(R9)
+	VMOVUPS        Z3, 17536(R9)
+	VMOVUPS        Z4, 17600(R9)
+	KMOVW          K3, R8
 	ORL            DI, BX
+	ORL            R8, BX
 	TESTL          BX, BX
-	JNZ            TOI64AVX512_loop2_step
+	JNZ            TOI64AVX512_loop3_step
 
 	// Finish: the rows.
-	VMOVUPS 7488(R9), Z2
-	VMULPD  6592(R9), Z2, Z2
-	VADDPD  6016(R9), Z2, Z2
-	VMOVUPS 7488(R9), Z3
-	VMULPD  6656(R9), Z3, Z3
-	VADDPD  6080(R9), Z3, Z3
-	VMOVUPS 7488(R9), Z4
-	VMULPD  6720(R9), Z4, Z4
-	VADDPD  6144(R9), Z4, Z4
-	VMOVUPS 7488(R9), Z5
-	VMULPD  6784(R9), Z5, Z5
-	VADDPD  6208(R9), Z5, Z5
-	VMOVUPS 7488(R9), Z6
-	VMULPD  6848(R9), Z6, Z6
-	VADDPD  6272(R9), Z6, Z6
-	VMOVUPS 7488(R9), Z7
-	VMULPD  6912(R9), Z7, Z7
-	VADDPD  6336(R9), Z7, Z7
-	VMOVUPS 7488(R9), Z8
-	VMULPD  6976(R9), Z8, Z8
+	VMOVUPS 9536(R9), Z2
+	VMULPD  8640(R9), Z2, Z2
+	VADDPD  8064(R9), Z2, Z2
+	VMOVUPS 9536(R9), Z3
+	VMULPD  8704(R9), Z3, Z3
+	VADDPD  8128(R9), Z3, Z3
+	VMOVUPS 9536(R9), Z4
+	VMULPD  8768(R9), Z4, Z4
+	VADDPD  8192(R9), Z4, Z4
+	VMOVUPS 9536(R9), Z5
+	VMULPD  8832(R9), Z5, Z5
+	VADDPD  8256(R9), Z5, Z5
+	VMOVUPS 9536(R9), Z6
+	VMULPD  8896(R9), Z6, Z6
+	VADDPD  8320(R9), Z6, Z6
+	VMOVUPS 9536(R9), Z7
+	VMULPD  8960(R9), Z7, Z7
+	VADDPD  8384(R9), Z7, Z7
+	VMOVUPS 9536(R9), Z8
+	VMULPD  9024(R9), Z8, Z8
 	VADDPD  Z8, Z0, Z8
-	VMOVUPS 7488(R9), Z9
-	VMULPD  7040(R9), Z9, Z9
+	VMOVUPS 9536(R9), Z9
+	VMULPD  9088(R9), Z9, Z9
 	VADDPD  Z9, Z0, Z9
-	VMOVUPS 7488(R9), Z10
-	VMULPD  7104(R9), Z10, Z10
+	VMOVUPS 9536(R9), Z10
+	VMULPD  9152(R9), Z10, Z10
 	VADDPD  Z10, Z0, Z10
-	VMOVUPS 7488(R9), Z11
-	VMULPD  7168(R9), Z11, Z11
-	VADDPD  6400(R9), Z11, Z11
-	VMOVUPS 7488(R9), Z12
-	VMULPD  7232(R9), Z12, Z12
-	VADDPD  6464(R9), Z12, Z12
-	VMOVUPS 7488(R9), Z13
-	VMULPD  7296(R9), Z13, Z13
-	VADDPD  6528(R9), Z13, Z13
+	VMOVUPS 9536(R9), Z11
+	VMULPD  9216(R9), Z11, Z11
+	VADDPD  8448(R9), Z11, Z11
+	VMOVUPS 9536(R9), Z12
+	VMULPD  9280(R9), Z12, Z12
+	VADDPD  8512(R9), Z12, Z12
+	VMOVUPS 9536(R9), Z13
+	VMULPD  9344(R9), Z13, Z13
+	VADDPD  8576(R9), Z13, Z13
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD Z2, Z5, Z14
@@ -84558,48 +89619,108 @@ TOI64AVX512_loop2_step:
 	VSUBPD  Z8, Z10, Z10
 	VMULPD  Z7, Z15, Z11
 	VADDPD  Z11, Z21, Z11
+	VMOVUPS 13504(R9), Z12
+	VMULPD  12608(R9), Z12, Z12
 	VSUBPD  Z9, Z11, Z11
-	VMULPD  Z7, Z16, Z12
-	VADDPD  Z12, Z22, Z12
-	VSUBPD  Z4, Z12, Z12
-	VMULPD  Z10, Z10, Z13
-	VMULPD  Z11, Z11, Z17
-	VADDPD  Z17, Z13, Z13
-	VMULPD  Z12, Z12, Z17
-	VADDPD  Z17, Z13, Z13
-	VSQRTPD Z13, Z17
+	VADDPD  12032(R9), Z12, Z12
+	VMULPD  Z7, Z16, Z13
+	VMOVUPS 13504(R9), Z17
+	VMULPD  12672(R9), Z17, Z17
+	VADDPD  Z13, Z22, Z13
+	VADDPD  12096(R9), Z17, Z17
+	VSUBPD  Z4, Z13, Z13
+	VMOVUPS 13504(R9), Z18
+	VMULPD  12736(R9), Z18, Z18
+	VMULPD  Z10, Z10, Z19
+	VADDPD  12160(R9), Z18, Z18
+	VMULPD  Z11, Z11, Z24
+	VMOVUPS 13504(R9), Z26
+	VMULPD  12800(R9), Z26, Z26
+	VADDPD  Z24, Z19, Z19
+	VADDPD  12224(R9), Z26, Z24
+	VMULPD  Z13, Z13, Z26
+	VMOVUPS 13504(R9), Z27
+	VMULPD  12864(R9), Z27, Z27
+	VADDPD  Z26, Z19, Z19
+	VADDPD  12288(R9), Z27, Z26
+	VSQRTPD Z19, Z27
+	VMOVUPS 13504(R9), Z28
+	VMULPD  12928(R9), Z28, Z28
 
 	// The normal by ContactLane's rules (contact's common path and rare block).
-	VMOVAPS      Z10, Z18
-	VMOVAPS      Z11, Z19
-	VMOVAPS      Z12, Z24
-	VMOVAPS      Z17, Z26
-	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z13, K1
-	VMAXPD       Z23, Z25, Z23
-	VMULPD       Z20, Z20, Z20
-	VMULPD       Z21, Z21, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       Z22, Z22, Z21
-	VADDPD       Z21, Z20, Z20
-	VMAXPD       Z20, Z23, Z20
-	VBROADCASTSD crosstol64<>+0(SB), Z21
-	VMULPD       Z20, Z21, Z21
-	VCMPPD       $0x11, Z21, Z13, K2
-	KORW         K2, K1, K3
-	VMOVUPS      Z17, 576(R9)
-	VMOVUPS      Z4, 640(R9)
-	VMOVUPS      Z16, 704(R9)
-	VMOVUPS      Z9, 768(R9)
-	VMOVUPS      Z15, 832(R9)
-	VMOVUPS      Z8, 896(R9)
-	VMOVUPS      Z14, 960(R9)
-	VMOVUPS      Z7, 1024(R9)
+	VMOVAPS     Z10, Z29
+	VADDPD      12352(R9), Z28, Z28
+	VMOVAPS     Z11, Z30
+	VMOVUPS     Z4, 576(R9)
+	VMOVUPS     Z16, 640(R9)
+	VMOVUPS     13504(R9), Z4
+	VMULPD      12992(R9), Z4, Z4
+	VMOVAPS     Z13, Z16
+	VMOVUPS     Z9, 704(R9)
+	VADDPD      Z4, Z0, Z4
+	VMOVUPS     Z15, 768(R9)
+	VMOVUPS     13504(R9), Z9
+	VMULPD      13056(R9), Z9, Z9
+	VMOVAPS     Z27, Z15
+	VMOVUPS     Z27, 832(R9)
+	VADDPD      Z9, Z0, Z9
+	VMOVUPS     Z8, 896(R9)
+	VMOVUPS     13504(R9), Z8
+	VMULPD      13120(R9), Z8, Z8
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z19, K1
+	VADDPD      Z8, Z0, Z8
+	VMAXPD      Z23, Z25, Z23
+	VMOVUPS     Z14, 960(R9)
+	VMOVUPS     13504(R9), Z14
+	VMULPD      13184(R9), Z14, Z14
+	VMULPD      Z20, Z20, Z20
+	VADDPD      12416(R9), Z14, Z14
+	VMULPD      Z21, Z21, Z21
+	VMOVUPS     Z7, 1024(R9)
+	VMOVUPS     13504(R9), Z7
+	VMULPD      13248(R9), Z7, Z7
+	VADDPD      Z21, Z20, Z20
+	VADDPD      12480(R9), Z7, Z7
+	VMULPD      Z22, Z22, Z21
+	VMOVUPS     13504(R9), Z22
+	VMULPD      13312(R9), Z22, Z22
+	VADDPD      Z21, Z20, Z20
+	VADDPD      12544(R9), Z22, Z21
+	VMAXPD      Z20, Z23, Z20
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPD       Z12, Z24, Z22
+	VSUBPD       Z17, Z26, Z23
 	VMOVUPS      Z26, 1088(R9)
-	VMOVUPS      Z24, 1152(R9)
-	VMOVUPS      Z19, 1216(R9)
-	VMOVUPS      Z18, 1280(R9)
+	VBROADCASTSD crosstol64<>+0(SB), Z26
+	VMULPD       Z20, Z26, Z26
+	VSUBPD       Z18, Z28, Z27
+	VCMPPD       $0x11, Z26, Z19, K2
+	VSUBPD       Z4, Z14, Z26
+	VMOVUPS      Z14, 1152(R9)
+	VMOVUPS      Z28, 1216(R9)
+	KORW         K2, K1, K3
+	VSUBPD       Z9, Z7, Z14
+	VMOVUPS      Z7, 1280(R9)
+	VMOVUPS      Z24, 1344(R9)
+	VMOVUPS      Z27, 1408(R9)
+	VMOVUPS      Z23, 1472(R9)
+	VMOVUPS      Z22, 1536(R9)
+	VMOVUPS      Z14, 1600(R9)
+	VMOVUPS      Z26, 1664(R9)
+	VMOVUPS      Z18, 1728(R9)
+	VMOVUPS      Z17, 1792(R9)
+	VMOVUPS      Z9, 1856(R9)
+	VMOVUPS      Z12, 1920(R9)
+	VMOVUPS      Z4, 1984(R9)
+	VMOVUPS      Z8, 2048(R9)
+	VMOVUPS      Z21, 2112(R9)
+	VMOVUPS      Z15, 2176(R9)
+	VMOVUPS      Z16, 2240(R9)
+	VMOVUPS      Z30, 2304(R9)
+	VMOVUPS      Z29, 2368(R9)
 	KORTESTW     K3, K3
-	JZ           TOI64AVX512_loop2_finish_g0_normal
+	JZ           TOI64AVX512_loop3_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VSUBPD   Z2, Z5, Z4
@@ -84612,76 +89733,76 @@ TOI64AVX512_loop2_step:
 	VSUBPD   192(R9), Z8, Z8
 	VMOVUPS  128(R9), Z9
 	VSUBPD   64(R9), Z9, Z9
-	VSQRTPD  Z25, Z14
-	VCMPPD   $0x04, Z14, Z0, K3
-	VDIVPD.Z Z14, Z1, K3, Z14
-	VSQRTPD  (R9), Z15
-	VMULPD   Z14, Z4, Z4
-	VMULPD   Z14, Z5, Z5
-	VMULPD   Z14, Z6, Z6
-	VMULPD   Z15, Z7, Z7
-	VMULPD   Z15, Z8, Z8
-	VMULPD   Z15, Z9, Z9
+	VSQRTPD  Z25, Z12
+	VCMPPD   $0x04, Z12, Z0, K3
+	VDIVPD.Z Z12, Z1, K3, Z12
+	VSQRTPD  (R9), Z14
+	VMULPD   Z12, Z4, Z4
+	VMULPD   Z12, Z5, Z5
+	VMULPD   Z12, Z6, Z6
+	VMULPD   Z14, Z7, Z7
+	VMULPD   Z14, Z8, Z8
+	VMULPD   Z14, Z9, Z9
 	VCMPPD   $0x00, Z0, Z25, K3
-	VMULPD   Z9, Z5, Z14
-	VMULPD   Z8, Z6, Z15
+	VMULPD   Z9, Z5, Z12
+	VMULPD   Z8, Z6, Z14
+	VSUBPD   Z14, Z12, Z12
+	VMULPD   Z7, Z6, Z14
+	VMULPD   Z9, Z4, Z15
 	VSUBPD   Z15, Z14, Z14
-	VMULPD   Z7, Z6, Z15
-	VMULPD   Z9, Z4, Z16
+	VMULPD   Z8, Z4, Z15
+	VMULPD   Z7, Z5, Z16
 	VSUBPD   Z16, Z15, Z15
-	VMULPD   Z8, Z4, Z16
-	VMULPD   Z7, Z5, Z17
-	VSUBPD   Z17, Z16, Z16
+	VMULPD   Z12, Z12, Z16
 	VMULPD   Z14, Z14, Z17
-	VMULPD   Z15, Z15, Z18
-	VADDPD   Z18, Z17, Z17
-	VMULPD   Z16, Z16, Z18
-	VADDPD   Z18, Z17, Z17
-	VMULPD   Z14, Z10, Z10
-	VMULPD   Z15, Z11, Z11
+	VADDPD   Z17, Z16, Z16
+	VMULPD   Z15, Z15, Z17
+	VADDPD   Z17, Z16, Z16
+	VMULPD   Z12, Z10, Z10
+	VMULPD   Z14, Z11, Z11
 	VADDPD   Z11, Z10, Z10
-	VMULPD   Z16, Z12, Z11
+	VMULPD   Z15, Z13, Z11
 	VADDPD   Z11, Z10, Z10
 
 	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
 	VBROADCASTSD perptol64<>+0(SB), Z11
 	VMULPD       Z20, Z11, Z11
-	VSUBPD       Z11, Z13, Z11
-	VMULPD       Z17, Z11, Z11
-	VMULPD       Z10, Z10, Z12
-	VCMPPD       $0x11, Z12, Z11, K4
+	VSUBPD       Z11, Z19, Z11
+	VMULPD       Z16, Z11, Z11
+	VMULPD       Z10, Z10, Z13
+	VCMPPD       $0x11, Z13, Z11, K4
 	KANDW        K4, K2, K2
-	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K4
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z16, K4
 	KANDNW       K2, K4, K2
 	KORW         K2, K1, K1
 	VMULPD       Z10, Z10, Z11
-	VBROADCASTSD signtol64<>+0(SB), Z12
-	VMULPD       Z20, Z12, Z12
-	VMULPD       Z17, Z12, Z12
-	VCMPPD       $0x19, Z12, Z11, K2
+	VBROADCASTSD signtol64<>+0(SB), Z13
+	VMULPD       Z20, Z13, Z13
+	VMULPD       Z16, Z13, Z13
+	VCMPPD       $0x19, Z13, Z11, K2
 	VCMPPD       $0x11, Z0, Z10, K4
 	KANDNW       K4, K2, K2
-	VXORPD.BCST  signmask64<>+0(SB), Z14, Z10
-	VXORPD.BCST  signmask64<>+0(SB), Z15, Z11
-	VXORPD.BCST  signmask64<>+0(SB), Z16, Z12
-	VBLENDMPD    Z10, Z14, K2, Z14
-	VBLENDMPD    Z11, Z15, K2, Z15
-	VBLENDMPD    Z12, Z16, K2, Z16
+	VXORPD.BCST  signmask64<>+0(SB), Z12, Z10
+	VXORPD.BCST  signmask64<>+0(SB), Z14, Z11
+	VXORPD.BCST  signmask64<>+0(SB), Z15, Z13
+	VBLENDMPD    Z10, Z12, K2, Z12
+	VBLENDMPD    Z11, Z14, K2, Z14
+	VBLENDMPD    Z13, Z15, K2, Z15
 	VXORPS       Z10, Z10, Z10
-	VMOVUPS      1280(R9), Z11
-	VBLENDMPD    Z14, Z11, K1, Z10
+	VMOVUPS      2368(R9), Z11
+	VBLENDMPD    Z12, Z11, K1, Z10
 	VXORPS       Z11, Z11, Z11
-	VMOVUPS      1216(R9), Z12
-	VBLENDMPD    Z15, Z12, K1, Z11
+	VMOVUPS      2304(R9), Z12
+	VBLENDMPD    Z14, Z12, K1, Z11
 	VXORPS       Z12, Z12, Z12
-	VMOVUPS      1152(R9), Z14
-	VBLENDMPD    Z16, Z14, K1, Z12
-	VXORPS       Z14, Z14, Z14
-	VBLENDMPD    Z17, Z13, K1, Z14
-	VMOVUPS      Z10, 1280(R9)
-	VMOVUPS      Z11, 1216(R9)
-	VMOVUPS      Z12, 1152(R9)
-	VMOVAPS      Z14, Z13
+	VMOVUPS      2240(R9), Z13
+	VBLENDMPD    Z15, Z13, K1, Z12
+	VXORPS       Z13, Z13, Z13
+	VBLENDMPD    Z16, Z19, K1, Z13
+	VMOVUPS      Z10, 2368(R9)
+	VMOVUPS      Z11, 2304(R9)
+	VMOVUPS      Z12, 2240(R9)
+	VMOVAPS      Z13, Z19
 
 	// v = unit axis 1, or unit axis 2 when A = B.
 	VBLENDMPD Z7, Z4, K3, Z4
@@ -84690,589 +89811,986 @@ TOI64AVX512_loop2_step:
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VXORPD.BCST signmask64<>+0(SB), Z4, Z4
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z13, K1
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z19, K1
 	VMULPD      Z5, Z5, Z7
 	VMULPD      Z4, Z4, Z8
 	VADDPD      Z8, Z7, Z7
 	VMULPD      Z0, Z0, Z8
 	VADDPD      Z8, Z7, Z7
 	VXORPS      Z8, Z8, Z8
-	VMOVUPS     1280(R9), Z9
+	VMOVUPS     2368(R9), Z9
 	VBLENDMPD   Z5, Z9, K1, Z8
 	VXORPS      Z9, Z9, Z9
-	VMOVUPS     1216(R9), Z10
+	VMOVUPS     2304(R9), Z10
 	VBLENDMPD   Z4, Z10, K1, Z9
 	VXORPS      Z4, Z4, Z4
-	VMOVUPS     1152(R9), Z10
+	VMOVUPS     2240(R9), Z10
 	VBLENDMPD   Z0, Z10, K1, Z4
 	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z7, Z13, K1, Z10
-	VMOVUPS     Z8, 1280(R9)
-	VMOVUPS     Z9, 1216(R9)
-	VMOVUPS     Z4, 1152(R9)
-	VMOVAPS     Z10, Z13
+	VBLENDMPD   Z7, Z19, K1, Z10
+	VMOVUPS     Z8, 2368(R9)
+	VMOVUPS     Z9, 2304(R9)
+	VMOVUPS     Z4, 2240(R9)
+	VMOVAPS     Z10, Z19
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VXORPD.BCST signmask64<>+0(SB), Z5, Z4
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z13, K1
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z19, K1
 	VMULPD      Z0, Z0, Z5
 	VMULPD      Z6, Z6, Z7
 	VADDPD      Z7, Z5, Z5
 	VMULPD      Z4, Z4, Z7
 	VADDPD      Z7, Z5, Z5
 	VXORPS      Z7, Z7, Z7
-	VMOVUPS     1280(R9), Z8
+	VMOVUPS     2368(R9), Z8
 	VBLENDMPD   Z0, Z8, K1, Z7
 	VXORPS      Z8, Z8, Z8
-	VMOVUPS     1216(R9), Z9
+	VMOVUPS     2304(R9), Z9
 	VBLENDMPD   Z6, Z9, K1, Z8
 	VXORPS      Z6, Z6, Z6
-	VMOVUPS     1152(R9), Z9
+	VMOVUPS     2240(R9), Z9
 	VBLENDMPD   Z4, Z9, K1, Z6
 	VXORPS      Z4, Z4, Z4
-	VBLENDMPD   Z5, Z13, K1, Z4
-	VMOVUPS     Z7, 1280(R9)
-	VMOVUPS     Z8, 1216(R9)
-	VMOVUPS     Z6, 1152(R9)
-	VMOVAPS     Z4, Z13
+	VBLENDMPD   Z5, Z19, K1, Z4
+	VMOVUPS     Z7, 2368(R9)
+	VMOVUPS     Z8, 2304(R9)
+	VMOVUPS     Z6, 2240(R9)
+	VMOVAPS     Z4, Z19
 
 	// Fallback 4: (0,0,1).
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z13, K1
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z19, K1
 	VXORPS      Z4, Z4, Z4
-	VMOVUPS     1280(R9), Z5
+	VMOVUPS     2368(R9), Z5
 	VBLENDMPD   Z0, Z5, K1, Z4
 	VXORPS      Z5, Z5, Z5
-	VMOVUPS     1216(R9), Z6
+	VMOVUPS     2304(R9), Z6
 	VBLENDMPD   Z0, Z6, K1, Z5
 	VXORPS      Z6, Z6, Z6
-	VMOVUPS     1152(R9), Z7
+	VMOVUPS     2240(R9), Z7
 	VBLENDMPD   Z1, Z7, K1, Z6
 	VXORPS      Z7, Z7, Z7
-	VBLENDMPD   Z1, Z13, K1, Z7
-	VMOVUPS     Z4, 1280(R9)
-	VMOVUPS     Z5, 1216(R9)
-	VMOVUPS     Z6, 1152(R9)
-	VMOVAPS     Z7, Z13
+	VBLENDMPD   Z1, Z19, K1, Z7
+	VMOVUPS     Z4, 2368(R9)
+	VMOVUPS     Z5, 2304(R9)
+	VMOVUPS     Z6, 2240(R9)
+	VMOVAPS     Z7, Z19
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD Z13, Z4
-	VMOVUPS Z4, 1088(R9)
+	VSQRTPD Z19, Z4
+	VMOVUPS Z4, 2176(R9)
 
-TOI64AVX512_loop2_finish_g0_normal:
-	VMOVUPS 11456(R9), Z4
-	VMULPD  10560(R9), Z4, Z4
-	VADDPD  9984(R9), Z4, Z4
-	VMOVUPS 11456(R9), Z5
-	VMULPD  10624(R9), Z5, Z5
-	VADDPD  10048(R9), Z5, Z5
-	VMOVUPS 11456(R9), Z6
-	VMULPD  10688(R9), Z6, Z6
-	VADDPD  10112(R9), Z6, Z6
-	VMOVUPS 11456(R9), Z7
-	VMULPD  10752(R9), Z7, Z7
-	VADDPD  10176(R9), Z7, Z7
-	VMOVUPS 11456(R9), Z8
-	VMULPD  10816(R9), Z8, Z8
-	VADDPD  10240(R9), Z8, Z8
-	VMOVUPS 11456(R9), Z9
-	VMULPD  10880(R9), Z9, Z9
-	VADDPD  10304(R9), Z9, Z9
-	VMOVUPS 11456(R9), Z10
-	VMULPD  10944(R9), Z10, Z10
-	VADDPD  Z10, Z0, Z10
-	VMOVUPS 11456(R9), Z11
-	VMULPD  11008(R9), Z11, Z11
-	VADDPD  Z11, Z0, Z11
-	VMOVUPS 11456(R9), Z12
-	VMULPD  11072(R9), Z12, Z12
-	VADDPD  Z12, Z0, Z12
-	VMOVUPS 11456(R9), Z13
-	VMULPD  11136(R9), Z13, Z13
-	VADDPD  10368(R9), Z13, Z13
-	VMOVUPS 11456(R9), Z14
-	VMULPD  11200(R9), Z14, Z14
-	VADDPD  10432(R9), Z14, Z14
-	VMOVUPS 11456(R9), Z15
-	VMULPD  11264(R9), Z15, Z15
-	VADDPD  10496(R9), Z15, Z15
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPD Z4, Z7, Z16
-	VSUBPD Z5, Z8, Z17
-	VSUBPD Z6, Z9, Z18
-	VSUBPD Z10, Z13, Z19
-	VSUBPD Z11, Z14, Z20
-	VSUBPD Z12, Z15, Z21
-	VSUBPD Z10, Z4, Z22
-	VSUBPD Z11, Z5, Z23
-	VSUBPD Z12, Z6, Z24
+TOI64AVX512_loop3_finish_g0_normal:
+	VMOVUPS 2112(R9), Z4
+	VSUBPD  2048(R9), Z4, Z4
+	VMOVUPS 1920(R9), Z5
+	VSUBPD  1984(R9), Z5, Z5
+	VMOVUPS 1792(R9), Z6
+	VSUBPD  1856(R9), Z6, Z6
+	VMOVUPS 1728(R9), Z7
+	VSUBPD  2048(R9), Z7, Z7
 
 	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z19, Z19, Z25
-	VMULPD      Z20, Z20, Z26
-	VADDPD      Z26, Z25, Z25
-	VMULPD      Z21, Z21, Z26
-	VADDPD      Z26, Z25, Z25
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z25, K1
-	VDIVPD.Z    Z25, Z1, K1, Z26
+	VMOVUPS     1664(R9), Z8
+	VMULPD      1664(R9), Z8, Z8
+	VMOVUPS     1600(R9), Z9
+	VMULPD      1600(R9), Z9, Z9
+	VADDPD      Z9, Z8, Z8
+	VMULPD      Z4, Z4, Z9
+	VADDPD      Z9, Z8, Z8
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z8, K1
+	VDIVPD.Z    Z8, Z1, K1, Z9
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z16, Z16, Z27
-	VMULPD      Z17, Z17, Z28
-	VADDPD      Z28, Z27, Z27
-	VMULPD      Z18, Z18, Z28
-	VADDPD      Z28, Z27, Z27
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z27, K1
-	VDIVPD.Z    Z27, Z1, K1, Z28
-	VMULPD      Z22, Z19, Z29
-	VMULPD      Z23, Z20, Z30
-	VMOVUPS     Z12, (R9)
-	VADDPD      Z30, Z29, Z12
-	VMULPD      Z24, Z21, Z29
-	VADDPD      Z29, Z12, Z12
-	VMULPD      Z26, Z12, Z12
-	VMULPD      Z16, Z19, Z29
-	VMULPD      Z17, Z20, Z30
-	VMOVUPS     Z15, 128(R9)
-	VADDPD      Z30, Z29, Z15
-	VMULPD      Z18, Z21, Z29
-	VADDPD      Z29, Z15, Z15
-	VMULPD      Z26, Z15, Z29
+	VMOVUPS     1536(R9), Z10
+	VMULPD      1536(R9), Z10, Z10
+	VMOVUPS     1472(R9), Z11
+	VMULPD      1472(R9), Z11, Z11
+	VADDPD      Z11, Z10, Z10
+	VMOVUPS     1408(R9), Z11
+	VMULPD      1408(R9), Z11, Z11
+	VADDPD      Z11, Z10, Z10
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z10, K1
+	VDIVPD.Z    Z10, Z1, K1, Z11
+	VMULPD      1664(R9), Z5, Z12
+	VMULPD      1600(R9), Z6, Z13
+	VADDPD      Z13, Z12, Z12
+	VMULPD      Z7, Z4, Z13
+	VADDPD      Z13, Z12, Z12
+	VMULPD      Z9, Z12, Z12
+	VMOVUPS     1664(R9), Z13
+	VMULPD      1536(R9), Z13, Z13
+	VMOVUPS     1600(R9), Z14
+	VMULPD      1472(R9), Z14, Z14
+	VADDPD      Z14, Z13, Z13
+	VMULPD      1408(R9), Z4, Z14
+	VADDPD      Z14, Z13, Z13
+	VMULPD      Z9, Z13, Z14
 
 	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Z16, Z22, Z30
-	VMOVUPS Z26, 256(R9)
-	VMULPD  Z17, Z23, Z26
-	VMOVUPS Z11, 384(R9)
-	VADDPD  Z26, Z30, Z11
-	VMULPD  Z18, Z24, Z26
-	VADDPD  Z26, Z11, Z11
+	VMULPD 1536(R9), Z5, Z15
+	VMULPD 1472(R9), Z6, Z16
+	VADDPD Z16, Z15, Z15
+	VMULPD 1408(R9), Z7, Z16
+	VADDPD Z16, Z15, Z15
 
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Z12, Z19, Z26
-	VMULPD  Z12, Z20, Z30
-	VMOVUPS Z14, 512(R9)
-	VMULPD  Z12, Z21, Z14
-	VMOVUPS Z10, 1344(R9)
-	VSUBPD  Z22, Z26, Z10
-	VSUBPD  Z23, Z30, Z26
-	VSUBPD  Z24, Z14, Z14
-	VMULPD  Z29, Z19, Z30
-	VMOVUPS Z13, 1408(R9)
-	VMULPD  Z29, Z20, Z13
-	VMOVUPS Z6, 1472(R9)
-	VMULPD  Z29, Z21, Z6
-	VMOVUPS Z9, 1536(R9)
-	VSUBPD  Z30, Z16, Z9
-	VSUBPD  Z13, Z17, Z13
-	VSUBPD  Z6, Z18, Z6
+	VMULPD  1664(R9), Z12, Z16
+	VMULPD  1600(R9), Z12, Z17
+	VMULPD  Z12, Z4, Z18
+	VSUBPD  Z5, Z16, Z16
+	VSUBPD  Z6, Z17, Z17
+	VSUBPD  Z7, Z18, Z18
+	VMULPD  1664(R9), Z14, Z19
+	VMULPD  1600(R9), Z14, Z20
+	VMULPD  Z14, Z4, Z21
+	VMOVUPS 1536(R9), Z22
+	VSUBPD  Z19, Z22, Z19
+	VMOVUPS 1472(R9), Z22
+	VSUBPD  Z20, Z22, Z20
+	VMOVUPS 1408(R9), Z22
+	VSUBPD  Z21, Z22, Z21
 
 	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z9, Z9, Z30
-	VMOVUPS  Z5, 1600(R9)
-	VMULPD   Z13, Z13, Z5
-	VMOVUPS  Z8, 1664(R9)
-	VADDPD   Z5, Z30, Z5
-	VMULPD   Z6, Z6, Z8
-	VADDPD   Z8, Z5, Z5
-	VMULPD   Z9, Z10, Z8
-	VMULPD   Z13, Z26, Z9
-	VADDPD   Z9, Z8, Z8
-	VMULPD   Z6, Z14, Z6
-	VADDPD   Z6, Z8, Z6
-	VCMPPD   $0x04, Z5, Z0, K1
-	VDIVPD.Z Z5, Z6, K1, Z5
+	VMULPD   Z19, Z19, Z22
+	VMULPD   Z20, Z20, Z23
+	VADDPD   Z23, Z22, Z22
+	VMULPD   Z21, Z21, Z23
+	VADDPD   Z23, Z22, Z22
+	VMULPD   Z19, Z16, Z16
+	VMULPD   Z20, Z17, Z17
+	VADDPD   Z17, Z16, Z16
+	VMULPD   Z21, Z18, Z17
+	VADDPD   Z17, Z16, Z16
+	VCMPPD   $0x04, Z22, Z0, K1
+	VDIVPD.Z Z22, Z16, K1, Z16
+	VMINPD   Z1, Z16, Z16
+	VMAXPD   Z0, Z16, Z16
+
+	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
+	VMULPD Z14, Z16, Z14
+	VADDPD Z14, Z12, Z12
+	VMINPD Z1, Z12, Z12
+	VMAXPD Z0, Z12, Z12
+
+	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
+	VMULPD Z13, Z12, Z13
+	VSUBPD Z15, Z13, Z13
+	VMULPD Z11, Z13, Z11
+	VMINPD Z1, Z11, Z11
+	VMAXPD Z0, Z11, Z11
+	VMULPD 1664(R9), Z12, Z13
+	VMULPD 1600(R9), Z12, Z14
+	VMULPD Z12, Z4, Z4
+
+	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
+	VMULPD  1536(R9), Z11, Z12
+	VADDPD  Z12, Z5, Z12
+	VSUBPD  Z13, Z12, Z12
+	VMULPD  1472(R9), Z11, Z15
+	VADDPD  Z15, Z6, Z15
+	VMOVUPS 17472(R9), Z16
+	VMULPD  16576(R9), Z16, Z16
+	VSUBPD  Z14, Z15, Z15
+	VADDPD  16000(R9), Z16, Z16
+	VMULPD  1408(R9), Z11, Z17
+	VMOVUPS 17472(R9), Z18
+	VMULPD  16640(R9), Z18, Z18
+	VADDPD  Z17, Z7, Z17
+	VADDPD  16064(R9), Z18, Z18
+	VSUBPD  Z4, Z17, Z17
+	VMOVUPS 17472(R9), Z19
+	VMULPD  16704(R9), Z19, Z19
+	VMULPD  Z12, Z12, Z20
+	VADDPD  16128(R9), Z19, Z19
+	VMULPD  Z15, Z15, Z21
+	VMOVUPS 17472(R9), Z22
+	VMULPD  16768(R9), Z22, Z22
+	VADDPD  Z21, Z20, Z20
+	VADDPD  16192(R9), Z22, Z21
+	VMULPD  Z17, Z17, Z22
+	VMOVUPS 17472(R9), Z23
+	VMULPD  16832(R9), Z23, Z23
+	VADDPD  Z22, Z20, Z20
+	VADDPD  16256(R9), Z23, Z22
+	VSQRTPD Z20, Z23
+	VMOVUPS 17472(R9), Z24
+	VMULPD  16896(R9), Z24, Z24
+
+	// The normal by ContactLane's rules (contact's common path and rare block).
+	VMOVAPS     Z12, Z25
+	VADDPD      16320(R9), Z24, Z24
+	VMOVAPS     Z15, Z26
+	VMOVUPS     17472(R9), Z27
+	VMULPD      16960(R9), Z27, Z27
+	VMOVAPS     Z17, Z28
+	VADDPD      Z27, Z0, Z27
+	VMOVUPS     17472(R9), Z29
+	VMULPD      17024(R9), Z29, Z29
+	VMOVAPS     Z23, Z30
+	VMOVUPS     Z23, (R9)
+	VADDPD      Z29, Z0, Z23
+	VMOVUPS     Z4, 128(R9)
+	VMOVUPS     17472(R9), Z4
+	VMULPD      17088(R9), Z4, Z4
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K1
+	VADDPD      Z4, Z0, Z4
+	VMAXPD      Z8, Z10, Z8
+	VMOVUPS     Z14, 256(R9)
+	VMOVUPS     17472(R9), Z14
+	VMULPD      17152(R9), Z14, Z14
+	VMULPD      Z5, Z5, Z5
+	VADDPD      16384(R9), Z14, Z14
+	VMULPD      Z6, Z6, Z6
+	VMOVUPS     Z13, 384(R9)
+	VMOVUPS     17472(R9), Z13
+	VMULPD      17216(R9), Z13, Z13
+	VADDPD      Z6, Z5, Z5
+	VADDPD      16448(R9), Z13, Z6
+	VMULPD      Z7, Z7, Z7
+	VMOVUPS     17472(R9), Z13
+	VMULPD      17280(R9), Z13, Z13
+	VADDPD      Z7, Z5, Z5
+	VADDPD      16512(R9), Z13, Z7
+	VMAXPD      Z5, Z8, Z5
+
+	// M0 = B-A, u = D-C, E = A-C.
+	VSUBPD       Z16, Z21, Z8
+	VSUBPD       Z18, Z22, Z13
+	VMOVUPS      Z11, 512(R9)
+	VBROADCASTSD crosstol64<>+0(SB), Z11
+	VMULPD       Z5, Z11, Z11
+	VSUBPD       Z19, Z24, Z29
+	VCMPPD       $0x11, Z11, Z20, K2
+	VSUBPD       Z27, Z14, Z11
+	VMOVUPS      Z14, 1600(R9)
+	VMOVUPS      Z24, 1664(R9)
+	KORW         K2, K1, K3
+	VSUBPD       Z23, Z6, Z14
+	VMOVUPS      Z6, 2432(R9)
+	VMOVUPS      Z22, 2496(R9)
+	VMOVUPS      Z21, 2560(R9)
+	VMOVUPS      Z3, 2624(R9)
+	VMOVUPS      Z2, 2688(R9)
+	VMOVUPS      Z29, 2752(R9)
+	VMOVUPS      Z13, 2816(R9)
+	VMOVUPS      Z8, 2880(R9)
+	VMOVUPS      Z14, 2944(R9)
+	VMOVUPS      Z11, 3008(R9)
+	VMOVUPS      Z19, 3072(R9)
+	VMOVUPS      Z18, 3136(R9)
+	VMOVUPS      Z23, 3200(R9)
+	VMOVUPS      Z16, 3264(R9)
+	VMOVUPS      Z27, 3328(R9)
+	VMOVUPS      Z4, 3392(R9)
+	VMOVUPS      Z7, 3456(R9)
+	VMOVUPS      Z30, 3520(R9)
+	KORTESTW     K3, K3
+	JZ           TOI64AVX512_loop3_finish_g1_normal
+
+	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
+	VMOVUPS  1344(R9), Z2
+	VSUBPD   1920(R9), Z2, Z2
+	VMOVUPS  1088(R9), Z3
+	VSUBPD   1792(R9), Z3, Z3
+	VMOVUPS  1216(R9), Z4
+	VSUBPD   1728(R9), Z4, Z4
+	VMOVUPS  1152(R9), Z6
+	VSUBPD   1984(R9), Z6, Z6
+	VMOVUPS  1280(R9), Z7
+	VSUBPD   1856(R9), Z7, Z7
+	VMOVUPS  2112(R9), Z8
+	VSUBPD   2048(R9), Z8, Z8
+	VSQRTPD  Z10, Z11
+	VCMPPD   $0x04, Z11, Z0, K3
+	VDIVPD.Z Z11, Z1, K3, Z11
+	VSQRTPD  Z9, Z9
+	VMULPD   Z11, Z2, Z2
+	VMULPD   Z11, Z3, Z3
+	VMULPD   Z11, Z4, Z4
+	VMULPD   Z9, Z6, Z6
+	VMULPD   Z9, Z7, Z7
+	VMULPD   Z9, Z8, Z8
+	VCMPPD   $0x00, Z0, Z10, K3
+	VMULPD   Z8, Z3, Z9
+	VMULPD   Z7, Z4, Z10
+	VSUBPD   Z10, Z9, Z9
+	VMULPD   Z6, Z4, Z10
+	VMULPD   Z8, Z2, Z11
+	VSUBPD   Z11, Z10, Z10
+	VMULPD   Z7, Z2, Z11
+	VMULPD   Z6, Z3, Z13
+	VSUBPD   Z13, Z11, Z11
+	VMULPD   Z9, Z9, Z13
+	VMULPD   Z10, Z10, Z14
+	VADDPD   Z14, Z13, Z13
+	VMULPD   Z11, Z11, Z14
+	VADDPD   Z14, Z13, Z13
+	VMULPD   Z9, Z12, Z12
+	VMULPD   Z10, Z15, Z14
+	VADDPD   Z14, Z12, Z12
+	VMULPD   Z11, Z17, Z14
+	VADDPD   Z14, Z12, Z12
+
+	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
+	VBROADCASTSD perptol64<>+0(SB), Z14
+	VMULPD       Z5, Z14, Z14
+	VSUBPD       Z14, Z20, Z14
+	VMULPD       Z13, Z14, Z14
+	VMULPD       Z12, Z12, Z15
+	VCMPPD       $0x11, Z15, Z14, K4
+	KANDW        K4, K2, K2
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z13, K4
+	KANDNW       K2, K4, K2
+	KORW         K2, K1, K1
+	VMULPD       Z12, Z12, Z14
+	VBROADCASTSD signtol64<>+0(SB), Z15
+	VMULPD       Z5, Z15, Z5
+	VMULPD       Z13, Z5, Z5
+	VCMPPD       $0x19, Z5, Z14, K2
+	VCMPPD       $0x11, Z0, Z12, K4
+	KANDNW       K4, K2, K2
+	VXORPD.BCST  signmask64<>+0(SB), Z9, Z5
+	VXORPD.BCST  signmask64<>+0(SB), Z10, Z12
+	VXORPD.BCST  signmask64<>+0(SB), Z11, Z14
+	VBLENDMPD    Z5, Z9, K2, Z9
+	VBLENDMPD    Z12, Z10, K2, Z10
+	VBLENDMPD    Z14, Z11, K2, Z11
+	VXORPS       Z5, Z5, Z5
+	VBLENDMPD    Z9, Z25, K1, Z5
+	VXORPS       Z9, Z9, Z9
+	VBLENDMPD    Z10, Z26, K1, Z9
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPD    Z11, Z28, K1, Z10
+	VXORPS       Z11, Z11, Z11
+	VBLENDMPD    Z13, Z20, K1, Z11
+	VMOVAPS      Z5, Z25
+	VMOVAPS      Z9, Z26
+	VMOVAPS      Z10, Z28
+	VMOVAPS      Z11, Z20
+
+	// v = unit axis 1, or unit axis 2 when A = B.
+	VBLENDMPD Z6, Z2, K3, Z2
+	VBLENDMPD Z7, Z3, K3, Z3
+	VBLENDMPD Z8, Z4, K3, Z4
+
+	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
+	VXORPD.BCST signmask64<>+0(SB), Z2, Z2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K1
+	VMULPD      Z3, Z3, Z5
+	VMULPD      Z2, Z2, Z6
+	VADDPD      Z6, Z5, Z5
+	VMULPD      Z0, Z0, Z6
+	VADDPD      Z6, Z5, Z5
+	VXORPS      Z6, Z6, Z6
+	VBLENDMPD   Z3, Z25, K1, Z6
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPD   Z2, Z26, K1, Z7
+	VXORPS      Z2, Z2, Z2
+	VBLENDMPD   Z0, Z28, K1, Z2
+	VXORPS      Z8, Z8, Z8
+	VBLENDMPD   Z5, Z20, K1, Z8
+	VMOVAPS     Z6, Z25
+	VMOVAPS     Z7, Z26
+	VMOVAPS     Z2, Z28
+	VMOVAPS     Z8, Z20
+
+	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
+	VXORPD.BCST signmask64<>+0(SB), Z3, Z2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K1
+	VMULPD      Z0, Z0, Z3
+	VMULPD      Z4, Z4, Z5
+	VADDPD      Z5, Z3, Z3
+	VMULPD      Z2, Z2, Z5
+	VADDPD      Z5, Z3, Z3
+	VXORPS      Z5, Z5, Z5
+	VBLENDMPD   Z0, Z25, K1, Z5
+	VXORPS      Z6, Z6, Z6
+	VBLENDMPD   Z4, Z26, K1, Z6
+	VXORPS      Z4, Z4, Z4
+	VBLENDMPD   Z2, Z28, K1, Z4
+	VXORPS      Z2, Z2, Z2
+	VBLENDMPD   Z3, Z20, K1, Z2
+	VMOVAPS     Z5, Z25
+	VMOVAPS     Z6, Z26
+	VMOVAPS     Z4, Z28
+	VMOVAPS     Z2, Z20
+
+	// Fallback 4: (0,0,1).
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z20, K1
+	VXORPS      Z2, Z2, Z2
+	VBLENDMPD   Z0, Z25, K1, Z2
+	VXORPS      Z3, Z3, Z3
+	VBLENDMPD   Z0, Z26, K1, Z3
+	VXORPS      Z4, Z4, Z4
+	VBLENDMPD   Z1, Z28, K1, Z4
+	VXORPS      Z5, Z5, Z5
+	VBLENDMPD   Z1, Z20, K1, Z5
+	VMOVAPS     Z2, Z25
+	VMOVAPS     Z3, Z26
+	VMOVAPS     Z4, Z28
+	VMOVAPS     Z5, Z20
+
+	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
+	VSQRTPD Z20, Z2
+	VMOVUPS Z2, 3520(R9)
+
+TOI64AVX512_loop3_finish_g1_normal:
+	VMOVUPS 3456(R9), Z2
+	VSUBPD  3392(R9), Z2, Z2
+	VMOVUPS 3264(R9), Z3
+	VSUBPD  3328(R9), Z3, Z3
+	VMOVUPS 3136(R9), Z4
+	VSUBPD  3200(R9), Z4, Z4
+	VMOVUPS 3072(R9), Z5
+	VSUBPD  3392(R9), Z5, Z5
+
+	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
+	VMOVUPS     3008(R9), Z6
+	VMULPD      3008(R9), Z6, Z6
+	VMOVUPS     2944(R9), Z7
+	VMULPD      2944(R9), Z7, Z7
+	VADDPD      Z7, Z6, Z6
+	VMULPD      Z2, Z2, Z7
+	VADDPD      Z7, Z6, Z6
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z6, K1
+	VDIVPD.Z    Z6, Z1, K1, Z7
+
+	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
+	VMOVUPS     2880(R9), Z8
+	VMULPD      2880(R9), Z8, Z8
+	VMOVUPS     2816(R9), Z9
+	VMULPD      2816(R9), Z9, Z9
+	VDIVPD      2176(R9), Z1, Z10
+	VADDPD      Z9, Z8, Z8
+	VMULPD      2368(R9), Z10, Z9
+	VMOVUPS     2752(R9), Z11
+	VMULPD      2752(R9), Z11, Z11
+	VMULPD      2304(R9), Z10, Z12
+	VADDPD      Z11, Z8, Z8
+	VMULPD      2240(R9), Z10, Z10
+	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z8, K1
+	VDIVPD.Z    Z8, Z1, K1, Z11
+
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	VMOVUPS 960(R9), Z13
+	VMULPD  1024(R9), Z13, Z13
+	VMULPD  3008(R9), Z3, Z14
+	VADDPD  2688(R9), Z13, Z13
+	VMULPD  2944(R9), Z4, Z15
+	VADDPD  6592(R9), Z13, Z13
+	VADDPD  Z15, Z14, Z14
+	VMOVUPS 320(R9), Z15
+	VADDPD  896(R9), Z15, Z15
+	VMULPD  Z5, Z2, Z16
+	VADDPD  6592(R9), Z15, Z15
+	VADDPD  Z16, Z14, Z14
+	VMOVUPS 768(R9), Z16
+	VMULPD  1024(R9), Z16, Z16
+	VMULPD  Z7, Z14, Z14
+	VADDPD  2624(R9), Z16, Z16
+	VMOVUPS 3008(R9), Z17
+	VMULPD  2880(R9), Z17, Z17
+	VADDPD  6656(R9), Z16, Z16
+	VMOVUPS 2944(R9), Z18
+	VMULPD  2816(R9), Z18, Z18
+	VMOVUPS 192(R9), Z19
+	VADDPD  704(R9), Z19, Z19
+	VADDPD  Z18, Z17, Z17
+	VADDPD  6656(R9), Z19, Z18
+	VMULPD  2752(R9), Z2, Z19
+	VMOVUPS 640(R9), Z20
+	VMULPD  1024(R9), Z20, Z20
+	VADDPD  Z19, Z17, Z17
+	VADDPD  448(R9), Z20, Z19
+	VMULPD  Z7, Z17, Z20
+	VADDPD  6720(R9), Z19, Z19
+
+	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
+	VMULPD  2880(R9), Z3, Z21
+	VMOVUPS 64(R9), Z22
+	VADDPD  576(R9), Z22, Z22
+	VMULPD  2816(R9), Z4, Z23
+	VADDPD  6720(R9), Z22, Z22
+	VADDPD  Z23, Z21, Z21
+
+	// Invalid lanes: the canonical NaN in every float.
+	VMULPD      2752(R9), Z5, Z23
+	VMOVUPS     9664(R9), Z24
+	VCMPPD.BCST $0x00, toiinvalid64<>+0(SB), Z24, K1
+	VADDPD      Z23, Z21, Z21
+
+	// C-A' = ka u - E; B'-A' = M0 - kb u.
+	VMULPD         3008(R9), Z14, Z23
+	VMOVUPS        Z28, 64(R9)
+	VXORPS         Z24, Z24, Z24
+	VMOVUPS        9536(R9), Z27
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z27, K1, Z24
+	VMULPD         2944(R9), Z14, Z27
+	VMOVUPS        Z26, 192(R9)
+	VMOVUPS        Z25, 320(R9)
+	VXORPS         Z25, Z25, Z25
+	VMOVUPS        832(R9), Z26
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z26, K1, Z25
+	VMULPD         Z14, Z2, Z26
+	VMOVUPS        Z7, 448(R9)
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z9
+	VSUBPD         Z3, Z23, Z7
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z12
+	VSUBPD         Z4, Z27, Z23
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z10
+	VSUBPD         Z5, Z26, Z26
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z13
+	VMULPD         3008(R9), Z20, Z27
+	VMOVUPS        Z6, 576(R9)
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z16
+	VMULPD         2944(R9), Z20, Z6
+	VMOVUPS        Z8, 640(R9)
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z19, K1, Z19
+	VMULPD         Z20, Z2, Z8
+	VMOVUPS        Z5, 704(R9)
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z15, K1, Z15
+	VMOVUPS        2880(R9), Z5
+	VSUBPD         Z27, Z5, Z5
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z18, K1, Z18
+	VMOVUPS        2816(R9), Z27
+	VSUBPD         Z6, Z27, Z6
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z22, K1, Z22
+
+	// Pair index k = i + 0 + lane.
+	LEAQ         (R13), BX
+	VMOVD        BX, X27
+	VPBROADCASTD X27, Y27
+	VPADDD       iota<>+0(SB), Y27, Y27
+	MOVQ         (SP), R12
+	VMOVUPS      Y27, (R12)(R13*4)
+	VMOVUPS      9664(R9), Z27
+	VCVTTPD2DQ   Z27, Y27
+	MOVQ         8(SP), R12
+	VMOVUPS      Y27, (R12)(R13*4)
+	VMOVUPS      9600(R9), Z27
+	VCVTTPD2DQ   Z27, Y27
+	MOVQ         16(SP), R12
+	VMOVUPS      Y27, (R12)(R13*4)
+	MOVQ         24(SP), R12
+	VMOVUPS      Z24, (R12)(R13*8)
+	MOVQ         32(SP), R12
+	VMOVUPS      Z25, (R12)(R13*8)
+	MOVQ         40(SP), R12
+	VMOVUPS      Z9, (R12)(R13*8)
+	MOVQ         48(SP), R12
+	VMOVUPS      Z12, (R12)(R13*8)
+	MOVQ         56(SP), R12
+	VMOVUPS      Z10, (R12)(R13*8)
+	MOVQ         64(SP), R12
+	VMOVUPS      Z13, (R12)(R13*8)
+	MOVQ         72(SP), R12
+	VMOVUPS      Z16, (R12)(R13*8)
+	MOVQ         80(SP), R12
+	VMOVUPS      Z19, (R12)(R13*8)
+	MOVQ         88(SP), R12
+	VMOVUPS      Z15, (R12)(R13*8)
+	MOVQ         96(SP), R12
+	VMOVUPS      Z18, (R12)(R13*8)
+	MOVQ         104(SP), R12
+	VMOVUPS      Z22, (R12)(R13*8)
+	VMOVUPS      2752(R9), Z9
+	VSUBPD       Z8, Z9, Z8
+
+	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
+	VMULPD   Z5, Z5, Z9
+	VMULPD   Z6, Z6, Z10
+	VADDPD   Z10, Z9, Z9
+	VMULPD   Z8, Z8, Z10
+	VADDPD   Z10, Z9, Z9
+	VMULPD   Z5, Z7, Z5
+	VMULPD   Z6, Z23, Z6
+	VADDPD   Z6, Z5, Z5
+	VMULPD   Z8, Z26, Z6
+	VADDPD   Z6, Z5, Z5
+	VCMPPD   $0x04, Z9, Z0, K1
+	VDIVPD.Z Z9, Z5, K1, Z5
 	VMINPD   Z1, Z5, Z5
 	VMAXPD   Z0, Z5, Z5
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z29, Z5, Z5
-	VADDPD Z5, Z12, Z5
+	VMULPD Z20, Z5, Z5
+	VADDPD Z5, Z14, Z5
 	VMINPD Z1, Z5, Z5
 	VMAXPD Z0, Z5, Z5
-	VDIVPD 1088(R9), Z1, Z6
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z15, Z5, Z8
-	VMULPD 1280(R9), Z6, Z9
-	VSUBPD Z11, Z8, Z8
-	VMULPD 1216(R9), Z6, Z10
-	VMULPD Z28, Z8, Z8
-	VMULPD 1152(R9), Z6, Z6
-	VMINPD Z1, Z8, Z8
-	VMAXPD Z0, Z8, Z8
-
-	// P = C0 + (a + s M0), Q = C0 + (c + t u).
-	VMOVUPS 960(R9), Z11
-	VMULPD  1024(R9), Z11, Z11
-	VMULPD  Z5, Z19, Z12
-	VADDPD  Z11, Z2, Z2
-	VMULPD  Z5, Z20, Z11
-	VADDPD  4544(R9), Z2, Z2
-	VMULPD  Z5, Z21, Z5
-	VMOVUPS 320(R9), Z13
-	VADDPD  896(R9), Z13, Z13
+	VMULPD Z17, Z5, Z6
+	VSUBPD Z21, Z6, Z6
+	VMULPD Z11, Z6, Z6
+	VMINPD Z1, Z6, Z6
+	VMAXPD Z0, Z6, Z6
+	VMULPD 3008(R9), Z5, Z7
+	VMULPD 2944(R9), Z5, Z8
+	VMULPD Z5, Z2, Z2
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD  Z8, Z16, Z14
-	VADDPD  4544(R9), Z13, Z13
-	VADDPD  Z14, Z22, Z14
-	VMOVUPS 832(R9), Z15
-	VMULPD  1024(R9), Z15, Z15
-	VSUBPD  Z12, Z14, Z14
-	VADDPD  Z15, Z3, Z3
-	VMULPD  Z8, Z17, Z15
-	VADDPD  4608(R9), Z3, Z3
-	VADDPD  Z15, Z23, Z15
-	VMOVUPS 192(R9), Z19
-	VADDPD  768(R9), Z19, Z19
-	VSUBPD  Z11, Z15, Z15
-	VADDPD  4608(R9), Z19, Z19
-	VMULPD  Z8, Z18, Z20
-	VMOVUPS 704(R9), Z21
-	VMULPD  1024(R9), Z21, Z21
-	VADDPD  Z20, Z24, Z20
-	VADDPD  448(R9), Z21, Z21
-	VSUBPD  Z5, Z20, Z20
-	VADDPD  4672(R9), Z21, Z21
-	VMULPD  Z14, Z14, Z26
-	VMOVUPS 64(R9), Z28
-	VADDPD  640(R9), Z28, Z28
-	VMULPD  Z15, Z15, Z29
-	VADDPD  4672(R9), Z28, Z28
-	VADDPD  Z29, Z26, Z26
-
-	// Invalid lanes: the canonical NaN in every float.
-	VMULPD         Z20, Z20, Z29
-	VMOVUPS        Z5, 64(R9)
-	VMOVUPS        7616(R9), Z5
-	VCMPPD.BCST    $0x00, toiinvalid64<>+0(SB), Z5, K1
-	VADDPD         Z29, Z26, Z5
-	VSQRTPD        Z5, Z26
-	VMOVUPS        Z18, 192(R9)
-	VMOVUPS        Z11, 320(R9)
-	VMOVUPS        Z17, 448(R9)
-	VXORPS         Z11, Z11, Z11
-	VMOVUPS        7488(R9), Z17
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z17, K1, Z11
+	VMULPD  2880(R9), Z6, Z5
+	VADDPD  Z5, Z3, Z5
+	VSUBPD  Z7, Z5, Z5
+	VMULPD  2816(R9), Z6, Z9
+	VADDPD  Z9, Z4, Z9
+	VSUBPD  Z8, Z9, Z9
+	VMULPD  2752(R9), Z6, Z10
+	VADDPD  704(R9), Z10, Z10
+	VSUBPD  Z2, Z10, Z10
+	VMULPD  Z5, Z5, Z11
+	VMULPD  Z9, Z9, Z12
+	VADDPD  Z12, Z11, Z11
+	VMULPD  Z10, Z10, Z12
+	VADDPD  Z12, Z11, Z11
+	VSQRTPD Z11, Z12
 
 	// The normal by ContactLane's rules (contact's common path and rare block).
-	VMOVAPS        Z14, Z17
-	VMOVUPS        Z12, 640(R9)
-	VMOVUPS        Z16, 704(R9)
-	VXORPS         Z12, Z12, Z12
-	VMOVUPS        576(R9), Z16
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z16, K1, Z12
-	VMOVAPS        Z15, Z16
-	VMOVUPS        Z8, 576(R9)
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z9
-	VMOVAPS        Z20, Z8
-	VMOVUPS        Z8, 768(R9)
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z10
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z6
-	VMOVAPS        Z26, Z8
-	VMOVUPS        Z26, 832(R9)
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
-	VCMPPD.BCST    $0x19, minnormal64<>+0(SB), Z5, K2
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z21, K1, Z21
-	VMAXPD         Z25, Z27, Z18
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z13
-	VMULPD         Z22, Z22, Z22
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z19, K1, Z19
-	VMULPD         Z23, Z23, Z23
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z28, K1, Z28
-
-	// Pair index k = i + 0 + lane.
-	LEAQ         (R13), BX
-	VMOVD        BX, X25
-	VPBROADCASTD X25, Y25
-	VPADDD       iota<>+0(SB), Y25, Y25
-	MOVQ         (SP), R12
-	VMOVUPS      Y25, (R12)(R13*4)
-	VMOVUPS      7616(R9), Z25
-	VCVTTPD2DQ   Z25, Y25
-	MOVQ         8(SP), R12
-	VMOVUPS      Y25, (R12)(R13*4)
-	VMOVUPS      7552(R9), Z25
-	VCVTTPD2DQ   Z25, Y25
-	MOVQ         16(SP), R12
-	VMOVUPS      Y25, (R12)(R13*4)
-	MOVQ         24(SP), R12
-	VMOVUPS      Z11, (R12)(R13*8)
-	MOVQ         32(SP), R12
-	VMOVUPS      Z12, (R12)(R13*8)
-	MOVQ         40(SP), R12
-	VMOVUPS      Z9, (R12)(R13*8)
-	MOVQ         48(SP), R12
-	VMOVUPS      Z10, (R12)(R13*8)
-	MOVQ         56(SP), R12
-	VMOVUPS      Z6, (R12)(R13*8)
-	MOVQ         64(SP), R12
-	VMOVUPS      Z2, (R12)(R13*8)
-	MOVQ         72(SP), R12
-	VMOVUPS      Z3, (R12)(R13*8)
-	MOVQ         80(SP), R12
-	VMOVUPS      Z21, (R12)(R13*8)
-	MOVQ         88(SP), R12
-	VMOVUPS      Z13, (R12)(R13*8)
-	MOVQ         96(SP), R12
-	VMOVUPS      Z19, (R12)(R13*8)
-	MOVQ         104(SP), R12
-	VMOVUPS      Z28, (R12)(R13*8)
-	VADDPD       Z23, Z22, Z2
-	VMULPD       Z24, Z24, Z3
-	VADDPD       Z3, Z2, Z2
-	VMAXPD       Z2, Z18, Z2
-	VBROADCASTSD crosstol64<>+0(SB), Z3
-	VMULPD       Z2, Z3, Z3
-	VCMPPD       $0x11, Z3, Z5, K1
-	KORW         K1, K2, K3
-	VMOVUPS      Z8, 896(R9)
+	VMOVAPS      Z5, Z13
+	VMOVAPS      Z9, Z14
+	VMOVAPS      Z10, Z15
+	VMOVAPS      Z12, Z16
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z11, K1
+	VMOVUPS      640(R9), Z17
+	VMAXPD       576(R9), Z17, Z17
+	VMULPD       Z3, Z3, Z3
+	VMULPD       Z4, Z4, Z4
+	VADDPD       Z4, Z3, Z3
+	VMOVUPS      704(R9), Z4
+	VMULPD       704(R9), Z4, Z4
+	VADDPD       Z4, Z3, Z3
+	VMAXPD       Z3, Z17, Z3
+	VBROADCASTSD crosstol64<>+0(SB), Z4
+	VMULPD       Z3, Z4, Z4
+	VCMPPD       $0x11, Z4, Z11, K2
+	KORW         K2, K1, K3
+	VMOVUPS      Z12, 576(R9)
+	VMOVUPS      Z2, 704(R9)
+	VMOVUPS      Z8, 768(R9)
+	VMOVUPS      Z7, 832(R9)
 	KORTESTW     K3, K3
-	JZ           TOI64AVX512_loop2_finish_g1_normal
+	JZ           TOI64AVX512_loop3_finish_g2_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VSUBPD   Z4, Z7, Z3
-	VMOVUPS  1664(R9), Z6
-	VSUBPD   1600(R9), Z6, Z6
-	VMOVUPS  1536(R9), Z7
-	VSUBPD   1472(R9), Z7, Z7
-	VMOVUPS  1408(R9), Z8
-	VSUBPD   1344(R9), Z8, Z8
-	VMOVUPS  512(R9), Z9
-	VSUBPD   384(R9), Z9, Z9
-	VMOVUPS  128(R9), Z10
-	VSUBPD   (R9), Z10, Z10
-	VSQRTPD  Z27, Z11
-	VCMPPD   $0x04, Z11, Z0, K3
-	VDIVPD.Z Z11, Z1, K3, Z11
-	VSQRTPD  256(R9), Z12
-	VMULPD   Z11, Z3, Z3
-	VMULPD   Z11, Z6, Z6
-	VMULPD   Z11, Z7, Z7
-	VMULPD   Z12, Z8, Z8
-	VMULPD   Z12, Z9, Z9
-	VMULPD   Z12, Z10, Z10
-	VCMPPD   $0x00, Z0, Z27, K3
-	VMULPD   Z10, Z6, Z11
-	VMULPD   Z9, Z7, Z12
-	VSUBPD   Z12, Z11, Z11
-	VMULPD   Z8, Z7, Z12
-	VMULPD   Z10, Z3, Z13
-	VSUBPD   Z13, Z12, Z12
-	VMULPD   Z9, Z3, Z13
-	VMULPD   Z8, Z6, Z18
-	VSUBPD   Z18, Z13, Z13
-	VMULPD   Z11, Z11, Z18
-	VMULPD   Z12, Z12, Z19
-	VADDPD   Z19, Z18, Z18
-	VMULPD   Z13, Z13, Z19
-	VADDPD   Z19, Z18, Z18
-	VMULPD   Z11, Z14, Z14
-	VMULPD   Z12, Z15, Z15
-	VADDPD   Z15, Z14, Z14
-	VMULPD   Z13, Z20, Z15
-	VADDPD   Z15, Z14, Z14
+	VMOVUPS  2560(R9), Z2
+	VSUBPD   3264(R9), Z2, Z2
+	VMOVUPS  2496(R9), Z4
+	VSUBPD   3136(R9), Z4, Z4
+	VMOVUPS  1664(R9), Z7
+	VSUBPD   3072(R9), Z7, Z7
+	VMOVUPS  1600(R9), Z8
+	VSUBPD   3328(R9), Z8, Z8
+	VMOVUPS  2432(R9), Z12
+	VSUBPD   3200(R9), Z12, Z12
+	VMOVUPS  3456(R9), Z16
+	VSUBPD   3392(R9), Z16, Z16
+	VSQRTPD  640(R9), Z17
+	VCMPPD   $0x04, Z17, Z0, K3
+	VDIVPD.Z Z17, Z1, K3, Z17
+	VSQRTPD  448(R9), Z18
+	VMULPD   Z17, Z2, Z2
+	VMULPD   Z17, Z4, Z4
+	VMULPD   Z17, Z7, Z7
+	VMULPD   Z18, Z8, Z8
+	VMULPD   Z18, Z12, Z12
+	VMULPD   Z18, Z16, Z16
+	VMOVUPS  640(R9), Z17
+	VCMPPD   $0x00, Z0, Z17, K3
+	VMULPD   Z16, Z4, Z17
+	VMULPD   Z12, Z7, Z18
+	VSUBPD   Z18, Z17, Z17
+	VMULPD   Z8, Z7, Z18
+	VMULPD   Z16, Z2, Z19
+	VSUBPD   Z19, Z18, Z18
+	VMULPD   Z12, Z2, Z19
+	VMULPD   Z8, Z4, Z20
+	VSUBPD   Z20, Z19, Z19
+	VMULPD   Z17, Z17, Z20
+	VMULPD   Z18, Z18, Z21
+	VADDPD   Z21, Z20, Z20
+	VMULPD   Z19, Z19, Z21
+	VADDPD   Z21, Z20, Z20
+	VMULPD   Z17, Z5, Z5
+	VMULPD   Z18, Z9, Z9
+	VADDPD   Z9, Z5, Z5
+	VMULPD   Z19, Z10, Z9
+	VADDPD   Z9, Z5, Z5
 
 	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
-	VBROADCASTSD perptol64<>+0(SB), Z15
-	VMULPD       Z2, Z15, Z15
-	VSUBPD       Z15, Z5, Z15
-	VMULPD       Z18, Z15, Z15
-	VMULPD       Z14, Z14, Z19
-	VCMPPD       $0x11, Z19, Z15, K4
-	KANDW        K4, K1, K1
-	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z18, K4
-	KANDNW       K1, K4, K1
-	KORW         K1, K2, K1
-	VMULPD       Z14, Z14, Z15
-	VBROADCASTSD signtol64<>+0(SB), Z19
-	VMULPD       Z2, Z19, Z2
-	VMULPD       Z18, Z2, Z2
-	VCMPPD       $0x19, Z2, Z15, K2
-	VCMPPD       $0x11, Z0, Z14, K4
+	VBROADCASTSD perptol64<>+0(SB), Z9
+	VMULPD       Z3, Z9, Z9
+	VSUBPD       Z9, Z11, Z9
+	VMULPD       Z20, Z9, Z9
+	VMULPD       Z5, Z5, Z10
+	VCMPPD       $0x11, Z10, Z9, K4
+	KANDW        K4, K2, K2
+	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z20, K4
+	KANDNW       K2, K4, K2
+	KORW         K2, K1, K1
+	VMULPD       Z5, Z5, Z9
+	VBROADCASTSD signtol64<>+0(SB), Z10
+	VMULPD       Z3, Z10, Z3
+	VMULPD       Z20, Z3, Z3
+	VCMPPD       $0x19, Z3, Z9, K2
+	VCMPPD       $0x11, Z0, Z5, K4
 	KANDNW       K4, K2, K2
-	VXORPD.BCST  signmask64<>+0(SB), Z11, Z2
-	VXORPD.BCST  signmask64<>+0(SB), Z12, Z14
-	VXORPD.BCST  signmask64<>+0(SB), Z13, Z15
-	VBLENDMPD    Z2, Z11, K2, Z11
-	VBLENDMPD    Z14, Z12, K2, Z12
-	VBLENDMPD    Z15, Z13, K2, Z13
-	VXORPS       Z2, Z2, Z2
-	VBLENDMPD    Z11, Z17, K1, Z2
-	VXORPS       Z11, Z11, Z11
-	VBLENDMPD    Z12, Z16, K1, Z11
-	VXORPS       Z12, Z12, Z12
-	VMOVUPS      768(R9), Z14
-	VBLENDMPD    Z13, Z14, K1, Z12
-	VXORPS       Z13, Z13, Z13
-	VBLENDMPD    Z18, Z5, K1, Z13
-	VMOVAPS      Z2, Z17
-	VMOVAPS      Z11, Z16
-	VMOVUPS      Z12, 768(R9)
-	VMOVAPS      Z13, Z5
+	VXORPD.BCST  signmask64<>+0(SB), Z17, Z3
+	VXORPD.BCST  signmask64<>+0(SB), Z18, Z5
+	VXORPD.BCST  signmask64<>+0(SB), Z19, Z9
+	VBLENDMPD    Z3, Z17, K2, Z17
+	VBLENDMPD    Z5, Z18, K2, Z18
+	VBLENDMPD    Z9, Z19, K2, Z19
+	VXORPS       Z3, Z3, Z3
+	VBLENDMPD    Z17, Z13, K1, Z3
+	VXORPS       Z5, Z5, Z5
+	VBLENDMPD    Z18, Z14, K1, Z5
+	VXORPS       Z9, Z9, Z9
+	VBLENDMPD    Z19, Z15, K1, Z9
+	VXORPS       Z10, Z10, Z10
+	VBLENDMPD    Z20, Z11, K1, Z10
+	VMOVAPS      Z3, Z13
+	VMOVAPS      Z5, Z14
+	VMOVAPS      Z9, Z15
+	VMOVAPS      Z10, Z11
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VBLENDMPD Z8, Z3, K3, Z3
-	VBLENDMPD Z9, Z6, K3, Z6
-	VBLENDMPD Z10, Z7, K3, Z7
+	VBLENDMPD Z8, Z2, K3, Z2
+	VBLENDMPD Z12, Z4, K3, Z4
+	VBLENDMPD Z16, Z7, K3, Z7
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VXORPD.BCST signmask64<>+0(SB), Z3, Z2
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z5, K1
-	VMULPD      Z6, Z6, Z3
-	VMULPD      Z2, Z2, Z8
-	VADDPD      Z8, Z3, Z3
-	VMULPD      Z0, Z0, Z8
-	VADDPD      Z8, Z3, Z3
+	VXORPD.BCST signmask64<>+0(SB), Z2, Z2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z11, K1
+	VMULPD      Z4, Z4, Z3
+	VMULPD      Z2, Z2, Z5
+	VADDPD      Z5, Z3, Z3
+	VMULPD      Z0, Z0, Z5
+	VADDPD      Z5, Z3, Z3
+	VXORPS      Z5, Z5, Z5
+	VBLENDMPD   Z4, Z13, K1, Z5
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z6, Z17, K1, Z8
-	VXORPS      Z9, Z9, Z9
-	VBLENDMPD   Z2, Z16, K1, Z9
+	VBLENDMPD   Z2, Z14, K1, Z8
 	VXORPS      Z2, Z2, Z2
-	VMOVUPS     768(R9), Z10
-	VBLENDMPD   Z0, Z10, K1, Z2
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z3, Z5, K1, Z10
-	VMOVAPS     Z8, Z17
-	VMOVAPS     Z9, Z16
-	VMOVUPS     Z2, 768(R9)
-	VMOVAPS     Z10, Z5
+	VBLENDMPD   Z0, Z15, K1, Z2
+	VXORPS      Z9, Z9, Z9
+	VBLENDMPD   Z3, Z11, K1, Z9
+	VMOVAPS     Z5, Z13
+	VMOVAPS     Z8, Z14
+	VMOVAPS     Z2, Z15
+	VMOVAPS     Z9, Z11
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VXORPD.BCST signmask64<>+0(SB), Z6, Z2
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z5, K1
+	VXORPD.BCST signmask64<>+0(SB), Z4, Z2
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z11, K1
 	VMULPD      Z0, Z0, Z3
-	VMULPD      Z7, Z7, Z6
-	VADDPD      Z6, Z3, Z3
-	VMULPD      Z2, Z2, Z6
-	VADDPD      Z6, Z3, Z3
-	VXORPS      Z6, Z6, Z6
-	VBLENDMPD   Z0, Z17, K1, Z6
-	VXORPS      Z8, Z8, Z8
-	VBLENDMPD   Z7, Z16, K1, Z8
+	VMULPD      Z7, Z7, Z4
+	VADDPD      Z4, Z3, Z3
+	VMULPD      Z2, Z2, Z4
+	VADDPD      Z4, Z3, Z3
+	VXORPS      Z4, Z4, Z4
+	VBLENDMPD   Z0, Z13, K1, Z4
+	VXORPS      Z5, Z5, Z5
+	VBLENDMPD   Z7, Z14, K1, Z5
 	VXORPS      Z7, Z7, Z7
-	VMOVUPS     768(R9), Z9
-	VBLENDMPD   Z2, Z9, K1, Z7
+	VBLENDMPD   Z2, Z15, K1, Z7
 	VXORPS      Z2, Z2, Z2
-	VBLENDMPD   Z3, Z5, K1, Z2
-	VMOVAPS     Z6, Z17
-	VMOVAPS     Z8, Z16
-	VMOVUPS     Z7, 768(R9)
-	VMOVAPS     Z2, Z5
+	VBLENDMPD   Z3, Z11, K1, Z2
+	VMOVAPS     Z4, Z13
+	VMOVAPS     Z5, Z14
+	VMOVAPS     Z7, Z15
+	VMOVAPS     Z2, Z11
 
 	// Fallback 4: (0,0,1).
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z5, K1
+	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z11, K1
 	VXORPS      Z2, Z2, Z2
-	VBLENDMPD   Z0, Z17, K1, Z2
+	VBLENDMPD   Z0, Z13, K1, Z2
 	VXORPS      Z3, Z3, Z3
-	VBLENDMPD   Z0, Z16, K1, Z3
-	VXORPS      Z6, Z6, Z6
-	VMOVUPS     768(R9), Z7
-	VBLENDMPD   Z1, Z7, K1, Z6
-	VXORPS      Z7, Z7, Z7
-	VBLENDMPD   Z1, Z5, K1, Z7
-	VMOVAPS     Z2, Z17
-	VMOVAPS     Z3, Z16
-	VMOVUPS     Z6, 768(R9)
-	VMOVAPS     Z7, Z5
+	VBLENDMPD   Z0, Z14, K1, Z3
+	VXORPS      Z4, Z4, Z4
+	VBLENDMPD   Z1, Z15, K1, Z4
+	VXORPS      Z5, Z5, Z5
+	VBLENDMPD   Z1, Z11, K1, Z5
+	VMOVAPS     Z2, Z13
+	VMOVAPS     Z3, Z14
+	VMOVAPS     Z4, Z15
+	VMOVAPS     Z5, Z11
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD Z5, Z2
-	VMOVUPS Z2, 896(R9)
+	VSQRTPD Z11, Z2
+	VMOVAPS Z2, Z16
 
-TOI64AVX512_loop2_finish_g1_normal:
-	VDIVPD 896(R9), Z1, Z2
-	VMULPD Z2, Z17, Z3
-	VMULPD Z2, Z16, Z5
-	VMULPD 768(R9), Z2, Z2
+TOI64AVX512_loop3_finish_g2_normal:
+	VDIVPD 3520(R9), Z1, Z2
+	VMULPD 320(R9), Z2, Z3
+	VMULPD 192(R9), Z2, Z4
+	VMULPD 64(R9), Z2, Z2
 
 	// P = C0 + (a + s M0), Q = C0 + (c + t u).
-	VMOVUPS 704(R9), Z6
-	VMULPD  576(R9), Z6, Z6
-	VADDPD  Z6, Z4, Z4
-	VADDPD  8512(R9), Z4, Z4
-	VMOVUPS 1344(R9), Z6
-	VADDPD  640(R9), Z6, Z6
-	VADDPD  8512(R9), Z6, Z6
-	VMOVUPS 448(R9), Z7
-	VMULPD  576(R9), Z7, Z7
-	VADDPD  1600(R9), Z7, Z7
-	VADDPD  8576(R9), Z7, Z7
-	VMOVUPS 384(R9), Z8
-	VADDPD  320(R9), Z8, Z8
-	VADDPD  8576(R9), Z8, Z8
-	VMOVUPS 192(R9), Z9
-	VMULPD  576(R9), Z9, Z9
-	VADDPD  1472(R9), Z9, Z9
-	VADDPD  8640(R9), Z9, Z9
-	VMOVUPS (R9), Z10
-	VADDPD  64(R9), Z10, Z10
-	VADDPD  8640(R9), Z10, Z10
+	VMOVUPS 1536(R9), Z5
+	VMULPD  512(R9), Z5, Z5
+	VADDPD  1920(R9), Z5, Z5
+	VADDPD  10560(R9), Z5, Z5
+	VMOVUPS 1984(R9), Z7
+	VADDPD  384(R9), Z7, Z7
+	VADDPD  10560(R9), Z7, Z7
+	VMOVUPS 1472(R9), Z8
+	VMULPD  512(R9), Z8, Z8
+	VADDPD  1792(R9), Z8, Z8
+	VADDPD  10624(R9), Z8, Z8
+	VMOVUPS 1856(R9), Z9
+	VADDPD  256(R9), Z9, Z9
+	VADDPD  10624(R9), Z9, Z9
+	VMOVUPS 1408(R9), Z10
+	VMULPD  512(R9), Z10, Z10
+	VADDPD  1728(R9), Z10, Z10
+	VADDPD  10688(R9), Z10, Z10
+	VMOVUPS 2048(R9), Z11
+	VADDPD  128(R9), Z11, Z11
+	VADDPD  10688(R9), Z11, Z11
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS        11584(R9), Z11
-	VCMPPD.BCST    $0x00, toiinvalid64<>+0(SB), Z11, K1
-	VXORPS         Z11, Z11, Z11
-	VMOVUPS        11456(R9), Z12
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
+	VMOVUPS        13632(R9), Z12
+	VCMPPD.BCST    $0x00, toiinvalid64<>+0(SB), Z12, K1
 	VXORPS         Z12, Z12, Z12
-	VMOVUPS        832(R9), Z13
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z12
+	VMOVUPS        13504(R9), Z17
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z17, K1, Z12
+	VXORPS         Z17, Z17, Z17
+	VMOVUPS        (R9), Z18
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z18, K1, Z17
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z7
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z9
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z6
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z10
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z7
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z9
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K1, Z11
 
 	// Pair index k = i + 8 + lane.
 	LEAQ         8(R13), BX
+	VMOVD        BX, X18
+	VPBROADCASTD X18, Y18
+	VPADDD       iota<>+0(SB), Y18, Y18
+	MOVQ         (SP), R12
+	VMOVUPS      Y18, 32(R12)(R13*4)
+	VMOVUPS      13632(R9), Z18
+	VCVTTPD2DQ   Z18, Y18
+	MOVQ         8(SP), R12
+	VMOVUPS      Y18, 32(R12)(R13*4)
+	VMOVUPS      13568(R9), Z18
+	VCVTTPD2DQ   Z18, Y18
+	MOVQ         16(SP), R12
+	VMOVUPS      Y18, 32(R12)(R13*4)
+	MOVQ         24(SP), R12
+	VMOVUPS      Z12, 64(R12)(R13*8)
+	MOVQ         32(SP), R12
+	VMOVUPS      Z17, 64(R12)(R13*8)
+	MOVQ         40(SP), R12
+	VMOVUPS      Z3, 64(R12)(R13*8)
+	MOVQ         48(SP), R12
+	VMOVUPS      Z4, 64(R12)(R13*8)
+	MOVQ         56(SP), R12
+	VMOVUPS      Z2, 64(R12)(R13*8)
+	MOVQ         64(SP), R12
+	VMOVUPS      Z5, 64(R12)(R13*8)
+	MOVQ         72(SP), R12
+	VMOVUPS      Z8, 64(R12)(R13*8)
+	MOVQ         80(SP), R12
+	VMOVUPS      Z10, 64(R12)(R13*8)
+	MOVQ         88(SP), R12
+	VMOVUPS      Z7, 64(R12)(R13*8)
+	MOVQ         96(SP), R12
+	VMOVUPS      Z9, 64(R12)(R13*8)
+	MOVQ         104(SP), R12
+	VMOVUPS      Z11, 64(R12)(R13*8)
+	VDIVPD       Z16, Z1, Z2
+	VMULPD       Z2, Z13, Z3
+	VMULPD       Z2, Z14, Z4
+	VMULPD       Z2, Z15, Z2
+
+	// P = C0 + (a + s M0), Q = C0 + (c + t u).
+	VMULPD  2880(R9), Z6, Z5
+	VADDPD  3264(R9), Z5, Z5
+	VADDPD  14528(R9), Z5, Z5
+	VMOVUPS 3328(R9), Z7
+	VADDPD  832(R9), Z7, Z7
+	VADDPD  14528(R9), Z7, Z7
+	VMULPD  2816(R9), Z6, Z8
+	VADDPD  3136(R9), Z8, Z8
+	VADDPD  14592(R9), Z8, Z8
+	VMOVUPS 3200(R9), Z9
+	VADDPD  768(R9), Z9, Z9
+	VADDPD  14592(R9), Z9, Z9
+	VMULPD  2752(R9), Z6, Z6
+	VADDPD  3072(R9), Z6, Z6
+	VADDPD  14656(R9), Z6, Z6
+	VMOVUPS 3392(R9), Z10
+	VADDPD  704(R9), Z10, Z10
+	VADDPD  14656(R9), Z10, Z10
+
+	// Invalid lanes: the canonical NaN in every float.
+	VMOVUPS        17600(R9), Z11
+	VCMPPD.BCST    $0x00, toiinvalid64<>+0(SB), Z11, K1
+	VXORPS         Z11, Z11, Z11
+	VMOVUPS        17472(R9), Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
+	VXORPS         Z12, Z12, Z12
+	VMOVUPS        576(R9), Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z6
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z7
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z9
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z10
+
+	// Pair index k = i + 16 + lane.
+	LEAQ         16(R13), BX
 	VMOVD        BX, X13
 	VPBROADCASTD X13, Y13
 	VPADDD       iota<>+0(SB), Y13, Y13
 	MOVQ         (SP), R12
-	VMOVUPS      Y13, 32(R12)(R13*4)
-	VMOVUPS      11584(R9), Z13
+	VMOVUPS      Y13, 64(R12)(R13*4)
+	VMOVUPS      17600(R9), Z13
 	VCVTTPD2DQ   Z13, Y13
 	MOVQ         8(SP), R12
-	VMOVUPS      Y13, 32(R12)(R13*4)
-	VMOVUPS      11520(R9), Z13
+	VMOVUPS      Y13, 64(R12)(R13*4)
+	VMOVUPS      17536(R9), Z13
 	VCVTTPD2DQ   Z13, Y13
 	MOVQ         16(SP), R12
-	VMOVUPS      Y13, 32(R12)(R13*4)
+	VMOVUPS      Y13, 64(R12)(R13*4)
 	MOVQ         24(SP), R12
-	VMOVUPS      Z11, 64(R12)(R13*8)
+	VMOVUPS      Z11, 128(R12)(R13*8)
 	MOVQ         32(SP), R12
-	VMOVUPS      Z12, 64(R12)(R13*8)
+	VMOVUPS      Z12, 128(R12)(R13*8)
 	MOVQ         40(SP), R12
-	VMOVUPS      Z3, 64(R12)(R13*8)
+	VMOVUPS      Z3, 128(R12)(R13*8)
 	MOVQ         48(SP), R12
-	VMOVUPS      Z5, 64(R12)(R13*8)
+	VMOVUPS      Z4, 128(R12)(R13*8)
 	MOVQ         56(SP), R12
-	VMOVUPS      Z2, 64(R12)(R13*8)
+	VMOVUPS      Z2, 128(R12)(R13*8)
 	MOVQ         64(SP), R12
-	VMOVUPS      Z4, 64(R12)(R13*8)
+	VMOVUPS      Z5, 128(R12)(R13*8)
 	MOVQ         72(SP), R12
-	VMOVUPS      Z7, 64(R12)(R13*8)
+	VMOVUPS      Z8, 128(R12)(R13*8)
 	MOVQ         80(SP), R12
-	VMOVUPS      Z9, 64(R12)(R13*8)
+	VMOVUPS      Z6, 128(R12)(R13*8)
 	MOVQ         88(SP), R12
-	VMOVUPS      Z6, 64(R12)(R13*8)
+	VMOVUPS      Z7, 128(R12)(R13*8)
 	MOVQ         96(SP), R12
-	VMOVUPS      Z8, 64(R12)(R13*8)
+	VMOVUPS      Z9, 128(R12)(R13*8)
 	MOVQ         104(SP), R12
-	VMOVUPS      Z10, 64(R12)(R13*8)
-	ADDQ         $0x00000010, R13
-	SUBQ         $0x00000010, R14
-	CMPQ         R14, $0x00000010
-	JAE          TOI64AVX512_loop2
+	VMOVUPS      Z10, 128(R12)(R13*8)
+	ADDQ         $0x00000018, R13
+	SUBQ         $0x00000018, R14
+	CMPQ         R14, $0x00000018
+	JAE          TOI64AVX512_loop3
 
-TOI64AVX512_loop2_end:
+TOI64AVX512_loop3_end:
 	// 1 whole group(s) of 8 pairs at a time.
 	CMPQ R14, $0x00000008
 	JB   TOI64AVX512_loop1_end
@@ -85281,33 +90799,33 @@ TOI64AVX512_loop1:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ (DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 7680(R9)
+	VMOVDQU   Y2, 9728(R9)
 	VPMOVZXDQ 16(DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 7712(R9)
+	VMOVDQU   Y2, 9760(R9)
 	VPMOVZXDQ (SI)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 7744(R9)
+	VMOVDQU   Y2, 9792(R9)
 	VPMOVZXDQ 16(SI)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 7776(R9)
+	VMOVDQU   Y2, 9824(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ       7680(R9), BX
+	MOVQ       9728(R9), BX
 	VMOVUPD    (AX)(BX*1), Z2
-	MOVQ       7688(R9), BX
+	MOVQ       9736(R9), BX
 	VMOVUPD    (AX)(BX*1), Z3
-	MOVQ       7696(R9), BX
+	MOVQ       9744(R9), BX
 	VMOVUPD    (AX)(BX*1), Z4
-	MOVQ       7704(R9), BX
+	MOVQ       9752(R9), BX
 	VMOVUPD    (AX)(BX*1), Z5
-	MOVQ       7712(R9), BX
+	MOVQ       9760(R9), BX
 	VMOVUPD    (AX)(BX*1), Z6
-	MOVQ       7720(R9), BX
+	MOVQ       9768(R9), BX
 	VMOVUPD    (AX)(BX*1), Z7
-	MOVQ       7728(R9), BX
+	MOVQ       9776(R9), BX
 	VMOVUPD    (AX)(BX*1), Z8
-	MOVQ       7736(R9), BX
+	MOVQ       9784(R9), BX
 	VMOVUPD    (AX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -85322,40 +90840,40 @@ TOI64AVX512_loop1:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 4096(R9)
+	VMOVUPS    Z7, 6144(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 4288(R9)
+	VMOVUPS    Z7, 6336(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 4224(R9)
+	VMOVUPS    Z7, 6272(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 4416(R9)
+	VMOVUPS    Z3, 6464(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 4160(R9)
+	VMOVUPS    Z6, 6208(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 4352(R9)
+	VMOVUPS    Z3, 6400(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 4480(R9)
+	VMOVUPS    Z2, 6528(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ       7744(R9), BX
+	MOVQ       9792(R9), BX
 	VMOVUPD    (AX)(BX*1), Z2
-	MOVQ       7752(R9), BX
+	MOVQ       9800(R9), BX
 	VMOVUPD    (AX)(BX*1), Z3
-	MOVQ       7760(R9), BX
+	MOVQ       9808(R9), BX
 	VMOVUPD    (AX)(BX*1), Z4
-	MOVQ       7768(R9), BX
+	MOVQ       9816(R9), BX
 	VMOVUPD    (AX)(BX*1), Z5
-	MOVQ       7776(R9), BX
+	MOVQ       9824(R9), BX
 	VMOVUPD    (AX)(BX*1), Z6
-	MOVQ       7784(R9), BX
+	MOVQ       9832(R9), BX
 	VMOVUPD    (AX)(BX*1), Z7
-	MOVQ       7792(R9), BX
+	MOVQ       9840(R9), BX
 	VMOVUPD    (AX)(BX*1), Z8
-	MOVQ       7800(R9), BX
+	MOVQ       9848(R9), BX
 	VMOVUPD    (AX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -85370,40 +90888,40 @@ TOI64AVX512_loop1:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 4544(R9)
+	VMOVUPS    Z7, 6592(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 4736(R9)
+	VMOVUPS    Z7, 6784(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 4672(R9)
+	VMOVUPS    Z7, 6720(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 4864(R9)
+	VMOVUPS    Z3, 6912(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 4608(R9)
+	VMOVUPS    Z6, 6656(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 4800(R9)
+	VMOVUPS    Z3, 6848(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 4928(R9)
+	VMOVUPS    Z2, 6976(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ       7680(R9), BX
+	MOVQ       9728(R9), BX
 	VMOVUPD    (CX)(BX*1), Z2
-	MOVQ       7688(R9), BX
+	MOVQ       9736(R9), BX
 	VMOVUPD    (CX)(BX*1), Z3
-	MOVQ       7696(R9), BX
+	MOVQ       9744(R9), BX
 	VMOVUPD    (CX)(BX*1), Z4
-	MOVQ       7704(R9), BX
+	MOVQ       9752(R9), BX
 	VMOVUPD    (CX)(BX*1), Z5
-	MOVQ       7712(R9), BX
+	MOVQ       9760(R9), BX
 	VMOVUPD    (CX)(BX*1), Z6
-	MOVQ       7720(R9), BX
+	MOVQ       9768(R9), BX
 	VMOVUPD    (CX)(BX*1), Z7
-	MOVQ       7728(R9), BX
+	MOVQ       9776(R9), BX
 	VMOVUPD    (CX)(BX*1), Z8
-	MOVQ       7736(R9), BX
+	MOVQ       9784(R9), BX
 	VMOVUPD    (CX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -85418,40 +90936,40 @@ TOI64AVX512_loop1:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 4992(R9)
+	VMOVUPS    Z7, 7040(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 5184(R9)
+	VMOVUPS    Z7, 7232(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 5120(R9)
+	VMOVUPS    Z7, 7168(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 5312(R9)
+	VMOVUPS    Z3, 7360(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 5056(R9)
+	VMOVUPS    Z6, 7104(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 5248(R9)
+	VMOVUPS    Z3, 7296(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 5376(R9)
+	VMOVUPS    Z2, 7424(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ       7744(R9), BX
+	MOVQ       9792(R9), BX
 	VMOVUPD    (CX)(BX*1), Z2
-	MOVQ       7752(R9), BX
+	MOVQ       9800(R9), BX
 	VMOVUPD    (CX)(BX*1), Z3
-	MOVQ       7760(R9), BX
+	MOVQ       9808(R9), BX
 	VMOVUPD    (CX)(BX*1), Z4
-	MOVQ       7768(R9), BX
+	MOVQ       9816(R9), BX
 	VMOVUPD    (CX)(BX*1), Z5
-	MOVQ       7776(R9), BX
+	MOVQ       9824(R9), BX
 	VMOVUPD    (CX)(BX*1), Z6
-	MOVQ       7784(R9), BX
+	MOVQ       9832(R9), BX
 	VMOVUPD    (CX)(BX*1), Z7
-	MOVQ       7792(R9), BX
+	MOVQ       9840(R9), BX
 	VMOVUPD    (CX)(BX*1), Z8
-	MOVQ       7800(R9), BX
+	MOVQ       9848(R9), BX
 	VMOVUPD    (CX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -85466,27 +90984,27 @@ TOI64AVX512_loop1:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 5440(R9)
+	VMOVUPS    Z7, 7488(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 5632(R9)
+	VMOVUPS    Z7, 7680(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 5568(R9)
+	VMOVUPS    Z7, 7616(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 5760(R9)
+	VMOVUPS    Z3, 7808(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 5504(R9)
+	VMOVUPS    Z6, 7552(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 5696(R9)
+	VMOVUPS    Z3, 7744(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 5824(R9)
+	VMOVUPS    Z2, 7872(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Z0, 5888(R9)
-	VMOVUPS    Z0, 5952(R9)
+	VMOVUPS    Z0, 7936(R9)
+	VMOVUPS    Z0, 8000(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
 	JZ         TOI64AVX512_loop1_g0_nopad
@@ -85494,58 +91012,58 @@ TOI64AVX512_loop1:
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K1
 	VGATHERDPD (BX)(Y3*8), K1, Z2
-	VMOVUPS    Z2, 5888(R9)
+	VMOVUPS    Z2, 7936(R9)
 	VMOVUPS    (SI)(R13*4), Y3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K1
 	VGATHERDPD (BX)(Y3*8), K1, Z2
-	VMOVUPS    Z2, 5952(R9)
+	VMOVUPS    Z2, 8000(R9)
 
 TOI64AVX512_loop1_g0_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 4096(R9), Z2
-	VSUBPD  4544(R9), Z2, Z2
-	VMOVUPS 4160(R9), Z3
-	VSUBPD  4608(R9), Z3, Z3
-	VMOVUPS 4224(R9), Z4
-	VSUBPD  4672(R9), Z4, Z4
-	VMOVUPS 4992(R9), Z5
-	VSUBPD  4096(R9), Z5, Z5
-	VMOVUPS 5056(R9), Z6
-	VSUBPD  4160(R9), Z6, Z6
-	VMOVUPS 5120(R9), Z7
-	VSUBPD  4224(R9), Z7, Z7
-	VMOVUPS 4288(R9), Z8
-	VSUBPD  4544(R9), Z8, Z8
-	VMOVUPS 4352(R9), Z9
-	VSUBPD  4608(R9), Z9, Z9
-	VMOVUPS 4416(R9), Z10
-	VSUBPD  4672(R9), Z10, Z10
-	VMOVUPS 5184(R9), Z11
-	VSUBPD  4288(R9), Z11, Z11
-	VMOVUPS 5248(R9), Z12
-	VSUBPD  4352(R9), Z12, Z12
-	VMOVUPS 5312(R9), Z13
-	VSUBPD  4416(R9), Z13, Z13
-	VMOVUPS 5440(R9), Z14
-	VSUBPD  4544(R9), Z14, Z14
-	VMOVUPS 5504(R9), Z15
-	VSUBPD  4608(R9), Z15, Z15
-	VMOVUPS 5568(R9), Z16
-	VSUBPD  4672(R9), Z16, Z16
-	VMOVUPS 4736(R9), Z17
-	VSUBPD  4544(R9), Z17, Z17
-	VMOVUPS 4800(R9), Z18
-	VSUBPD  4608(R9), Z18, Z18
-	VMOVUPS 4864(R9), Z19
-	VSUBPD  4672(R9), Z19, Z19
-	VMOVUPS 5632(R9), Z20
-	VSUBPD  4736(R9), Z20, Z20
-	VMOVUPS 5696(R9), Z21
-	VSUBPD  4800(R9), Z21, Z21
-	VMOVUPS 5760(R9), Z22
-	VSUBPD  4864(R9), Z22, Z22
+	VMOVUPS 6144(R9), Z2
+	VSUBPD  6592(R9), Z2, Z2
+	VMOVUPS 6208(R9), Z3
+	VSUBPD  6656(R9), Z3, Z3
+	VMOVUPS 6272(R9), Z4
+	VSUBPD  6720(R9), Z4, Z4
+	VMOVUPS 7040(R9), Z5
+	VSUBPD  6144(R9), Z5, Z5
+	VMOVUPS 7104(R9), Z6
+	VSUBPD  6208(R9), Z6, Z6
+	VMOVUPS 7168(R9), Z7
+	VSUBPD  6272(R9), Z7, Z7
+	VMOVUPS 6336(R9), Z8
+	VSUBPD  6592(R9), Z8, Z8
+	VMOVUPS 6400(R9), Z9
+	VSUBPD  6656(R9), Z9, Z9
+	VMOVUPS 6464(R9), Z10
+	VSUBPD  6720(R9), Z10, Z10
+	VMOVUPS 7232(R9), Z11
+	VSUBPD  6336(R9), Z11, Z11
+	VMOVUPS 7296(R9), Z12
+	VSUBPD  6400(R9), Z12, Z12
+	VMOVUPS 7360(R9), Z13
+	VSUBPD  6464(R9), Z13, Z13
+	VMOVUPS 7488(R9), Z14
+	VSUBPD  6592(R9), Z14, Z14
+	VMOVUPS 7552(R9), Z15
+	VSUBPD  6656(R9), Z15, Z15
+	VMOVUPS 7616(R9), Z16
+	VSUBPD  6720(R9), Z16, Z16
+	VMOVUPS 6784(R9), Z17
+	VSUBPD  6592(R9), Z17, Z17
+	VMOVUPS 6848(R9), Z18
+	VSUBPD  6656(R9), Z18, Z18
+	VMOVUPS 6912(R9), Z19
+	VSUBPD  6720(R9), Z19, Z19
+	VMOVUPS 7680(R9), Z20
+	VSUBPD  6784(R9), Z20, Z20
+	VMOVUPS 7744(R9), Z21
+	VSUBPD  6848(R9), Z21, Z21
+	VMOVUPS 7808(R9), Z22
+	VSUBPD  6912(R9), Z22, Z22
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPD       Z2, Z2, Z23
@@ -85586,23 +91104,23 @@ TOI64AVX512_loop1_g0_nopad:
 	VADDPD       Z27, Z26, Z26
 	VSUBPD       Z22, Z22, Z27
 	VADDPD       Z27, Z23, Z23
-	VMOVUPS      4480(R9), Z27
-	VSUBPD       4480(R9), Z27, Z27
+	VMOVUPS      6528(R9), Z27
+	VSUBPD       6528(R9), Z27, Z27
 	VADDPD       Z27, Z24, Z24
-	VMOVUPS      5376(R9), Z27
-	VSUBPD       5376(R9), Z27, Z27
+	VMOVUPS      7424(R9), Z27
+	VSUBPD       7424(R9), Z27, Z27
 	VADDPD       Z27, Z25, Z25
-	VMOVUPS      5888(R9), Z27
-	VSUBPD       5888(R9), Z27, Z27
+	VMOVUPS      7936(R9), Z27
+	VSUBPD       7936(R9), Z27, Z27
 	VADDPD       Z27, Z26, Z26
-	VMOVUPS      4928(R9), Z27
-	VSUBPD       4928(R9), Z27, Z27
+	VMOVUPS      6976(R9), Z27
+	VSUBPD       6976(R9), Z27, Z27
 	VADDPD       Z27, Z23, Z23
-	VMOVUPS      5824(R9), Z27
-	VSUBPD       5824(R9), Z27, Z27
+	VMOVUPS      7872(R9), Z27
+	VSUBPD       7872(R9), Z27, Z27
 	VADDPD       Z27, Z24, Z24
-	VMOVUPS      5952(R9), Z27
-	VSUBPD       5952(R9), Z27, Z27
+	VMOVUPS      8000(R9), Z27
+	VSUBPD       8000(R9), Z27, Z27
 	VADDPD       Z27, Z25, Z25
 	VBROADCASTSD margin+56(FP), Z27
 	VBROADCASTSD margin+56(FP), Z28
@@ -85622,14 +91140,14 @@ TOI64AVX512_loop1_g0_nopad:
 	VCMPPD       $0x00, Z0, Z23, K1
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 4480(R9), Z23
-	VMINPD  5376(R9), Z23, Z23
-	VMOVUPS 4928(R9), Z24
-	VMINPD  5824(R9), Z24, Z24
+	VMOVUPS 6528(R9), Z23
+	VMINPD  7424(R9), Z23, Z23
+	VMOVUPS 6976(R9), Z24
+	VMINPD  7872(R9), Z24, Z24
 	VMINPD  Z24, Z23, Z23
 	VCMPPD  $0x11, Z0, Z23, K2
-	VMOVUPS 5888(R9), Z23
-	VMINPD  5952(R9), Z23, Z23
+	VMOVUPS 7936(R9), Z23
+	VMINPD  8000(R9), Z23, Z23
 	VCMPPD  $0x11, Z0, Z23, K3
 	KORW    K3, K2, K2
 	KANDNW  K1, K2, K1
@@ -85692,12 +91210,12 @@ TOI64AVX512_loop1_g0_nopad:
 	VMULPD         Z23, Z24, Z23
 	VBROADCASTSD   tol+64(FP), Z24
 	VMAXPD         Z23, Z24, Z23
-	VMOVUPS        4480(R9), Z24
-	VMAXPD         5376(R9), Z24, Z24
-	VMOVUPS        4928(R9), Z25
-	VMAXPD         5824(R9), Z25, Z25
-	VADDPD         5888(R9), Z24, Z24
-	VADDPD         5952(R9), Z25, Z25
+	VMOVUPS        6528(R9), Z24
+	VMAXPD         7424(R9), Z24, Z24
+	VMOVUPS        6976(R9), Z25
+	VMAXPD         7872(R9), Z25, Z25
+	VADDPD         7936(R9), Z24, Z24
+	VADDPD         8000(R9), Z25, Z25
 	VADDPD         Z25, Z24, Z24
 	VBROADCASTSD   margin+56(FP), Z25
 	VADDPD         Z25, Z24, Z24
@@ -85706,32 +91224,32 @@ TOI64AVX512_loop1_g0_nopad:
 	VXORPS         Z25, Z25, Z25
 	VBROADCASTSD   toiinvalid64<>+0(SB), Z26
 	VBLENDMPD.BCST toirunning64<>+0(SB), Z26, K1, Z25
-	VMOVUPS        Z2, 6016(R9)
-	VMOVUPS        Z3, 6080(R9)
-	VMOVUPS        Z4, 6144(R9)
-	VMOVUPS        Z8, 6208(R9)
-	VMOVUPS        Z9, 6272(R9)
-	VMOVUPS        Z10, 6336(R9)
-	VMOVUPS        Z17, 6400(R9)
-	VMOVUPS        Z18, 6464(R9)
-	VMOVUPS        Z19, 6528(R9)
-	VMOVUPS        Z5, 6592(R9)
-	VMOVUPS        Z6, 6656(R9)
-	VMOVUPS        Z7, 6720(R9)
-	VMOVUPS        Z11, 6784(R9)
-	VMOVUPS        Z12, 6848(R9)
-	VMOVUPS        Z13, 6912(R9)
-	VMOVUPS        Z14, 6976(R9)
-	VMOVUPS        Z15, 7040(R9)
-	VMOVUPS        Z16, 7104(R9)
-	VMOVUPS        Z20, 7168(R9)
-	VMOVUPS        Z21, 7232(R9)
-	VMOVUPS        Z22, 7296(R9)
-	VMOVUPS        Z24, 7360(R9)
-	VMOVUPS        Z23, 7424(R9)
-	VMOVUPS        Z0, 7488(R9)
-	VMOVUPS        Z0, 7552(R9)
-	VMOVUPS        Z25, 7616(R9)
+	VMOVUPS        Z2, 8064(R9)
+	VMOVUPS        Z3, 8128(R9)
+	VMOVUPS        Z4, 8192(R9)
+	VMOVUPS        Z8, 8256(R9)
+	VMOVUPS        Z9, 8320(R9)
+	VMOVUPS        Z10, 8384(R9)
+	VMOVUPS        Z17, 8448(R9)
+	VMOVUPS        Z18, 8512(R9)
+	VMOVUPS        Z19, 8576(R9)
+	VMOVUPS        Z5, 8640(R9)
+	VMOVUPS        Z6, 8704(R9)
+	VMOVUPS        Z7, 8768(R9)
+	VMOVUPS        Z11, 8832(R9)
+	VMOVUPS        Z12, 8896(R9)
+	VMOVUPS        Z13, 8960(R9)
+	VMOVUPS        Z14, 9024(R9)
+	VMOVUPS        Z15, 9088(R9)
+	VMOVUPS        Z16, 9152(R9)
+	VMOVUPS        Z20, 9216(R9)
+	VMOVUPS        Z21, 9280(R9)
+	VMOVUPS        Z22, 9344(R9)
+	VMOVUPS        Z24, 9408(R9)
+	VMOVUPS        Z23, 9472(R9)
+	VMOVUPS        Z0, 9536(R9)
+	VMOVUPS        Z0, 9600(R9)
+	VMOVUPS        Z25, 9664(R9)
 
 	// Steps until no lane is running.
 TOI64AVX512_loop1_step:
@@ -85740,42 +91258,42 @@ TOI64AVX512_loop1_step:
 	VMAXPD       Z0, Z2, Z2
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 7488(R9), Z3
-	VMULPD  6592(R9), Z3, Z3
-	VADDPD  6016(R9), Z3, Z3
-	VMOVUPS 7488(R9), Z4
-	VMULPD  6656(R9), Z4, Z4
-	VADDPD  6080(R9), Z4, Z4
-	VMOVUPS 7488(R9), Z5
-	VMULPD  6720(R9), Z5, Z5
-	VADDPD  6144(R9), Z5, Z5
-	VMOVUPS 7488(R9), Z6
-	VMULPD  6784(R9), Z6, Z6
-	VADDPD  6208(R9), Z6, Z6
-	VMOVUPS 7488(R9), Z7
-	VMULPD  6848(R9), Z7, Z7
-	VADDPD  6272(R9), Z7, Z7
-	VMOVUPS 7488(R9), Z8
-	VMULPD  6912(R9), Z8, Z8
-	VADDPD  6336(R9), Z8, Z8
-	VMOVUPS 7488(R9), Z9
-	VMULPD  6976(R9), Z9, Z9
+	VMOVUPS 9536(R9), Z3
+	VMULPD  8640(R9), Z3, Z3
+	VADDPD  8064(R9), Z3, Z3
+	VMOVUPS 9536(R9), Z4
+	VMULPD  8704(R9), Z4, Z4
+	VADDPD  8128(R9), Z4, Z4
+	VMOVUPS 9536(R9), Z5
+	VMULPD  8768(R9), Z5, Z5
+	VADDPD  8192(R9), Z5, Z5
+	VMOVUPS 9536(R9), Z6
+	VMULPD  8832(R9), Z6, Z6
+	VADDPD  8256(R9), Z6, Z6
+	VMOVUPS 9536(R9), Z7
+	VMULPD  8896(R9), Z7, Z7
+	VADDPD  8320(R9), Z7, Z7
+	VMOVUPS 9536(R9), Z8
+	VMULPD  8960(R9), Z8, Z8
+	VADDPD  8384(R9), Z8, Z8
+	VMOVUPS 9536(R9), Z9
+	VMULPD  9024(R9), Z9, Z9
 	VADDPD  Z9, Z0, Z9
-	VMOVUPS 7488(R9), Z10
-	VMULPD  7040(R9), Z10, Z10
+	VMOVUPS 9536(R9), Z10
+	VMULPD  9088(R9), Z10, Z10
 	VADDPD  Z10, Z0, Z10
-	VMOVUPS 7488(R9), Z11
-	VMULPD  7104(R9), Z11, Z11
+	VMOVUPS 9536(R9), Z11
+	VMULPD  9152(R9), Z11, Z11
 	VADDPD  Z11, Z0, Z11
-	VMOVUPS 7488(R9), Z12
-	VMULPD  7168(R9), Z12, Z12
-	VADDPD  6400(R9), Z12, Z12
-	VMOVUPS 7488(R9), Z13
-	VMULPD  7232(R9), Z13, Z13
-	VADDPD  6464(R9), Z13, Z13
-	VMOVUPS 7488(R9), Z14
-	VMULPD  7296(R9), Z14, Z14
-	VADDPD  6528(R9), Z14, Z14
+	VMOVUPS 9536(R9), Z12
+	VMULPD  9216(R9), Z12, Z12
+	VADDPD  8448(R9), Z12, Z12
+	VMOVUPS 9536(R9), Z13
+	VMULPD  9280(R9), Z13, Z13
+	VADDPD  8512(R9), Z13, Z13
+	VMOVUPS 9536(R9), Z14
+	VMULPD  9344(R9), Z14, Z14
+	VADDPD  8576(R9), Z14, Z14
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD Z3, Z6, Z15
@@ -85906,45 +91424,45 @@ TOI64AVX512_loop1_step:
 	VADDPD Z4, Z3, Z3
 	VMULPD Z5, Z2, Z4
 	VADDPD Z4, Z3, Z3
-	VMULPD 6592(R9), Z10, Z4
-	VMULPD 6656(R9), Z11, Z5
+	VMULPD 8640(R9), Z10, Z4
+	VMULPD 8704(R9), Z11, Z5
 	VADDPD Z5, Z4, Z4
-	VMULPD 6720(R9), Z2, Z5
+	VMULPD 8768(R9), Z2, Z5
 	VADDPD Z5, Z4, Z4
 	VMULPD Z6, Z10, Z5
 	VMULPD Z7, Z11, Z6
 	VADDPD Z6, Z5, Z5
 	VMULPD Z8, Z2, Z6
 	VADDPD Z6, Z5, Z5
-	VMULPD 6784(R9), Z10, Z6
-	VMULPD 6848(R9), Z11, Z7
+	VMULPD 8832(R9), Z10, Z6
+	VMULPD 8896(R9), Z11, Z7
 	VADDPD Z7, Z6, Z6
-	VMULPD 6912(R9), Z2, Z7
+	VMULPD 8960(R9), Z2, Z7
 	VADDPD Z7, Z6, Z6
 	VMULPD 384(R9), Z10, Z7
 	VMULPD 320(R9), Z11, Z8
 	VADDPD Z8, Z7, Z7
 	VMULPD 256(R9), Z2, Z8
 	VADDPD Z8, Z7, Z7
-	VMULPD 6976(R9), Z10, Z8
-	VMULPD 7040(R9), Z11, Z12
+	VMULPD 9024(R9), Z10, Z8
+	VMULPD 9088(R9), Z11, Z12
 	VADDPD Z12, Z8, Z8
-	VMULPD 7104(R9), Z2, Z12
+	VMULPD 9152(R9), Z2, Z12
 	VADDPD Z12, Z8, Z8
 	VMULPD 192(R9), Z10, Z12
 	VMULPD 128(R9), Z11, Z13
 	VADDPD Z13, Z12, Z12
 	VMULPD 64(R9), Z2, Z13
 	VADDPD Z13, Z12, Z12
-	VMULPD 7168(R9), Z10, Z10
-	VMULPD 7232(R9), Z11, Z11
+	VMULPD 9216(R9), Z10, Z10
+	VMULPD 9280(R9), Z11, Z11
 	VADDPD Z11, Z10, Z10
-	VMULPD 7296(R9), Z2, Z2
+	VMULPD 9344(R9), Z2, Z2
 	VADDPD Z2, Z10, Z2
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
 	VSUBPD       Z7, Z3, Z10
-	VSUBPD       7360(R9), Z10, Z10
+	VSUBPD       9408(R9), Z10, Z10
 	VSUBPD       Z4, Z8, Z11
 	VCMPPD       $0x11, Z11, Z0, K2
 	VDIVPD       Z11, Z10, Z11
@@ -85954,7 +91472,7 @@ TOI64AVX512_loop1_step:
 	VCMPPD       $0x11, Z10, Z0, K2
 	VMOVAPD.Z    Z13, K2, Z10
 	VSUBPD       Z12, Z3, Z3
-	VSUBPD       7360(R9), Z3, Z3
+	VSUBPD       9408(R9), Z3, Z3
 	VSUBPD       Z4, Z2, Z4
 	VCMPPD       $0x11, Z4, Z0, K2
 	VDIVPD       Z4, Z3, Z4
@@ -85965,7 +91483,7 @@ TOI64AVX512_loop1_step:
 	VMOVAPD.Z    Z11, K2, Z3
 	VMINPD       Z3, Z10, Z3
 	VSUBPD       Z7, Z5, Z4
-	VSUBPD       7360(R9), Z4, Z4
+	VSUBPD       9408(R9), Z4, Z4
 	VSUBPD       Z6, Z8, Z7
 	VCMPPD       $0x11, Z7, Z0, K2
 	VDIVPD       Z7, Z4, Z7
@@ -85976,7 +91494,7 @@ TOI64AVX512_loop1_step:
 	VMOVAPD.Z    Z8, K2, Z4
 	VMINPD       Z4, Z3, Z3
 	VSUBPD       Z12, Z5, Z4
-	VSUBPD       7360(R9), Z4, Z4
+	VSUBPD       9408(R9), Z4, Z4
 	VSUBPD       Z6, Z2, Z2
 	VCMPPD       $0x11, Z2, Z0, K2
 	VDIVPD       Z2, Z4, Z2
@@ -85986,13 +91504,13 @@ TOI64AVX512_loop1_step:
 	VCMPPD       $0x11, Z4, Z0, K2
 	VMOVAPD.Z    Z5, K2, Z2
 	VMINPD       Z2, Z3, Z2
-	VADDPD       7488(R9), Z2, Z2
+	VADDPD       9536(R9), Z2, Z2
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS        7616(R9), Z3
+	VMOVUPS        9664(R9), Z3
 	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z3, K2
-	VADDPD         7552(R9), Z1, Z3
-	VMOVUPS        7488(R9), Z4
+	VADDPD         9600(R9), Z1, Z3
+	VMOVUPS        9536(R9), Z4
 	VCMPPD         $0x11, Z2, Z4, K3
 	KANDNW         K2, K3, K3
 	VBROADCASTSD   maxiter+80(FP), Z4
@@ -86003,69 +91521,69 @@ TOI64AVX512_loop1_step:
 	VBLENDMPD.BCST toiunconv64<>+0(SB), Z5, K3, Z4
 	VCMPPD         $0x16, (R9), Z2, K3
 	VBLENDMPD      Z0, Z4, K3, Z4
-	VMOVUPS        7488(R9), Z5
+	VMOVUPS        9536(R9), Z5
 	VCMPPD         $0x00, Z0, Z5, K3
 	VXORPS         Z5, Z5, Z5
 	VBLENDMPD.BCST toiinitial64<>+0(SB), Z1, K3, Z5
-	VCMPPD         $0x12, 7424(R9), Z9, K3
+	VCMPPD         $0x12, 9472(R9), Z9, K3
 	VBLENDMPD      Z5, Z4, K3, Z4
 	VBLENDMPD.BCST toiinvalid64<>+0(SB), Z4, K1, Z4
 	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z4, K3
 	KANDW          K3, K2, K3
 	VXORPS         Z5, Z5, Z5
-	VMOVUPS        7488(R9), Z6
+	VMOVUPS        9536(R9), Z6
 	VBLENDMPD      Z2, Z6, K3, Z5
 	VBLENDMPD      Z0, Z3, K1, Z3
 	VXORPS         Z2, Z2, Z2
-	VMOVUPS        7552(R9), Z6
+	VMOVUPS        9600(R9), Z6
 	VBLENDMPD      Z3, Z6, K2, Z2
 	VXORPS         Z3, Z3, Z3
-	VMOVUPS        7616(R9), Z6
+	VMOVUPS        9664(R9), Z6
 	VBLENDMPD      Z4, Z6, K2, Z3
-	VMOVUPS        Z5, 7488(R9)
-	VMOVUPS        Z2, 7552(R9)
-	VMOVUPS        Z3, 7616(R9)
+	VMOVUPS        Z5, 9536(R9)
+	VMOVUPS        Z2, 9600(R9)
+	VMOVUPS        Z3, 9664(R9)
 	KMOVW          K3, BX
 	TESTL          BX, BX
 	JNZ            TOI64AVX512_loop1_step
 
 	// Finish: the rows.
-	VMOVUPS 7488(R9), Z2
-	VMULPD  6592(R9), Z2, Z2
-	VADDPD  6016(R9), Z2, Z2
-	VMOVUPS 7488(R9), Z3
-	VMULPD  6656(R9), Z3, Z3
-	VADDPD  6080(R9), Z3, Z3
-	VMOVUPS 7488(R9), Z4
-	VMULPD  6720(R9), Z4, Z4
-	VADDPD  6144(R9), Z4, Z4
-	VMOVUPS 7488(R9), Z5
-	VMULPD  6784(R9), Z5, Z5
-	VADDPD  6208(R9), Z5, Z5
-	VMOVUPS 7488(R9), Z6
-	VMULPD  6848(R9), Z6, Z6
-	VADDPD  6272(R9), Z6, Z6
-	VMOVUPS 7488(R9), Z7
-	VMULPD  6912(R9), Z7, Z7
-	VADDPD  6336(R9), Z7, Z7
-	VMOVUPS 7488(R9), Z8
-	VMULPD  6976(R9), Z8, Z8
+	VMOVUPS 9536(R9), Z2
+	VMULPD  8640(R9), Z2, Z2
+	VADDPD  8064(R9), Z2, Z2
+	VMOVUPS 9536(R9), Z3
+	VMULPD  8704(R9), Z3, Z3
+	VADDPD  8128(R9), Z3, Z3
+	VMOVUPS 9536(R9), Z4
+	VMULPD  8768(R9), Z4, Z4
+	VADDPD  8192(R9), Z4, Z4
+	VMOVUPS 9536(R9), Z5
+	VMULPD  8832(R9), Z5, Z5
+	VADDPD  8256(R9), Z5, Z5
+	VMOVUPS 9536(R9), Z6
+	VMULPD  8896(R9), Z6, Z6
+	VADDPD  8320(R9), Z6, Z6
+	VMOVUPS 9536(R9), Z7
+	VMULPD  8960(R9), Z7, Z7
+	VADDPD  8384(R9), Z7, Z7
+	VMOVUPS 9536(R9), Z8
+	VMULPD  9024(R9), Z8, Z8
 	VADDPD  Z8, Z0, Z8
-	VMOVUPS 7488(R9), Z9
-	VMULPD  7040(R9), Z9, Z9
+	VMOVUPS 9536(R9), Z9
+	VMULPD  9088(R9), Z9, Z9
 	VADDPD  Z9, Z0, Z9
-	VMOVUPS 7488(R9), Z10
-	VMULPD  7104(R9), Z10, Z10
+	VMOVUPS 9536(R9), Z10
+	VMULPD  9152(R9), Z10, Z10
 	VADDPD  Z10, Z0, Z10
-	VMOVUPS 7488(R9), Z11
-	VMULPD  7168(R9), Z11, Z11
-	VADDPD  6400(R9), Z11, Z11
-	VMOVUPS 7488(R9), Z12
-	VMULPD  7232(R9), Z12, Z12
-	VADDPD  6464(R9), Z12, Z12
-	VMOVUPS 7488(R9), Z13
-	VMULPD  7296(R9), Z13, Z13
-	VADDPD  6528(R9), Z13, Z13
+	VMOVUPS 9536(R9), Z11
+	VMULPD  9216(R9), Z11, Z11
+	VADDPD  8448(R9), Z11, Z11
+	VMOVUPS 9536(R9), Z12
+	VMULPD  9280(R9), Z12, Z12
+	VADDPD  8512(R9), Z12, Z12
+	VMOVUPS 9536(R9), Z13
+	VMULPD  9344(R9), Z13, Z13
+	VADDPD  8576(R9), Z13, Z13
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD Z2, Z5, Z14
@@ -86386,30 +91904,30 @@ TOI64AVX512_loop1_finish_g0_normal:
 	VMOVUPS 960(R9), Z7
 	VMULPD  1024(R9), Z7, Z7
 	VADDPD  Z7, Z2, Z2
-	VADDPD  4544(R9), Z2, Z2
+	VADDPD  6592(R9), Z2, Z2
 	VMOVUPS 320(R9), Z7
 	VADDPD  896(R9), Z7, Z7
-	VADDPD  4544(R9), Z7, Z7
+	VADDPD  6592(R9), Z7, Z7
 	VMOVUPS 832(R9), Z8
 	VMULPD  1024(R9), Z8, Z8
 	VADDPD  Z8, Z3, Z3
-	VADDPD  4608(R9), Z3, Z3
+	VADDPD  6656(R9), Z3, Z3
 	VMOVUPS 192(R9), Z8
 	VADDPD  768(R9), Z8, Z8
-	VADDPD  4608(R9), Z8, Z8
+	VADDPD  6656(R9), Z8, Z8
 	VMOVUPS 704(R9), Z9
 	VMULPD  1024(R9), Z9, Z9
 	VADDPD  448(R9), Z9, Z9
-	VADDPD  4672(R9), Z9, Z9
+	VADDPD  6720(R9), Z9, Z9
 	VMOVUPS 64(R9), Z10
 	VADDPD  640(R9), Z10, Z10
-	VADDPD  4672(R9), Z10, Z10
+	VADDPD  6720(R9), Z10, Z10
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS        7616(R9), Z11
+	VMOVUPS        9664(R9), Z11
 	VCMPPD.BCST    $0x00, toiinvalid64<>+0(SB), Z11, K1
 	VXORPS         Z11, Z11, Z11
-	VMOVUPS        7488(R9), Z12
+	VMOVUPS        9536(R9), Z12
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
 	VXORPS         Z12, Z12, Z12
 	VMOVUPS        576(R9), Z13
@@ -86431,11 +91949,11 @@ TOI64AVX512_loop1_finish_g0_normal:
 	VPADDD       iota<>+0(SB), Y13, Y13
 	MOVQ         (SP), R12
 	VMOVUPS      Y13, (R12)(R13*4)
-	VMOVUPS      7616(R9), Z13
+	VMOVUPS      9664(R9), Z13
 	VCVTTPD2DQ   Z13, Y13
 	MOVQ         8(SP), R12
 	VMOVUPS      Y13, (R12)(R13*4)
-	VMOVUPS      7552(R9), Z13
+	VMOVUPS      9600(R9), Z13
 	VCVTTPD2DQ   Z13, Y13
 	MOVQ         16(SP), R12
 	VMOVUPS      Y13, (R12)(R13*4)
@@ -86474,40 +91992,40 @@ TOI64AVX512_loop1_end:
 
 	// The remaining pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Y2
-	VMOVUPS     Y2, 7936(R9)
+	VMOVUPS     Y2, 9984(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Y2
-	VMOVUPS     Y2, 8000(R9)
+	VMOVUPS     Y2, 10048(R9)
 
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
-	VPMOVZXDQ 7936(R9), Y2
+	VPMOVZXDQ 9984(R9), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 7680(R9)
-	VPMOVZXDQ 7952(R9), Y2
+	VMOVDQU   Y2, 9728(R9)
+	VPMOVZXDQ 10000(R9), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 7712(R9)
-	VPMOVZXDQ 8000(R9), Y2
+	VMOVDQU   Y2, 9760(R9)
+	VPMOVZXDQ 10048(R9), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 7744(R9)
-	VPMOVZXDQ 8016(R9), Y2
+	VMOVDQU   Y2, 9792(R9)
+	VPMOVZXDQ 10064(R9), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 7776(R9)
+	VMOVDQU   Y2, 9824(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ       7680(R9), DX
+	MOVQ       9728(R9), DX
 	VMOVUPD    (AX)(DX*1), Z2
-	MOVQ       7688(R9), DX
+	MOVQ       9736(R9), DX
 	VMOVUPD    (AX)(DX*1), Z3
-	MOVQ       7696(R9), DX
+	MOVQ       9744(R9), DX
 	VMOVUPD    (AX)(DX*1), Z4
-	MOVQ       7704(R9), DX
+	MOVQ       9752(R9), DX
 	VMOVUPD    (AX)(DX*1), Z5
-	MOVQ       7712(R9), DX
+	MOVQ       9760(R9), DX
 	VMOVUPD    (AX)(DX*1), Z6
-	MOVQ       7720(R9), DX
+	MOVQ       9768(R9), DX
 	VMOVUPD    (AX)(DX*1), Z7
-	MOVQ       7728(R9), DX
+	MOVQ       9776(R9), DX
 	VMOVUPD    (AX)(DX*1), Z8
-	MOVQ       7736(R9), DX
+	MOVQ       9784(R9), DX
 	VMOVUPD    (AX)(DX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -86522,40 +92040,40 @@ TOI64AVX512_loop1_end:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 4096(R9)
+	VMOVUPS    Z7, 6144(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 4288(R9)
+	VMOVUPS    Z7, 6336(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 4224(R9)
+	VMOVUPS    Z7, 6272(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 4416(R9)
+	VMOVUPS    Z3, 6464(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 4160(R9)
+	VMOVUPS    Z6, 6208(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 4352(R9)
+	VMOVUPS    Z3, 6400(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 4480(R9)
+	VMOVUPS    Z2, 6528(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ       7744(R9), DX
+	MOVQ       9792(R9), DX
 	VMOVUPD    (AX)(DX*1), Z2
-	MOVQ       7752(R9), DX
+	MOVQ       9800(R9), DX
 	VMOVUPD    (AX)(DX*1), Z3
-	MOVQ       7760(R9), DX
+	MOVQ       9808(R9), DX
 	VMOVUPD    (AX)(DX*1), Z4
-	MOVQ       7768(R9), DX
+	MOVQ       9816(R9), DX
 	VMOVUPD    (AX)(DX*1), Z5
-	MOVQ       7776(R9), DX
+	MOVQ       9824(R9), DX
 	VMOVUPD    (AX)(DX*1), Z6
-	MOVQ       7784(R9), DX
+	MOVQ       9832(R9), DX
 	VMOVUPD    (AX)(DX*1), Z7
-	MOVQ       7792(R9), DX
+	MOVQ       9840(R9), DX
 	VMOVUPD    (AX)(DX*1), Z8
-	MOVQ       7800(R9), DX
+	MOVQ       9848(R9), DX
 	VMOVUPD    (AX)(DX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -86570,40 +92088,40 @@ TOI64AVX512_loop1_end:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 4544(R9)
+	VMOVUPS    Z7, 6592(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 4736(R9)
+	VMOVUPS    Z7, 6784(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 4672(R9)
+	VMOVUPS    Z7, 6720(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 4864(R9)
+	VMOVUPS    Z3, 6912(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 4608(R9)
+	VMOVUPS    Z6, 6656(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 4800(R9)
+	VMOVUPS    Z3, 6848(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 4928(R9)
+	VMOVUPS    Z2, 6976(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ       7680(R9), AX
+	MOVQ       9728(R9), AX
 	VMOVUPD    (CX)(AX*1), Z2
-	MOVQ       7688(R9), AX
+	MOVQ       9736(R9), AX
 	VMOVUPD    (CX)(AX*1), Z3
-	MOVQ       7696(R9), AX
+	MOVQ       9744(R9), AX
 	VMOVUPD    (CX)(AX*1), Z4
-	MOVQ       7704(R9), AX
+	MOVQ       9752(R9), AX
 	VMOVUPD    (CX)(AX*1), Z5
-	MOVQ       7712(R9), AX
+	MOVQ       9760(R9), AX
 	VMOVUPD    (CX)(AX*1), Z6
-	MOVQ       7720(R9), AX
+	MOVQ       9768(R9), AX
 	VMOVUPD    (CX)(AX*1), Z7
-	MOVQ       7728(R9), AX
+	MOVQ       9776(R9), AX
 	VMOVUPD    (CX)(AX*1), Z8
-	MOVQ       7736(R9), AX
+	MOVQ       9784(R9), AX
 	VMOVUPD    (CX)(AX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -86618,40 +92136,40 @@ TOI64AVX512_loop1_end:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 4992(R9)
+	VMOVUPS    Z7, 7040(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 5184(R9)
+	VMOVUPS    Z7, 7232(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 5120(R9)
+	VMOVUPS    Z7, 7168(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 5312(R9)
+	VMOVUPS    Z3, 7360(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 5056(R9)
+	VMOVUPS    Z6, 7104(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 5248(R9)
+	VMOVUPS    Z3, 7296(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 5376(R9)
+	VMOVUPS    Z2, 7424(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ       7744(R9), AX
+	MOVQ       9792(R9), AX
 	VMOVUPD    (CX)(AX*1), Z2
-	MOVQ       7752(R9), AX
+	MOVQ       9800(R9), AX
 	VMOVUPD    (CX)(AX*1), Z3
-	MOVQ       7760(R9), AX
+	MOVQ       9808(R9), AX
 	VMOVUPD    (CX)(AX*1), Z4
-	MOVQ       7768(R9), AX
+	MOVQ       9816(R9), AX
 	VMOVUPD    (CX)(AX*1), Z5
-	MOVQ       7776(R9), AX
+	MOVQ       9824(R9), AX
 	VMOVUPD    (CX)(AX*1), Z6
-	MOVQ       7784(R9), AX
+	MOVQ       9832(R9), AX
 	VMOVUPD    (CX)(AX*1), Z7
-	MOVQ       7792(R9), AX
+	MOVQ       9840(R9), AX
 	VMOVUPD    (CX)(AX*1), Z8
-	MOVQ       7800(R9), AX
+	MOVQ       9848(R9), AX
 	VMOVUPD    (CX)(AX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
@@ -86666,86 +92184,86 @@ TOI64AVX512_loop1_end:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 5440(R9)
+	VMOVUPS    Z7, 7488(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 5632(R9)
+	VMOVUPS    Z7, 7680(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 5568(R9)
+	VMOVUPS    Z7, 7616(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 5760(R9)
+	VMOVUPS    Z3, 7808(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 5504(R9)
+	VMOVUPS    Z6, 7552(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 5696(R9)
+	VMOVUPS    Z3, 7744(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 5824(R9)
+	VMOVUPS    Z2, 7872(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Z0, 5888(R9)
-	VMOVUPS    Z0, 5952(R9)
+	VMOVUPS    Z0, 7936(R9)
+	VMOVUPS    Z0, 8000(R9)
 	MOVQ       pad+16(FP), AX
 	TESTQ      AX, AX
 	JZ         TOI64AVX512_t_g0_nopad
-	VMOVUPS    7936(R9), Y3
+	VMOVUPS    9984(R9), Y3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K2
 	VGATHERDPD (AX)(Y3*8), K2, Z2
-	VMOVUPS    Z2, 5888(R9)
-	VMOVUPS    8000(R9), Y3
+	VMOVUPS    Z2, 7936(R9)
+	VMOVUPS    10048(R9), Y3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K2
 	VGATHERDPD (AX)(Y3*8), K2, Z2
-	VMOVUPS    Z2, 5952(R9)
+	VMOVUPS    Z2, 8000(R9)
 
 TOI64AVX512_t_g0_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 4096(R9), Z2
-	VSUBPD  4544(R9), Z2, Z2
-	VMOVUPS 4160(R9), Z3
-	VSUBPD  4608(R9), Z3, Z3
-	VMOVUPS 4224(R9), Z4
-	VSUBPD  4672(R9), Z4, Z4
-	VMOVUPS 4992(R9), Z5
-	VSUBPD  4096(R9), Z5, Z5
-	VMOVUPS 5056(R9), Z6
-	VSUBPD  4160(R9), Z6, Z6
-	VMOVUPS 5120(R9), Z7
-	VSUBPD  4224(R9), Z7, Z7
-	VMOVUPS 4288(R9), Z8
-	VSUBPD  4544(R9), Z8, Z8
-	VMOVUPS 4352(R9), Z9
-	VSUBPD  4608(R9), Z9, Z9
-	VMOVUPS 4416(R9), Z10
-	VSUBPD  4672(R9), Z10, Z10
-	VMOVUPS 5184(R9), Z11
-	VSUBPD  4288(R9), Z11, Z11
-	VMOVUPS 5248(R9), Z12
-	VSUBPD  4352(R9), Z12, Z12
-	VMOVUPS 5312(R9), Z13
-	VSUBPD  4416(R9), Z13, Z13
-	VMOVUPS 5440(R9), Z14
-	VSUBPD  4544(R9), Z14, Z14
-	VMOVUPS 5504(R9), Z15
-	VSUBPD  4608(R9), Z15, Z15
-	VMOVUPS 5568(R9), Z16
-	VSUBPD  4672(R9), Z16, Z16
-	VMOVUPS 4736(R9), Z17
-	VSUBPD  4544(R9), Z17, Z17
-	VMOVUPS 4800(R9), Z18
-	VSUBPD  4608(R9), Z18, Z18
-	VMOVUPS 4864(R9), Z19
-	VSUBPD  4672(R9), Z19, Z19
-	VMOVUPS 5632(R9), Z20
-	VSUBPD  4736(R9), Z20, Z20
-	VMOVUPS 5696(R9), Z21
-	VSUBPD  4800(R9), Z21, Z21
-	VMOVUPS 5760(R9), Z22
-	VSUBPD  4864(R9), Z22, Z22
+	VMOVUPS 6144(R9), Z2
+	VSUBPD  6592(R9), Z2, Z2
+	VMOVUPS 6208(R9), Z3
+	VSUBPD  6656(R9), Z3, Z3
+	VMOVUPS 6272(R9), Z4
+	VSUBPD  6720(R9), Z4, Z4
+	VMOVUPS 7040(R9), Z5
+	VSUBPD  6144(R9), Z5, Z5
+	VMOVUPS 7104(R9), Z6
+	VSUBPD  6208(R9), Z6, Z6
+	VMOVUPS 7168(R9), Z7
+	VSUBPD  6272(R9), Z7, Z7
+	VMOVUPS 6336(R9), Z8
+	VSUBPD  6592(R9), Z8, Z8
+	VMOVUPS 6400(R9), Z9
+	VSUBPD  6656(R9), Z9, Z9
+	VMOVUPS 6464(R9), Z10
+	VSUBPD  6720(R9), Z10, Z10
+	VMOVUPS 7232(R9), Z11
+	VSUBPD  6336(R9), Z11, Z11
+	VMOVUPS 7296(R9), Z12
+	VSUBPD  6400(R9), Z12, Z12
+	VMOVUPS 7360(R9), Z13
+	VSUBPD  6464(R9), Z13, Z13
+	VMOVUPS 7488(R9), Z14
+	VSUBPD  6592(R9), Z14, Z14
+	VMOVUPS 7552(R9), Z15
+	VSUBPD  6656(R9), Z15, Z15
+	VMOVUPS 7616(R9), Z16
+	VSUBPD  6720(R9), Z16, Z16
+	VMOVUPS 6784(R9), Z17
+	VSUBPD  6592(R9), Z17, Z17
+	VMOVUPS 6848(R9), Z18
+	VSUBPD  6656(R9), Z18, Z18
+	VMOVUPS 6912(R9), Z19
+	VSUBPD  6720(R9), Z19, Z19
+	VMOVUPS 7680(R9), Z20
+	VSUBPD  6784(R9), Z20, Z20
+	VMOVUPS 7744(R9), Z21
+	VSUBPD  6848(R9), Z21, Z21
+	VMOVUPS 7808(R9), Z22
+	VSUBPD  6912(R9), Z22, Z22
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPD       Z2, Z2, Z23
@@ -86786,23 +92304,23 @@ TOI64AVX512_t_g0_nopad:
 	VADDPD       Z27, Z26, Z26
 	VSUBPD       Z22, Z22, Z27
 	VADDPD       Z27, Z23, Z23
-	VMOVUPS      4480(R9), Z27
-	VSUBPD       4480(R9), Z27, Z27
+	VMOVUPS      6528(R9), Z27
+	VSUBPD       6528(R9), Z27, Z27
 	VADDPD       Z27, Z24, Z24
-	VMOVUPS      5376(R9), Z27
-	VSUBPD       5376(R9), Z27, Z27
+	VMOVUPS      7424(R9), Z27
+	VSUBPD       7424(R9), Z27, Z27
 	VADDPD       Z27, Z25, Z25
-	VMOVUPS      5888(R9), Z27
-	VSUBPD       5888(R9), Z27, Z27
+	VMOVUPS      7936(R9), Z27
+	VSUBPD       7936(R9), Z27, Z27
 	VADDPD       Z27, Z26, Z26
-	VMOVUPS      4928(R9), Z27
-	VSUBPD       4928(R9), Z27, Z27
+	VMOVUPS      6976(R9), Z27
+	VSUBPD       6976(R9), Z27, Z27
 	VADDPD       Z27, Z23, Z23
-	VMOVUPS      5824(R9), Z27
-	VSUBPD       5824(R9), Z27, Z27
+	VMOVUPS      7872(R9), Z27
+	VSUBPD       7872(R9), Z27, Z27
 	VADDPD       Z27, Z24, Z24
-	VMOVUPS      5952(R9), Z27
-	VSUBPD       5952(R9), Z27, Z27
+	VMOVUPS      8000(R9), Z27
+	VSUBPD       8000(R9), Z27, Z27
 	VADDPD       Z27, Z25, Z25
 	VBROADCASTSD margin+56(FP), Z27
 	VBROADCASTSD margin+56(FP), Z28
@@ -86822,14 +92340,14 @@ TOI64AVX512_t_g0_nopad:
 	VCMPPD       $0x00, Z0, Z23, K2
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 4480(R9), Z23
-	VMINPD  5376(R9), Z23, Z23
-	VMOVUPS 4928(R9), Z24
-	VMINPD  5824(R9), Z24, Z24
+	VMOVUPS 6528(R9), Z23
+	VMINPD  7424(R9), Z23, Z23
+	VMOVUPS 6976(R9), Z24
+	VMINPD  7872(R9), Z24, Z24
 	VMINPD  Z24, Z23, Z23
 	VCMPPD  $0x11, Z0, Z23, K3
-	VMOVUPS 5888(R9), Z23
-	VMINPD  5952(R9), Z23, Z23
+	VMOVUPS 7936(R9), Z23
+	VMINPD  8000(R9), Z23, Z23
 	VCMPPD  $0x11, Z0, Z23, K4
 	KORW    K4, K3, K3
 	KANDNW  K2, K3, K2
@@ -86892,12 +92410,12 @@ TOI64AVX512_t_g0_nopad:
 	VMULPD         Z23, Z24, Z23
 	VBROADCASTSD   tol+64(FP), Z24
 	VMAXPD         Z23, Z24, Z23
-	VMOVUPS        4480(R9), Z24
-	VMAXPD         5376(R9), Z24, Z24
-	VMOVUPS        4928(R9), Z25
-	VMAXPD         5824(R9), Z25, Z25
-	VADDPD         5888(R9), Z24, Z24
-	VADDPD         5952(R9), Z25, Z25
+	VMOVUPS        6528(R9), Z24
+	VMAXPD         7424(R9), Z24, Z24
+	VMOVUPS        6976(R9), Z25
+	VMAXPD         7872(R9), Z25, Z25
+	VADDPD         7936(R9), Z24, Z24
+	VADDPD         8000(R9), Z25, Z25
 	VADDPD         Z25, Z24, Z24
 	VBROADCASTSD   margin+56(FP), Z25
 	VADDPD         Z25, Z24, Z24
@@ -86906,32 +92424,32 @@ TOI64AVX512_t_g0_nopad:
 	VXORPS         Z25, Z25, Z25
 	VBROADCASTSD   toiinvalid64<>+0(SB), Z26
 	VBLENDMPD.BCST toirunning64<>+0(SB), Z26, K2, Z25
-	VMOVUPS        Z2, 6016(R9)
-	VMOVUPS        Z3, 6080(R9)
-	VMOVUPS        Z4, 6144(R9)
-	VMOVUPS        Z8, 6208(R9)
-	VMOVUPS        Z9, 6272(R9)
-	VMOVUPS        Z10, 6336(R9)
-	VMOVUPS        Z17, 6400(R9)
-	VMOVUPS        Z18, 6464(R9)
-	VMOVUPS        Z19, 6528(R9)
-	VMOVUPS        Z5, 6592(R9)
-	VMOVUPS        Z6, 6656(R9)
-	VMOVUPS        Z7, 6720(R9)
-	VMOVUPS        Z11, 6784(R9)
-	VMOVUPS        Z12, 6848(R9)
-	VMOVUPS        Z13, 6912(R9)
-	VMOVUPS        Z14, 6976(R9)
-	VMOVUPS        Z15, 7040(R9)
-	VMOVUPS        Z16, 7104(R9)
-	VMOVUPS        Z20, 7168(R9)
-	VMOVUPS        Z21, 7232(R9)
-	VMOVUPS        Z22, 7296(R9)
-	VMOVUPS        Z24, 7360(R9)
-	VMOVUPS        Z23, 7424(R9)
-	VMOVUPS        Z0, 7488(R9)
-	VMOVUPS        Z0, 7552(R9)
-	VMOVUPS        Z25, 7616(R9)
+	VMOVUPS        Z2, 8064(R9)
+	VMOVUPS        Z3, 8128(R9)
+	VMOVUPS        Z4, 8192(R9)
+	VMOVUPS        Z8, 8256(R9)
+	VMOVUPS        Z9, 8320(R9)
+	VMOVUPS        Z10, 8384(R9)
+	VMOVUPS        Z17, 8448(R9)
+	VMOVUPS        Z18, 8512(R9)
+	VMOVUPS        Z19, 8576(R9)
+	VMOVUPS        Z5, 8640(R9)
+	VMOVUPS        Z6, 8704(R9)
+	VMOVUPS        Z7, 8768(R9)
+	VMOVUPS        Z11, 8832(R9)
+	VMOVUPS        Z12, 8896(R9)
+	VMOVUPS        Z13, 8960(R9)
+	VMOVUPS        Z14, 9024(R9)
+	VMOVUPS        Z15, 9088(R9)
+	VMOVUPS        Z16, 9152(R9)
+	VMOVUPS        Z20, 9216(R9)
+	VMOVUPS        Z21, 9280(R9)
+	VMOVUPS        Z22, 9344(R9)
+	VMOVUPS        Z24, 9408(R9)
+	VMOVUPS        Z23, 9472(R9)
+	VMOVUPS        Z0, 9536(R9)
+	VMOVUPS        Z0, 9600(R9)
+	VMOVUPS        Z25, 9664(R9)
 
 	// Steps until no lane is running.
 TOI64AVX512_t_step:
@@ -86940,42 +92458,42 @@ TOI64AVX512_t_step:
 	VMAXPD       Z0, Z2, Z2
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 7488(R9), Z3
-	VMULPD  6592(R9), Z3, Z3
-	VADDPD  6016(R9), Z3, Z3
-	VMOVUPS 7488(R9), Z4
-	VMULPD  6656(R9), Z4, Z4
-	VADDPD  6080(R9), Z4, Z4
-	VMOVUPS 7488(R9), Z5
-	VMULPD  6720(R9), Z5, Z5
-	VADDPD  6144(R9), Z5, Z5
-	VMOVUPS 7488(R9), Z6
-	VMULPD  6784(R9), Z6, Z6
-	VADDPD  6208(R9), Z6, Z6
-	VMOVUPS 7488(R9), Z7
-	VMULPD  6848(R9), Z7, Z7
-	VADDPD  6272(R9), Z7, Z7
-	VMOVUPS 7488(R9), Z8
-	VMULPD  6912(R9), Z8, Z8
-	VADDPD  6336(R9), Z8, Z8
-	VMOVUPS 7488(R9), Z9
-	VMULPD  6976(R9), Z9, Z9
+	VMOVUPS 9536(R9), Z3
+	VMULPD  8640(R9), Z3, Z3
+	VADDPD  8064(R9), Z3, Z3
+	VMOVUPS 9536(R9), Z4
+	VMULPD  8704(R9), Z4, Z4
+	VADDPD  8128(R9), Z4, Z4
+	VMOVUPS 9536(R9), Z5
+	VMULPD  8768(R9), Z5, Z5
+	VADDPD  8192(R9), Z5, Z5
+	VMOVUPS 9536(R9), Z6
+	VMULPD  8832(R9), Z6, Z6
+	VADDPD  8256(R9), Z6, Z6
+	VMOVUPS 9536(R9), Z7
+	VMULPD  8896(R9), Z7, Z7
+	VADDPD  8320(R9), Z7, Z7
+	VMOVUPS 9536(R9), Z8
+	VMULPD  8960(R9), Z8, Z8
+	VADDPD  8384(R9), Z8, Z8
+	VMOVUPS 9536(R9), Z9
+	VMULPD  9024(R9), Z9, Z9
 	VADDPD  Z9, Z0, Z9
-	VMOVUPS 7488(R9), Z10
-	VMULPD  7040(R9), Z10, Z10
+	VMOVUPS 9536(R9), Z10
+	VMULPD  9088(R9), Z10, Z10
 	VADDPD  Z10, Z0, Z10
-	VMOVUPS 7488(R9), Z11
-	VMULPD  7104(R9), Z11, Z11
+	VMOVUPS 9536(R9), Z11
+	VMULPD  9152(R9), Z11, Z11
 	VADDPD  Z11, Z0, Z11
-	VMOVUPS 7488(R9), Z12
-	VMULPD  7168(R9), Z12, Z12
-	VADDPD  6400(R9), Z12, Z12
-	VMOVUPS 7488(R9), Z13
-	VMULPD  7232(R9), Z13, Z13
-	VADDPD  6464(R9), Z13, Z13
-	VMOVUPS 7488(R9), Z14
-	VMULPD  7296(R9), Z14, Z14
-	VADDPD  6528(R9), Z14, Z14
+	VMOVUPS 9536(R9), Z12
+	VMULPD  9216(R9), Z12, Z12
+	VADDPD  8448(R9), Z12, Z12
+	VMOVUPS 9536(R9), Z13
+	VMULPD  9280(R9), Z13, Z13
+	VADDPD  8512(R9), Z13, Z13
+	VMOVUPS 9536(R9), Z14
+	VMULPD  9344(R9), Z14, Z14
+	VADDPD  8576(R9), Z14, Z14
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD Z3, Z6, Z15
@@ -87106,45 +92624,45 @@ TOI64AVX512_t_step:
 	VADDPD Z4, Z3, Z3
 	VMULPD Z5, Z2, Z4
 	VADDPD Z4, Z3, Z3
-	VMULPD 6592(R9), Z10, Z4
-	VMULPD 6656(R9), Z11, Z5
+	VMULPD 8640(R9), Z10, Z4
+	VMULPD 8704(R9), Z11, Z5
 	VADDPD Z5, Z4, Z4
-	VMULPD 6720(R9), Z2, Z5
+	VMULPD 8768(R9), Z2, Z5
 	VADDPD Z5, Z4, Z4
 	VMULPD Z6, Z10, Z5
 	VMULPD Z7, Z11, Z6
 	VADDPD Z6, Z5, Z5
 	VMULPD Z8, Z2, Z6
 	VADDPD Z6, Z5, Z5
-	VMULPD 6784(R9), Z10, Z6
-	VMULPD 6848(R9), Z11, Z7
+	VMULPD 8832(R9), Z10, Z6
+	VMULPD 8896(R9), Z11, Z7
 	VADDPD Z7, Z6, Z6
-	VMULPD 6912(R9), Z2, Z7
+	VMULPD 8960(R9), Z2, Z7
 	VADDPD Z7, Z6, Z6
 	VMULPD 384(R9), Z10, Z7
 	VMULPD 320(R9), Z11, Z8
 	VADDPD Z8, Z7, Z7
 	VMULPD 256(R9), Z2, Z8
 	VADDPD Z8, Z7, Z7
-	VMULPD 6976(R9), Z10, Z8
-	VMULPD 7040(R9), Z11, Z12
+	VMULPD 9024(R9), Z10, Z8
+	VMULPD 9088(R9), Z11, Z12
 	VADDPD Z12, Z8, Z8
-	VMULPD 7104(R9), Z2, Z12
+	VMULPD 9152(R9), Z2, Z12
 	VADDPD Z12, Z8, Z8
 	VMULPD 192(R9), Z10, Z12
 	VMULPD 128(R9), Z11, Z13
 	VADDPD Z13, Z12, Z12
 	VMULPD 64(R9), Z2, Z13
 	VADDPD Z13, Z12, Z12
-	VMULPD 7168(R9), Z10, Z10
-	VMULPD 7232(R9), Z11, Z11
+	VMULPD 9216(R9), Z10, Z10
+	VMULPD 9280(R9), Z11, Z11
 	VADDPD Z11, Z10, Z10
-	VMULPD 7296(R9), Z2, Z2
+	VMULPD 9344(R9), Z2, Z2
 	VADDPD Z2, Z10, Z2
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
 	VSUBPD       Z7, Z3, Z10
-	VSUBPD       7360(R9), Z10, Z10
+	VSUBPD       9408(R9), Z10, Z10
 	VSUBPD       Z4, Z8, Z11
 	VCMPPD       $0x11, Z11, Z0, K3
 	VDIVPD       Z11, Z10, Z11
@@ -87154,7 +92672,7 @@ TOI64AVX512_t_step:
 	VCMPPD       $0x11, Z10, Z0, K3
 	VMOVAPD.Z    Z13, K3, Z10
 	VSUBPD       Z12, Z3, Z3
-	VSUBPD       7360(R9), Z3, Z3
+	VSUBPD       9408(R9), Z3, Z3
 	VSUBPD       Z4, Z2, Z4
 	VCMPPD       $0x11, Z4, Z0, K3
 	VDIVPD       Z4, Z3, Z4
@@ -87165,7 +92683,7 @@ TOI64AVX512_t_step:
 	VMOVAPD.Z    Z11, K3, Z3
 	VMINPD       Z3, Z10, Z3
 	VSUBPD       Z7, Z5, Z4
-	VSUBPD       7360(R9), Z4, Z4
+	VSUBPD       9408(R9), Z4, Z4
 	VSUBPD       Z6, Z8, Z7
 	VCMPPD       $0x11, Z7, Z0, K3
 	VDIVPD       Z7, Z4, Z7
@@ -87176,7 +92694,7 @@ TOI64AVX512_t_step:
 	VMOVAPD.Z    Z8, K3, Z4
 	VMINPD       Z4, Z3, Z3
 	VSUBPD       Z12, Z5, Z4
-	VSUBPD       7360(R9), Z4, Z4
+	VSUBPD       9408(R9), Z4, Z4
 	VSUBPD       Z6, Z2, Z2
 	VCMPPD       $0x11, Z2, Z0, K3
 	VDIVPD       Z2, Z4, Z2
@@ -87186,13 +92704,13 @@ TOI64AVX512_t_step:
 	VCMPPD       $0x11, Z4, Z0, K3
 	VMOVAPD.Z    Z5, K3, Z2
 	VMINPD       Z2, Z3, Z2
-	VADDPD       7488(R9), Z2, Z2
+	VADDPD       9536(R9), Z2, Z2
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS        7616(R9), Z3
+	VMOVUPS        9664(R9), Z3
 	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z3, K3
-	VADDPD         7552(R9), Z1, Z3
-	VMOVUPS        7488(R9), Z4
+	VADDPD         9600(R9), Z1, Z3
+	VMOVUPS        9536(R9), Z4
 	VCMPPD         $0x11, Z2, Z4, K4
 	KANDNW         K3, K4, K4
 	VBROADCASTSD   maxiter+80(FP), Z4
@@ -87203,69 +92721,69 @@ TOI64AVX512_t_step:
 	VBLENDMPD.BCST toiunconv64<>+0(SB), Z5, K4, Z4
 	VCMPPD         $0x16, (R9), Z2, K4
 	VBLENDMPD      Z0, Z4, K4, Z4
-	VMOVUPS        7488(R9), Z5
+	VMOVUPS        9536(R9), Z5
 	VCMPPD         $0x00, Z0, Z5, K4
 	VXORPS         Z5, Z5, Z5
 	VBLENDMPD.BCST toiinitial64<>+0(SB), Z1, K4, Z5
-	VCMPPD         $0x12, 7424(R9), Z9, K4
+	VCMPPD         $0x12, 9472(R9), Z9, K4
 	VBLENDMPD      Z5, Z4, K4, Z4
 	VBLENDMPD.BCST toiinvalid64<>+0(SB), Z4, K2, Z4
 	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z4, K4
 	KANDW          K4, K3, K4
 	VXORPS         Z5, Z5, Z5
-	VMOVUPS        7488(R9), Z6
+	VMOVUPS        9536(R9), Z6
 	VBLENDMPD      Z2, Z6, K4, Z5
 	VBLENDMPD      Z0, Z3, K2, Z3
 	VXORPS         Z2, Z2, Z2
-	VMOVUPS        7552(R9), Z6
+	VMOVUPS        9600(R9), Z6
 	VBLENDMPD      Z3, Z6, K3, Z2
 	VXORPS         Z3, Z3, Z3
-	VMOVUPS        7616(R9), Z6
+	VMOVUPS        9664(R9), Z6
 	VBLENDMPD      Z4, Z6, K3, Z3
-	VMOVUPS        Z5, 7488(R9)
-	VMOVUPS        Z2, 7552(R9)
-	VMOVUPS        Z3, 7616(R9)
+	VMOVUPS        Z5, 9536(R9)
+	VMOVUPS        Z2, 9600(R9)
+	VMOVUPS        Z3, 9664(R9)
 	KMOVW          K4, AX
 	TESTL          AX, AX
 	JNZ            TOI64AVX512_t_step
 
 	// Finish: the rows.
-	VMOVUPS 7488(R9), Z2
-	VMULPD  6592(R9), Z2, Z2
-	VADDPD  6016(R9), Z2, Z2
-	VMOVUPS 7488(R9), Z3
-	VMULPD  6656(R9), Z3, Z3
-	VADDPD  6080(R9), Z3, Z3
-	VMOVUPS 7488(R9), Z4
-	VMULPD  6720(R9), Z4, Z4
-	VADDPD  6144(R9), Z4, Z4
-	VMOVUPS 7488(R9), Z5
-	VMULPD  6784(R9), Z5, Z5
-	VADDPD  6208(R9), Z5, Z5
-	VMOVUPS 7488(R9), Z6
-	VMULPD  6848(R9), Z6, Z6
-	VADDPD  6272(R9), Z6, Z6
-	VMOVUPS 7488(R9), Z7
-	VMULPD  6912(R9), Z7, Z7
-	VADDPD  6336(R9), Z7, Z7
-	VMOVUPS 7488(R9), Z8
-	VMULPD  6976(R9), Z8, Z8
+	VMOVUPS 9536(R9), Z2
+	VMULPD  8640(R9), Z2, Z2
+	VADDPD  8064(R9), Z2, Z2
+	VMOVUPS 9536(R9), Z3
+	VMULPD  8704(R9), Z3, Z3
+	VADDPD  8128(R9), Z3, Z3
+	VMOVUPS 9536(R9), Z4
+	VMULPD  8768(R9), Z4, Z4
+	VADDPD  8192(R9), Z4, Z4
+	VMOVUPS 9536(R9), Z5
+	VMULPD  8832(R9), Z5, Z5
+	VADDPD  8256(R9), Z5, Z5
+	VMOVUPS 9536(R9), Z6
+	VMULPD  8896(R9), Z6, Z6
+	VADDPD  8320(R9), Z6, Z6
+	VMOVUPS 9536(R9), Z7
+	VMULPD  8960(R9), Z7, Z7
+	VADDPD  8384(R9), Z7, Z7
+	VMOVUPS 9536(R9), Z8
+	VMULPD  9024(R9), Z8, Z8
 	VADDPD  Z8, Z0, Z8
-	VMOVUPS 7488(R9), Z9
-	VMULPD  7040(R9), Z9, Z9
+	VMOVUPS 9536(R9), Z9
+	VMULPD  9088(R9), Z9, Z9
 	VADDPD  Z9, Z0, Z9
-	VMOVUPS 7488(R9), Z10
-	VMULPD  7104(R9), Z10, Z10
+	VMOVUPS 9536(R9), Z10
+	VMULPD  9152(R9), Z10, Z10
 	VADDPD  Z10, Z0, Z10
-	VMOVUPS 7488(R9), Z11
-	VMULPD  7168(R9), Z11, Z11
-	VADDPD  6400(R9), Z11, Z11
-	VMOVUPS 7488(R9), Z12
-	VMULPD  7232(R9), Z12, Z12
-	VADDPD  6464(R9), Z12, Z12
-	VMOVUPS 7488(R9), Z13
-	VMULPD  7296(R9), Z13, Z13
-	VADDPD  6528(R9), Z13, Z13
+	VMOVUPS 9536(R9), Z11
+	VMULPD  9216(R9), Z11, Z11
+	VADDPD  8448(R9), Z11, Z11
+	VMOVUPS 9536(R9), Z12
+	VMULPD  9280(R9), Z12, Z12
+	VADDPD  8512(R9), Z12, Z12
+	VMOVUPS 9536(R9), Z13
+	VMULPD  9344(R9), Z13, Z13
+	VADDPD  8576(R9), Z13, Z13
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD Z2, Z5, Z14
@@ -87586,30 +93104,30 @@ TOI64AVX512_t_finish_g0_normal:
 	VMOVUPS 960(R9), Z5
 	VMULPD  1024(R9), Z5, Z5
 	VADDPD  Z5, Z2, Z2
-	VADDPD  4544(R9), Z2, Z2
+	VADDPD  6592(R9), Z2, Z2
 	VMOVUPS 320(R9), Z5
 	VADDPD  896(R9), Z5, Z5
-	VADDPD  4544(R9), Z5, Z5
+	VADDPD  6592(R9), Z5, Z5
 	VMOVUPS 832(R9), Z6
 	VMULPD  1024(R9), Z6, Z6
 	VADDPD  Z6, Z3, Z3
-	VADDPD  4608(R9), Z3, Z3
+	VADDPD  6656(R9), Z3, Z3
 	VMOVUPS 192(R9), Z6
 	VADDPD  768(R9), Z6, Z6
-	VADDPD  4608(R9), Z6, Z6
+	VADDPD  6656(R9), Z6, Z6
 	VMOVUPS 704(R9), Z7
 	VMULPD  1024(R9), Z7, Z7
 	VADDPD  448(R9), Z7, Z7
-	VADDPD  4672(R9), Z7, Z7
+	VADDPD  6720(R9), Z7, Z7
 	VMOVUPS 64(R9), Z8
 	VADDPD  640(R9), Z8, Z8
-	VADDPD  4672(R9), Z8, Z8
+	VADDPD  6720(R9), Z8, Z8
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS        7616(R9), Z9
+	VMOVUPS        9664(R9), Z9
 	VCMPPD.BCST    $0x00, toiinvalid64<>+0(SB), Z9, K2
 	VXORPS         Z9, Z9, Z9
-	VMOVUPS        7488(R9), Z10
+	VMOVUPS        9536(R9), Z10
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K2, Z9
 	VXORPS         Z10, Z10, Z10
 	VMOVUPS        576(R9), Z11
@@ -87631,11 +93149,11 @@ TOI64AVX512_t_finish_g0_normal:
 	VPADDD       iota<>+0(SB), Y11, Y11
 	MOVQ         (SP), R12
 	VMOVDQU32    Y11, K1, (R12)(R13*4)
-	VMOVUPS      7616(R9), Z11
+	VMOVUPS      9664(R9), Z11
 	VCVTTPD2DQ   Z11, Y11
 	MOVQ         8(SP), R12
 	VMOVDQU32    Y11, K1, (R12)(R13*4)
-	VMOVUPS      7552(R9), Z11
+	VMOVUPS      9600(R9), Z11
 	VCVTTPD2DQ   Z11, Y11
 	MOVQ         16(SP), R12
 	VMOVDQU32    Y11, K1, (R12)(R13*4)

@@ -13,7 +13,7 @@ type regs struct {
 	evicted []ir.Value
 }
 
-func (r *regs) Held(int) []Held       { return slices.Clone(r.held) }
+func (r *regs) Held(int) []Held        { return slices.Clone(r.held) }
 func (r *regs) Need(int, ir.Event) int { return 0 }
 func (r *regs) Evict(h Held) {
 	r.evicted = append(r.evicted, h.V)

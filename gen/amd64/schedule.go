@@ -15,7 +15,8 @@ import (
 //   - Indexed: the record loop of ClosestIndexed;
 //   - Contacts: the record loops of Contacts and CompactContacts;
 //   - Planes: those of PlaneContacts and CompactPlaneContacts;
-//   - Poses: the loop of Poses.
+//   - Poses: the loop of Poses;
+//   - TOI: the groups of the time-of-impact loop (TOI).
 func Default() Schedules {
 	pinned := []string{"half", "partol", "crosstol"}
 	one := ir.Merge{Groups: 1}
@@ -28,6 +29,7 @@ func Default() Schedules {
 			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
 			Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
 			Poses:    PoseLoop{Merge: one},
+			TOI:      ir.Merge{Groups: 3, Skew: 0.33},
 		},
 		AVX512F64: Schedule{Target: ir.AVX512.Of(ir.F64),
 			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
@@ -36,6 +38,7 @@ func Default() Schedules {
 			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
 			Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
 			Poses:    PoseLoop{Merge: one},
+			TOI:      ir.Merge{Groups: 3, Skew: 0.33},
 		},
 		AVX2F32: Schedule{Target: ir.AVX2,
 			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
@@ -44,6 +47,7 @@ func Default() Schedules {
 			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
 			Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
 			Poses:    PoseLoop{Merge: one},
+			TOI:      ir.Merge{Groups: 3, Skew: 0.33},
 		},
 		AVX2F64: Schedule{Target: ir.AVX2.Of(ir.F64),
 			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
@@ -52,6 +56,7 @@ func Default() Schedules {
 			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
 			Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
 			Poses:    PoseLoop{Merge: one},
+			TOI:      ir.Merge{Groups: 3, Skew: 0.33},
 		},
 	}
 }
@@ -84,6 +89,12 @@ type Schedule struct {
 	// kernels").
 	Planes ContactLoops
 	Poses  PoseLoop
+	// TOI is the groups the time-of-impact loop runs at once and their
+	// skew: a step's dependency chain is long (divisions in series, a
+	// square root), and merged groups fill it; 3 groups measured 30%
+	// faster than 1 on both targets, 4 no faster than 3 (docs/levers.md,
+	// "Time of impact").
+	TOI ir.Merge
 }
 
 // PoseLoop is how the pose loop (Poses) runs kernels.Pose; the indexed
@@ -238,7 +249,8 @@ func (s *Schedule) validate() error {
 		m    ir.Merge
 	}{{"Streams.Closest", s.Streams.Closest.Merge}, {"Streams.Point", s.Streams.Point.Merge}, {"Streams.Stream", s.Streams.Stream.Merge},
 		{"Indexed", s.Indexed.Merge}, {"Contacts.Rows", s.Contacts.Rows.Merge}, {"Contacts.Compact", s.Contacts.Compact.Merge},
-		{"Planes.Rows", s.Planes.Rows.Merge}, {"Planes.Compact", s.Planes.Compact.Merge}, {"Poses", s.Poses.Merge}}
+		{"Planes.Rows", s.Planes.Rows.Merge}, {"Planes.Compact", s.Planes.Compact.Merge}, {"Poses", s.Poses.Merge},
+		{"TOI", s.TOI}}
 	for _, m := range merges {
 		if m.m.Groups < 1 || m.m.Skew < 0 || m.m.Skew > 1 {
 			return fmt.Errorf("%s = %d groups at skew %v: want 1 group or more, skew from 0 to 1", m.name, m.m.Groups, m.m.Skew)

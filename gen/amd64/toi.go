@@ -2,6 +2,7 @@ package amd64
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
@@ -13,7 +14,7 @@ import (
 )
 
 // The time-of-impact kernels run the three TOI bodies (kernels.TOISetup,
-// TOIStep, TOIFinish) on toiGroups groups of pairs at a time, then on one,
+// TOIStep, TOIFinish) on Schedule.TOI.Groups groups of pairs at a time, then on one,
 // then on the masked tail: the swept capsules' start and end records
 // loaded by index and transposed, the pads gathered, the setups, then
 // the steps until no lane of the groups is running, then the finishes
@@ -21,12 +22,6 @@ import (
 // slots per group in the frame; each body's registers are allocated on
 // their own (the spiller), so the loop between the steps carries nothing
 // in vector registers but 0 and 1.
-
-// toiGroups is how many groups the TOI loop runs at once, their
-// instruction streams merged (ir.Merge): a step's dependency chain (the
-// projection's divisions, the square root, the lines' divisions) is long,
-// and one group alone leaves the core waiting on it.
-const toiGroups = 2
 
 // toiStreams is the number of soa.TOIs streams a TOI kernel writes: Pair,
 // Status, Iter (uint32), then T, Dist, the normal, P and Q.
@@ -62,6 +57,7 @@ type toiKernel struct {
 	c     *constants
 	name  string
 	progs [3]*ir.Program // setup, step, finish
+	merge ir.Merge       // the groups per iteration and their skew
 	// outs is the kernel's copy of the fourteen output stream pointers
 	// (out), in its frame: a row's store then loads its pointer in one
 	// instruction, not two.
@@ -71,7 +67,8 @@ type toiKernel struct {
 }
 
 // TOI emits TOIISA: the time of impact of n pairs of swept capsules, one
-// row per pair.
+// row per pair, run as the schedule's TOI says (Schedule.TOI: the groups
+// merged per iteration and their skew).
 func (e *emitter) TOI() {
 	t := e.t
 	check(t)
@@ -85,7 +82,7 @@ func (e *emitter) TOI() {
 		"capsule or is nil (no pads), pi and pj at the n pair indices (all in range and below 2^31),",
 		"out holds the fourteen soa.TOIs"+sfx+" streams of n rows; n > 0. tmax is clamped to [0, 1];",
 		"maxiter is MaxIter as a float (at least 1).")
-	k := &toiKernel{t: t, c: e.c, name: name}
+	k := &toiKernel{t: t, c: e.c, name: name, merge: e.s.TOI}
 	for i, kk := range []*kernels.Kernel{kernels.TOISetup, kernels.TOIStep, kernels.TOIFinish} {
 		k.progs[i] = ir.Unpark(kk.ProgramOf(t.Elem))
 	}
@@ -100,7 +97,7 @@ func (e *emitter) TOI() {
 	Load(Param("end"), toiEnd)
 	Load(Param("pi"), toiPairs[0])
 	Load(Param("pj"), toiPairs[1])
-	newSlots(toiArea, toiGroups*(spillSlots+toiSetSize), t.VecBytes())
+	newSlots(toiArea, k.merge.Groups*(spillSlots+toiSetSize), t.VecBytes())
 	k.zero, k.one = k.newVec(), k.newVec()
 	VXORPS(k.zero, k.zero, k.zero)
 	fpOf(t).broadcast(e.c.of(t.Elem, "one"), k.one)
@@ -110,7 +107,7 @@ func (e *emitter) TOI() {
 	pairIndex := func(g, side, lane int) Mem {
 		return Mem{Base: toiPairs[side], Index: index, Scale: 4, Disp: 4 * (g*t.Lanes + lane)}
 	}
-	for _, groups := range []int{toiGroups, 1} {
+	for _, groups := range slices.Compact([]int{k.merge.Groups, 1}) {
 		loop := fmt.Sprintf("%s_loop%d", name, groups)
 		step := groups * t.Lanes
 		Commentf("%d whole group(s) of %d pairs at a time.", groups, t.Lanes)
@@ -150,7 +147,7 @@ func (k *toiKernel) newVec() VecVirtual {
 // slot returns vector j of group g's set. The area holds the groups'
 // spill slots, then their sets.
 func (k *toiKernel) slot(g, j int) Mem {
-	return Mem{Base: toiArea, Disp: (toiGroups*spillSlots + g*toiSetSize + j) * k.t.VecBytes()}
+	return Mem{Base: toiArea, Disp: (k.merge.Groups*spillSlots + g*toiSetSize + j) * k.t.VecBytes()}
 }
 
 // loadIndices copies the pair indices at m, zero past the mask, to dst.
@@ -205,13 +202,12 @@ func (k *toiKernel) lowering(b, g int, label string, in func(j int) int, args ..
 	return l
 }
 
-// toiRun emits the bodies of ls, their instruction streams merged, each
-// group's skewed by a fraction 1/len(ls) of the body, then done(g) with
-// group g's outputs. The spiller keeps one register more free than it
-// counts: the step's body needs it (avo fails to allocate the AVX-512
-// step without it).
-func toiRun(ls []*lowering, mask Op, storeNeed int, done func(g int)) {
-	merge(ls, 1/float64(len(ls)), done, newSpiller(ls, heldBy(mask)+1, storeNeed), nil)
+// run emits the bodies of ls, their instruction streams merged at the
+// schedule's skew, then done(g) with group g's outputs. The spiller keeps
+// one register more free than it counts: the step's body needs it (avo
+// fails to allocate the AVX-512 step without it).
+func (k *toiKernel) run(ls []*lowering, mask Op, storeNeed int, done func(g int)) {
+	merge(ls, k.merge.Skew, done, newSpiller(ls, heldBy(mask)+1, storeNeed), nil)
 }
 
 // groups emits groups groups, group g on the pairs from index +
@@ -229,7 +225,7 @@ func (k *toiKernel) groups(label string, groups int, mask Op, index func(g, side
 	Comment("Setup: the frames and the initial states.")
 	frame := func(j int) int { return toiFrameAt + j }
 	ls := k.lowerings(0, groups, label+"_setup", func(j int) int { return toiRec + j }, "margin", "tol", "tmax")
-	toiRun(ls, mask, 0, func(g int) {
+	k.run(ls, mask, 0, func(g int) {
 		for j := range ls[g].p.Outputs {
 			VMOVUPS(ls[g].out(j), k.slot(g, frame(j)))
 		}
@@ -239,7 +235,7 @@ func (k *toiKernel) groups(label string, groups int, mask Op, index func(g, side
 	Label(label + "_step")
 	ls = k.lowerings(1, groups, label+"_step", frame, "tmax", "maxiter")
 	running := make([]GPVirtual, groups)
-	toiRun(ls, mask, 0, func(g int) {
+	k.run(ls, mask, 0, func(g int) {
 		l := ls[g]
 		for j := range 3 {
 			VMOVUPS(l.out(j), k.slot(g, frame(kernels.TOIState+j)))
@@ -268,7 +264,7 @@ func (k *toiKernel) groups(label string, groups int, mask Op, index func(g, side
 		return frame(j)
 	}
 	ls = k.lowerings(2, groups, label+"_finish", origin)
-	toiRun(ls, mask, 2, func(g int) { k.rows(ls[g], mask, g) })
+	k.run(ls, mask, 2, func(g int) { k.rows(ls[g], mask, g) })
 }
 
 // records loads the start and the end records of the group's pairs and

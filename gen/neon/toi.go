@@ -85,76 +85,9 @@ func TOI(w *writer, c *constTable, e ir.Elem) (name, decl string, spills, regs i
 	k.stage = k.f.take(toiStreams)
 	k.tailIdx = k.f.take(2)
 
-	argOff := 56 // the scalar arguments follow start, end, pad, pi, pj, out, n
-	w.raw(fmt.Sprintf("\n// func %s%s\n", name, toiSignature(e)))
-	k.f.text(w, name, false, argOff+len(toiArgs)*k.size)
-	w.line("MOVD pad+16(FP), R%d", toiPadReg)
-	w.line("MOVD pi+24(FP), R%d", piReg)
-	w.line("MOVD pj+32(FP), R%d", pjReg)
-	w.line("MOVD out+40(FP), R%d", outReg)
-	w.line("MOVD n+48(FP), R%d", nReg)
-	w.line("MOVD $0, R%d", iReg)
-	w.line("MOVD $neonconst<>(SB), R%d", constReg)
-	w.line("ADD $16, RSP, R%d", frameReg)
-	w.comment("margin, tol, tmax and maxiter in every lane, in their slots.")
-	for j, a := range toiArgs {
-		if e == ir.F64 {
-			w.line("MOVD %s+%d(FP), R%d", a, argOff+8*j, tmpA)
-			w.op(dupx(operand0, tmpA))
-		} else {
-			w.line("MOVWU %s+%d(FP), R%d", a, argOff+4*j, tmpA)
-			w.op(dupw(operand0, tmpA))
-		}
-		w.op(strqi(operand0, frameReg, k.args+16*j))
-	}
-
-	w.label(name + "_loop")
-	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
-	w.line("CMP $%d, R%d", k.lanes, leftReg)
-	w.line("BLT %s_tail", name)
-	l := k.group(name+"_group", func(side, lane int) { indexFromPairs(w, side, lane) })
-	w.comment("Store one row per pair.")
-	for s := range toiStreams {
-		v := k.rowVec(l, s)
-		w.line("MOVD %d(R%d), R%d", 8*s, outReg, tmpA)
-		if s < 3 {
-			w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
-			if e == ir.F64 {
-				w.op(strdi(v, tmpA, 0)) // two uint32
-				continue
-			}
-		} else {
-			w.line("ADD R%d<<%d, R%d, R%d", iReg, k.shift(k.size), tmpA, tmpA)
-		}
-		w.op(strqi(v, tmpA, 0))
-	}
-	w.line("ADD $%d, R%d", k.lanes, iReg)
-	w.line("B %s_loop", name)
-
-	w.label(name + "_tail")
-	w.comment(fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; rows lane by lane.", k.lanes))
-	w.line("CBZ R%d, %s_done", leftReg, name)
-	copyTailIndices(w, name, k.lanes, k.tailIdx)
-	l = k.group(name+"_tailgroup", func(side, lane int) {
-		w.line("MOVWU %d(R%d), R%d", k.tailIdx+16*side+4*lane, frameReg, tmpB)
-	})
-	for s := range toiStreams {
-		w.op(strqi(k.rowVec(l, s), frameReg, k.stage+16*s))
-	}
-	copyLanesOf(w, leftReg, k.lanes-1, name+"_tailout", func(lane int) {
-		for s := range toiStreams {
-			ld, st, sz := "MOVWU", "MOVW", 4 // Pair, Status, Iter: uint32
-			if s >= 3 {
-				ld, st, sz = map[int]string{4: "MOVWU", 8: "MOVD"}[k.size], map[int]string{4: "MOVW", 8: "MOVD"}[k.size], k.size
-			}
-			w.line("%s %d(R%d), R%d", ld, k.stage+16*s+sz*lane, frameReg, tmpB)
-			w.line("MOVD %d(R%d), R%d", 8*s, outReg, tmpA)
-			w.line("ADD R%d<<%d, R%d, R%d", iReg, k.shift(sz), tmpA, tmpA)
-			w.line("%s R%d, %d(R%d)", st, tmpB, sz*lane, tmpA)
-		}
-	})
-	w.label(name + "_done")
-	w.line("RET")
+	k.header()
+	k.wholeGroups()
+	k.tail()
 
 	sfx := e.Suffix()
 	decl = fmt.Sprintf(`// %s computes the time of impact of n pairs of swept capsules on arm64 NEON,
@@ -269,3 +202,89 @@ func (k *toiKernel) rowVec(l *lowering, s int) int {
 // fcvtzu converts the float32 lanes of n to uint32, rounding toward
 // zero (of makes it the float64 form).
 func fcvtzu(d, n int) inst { return two(0x6EA1B800, "fcvtzu", d, n, v4s) }
+
+// header emits the TEXT line and the loads of the pointers and the
+// scalar arguments (margin, tol, tmax and maxiter in every lane of their
+// slots).
+func (k *toiKernel) header() {
+	w, name, e := k.w, k.name, k.e
+	argOff := 56 // the scalar arguments follow start, end, pad, pi, pj, out, n
+	w.raw(fmt.Sprintf("\n// func %s%s\n", name, toiSignature(e)))
+	k.f.text(w, name, false, argOff+len(toiArgs)*k.size)
+	w.line("MOVD pad+16(FP), R%d", toiPadReg)
+	w.line("MOVD pi+24(FP), R%d", piReg)
+	w.line("MOVD pj+32(FP), R%d", pjReg)
+	w.line("MOVD out+40(FP), R%d", outReg)
+	w.line("MOVD n+48(FP), R%d", nReg)
+	w.line("MOVD $0, R%d", iReg)
+	w.line("MOVD $neonconst<>(SB), R%d", constReg)
+	w.line("ADD $16, RSP, R%d", frameReg)
+	w.comment("margin, tol, tmax and maxiter in every lane, in their slots.")
+	for j, a := range toiArgs {
+		if e == ir.F64 {
+			w.line("MOVD %s+%d(FP), R%d", a, argOff+8*j, tmpA)
+			w.op(dupx(operand0, tmpA))
+		} else {
+			w.line("MOVWU %s+%d(FP), R%d", a, argOff+4*j, tmpA)
+			w.op(dupw(operand0, tmpA))
+		}
+		w.op(strqi(operand0, frameReg, k.args+16*j))
+	}
+}
+
+// wholeGroups emits the loop over whole groups and their rows.
+func (k *toiKernel) wholeGroups() {
+	w, name, e := k.w, k.name, k.e
+	w.label(name + "_loop")
+	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
+	w.line("CMP $%d, R%d", k.lanes, leftReg)
+	w.line("BLT %s_tail", name)
+	l := k.group(name+"_group", func(side, lane int) { indexFromPairs(w, side, lane) })
+	w.comment("Store one row per pair.")
+	for s := range toiStreams {
+		v := k.rowVec(l, s)
+		w.line("MOVD %d(R%d), R%d", 8*s, outReg, tmpA)
+		if s < 3 {
+			w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
+			if e == ir.F64 {
+				w.op(strdi(v, tmpA, 0)) // two uint32
+				continue
+			}
+		} else {
+			w.line("ADD R%d<<%d, R%d, R%d", iReg, k.shift(k.size), tmpA, tmpA)
+		}
+		w.op(strqi(v, tmpA, 0))
+	}
+	w.line("ADD $%d, R%d", k.lanes, iReg)
+	w.line("B %s_loop", name)
+}
+
+// tail emits the group of the n mod lanes pairs left, stored lane by
+// lane.
+func (k *toiKernel) tail() {
+	w, name := k.w, k.name
+	w.label(name + "_tail")
+	w.comment(fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; rows lane by lane.", k.lanes))
+	w.line("CBZ R%d, %s_done", leftReg, name)
+	copyTailIndices(w, name, k.lanes, k.tailIdx)
+	l := k.group(name+"_tailgroup", func(side, lane int) {
+		w.line("MOVWU %d(R%d), R%d", k.tailIdx+16*side+4*lane, frameReg, tmpB)
+	})
+	for s := range toiStreams {
+		w.op(strqi(k.rowVec(l, s), frameReg, k.stage+16*s))
+	}
+	copyLanesOf(w, leftReg, k.lanes-1, name+"_tailout", func(lane int) {
+		for s := range toiStreams {
+			ld, st, sz := "MOVWU", "MOVW", 4 // Pair, Status, Iter: uint32
+			if s >= 3 {
+				ld, st, sz = map[int]string{4: "MOVWU", 8: "MOVD"}[k.size], map[int]string{4: "MOVW", 8: "MOVD"}[k.size], k.size
+			}
+			w.line("%s %d(R%d), R%d", ld, k.stage+16*s+sz*lane, frameReg, tmpB)
+			w.line("MOVD %d(R%d), R%d", 8*s, outReg, tmpA)
+			w.line("ADD R%d<<%d, R%d, R%d", iReg, k.shift(sz), tmpA, tmpA)
+			w.line("%s R%d, %d(R%d)", st, tmpB, sz*lane, tmpA)
+		}
+	})
+	w.label(name + "_done")
+	w.line("RET")
+}
