@@ -294,45 +294,93 @@ func Poses64AVX512(px *float64, py *float64, pz *float64, qx *float64, qy *float
 //go:noescape
 func PosesIndexed64AVX512(px *float64, py *float64, pz *float64, qx *float64, qy *float64, qz *float64, qw *float64, local *float64, dst *float64, bodies *uint32, n int)
 
-// TOIAVX2 computes the time of impact of n pairs of swept capsules with AVX2, one row
-// per pair, bit-identical to fallback.TOILane on each. start and end point at the capsule
-// records (soa.Capsule, 32 bytes) at the start and the end of the step, pad at one pad per
-// capsule or is nil (no pads), pi and pj at the n pair indices (all in range and below 2^31),
-// out holds the fourteen soa.TOIs streams of n rows; n > 0. tmax is clamped to [0, 1];
-// maxiter is MaxIter as a float (at least 1).
+// TOIAVX2 computes the time of impact of the first n - n mod 24 of n pairs of
+// swept capsules with AVX2, one row per pair, bit-identical to fallback.TOILane on each, and
+// returns their number (TOITailAVX2 computes the rest).
+// start and end point at the capsule records (soa.Capsule, 32 bytes) at the start and
+// the end of the step, pad at one pad per capsule or is nil (no pads), pi and pj at the n pair
+// indices (all in range and below 2^31), out holds the fourteen soa.TOIs streams of n rows;
+// n > 0. tmax is clamped to [0, 1]; maxiter is MaxIter as a float (at least 1).
 //
 //go:noescape
-func TOIAVX2(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32)
+func TOIAVX2(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32) int
 
-// TOIAVX512 computes the time of impact of n pairs of swept capsules with AVX512, one row
-// per pair, bit-identical to fallback.TOILane on each. start and end point at the capsule
-// records (soa.Capsule, 32 bytes) at the start and the end of the step, pad at one pad per
-// capsule or is nil (no pads), pi and pj at the n pair indices (all in range and below 2^31),
-// out holds the fourteen soa.TOIs streams of n rows; n > 0. tmax is clamped to [0, 1];
-// maxiter is MaxIter as a float (at least 1).
+// TOITailAVX2 computes the time of impact of n pairs of swept capsules with AVX2,
+// one group of pairs at a time under a mask, one row per pair, bit-identical to fallback.TOILane on
+// each (the rest of TOIAVX2's pairs).
+// start and end point at the capsule records (soa.Capsule, 32 bytes) at the start and
+// the end of the step, pad at one pad per capsule or is nil (no pads), pi and pj at the n pair
+// indices (all in range and below 2^31), out holds the fourteen soa.TOIs streams of n rows;
+// n > 0. tmax is clamped to [0, 1]; maxiter is MaxIter as a float (at least 1).
 //
 //go:noescape
-func TOIAVX512(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32)
+func TOITailAVX2(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32)
 
-// TOI64AVX2 computes the time of impact of n pairs of swept capsules with AVX2, one row
-// per pair, bit-identical to fallback.TOILane64 on each. start and end point at the capsule
-// records (soa.Capsule64, 64 bytes) at the start and the end of the step, pad at one pad per
-// capsule or is nil (no pads), pi and pj at the n pair indices (all in range and below 2^31),
-// out holds the fourteen soa.TOIs64 streams of n rows; n > 0. tmax is clamped to [0, 1];
-// maxiter is MaxIter as a float (at least 1).
+// TOIAVX512 computes the time of impact of the first n - n mod 48 of n pairs of
+// swept capsules with AVX512, one row per pair, bit-identical to fallback.TOILane on each, and
+// returns their number (TOITailAVX512 computes the rest).
+// start and end point at the capsule records (soa.Capsule, 32 bytes) at the start and
+// the end of the step, pad at one pad per capsule or is nil (no pads), pi and pj at the n pair
+// indices (all in range and below 2^31), out holds the fourteen soa.TOIs streams of n rows;
+// n > 0. tmax is clamped to [0, 1]; maxiter is MaxIter as a float (at least 1).
 //
 //go:noescape
-func TOI64AVX2(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64)
+func TOIAVX512(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32) int
 
-// TOI64AVX512 computes the time of impact of n pairs of swept capsules with AVX512, one row
-// per pair, bit-identical to fallback.TOILane64 on each. start and end point at the capsule
-// records (soa.Capsule64, 64 bytes) at the start and the end of the step, pad at one pad per
-// capsule or is nil (no pads), pi and pj at the n pair indices (all in range and below 2^31),
-// out holds the fourteen soa.TOIs64 streams of n rows; n > 0. tmax is clamped to [0, 1];
-// maxiter is MaxIter as a float (at least 1).
+// TOITailAVX512 computes the time of impact of n pairs of swept capsules with AVX512,
+// one group of pairs at a time under a mask, one row per pair, bit-identical to fallback.TOILane on
+// each (the rest of TOIAVX512's pairs).
+// start and end point at the capsule records (soa.Capsule, 32 bytes) at the start and
+// the end of the step, pad at one pad per capsule or is nil (no pads), pi and pj at the n pair
+// indices (all in range and below 2^31), out holds the fourteen soa.TOIs streams of n rows;
+// n > 0. tmax is clamped to [0, 1]; maxiter is MaxIter as a float (at least 1).
 //
 //go:noescape
-func TOI64AVX512(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64)
+func TOITailAVX512(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32)
+
+// TOI64AVX2 computes the time of impact of the first n - n mod 12 of n pairs of
+// swept capsules with AVX2, one row per pair, bit-identical to fallback.TOILane64 on each, and
+// returns their number (TOITail64AVX2 computes the rest).
+// start and end point at the capsule records (soa.Capsule64, 64 bytes) at the start and
+// the end of the step, pad at one pad per capsule or is nil (no pads), pi and pj at the n pair
+// indices (all in range and below 2^31), out holds the fourteen soa.TOIs64 streams of n rows;
+// n > 0. tmax is clamped to [0, 1]; maxiter is MaxIter as a float (at least 1).
+//
+//go:noescape
+func TOI64AVX2(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64) int
+
+// TOITail64AVX2 computes the time of impact of n pairs of swept capsules with AVX2,
+// one group of pairs at a time under a mask, one row per pair, bit-identical to fallback.TOILane64 on
+// each (the rest of TOI64AVX2's pairs).
+// start and end point at the capsule records (soa.Capsule64, 64 bytes) at the start and
+// the end of the step, pad at one pad per capsule or is nil (no pads), pi and pj at the n pair
+// indices (all in range and below 2^31), out holds the fourteen soa.TOIs64 streams of n rows;
+// n > 0. tmax is clamped to [0, 1]; maxiter is MaxIter as a float (at least 1).
+//
+//go:noescape
+func TOITail64AVX2(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64)
+
+// TOI64AVX512 computes the time of impact of the first n - n mod 24 of n pairs of
+// swept capsules with AVX512, one row per pair, bit-identical to fallback.TOILane64 on each, and
+// returns their number (TOITail64AVX512 computes the rest).
+// start and end point at the capsule records (soa.Capsule64, 64 bytes) at the start and
+// the end of the step, pad at one pad per capsule or is nil (no pads), pi and pj at the n pair
+// indices (all in range and below 2^31), out holds the fourteen soa.TOIs64 streams of n rows;
+// n > 0. tmax is clamped to [0, 1]; maxiter is MaxIter as a float (at least 1).
+//
+//go:noescape
+func TOI64AVX512(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64) int
+
+// TOITail64AVX512 computes the time of impact of n pairs of swept capsules with AVX512,
+// one group of pairs at a time under a mask, one row per pair, bit-identical to fallback.TOILane64 on
+// each (the rest of TOI64AVX512's pairs).
+// start and end point at the capsule records (soa.Capsule64, 64 bytes) at the start and
+// the end of the step, pad at one pad per capsule or is nil (no pads), pi and pj at the n pair
+// indices (all in range and below 2^31), out holds the fourteen soa.TOIs64 streams of n rows;
+// n > 0. tmax is clamped to [0, 1]; maxiter is MaxIter as a float (at least 1).
+//
+//go:noescape
+func TOITail64AVX512(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64)
 
 // ClosestAVX2 computes the closest points of n segment pairs with AVX2,
 // 8 float32 lanes per vector, bit-identical to fallback.ClosestLane.

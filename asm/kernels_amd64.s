@@ -66898,9 +66898,9 @@ PosesIndexed64AVX512_done:
 	VZEROUPPER
 	RET
 
-// func TOIAVX2(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32)
+// func TOIAVX2(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32) int
 // Requires: AVX, AVX2
-TEXT ·TOIAVX2(SB), $9200-72
+TEXT ·TOIAVX2(SB), $9200-80
 	MOVQ         out+40(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -66942,11 +66942,11 @@ TEXT ·TOIAVX2(SB), $9200-72
 	XORQ         R13, R13
 	MOVQ         n+48(FP), R14
 
-	// 3 whole group(s) of 8 pairs at a time.
+	// 3 whole groups of 8 pairs at a time.
 	CMPQ R14, $0x00000018
-	JB   TOIAVX2_loop3_end
+	JB   TOIAVX2_done
 
-TOIAVX2_loop3:
+TOIAVX2_loop:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ (DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
@@ -67190,7 +67190,7 @@ TOIAVX2_loop3:
 	VMOVUPS    Y0, 4000(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOIAVX2_loop3_g0_nopad
+	JZ         TOIAVX2_loop_g0_nopad
 	VMOVUPS    (DX)(R13*4), Y3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
@@ -67202,7 +67202,7 @@ TOIAVX2_loop3:
 	VGATHERDPS Y4, (BX)(Y3*4), Y2
 	VMOVUPS    Y2, 4000(R9)
 
-TOIAVX2_loop3_g0_nopad:
+TOIAVX2_loop_g0_nopad:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ 32(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
@@ -67446,7 +67446,7 @@ TOIAVX2_loop3_g0_nopad:
 	VMOVUPS    Y0, 5984(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOIAVX2_loop3_g1_nopad
+	JZ         TOIAVX2_loop_g1_nopad
 	VMOVUPS    32(DX)(R13*4), Y3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
@@ -67458,7 +67458,7 @@ TOIAVX2_loop3_g0_nopad:
 	VGATHERDPS Y4, (BX)(Y3*4), Y2
 	VMOVUPS    Y2, 5984(R9)
 
-TOIAVX2_loop3_g1_nopad:
+TOIAVX2_loop_g1_nopad:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ 64(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
@@ -67702,7 +67702,7 @@ TOIAVX2_loop3_g1_nopad:
 	VMOVUPS    Y0, 7968(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOIAVX2_loop3_g2_nopad
+	JZ         TOIAVX2_loop_g2_nopad
 	VMOVUPS    64(DX)(R13*4), Y3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
@@ -67714,7 +67714,7 @@ TOIAVX2_loop3_g1_nopad:
 	VGATHERDPS Y4, (BX)(Y3*4), Y2
 	VMOVUPS    Y2, 7968(R9)
 
-TOIAVX2_loop3_g2_nopad:
+TOIAVX2_loop_g2_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
 	VMOVUPS 3072(R9), Y2
@@ -68635,7 +68635,7 @@ TOIAVX2_loop3_g2_nopad:
 	VMOVUPS      Y3, 8800(R9)
 
 	// Steps until no lane is running.
-TOIAVX2_loop3_step:
+TOIAVX2_loop_step:
 	VBROADCASTSS tmax+64(FP), Y2
 	VMINPS       Y1, Y2, Y2
 	VMAXPS       Y0, Y2, Y2
@@ -69637,7 +69637,7 @@ TOIAVX2_loop3_step:
 	ORL          DI, BX
 	ORL          R8, BX
 	TESTL        BX, BX
-	JNZ          TOIAVX2_loop3_step
+	JNZ          TOIAVX2_loop_step
 
 	// Finish: the rows.
 	VMOVUPS 4768(R9), Y2
@@ -69916,7 +69916,7 @@ TOIAVX2_loop3_step:
 	VMOVUPS      Y3, 1504(R9)
 	VMOVUPS      Y5, 1536(R9)
 	VTESTPS      Y2, Y2
-	JZ           TOIAVX2_loop3_finish_g0_normal
+	JZ           TOIAVX2_loop_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS (R9), Y2
@@ -70079,7 +70079,7 @@ TOIAVX2_loop3_step:
 	VSQRTPS 1536(R9), Y2
 	VMOVUPS Y2, 960(R9)
 
-TOIAVX2_loop3_finish_g0_normal:
+TOIAVX2_loop_finish_g0_normal:
 	VMOVUPS 1472(R9), Y2
 	VSUBPS  1024(R9), Y2, Y2
 	VMOVUPS 1440(R9), Y3
@@ -70309,7 +70309,7 @@ TOIAVX2_loop3_finish_g0_normal:
 	VMOVUPS      Y3, 2080(R9)
 	VMOVUPS      Y12, 2112(R9)
 	VTESTPS      Y2, Y2
-	JZ           TOIAVX2_loop3_finish_g1_normal
+	JZ           TOIAVX2_loop_finish_g1_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS 1184(R9), Y2
@@ -70472,7 +70472,7 @@ TOIAVX2_loop3_finish_g0_normal:
 	VSQRTPS 2112(R9), Y2
 	VMOVUPS Y2, 1536(R9)
 
-TOIAVX2_loop3_finish_g1_normal:
+TOIAVX2_loop_finish_g1_normal:
 	VMOVUPS 2048(R9), Y2
 	VSUBPS  1600(R9), Y2, Y2
 	VMOVUPS 2016(R9), Y3
@@ -70752,7 +70752,7 @@ TOIAVX2_loop3_finish_g1_normal:
 	VMOVUPS      Y8, 640(R9)
 	VMOVUPS      Y7, 736(R9)
 	VTESTPS      Y5, Y5
-	JZ           TOIAVX2_loop3_finish_g2_normal
+	JZ           TOIAVX2_loop_finish_g2_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS 1760(R9), Y2
@@ -70915,7 +70915,7 @@ TOIAVX2_loop3_finish_g1_normal:
 	VSQRTPS 576(R9), Y2
 	VMOVUPS Y2, 256(R9)
 
-TOIAVX2_loop3_finish_g2_normal:
+TOIAVX2_loop_finish_g2_normal:
 	VDIVPS 1536(R9), Y1, Y2
 	VMULPS 992(R9), Y2, Y3
 	VMULPS 896(R9), Y2, Y4
@@ -71091,1378 +71091,102 @@ TOIAVX2_loop3_finish_g2_normal:
 	ADDQ         $0x00000018, R13
 	SUBQ         $0x00000018, R14
 	CMPQ         R14, $0x00000018
-	JAE          TOIAVX2_loop3
+	JAE          TOIAVX2_loop
 
-TOIAVX2_loop3_end:
-	// 1 whole group(s) of 8 pairs at a time.
-	CMPQ R14, $0x00000008
-	JB   TOIAVX2_loop1_end
+TOIAVX2_done:
+	MOVQ R13, ret+72(FP)
+	VZEROUPPER
+	RET
 
-TOIAVX2_loop1:
-	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
-	VPMOVZXDQ (DX)(R13*4), Y2
-	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 4864(R9)
-	VPMOVZXDQ 16(DX)(R13*4), Y2
-	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 4896(R9)
-	VPMOVZXDQ (SI)(R13*4), Y2
-	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 4928(R9)
-	VPMOVZXDQ 16(SI)(R13*4), Y2
-	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 4960(R9)
+// func TOITailAVX2(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32)
+// Requires: AVX, AVX2
+TEXT ·TOITailAVX2(SB), $3184-72
+	MOVQ         out+40(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
+	MOVQ         104(R12), AX
+	MOVQ         AX, 104(SP)
+	MOVQ         start+0(FP), AX
+	MOVQ         end+8(FP), CX
+	MOVQ         pi+24(FP), DX
+	MOVQ         pj+32(FP), SI
+	LEAQ         112(SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSS one<>+0(SB), Y1
+	XORQ         R13, R13
+	MOVQ         n+48(FP), R14
 
-	// Capsule records of side I at the start, transposed.
-	MOVQ           4864(R9), BX
-	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           4896(R9), BX
-	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           4872(R9), BX
-	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           4904(R9), BX
-	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
-	MOVQ           4880(R9), BX
-	VBROADCASTF128 (AX)(BX*1), Y4
-	MOVQ           4912(R9), BX
-	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
-	MOVQ           4888(R9), BX
-	VBROADCASTF128 (AX)(BX*1), Y5
-	MOVQ           4920(R9), BX
-	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
-	VUNPCKLPS      Y3, Y2, Y6
-	VUNPCKLPS      Y5, Y4, Y7
-	VUNPCKHPS      Y3, Y2, Y2
-	VUNPCKHPS      Y5, Y4, Y3
-	VSHUFPS        $0x44, Y7, Y6, Y4
-	VSHUFPS        $0xee, Y7, Y6, Y5
-	VSHUFPS        $0x44, Y3, Y2, Y6
-	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 3072(R9)
-	VMOVUPS        Y5, 3104(R9)
-	VMOVUPS        Y6, 3136(R9)
-	VMOVUPS        Y2, 3264(R9)
-	MOVQ           4864(R9), BX
-	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           4896(R9), BX
-	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           4872(R9), BX
-	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           4904(R9), BX
-	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
-	MOVQ           4880(R9), BX
-	VBROADCASTF128 16(AX)(BX*1), Y4
-	MOVQ           4912(R9), BX
-	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
-	MOVQ           4888(R9), BX
-	VBROADCASTF128 16(AX)(BX*1), Y5
-	MOVQ           4920(R9), BX
-	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
-	VUNPCKLPS      Y3, Y2, Y6
-	VUNPCKLPS      Y5, Y4, Y7
-	VUNPCKHPS      Y3, Y2, Y2
-	VUNPCKHPS      Y5, Y4, Y3
-	VSHUFPS        $0x44, Y7, Y6, Y4
-	VSHUFPS        $0xee, Y7, Y6, Y5
-	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 3168(R9)
-	VMOVUPS        Y5, 3200(R9)
-	VMOVUPS        Y2, 3232(R9)
-
-	// Capsule records of side J at the start, transposed.
-	MOVQ           4928(R9), BX
-	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           4960(R9), BX
-	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           4936(R9), BX
-	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           4968(R9), BX
-	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
-	MOVQ           4944(R9), BX
-	VBROADCASTF128 (AX)(BX*1), Y4
-	MOVQ           4976(R9), BX
-	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
-	MOVQ           4952(R9), BX
-	VBROADCASTF128 (AX)(BX*1), Y5
-	MOVQ           4984(R9), BX
-	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
-	VUNPCKLPS      Y3, Y2, Y6
-	VUNPCKLPS      Y5, Y4, Y7
-	VUNPCKHPS      Y3, Y2, Y2
-	VUNPCKHPS      Y5, Y4, Y3
-	VSHUFPS        $0x44, Y7, Y6, Y4
-	VSHUFPS        $0xee, Y7, Y6, Y5
-	VSHUFPS        $0x44, Y3, Y2, Y6
-	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 3296(R9)
-	VMOVUPS        Y5, 3328(R9)
-	VMOVUPS        Y6, 3360(R9)
-	VMOVUPS        Y2, 3488(R9)
-	MOVQ           4928(R9), BX
-	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           4960(R9), BX
-	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           4936(R9), BX
-	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           4968(R9), BX
-	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
-	MOVQ           4944(R9), BX
-	VBROADCASTF128 16(AX)(BX*1), Y4
-	MOVQ           4976(R9), BX
-	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
-	MOVQ           4952(R9), BX
-	VBROADCASTF128 16(AX)(BX*1), Y5
-	MOVQ           4984(R9), BX
-	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
-	VUNPCKLPS      Y3, Y2, Y6
-	VUNPCKLPS      Y5, Y4, Y7
-	VUNPCKHPS      Y3, Y2, Y2
-	VUNPCKHPS      Y5, Y4, Y3
-	VSHUFPS        $0x44, Y7, Y6, Y4
-	VSHUFPS        $0xee, Y7, Y6, Y5
-	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 3392(R9)
-	VMOVUPS        Y5, 3424(R9)
-	VMOVUPS        Y2, 3456(R9)
-
-	// Capsule records of side I at the end, transposed.
-	MOVQ           4864(R9), BX
-	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           4896(R9), BX
-	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           4872(R9), BX
-	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           4904(R9), BX
-	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
-	MOVQ           4880(R9), BX
-	VBROADCASTF128 (CX)(BX*1), Y4
-	MOVQ           4912(R9), BX
-	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
-	MOVQ           4888(R9), BX
-	VBROADCASTF128 (CX)(BX*1), Y5
-	MOVQ           4920(R9), BX
-	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
-	VUNPCKLPS      Y3, Y2, Y6
-	VUNPCKLPS      Y5, Y4, Y7
-	VUNPCKHPS      Y3, Y2, Y2
-	VUNPCKHPS      Y5, Y4, Y3
-	VSHUFPS        $0x44, Y7, Y6, Y4
-	VSHUFPS        $0xee, Y7, Y6, Y5
-	VSHUFPS        $0x44, Y3, Y2, Y6
-	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 3520(R9)
-	VMOVUPS        Y5, 3552(R9)
-	VMOVUPS        Y6, 3584(R9)
-	VMOVUPS        Y2, 3712(R9)
-	MOVQ           4864(R9), BX
-	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           4896(R9), BX
-	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           4872(R9), BX
-	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           4904(R9), BX
-	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
-	MOVQ           4880(R9), BX
-	VBROADCASTF128 16(CX)(BX*1), Y4
-	MOVQ           4912(R9), BX
-	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
-	MOVQ           4888(R9), BX
-	VBROADCASTF128 16(CX)(BX*1), Y5
-	MOVQ           4920(R9), BX
-	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
-	VUNPCKLPS      Y3, Y2, Y6
-	VUNPCKLPS      Y5, Y4, Y7
-	VUNPCKHPS      Y3, Y2, Y2
-	VUNPCKHPS      Y5, Y4, Y3
-	VSHUFPS        $0x44, Y7, Y6, Y4
-	VSHUFPS        $0xee, Y7, Y6, Y5
-	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 3616(R9)
-	VMOVUPS        Y5, 3648(R9)
-	VMOVUPS        Y2, 3680(R9)
-
-	// Capsule records of side J at the end, transposed.
-	MOVQ           4928(R9), BX
-	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           4960(R9), BX
-	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           4936(R9), BX
-	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           4968(R9), BX
-	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
-	MOVQ           4944(R9), BX
-	VBROADCASTF128 (CX)(BX*1), Y4
-	MOVQ           4976(R9), BX
-	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
-	MOVQ           4952(R9), BX
-	VBROADCASTF128 (CX)(BX*1), Y5
-	MOVQ           4984(R9), BX
-	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
-	VUNPCKLPS      Y3, Y2, Y6
-	VUNPCKLPS      Y5, Y4, Y7
-	VUNPCKHPS      Y3, Y2, Y2
-	VUNPCKHPS      Y5, Y4, Y3
-	VSHUFPS        $0x44, Y7, Y6, Y4
-	VSHUFPS        $0xee, Y7, Y6, Y5
-	VSHUFPS        $0x44, Y3, Y2, Y6
-	VSHUFPS        $0xee, Y3, Y2, Y2
-	VMOVUPS        Y4, 3744(R9)
-	VMOVUPS        Y5, 3776(R9)
-	VMOVUPS        Y6, 3808(R9)
-	VMOVUPS        Y2, 3936(R9)
-	MOVQ           4928(R9), BX
-	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           4960(R9), BX
-	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           4936(R9), BX
-	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           4968(R9), BX
-	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
-	MOVQ           4944(R9), BX
-	VBROADCASTF128 16(CX)(BX*1), Y4
-	MOVQ           4976(R9), BX
-	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
-	MOVQ           4952(R9), BX
-	VBROADCASTF128 16(CX)(BX*1), Y5
-	MOVQ           4984(R9), BX
-	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
-	VUNPCKLPS      Y3, Y2, Y6
-	VUNPCKLPS      Y5, Y4, Y7
-	VUNPCKHPS      Y3, Y2, Y2
-	VUNPCKHPS      Y5, Y4, Y3
-	VSHUFPS        $0x44, Y7, Y6, Y4
-	VSHUFPS        $0xee, Y7, Y6, Y5
-	VSHUFPS        $0x44, Y3, Y2, Y2
-	VMOVUPS        Y4, 3840(R9)
-	VMOVUPS        Y5, 3872(R9)
-	VMOVUPS        Y2, 3904(R9)
-
-	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Y0, 3968(R9)
-	VMOVUPS    Y0, 4000(R9)
-	MOVQ       pad+16(FP), BX
-	TESTQ      BX, BX
-	JZ         TOIAVX2_loop1_g0_nopad
-	VMOVUPS    (DX)(R13*4), Y3
-	VMOVUPS    Y0, Y2
-	VPCMPEQD   Y0, Y0, Y4
-	VGATHERDPS Y4, (BX)(Y3*4), Y2
-	VMOVUPS    Y2, 3968(R9)
-	VMOVUPS    (SI)(R13*4), Y3
-	VMOVUPS    Y0, Y2
-	VPCMPEQD   Y0, Y0, Y4
-	VGATHERDPS Y4, (BX)(Y3*4), Y2
-	VMOVUPS    Y2, 4000(R9)
-
-TOIAVX2_loop1_g0_nopad:
-	// Setup: the frames and the initial states.
-	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 3072(R9), Y2
-	VSUBPS  3296(R9), Y2, Y2
-	VMOVUPS 3104(R9), Y3
-	VSUBPS  3328(R9), Y3, Y3
-	VMOVUPS 3136(R9), Y4
-	VSUBPS  3360(R9), Y4, Y4
-	VMOVUPS 3520(R9), Y5
-	VSUBPS  3072(R9), Y5, Y5
-	VMOVUPS 3552(R9), Y6
-	VSUBPS  3104(R9), Y6, Y6
-	VMOVUPS 3584(R9), Y7
-	VSUBPS  3136(R9), Y7, Y7
-	VMOVUPS 3168(R9), Y8
-	VSUBPS  3296(R9), Y8, Y8
-	VMOVUPS 3200(R9), Y9
-	VSUBPS  3328(R9), Y9, Y9
-	VMOVUPS 3232(R9), Y10
-	VSUBPS  3360(R9), Y10, Y10
-	VMOVUPS 3616(R9), Y11
-	VSUBPS  3168(R9), Y11, Y11
-	VMOVUPS 3648(R9), Y12
-	VSUBPS  3200(R9), Y12, Y12
-	VMOVUPS 3680(R9), Y13
-	VSUBPS  3232(R9), Y13, Y13
-	VMOVUPS Y13, (R9)
-	VMOVUPS 3744(R9), Y13
-	VSUBPS  3296(R9), Y13, Y13
-	VMOVUPS Y13, 32(R9)
-	VMOVUPS 3776(R9), Y13
-	VSUBPS  3328(R9), Y13, Y13
-	VMOVUPS Y13, 64(R9)
-	VMOVUPS 3808(R9), Y13
-	VSUBPS  3360(R9), Y13, Y13
-	VMOVUPS Y13, 96(R9)
-	VMOVUPS 3392(R9), Y13
-	VSUBPS  3296(R9), Y13, Y13
-	VMOVUPS Y13, 128(R9)
-	VMOVUPS 3424(R9), Y13
-	VSUBPS  3328(R9), Y13, Y13
-	VMOVUPS Y13, 160(R9)
-	VMOVUPS 3456(R9), Y13
-	VSUBPS  3360(R9), Y13, Y13
-	VMOVUPS Y13, 192(R9)
-	VMOVUPS 3840(R9), Y13
-	VSUBPS  3392(R9), Y13, Y13
-	VMOVUPS Y13, 224(R9)
-	VMOVUPS 3872(R9), Y13
-	VSUBPS  3424(R9), Y13, Y13
-	VMOVUPS Y13, 256(R9)
-	VMOVUPS 3904(R9), Y13
-	VSUBPS  3456(R9), Y13, Y13
-
-	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
-	VSUBPS       Y2, Y2, Y14
-	VMOVUPS      Y2, 288(R9)
-	VSUBPS       Y5, Y5, Y2
-	VMOVUPS      Y5, 320(R9)
-	VSUBPS       Y3, Y3, Y5
-	VMOVUPS      Y3, 352(R9)
-	VSUBPS       Y6, Y6, Y3
-	VMOVUPS      Y6, 384(R9)
-	VSUBPS       Y4, Y4, Y6
-	VMOVUPS      Y4, 416(R9)
-	VADDPS       Y6, Y14, Y4
-	VSUBPS       Y7, Y7, Y6
-	VADDPS       Y6, Y2, Y2
-	VSUBPS       Y8, Y8, Y6
-	VADDPS       Y6, Y5, Y5
-	VSUBPS       Y11, Y11, Y6
-	VADDPS       Y6, Y3, Y3
-	VSUBPS       Y9, Y9, Y6
-	VADDPS       Y6, Y4, Y4
-	VSUBPS       Y12, Y12, Y6
-	VADDPS       Y6, Y2, Y2
-	VSUBPS       Y10, Y10, Y6
-	VADDPS       Y6, Y5, Y5
-	VMOVUPS      (R9), Y6
-	VSUBPS       (R9), Y6, Y6
-	VADDPS       Y6, Y3, Y3
-	VMOVUPS      32(R9), Y6
-	VSUBPS       32(R9), Y6, Y6
-	VADDPS       Y6, Y4, Y4
-	VMOVUPS      64(R9), Y6
-	VSUBPS       64(R9), Y6, Y6
-	VADDPS       Y6, Y2, Y2
-	VMOVUPS      96(R9), Y6
-	VSUBPS       96(R9), Y6, Y6
-	VADDPS       Y6, Y5, Y5
-	VMOVUPS      128(R9), Y6
-	VSUBPS       128(R9), Y6, Y6
-	VADDPS       Y6, Y3, Y3
-	VMOVUPS      224(R9), Y6
-	VSUBPS       224(R9), Y6, Y6
-	VADDPS       Y6, Y4, Y4
-	VMOVUPS      160(R9), Y6
-	VSUBPS       160(R9), Y6, Y6
-	VADDPS       Y6, Y2, Y2
-	VMOVUPS      256(R9), Y6
-	VSUBPS       256(R9), Y6, Y6
-	VADDPS       Y6, Y5, Y5
-	VMOVUPS      192(R9), Y6
-	VSUBPS       192(R9), Y6, Y6
-	VADDPS       Y6, Y3, Y3
-	VSUBPS       Y13, Y13, Y6
-	VADDPS       Y6, Y4, Y4
-	VMOVUPS      3264(R9), Y6
-	VSUBPS       3264(R9), Y6, Y6
-	VADDPS       Y6, Y2, Y2
-	VMOVUPS      3712(R9), Y6
-	VSUBPS       3712(R9), Y6, Y6
-	VADDPS       Y6, Y5, Y5
-	VMOVUPS      3968(R9), Y6
-	VSUBPS       3968(R9), Y6, Y6
-	VADDPS       Y6, Y3, Y3
-	VMOVUPS      3488(R9), Y6
-	VSUBPS       3488(R9), Y6, Y6
-	VADDPS       Y6, Y4, Y4
-	VMOVUPS      3936(R9), Y6
-	VSUBPS       3936(R9), Y6, Y6
-	VADDPS       Y6, Y2, Y2
-	VMOVUPS      4000(R9), Y6
-	VSUBPS       4000(R9), Y6, Y6
-	VADDPS       Y6, Y5, Y5
-	VMOVUPS      Y13, 448(R9)
-	VBROADCASTSS margin+56(FP), Y6
-	VBROADCASTSS margin+56(FP), Y13
-	VSUBPS       Y6, Y13, Y6
-	VADDPS       Y6, Y3, Y3
-	VBROADCASTSS tol+60(FP), Y6
-	VBROADCASTSS tol+60(FP), Y13
-	VSUBPS       Y6, Y13, Y6
-	VADDPS       Y6, Y4, Y4
-	VBROADCASTSS tmax+64(FP), Y6
-	VBROADCASTSS tmax+64(FP), Y13
-	VSUBPS       Y6, Y13, Y6
-	VADDPS       Y6, Y2, Y2
-	VADDPS       Y2, Y4, Y2
-	VADDPS       Y3, Y5, Y3
-	VADDPS       Y3, Y2, Y2
-	VCMPPS       $0x00, Y0, Y2, Y2
-
-	// A negative radius or pad is invalid.
-	VMOVUPS 3264(R9), Y3
-	VMINPS  3712(R9), Y3, Y3
-	VMOVUPS 3488(R9), Y4
-	VMINPS  3936(R9), Y4, Y4
-	VMINPS  Y4, Y3, Y3
-	VCMPPS  $0x11, Y0, Y3, Y3
-	VMOVUPS 3968(R9), Y4
-	VMINPS  4000(R9), Y4, Y4
-	VCMPPS  $0x11, Y0, Y4, Y4
-	VORPS   Y4, Y3, Y3
-	VANDNPS Y2, Y3, Y2
-
-	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
-	VMOVUPS 288(R9), Y3
-	VANDPS  absmask<>+0(SB), Y3, Y3
-	VMOVUPS 288(R9), Y4
-	VADDPS  320(R9), Y4, Y4
-	VANDPS  absmask<>+0(SB), Y4, Y4
-	VMOVUPS 352(R9), Y5
-	VANDPS  absmask<>+0(SB), Y5, Y5
-	VMOVUPS 352(R9), Y6
-	VADDPS  384(R9), Y6, Y6
-	VANDPS  absmask<>+0(SB), Y6, Y6
-	VMAXPS  Y6, Y0, Y6
-	VMOVUPS 416(R9), Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y3, Y3
-	VADDPS  416(R9), Y7, Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y4, Y4
-	VANDPS  absmask<>+0(SB), Y8, Y13
-	VMAXPS  Y13, Y5, Y5
-	VADDPS  Y11, Y8, Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y6, Y6
-	VANDPS  absmask<>+0(SB), Y9, Y13
-	VMAXPS  Y13, Y3, Y3
-	VADDPS  Y12, Y9, Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y4, Y4
-	VANDPS  absmask<>+0(SB), Y10, Y13
-	VMAXPS  Y13, Y5, Y5
-	VADDPS  (R9), Y10, Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y6, Y6
-	VMOVUPS 32(R9), Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y3, Y3
-	VMOVUPS 64(R9), Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y4, Y4
-	VMOVUPS 96(R9), Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y5, Y5
-	VMOVUPS 128(R9), Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y6, Y6
-	VMOVUPS 128(R9), Y13
-	VADDPS  224(R9), Y13, Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y3, Y3
-	VMOVUPS 160(R9), Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y4, Y4
-	VMOVUPS 160(R9), Y13
-	VADDPS  256(R9), Y13, Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y5, Y5
-	VMOVUPS 192(R9), Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y6, Y6
-	VMOVUPS 192(R9), Y13
-	VADDPS  448(R9), Y13, Y13
-	VANDPS  absmask<>+0(SB), Y13, Y13
-	VMAXPS  Y13, Y3, Y3
-	VMAXPS  Y3, Y6, Y3
-	VMAXPS  Y5, Y4, Y4
-	VMAXPS  Y4, Y3, Y3
-
-	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
-	VBROADCASTSS toitolfloor<>+0(SB), Y4
-	VMULPS       Y3, Y4, Y3
-	VBROADCASTSS tol+60(FP), Y4
-	VMAXPS       Y3, Y4, Y3
-	VMOVUPS      3264(R9), Y4
-	VMAXPS       3712(R9), Y4, Y4
-	VMOVUPS      3488(R9), Y5
-	VMAXPS       3936(R9), Y5, Y5
-	VADDPS       3968(R9), Y4, Y4
-	VADDPS       4000(R9), Y5, Y5
-	VADDPS       Y5, Y4, Y4
-	VBROADCASTSS margin+56(FP), Y5
-	VADDPS       Y5, Y4, Y4
-	VMAXPS       Y3, Y4, Y4
-	VADDPS       Y3, Y4, Y3
-	VBROADCASTSS toiinvalid<>+0(SB), Y5
-	VBLENDVPS    Y2, toirunning<>+0(SB), Y5, Y2
-	VMOVUPS      288(R9), Y5
-	VMOVUPS      Y5, 4032(R9)
-	VMOVUPS      352(R9), Y5
-	VMOVUPS      Y5, 4064(R9)
-	VMOVUPS      416(R9), Y5
-	VMOVUPS      Y5, 4096(R9)
-	VMOVUPS      Y8, 4128(R9)
-	VMOVUPS      Y9, 4160(R9)
-	VMOVUPS      Y10, 4192(R9)
-	VMOVUPS      128(R9), Y5
-	VMOVUPS      Y5, 4224(R9)
-	VMOVUPS      160(R9), Y5
-	VMOVUPS      Y5, 4256(R9)
-	VMOVUPS      192(R9), Y5
-	VMOVUPS      Y5, 4288(R9)
-	VMOVUPS      320(R9), Y5
-	VMOVUPS      Y5, 4320(R9)
-	VMOVUPS      384(R9), Y5
-	VMOVUPS      Y5, 4352(R9)
-	VMOVUPS      Y7, 4384(R9)
-	VMOVUPS      Y11, 4416(R9)
-	VMOVUPS      Y12, 4448(R9)
-	VMOVUPS      (R9), Y5
-	VMOVUPS      Y5, 4480(R9)
-	VMOVUPS      32(R9), Y5
-	VMOVUPS      Y5, 4512(R9)
-	VMOVUPS      64(R9), Y5
-	VMOVUPS      Y5, 4544(R9)
-	VMOVUPS      96(R9), Y5
-	VMOVUPS      Y5, 4576(R9)
-	VMOVUPS      224(R9), Y5
-	VMOVUPS      Y5, 4608(R9)
-	VMOVUPS      256(R9), Y5
-	VMOVUPS      Y5, 4640(R9)
-	VMOVUPS      448(R9), Y5
-	VMOVUPS      Y5, 4672(R9)
-	VMOVUPS      Y4, 4704(R9)
-	VMOVUPS      Y3, 4736(R9)
-	VMOVUPS      Y0, 4768(R9)
-	VMOVUPS      Y0, 4800(R9)
-	VMOVUPS      Y2, 4832(R9)
-
-	// Steps until no lane is running.
-TOIAVX2_loop1_step:
-	VBROADCASTSS tmax+64(FP), Y2
-	VMINPS       Y1, Y2, Y2
-	VMAXPS       Y0, Y2, Y2
-
-	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 4768(R9), Y3
-	VMULPS  4320(R9), Y3, Y3
-	VADDPS  4032(R9), Y3, Y3
-	VMOVUPS 4768(R9), Y4
-	VMULPS  4352(R9), Y4, Y4
-	VADDPS  4064(R9), Y4, Y4
-	VMOVUPS 4768(R9), Y5
-	VMULPS  4384(R9), Y5, Y5
-	VADDPS  4096(R9), Y5, Y5
-	VMOVUPS 4768(R9), Y6
-	VMULPS  4416(R9), Y6, Y6
-	VADDPS  4128(R9), Y6, Y6
-	VMOVUPS 4768(R9), Y7
-	VMULPS  4448(R9), Y7, Y7
-	VADDPS  4160(R9), Y7, Y7
-	VMOVUPS 4768(R9), Y8
-	VMULPS  4480(R9), Y8, Y8
-	VADDPS  4192(R9), Y8, Y8
-	VMOVUPS 4768(R9), Y9
-	VMULPS  4512(R9), Y9, Y9
-	VADDPS  Y9, Y0, Y9
-	VMOVUPS 4768(R9), Y10
-	VMULPS  4544(R9), Y10, Y10
-	VADDPS  Y10, Y0, Y10
-	VMOVUPS 4768(R9), Y11
-	VMULPS  4576(R9), Y11, Y11
-	VADDPS  Y11, Y0, Y11
-	VMOVUPS 4768(R9), Y12
-	VMULPS  4608(R9), Y12, Y12
-	VADDPS  4224(R9), Y12, Y12
-	VMOVUPS 4768(R9), Y13
-	VMULPS  4640(R9), Y13, Y13
-	VADDPS  4256(R9), Y13, Y13
-	VMOVUPS Y2, (R9)
-	VMOVUPS 4768(R9), Y2
-	VMULPS  4672(R9), Y2, Y2
-	VADDPS  4288(R9), Y2, Y2
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPS  Y3, Y6, Y14
-	VMOVUPS Y6, 32(R9)
-	VSUBPS  Y4, Y7, Y6
-	VMOVUPS Y7, 64(R9)
-	VSUBPS  Y5, Y8, Y7
-	VMOVUPS Y8, 96(R9)
-	VSUBPS  Y9, Y12, Y8
-	VMOVUPS Y12, 128(R9)
-	VSUBPS  Y10, Y13, Y12
-	VMOVUPS Y13, 160(R9)
-	VSUBPS  Y11, Y2, Y13
-	VMOVUPS Y2, 192(R9)
-	VSUBPS  Y9, Y3, Y2
-	VMOVUPS Y9, 224(R9)
-	VSUBPS  Y10, Y4, Y9
-	VMOVUPS Y10, 256(R9)
-	VSUBPS  Y11, Y5, Y10
-	VMOVUPS Y11, 288(R9)
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS  Y8, Y8, Y11
-	VMOVUPS Y5, 320(R9)
-	VMULPS  Y12, Y12, Y5
-	VMOVUPS Y4, 352(R9)
-	VADDPS  Y5, Y11, Y4
-	VMULPS  Y13, Y13, Y5
-	VADDPS  Y5, Y4, Y4
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y4, Y5
-	VDIVPS  Y4, Y1, Y4
-	VANDPS  Y5, Y4, Y4
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS  Y14, Y14, Y5
-	VMULPS  Y6, Y6, Y11
-	VMOVUPS Y3, 384(R9)
-	VADDPS  Y11, Y5, Y3
-	VMULPS  Y7, Y7, Y5
-	VADDPS  Y5, Y3, Y3
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y5
-	VDIVPS  Y3, Y1, Y3
-	VANDPS  Y5, Y3, Y3
-	VMULPS  Y2, Y8, Y5
-	VMULPS  Y9, Y12, Y11
-	VMOVUPS Y3, 416(R9)
-	VADDPS  Y11, Y5, Y3
-	VMULPS  Y10, Y13, Y5
-	VADDPS  Y5, Y3, Y3
-	VMULPS  Y4, Y3, Y3
-	VMULPS  Y14, Y8, Y5
-	VMULPS  Y6, Y12, Y11
-	VMOVUPS Y12, 448(R9)
-	VADDPS  Y11, Y5, Y5
-	VMULPS  Y7, Y13, Y11
-	VADDPS  Y11, Y5, Y5
-	VMULPS  Y4, Y5, Y4
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Y14, Y2, Y11
-	VMULPS  Y6, Y9, Y12
-	VMOVUPS Y5, 480(R9)
-	VADDPS  Y12, Y11, Y5
-	VMULPS  Y7, Y10, Y11
-	VADDPS  Y11, Y5, Y5
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Y3, Y8, Y11
-	VMULPS  448(R9), Y3, Y12
-	VMOVUPS Y5, 512(R9)
-	VMULPS  Y3, Y13, Y5
-	VMOVUPS Y3, 544(R9)
-	VSUBPS  Y2, Y11, Y3
-	VSUBPS  Y9, Y12, Y11
-	VSUBPS  Y10, Y5, Y5
-	VMULPS  Y4, Y8, Y12
-	VMOVUPS Y10, 576(R9)
-	VMULPS  448(R9), Y4, Y10
-	VMOVUPS Y9, 608(R9)
-	VMULPS  Y4, Y13, Y9
-	VMOVUPS Y2, 640(R9)
-	VSUBPS  Y12, Y14, Y2
-	VSUBPS  Y10, Y6, Y10
-	VSUBPS  Y9, Y7, Y9
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS  Y2, Y2, Y12
-	VMOVUPS Y7, 672(R9)
-	VMULPS  Y10, Y10, Y7
-	VMOVUPS Y6, 704(R9)
-	VADDPS  Y7, Y12, Y6
-	VMULPS  Y9, Y9, Y7
-	VADDPS  Y7, Y6, Y6
-	VMULPS  Y2, Y3, Y2
-	VMULPS  Y10, Y11, Y3
-	VADDPS  Y3, Y2, Y2
-	VMULPS  Y9, Y5, Y3
-	VADDPS  Y3, Y2, Y2
-	VCMPPS  $0x04, Y6, Y0, Y3
-	VDIVPS  Y6, Y2, Y2
-	VANDPS  Y3, Y2, Y2
-	VMINPS  Y1, Y2, Y2
-	VMAXPS  Y0, Y2, Y2
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Y4, Y2, Y2
-	VADDPS 544(R9), Y2, Y2
-	VMINPS Y1, Y2, Y2
-	VMAXPS Y0, Y2, Y2
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS 480(R9), Y2, Y3
-	VSUBPS 512(R9), Y3, Y3
-	VMULPS 416(R9), Y3, Y3
-	VMINPS Y1, Y3, Y3
-	VMAXPS Y0, Y3, Y3
-	VMULPS Y2, Y8, Y4
-	VMULPS 448(R9), Y2, Y5
-	VMULPS Y2, Y13, Y2
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS  Y3, Y14, Y6
-	VADDPS  640(R9), Y6, Y6
-	VSUBPS  Y4, Y6, Y4
-	VMULPS  704(R9), Y3, Y6
-	VADDPS  608(R9), Y6, Y6
-	VSUBPS  Y5, Y6, Y5
-	VMULPS  672(R9), Y3, Y3
-	VADDPS  576(R9), Y3, Y3
-	VSUBPS  Y2, Y3, Y2
-	VMULPS  Y4, Y4, Y3
-	VMULPS  Y5, Y5, Y6
-	VADDPS  Y6, Y3, Y3
-	VMULPS  Y2, Y2, Y6
-	VADDPS  Y6, Y3, Y3
-	VCMPPS  $0x16, maxfinite<>+0(SB), Y3, Y6
-	VSQRTPS Y3, Y3
-
-	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
-	VDIVPS  Y3, Y1, Y7
-	VMULPS  Y7, Y4, Y4
-	VMULPS  Y7, Y5, Y5
-	VMULPS  Y7, Y2, Y2
-	VMULPS  384(R9), Y4, Y7
-	VMULPS  352(R9), Y5, Y8
-	VADDPS  Y8, Y7, Y7
-	VMULPS  320(R9), Y2, Y8
-	VADDPS  Y8, Y7, Y7
-	VMULPS  4320(R9), Y4, Y8
-	VMULPS  4352(R9), Y5, Y9
-	VADDPS  Y9, Y8, Y8
-	VMULPS  4384(R9), Y2, Y9
-	VADDPS  Y9, Y8, Y8
-	VMULPS  32(R9), Y4, Y9
-	VMULPS  64(R9), Y5, Y10
-	VADDPS  Y10, Y9, Y9
-	VMULPS  96(R9), Y2, Y10
-	VADDPS  Y10, Y9, Y9
-	VMULPS  4416(R9), Y4, Y10
-	VMULPS  4448(R9), Y5, Y11
-	VADDPS  Y11, Y10, Y10
-	VMULPS  4480(R9), Y2, Y11
-	VADDPS  Y11, Y10, Y10
-	VMULPS  224(R9), Y4, Y11
-	VMULPS  256(R9), Y5, Y12
-	VADDPS  Y12, Y11, Y11
-	VMULPS  288(R9), Y2, Y12
-	VADDPS  Y12, Y11, Y11
-	VMULPS  4512(R9), Y4, Y12
-	VMULPS  4544(R9), Y5, Y13
-	VADDPS  Y13, Y12, Y12
-	VMULPS  4576(R9), Y2, Y13
-	VADDPS  Y13, Y12, Y12
-	VMULPS  128(R9), Y4, Y13
-	VMULPS  160(R9), Y5, Y14
-	VMOVUPS Y6, 32(R9)
-	VADDPS  Y14, Y13, Y6
-	VMULPS  192(R9), Y2, Y13
-	VADDPS  Y13, Y6, Y6
-	VMULPS  4608(R9), Y4, Y4
-	VMULPS  4640(R9), Y5, Y5
-	VADDPS  Y5, Y4, Y4
-	VMULPS  4672(R9), Y2, Y2
-	VADDPS  Y2, Y4, Y2
-
-	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
-	VSUBPS       Y11, Y7, Y4
-	VSUBPS       4704(R9), Y4, Y4
-	VSUBPS       Y8, Y12, Y5
-	VCMPPS       $0x11, Y5, Y0, Y13
-	VDIVPS       Y5, Y4, Y5
-	VMOVUPS      Y3, 64(R9)
-	VBROADCASTSS toiinf<>+0(SB), Y3
-	VBLENDVPS    Y13, Y5, Y3, Y3
-	VCMPPS       $0x11, Y4, Y0, Y4
-	VANDPS       Y3, Y4, Y3
-	VSUBPS       Y6, Y7, Y4
-	VSUBPS       4704(R9), Y4, Y4
-	VSUBPS       Y8, Y2, Y5
-	VCMPPS       $0x11, Y5, Y0, Y7
-	VDIVPS       Y5, Y4, Y5
-	VBROADCASTSS toiinf<>+0(SB), Y8
-	VBLENDVPS    Y7, Y5, Y8, Y5
-	VCMPPS       $0x11, Y4, Y0, Y4
-	VANDPS       Y5, Y4, Y4
-	VMINPS       Y4, Y3, Y3
-	VSUBPS       Y11, Y9, Y4
-	VSUBPS       4704(R9), Y4, Y4
-	VSUBPS       Y10, Y12, Y5
-	VCMPPS       $0x11, Y5, Y0, Y7
-	VDIVPS       Y5, Y4, Y5
-	VBROADCASTSS toiinf<>+0(SB), Y8
-	VBLENDVPS    Y7, Y5, Y8, Y5
-	VCMPPS       $0x11, Y4, Y0, Y4
-	VANDPS       Y5, Y4, Y4
-	VMINPS       Y4, Y3, Y3
-	VSUBPS       Y6, Y9, Y4
-	VSUBPS       4704(R9), Y4, Y4
-	VSUBPS       Y10, Y2, Y2
-	VCMPPS       $0x11, Y2, Y0, Y5
-	VDIVPS       Y2, Y4, Y2
-	VBROADCASTSS toiinf<>+0(SB), Y6
-	VBLENDVPS    Y5, Y2, Y6, Y2
-	VCMPPS       $0x11, Y4, Y0, Y4
-	VANDPS       Y2, Y4, Y2
-	VMINPS       Y2, Y3, Y2
-	VADDPS       4768(R9), Y2, Y2
-
-	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS      4832(R9), Y3
-	VCMPPS       $0x00, toirunning<>+0(SB), Y3, Y3
-	VADDPS       4800(R9), Y1, Y4
-	VMOVUPS      4768(R9), Y5
-	VCMPPS       $0x11, Y2, Y5, Y5
-	VANDNPS      Y3, Y5, Y5
-	VBROADCASTSS maxiter+68(FP), Y6
-	VCMPPS       $0x12, Y4, Y6, Y6
-	VORPS        Y6, Y5, Y5
-	VBROADCASTSS toirunning<>+0(SB), Y6
-	VBLENDVPS    Y5, toiunconv<>+0(SB), Y6, Y5
-	VCMPPS       $0x16, (R9), Y2, Y6
-	VBLENDVPS    Y6, Y0, Y5, Y5
-	VMOVUPS      4768(R9), Y6
-	VCMPPS       $0x00, Y0, Y6, Y6
-	VBLENDVPS    Y6, toiinitial<>+0(SB), Y1, Y6
-	VMOVUPS      64(R9), Y7
-	VCMPPS       $0x12, 4736(R9), Y7, Y7
-	VBLENDVPS    Y7, Y6, Y5, Y5
-	VMOVUPS      32(R9), Y6
-	VBLENDVPS    Y6, toiinvalid<>+0(SB), Y5, Y5
-	VCMPPS       $0x00, toirunning<>+0(SB), Y5, Y6
-	VANDPS       Y6, Y3, Y6
-	VMOVUPS      4768(R9), Y7
-	VBLENDVPS    Y6, Y2, Y7, Y2
-	VMOVUPS      32(R9), Y7
-	VBLENDVPS    Y7, Y0, Y4, Y4
-	VMOVUPS      4800(R9), Y7
-	VBLENDVPS    Y3, Y4, Y7, Y4
-	VMOVUPS      4832(R9), Y7
-	VBLENDVPS    Y3, Y5, Y7, Y3
-	VMOVUPS      Y2, 4768(R9)
-	VMOVUPS      Y4, 4800(R9)
-	VMOVUPS      Y3, 4832(R9)
-	VMOVMSKPS    Y6, BX
-	TESTL        BX, BX
-	JNZ          TOIAVX2_loop1_step
-
-	// Finish: the rows.
-	VMOVUPS 4768(R9), Y2
-	VMULPS  4320(R9), Y2, Y2
-	VADDPS  4032(R9), Y2, Y2
-	VMOVUPS 4768(R9), Y3
-	VMULPS  4352(R9), Y3, Y3
-	VADDPS  4064(R9), Y3, Y3
-	VMOVUPS 4768(R9), Y4
-	VMULPS  4384(R9), Y4, Y4
-	VADDPS  4096(R9), Y4, Y4
-	VMOVUPS 4768(R9), Y5
-	VMULPS  4416(R9), Y5, Y5
-	VADDPS  4128(R9), Y5, Y5
-	VMOVUPS 4768(R9), Y6
-	VMULPS  4448(R9), Y6, Y6
-	VADDPS  4160(R9), Y6, Y6
-	VMOVUPS 4768(R9), Y7
-	VMULPS  4480(R9), Y7, Y7
-	VADDPS  4192(R9), Y7, Y7
-	VMOVUPS 4768(R9), Y8
-	VMULPS  4512(R9), Y8, Y8
-	VADDPS  Y8, Y0, Y8
-	VMOVUPS 4768(R9), Y9
-	VMULPS  4544(R9), Y9, Y9
-	VADDPS  Y9, Y0, Y9
-	VMOVUPS 4768(R9), Y10
-	VMULPS  4576(R9), Y10, Y10
-	VADDPS  Y10, Y0, Y10
-	VMOVUPS 4768(R9), Y11
-	VMULPS  4608(R9), Y11, Y11
-	VADDPS  4224(R9), Y11, Y11
-	VMOVUPS 4768(R9), Y12
-	VMULPS  4640(R9), Y12, Y12
-	VADDPS  4256(R9), Y12, Y12
-	VMOVUPS 4768(R9), Y13
-	VMULPS  4672(R9), Y13, Y13
-	VADDPS  4288(R9), Y13, Y13
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPS  Y2, Y5, Y14
-	VMOVUPS Y5, (R9)
-	VSUBPS  Y3, Y6, Y5
-	VMOVUPS Y6, 32(R9)
-	VSUBPS  Y4, Y7, Y6
-	VMOVUPS Y7, 64(R9)
-	VSUBPS  Y8, Y11, Y7
-	VMOVUPS Y11, 96(R9)
-	VSUBPS  Y9, Y12, Y11
-	VMOVUPS Y12, 128(R9)
-	VSUBPS  Y10, Y13, Y12
-	VMOVUPS Y13, 160(R9)
-	VSUBPS  Y8, Y2, Y13
-	VMOVUPS Y8, 192(R9)
-	VSUBPS  Y9, Y3, Y8
-	VMOVUPS Y9, 224(R9)
-	VSUBPS  Y10, Y4, Y9
-	VMOVUPS Y10, 256(R9)
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS  Y7, Y7, Y10
-	VMOVUPS Y4, 288(R9)
-	VMULPS  Y11, Y11, Y4
-	VMOVUPS Y3, 320(R9)
-	VADDPS  Y4, Y10, Y3
-	VMULPS  Y12, Y12, Y4
-	VADDPS  Y4, Y3, Y3
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y3, Y4
-	VDIVPS  Y3, Y1, Y10
-	VANDPS  Y4, Y10, Y4
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS  Y14, Y14, Y10
-	VMOVUPS Y2, 352(R9)
-	VMULPS  Y5, Y5, Y2
-	VMOVUPS Y3, 384(R9)
-	VADDPS  Y2, Y10, Y2
-	VMULPS  Y6, Y6, Y3
-	VADDPS  Y3, Y2, Y2
-	VCMPPS  $0x1d, minnormal<>+0(SB), Y2, Y3
-	VDIVPS  Y2, Y1, Y10
-	VANDPS  Y3, Y10, Y3
-	VMULPS  Y13, Y7, Y10
-	VMOVUPS Y2, 416(R9)
-	VMULPS  Y8, Y11, Y2
-	VMOVUPS Y3, 448(R9)
-	VADDPS  Y2, Y10, Y2
-	VMULPS  Y9, Y12, Y3
-	VADDPS  Y3, Y2, Y2
-	VMULPS  Y4, Y2, Y2
-	VMULPS  Y14, Y7, Y3
-	VMULPS  Y5, Y11, Y10
-	VMOVUPS Y11, 480(R9)
-	VADDPS  Y10, Y3, Y3
-	VMULPS  Y6, Y12, Y10
-	VADDPS  Y10, Y3, Y3
-	VMULPS  Y4, Y3, Y10
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Y14, Y13, Y11
-	VMOVUPS Y4, 512(R9)
-	VMULPS  Y5, Y8, Y4
-	VMOVUPS Y3, 544(R9)
-	VADDPS  Y4, Y11, Y3
-	VMULPS  Y6, Y9, Y4
-	VADDPS  Y4, Y3, Y3
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Y2, Y7, Y4
-	VMULPS  480(R9), Y2, Y11
-	VMOVUPS Y3, 576(R9)
-	VMULPS  Y2, Y12, Y3
-	VMOVUPS Y2, 608(R9)
-	VSUBPS  Y13, Y4, Y2
-	VSUBPS  Y8, Y11, Y4
-	VSUBPS  Y9, Y3, Y3
-	VMULPS  Y10, Y7, Y11
-	VMOVUPS Y9, 640(R9)
-	VMULPS  480(R9), Y10, Y9
-	VMOVUPS Y8, 672(R9)
-	VMULPS  Y10, Y12, Y8
-	VMOVUPS Y13, 704(R9)
-	VSUBPS  Y11, Y14, Y11
-	VSUBPS  Y9, Y5, Y9
-	VSUBPS  Y8, Y6, Y8
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS  Y11, Y11, Y13
-	VMOVUPS Y6, 736(R9)
-	VMULPS  Y9, Y9, Y6
-	VMOVUPS Y5, 768(R9)
-	VADDPS  Y6, Y13, Y5
-	VMULPS  Y8, Y8, Y6
-	VADDPS  Y6, Y5, Y5
-	VMULPS  Y11, Y2, Y2
-	VMULPS  Y9, Y4, Y4
-	VADDPS  Y4, Y2, Y2
-	VMULPS  Y8, Y3, Y3
-	VADDPS  Y3, Y2, Y2
-	VCMPPS  $0x04, Y5, Y0, Y3
-	VDIVPS  Y5, Y2, Y2
-	VANDPS  Y3, Y2, Y2
-	VMINPS  Y1, Y2, Y2
-	VMAXPS  Y0, Y2, Y2
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Y10, Y2, Y2
-	VADDPS 608(R9), Y2, Y2
-	VMINPS Y1, Y2, Y2
-	VMAXPS Y0, Y2, Y2
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS 544(R9), Y2, Y3
-	VSUBPS 576(R9), Y3, Y3
-	VMULPS 448(R9), Y3, Y3
-	VMINPS Y1, Y3, Y3
-	VMAXPS Y0, Y3, Y3
-	VMULPS Y2, Y7, Y4
-	VMULPS 480(R9), Y2, Y5
-	VMULPS Y2, Y12, Y2
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS  Y3, Y14, Y6
-	VADDPS  704(R9), Y6, Y6
-	VSUBPS  Y4, Y6, Y6
-	VMULPS  768(R9), Y3, Y7
-	VADDPS  672(R9), Y7, Y7
-	VSUBPS  Y5, Y7, Y7
-	VMULPS  736(R9), Y3, Y8
-	VADDPS  640(R9), Y8, Y8
-	VSUBPS  Y2, Y8, Y8
-	VMULPS  Y6, Y6, Y9
-	VMULPS  Y7, Y7, Y10
-	VADDPS  Y10, Y9, Y9
-	VMULPS  Y8, Y8, Y10
-	VADDPS  Y10, Y9, Y9
-	VSQRTPS Y9, Y10
-
-	// The normal by ContactLane's rules (contact's common path and rare block).
-	VMOVAPS      Y6, Y11
-	VMOVAPS      Y7, Y12
-	VMOVAPS      Y8, Y13
-	VMOVUPS      Y2, 448(R9)
-	VMOVAPS      Y10, Y2
-	VMOVUPS      Y10, 480(R9)
-	VMOVUPS      Y5, 544(R9)
-	VCMPPS       $0x19, minnormal<>+0(SB), Y9, Y5
-	VMOVUPS      Y4, 576(R9)
-	VMOVUPS      416(R9), Y4
-	VMAXPS       384(R9), Y4, Y4
-	VMOVUPS      Y14, 384(R9)
-	VMOVUPS      704(R9), Y10
-	VMULPS       704(R9), Y10, Y10
-	VMOVUPS      Y3, 608(R9)
-	VMOVUPS      672(R9), Y3
-	VMULPS       672(R9), Y3, Y3
-	VADDPS       Y3, Y10, Y3
-	VMOVUPS      640(R9), Y10
-	VMULPS       640(R9), Y10, Y10
-	VADDPS       Y10, Y3, Y3
-	VMAXPS       Y3, Y4, Y3
-	VBROADCASTSS crosstol<>+0(SB), Y4
-	VMULPS       Y3, Y4, Y4
-	VCMPPS       $0x11, Y4, Y9, Y4
-	VORPS        Y4, Y5, Y10
-	VMOVUPS      Y2, 640(R9)
-	VMOVUPS      Y13, 672(R9)
-	VMOVUPS      Y12, 704(R9)
-	VMOVUPS      Y11, 800(R9)
-	VMOVUPS      Y5, 832(R9)
-	VMOVUPS      Y4, 864(R9)
-	VMOVUPS      Y9, 896(R9)
-	VMOVUPS      Y3, 928(R9)
-	VMOVUPS      Y8, 960(R9)
-	VMOVUPS      Y7, 992(R9)
-	VTESTPS      Y10, Y10
-	JZ           TOIAVX2_loop1_finish_g0_normal
-
-	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS (R9), Y2
-	VSUBPS  352(R9), Y2, Y2
-	VMOVUPS 32(R9), Y3
-	VSUBPS  320(R9), Y3, Y3
-	VMOVUPS 64(R9), Y4
-	VSUBPS  288(R9), Y4, Y4
-	VMOVUPS 96(R9), Y5
-	VSUBPS  192(R9), Y5, Y5
-	VMOVUPS 128(R9), Y7
-	VSUBPS  224(R9), Y7, Y7
-	VMOVUPS 160(R9), Y8
-	VSUBPS  256(R9), Y8, Y8
-	VSQRTPS 416(R9), Y9
-	VCMPPS  $0x04, Y9, Y0, Y10
-	VDIVPS  Y9, Y1, Y9
-	VANDPS  Y10, Y9, Y9
-	VSQRTPS 512(R9), Y10
-	VMULPS  Y9, Y2, Y2
-	VMULPS  Y9, Y3, Y3
-	VMULPS  Y9, Y4, Y4
-	VMULPS  Y10, Y5, Y5
-	VMULPS  Y10, Y7, Y7
-	VMULPS  Y10, Y8, Y8
-	VMOVUPS 416(R9), Y9
-	VCMPPS  $0x00, Y0, Y9, Y9
-	VMULPS  Y8, Y3, Y10
-	VMULPS  Y7, Y4, Y11
-	VSUBPS  Y11, Y10, Y10
-	VMULPS  Y5, Y4, Y11
-	VMULPS  Y8, Y2, Y12
-	VSUBPS  Y12, Y11, Y11
-	VMULPS  Y7, Y2, Y12
-	VMULPS  Y5, Y3, Y13
-	VSUBPS  Y13, Y12, Y12
-	VMULPS  Y10, Y10, Y13
-	VMULPS  Y11, Y11, Y14
-	VMOVUPS Y4, (R9)
-	VADDPS  Y14, Y13, Y4
-	VMULPS  Y12, Y12, Y13
-	VADDPS  Y13, Y4, Y4
-	VMULPS  Y10, Y6, Y6
-	VMULPS  992(R9), Y11, Y13
-	VADDPS  Y13, Y6, Y6
-	VMULPS  960(R9), Y12, Y13
-	VADDPS  Y13, Y6, Y6
-
-	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
-	VBROADCASTSS perptol<>+0(SB), Y13
-	VMULPS       928(R9), Y13, Y13
-	VMOVUPS      Y8, 32(R9)
-	VMOVUPS      896(R9), Y8
-	VSUBPS       Y13, Y8, Y8
-	VMULPS       Y4, Y8, Y8
-	VMULPS       Y6, Y6, Y13
-	VCMPPS       $0x11, Y13, Y8, Y8
-	VMOVUPS      864(R9), Y13
-	VANDPS       Y8, Y13, Y8
-	VCMPPS       $0x19, minnormal<>+0(SB), Y4, Y13
-	VANDNPS      Y8, Y13, Y8
-	VMOVUPS      832(R9), Y13
-	VORPS        Y8, Y13, Y8
-	VMULPS       Y6, Y6, Y13
-	VMOVUPS      Y3, 64(R9)
-	VBROADCASTSS signtol<>+0(SB), Y3
-	VMULPS       928(R9), Y3, Y3
-	VMULPS       Y4, Y3, Y3
-	VCMPPS       $0x19, Y3, Y13, Y3
-	VCMPPS       $0x11, Y0, Y6, Y6
-	VANDNPS      Y6, Y3, Y3
-	VXORPS       signmask<>+0(SB), Y10, Y6
-	VXORPS       signmask<>+0(SB), Y11, Y13
-	VXORPS       signmask<>+0(SB), Y12, Y14
-	VMOVUPS      Y7, 96(R9)
-	VBLENDVPS    Y3, Y6, Y10, Y6
-	VBLENDVPS    Y3, Y13, Y11, Y7
-	VBLENDVPS    Y3, Y14, Y12, Y3
-	VMOVUPS      800(R9), Y10
-	VBLENDVPS    Y8, Y6, Y10, Y6
-	VMOVUPS      704(R9), Y10
-	VBLENDVPS    Y8, Y7, Y10, Y7
-	VMOVUPS      672(R9), Y10
-	VBLENDVPS    Y8, Y3, Y10, Y3
-	VMOVUPS      896(R9), Y10
-	VBLENDVPS    Y8, Y4, Y10, Y4
-	VMOVUPS      Y6, 800(R9)
-	VMOVUPS      Y7, 704(R9)
-	VMOVUPS      Y3, 672(R9)
-	VMOVUPS      Y4, 896(R9)
-
-	// v = unit axis 1, or unit axis 2 when A = B.
-	VBLENDVPS Y9, Y5, Y2, Y2
-	VMOVUPS   64(R9), Y3
-	VBLENDVPS Y9, 96(R9), Y3, Y3
-	VMOVUPS   (R9), Y4
-	VBLENDVPS Y9, 32(R9), Y4, Y4
-
-	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VXORPS    signmask<>+0(SB), Y2, Y2
-	VMOVUPS   896(R9), Y5
-	VCMPPS    $0x19, minnormal<>+0(SB), Y5, Y5
-	VMULPS    Y3, Y3, Y6
-	VMULPS    Y2, Y2, Y7
-	VADDPS    Y7, Y6, Y6
-	VMULPS    Y0, Y0, Y7
-	VADDPS    Y7, Y6, Y6
-	VMOVUPS   800(R9), Y7
-	VBLENDVPS Y5, Y3, Y7, Y7
-	VMOVUPS   704(R9), Y8
-	VBLENDVPS Y5, Y2, Y8, Y2
-	VMOVUPS   672(R9), Y8
-	VBLENDVPS Y5, Y0, Y8, Y8
-	VMOVUPS   896(R9), Y9
-	VBLENDVPS Y5, Y6, Y9, Y5
-	VMOVUPS   Y7, 800(R9)
-	VMOVUPS   Y2, 704(R9)
-	VMOVUPS   Y8, 672(R9)
-	VMOVUPS   Y5, 896(R9)
-
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VXORPS    signmask<>+0(SB), Y3, Y2
-	VMOVUPS   896(R9), Y3
-	VCMPPS    $0x19, minnormal<>+0(SB), Y3, Y3
-	VMULPS    Y0, Y0, Y5
-	VMULPS    Y4, Y4, Y6
-	VADDPS    Y6, Y5, Y5
-	VMULPS    Y2, Y2, Y6
-	VADDPS    Y6, Y5, Y5
-	VMOVUPS   800(R9), Y6
-	VBLENDVPS Y3, Y0, Y6, Y6
-	VMOVUPS   704(R9), Y7
-	VBLENDVPS Y3, Y4, Y7, Y4
-	VMOVUPS   672(R9), Y7
-	VBLENDVPS Y3, Y2, Y7, Y2
-	VMOVUPS   896(R9), Y7
-	VBLENDVPS Y3, Y5, Y7, Y3
-	VMOVUPS   Y6, 800(R9)
-	VMOVUPS   Y4, 704(R9)
-	VMOVUPS   Y2, 672(R9)
-	VMOVUPS   Y3, 896(R9)
-
-	// Fallback 4: (0,0,1).
-	VMOVUPS   896(R9), Y2
-	VCMPPS    $0x19, minnormal<>+0(SB), Y2, Y2
-	VMOVUPS   800(R9), Y3
-	VBLENDVPS Y2, Y0, Y3, Y3
-	VMOVUPS   704(R9), Y4
-	VBLENDVPS Y2, Y0, Y4, Y4
-	VMOVUPS   672(R9), Y5
-	VBLENDVPS Y2, Y1, Y5, Y5
-	VMOVUPS   896(R9), Y6
-	VBLENDVPS Y2, Y1, Y6, Y2
-	VMOVUPS   Y3, 800(R9)
-	VMOVUPS   Y4, 704(R9)
-	VMOVUPS   Y5, 672(R9)
-	VMOVUPS   Y2, 896(R9)
-
-	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS 896(R9), Y2
-	VMOVUPS Y2, 640(R9)
-
-TOIAVX2_loop1_finish_g0_normal:
-	VDIVPS 640(R9), Y1, Y2
-	VMULPS 800(R9), Y2, Y3
-	VMULPS 704(R9), Y2, Y4
-	VMULPS 672(R9), Y2, Y2
-
-	// P = C0 + (a + s M0), Q = C0 + (c + t u).
-	VMOVUPS 384(R9), Y5
-	VMULPS  608(R9), Y5, Y5
-	VADDPS  352(R9), Y5, Y5
-	VADDPS  3296(R9), Y5, Y5
-	VMOVUPS 192(R9), Y6
-	VADDPS  576(R9), Y6, Y6
-	VADDPS  3296(R9), Y6, Y6
-	VMOVUPS 768(R9), Y7
-	VMULPS  608(R9), Y7, Y7
-	VADDPS  320(R9), Y7, Y7
-	VADDPS  3328(R9), Y7, Y7
-	VMOVUPS 224(R9), Y8
-	VADDPS  544(R9), Y8, Y8
-	VADDPS  3328(R9), Y8, Y8
-	VMOVUPS 736(R9), Y9
-	VMULPS  608(R9), Y9, Y9
-	VADDPS  288(R9), Y9, Y9
-	VADDPS  3360(R9), Y9, Y9
-	VMOVUPS 256(R9), Y10
-	VADDPS  448(R9), Y10, Y10
-	VADDPS  3360(R9), Y10, Y10
-
-	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS   4832(R9), Y11
-	VCMPPS    $0x00, toiinvalid<>+0(SB), Y11, Y11
-	VMOVUPS   4768(R9), Y12
-	VBLENDVPS Y11, canonicalnan<>+0(SB), Y12, Y12
-	VMOVUPS   Y10, (R9)
-	VMOVUPS   480(R9), Y10
-	VBLENDVPS Y11, canonicalnan<>+0(SB), Y10, Y10
-	VBLENDVPS Y11, canonicalnan<>+0(SB), Y3, Y3
-	VBLENDVPS Y11, canonicalnan<>+0(SB), Y4, Y4
-	VBLENDVPS Y11, canonicalnan<>+0(SB), Y2, Y2
-	VBLENDVPS Y11, canonicalnan<>+0(SB), Y5, Y5
-	VBLENDVPS Y11, canonicalnan<>+0(SB), Y7, Y7
-	VBLENDVPS Y11, canonicalnan<>+0(SB), Y9, Y9
-	VBLENDVPS Y11, canonicalnan<>+0(SB), Y6, Y6
-	VBLENDVPS Y11, canonicalnan<>+0(SB), Y8, Y8
-	VMOVUPS   Y12, 32(R9)
-	VMOVUPS   (R9), Y12
-	VBLENDVPS Y11, canonicalnan<>+0(SB), Y12, Y11
-
-	// Pair index k = i + 0 + lane.
-	LEAQ         (R13), BX
-	VMOVD        BX, X12
-	VPBROADCASTD X12, Y12
-	VPADDD       iota<>+0(SB), Y12, Y12
-	MOVQ         (SP), R12
-	VMOVUPS      Y12, (R12)(R13*4)
-	VMOVUPS      4832(R9), Y12
-	VCVTTPS2DQ   Y12, Y12
-	MOVQ         8(SP), R12
-	VMOVUPS      Y12, (R12)(R13*4)
-	VMOVUPS      4800(R9), Y12
-	VCVTTPS2DQ   Y12, Y12
-	MOVQ         16(SP), R12
-	VMOVUPS      Y12, (R12)(R13*4)
-	VMOVUPS      32(R9), Y12
-	MOVQ         24(SP), R12
-	VMOVUPS      Y12, (R12)(R13*4)
-	MOVQ         32(SP), R12
-	VMOVUPS      Y10, (R12)(R13*4)
-	MOVQ         40(SP), R12
-	VMOVUPS      Y3, (R12)(R13*4)
-	MOVQ         48(SP), R12
-	VMOVUPS      Y4, (R12)(R13*4)
-	MOVQ         56(SP), R12
-	VMOVUPS      Y2, (R12)(R13*4)
-	MOVQ         64(SP), R12
-	VMOVUPS      Y5, (R12)(R13*4)
-	MOVQ         72(SP), R12
-	VMOVUPS      Y7, (R12)(R13*4)
-	MOVQ         80(SP), R12
-	VMOVUPS      Y9, (R12)(R13*4)
-	MOVQ         88(SP), R12
-	VMOVUPS      Y6, (R12)(R13*4)
-	MOVQ         96(SP), R12
-	VMOVUPS      Y8, (R12)(R13*4)
-	MOVQ         104(SP), R12
-	VMOVUPS      Y11, (R12)(R13*4)
-	ADDQ         $0x00000008, R13
-	SUBQ         $0x00000008, R14
-	CMPQ         R14, $0x00000008
-	JAE          TOIAVX2_loop1
-
-TOIAVX2_loop1_end:
-	TESTQ        R14, R14
-	JZ           TOIAVX2_done
+TOITailAVX2_loop:
+	// The mask of the first min(n - i, lanes) lanes (tailMask, which may overwrite remain).
+	MOVQ         R14, BX
 	VMOVD        R14, X2
 	VPBROADCASTD X2, Y2
 	VPCMPGTD     iota<>+0(SB), Y2, Y2
+	MOVQ         BX, R14
 
-	// The remaining pair indices, zero (capsule 0) past n.
+	// The pair indices, zero (capsule 0) past n.
 	VPMASKMOVD (DX)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 4992(R9)
+	VMOVUPS    Y3, 2944(R9)
 	VPMASKMOVD (SI)(R13*4), Y2, Y3
-	VMOVUPS    Y3, 5024(R9)
+	VMOVUPS    Y3, 2976(R9)
 
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
-	VPMOVZXDQ 4992(R9), Y3
+	VPMOVZXDQ 2944(R9), Y3
 	VPSLLQ    $0x05, Y3, Y3
-	VMOVDQU   Y3, 4864(R9)
-	VPMOVZXDQ 5008(R9), Y3
+	VMOVDQU   Y3, 2816(R9)
+	VPMOVZXDQ 2960(R9), Y3
 	VPSLLQ    $0x05, Y3, Y3
-	VMOVDQU   Y3, 4896(R9)
-	VPMOVZXDQ 5024(R9), Y3
+	VMOVDQU   Y3, 2848(R9)
+	VPMOVZXDQ 2976(R9), Y3
 	VPSLLQ    $0x05, Y3, Y3
-	VMOVDQU   Y3, 4928(R9)
-	VPMOVZXDQ 5040(R9), Y3
+	VMOVDQU   Y3, 2880(R9)
+	VPMOVZXDQ 2992(R9), Y3
 	VPSLLQ    $0x05, Y3, Y3
-	VMOVDQU   Y3, 4960(R9)
+	VMOVDQU   Y3, 2912(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ           4864(R9), DX
-	VBROADCASTF128 (AX)(DX*1), Y3
-	MOVQ           4896(R9), DX
-	VINSERTF128    $0x01, (AX)(DX*1), Y3, Y3
-	MOVQ           4872(R9), DX
-	VBROADCASTF128 (AX)(DX*1), Y4
-	MOVQ           4904(R9), DX
-	VINSERTF128    $0x01, (AX)(DX*1), Y4, Y4
-	MOVQ           4880(R9), DX
-	VBROADCASTF128 (AX)(DX*1), Y5
-	MOVQ           4912(R9), DX
-	VINSERTF128    $0x01, (AX)(DX*1), Y5, Y5
-	MOVQ           4888(R9), DX
-	VBROADCASTF128 (AX)(DX*1), Y6
-	MOVQ           4920(R9), DX
-	VINSERTF128    $0x01, (AX)(DX*1), Y6, Y6
+	MOVQ           2816(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y3
+	MOVQ           2848(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
+	MOVQ           2824(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y4
+	MOVQ           2856(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
+	MOVQ           2832(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y5
+	MOVQ           2864(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
+	MOVQ           2840(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y6
+	MOVQ           2872(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
 	VUNPCKHPS      Y4, Y3, Y3
@@ -72471,26 +71195,26 @@ TOIAVX2_loop1_end:
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y7
 	VSHUFPS        $0xee, Y4, Y3, Y3
-	VMOVUPS        Y5, 3072(R9)
-	VMOVUPS        Y6, 3104(R9)
-	VMOVUPS        Y7, 3136(R9)
-	VMOVUPS        Y3, 3264(R9)
-	MOVQ           4864(R9), DX
-	VBROADCASTF128 16(AX)(DX*1), Y3
-	MOVQ           4896(R9), DX
-	VINSERTF128    $0x01, 16(AX)(DX*1), Y3, Y3
-	MOVQ           4872(R9), DX
-	VBROADCASTF128 16(AX)(DX*1), Y4
-	MOVQ           4904(R9), DX
-	VINSERTF128    $0x01, 16(AX)(DX*1), Y4, Y4
-	MOVQ           4880(R9), DX
-	VBROADCASTF128 16(AX)(DX*1), Y5
-	MOVQ           4912(R9), DX
-	VINSERTF128    $0x01, 16(AX)(DX*1), Y5, Y5
-	MOVQ           4888(R9), DX
-	VBROADCASTF128 16(AX)(DX*1), Y6
-	MOVQ           4920(R9), DX
-	VINSERTF128    $0x01, 16(AX)(DX*1), Y6, Y6
+	VMOVUPS        Y5, 1024(R9)
+	VMOVUPS        Y6, 1056(R9)
+	VMOVUPS        Y7, 1088(R9)
+	VMOVUPS        Y3, 1216(R9)
+	MOVQ           2816(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y3
+	MOVQ           2848(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
+	MOVQ           2824(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y4
+	MOVQ           2856(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
+	MOVQ           2832(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y5
+	MOVQ           2864(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
+	MOVQ           2840(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y6
+	MOVQ           2872(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
 	VUNPCKHPS      Y4, Y3, Y3
@@ -72498,27 +71222,27 @@ TOIAVX2_loop1_end:
 	VSHUFPS        $0x44, Y8, Y7, Y5
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y3
-	VMOVUPS        Y5, 3168(R9)
-	VMOVUPS        Y6, 3200(R9)
-	VMOVUPS        Y3, 3232(R9)
+	VMOVUPS        Y5, 1120(R9)
+	VMOVUPS        Y6, 1152(R9)
+	VMOVUPS        Y3, 1184(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ           4928(R9), DX
-	VBROADCASTF128 (AX)(DX*1), Y3
-	MOVQ           4960(R9), DX
-	VINSERTF128    $0x01, (AX)(DX*1), Y3, Y3
-	MOVQ           4936(R9), DX
-	VBROADCASTF128 (AX)(DX*1), Y4
-	MOVQ           4968(R9), DX
-	VINSERTF128    $0x01, (AX)(DX*1), Y4, Y4
-	MOVQ           4944(R9), DX
-	VBROADCASTF128 (AX)(DX*1), Y5
-	MOVQ           4976(R9), DX
-	VINSERTF128    $0x01, (AX)(DX*1), Y5, Y5
-	MOVQ           4952(R9), DX
-	VBROADCASTF128 (AX)(DX*1), Y6
-	MOVQ           4984(R9), DX
-	VINSERTF128    $0x01, (AX)(DX*1), Y6, Y6
+	MOVQ           2880(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y3
+	MOVQ           2912(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
+	MOVQ           2888(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y4
+	MOVQ           2920(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
+	MOVQ           2896(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y5
+	MOVQ           2928(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y5, Y5
+	MOVQ           2904(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y6
+	MOVQ           2936(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
 	VUNPCKHPS      Y4, Y3, Y3
@@ -72527,26 +71251,26 @@ TOIAVX2_loop1_end:
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y7
 	VSHUFPS        $0xee, Y4, Y3, Y3
-	VMOVUPS        Y5, 3296(R9)
-	VMOVUPS        Y6, 3328(R9)
-	VMOVUPS        Y7, 3360(R9)
-	VMOVUPS        Y3, 3488(R9)
-	MOVQ           4928(R9), DX
-	VBROADCASTF128 16(AX)(DX*1), Y3
-	MOVQ           4960(R9), DX
-	VINSERTF128    $0x01, 16(AX)(DX*1), Y3, Y3
-	MOVQ           4936(R9), DX
-	VBROADCASTF128 16(AX)(DX*1), Y4
-	MOVQ           4968(R9), DX
-	VINSERTF128    $0x01, 16(AX)(DX*1), Y4, Y4
-	MOVQ           4944(R9), DX
-	VBROADCASTF128 16(AX)(DX*1), Y5
-	MOVQ           4976(R9), DX
-	VINSERTF128    $0x01, 16(AX)(DX*1), Y5, Y5
-	MOVQ           4952(R9), DX
-	VBROADCASTF128 16(AX)(DX*1), Y6
-	MOVQ           4984(R9), DX
-	VINSERTF128    $0x01, 16(AX)(DX*1), Y6, Y6
+	VMOVUPS        Y5, 1248(R9)
+	VMOVUPS        Y6, 1280(R9)
+	VMOVUPS        Y7, 1312(R9)
+	VMOVUPS        Y3, 1440(R9)
+	MOVQ           2880(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y3
+	MOVQ           2912(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
+	MOVQ           2888(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y4
+	MOVQ           2920(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
+	MOVQ           2896(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y5
+	MOVQ           2928(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y5, Y5
+	MOVQ           2904(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y6
+	MOVQ           2936(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
 	VUNPCKHPS      Y4, Y3, Y3
@@ -72554,27 +71278,27 @@ TOIAVX2_loop1_end:
 	VSHUFPS        $0x44, Y8, Y7, Y5
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y3
-	VMOVUPS        Y5, 3392(R9)
-	VMOVUPS        Y6, 3424(R9)
-	VMOVUPS        Y3, 3456(R9)
+	VMOVUPS        Y5, 1344(R9)
+	VMOVUPS        Y6, 1376(R9)
+	VMOVUPS        Y3, 1408(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ           4864(R9), AX
-	VBROADCASTF128 (CX)(AX*1), Y3
-	MOVQ           4896(R9), AX
-	VINSERTF128    $0x01, (CX)(AX*1), Y3, Y3
-	MOVQ           4872(R9), AX
-	VBROADCASTF128 (CX)(AX*1), Y4
-	MOVQ           4904(R9), AX
-	VINSERTF128    $0x01, (CX)(AX*1), Y4, Y4
-	MOVQ           4880(R9), AX
-	VBROADCASTF128 (CX)(AX*1), Y5
-	MOVQ           4912(R9), AX
-	VINSERTF128    $0x01, (CX)(AX*1), Y5, Y5
-	MOVQ           4888(R9), AX
-	VBROADCASTF128 (CX)(AX*1), Y6
-	MOVQ           4920(R9), AX
-	VINSERTF128    $0x01, (CX)(AX*1), Y6, Y6
+	MOVQ           2816(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y3
+	MOVQ           2848(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
+	MOVQ           2824(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y4
+	MOVQ           2856(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
+	MOVQ           2832(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y5
+	MOVQ           2864(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
+	MOVQ           2840(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y6
+	MOVQ           2872(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
 	VUNPCKHPS      Y4, Y3, Y3
@@ -72583,26 +71307,26 @@ TOIAVX2_loop1_end:
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y7
 	VSHUFPS        $0xee, Y4, Y3, Y3
-	VMOVUPS        Y5, 3520(R9)
-	VMOVUPS        Y6, 3552(R9)
-	VMOVUPS        Y7, 3584(R9)
-	VMOVUPS        Y3, 3712(R9)
-	MOVQ           4864(R9), AX
-	VBROADCASTF128 16(CX)(AX*1), Y3
-	MOVQ           4896(R9), AX
-	VINSERTF128    $0x01, 16(CX)(AX*1), Y3, Y3
-	MOVQ           4872(R9), AX
-	VBROADCASTF128 16(CX)(AX*1), Y4
-	MOVQ           4904(R9), AX
-	VINSERTF128    $0x01, 16(CX)(AX*1), Y4, Y4
-	MOVQ           4880(R9), AX
-	VBROADCASTF128 16(CX)(AX*1), Y5
-	MOVQ           4912(R9), AX
-	VINSERTF128    $0x01, 16(CX)(AX*1), Y5, Y5
-	MOVQ           4888(R9), AX
-	VBROADCASTF128 16(CX)(AX*1), Y6
-	MOVQ           4920(R9), AX
-	VINSERTF128    $0x01, 16(CX)(AX*1), Y6, Y6
+	VMOVUPS        Y5, 1472(R9)
+	VMOVUPS        Y6, 1504(R9)
+	VMOVUPS        Y7, 1536(R9)
+	VMOVUPS        Y3, 1664(R9)
+	MOVQ           2816(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y3
+	MOVQ           2848(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
+	MOVQ           2824(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y4
+	MOVQ           2856(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
+	MOVQ           2832(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y5
+	MOVQ           2864(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
+	MOVQ           2840(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y6
+	MOVQ           2872(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
 	VUNPCKHPS      Y4, Y3, Y3
@@ -72610,27 +71334,27 @@ TOIAVX2_loop1_end:
 	VSHUFPS        $0x44, Y8, Y7, Y5
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y3
-	VMOVUPS        Y5, 3616(R9)
-	VMOVUPS        Y6, 3648(R9)
-	VMOVUPS        Y3, 3680(R9)
+	VMOVUPS        Y5, 1568(R9)
+	VMOVUPS        Y6, 1600(R9)
+	VMOVUPS        Y3, 1632(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ           4928(R9), AX
-	VBROADCASTF128 (CX)(AX*1), Y3
-	MOVQ           4960(R9), AX
-	VINSERTF128    $0x01, (CX)(AX*1), Y3, Y3
-	MOVQ           4936(R9), AX
-	VBROADCASTF128 (CX)(AX*1), Y4
-	MOVQ           4968(R9), AX
-	VINSERTF128    $0x01, (CX)(AX*1), Y4, Y4
-	MOVQ           4944(R9), AX
-	VBROADCASTF128 (CX)(AX*1), Y5
-	MOVQ           4976(R9), AX
-	VINSERTF128    $0x01, (CX)(AX*1), Y5, Y5
-	MOVQ           4952(R9), AX
-	VBROADCASTF128 (CX)(AX*1), Y6
-	MOVQ           4984(R9), AX
-	VINSERTF128    $0x01, (CX)(AX*1), Y6, Y6
+	MOVQ           2880(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y3
+	MOVQ           2912(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
+	MOVQ           2888(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y4
+	MOVQ           2920(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
+	MOVQ           2896(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y5
+	MOVQ           2928(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y5, Y5
+	MOVQ           2904(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y6
+	MOVQ           2936(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
 	VUNPCKHPS      Y4, Y3, Y3
@@ -72639,26 +71363,26 @@ TOIAVX2_loop1_end:
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y7
 	VSHUFPS        $0xee, Y4, Y3, Y3
-	VMOVUPS        Y5, 3744(R9)
-	VMOVUPS        Y6, 3776(R9)
-	VMOVUPS        Y7, 3808(R9)
-	VMOVUPS        Y3, 3936(R9)
-	MOVQ           4928(R9), AX
-	VBROADCASTF128 16(CX)(AX*1), Y3
-	MOVQ           4960(R9), AX
-	VINSERTF128    $0x01, 16(CX)(AX*1), Y3, Y3
-	MOVQ           4936(R9), AX
-	VBROADCASTF128 16(CX)(AX*1), Y4
-	MOVQ           4968(R9), AX
-	VINSERTF128    $0x01, 16(CX)(AX*1), Y4, Y4
-	MOVQ           4944(R9), AX
-	VBROADCASTF128 16(CX)(AX*1), Y5
-	MOVQ           4976(R9), AX
-	VINSERTF128    $0x01, 16(CX)(AX*1), Y5, Y5
-	MOVQ           4952(R9), AX
-	VBROADCASTF128 16(CX)(AX*1), Y6
-	MOVQ           4984(R9), AX
-	VINSERTF128    $0x01, 16(CX)(AX*1), Y6, Y6
+	VMOVUPS        Y5, 1696(R9)
+	VMOVUPS        Y6, 1728(R9)
+	VMOVUPS        Y7, 1760(R9)
+	VMOVUPS        Y3, 1888(R9)
+	MOVQ           2880(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y3
+	MOVQ           2912(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
+	MOVQ           2888(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y4
+	MOVQ           2920(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
+	MOVQ           2896(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y5
+	MOVQ           2928(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y5, Y5
+	MOVQ           2904(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y6
+	MOVQ           2936(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y6, Y6
 	VUNPCKLPS      Y4, Y3, Y7
 	VUNPCKLPS      Y6, Y5, Y8
 	VUNPCKHPS      Y4, Y3, Y3
@@ -72666,82 +71390,82 @@ TOIAVX2_loop1_end:
 	VSHUFPS        $0x44, Y8, Y7, Y5
 	VSHUFPS        $0xee, Y8, Y7, Y6
 	VSHUFPS        $0x44, Y4, Y3, Y3
-	VMOVUPS        Y5, 3840(R9)
-	VMOVUPS        Y6, 3872(R9)
-	VMOVUPS        Y3, 3904(R9)
+	VMOVUPS        Y5, 1792(R9)
+	VMOVUPS        Y6, 1824(R9)
+	VMOVUPS        Y3, 1856(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Y0, 3968(R9)
-	VMOVUPS    Y0, 4000(R9)
-	MOVQ       pad+16(FP), AX
-	TESTQ      AX, AX
-	JZ         TOIAVX2_t_g0_nopad
-	VMOVUPS    4992(R9), Y4
+	VMOVUPS    Y0, 1920(R9)
+	VMOVUPS    Y0, 1952(R9)
+	MOVQ       pad+16(FP), BX
+	TESTQ      BX, BX
+	JZ         TOITailAVX2_g_g0_nopad
+	VMOVUPS    2944(R9), Y4
 	VMOVUPS    Y0, Y3
 	VPCMPEQD   Y0, Y0, Y5
-	VGATHERDPS Y5, (AX)(Y4*4), Y3
-	VMOVUPS    Y3, 3968(R9)
-	VMOVUPS    5024(R9), Y4
+	VGATHERDPS Y5, (BX)(Y4*4), Y3
+	VMOVUPS    Y3, 1920(R9)
+	VMOVUPS    2976(R9), Y4
 	VMOVUPS    Y0, Y3
 	VPCMPEQD   Y0, Y0, Y5
-	VGATHERDPS Y5, (AX)(Y4*4), Y3
-	VMOVUPS    Y3, 4000(R9)
+	VGATHERDPS Y5, (BX)(Y4*4), Y3
+	VMOVUPS    Y3, 1952(R9)
 
-TOIAVX2_t_g0_nopad:
+TOITailAVX2_g_g0_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 3072(R9), Y3
-	VSUBPS  3296(R9), Y3, Y3
-	VMOVUPS 3104(R9), Y4
-	VSUBPS  3328(R9), Y4, Y4
-	VMOVUPS 3136(R9), Y5
-	VSUBPS  3360(R9), Y5, Y5
-	VMOVUPS 3520(R9), Y6
-	VSUBPS  3072(R9), Y6, Y6
-	VMOVUPS 3552(R9), Y7
-	VSUBPS  3104(R9), Y7, Y7
-	VMOVUPS 3584(R9), Y8
-	VSUBPS  3136(R9), Y8, Y8
-	VMOVUPS 3168(R9), Y9
-	VSUBPS  3296(R9), Y9, Y9
-	VMOVUPS 3200(R9), Y10
-	VSUBPS  3328(R9), Y10, Y10
-	VMOVUPS 3232(R9), Y11
-	VSUBPS  3360(R9), Y11, Y11
-	VMOVUPS 3616(R9), Y12
-	VSUBPS  3168(R9), Y12, Y12
-	VMOVUPS 3648(R9), Y13
-	VSUBPS  3200(R9), Y13, Y13
+	VMOVUPS 1024(R9), Y3
+	VSUBPS  1248(R9), Y3, Y3
+	VMOVUPS 1056(R9), Y4
+	VSUBPS  1280(R9), Y4, Y4
+	VMOVUPS 1088(R9), Y5
+	VSUBPS  1312(R9), Y5, Y5
+	VMOVUPS 1472(R9), Y6
+	VSUBPS  1024(R9), Y6, Y6
+	VMOVUPS 1504(R9), Y7
+	VSUBPS  1056(R9), Y7, Y7
+	VMOVUPS 1536(R9), Y8
+	VSUBPS  1088(R9), Y8, Y8
+	VMOVUPS 1120(R9), Y9
+	VSUBPS  1248(R9), Y9, Y9
+	VMOVUPS 1152(R9), Y10
+	VSUBPS  1280(R9), Y10, Y10
+	VMOVUPS 1184(R9), Y11
+	VSUBPS  1312(R9), Y11, Y11
+	VMOVUPS 1568(R9), Y12
+	VSUBPS  1120(R9), Y12, Y12
+	VMOVUPS 1600(R9), Y13
+	VSUBPS  1152(R9), Y13, Y13
 	VMOVUPS Y11, (R9)
-	VMOVUPS 3680(R9), Y11
-	VSUBPS  3232(R9), Y11, Y11
+	VMOVUPS 1632(R9), Y11
+	VSUBPS  1184(R9), Y11, Y11
 	VMOVUPS Y11, 32(R9)
-	VMOVUPS 3744(R9), Y11
-	VSUBPS  3296(R9), Y11, Y11
+	VMOVUPS 1696(R9), Y11
+	VSUBPS  1248(R9), Y11, Y11
 	VMOVUPS Y11, 64(R9)
-	VMOVUPS 3776(R9), Y11
-	VSUBPS  3328(R9), Y11, Y11
+	VMOVUPS 1728(R9), Y11
+	VSUBPS  1280(R9), Y11, Y11
 	VMOVUPS Y11, 96(R9)
-	VMOVUPS 3808(R9), Y11
-	VSUBPS  3360(R9), Y11, Y11
+	VMOVUPS 1760(R9), Y11
+	VSUBPS  1312(R9), Y11, Y11
 	VMOVUPS Y11, 128(R9)
-	VMOVUPS 3392(R9), Y11
-	VSUBPS  3296(R9), Y11, Y11
+	VMOVUPS 1344(R9), Y11
+	VSUBPS  1248(R9), Y11, Y11
 	VMOVUPS Y11, 160(R9)
-	VMOVUPS 3424(R9), Y11
-	VSUBPS  3328(R9), Y11, Y11
+	VMOVUPS 1376(R9), Y11
+	VSUBPS  1280(R9), Y11, Y11
 	VMOVUPS Y11, 192(R9)
-	VMOVUPS 3456(R9), Y11
-	VSUBPS  3360(R9), Y11, Y11
+	VMOVUPS 1408(R9), Y11
+	VSUBPS  1312(R9), Y11, Y11
 	VMOVUPS Y11, 224(R9)
-	VMOVUPS 3840(R9), Y11
-	VSUBPS  3392(R9), Y11, Y11
+	VMOVUPS 1792(R9), Y11
+	VSUBPS  1344(R9), Y11, Y11
 	VMOVUPS Y11, 256(R9)
-	VMOVUPS 3872(R9), Y11
-	VSUBPS  3424(R9), Y11, Y11
+	VMOVUPS 1824(R9), Y11
+	VSUBPS  1376(R9), Y11, Y11
 	VMOVUPS Y11, 288(R9)
-	VMOVUPS 3904(R9), Y11
-	VSUBPS  3456(R9), Y11, Y11
+	VMOVUPS 1856(R9), Y11
+	VSUBPS  1408(R9), Y11, Y11
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPS       Y3, Y3, Y14
@@ -72797,23 +71521,23 @@ TOIAVX2_t_g0_nopad:
 	VADDPS       Y7, Y4, Y4
 	VSUBPS       Y11, Y11, Y7
 	VADDPS       Y7, Y5, Y5
-	VMOVUPS      3264(R9), Y7
-	VSUBPS       3264(R9), Y7, Y7
+	VMOVUPS      1216(R9), Y7
+	VSUBPS       1216(R9), Y7, Y7
 	VADDPS       Y7, Y3, Y3
-	VMOVUPS      3712(R9), Y7
-	VSUBPS       3712(R9), Y7, Y7
+	VMOVUPS      1664(R9), Y7
+	VSUBPS       1664(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
-	VMOVUPS      3968(R9), Y7
-	VSUBPS       3968(R9), Y7, Y7
+	VMOVUPS      1920(R9), Y7
+	VSUBPS       1920(R9), Y7, Y7
 	VADDPS       Y7, Y4, Y4
-	VMOVUPS      3488(R9), Y7
-	VSUBPS       3488(R9), Y7, Y7
+	VMOVUPS      1440(R9), Y7
+	VSUBPS       1440(R9), Y7, Y7
 	VADDPS       Y7, Y5, Y5
-	VMOVUPS      3936(R9), Y7
-	VSUBPS       3936(R9), Y7, Y7
+	VMOVUPS      1888(R9), Y7
+	VSUBPS       1888(R9), Y7, Y7
 	VADDPS       Y7, Y3, Y3
-	VMOVUPS      4000(R9), Y7
-	VSUBPS       4000(R9), Y7, Y7
+	VMOVUPS      1952(R9), Y7
+	VSUBPS       1952(R9), Y7, Y7
 	VADDPS       Y7, Y6, Y6
 	VMOVUPS      Y11, 480(R9)
 	VBROADCASTSS margin+56(FP), Y7
@@ -72834,14 +71558,14 @@ TOIAVX2_t_g0_nopad:
 	VCMPPS       $0x00, Y0, Y3, Y3
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 3264(R9), Y4
-	VMINPS  3712(R9), Y4, Y4
-	VMOVUPS 3488(R9), Y5
-	VMINPS  3936(R9), Y5, Y5
+	VMOVUPS 1216(R9), Y4
+	VMINPS  1664(R9), Y4, Y4
+	VMOVUPS 1440(R9), Y5
+	VMINPS  1888(R9), Y5, Y5
 	VMINPS  Y5, Y4, Y4
 	VCMPPS  $0x11, Y0, Y4, Y4
-	VMOVUPS 3968(R9), Y5
-	VMINPS  4000(R9), Y5, Y5
+	VMOVUPS 1920(R9), Y5
+	VMINPS  1952(R9), Y5, Y5
 	VCMPPS  $0x11, Y0, Y5, Y5
 	VORPS   Y5, Y4, Y4
 	VANDNPS Y3, Y4, Y3
@@ -72920,12 +71644,12 @@ TOIAVX2_t_g0_nopad:
 	VMULPS       Y4, Y5, Y4
 	VBROADCASTSS tol+60(FP), Y5
 	VMAXPS       Y4, Y5, Y4
-	VMOVUPS      3264(R9), Y5
-	VMAXPS       3712(R9), Y5, Y5
-	VMOVUPS      3488(R9), Y6
-	VMAXPS       3936(R9), Y6, Y6
-	VADDPS       3968(R9), Y5, Y5
-	VADDPS       4000(R9), Y6, Y6
+	VMOVUPS      1216(R9), Y5
+	VMAXPS       1664(R9), Y5, Y5
+	VMOVUPS      1440(R9), Y6
+	VMAXPS       1888(R9), Y6, Y6
+	VADDPS       1920(R9), Y5, Y5
+	VADDPS       1952(R9), Y6, Y6
 	VADDPS       Y6, Y5, Y5
 	VBROADCASTSS margin+56(FP), Y6
 	VADDPS       Y6, Y5, Y5
@@ -72934,93 +71658,93 @@ TOIAVX2_t_g0_nopad:
 	VBROADCASTSS toiinvalid<>+0(SB), Y6
 	VBLENDVPS    Y3, toirunning<>+0(SB), Y6, Y3
 	VMOVUPS      320(R9), Y6
-	VMOVUPS      Y6, 4032(R9)
+	VMOVUPS      Y6, 1984(R9)
 	VMOVUPS      384(R9), Y6
-	VMOVUPS      Y6, 4064(R9)
+	VMOVUPS      Y6, 2016(R9)
 	VMOVUPS      448(R9), Y6
-	VMOVUPS      Y6, 4096(R9)
-	VMOVUPS      Y9, 4128(R9)
-	VMOVUPS      Y10, 4160(R9)
+	VMOVUPS      Y6, 2048(R9)
+	VMOVUPS      Y9, 2080(R9)
+	VMOVUPS      Y10, 2112(R9)
 	VMOVUPS      (R9), Y6
-	VMOVUPS      Y6, 4192(R9)
+	VMOVUPS      Y6, 2144(R9)
 	VMOVUPS      160(R9), Y6
-	VMOVUPS      Y6, 4224(R9)
+	VMOVUPS      Y6, 2176(R9)
 	VMOVUPS      192(R9), Y6
-	VMOVUPS      Y6, 4256(R9)
+	VMOVUPS      Y6, 2208(R9)
 	VMOVUPS      224(R9), Y6
-	VMOVUPS      Y6, 4288(R9)
+	VMOVUPS      Y6, 2240(R9)
 	VMOVUPS      352(R9), Y6
-	VMOVUPS      Y6, 4320(R9)
+	VMOVUPS      Y6, 2272(R9)
 	VMOVUPS      416(R9), Y6
-	VMOVUPS      Y6, 4352(R9)
-	VMOVUPS      Y8, 4384(R9)
-	VMOVUPS      Y12, 4416(R9)
-	VMOVUPS      Y13, 4448(R9)
+	VMOVUPS      Y6, 2304(R9)
+	VMOVUPS      Y8, 2336(R9)
+	VMOVUPS      Y12, 2368(R9)
+	VMOVUPS      Y13, 2400(R9)
 	VMOVUPS      32(R9), Y6
-	VMOVUPS      Y6, 4480(R9)
+	VMOVUPS      Y6, 2432(R9)
 	VMOVUPS      64(R9), Y6
-	VMOVUPS      Y6, 4512(R9)
+	VMOVUPS      Y6, 2464(R9)
 	VMOVUPS      96(R9), Y6
-	VMOVUPS      Y6, 4544(R9)
+	VMOVUPS      Y6, 2496(R9)
 	VMOVUPS      128(R9), Y6
-	VMOVUPS      Y6, 4576(R9)
+	VMOVUPS      Y6, 2528(R9)
 	VMOVUPS      256(R9), Y6
-	VMOVUPS      Y6, 4608(R9)
+	VMOVUPS      Y6, 2560(R9)
 	VMOVUPS      288(R9), Y6
-	VMOVUPS      Y6, 4640(R9)
+	VMOVUPS      Y6, 2592(R9)
 	VMOVUPS      480(R9), Y6
-	VMOVUPS      Y6, 4672(R9)
-	VMOVUPS      Y5, 4704(R9)
-	VMOVUPS      Y4, 4736(R9)
-	VMOVUPS      Y0, 4768(R9)
-	VMOVUPS      Y0, 4800(R9)
-	VMOVUPS      Y3, 4832(R9)
+	VMOVUPS      Y6, 2624(R9)
+	VMOVUPS      Y5, 2656(R9)
+	VMOVUPS      Y4, 2688(R9)
+	VMOVUPS      Y0, 2720(R9)
+	VMOVUPS      Y0, 2752(R9)
+	VMOVUPS      Y3, 2784(R9)
 
 	// Steps until no lane is running.
-TOIAVX2_t_step:
+TOITailAVX2_g_step:
 	VBROADCASTSS tmax+64(FP), Y3
 	VMINPS       Y1, Y3, Y3
 	VMAXPS       Y0, Y3, Y3
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 4768(R9), Y4
-	VMULPS  4320(R9), Y4, Y4
-	VADDPS  4032(R9), Y4, Y4
-	VMOVUPS 4768(R9), Y5
-	VMULPS  4352(R9), Y5, Y5
-	VADDPS  4064(R9), Y5, Y5
-	VMOVUPS 4768(R9), Y6
-	VMULPS  4384(R9), Y6, Y6
-	VADDPS  4096(R9), Y6, Y6
-	VMOVUPS 4768(R9), Y7
-	VMULPS  4416(R9), Y7, Y7
-	VADDPS  4128(R9), Y7, Y7
-	VMOVUPS 4768(R9), Y8
-	VMULPS  4448(R9), Y8, Y8
-	VADDPS  4160(R9), Y8, Y8
-	VMOVUPS 4768(R9), Y9
-	VMULPS  4480(R9), Y9, Y9
-	VADDPS  4192(R9), Y9, Y9
-	VMOVUPS 4768(R9), Y10
-	VMULPS  4512(R9), Y10, Y10
+	VMOVUPS 2720(R9), Y4
+	VMULPS  2272(R9), Y4, Y4
+	VADDPS  1984(R9), Y4, Y4
+	VMOVUPS 2720(R9), Y5
+	VMULPS  2304(R9), Y5, Y5
+	VADDPS  2016(R9), Y5, Y5
+	VMOVUPS 2720(R9), Y6
+	VMULPS  2336(R9), Y6, Y6
+	VADDPS  2048(R9), Y6, Y6
+	VMOVUPS 2720(R9), Y7
+	VMULPS  2368(R9), Y7, Y7
+	VADDPS  2080(R9), Y7, Y7
+	VMOVUPS 2720(R9), Y8
+	VMULPS  2400(R9), Y8, Y8
+	VADDPS  2112(R9), Y8, Y8
+	VMOVUPS 2720(R9), Y9
+	VMULPS  2432(R9), Y9, Y9
+	VADDPS  2144(R9), Y9, Y9
+	VMOVUPS 2720(R9), Y10
+	VMULPS  2464(R9), Y10, Y10
 	VADDPS  Y10, Y0, Y10
-	VMOVUPS 4768(R9), Y11
-	VMULPS  4544(R9), Y11, Y11
+	VMOVUPS 2720(R9), Y11
+	VMULPS  2496(R9), Y11, Y11
 	VADDPS  Y11, Y0, Y11
-	VMOVUPS 4768(R9), Y12
-	VMULPS  4576(R9), Y12, Y12
+	VMOVUPS 2720(R9), Y12
+	VMULPS  2528(R9), Y12, Y12
 	VADDPS  Y12, Y0, Y12
-	VMOVUPS 4768(R9), Y13
-	VMULPS  4608(R9), Y13, Y13
-	VADDPS  4224(R9), Y13, Y13
+	VMOVUPS 2720(R9), Y13
+	VMULPS  2560(R9), Y13, Y13
+	VADDPS  2176(R9), Y13, Y13
 	VMOVUPS Y3, (R9)
-	VMOVUPS 4768(R9), Y3
-	VMULPS  4640(R9), Y3, Y3
-	VADDPS  4256(R9), Y3, Y3
+	VMOVUPS 2720(R9), Y3
+	VMULPS  2592(R9), Y3, Y3
+	VADDPS  2208(R9), Y3, Y3
 	VMOVUPS Y12, 32(R9)
-	VMOVUPS 4768(R9), Y12
-	VMULPS  4672(R9), Y12, Y12
-	VADDPS  4288(R9), Y12, Y12
+	VMOVUPS 2720(R9), Y12
+	VMULPS  2624(R9), Y12, Y12
+	VADDPS  2240(R9), Y12, Y12
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS  Y4, Y7, Y14
@@ -73170,31 +71894,31 @@ TOIAVX2_t_step:
 	VADDPS  Y9, Y8, Y8
 	VMULPS  320(R9), Y3, Y9
 	VADDPS  Y9, Y8, Y8
-	VMULPS  4320(R9), Y4, Y9
-	VMULPS  4352(R9), Y6, Y10
+	VMULPS  2272(R9), Y4, Y9
+	VMULPS  2304(R9), Y6, Y10
 	VADDPS  Y10, Y9, Y9
-	VMULPS  4384(R9), Y3, Y10
+	VMULPS  2336(R9), Y3, Y10
 	VADDPS  Y10, Y9, Y9
 	VMULPS  64(R9), Y4, Y10
 	VMULPS  96(R9), Y6, Y11
 	VADDPS  Y11, Y10, Y10
 	VMULPS  128(R9), Y3, Y11
 	VADDPS  Y11, Y10, Y10
-	VMULPS  4416(R9), Y4, Y11
-	VMULPS  4448(R9), Y6, Y12
+	VMULPS  2368(R9), Y4, Y11
+	VMULPS  2400(R9), Y6, Y12
 	VADDPS  Y12, Y11, Y11
-	VMULPS  4480(R9), Y3, Y12
+	VMULPS  2432(R9), Y3, Y12
 	VADDPS  Y12, Y11, Y11
 	VMULPS  256(R9), Y4, Y12
 	VMULPS  288(R9), Y6, Y13
 	VADDPS  Y13, Y12, Y12
 	VMULPS  32(R9), Y3, Y13
 	VADDPS  Y13, Y12, Y12
-	VMULPS  4512(R9), Y4, Y13
-	VMULPS  4544(R9), Y6, Y14
+	VMULPS  2464(R9), Y4, Y13
+	VMULPS  2496(R9), Y6, Y14
 	VMOVUPS Y7, 32(R9)
 	VADDPS  Y14, Y13, Y7
-	VMULPS  4576(R9), Y3, Y13
+	VMULPS  2528(R9), Y3, Y13
 	VADDPS  Y13, Y7, Y7
 	VMULPS  160(R9), Y4, Y13
 	VMULPS  192(R9), Y6, Y14
@@ -73202,15 +71926,15 @@ TOIAVX2_t_step:
 	VADDPS  Y14, Y13, Y5
 	VMULPS  224(R9), Y3, Y13
 	VADDPS  Y13, Y5, Y5
-	VMULPS  4608(R9), Y4, Y4
-	VMULPS  4640(R9), Y6, Y6
+	VMULPS  2560(R9), Y4, Y4
+	VMULPS  2592(R9), Y6, Y6
 	VADDPS  Y6, Y4, Y4
-	VMULPS  4672(R9), Y3, Y3
+	VMULPS  2624(R9), Y3, Y3
 	VADDPS  Y3, Y4, Y3
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
 	VSUBPS       Y12, Y8, Y4
-	VSUBPS       4704(R9), Y4, Y4
+	VSUBPS       2656(R9), Y4, Y4
 	VSUBPS       Y9, Y7, Y6
 	VCMPPS       $0x11, Y6, Y0, Y13
 	VDIVPS       Y6, Y4, Y6
@@ -73220,7 +71944,7 @@ TOIAVX2_t_step:
 	VCMPPS       $0x11, Y4, Y0, Y4
 	VANDPS       Y6, Y4, Y4
 	VSUBPS       Y5, Y8, Y6
-	VSUBPS       4704(R9), Y6, Y6
+	VSUBPS       2656(R9), Y6, Y6
 	VSUBPS       Y9, Y3, Y8
 	VCMPPS       $0x11, Y8, Y0, Y9
 	VDIVPS       Y8, Y6, Y8
@@ -73230,7 +71954,7 @@ TOIAVX2_t_step:
 	VANDPS       Y8, Y6, Y6
 	VMINPS       Y6, Y4, Y4
 	VSUBPS       Y12, Y10, Y6
-	VSUBPS       4704(R9), Y6, Y6
+	VSUBPS       2656(R9), Y6, Y6
 	VSUBPS       96(R9), Y7, Y7
 	VCMPPS       $0x11, Y7, Y0, Y8
 	VDIVPS       Y7, Y6, Y7
@@ -73240,7 +71964,7 @@ TOIAVX2_t_step:
 	VANDPS       Y7, Y6, Y6
 	VMINPS       Y6, Y4, Y4
 	VSUBPS       Y5, Y10, Y5
-	VSUBPS       4704(R9), Y5, Y5
+	VSUBPS       2656(R9), Y5, Y5
 	VSUBPS       96(R9), Y3, Y3
 	VCMPPS       $0x11, Y3, Y0, Y6
 	VDIVPS       Y3, Y5, Y3
@@ -73249,13 +71973,13 @@ TOIAVX2_t_step:
 	VCMPPS       $0x11, Y5, Y0, Y5
 	VANDPS       Y3, Y5, Y3
 	VMINPS       Y3, Y4, Y3
-	VADDPS       4768(R9), Y3, Y3
+	VADDPS       2720(R9), Y3, Y3
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS      4832(R9), Y4
+	VMOVUPS      2784(R9), Y4
 	VCMPPS       $0x00, toirunning<>+0(SB), Y4, Y4
-	VADDPS       4800(R9), Y1, Y5
-	VMOVUPS      4768(R9), Y6
+	VADDPS       2752(R9), Y1, Y5
+	VMOVUPS      2720(R9), Y6
 	VCMPPS       $0x11, Y3, Y6, Y6
 	VANDNPS      Y4, Y6, Y6
 	VBROADCASTSS maxiter+68(FP), Y7
@@ -73265,69 +71989,69 @@ TOIAVX2_t_step:
 	VBLENDVPS    Y6, toiunconv<>+0(SB), Y7, Y6
 	VCMPPS       $0x16, (R9), Y3, Y7
 	VBLENDVPS    Y7, Y0, Y6, Y6
-	VMOVUPS      4768(R9), Y7
+	VMOVUPS      2720(R9), Y7
 	VCMPPS       $0x00, Y0, Y7, Y7
 	VBLENDVPS    Y7, toiinitial<>+0(SB), Y1, Y7
 	VMOVUPS      64(R9), Y8
-	VCMPPS       $0x12, 4736(R9), Y8, Y8
+	VCMPPS       $0x12, 2688(R9), Y8, Y8
 	VBLENDVPS    Y8, Y7, Y6, Y6
 	VMOVUPS      32(R9), Y7
 	VBLENDVPS    Y7, toiinvalid<>+0(SB), Y6, Y6
 	VCMPPS       $0x00, toirunning<>+0(SB), Y6, Y7
 	VANDPS       Y7, Y4, Y7
-	VMOVUPS      4768(R9), Y8
+	VMOVUPS      2720(R9), Y8
 	VBLENDVPS    Y7, Y3, Y8, Y3
 	VMOVUPS      32(R9), Y8
 	VBLENDVPS    Y8, Y0, Y5, Y5
-	VMOVUPS      4800(R9), Y8
+	VMOVUPS      2752(R9), Y8
 	VBLENDVPS    Y4, Y5, Y8, Y5
-	VMOVUPS      4832(R9), Y8
+	VMOVUPS      2784(R9), Y8
 	VBLENDVPS    Y4, Y6, Y8, Y4
-	VMOVUPS      Y3, 4768(R9)
-	VMOVUPS      Y5, 4800(R9)
-	VMOVUPS      Y4, 4832(R9)
-	VMOVMSKPS    Y7, AX
-	TESTL        AX, AX
-	JNZ          TOIAVX2_t_step
+	VMOVUPS      Y3, 2720(R9)
+	VMOVUPS      Y5, 2752(R9)
+	VMOVUPS      Y4, 2784(R9)
+	VMOVMSKPS    Y7, BX
+	TESTL        BX, BX
+	JNZ          TOITailAVX2_g_step
 
 	// Finish: the rows.
-	VMOVUPS 4768(R9), Y3
-	VMULPS  4320(R9), Y3, Y3
-	VADDPS  4032(R9), Y3, Y3
-	VMOVUPS 4768(R9), Y4
-	VMULPS  4352(R9), Y4, Y4
-	VADDPS  4064(R9), Y4, Y4
-	VMOVUPS 4768(R9), Y5
-	VMULPS  4384(R9), Y5, Y5
-	VADDPS  4096(R9), Y5, Y5
-	VMOVUPS 4768(R9), Y6
-	VMULPS  4416(R9), Y6, Y6
-	VADDPS  4128(R9), Y6, Y6
-	VMOVUPS 4768(R9), Y7
-	VMULPS  4448(R9), Y7, Y7
-	VADDPS  4160(R9), Y7, Y7
-	VMOVUPS 4768(R9), Y8
-	VMULPS  4480(R9), Y8, Y8
-	VADDPS  4192(R9), Y8, Y8
-	VMOVUPS 4768(R9), Y9
-	VMULPS  4512(R9), Y9, Y9
+	VMOVUPS 2720(R9), Y3
+	VMULPS  2272(R9), Y3, Y3
+	VADDPS  1984(R9), Y3, Y3
+	VMOVUPS 2720(R9), Y4
+	VMULPS  2304(R9), Y4, Y4
+	VADDPS  2016(R9), Y4, Y4
+	VMOVUPS 2720(R9), Y5
+	VMULPS  2336(R9), Y5, Y5
+	VADDPS  2048(R9), Y5, Y5
+	VMOVUPS 2720(R9), Y6
+	VMULPS  2368(R9), Y6, Y6
+	VADDPS  2080(R9), Y6, Y6
+	VMOVUPS 2720(R9), Y7
+	VMULPS  2400(R9), Y7, Y7
+	VADDPS  2112(R9), Y7, Y7
+	VMOVUPS 2720(R9), Y8
+	VMULPS  2432(R9), Y8, Y8
+	VADDPS  2144(R9), Y8, Y8
+	VMOVUPS 2720(R9), Y9
+	VMULPS  2464(R9), Y9, Y9
 	VADDPS  Y9, Y0, Y9
-	VMOVUPS 4768(R9), Y10
-	VMULPS  4544(R9), Y10, Y10
+	VMOVUPS 2720(R9), Y10
+	VMULPS  2496(R9), Y10, Y10
 	VADDPS  Y10, Y0, Y10
-	VMOVUPS 4768(R9), Y11
-	VMULPS  4576(R9), Y11, Y11
+	VMOVUPS 2720(R9), Y11
+	VMULPS  2528(R9), Y11, Y11
 	VADDPS  Y11, Y0, Y11
-	VMOVUPS 4768(R9), Y12
-	VMULPS  4608(R9), Y12, Y12
-	VADDPS  4224(R9), Y12, Y12
-	VMOVUPS 4768(R9), Y13
-	VMULPS  4640(R9), Y13, Y13
-	VADDPS  4256(R9), Y13, Y13
+	VMOVUPS 2720(R9), Y12
+	VMULPS  2560(R9), Y12, Y12
+	VADDPS  2176(R9), Y12, Y12
+	VMOVUPS 2720(R9), Y13
+	VMULPS  2592(R9), Y13, Y13
+	VADDPS  2208(R9), Y13, Y13
 	VMOVUPS Y11, (R9)
-	VMOVUPS 4768(R9), Y11
-	VMULPS  4672(R9), Y11, Y11
-	VADDPS  4288(R9), Y11, Y11
+	VMOVUPS 2720(R9), Y11
+	VMULPS  2624(R9), Y11, Y11
+	VADDPS  2240(R9), Y11, Y11
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS  Y3, Y6, Y14
@@ -73506,7 +72230,7 @@ TOIAVX2_t_step:
 	VMOVUPS      Y9, 960(R9)
 	VMOVUPS      Y8, 992(R9)
 	VTESTPS      Y5, Y5
-	JZ           TOIAVX2_t_finish_g0_normal
+	JZ           TOITailAVX2_g_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS 32(R9), Y3
@@ -73657,117 +72381,118 @@ TOIAVX2_t_step:
 	VMOVUPS   736(R9), Y4
 	VBLENDVPS Y3, Y0, Y4, Y4
 	VMOVUPS   704(R9), Y5
-	VBLENDVPS Y3, Y0, Y5, Y0
-	VMOVUPS   672(R9), Y5
-	VBLENDVPS Y3, Y1, Y5, Y5
-	VMOVUPS   896(R9), Y6
-	VBLENDVPS Y3, Y1, Y6, Y3
+	VBLENDVPS Y3, Y0, Y5, Y5
+	VMOVUPS   672(R9), Y6
+	VBLENDVPS Y3, Y1, Y6, Y6
+	VMOVUPS   896(R9), Y7
+	VBLENDVPS Y3, Y1, Y7, Y3
 	VMOVUPS   Y4, 736(R9)
-	VMOVUPS   Y0, 704(R9)
-	VMOVUPS   Y5, 672(R9)
+	VMOVUPS   Y5, 704(R9)
+	VMOVUPS   Y6, 672(R9)
 	VMOVUPS   Y3, 896(R9)
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS 896(R9), Y0
-	VMOVUPS Y0, 640(R9)
+	VSQRTPS 896(R9), Y3
+	VMOVUPS Y3, 640(R9)
 
-TOIAVX2_t_finish_g0_normal:
-	VDIVPS 640(R9), Y1, Y0
-	VMULPS 736(R9), Y0, Y1
-	VMULPS 704(R9), Y0, Y3
-	VMULPS 672(R9), Y0, Y0
+TOITailAVX2_g_finish_g0_normal:
+	VDIVPS 640(R9), Y1, Y3
+	VMULPS 736(R9), Y3, Y4
+	VMULPS 704(R9), Y3, Y5
+	VMULPS 672(R9), Y3, Y3
 
 	// P = C0 + (a + s M0), Q = C0 + (c + t u).
-	VMOVUPS 768(R9), Y4
-	VMULPS  384(R9), Y4, Y4
-	VADDPS  352(R9), Y4, Y4
-	VADDPS  3296(R9), Y4, Y4
-	VMOVUPS 224(R9), Y5
-	VADDPS  608(R9), Y5, Y5
-	VADDPS  3296(R9), Y5, Y5
-	VMOVUPS 416(R9), Y6
+	VMOVUPS 768(R9), Y6
 	VMULPS  384(R9), Y6, Y6
-	VADDPS  320(R9), Y6, Y6
-	VADDPS  3328(R9), Y6, Y6
-	VMOVUPS 256(R9), Y7
-	VADDPS  576(R9), Y7, Y7
-	VADDPS  3328(R9), Y7, Y7
-	VMOVUPS 800(R9), Y8
+	VADDPS  352(R9), Y6, Y6
+	VADDPS  1248(R9), Y6, Y6
+	VMOVUPS 224(R9), Y7
+	VADDPS  608(R9), Y7, Y7
+	VADDPS  1248(R9), Y7, Y7
+	VMOVUPS 416(R9), Y8
 	VMULPS  384(R9), Y8, Y8
-	VADDPS  288(R9), Y8, Y8
-	VADDPS  3360(R9), Y8, Y8
-	VMOVUPS (R9), Y9
-	VADDPS  480(R9), Y9, Y9
-	VADDPS  3360(R9), Y9, Y9
+	VADDPS  320(R9), Y8, Y8
+	VADDPS  1280(R9), Y8, Y8
+	VMOVUPS 256(R9), Y9
+	VADDPS  576(R9), Y9, Y9
+	VADDPS  1280(R9), Y9, Y9
+	VMOVUPS 800(R9), Y10
+	VMULPS  384(R9), Y10, Y10
+	VADDPS  288(R9), Y10, Y10
+	VADDPS  1312(R9), Y10, Y10
+	VMOVUPS (R9), Y11
+	VADDPS  480(R9), Y11, Y11
+	VADDPS  1312(R9), Y11, Y11
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS   4832(R9), Y10
-	VCMPPS    $0x00, toiinvalid<>+0(SB), Y10, Y10
-	VMOVUPS   Y9, (R9)
-	VMOVUPS   4768(R9), Y9
-	VBLENDVPS Y10, canonicalnan<>+0(SB), Y9, Y9
-	VMOVUPS   Y9, 32(R9)
-	VMOVUPS   512(R9), Y9
-	VBLENDVPS Y10, canonicalnan<>+0(SB), Y9, Y9
-	VBLENDVPS Y10, canonicalnan<>+0(SB), Y1, Y1
-	VBLENDVPS Y10, canonicalnan<>+0(SB), Y3, Y3
-	VBLENDVPS Y10, canonicalnan<>+0(SB), Y0, Y0
-	VBLENDVPS Y10, canonicalnan<>+0(SB), Y4, Y4
-	VBLENDVPS Y10, canonicalnan<>+0(SB), Y6, Y6
-	VBLENDVPS Y10, canonicalnan<>+0(SB), Y8, Y8
-	VBLENDVPS Y10, canonicalnan<>+0(SB), Y5, Y5
-	VBLENDVPS Y10, canonicalnan<>+0(SB), Y7, Y7
-	VMOVUPS   Y9, 64(R9)
-	VMOVUPS   (R9), Y9
-	VBLENDVPS Y10, canonicalnan<>+0(SB), Y9, Y9
+	VMOVUPS   2784(R9), Y12
+	VCMPPS    $0x00, toiinvalid<>+0(SB), Y12, Y12
+	VMOVUPS   Y11, (R9)
+	VMOVUPS   2720(R9), Y11
+	VBLENDVPS Y12, canonicalnan<>+0(SB), Y11, Y11
+	VMOVUPS   Y11, 32(R9)
+	VMOVUPS   512(R9), Y11
+	VBLENDVPS Y12, canonicalnan<>+0(SB), Y11, Y11
+	VBLENDVPS Y12, canonicalnan<>+0(SB), Y4, Y4
+	VBLENDVPS Y12, canonicalnan<>+0(SB), Y5, Y5
+	VBLENDVPS Y12, canonicalnan<>+0(SB), Y3, Y3
+	VBLENDVPS Y12, canonicalnan<>+0(SB), Y6, Y6
+	VBLENDVPS Y12, canonicalnan<>+0(SB), Y8, Y8
+	VBLENDVPS Y12, canonicalnan<>+0(SB), Y10, Y10
+	VBLENDVPS Y12, canonicalnan<>+0(SB), Y7, Y7
+	VBLENDVPS Y12, canonicalnan<>+0(SB), Y9, Y9
+	VMOVUPS   Y11, 64(R9)
+	VMOVUPS   (R9), Y11
+	VBLENDVPS Y12, canonicalnan<>+0(SB), Y11, Y11
 
 	// Pair index k = i + 0 + lane.
-	LEAQ         (R13), AX
-	VMOVD        AX, X10
-	VPBROADCASTD X10, Y10
-	VPADDD       iota<>+0(SB), Y10, Y10
+	LEAQ         (R13), BX
+	VMOVD        BX, X12
+	VPBROADCASTD X12, Y12
+	VPADDD       iota<>+0(SB), Y12, Y12
 	MOVQ         (SP), R12
-	VPMASKMOVD   Y10, Y2, (R12)(R13*4)
-	VMOVUPS      4832(R9), Y10
-	VCVTTPS2DQ   Y10, Y10
+	VPMASKMOVD   Y12, Y2, (R12)(R13*4)
+	VMOVUPS      2784(R9), Y12
+	VCVTTPS2DQ   Y12, Y12
 	MOVQ         8(SP), R12
-	VPMASKMOVD   Y10, Y2, (R12)(R13*4)
-	VMOVUPS      4800(R9), Y10
-	VCVTTPS2DQ   Y10, Y10
+	VPMASKMOVD   Y12, Y2, (R12)(R13*4)
+	VMOVUPS      2752(R9), Y12
+	VCVTTPS2DQ   Y12, Y12
 	MOVQ         16(SP), R12
-	VPMASKMOVD   Y10, Y2, (R12)(R13*4)
-	VMOVUPS      32(R9), Y10
+	VPMASKMOVD   Y12, Y2, (R12)(R13*4)
+	VMOVUPS      32(R9), Y12
 	MOVQ         24(SP), R12
-	VMASKMOVPS   Y10, Y2, (R12)(R13*4)
-	VMOVUPS      64(R9), Y10
+	VMASKMOVPS   Y12, Y2, (R12)(R13*4)
+	VMOVUPS      64(R9), Y12
 	MOVQ         32(SP), R12
-	VMASKMOVPS   Y10, Y2, (R12)(R13*4)
+	VMASKMOVPS   Y12, Y2, (R12)(R13*4)
 	MOVQ         40(SP), R12
-	VMASKMOVPS   Y1, Y2, (R12)(R13*4)
-	MOVQ         48(SP), R12
-	VMASKMOVPS   Y3, Y2, (R12)(R13*4)
-	MOVQ         56(SP), R12
-	VMASKMOVPS   Y0, Y2, (R12)(R13*4)
-	MOVQ         64(SP), R12
 	VMASKMOVPS   Y4, Y2, (R12)(R13*4)
-	MOVQ         72(SP), R12
-	VMASKMOVPS   Y6, Y2, (R12)(R13*4)
-	MOVQ         80(SP), R12
-	VMASKMOVPS   Y8, Y2, (R12)(R13*4)
-	MOVQ         88(SP), R12
+	MOVQ         48(SP), R12
 	VMASKMOVPS   Y5, Y2, (R12)(R13*4)
-	MOVQ         96(SP), R12
+	MOVQ         56(SP), R12
+	VMASKMOVPS   Y3, Y2, (R12)(R13*4)
+	MOVQ         64(SP), R12
+	VMASKMOVPS   Y6, Y2, (R12)(R13*4)
+	MOVQ         72(SP), R12
+	VMASKMOVPS   Y8, Y2, (R12)(R13*4)
+	MOVQ         80(SP), R12
+	VMASKMOVPS   Y10, Y2, (R12)(R13*4)
+	MOVQ         88(SP), R12
 	VMASKMOVPS   Y7, Y2, (R12)(R13*4)
-	MOVQ         104(SP), R12
+	MOVQ         96(SP), R12
 	VMASKMOVPS   Y9, Y2, (R12)(R13*4)
-
-TOIAVX2_done:
+	MOVQ         104(SP), R12
+	VMASKMOVPS   Y11, Y2, (R12)(R13*4)
+	ADDQ         $0x00000008, R13
+	SUBQ         $0x00000008, R14
+	JG           TOITailAVX2_loop
 	VZEROUPPER
 	RET
 
-// func TOIAVX512(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32)
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
-TEXT ·TOIAVX512(SB), $18224-72
+// func TOIAVX512(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32) int
+// Requires: AVX, AVX2, AVX512DQ, AVX512F
+TEXT ·TOIAVX512(SB), $18224-80
 	MOVQ         out+40(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -73809,11 +72534,11 @@ TEXT ·TOIAVX512(SB), $18224-72
 	XORQ         R13, R13
 	MOVQ         n+48(FP), R14
 
-	// 3 whole group(s) of 16 pairs at a time.
+	// 3 whole groups of 16 pairs at a time.
 	CMPQ R14, $0x00000030
-	JB   TOIAVX512_loop3_end
+	JB   TOIAVX512_done
 
-TOIAVX512_loop3:
+TOIAVX512_loop:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ (DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
@@ -74101,7 +72826,7 @@ TOIAVX512_loop3:
 	VMOVUPS    Z0, 8000(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOIAVX512_loop3_g0_nopad
+	JZ         TOIAVX512_loop_g0_nopad
 	VMOVUPS    (DX)(R13*4), Z4
 	VMOVUPS    Z0, Z3
 	VPCMPEQD   Z0, Z0, K1
@@ -74113,7 +72838,7 @@ TOIAVX512_loop3:
 	VGATHERDPS (BX)(Z4*4), K1, Z3
 	VMOVUPS    Z3, 8000(R9)
 
-TOIAVX512_loop3_g0_nopad:
+TOIAVX512_loop_g0_nopad:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ 64(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
@@ -74401,7 +73126,7 @@ TOIAVX512_loop3_g0_nopad:
 	VMOVUPS    Z0, 11968(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOIAVX512_loop3_g1_nopad
+	JZ         TOIAVX512_loop_g1_nopad
 	VMOVUPS    64(DX)(R13*4), Z4
 	VMOVUPS    Z0, Z3
 	VPCMPEQD   Z0, Z0, K1
@@ -74413,7 +73138,7 @@ TOIAVX512_loop3_g0_nopad:
 	VGATHERDPS (BX)(Z4*4), K1, Z3
 	VMOVUPS    Z3, 11968(R9)
 
-TOIAVX512_loop3_g1_nopad:
+TOIAVX512_loop_g1_nopad:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ 128(DX)(R13*4), Y2
 	VPSLLQ    $0x05, Y2, Y2
@@ -74701,7 +73426,7 @@ TOIAVX512_loop3_g1_nopad:
 	VMOVUPS    Z0, 15936(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOIAVX512_loop3_g2_nopad
+	JZ         TOIAVX512_loop_g2_nopad
 	VMOVUPS    128(DX)(R13*4), Z4
 	VMOVUPS    Z0, Z3
 	VPCMPEQD   Z0, Z0, K1
@@ -74713,7 +73438,7 @@ TOIAVX512_loop3_g1_nopad:
 	VGATHERDPS (BX)(Z4*4), K1, Z3
 	VMOVUPS    Z3, 15936(R9)
 
-TOIAVX512_loop3_g2_nopad:
+TOIAVX512_loop_g2_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
 	VMOVUPS 6144(R9), Z3
@@ -75554,7 +74279,7 @@ TOIAVX512_loop3_g2_nopad:
 	VMOVUPS        Z5, 17600(R9)
 
 	// Steps until no lane is running.
-TOIAVX512_loop3_step:
+TOIAVX512_loop_step:
 	VBROADCASTSS tmax+64(FP), Z3
 	VMINPS       Z1, Z3, Z3
 	VMAXPS       Z0, Z3, Z3
@@ -76455,7 +75180,7 @@ TOIAVX512_loop3_step:
 	ORL            DI, BX
 	ORL            R8, BX
 	TESTL          BX, BX
-	JNZ            TOIAVX512_loop3_step
+	JNZ            TOIAVX512_loop_step
 
 	// Finish: the rows.
 	VMOVUPS 9536(R9), Z3
@@ -76705,7 +75430,7 @@ TOIAVX512_loop3_step:
 	VMOVUPS      Z31, 2304(R9)
 	VMOVUPS      Z30, 2368(R9)
 	KORTESTW     K3, K3
-	JZ           TOIAVX512_loop3_finish_g0_normal
+	JZ           TOIAVX512_loop_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VSUBPS   Z3, Z6, Z5
@@ -76864,7 +75589,7 @@ TOIAVX512_loop3_step:
 	VSQRTPS Z20, Z5
 	VMOVUPS Z5, 2176(R9)
 
-TOIAVX512_loop3_finish_g0_normal:
+TOIAVX512_loop_finish_g0_normal:
 	VMOVUPS 2112(R9), Z5
 	VSUBPS  2048(R9), Z5, Z5
 	VMOVUPS 1920(R9), Z6
@@ -77070,7 +75795,7 @@ TOIAVX512_loop3_finish_g0_normal:
 	VMOVUPS      Z8, 3456(R9)
 	VMOVUPS      Z31, 3520(R9)
 	KORTESTW     K3, K3
-	JZ           TOIAVX512_loop3_finish_g1_normal
+	JZ           TOIAVX512_loop_finish_g1_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS  1344(R9), Z3
@@ -77219,7 +75944,7 @@ TOIAVX512_loop3_finish_g0_normal:
 	VSQRTPS Z21, Z3
 	VMOVUPS Z3, 3520(R9)
 
-TOIAVX512_loop3_finish_g1_normal:
+TOIAVX512_loop_finish_g1_normal:
 	VMOVUPS 3456(R9), Z3
 	VSUBPS  3392(R9), Z3, Z3
 	VMOVUPS 3264(R9), Z4
@@ -77454,7 +76179,7 @@ TOIAVX512_loop3_finish_g1_normal:
 	VMOVUPS      Z9, 768(R9)
 	VMOVUPS      Z8, 832(R9)
 	KORTESTW     K3, K3
-	JZ           TOIAVX512_loop3_finish_g2_normal
+	JZ           TOIAVX512_loop_finish_g2_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS  2560(R9), Z3
@@ -77604,7 +76329,7 @@ TOIAVX512_loop3_finish_g1_normal:
 	VSQRTPS Z12, Z3
 	VMOVAPS Z3, Z17
 
-TOIAVX512_loop3_finish_g2_normal:
+TOIAVX512_loop_finish_g2_normal:
 	VDIVPS 3520(R9), Z1, Z3
 	VMULPS 320(R9), Z3, Z4
 	VMULPS 192(R9), Z3, Z5
@@ -77773,81 +76498,137 @@ TOIAVX512_loop3_finish_g2_normal:
 	ADDQ         $0x00000030, R13
 	SUBQ         $0x00000030, R14
 	CMPQ         R14, $0x00000030
-	JAE          TOIAVX512_loop3
+	JAE          TOIAVX512_loop
 
-TOIAVX512_loop3_end:
-	// 1 whole group(s) of 16 pairs at a time.
-	CMPQ R14, $0x00000010
-	JB   TOIAVX512_loop1_end
+TOIAVX512_done:
+	MOVQ R13, ret+72(FP)
+	VZEROUPPER
+	RET
 
-TOIAVX512_loop1:
+// func TOITailAVX512(start *float32, end *float32, pad *float32, pi *uint32, pj *uint32, out *[14]*float32, n int, margin float32, tol float32, tmax float32, maxiter float32)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, BMI2
+TEXT ·TOITailAVX512(SB), $6192-72
+	MOVQ         out+40(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
+	MOVQ         104(R12), AX
+	MOVQ         AX, 104(SP)
+	MOVQ         start+0(FP), AX
+	MOVQ         end+8(FP), CX
+	MOVQ         pi+24(FP), DX
+	MOVQ         pj+32(FP), SI
+	LEAQ         112(SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSS one<>+0(SB), Z1
+	XORQ         R13, R13
+	MOVQ         n+48(FP), R14
+
+TOITailAVX512_loop:
+	// The mask of the first min(n - i, lanes) lanes (tailMask, which may overwrite remain).
+	MOVQ  R14, BX
+	BZHIL R14, low16<>+0(SB), R14
+	KMOVW R14, K1
+	MOVQ  BX, R14
+
+	// The pair indices, zero (capsule 0) past n.
+	VMOVDQU32.Z (DX)(R13*4), K1, Z2
+	VMOVUPS     Z2, 5888(R9)
+	VMOVDQU32.Z (SI)(R13*4), K1, Z2
+	VMOVUPS     Z2, 5952(R9)
+
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
-	VPMOVZXDQ (DX)(R13*4), Y2
+	VPMOVZXDQ 5888(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 9728(R9)
-	VPMOVZXDQ 16(DX)(R13*4), Y2
+	VMOVDQU   Y2, 5632(R9)
+	VPMOVZXDQ 5904(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 9760(R9)
-	VPMOVZXDQ 32(DX)(R13*4), Y2
+	VMOVDQU   Y2, 5664(R9)
+	VPMOVZXDQ 5920(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 9792(R9)
-	VPMOVZXDQ 48(DX)(R13*4), Y2
+	VMOVDQU   Y2, 5696(R9)
+	VPMOVZXDQ 5936(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 9824(R9)
-	VPMOVZXDQ (SI)(R13*4), Y2
+	VMOVDQU   Y2, 5728(R9)
+	VPMOVZXDQ 5952(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 9856(R9)
-	VPMOVZXDQ 16(SI)(R13*4), Y2
+	VMOVDQU   Y2, 5760(R9)
+	VPMOVZXDQ 5968(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 9888(R9)
-	VPMOVZXDQ 32(SI)(R13*4), Y2
+	VMOVDQU   Y2, 5792(R9)
+	VPMOVZXDQ 5984(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 9920(R9)
-	VPMOVZXDQ 48(SI)(R13*4), Y2
+	VMOVDQU   Y2, 5824(R9)
+	VPMOVZXDQ 6000(R9), Y2
 	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 9952(R9)
+	VMOVDQU   Y2, 5856(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ         9728(R9), BX
-	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         9760(R9), BX
-	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
-	MOVQ         9736(R9), BX
-	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         9768(R9), BX
-	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         9744(R9), BX
-	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         9776(R9), BX
-	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
-	MOVQ         9752(R9), BX
-	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         9784(R9), BX
-	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
-	VUNPCKLPS    Z4, Z3, Z7
+	MOVQ         5632(R9), BX
+	VMOVUPS      (AX)(BX*1), Y3
+	MOVQ         5664(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z3, Z2
+	MOVQ         5640(R9), BX
+	VMOVUPS      (AX)(BX*1), Y3
+	MOVQ         5672(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z3, Z4
+	MOVQ         5648(R9), BX
+	VMOVUPS      (AX)(BX*1), Y3
+	MOVQ         5680(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z3, Z5
+	MOVQ         5656(R9), BX
+	VMOVUPS      (AX)(BX*1), Y3
+	MOVQ         5688(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z3, Z6
+	VUNPCKLPS    Z4, Z2, Z7
 	VUNPCKLPS    Z6, Z5, Z8
-	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z4, Z2, Z2
 	VUNPCKHPS    Z6, Z5, Z4
 	VSHUFPS      $0x44, Z8, Z7, Z5
 	VSHUFPS      $0xee, Z8, Z7, Z6
-	VSHUFPS      $0x44, Z4, Z3, Z7
-	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         9792(R9), BX
-	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         9824(R9), BX
-	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         9800(R9), BX
-	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         9832(R9), BX
-	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
-	MOVQ         9808(R9), BX
-	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         9840(R9), BX
-	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
-	MOVQ         9816(R9), BX
-	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         9848(R9), BX
-	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
+	VSHUFPS      $0x44, Z4, Z2, Z7
+	VSHUFPS      $0xee, Z4, Z2, Z2
+	MOVQ         5696(R9), BX
+	VMOVUPS      (AX)(BX*1), Y3
+	MOVQ         5728(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z3, Z4
+	MOVQ         5704(R9), BX
+	VMOVUPS      (AX)(BX*1), Y3
+	MOVQ         5736(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z3, Z8
+	MOVQ         5712(R9), BX
+	VMOVUPS      (AX)(BX*1), Y3
+	MOVQ         5744(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z3, Z9
+	MOVQ         5720(R9), BX
+	VMOVUPS      (AX)(BX*1), Y3
+	MOVQ         5752(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z3, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
 	VUNPCKHPS    Z8, Z4, Z4
@@ -77857,61 +76638,61 @@ TOIAVX512_loop1:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 6144(R9)
+	VMOVUPS      Z8, 2048(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 6208(R9)
+	VMOVUPS      Z8, 2112(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 6272(R9)
-	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 6528(R9)
-	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 6336(R9)
-	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 6400(R9)
-	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 6464(R9)
+	VMOVUPS      Z8, 2176(R9)
+	VSHUFF32X4   $0x88, Z4, Z2, Z2
+	VMOVUPS      Z2, 2432(R9)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z2
+	VMOVUPS      Z2, 2240(R9)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z2
+	VMOVUPS      Z2, 2304(R9)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z2
+	VMOVUPS      Z2, 2368(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ         9856(R9), BX
-	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         9888(R9), BX
-	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z3
-	MOVQ         9864(R9), BX
-	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         9896(R9), BX
-	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         9872(R9), BX
-	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         9904(R9), BX
-	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z5
-	MOVQ         9880(R9), BX
-	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         9912(R9), BX
-	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z6
-	VUNPCKLPS    Z4, Z3, Z7
+	MOVQ         5760(R9), BX
+	VMOVUPS      (AX)(BX*1), Y3
+	MOVQ         5792(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z3, Z2
+	MOVQ         5768(R9), BX
+	VMOVUPS      (AX)(BX*1), Y3
+	MOVQ         5800(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z3, Z4
+	MOVQ         5776(R9), BX
+	VMOVUPS      (AX)(BX*1), Y3
+	MOVQ         5808(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z3, Z5
+	MOVQ         5784(R9), BX
+	VMOVUPS      (AX)(BX*1), Y3
+	MOVQ         5816(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z3, Z6
+	VUNPCKLPS    Z4, Z2, Z7
 	VUNPCKLPS    Z6, Z5, Z8
-	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z4, Z2, Z2
 	VUNPCKHPS    Z6, Z5, Z4
 	VSHUFPS      $0x44, Z8, Z7, Z5
 	VSHUFPS      $0xee, Z8, Z7, Z6
-	VSHUFPS      $0x44, Z4, Z3, Z7
-	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         9920(R9), BX
-	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         9952(R9), BX
-	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z4
-	MOVQ         9928(R9), BX
-	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         9960(R9), BX
-	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z8
-	MOVQ         9936(R9), BX
-	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         9968(R9), BX
-	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z9
-	MOVQ         9944(R9), BX
-	VMOVUPS      (AX)(BX*1), Y2
-	MOVQ         9976(R9), BX
-	VINSERTF32X8 $0x01, (AX)(BX*1), Z2, Z10
+	VSHUFPS      $0x44, Z4, Z2, Z7
+	VSHUFPS      $0xee, Z4, Z2, Z2
+	MOVQ         5824(R9), BX
+	VMOVUPS      (AX)(BX*1), Y3
+	MOVQ         5856(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z3, Z4
+	MOVQ         5832(R9), BX
+	VMOVUPS      (AX)(BX*1), Y3
+	MOVQ         5864(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z3, Z8
+	MOVQ         5840(R9), BX
+	VMOVUPS      (AX)(BX*1), Y3
+	MOVQ         5872(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z3, Z9
+	MOVQ         5848(R9), BX
+	VMOVUPS      (AX)(BX*1), Y3
+	MOVQ         5880(R9), BX
+	VINSERTF32X8 $0x01, (AX)(BX*1), Z3, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
 	VUNPCKHPS    Z8, Z4, Z4
@@ -77921,61 +76702,61 @@ TOIAVX512_loop1:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 6592(R9)
+	VMOVUPS      Z8, 2496(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 6656(R9)
+	VMOVUPS      Z8, 2560(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 6720(R9)
-	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 6976(R9)
-	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 6784(R9)
-	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 6848(R9)
-	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 6912(R9)
+	VMOVUPS      Z8, 2624(R9)
+	VSHUFF32X4   $0x88, Z4, Z2, Z2
+	VMOVUPS      Z2, 2880(R9)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z2
+	VMOVUPS      Z2, 2688(R9)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z2
+	VMOVUPS      Z2, 2752(R9)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z2
+	VMOVUPS      Z2, 2816(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ         9728(R9), BX
-	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         9760(R9), BX
-	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
-	MOVQ         9736(R9), BX
-	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         9768(R9), BX
-	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         9744(R9), BX
-	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         9776(R9), BX
-	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
-	MOVQ         9752(R9), BX
-	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         9784(R9), BX
-	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
-	VUNPCKLPS    Z4, Z3, Z7
+	MOVQ         5632(R9), BX
+	VMOVUPS      (CX)(BX*1), Y3
+	MOVQ         5664(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z3, Z2
+	MOVQ         5640(R9), BX
+	VMOVUPS      (CX)(BX*1), Y3
+	MOVQ         5672(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z3, Z4
+	MOVQ         5648(R9), BX
+	VMOVUPS      (CX)(BX*1), Y3
+	MOVQ         5680(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z3, Z5
+	MOVQ         5656(R9), BX
+	VMOVUPS      (CX)(BX*1), Y3
+	MOVQ         5688(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z3, Z6
+	VUNPCKLPS    Z4, Z2, Z7
 	VUNPCKLPS    Z6, Z5, Z8
-	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z4, Z2, Z2
 	VUNPCKHPS    Z6, Z5, Z4
 	VSHUFPS      $0x44, Z8, Z7, Z5
 	VSHUFPS      $0xee, Z8, Z7, Z6
-	VSHUFPS      $0x44, Z4, Z3, Z7
-	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         9792(R9), BX
-	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         9824(R9), BX
-	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         9800(R9), BX
-	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         9832(R9), BX
-	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
-	MOVQ         9808(R9), BX
-	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         9840(R9), BX
-	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
-	MOVQ         9816(R9), BX
-	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         9848(R9), BX
-	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
+	VSHUFPS      $0x44, Z4, Z2, Z7
+	VSHUFPS      $0xee, Z4, Z2, Z2
+	MOVQ         5696(R9), BX
+	VMOVUPS      (CX)(BX*1), Y3
+	MOVQ         5728(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z3, Z4
+	MOVQ         5704(R9), BX
+	VMOVUPS      (CX)(BX*1), Y3
+	MOVQ         5736(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z3, Z8
+	MOVQ         5712(R9), BX
+	VMOVUPS      (CX)(BX*1), Y3
+	MOVQ         5744(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z3, Z9
+	MOVQ         5720(R9), BX
+	VMOVUPS      (CX)(BX*1), Y3
+	MOVQ         5752(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z3, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
 	VUNPCKHPS    Z8, Z4, Z4
@@ -77985,61 +76766,61 @@ TOIAVX512_loop1:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 7040(R9)
+	VMOVUPS      Z8, 2944(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 7104(R9)
+	VMOVUPS      Z8, 3008(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 7168(R9)
-	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 7424(R9)
-	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 7232(R9)
-	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 7296(R9)
-	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 7360(R9)
+	VMOVUPS      Z8, 3072(R9)
+	VSHUFF32X4   $0x88, Z4, Z2, Z2
+	VMOVUPS      Z2, 3328(R9)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z2
+	VMOVUPS      Z2, 3136(R9)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z2
+	VMOVUPS      Z2, 3200(R9)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z2
+	VMOVUPS      Z2, 3264(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ         9856(R9), BX
-	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         9888(R9), BX
-	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z3
-	MOVQ         9864(R9), BX
-	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         9896(R9), BX
-	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         9872(R9), BX
-	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         9904(R9), BX
-	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z5
-	MOVQ         9880(R9), BX
-	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         9912(R9), BX
-	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z6
-	VUNPCKLPS    Z4, Z3, Z7
+	MOVQ         5760(R9), BX
+	VMOVUPS      (CX)(BX*1), Y3
+	MOVQ         5792(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z3, Z2
+	MOVQ         5768(R9), BX
+	VMOVUPS      (CX)(BX*1), Y3
+	MOVQ         5800(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z3, Z4
+	MOVQ         5776(R9), BX
+	VMOVUPS      (CX)(BX*1), Y3
+	MOVQ         5808(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z3, Z5
+	MOVQ         5784(R9), BX
+	VMOVUPS      (CX)(BX*1), Y3
+	MOVQ         5816(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z3, Z6
+	VUNPCKLPS    Z4, Z2, Z7
 	VUNPCKLPS    Z6, Z5, Z8
-	VUNPCKHPS    Z4, Z3, Z3
+	VUNPCKHPS    Z4, Z2, Z2
 	VUNPCKHPS    Z6, Z5, Z4
 	VSHUFPS      $0x44, Z8, Z7, Z5
 	VSHUFPS      $0xee, Z8, Z7, Z6
-	VSHUFPS      $0x44, Z4, Z3, Z7
-	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         9920(R9), BX
-	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         9952(R9), BX
-	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z4
-	MOVQ         9928(R9), BX
-	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         9960(R9), BX
-	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z8
-	MOVQ         9936(R9), BX
-	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         9968(R9), BX
-	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z9
-	MOVQ         9944(R9), BX
-	VMOVUPS      (CX)(BX*1), Y2
-	MOVQ         9976(R9), BX
-	VINSERTF32X8 $0x01, (CX)(BX*1), Z2, Z10
+	VSHUFPS      $0x44, Z4, Z2, Z7
+	VSHUFPS      $0xee, Z4, Z2, Z2
+	MOVQ         5824(R9), BX
+	VMOVUPS      (CX)(BX*1), Y3
+	MOVQ         5856(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z3, Z4
+	MOVQ         5832(R9), BX
+	VMOVUPS      (CX)(BX*1), Y3
+	MOVQ         5864(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z3, Z8
+	MOVQ         5840(R9), BX
+	VMOVUPS      (CX)(BX*1), Y3
+	MOVQ         5872(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z3, Z9
+	MOVQ         5848(R9), BX
+	VMOVUPS      (CX)(BX*1), Y3
+	MOVQ         5880(R9), BX
+	VINSERTF32X8 $0x01, (CX)(BX*1), Z3, Z10
 	VUNPCKLPS    Z8, Z4, Z11
 	VUNPCKLPS    Z10, Z9, Z12
 	VUNPCKHPS    Z8, Z4, Z4
@@ -78049,85 +76830,85 @@ TOIAVX512_loop1:
 	VSHUFPS      $0x44, Z8, Z4, Z11
 	VSHUFPS      $0xee, Z8, Z4, Z4
 	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 7488(R9)
+	VMOVUPS      Z8, 3392(R9)
 	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 7552(R9)
+	VMOVUPS      Z8, 3456(R9)
 	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 7616(R9)
-	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 7872(R9)
-	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 7680(R9)
-	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 7744(R9)
-	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 7808(R9)
+	VMOVUPS      Z8, 3520(R9)
+	VSHUFF32X4   $0x88, Z4, Z2, Z2
+	VMOVUPS      Z2, 3776(R9)
+	VSHUFF32X4   $0xdd, Z9, Z5, Z2
+	VMOVUPS      Z2, 3584(R9)
+	VSHUFF32X4   $0xdd, Z10, Z6, Z2
+	VMOVUPS      Z2, 3648(R9)
+	VSHUFF32X4   $0xdd, Z11, Z7, Z2
+	VMOVUPS      Z2, 3712(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Z0, 7936(R9)
-	VMOVUPS    Z0, 8000(R9)
+	VMOVUPS    Z0, 3840(R9)
+	VMOVUPS    Z0, 3904(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOIAVX512_loop1_g0_nopad
-	VMOVUPS    (DX)(R13*4), Z4
-	VMOVUPS    Z0, Z3
-	VPCMPEQD   Z0, Z0, K1
-	VGATHERDPS (BX)(Z4*4), K1, Z3
-	VMOVUPS    Z3, 7936(R9)
-	VMOVUPS    (SI)(R13*4), Z4
-	VMOVUPS    Z0, Z3
-	VPCMPEQD   Z0, Z0, K1
-	VGATHERDPS (BX)(Z4*4), K1, Z3
-	VMOVUPS    Z3, 8000(R9)
+	JZ         TOITailAVX512_g_g0_nopad
+	VMOVUPS    5888(R9), Z4
+	VMOVUPS    Z0, Z2
+	VPCMPEQD   Z0, Z0, K2
+	VGATHERDPS (BX)(Z4*4), K2, Z2
+	VMOVUPS    Z2, 3840(R9)
+	VMOVUPS    5952(R9), Z4
+	VMOVUPS    Z0, Z2
+	VPCMPEQD   Z0, Z0, K2
+	VGATHERDPS (BX)(Z4*4), K2, Z2
+	VMOVUPS    Z2, 3904(R9)
 
-TOIAVX512_loop1_g0_nopad:
+TOITailAVX512_g_g0_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 6144(R9), Z3
-	VSUBPS  6592(R9), Z3, Z3
-	VMOVUPS 6208(R9), Z4
-	VSUBPS  6656(R9), Z4, Z4
-	VMOVUPS 6272(R9), Z5
-	VSUBPS  6720(R9), Z5, Z5
-	VMOVUPS 7040(R9), Z6
-	VSUBPS  6144(R9), Z6, Z6
-	VMOVUPS 7104(R9), Z7
-	VSUBPS  6208(R9), Z7, Z7
-	VMOVUPS 7168(R9), Z8
-	VSUBPS  6272(R9), Z8, Z8
-	VMOVUPS 6336(R9), Z9
-	VSUBPS  6592(R9), Z9, Z9
-	VMOVUPS 6400(R9), Z10
-	VSUBPS  6656(R9), Z10, Z10
-	VMOVUPS 6464(R9), Z11
-	VSUBPS  6720(R9), Z11, Z11
-	VMOVUPS 7232(R9), Z12
-	VSUBPS  6336(R9), Z12, Z12
-	VMOVUPS 7296(R9), Z13
-	VSUBPS  6400(R9), Z13, Z13
-	VMOVUPS 7360(R9), Z14
-	VSUBPS  6464(R9), Z14, Z14
-	VMOVUPS 7488(R9), Z15
-	VSUBPS  6592(R9), Z15, Z15
-	VMOVUPS 7552(R9), Z16
-	VSUBPS  6656(R9), Z16, Z16
-	VMOVUPS 7616(R9), Z17
-	VSUBPS  6720(R9), Z17, Z17
-	VMOVUPS 6784(R9), Z18
-	VSUBPS  6592(R9), Z18, Z18
-	VMOVUPS 6848(R9), Z19
-	VSUBPS  6656(R9), Z19, Z19
-	VMOVUPS 6912(R9), Z20
-	VSUBPS  6720(R9), Z20, Z20
-	VMOVUPS 7680(R9), Z21
-	VSUBPS  6784(R9), Z21, Z21
-	VMOVUPS 7744(R9), Z22
-	VSUBPS  6848(R9), Z22, Z22
-	VMOVUPS 7808(R9), Z23
-	VSUBPS  6912(R9), Z23, Z23
+	VMOVUPS 2048(R9), Z2
+	VSUBPS  2496(R9), Z2, Z2
+	VMOVUPS 2112(R9), Z4
+	VSUBPS  2560(R9), Z4, Z4
+	VMOVUPS 2176(R9), Z5
+	VSUBPS  2624(R9), Z5, Z5
+	VMOVUPS 2944(R9), Z6
+	VSUBPS  2048(R9), Z6, Z6
+	VMOVUPS 3008(R9), Z7
+	VSUBPS  2112(R9), Z7, Z7
+	VMOVUPS 3072(R9), Z8
+	VSUBPS  2176(R9), Z8, Z8
+	VMOVUPS 2240(R9), Z9
+	VSUBPS  2496(R9), Z9, Z9
+	VMOVUPS 2304(R9), Z10
+	VSUBPS  2560(R9), Z10, Z10
+	VMOVUPS 2368(R9), Z11
+	VSUBPS  2624(R9), Z11, Z11
+	VMOVUPS 3136(R9), Z12
+	VSUBPS  2240(R9), Z12, Z12
+	VMOVUPS 3200(R9), Z13
+	VSUBPS  2304(R9), Z13, Z13
+	VMOVUPS 3264(R9), Z14
+	VSUBPS  2368(R9), Z14, Z14
+	VMOVUPS 3392(R9), Z15
+	VSUBPS  2496(R9), Z15, Z15
+	VMOVUPS 3456(R9), Z16
+	VSUBPS  2560(R9), Z16, Z16
+	VMOVUPS 3520(R9), Z17
+	VSUBPS  2624(R9), Z17, Z17
+	VMOVUPS 2688(R9), Z18
+	VSUBPS  2496(R9), Z18, Z18
+	VMOVUPS 2752(R9), Z19
+	VSUBPS  2560(R9), Z19, Z19
+	VMOVUPS 2816(R9), Z20
+	VSUBPS  2624(R9), Z20, Z20
+	VMOVUPS 3584(R9), Z21
+	VSUBPS  2688(R9), Z21, Z21
+	VMOVUPS 3648(R9), Z22
+	VSUBPS  2752(R9), Z22, Z22
+	VMOVUPS 3712(R9), Z23
+	VSUBPS  2816(R9), Z23, Z23
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
-	VSUBPS       Z3, Z3, Z24
+	VSUBPS       Z2, Z2, Z24
 	VSUBPS       Z6, Z6, Z25
 	VSUBPS       Z4, Z4, Z26
 	VSUBPS       Z7, Z7, Z27
@@ -78165,23 +76946,23 @@ TOIAVX512_loop1_g0_nopad:
 	VADDPS       Z28, Z27, Z27
 	VSUBPS       Z23, Z23, Z28
 	VADDPS       Z28, Z24, Z24
-	VMOVUPS      6528(R9), Z28
-	VSUBPS       6528(R9), Z28, Z28
+	VMOVUPS      2432(R9), Z28
+	VSUBPS       2432(R9), Z28, Z28
 	VADDPS       Z28, Z25, Z25
-	VMOVUPS      7424(R9), Z28
-	VSUBPS       7424(R9), Z28, Z28
+	VMOVUPS      3328(R9), Z28
+	VSUBPS       3328(R9), Z28, Z28
 	VADDPS       Z28, Z26, Z26
-	VMOVUPS      7936(R9), Z28
-	VSUBPS       7936(R9), Z28, Z28
+	VMOVUPS      3840(R9), Z28
+	VSUBPS       3840(R9), Z28, Z28
 	VADDPS       Z28, Z27, Z27
-	VMOVUPS      6976(R9), Z28
-	VSUBPS       6976(R9), Z28, Z28
+	VMOVUPS      2880(R9), Z28
+	VSUBPS       2880(R9), Z28, Z28
 	VADDPS       Z28, Z24, Z24
-	VMOVUPS      7872(R9), Z28
-	VSUBPS       7872(R9), Z28, Z28
+	VMOVUPS      3776(R9), Z28
+	VSUBPS       3776(R9), Z28, Z28
 	VADDPS       Z28, Z25, Z25
-	VMOVUPS      8000(R9), Z28
-	VSUBPS       8000(R9), Z28, Z28
+	VMOVUPS      3904(R9), Z28
+	VSUBPS       3904(R9), Z28, Z28
 	VADDPS       Z28, Z26, Z26
 	VBROADCASTSS margin+56(FP), Z28
 	VBROADCASTSS margin+56(FP), Z29
@@ -78198,24 +76979,24 @@ TOIAVX512_loop1_g0_nopad:
 	VADDPS       Z25, Z24, Z24
 	VADDPS       Z27, Z26, Z25
 	VADDPS       Z25, Z24, Z24
-	VCMPPS       $0x00, Z0, Z24, K1
+	VCMPPS       $0x00, Z0, Z24, K2
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 6528(R9), Z24
-	VMINPS  7424(R9), Z24, Z24
-	VMOVUPS 6976(R9), Z25
-	VMINPS  7872(R9), Z25, Z25
+	VMOVUPS 2432(R9), Z24
+	VMINPS  3328(R9), Z24, Z24
+	VMOVUPS 2880(R9), Z25
+	VMINPS  3776(R9), Z25, Z25
 	VMINPS  Z25, Z24, Z24
-	VCMPPS  $0x11, Z0, Z24, K2
-	VMOVUPS 7936(R9), Z24
-	VMINPS  8000(R9), Z24, Z24
 	VCMPPS  $0x11, Z0, Z24, K3
-	KORW    K3, K2, K2
-	KANDNW  K1, K2, K1
+	VMOVUPS 3840(R9), Z24
+	VMINPS  3904(R9), Z24, Z24
+	VCMPPS  $0x11, Z0, Z24, K4
+	KORW    K4, K3, K3
+	KANDNW  K2, K3, K2
 
 	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
-	VANDPS.BCST absmask<>+0(SB), Z3, Z24
-	VADDPS      Z6, Z3, Z25
+	VANDPS.BCST absmask<>+0(SB), Z2, Z24
+	VADDPS      Z6, Z2, Z25
 	VANDPS.BCST absmask<>+0(SB), Z25, Z25
 	VANDPS.BCST absmask<>+0(SB), Z4, Z26
 	VADDPS      Z7, Z4, Z27
@@ -78271,12 +77052,12 @@ TOIAVX512_loop1_g0_nopad:
 	VMULPS         Z24, Z25, Z24
 	VBROADCASTSS   tol+60(FP), Z25
 	VMAXPS         Z24, Z25, Z24
-	VMOVUPS        6528(R9), Z25
-	VMAXPS         7424(R9), Z25, Z25
-	VMOVUPS        6976(R9), Z26
-	VMAXPS         7872(R9), Z26, Z26
-	VADDPS         7936(R9), Z25, Z25
-	VADDPS         8000(R9), Z26, Z26
+	VMOVUPS        2432(R9), Z25
+	VMAXPS         3328(R9), Z25, Z25
+	VMOVUPS        2880(R9), Z26
+	VMAXPS         3776(R9), Z26, Z26
+	VADDPS         3840(R9), Z25, Z25
+	VADDPS         3904(R9), Z26, Z26
 	VADDPS         Z26, Z25, Z25
 	VBROADCASTSS   margin+56(FP), Z26
 	VADDPS         Z26, Z25, Z25
@@ -78284,77 +77065,77 @@ TOIAVX512_loop1_g0_nopad:
 	VADDPS         Z24, Z25, Z24
 	VXORPS         Z26, Z26, Z26
 	VBROADCASTSS   toiinvalid<>+0(SB), Z27
-	VBLENDMPS.BCST toirunning<>+0(SB), Z27, K1, Z26
-	VMOVUPS        Z3, 8064(R9)
-	VMOVUPS        Z4, 8128(R9)
-	VMOVUPS        Z5, 8192(R9)
-	VMOVUPS        Z9, 8256(R9)
-	VMOVUPS        Z10, 8320(R9)
-	VMOVUPS        Z11, 8384(R9)
-	VMOVUPS        Z18, 8448(R9)
-	VMOVUPS        Z19, 8512(R9)
-	VMOVUPS        Z20, 8576(R9)
-	VMOVUPS        Z6, 8640(R9)
-	VMOVUPS        Z7, 8704(R9)
-	VMOVUPS        Z8, 8768(R9)
-	VMOVUPS        Z12, 8832(R9)
-	VMOVUPS        Z13, 8896(R9)
-	VMOVUPS        Z14, 8960(R9)
-	VMOVUPS        Z15, 9024(R9)
-	VMOVUPS        Z16, 9088(R9)
-	VMOVUPS        Z17, 9152(R9)
-	VMOVUPS        Z21, 9216(R9)
-	VMOVUPS        Z22, 9280(R9)
-	VMOVUPS        Z23, 9344(R9)
-	VMOVUPS        Z25, 9408(R9)
-	VMOVUPS        Z24, 9472(R9)
-	VMOVUPS        Z0, 9536(R9)
-	VMOVUPS        Z0, 9600(R9)
-	VMOVUPS        Z26, 9664(R9)
+	VBLENDMPS.BCST toirunning<>+0(SB), Z27, K2, Z26
+	VMOVUPS        Z2, 3968(R9)
+	VMOVUPS        Z4, 4032(R9)
+	VMOVUPS        Z5, 4096(R9)
+	VMOVUPS        Z9, 4160(R9)
+	VMOVUPS        Z10, 4224(R9)
+	VMOVUPS        Z11, 4288(R9)
+	VMOVUPS        Z18, 4352(R9)
+	VMOVUPS        Z19, 4416(R9)
+	VMOVUPS        Z20, 4480(R9)
+	VMOVUPS        Z6, 4544(R9)
+	VMOVUPS        Z7, 4608(R9)
+	VMOVUPS        Z8, 4672(R9)
+	VMOVUPS        Z12, 4736(R9)
+	VMOVUPS        Z13, 4800(R9)
+	VMOVUPS        Z14, 4864(R9)
+	VMOVUPS        Z15, 4928(R9)
+	VMOVUPS        Z16, 4992(R9)
+	VMOVUPS        Z17, 5056(R9)
+	VMOVUPS        Z21, 5120(R9)
+	VMOVUPS        Z22, 5184(R9)
+	VMOVUPS        Z23, 5248(R9)
+	VMOVUPS        Z25, 5312(R9)
+	VMOVUPS        Z24, 5376(R9)
+	VMOVUPS        Z0, 5440(R9)
+	VMOVUPS        Z0, 5504(R9)
+	VMOVUPS        Z26, 5568(R9)
 
 	// Steps until no lane is running.
-TOIAVX512_loop1_step:
-	VBROADCASTSS tmax+64(FP), Z3
-	VMINPS       Z1, Z3, Z3
-	VMAXPS       Z0, Z3, Z3
+TOITailAVX512_g_step:
+	VBROADCASTSS tmax+64(FP), Z2
+	VMINPS       Z1, Z2, Z2
+	VMAXPS       Z0, Z2, Z2
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 9536(R9), Z4
-	VMULPS  8640(R9), Z4, Z4
-	VADDPS  8064(R9), Z4, Z4
-	VMOVUPS 9536(R9), Z5
-	VMULPS  8704(R9), Z5, Z5
-	VADDPS  8128(R9), Z5, Z5
-	VMOVUPS 9536(R9), Z6
-	VMULPS  8768(R9), Z6, Z6
-	VADDPS  8192(R9), Z6, Z6
-	VMOVUPS 9536(R9), Z7
-	VMULPS  8832(R9), Z7, Z7
-	VADDPS  8256(R9), Z7, Z7
-	VMOVUPS 9536(R9), Z8
-	VMULPS  8896(R9), Z8, Z8
-	VADDPS  8320(R9), Z8, Z8
-	VMOVUPS 9536(R9), Z9
-	VMULPS  8960(R9), Z9, Z9
-	VADDPS  8384(R9), Z9, Z9
-	VMOVUPS 9536(R9), Z10
-	VMULPS  9024(R9), Z10, Z10
+	VMOVUPS 5440(R9), Z4
+	VMULPS  4544(R9), Z4, Z4
+	VADDPS  3968(R9), Z4, Z4
+	VMOVUPS 5440(R9), Z5
+	VMULPS  4608(R9), Z5, Z5
+	VADDPS  4032(R9), Z5, Z5
+	VMOVUPS 5440(R9), Z6
+	VMULPS  4672(R9), Z6, Z6
+	VADDPS  4096(R9), Z6, Z6
+	VMOVUPS 5440(R9), Z7
+	VMULPS  4736(R9), Z7, Z7
+	VADDPS  4160(R9), Z7, Z7
+	VMOVUPS 5440(R9), Z8
+	VMULPS  4800(R9), Z8, Z8
+	VADDPS  4224(R9), Z8, Z8
+	VMOVUPS 5440(R9), Z9
+	VMULPS  4864(R9), Z9, Z9
+	VADDPS  4288(R9), Z9, Z9
+	VMOVUPS 5440(R9), Z10
+	VMULPS  4928(R9), Z10, Z10
 	VADDPS  Z10, Z0, Z10
-	VMOVUPS 9536(R9), Z11
-	VMULPS  9088(R9), Z11, Z11
+	VMOVUPS 5440(R9), Z11
+	VMULPS  4992(R9), Z11, Z11
 	VADDPS  Z11, Z0, Z11
-	VMOVUPS 9536(R9), Z12
-	VMULPS  9152(R9), Z12, Z12
+	VMOVUPS 5440(R9), Z12
+	VMULPS  5056(R9), Z12, Z12
 	VADDPS  Z12, Z0, Z12
-	VMOVUPS 9536(R9), Z13
-	VMULPS  9216(R9), Z13, Z13
-	VADDPS  8448(R9), Z13, Z13
-	VMOVUPS 9536(R9), Z14
-	VMULPS  9280(R9), Z14, Z14
-	VADDPS  8512(R9), Z14, Z14
-	VMOVUPS 9536(R9), Z15
-	VMULPS  9344(R9), Z15, Z15
-	VADDPS  8576(R9), Z15, Z15
+	VMOVUPS 5440(R9), Z13
+	VMULPS  5120(R9), Z13, Z13
+	VADDPS  4352(R9), Z13, Z13
+	VMOVUPS 5440(R9), Z14
+	VMULPS  5184(R9), Z14, Z14
+	VADDPS  4416(R9), Z14, Z14
+	VMOVUPS 5440(R9), Z15
+	VMULPS  5248(R9), Z15, Z15
+	VADDPS  4480(R9), Z15, Z15
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPS Z4, Z7, Z16
@@ -78373,8 +77154,8 @@ TOIAVX512_loop1_step:
 	VADDPS      Z26, Z25, Z25
 	VMULPS      Z21, Z21, Z26
 	VADDPS      Z26, Z25, Z25
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z25, K1
-	VDIVPS.Z    Z25, Z1, K1, Z25
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z25, K2
+	VDIVPS.Z    Z25, Z1, K2, Z25
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
 	VMULPS      Z16, Z16, Z26
@@ -78382,8 +77163,8 @@ TOIAVX512_loop1_step:
 	VADDPS      Z27, Z26, Z26
 	VMULPS      Z18, Z18, Z27
 	VADDPS      Z27, Z26, Z26
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z26, K1
-	VDIVPS.Z    Z26, Z1, K1, Z26
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z26, K2
+	VDIVPS.Z    Z26, Z1, K2, Z26
 	VMULPS      Z22, Z19, Z27
 	VMULPS      Z23, Z20, Z28
 	VADDPS      Z28, Z27, Z27
@@ -78407,12 +77188,12 @@ TOIAVX512_loop1_step:
 	// C-A' = ka u - E; B'-A' = M0 - kb u.
 	VMULPS  Z27, Z19, Z30
 	VMULPS  Z27, Z20, Z31
-	VMOVUPS Z3, (R9)
-	VMULPS  Z27, Z21, Z3
+	VMOVUPS Z2, (R9)
+	VMULPS  Z27, Z21, Z2
 	VMOVUPS Z15, 64(R9)
 	VSUBPS  Z22, Z30, Z15
 	VSUBPS  Z23, Z31, Z30
-	VSUBPS  Z24, Z3, Z3
+	VSUBPS  Z24, Z2, Z2
 	VMULPS  Z25, Z19, Z31
 	VMOVUPS Z14, 128(R9)
 	VMULPS  Z25, Z20, Z14
@@ -78434,28 +77215,28 @@ TOIAVX512_loop1_step:
 	VMULPS   Z12, Z15, Z11
 	VMULPS   Z14, Z30, Z12
 	VADDPS   Z12, Z11, Z11
-	VMULPS   Z13, Z3, Z3
-	VADDPS   Z3, Z11, Z3
-	VCMPPS   $0x04, Z10, Z0, K1
-	VDIVPS.Z Z10, Z3, K1, Z3
-	VMINPS   Z1, Z3, Z3
-	VMAXPS   Z0, Z3, Z3
+	VMULPS   Z13, Z2, Z2
+	VADDPS   Z2, Z11, Z2
+	VCMPPS   $0x04, Z10, Z0, K2
+	VDIVPS.Z Z10, Z2, K2, Z2
+	VMINPS   Z1, Z2, Z2
+	VMAXPS   Z0, Z2, Z2
 
 	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z25, Z3, Z3
-	VADDPS Z3, Z27, Z3
-	VMINPS Z1, Z3, Z3
-	VMAXPS Z0, Z3, Z3
+	VMULPS Z25, Z2, Z2
+	VADDPS Z2, Z27, Z2
+	VMINPS Z1, Z2, Z2
+	VMAXPS Z0, Z2, Z2
 
 	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z28, Z3, Z10
+	VMULPS Z28, Z2, Z10
 	VSUBPS Z29, Z10, Z10
 	VMULPS Z26, Z10, Z10
 	VMINPS Z1, Z10, Z10
 	VMAXPS Z0, Z10, Z10
-	VMULPS Z3, Z19, Z11
-	VMULPS Z3, Z20, Z12
-	VMULPS Z3, Z21, Z3
+	VMULPS Z2, Z19, Z11
+	VMULPS Z2, Z20, Z12
+	VMULPS Z2, Z21, Z2
 
 	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
 	VMULPS      Z10, Z16, Z13
@@ -78466,194 +77247,194 @@ TOIAVX512_loop1_step:
 	VSUBPS      Z12, Z13, Z12
 	VMULPS      Z10, Z18, Z10
 	VADDPS      Z10, Z24, Z10
-	VSUBPS      Z3, Z10, Z3
+	VSUBPS      Z2, Z10, Z2
 	VMULPS      Z11, Z11, Z10
 	VMULPS      Z12, Z12, Z13
 	VADDPS      Z13, Z10, Z10
-	VMULPS      Z3, Z3, Z13
+	VMULPS      Z2, Z2, Z13
 	VADDPS      Z13, Z10, Z10
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z10, K1
+	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z10, K2
 	VSQRTPS     Z10, Z10
 
 	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
 	VDIVPS Z10, Z1, Z13
 	VMULPS Z13, Z11, Z11
 	VMULPS Z13, Z12, Z12
-	VMULPS Z13, Z3, Z3
+	VMULPS Z13, Z2, Z2
 	VMULPS Z4, Z11, Z4
 	VMULPS Z5, Z12, Z5
 	VADDPS Z5, Z4, Z4
-	VMULPS Z6, Z3, Z5
+	VMULPS Z6, Z2, Z5
 	VADDPS Z5, Z4, Z4
-	VMULPS 8640(R9), Z11, Z5
-	VMULPS 8704(R9), Z12, Z6
+	VMULPS 4544(R9), Z11, Z5
+	VMULPS 4608(R9), Z12, Z6
 	VADDPS Z6, Z5, Z5
-	VMULPS 8768(R9), Z3, Z6
+	VMULPS 4672(R9), Z2, Z6
 	VADDPS Z6, Z5, Z5
 	VMULPS Z7, Z11, Z6
 	VMULPS Z8, Z12, Z7
 	VADDPS Z7, Z6, Z6
-	VMULPS Z9, Z3, Z7
+	VMULPS Z9, Z2, Z7
 	VADDPS Z7, Z6, Z6
-	VMULPS 8832(R9), Z11, Z7
-	VMULPS 8896(R9), Z12, Z8
+	VMULPS 4736(R9), Z11, Z7
+	VMULPS 4800(R9), Z12, Z8
 	VADDPS Z8, Z7, Z7
-	VMULPS 8960(R9), Z3, Z8
+	VMULPS 4864(R9), Z2, Z8
 	VADDPS Z8, Z7, Z7
 	VMULPS 384(R9), Z11, Z8
 	VMULPS 320(R9), Z12, Z9
 	VADDPS Z9, Z8, Z8
-	VMULPS 256(R9), Z3, Z9
+	VMULPS 256(R9), Z2, Z9
 	VADDPS Z9, Z8, Z8
-	VMULPS 9024(R9), Z11, Z9
-	VMULPS 9088(R9), Z12, Z13
+	VMULPS 4928(R9), Z11, Z9
+	VMULPS 4992(R9), Z12, Z13
 	VADDPS Z13, Z9, Z9
-	VMULPS 9152(R9), Z3, Z13
+	VMULPS 5056(R9), Z2, Z13
 	VADDPS Z13, Z9, Z9
 	VMULPS 192(R9), Z11, Z13
 	VMULPS 128(R9), Z12, Z14
 	VADDPS Z14, Z13, Z13
-	VMULPS 64(R9), Z3, Z14
+	VMULPS 64(R9), Z2, Z14
 	VADDPS Z14, Z13, Z13
-	VMULPS 9216(R9), Z11, Z11
-	VMULPS 9280(R9), Z12, Z12
+	VMULPS 5120(R9), Z11, Z11
+	VMULPS 5184(R9), Z12, Z12
 	VADDPS Z12, Z11, Z11
-	VMULPS 9344(R9), Z3, Z3
-	VADDPS Z3, Z11, Z3
+	VMULPS 5248(R9), Z2, Z2
+	VADDPS Z2, Z11, Z2
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
 	VSUBPS       Z8, Z4, Z11
-	VSUBPS       9408(R9), Z11, Z11
+	VSUBPS       5312(R9), Z11, Z11
 	VSUBPS       Z5, Z9, Z12
-	VCMPPS       $0x11, Z12, Z0, K2
+	VCMPPS       $0x11, Z12, Z0, K3
 	VDIVPS       Z12, Z11, Z12
 	VXORPS       Z14, Z14, Z14
 	VBROADCASTSS toiinf<>+0(SB), Z15
-	VBLENDMPS    Z12, Z15, K2, Z14
-	VCMPPS       $0x11, Z11, Z0, K2
-	VMOVAPS.Z    Z14, K2, Z11
+	VBLENDMPS    Z12, Z15, K3, Z14
+	VCMPPS       $0x11, Z11, Z0, K3
+	VMOVAPS.Z    Z14, K3, Z11
 	VSUBPS       Z13, Z4, Z4
-	VSUBPS       9408(R9), Z4, Z4
-	VSUBPS       Z5, Z3, Z5
-	VCMPPS       $0x11, Z5, Z0, K2
+	VSUBPS       5312(R9), Z4, Z4
+	VSUBPS       Z5, Z2, Z5
+	VCMPPS       $0x11, Z5, Z0, K3
 	VDIVPS       Z5, Z4, Z5
 	VXORPS       Z12, Z12, Z12
 	VBROADCASTSS toiinf<>+0(SB), Z14
-	VBLENDMPS    Z5, Z14, K2, Z12
-	VCMPPS       $0x11, Z4, Z0, K2
-	VMOVAPS.Z    Z12, K2, Z4
+	VBLENDMPS    Z5, Z14, K3, Z12
+	VCMPPS       $0x11, Z4, Z0, K3
+	VMOVAPS.Z    Z12, K3, Z4
 	VMINPS       Z4, Z11, Z4
 	VSUBPS       Z8, Z6, Z5
-	VSUBPS       9408(R9), Z5, Z5
+	VSUBPS       5312(R9), Z5, Z5
 	VSUBPS       Z7, Z9, Z8
-	VCMPPS       $0x11, Z8, Z0, K2
+	VCMPPS       $0x11, Z8, Z0, K3
 	VDIVPS       Z8, Z5, Z8
 	VXORPS       Z9, Z9, Z9
 	VBROADCASTSS toiinf<>+0(SB), Z11
-	VBLENDMPS    Z8, Z11, K2, Z9
-	VCMPPS       $0x11, Z5, Z0, K2
-	VMOVAPS.Z    Z9, K2, Z5
+	VBLENDMPS    Z8, Z11, K3, Z9
+	VCMPPS       $0x11, Z5, Z0, K3
+	VMOVAPS.Z    Z9, K3, Z5
 	VMINPS       Z5, Z4, Z4
 	VSUBPS       Z13, Z6, Z5
-	VSUBPS       9408(R9), Z5, Z5
-	VSUBPS       Z7, Z3, Z3
-	VCMPPS       $0x11, Z3, Z0, K2
-	VDIVPS       Z3, Z5, Z3
+	VSUBPS       5312(R9), Z5, Z5
+	VSUBPS       Z7, Z2, Z2
+	VCMPPS       $0x11, Z2, Z0, K3
+	VDIVPS       Z2, Z5, Z2
 	VXORPS       Z6, Z6, Z6
 	VBROADCASTSS toiinf<>+0(SB), Z7
-	VBLENDMPS    Z3, Z7, K2, Z6
-	VCMPPS       $0x11, Z5, Z0, K2
-	VMOVAPS.Z    Z6, K2, Z3
-	VMINPS       Z3, Z4, Z3
-	VADDPS       9536(R9), Z3, Z3
+	VBLENDMPS    Z2, Z7, K3, Z6
+	VCMPPS       $0x11, Z5, Z0, K3
+	VMOVAPS.Z    Z6, K3, Z2
+	VMINPS       Z2, Z4, Z2
+	VADDPS       5440(R9), Z2, Z2
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS        9664(R9), Z4
-	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z4, K2
-	VADDPS         9600(R9), Z1, Z4
-	VMOVUPS        9536(R9), Z5
-	VCMPPS         $0x11, Z3, Z5, K3
-	KANDNW         K2, K3, K3
+	VMOVUPS        5568(R9), Z4
+	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z4, K3
+	VADDPS         5504(R9), Z1, Z4
+	VMOVUPS        5440(R9), Z5
+	VCMPPS         $0x11, Z2, Z5, K4
+	KANDNW         K3, K4, K4
 	VBROADCASTSS   maxiter+68(FP), Z5
-	VCMPPS         $0x12, Z4, Z5, K4
-	KORW           K4, K3, K3
+	VCMPPS         $0x12, Z4, Z5, K5
+	KORW           K5, K4, K4
 	VXORPS         Z5, Z5, Z5
 	VBROADCASTSS   toirunning<>+0(SB), Z6
-	VBLENDMPS.BCST toiunconv<>+0(SB), Z6, K3, Z5
-	VCMPPS         $0x16, (R9), Z3, K3
-	VBLENDMPS      Z0, Z5, K3, Z5
-	VMOVUPS        9536(R9), Z6
-	VCMPPS         $0x00, Z0, Z6, K3
+	VBLENDMPS.BCST toiunconv<>+0(SB), Z6, K4, Z5
+	VCMPPS         $0x16, (R9), Z2, K4
+	VBLENDMPS      Z0, Z5, K4, Z5
+	VMOVUPS        5440(R9), Z6
+	VCMPPS         $0x00, Z0, Z6, K4
 	VXORPS         Z6, Z6, Z6
-	VBLENDMPS.BCST toiinitial<>+0(SB), Z1, K3, Z6
-	VCMPPS         $0x12, 9472(R9), Z10, K3
-	VBLENDMPS      Z6, Z5, K3, Z5
-	VBLENDMPS.BCST toiinvalid<>+0(SB), Z5, K1, Z5
-	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z5, K3
-	KANDW          K3, K2, K3
+	VBLENDMPS.BCST toiinitial<>+0(SB), Z1, K4, Z6
+	VCMPPS         $0x12, 5376(R9), Z10, K4
+	VBLENDMPS      Z6, Z5, K4, Z5
+	VBLENDMPS.BCST toiinvalid<>+0(SB), Z5, K2, Z5
+	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z5, K4
+	KANDW          K4, K3, K4
 	VXORPS         Z6, Z6, Z6
-	VMOVUPS        9536(R9), Z7
-	VBLENDMPS      Z3, Z7, K3, Z6
-	VBLENDMPS      Z0, Z4, K1, Z4
-	VXORPS         Z3, Z3, Z3
-	VMOVUPS        9600(R9), Z7
-	VBLENDMPS      Z4, Z7, K2, Z3
+	VMOVUPS        5440(R9), Z7
+	VBLENDMPS      Z2, Z7, K4, Z6
+	VBLENDMPS      Z0, Z4, K2, Z4
+	VXORPS         Z2, Z2, Z2
+	VMOVUPS        5504(R9), Z7
+	VBLENDMPS      Z4, Z7, K3, Z2
 	VXORPS         Z4, Z4, Z4
-	VMOVUPS        9664(R9), Z7
-	VBLENDMPS      Z5, Z7, K2, Z4
-	VMOVUPS        Z6, 9536(R9)
-	VMOVUPS        Z3, 9600(R9)
-	VMOVUPS        Z4, 9664(R9)
-	KMOVW          K3, BX
+	VMOVUPS        5568(R9), Z7
+	VBLENDMPS      Z5, Z7, K3, Z4
+	VMOVUPS        Z6, 5440(R9)
+	VMOVUPS        Z2, 5504(R9)
+	VMOVUPS        Z4, 5568(R9)
+	KMOVW          K4, BX
 	TESTL          BX, BX
-	JNZ            TOIAVX512_loop1_step
+	JNZ            TOITailAVX512_g_step
 
 	// Finish: the rows.
-	VMOVUPS 9536(R9), Z3
-	VMULPS  8640(R9), Z3, Z3
-	VADDPS  8064(R9), Z3, Z3
-	VMOVUPS 9536(R9), Z4
-	VMULPS  8704(R9), Z4, Z4
-	VADDPS  8128(R9), Z4, Z4
-	VMOVUPS 9536(R9), Z5
-	VMULPS  8768(R9), Z5, Z5
-	VADDPS  8192(R9), Z5, Z5
-	VMOVUPS 9536(R9), Z6
-	VMULPS  8832(R9), Z6, Z6
-	VADDPS  8256(R9), Z6, Z6
-	VMOVUPS 9536(R9), Z7
-	VMULPS  8896(R9), Z7, Z7
-	VADDPS  8320(R9), Z7, Z7
-	VMOVUPS 9536(R9), Z8
-	VMULPS  8960(R9), Z8, Z8
-	VADDPS  8384(R9), Z8, Z8
-	VMOVUPS 9536(R9), Z9
-	VMULPS  9024(R9), Z9, Z9
+	VMOVUPS 5440(R9), Z2
+	VMULPS  4544(R9), Z2, Z2
+	VADDPS  3968(R9), Z2, Z2
+	VMOVUPS 5440(R9), Z4
+	VMULPS  4608(R9), Z4, Z4
+	VADDPS  4032(R9), Z4, Z4
+	VMOVUPS 5440(R9), Z5
+	VMULPS  4672(R9), Z5, Z5
+	VADDPS  4096(R9), Z5, Z5
+	VMOVUPS 5440(R9), Z6
+	VMULPS  4736(R9), Z6, Z6
+	VADDPS  4160(R9), Z6, Z6
+	VMOVUPS 5440(R9), Z7
+	VMULPS  4800(R9), Z7, Z7
+	VADDPS  4224(R9), Z7, Z7
+	VMOVUPS 5440(R9), Z8
+	VMULPS  4864(R9), Z8, Z8
+	VADDPS  4288(R9), Z8, Z8
+	VMOVUPS 5440(R9), Z9
+	VMULPS  4928(R9), Z9, Z9
 	VADDPS  Z9, Z0, Z9
-	VMOVUPS 9536(R9), Z10
-	VMULPS  9088(R9), Z10, Z10
+	VMOVUPS 5440(R9), Z10
+	VMULPS  4992(R9), Z10, Z10
 	VADDPS  Z10, Z0, Z10
-	VMOVUPS 9536(R9), Z11
-	VMULPS  9152(R9), Z11, Z11
+	VMOVUPS 5440(R9), Z11
+	VMULPS  5056(R9), Z11, Z11
 	VADDPS  Z11, Z0, Z11
-	VMOVUPS 9536(R9), Z12
-	VMULPS  9216(R9), Z12, Z12
-	VADDPS  8448(R9), Z12, Z12
-	VMOVUPS 9536(R9), Z13
-	VMULPS  9280(R9), Z13, Z13
-	VADDPS  8512(R9), Z13, Z13
-	VMOVUPS 9536(R9), Z14
-	VMULPS  9344(R9), Z14, Z14
-	VADDPS  8576(R9), Z14, Z14
+	VMOVUPS 5440(R9), Z12
+	VMULPS  5120(R9), Z12, Z12
+	VADDPS  4352(R9), Z12, Z12
+	VMOVUPS 5440(R9), Z13
+	VMULPS  5184(R9), Z13, Z13
+	VADDPS  4416(R9), Z13, Z13
+	VMOVUPS 5440(R9), Z14
+	VMULPS  5248(R9), Z14, Z14
+	VADDPS  4480(R9), Z14, Z14
 
 	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPS Z3, Z6, Z15
+	VSUBPS Z2, Z6, Z15
 	VSUBPS Z4, Z7, Z16
 	VSUBPS Z5, Z8, Z17
 	VSUBPS Z9, Z12, Z18
 	VSUBPS Z10, Z13, Z19
 	VSUBPS Z11, Z14, Z20
-	VSUBPS Z9, Z3, Z21
+	VSUBPS Z9, Z2, Z21
 	VSUBPS Z10, Z4, Z22
 	VSUBPS Z11, Z5, Z23
 
@@ -78663,8 +77444,8 @@ TOIAVX512_loop1_step:
 	VADDPS      Z25, Z24, Z24
 	VMULPS      Z20, Z20, Z25
 	VADDPS      Z25, Z24, Z24
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z24, K1
-	VDIVPS.Z    Z24, Z1, K1, Z25
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z24, K2
+	VDIVPS.Z    Z24, Z1, K2, Z25
 
 	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
 	VMULPS      Z15, Z15, Z26
@@ -78672,8 +77453,8 @@ TOIAVX512_loop1_step:
 	VADDPS      Z27, Z26, Z26
 	VMULPS      Z17, Z17, Z27
 	VADDPS      Z27, Z26, Z26
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z26, K1
-	VDIVPS.Z    Z26, Z1, K1, Z27
+	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z26, K2
+	VDIVPS.Z    Z26, Z1, K2, Z27
 	VMULPS      Z21, Z18, Z28
 	VMULPS      Z22, Z19, Z29
 	VADDPS      Z29, Z28, Z28
@@ -78728,8 +77509,8 @@ TOIAVX512_loop1_step:
 	VADDPS   Z10, Z8, Z8
 	VMULPS   Z9, Z14, Z9
 	VADDPS   Z9, Z8, Z8
-	VCMPPS   $0x04, Z5, Z0, K1
-	VDIVPS.Z Z5, Z8, K1, Z5
+	VCMPPS   $0x04, Z5, Z0, K2
+	VDIVPS.Z Z5, Z8, K2, Z5
 	VMINPS   Z1, Z5, Z5
 	VMAXPS   Z0, Z5, Z5
 
@@ -78771,7 +77552,7 @@ TOIAVX512_loop1_step:
 	VMOVAPS      Z12, Z20
 	VMOVAPS      Z13, Z25
 	VMOVAPS      Z18, Z27
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z14, K1
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z14, K2
 	VMAXPS       Z24, Z26, Z24
 	VMULPS       Z21, Z21, Z21
 	VMULPS       Z22, Z22, Z22
@@ -78781,8 +77562,8 @@ TOIAVX512_loop1_step:
 	VMAXPS       Z21, Z24, Z21
 	VBROADCASTSS crosstol<>+0(SB), Z22
 	VMULPS       Z21, Z22, Z22
-	VCMPPS       $0x11, Z22, Z14, K2
-	KORW         K2, K1, K3
+	VCMPPS       $0x11, Z22, Z14, K3
+	KORW         K3, K2, K4
 	VMOVUPS      Z18, 576(R9)
 	VMOVUPS      Z5, 640(R9)
 	VMOVUPS      Z17, 704(R9)
@@ -78795,11 +77576,11 @@ TOIAVX512_loop1_step:
 	VMOVUPS      Z25, 1152(R9)
 	VMOVUPS      Z20, 1216(R9)
 	VMOVUPS      Z19, 1280(R9)
-	KORTESTW     K3, K3
-	JZ           TOIAVX512_loop1_finish_g0_normal
+	KORTESTW     K4, K4
+	JZ           TOITailAVX512_g_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VSUBPS   Z3, Z6, Z5
+	VSUBPS   Z2, Z6, Z5
 	VSUBPS   Z4, Z7, Z6
 	VMOVUPS  512(R9), Z7
 	VSUBPS   448(R9), Z7, Z7
@@ -78810,8 +77591,8 @@ TOIAVX512_loop1_step:
 	VMOVUPS  128(R9), Z10
 	VSUBPS   64(R9), Z10, Z10
 	VSQRTPS  Z26, Z15
-	VCMPPS   $0x04, Z15, Z0, K3
-	VDIVPS.Z Z15, Z1, K3, Z15
+	VCMPPS   $0x04, Z15, Z0, K4
+	VDIVPS.Z Z15, Z1, K4, Z15
 	VSQRTPS  (R9), Z16
 	VMULPS   Z15, Z5, Z5
 	VMULPS   Z15, Z6, Z6
@@ -78819,7 +77600,7 @@ TOIAVX512_loop1_step:
 	VMULPS   Z16, Z8, Z8
 	VMULPS   Z16, Z9, Z9
 	VMULPS   Z16, Z10, Z10
-	VCMPPS   $0x00, Z0, Z26, K3
+	VCMPPS   $0x00, Z0, Z26, K4
 	VMULPS   Z10, Z6, Z15
 	VMULPS   Z9, Z7, Z16
 	VSUBPS   Z16, Z15, Z15
@@ -78846,48 +77627,48 @@ TOIAVX512_loop1_step:
 	VSUBPS       Z12, Z14, Z12
 	VMULPS       Z18, Z12, Z12
 	VMULPS       Z11, Z11, Z13
-	VCMPPS       $0x11, Z13, Z12, K4
-	KANDW        K4, K2, K2
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z18, K4
-	KANDNW       K2, K4, K2
-	KORW         K2, K1, K1
+	VCMPPS       $0x11, Z13, Z12, K5
+	KANDW        K5, K3, K3
+	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z18, K5
+	KANDNW       K3, K5, K3
+	KORW         K3, K2, K2
 	VMULPS       Z11, Z11, Z12
 	VBROADCASTSS signtol<>+0(SB), Z13
 	VMULPS       Z21, Z13, Z13
 	VMULPS       Z18, Z13, Z13
-	VCMPPS       $0x19, Z13, Z12, K2
-	VCMPPS       $0x11, Z0, Z11, K4
-	KANDNW       K4, K2, K2
+	VCMPPS       $0x19, Z13, Z12, K3
+	VCMPPS       $0x11, Z0, Z11, K5
+	KANDNW       K5, K3, K3
 	VXORPS.BCST  signmask<>+0(SB), Z15, Z11
 	VXORPS.BCST  signmask<>+0(SB), Z16, Z12
 	VXORPS.BCST  signmask<>+0(SB), Z17, Z13
-	VBLENDMPS    Z11, Z15, K2, Z15
-	VBLENDMPS    Z12, Z16, K2, Z16
-	VBLENDMPS    Z13, Z17, K2, Z17
+	VBLENDMPS    Z11, Z15, K3, Z15
+	VBLENDMPS    Z12, Z16, K3, Z16
+	VBLENDMPS    Z13, Z17, K3, Z17
 	VXORPS       Z11, Z11, Z11
 	VMOVUPS      1280(R9), Z12
-	VBLENDMPS    Z15, Z12, K1, Z11
+	VBLENDMPS    Z15, Z12, K2, Z11
 	VXORPS       Z12, Z12, Z12
 	VMOVUPS      1216(R9), Z13
-	VBLENDMPS    Z16, Z13, K1, Z12
+	VBLENDMPS    Z16, Z13, K2, Z12
 	VXORPS       Z13, Z13, Z13
 	VMOVUPS      1152(R9), Z15
-	VBLENDMPS    Z17, Z15, K1, Z13
+	VBLENDMPS    Z17, Z15, K2, Z13
 	VXORPS       Z15, Z15, Z15
-	VBLENDMPS    Z18, Z14, K1, Z15
+	VBLENDMPS    Z18, Z14, K2, Z15
 	VMOVUPS      Z11, 1280(R9)
 	VMOVUPS      Z12, 1216(R9)
 	VMOVUPS      Z13, 1152(R9)
 	VMOVAPS      Z15, Z14
 
 	// v = unit axis 1, or unit axis 2 when A = B.
-	VBLENDMPS Z8, Z5, K3, Z5
-	VBLENDMPS Z9, Z6, K3, Z6
-	VBLENDMPS Z10, Z7, K3, Z7
+	VBLENDMPS Z8, Z5, K4, Z5
+	VBLENDMPS Z9, Z6, K4, Z6
+	VBLENDMPS Z10, Z7, K4, Z7
 
 	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
 	VXORPS.BCST signmask<>+0(SB), Z5, Z5
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z14, K1
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z14, K2
 	VMULPS      Z6, Z6, Z8
 	VMULPS      Z5, Z5, Z9
 	VADDPS      Z9, Z8, Z8
@@ -78895,15 +77676,15 @@ TOIAVX512_loop1_step:
 	VADDPS      Z9, Z8, Z8
 	VXORPS      Z9, Z9, Z9
 	VMOVUPS     1280(R9), Z10
-	VBLENDMPS   Z6, Z10, K1, Z9
+	VBLENDMPS   Z6, Z10, K2, Z9
 	VXORPS      Z10, Z10, Z10
 	VMOVUPS     1216(R9), Z11
-	VBLENDMPS   Z5, Z11, K1, Z10
+	VBLENDMPS   Z5, Z11, K2, Z10
 	VXORPS      Z5, Z5, Z5
 	VMOVUPS     1152(R9), Z11
-	VBLENDMPS   Z0, Z11, K1, Z5
+	VBLENDMPS   Z0, Z11, K2, Z5
 	VXORPS      Z11, Z11, Z11
-	VBLENDMPS   Z8, Z14, K1, Z11
+	VBLENDMPS   Z8, Z14, K2, Z11
 	VMOVUPS     Z9, 1280(R9)
 	VMOVUPS     Z10, 1216(R9)
 	VMOVUPS     Z5, 1152(R9)
@@ -78911,7 +77692,7 @@ TOIAVX512_loop1_step:
 
 	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
 	VXORPS.BCST signmask<>+0(SB), Z6, Z5
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z14, K1
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z14, K2
 	VMULPS      Z0, Z0, Z6
 	VMULPS      Z7, Z7, Z8
 	VADDPS      Z8, Z6, Z6
@@ -78919,33 +77700,33 @@ TOIAVX512_loop1_step:
 	VADDPS      Z8, Z6, Z6
 	VXORPS      Z8, Z8, Z8
 	VMOVUPS     1280(R9), Z9
-	VBLENDMPS   Z0, Z9, K1, Z8
+	VBLENDMPS   Z0, Z9, K2, Z8
 	VXORPS      Z9, Z9, Z9
 	VMOVUPS     1216(R9), Z10
-	VBLENDMPS   Z7, Z10, K1, Z9
+	VBLENDMPS   Z7, Z10, K2, Z9
 	VXORPS      Z7, Z7, Z7
 	VMOVUPS     1152(R9), Z10
-	VBLENDMPS   Z5, Z10, K1, Z7
+	VBLENDMPS   Z5, Z10, K2, Z7
 	VXORPS      Z5, Z5, Z5
-	VBLENDMPS   Z6, Z14, K1, Z5
+	VBLENDMPS   Z6, Z14, K2, Z5
 	VMOVUPS     Z8, 1280(R9)
 	VMOVUPS     Z9, 1216(R9)
 	VMOVUPS     Z7, 1152(R9)
 	VMOVAPS     Z5, Z14
 
 	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z14, K1
+	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z14, K2
 	VXORPS      Z5, Z5, Z5
 	VMOVUPS     1280(R9), Z6
-	VBLENDMPS   Z0, Z6, K1, Z5
+	VBLENDMPS   Z0, Z6, K2, Z5
 	VXORPS      Z6, Z6, Z6
 	VMOVUPS     1216(R9), Z7
-	VBLENDMPS   Z0, Z7, K1, Z6
+	VBLENDMPS   Z0, Z7, K2, Z6
 	VXORPS      Z7, Z7, Z7
 	VMOVUPS     1152(R9), Z8
-	VBLENDMPS   Z1, Z8, K1, Z7
+	VBLENDMPS   Z1, Z8, K2, Z7
 	VXORPS      Z8, Z8, Z8
-	VBLENDMPS   Z1, Z14, K1, Z8
+	VBLENDMPS   Z1, Z14, K2, Z8
 	VMOVUPS     Z5, 1280(R9)
 	VMOVUPS     Z6, 1216(R9)
 	VMOVUPS     Z7, 1152(R9)
@@ -78955,7 +77736,7 @@ TOIAVX512_loop1_step:
 	VSQRTPS Z14, Z5
 	VMOVUPS Z5, 1088(R9)
 
-TOIAVX512_loop1_finish_g0_normal:
+TOITailAVX512_g_finish_g0_normal:
 	VDIVPS 1088(R9), Z1, Z5
 	VMULPS 1280(R9), Z5, Z6
 	VMULPS 1216(R9), Z5, Z7
@@ -78964,44 +77745,44 @@ TOIAVX512_loop1_finish_g0_normal:
 	// P = C0 + (a + s M0), Q = C0 + (c + t u).
 	VMOVUPS 960(R9), Z8
 	VMULPS  1024(R9), Z8, Z8
-	VADDPS  Z8, Z3, Z3
-	VADDPS  6592(R9), Z3, Z3
+	VADDPS  Z8, Z2, Z2
+	VADDPS  2496(R9), Z2, Z2
 	VMOVUPS 320(R9), Z8
 	VADDPS  896(R9), Z8, Z8
-	VADDPS  6592(R9), Z8, Z8
+	VADDPS  2496(R9), Z8, Z8
 	VMOVUPS 832(R9), Z9
 	VMULPS  1024(R9), Z9, Z9
 	VADDPS  Z9, Z4, Z4
-	VADDPS  6656(R9), Z4, Z4
+	VADDPS  2560(R9), Z4, Z4
 	VMOVUPS 192(R9), Z9
 	VADDPS  768(R9), Z9, Z9
-	VADDPS  6656(R9), Z9, Z9
+	VADDPS  2560(R9), Z9, Z9
 	VMOVUPS 704(R9), Z10
 	VMULPS  1024(R9), Z10, Z10
 	VADDPS  448(R9), Z10, Z10
-	VADDPS  6720(R9), Z10, Z10
+	VADDPS  2624(R9), Z10, Z10
 	VMOVUPS 64(R9), Z11
 	VADDPS  640(R9), Z11, Z11
-	VADDPS  6720(R9), Z11, Z11
+	VADDPS  2624(R9), Z11, Z11
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS        9664(R9), Z12
-	VCMPPS.BCST    $0x00, toiinvalid<>+0(SB), Z12, K1
+	VMOVUPS        5568(R9), Z12
+	VCMPPS.BCST    $0x00, toiinvalid<>+0(SB), Z12, K2
 	VXORPS         Z12, Z12, Z12
-	VMOVUPS        9536(R9), Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K1, Z12
+	VMOVUPS        5440(R9), Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z13, K2, Z12
 	VXORPS         Z13, Z13, Z13
 	VMOVUPS        576(R9), Z14
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K1, Z13
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K1, Z6
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K1, Z7
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K1, Z5
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K1, Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K1, Z4
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K1, Z10
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K1, Z8
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K1, Z9
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K1, Z11
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z14, K2, Z13
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K2, Z6
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z7
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z5
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z2
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K2, Z4
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K2, Z10
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z8
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z9, K2, Z9
+	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K2, Z11
 
 	// Pair index k = i + 0 + lane.
 	LEAQ         (R13), BX
@@ -79009,1321 +77790,46 @@ TOIAVX512_loop1_finish_g0_normal:
 	VPBROADCASTD X14, Z14
 	VPADDD       iota<>+0(SB), Z14, Z14
 	MOVQ         (SP), R12
-	VMOVUPS      Z14, (R12)(R13*4)
-	VMOVUPS      9664(R9), Z14
+	VMOVDQU32    Z14, K1, (R12)(R13*4)
+	VMOVUPS      5568(R9), Z14
 	VCVTTPS2DQ   Z14, Z14
 	MOVQ         8(SP), R12
-	VMOVUPS      Z14, (R12)(R13*4)
-	VMOVUPS      9600(R9), Z14
+	VMOVDQU32    Z14, K1, (R12)(R13*4)
+	VMOVUPS      5504(R9), Z14
 	VCVTTPS2DQ   Z14, Z14
 	MOVQ         16(SP), R12
-	VMOVUPS      Z14, (R12)(R13*4)
+	VMOVDQU32    Z14, K1, (R12)(R13*4)
 	MOVQ         24(SP), R12
-	VMOVUPS      Z12, (R12)(R13*4)
+	VMOVUPS      Z12, K1, (R12)(R13*4)
 	MOVQ         32(SP), R12
-	VMOVUPS      Z13, (R12)(R13*4)
+	VMOVUPS      Z13, K1, (R12)(R13*4)
 	MOVQ         40(SP), R12
-	VMOVUPS      Z6, (R12)(R13*4)
+	VMOVUPS      Z6, K1, (R12)(R13*4)
 	MOVQ         48(SP), R12
-	VMOVUPS      Z7, (R12)(R13*4)
+	VMOVUPS      Z7, K1, (R12)(R13*4)
 	MOVQ         56(SP), R12
-	VMOVUPS      Z5, (R12)(R13*4)
-	MOVQ         64(SP), R12
-	VMOVUPS      Z3, (R12)(R13*4)
-	MOVQ         72(SP), R12
-	VMOVUPS      Z4, (R12)(R13*4)
-	MOVQ         80(SP), R12
-	VMOVUPS      Z10, (R12)(R13*4)
-	MOVQ         88(SP), R12
-	VMOVUPS      Z8, (R12)(R13*4)
-	MOVQ         96(SP), R12
-	VMOVUPS      Z9, (R12)(R13*4)
-	MOVQ         104(SP), R12
-	VMOVUPS      Z11, (R12)(R13*4)
-	ADDQ         $0x00000010, R13
-	SUBQ         $0x00000010, R14
-	CMPQ         R14, $0x00000010
-	JAE          TOIAVX512_loop1
-
-TOIAVX512_loop1_end:
-	TESTQ R14, R14
-	JZ    TOIAVX512_done
-	BZHIL R14, low16<>+0(SB), R14
-	KMOVW R14, K1
-
-	// The remaining pair indices, zero (capsule 0) past n.
-	VMOVDQU32.Z (DX)(R13*4), K1, Z3
-	VMOVUPS     Z3, 9984(R9)
-	VMOVDQU32.Z (SI)(R13*4), K1, Z3
-	VMOVUPS     Z3, 10048(R9)
-
-	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
-	VPMOVZXDQ 9984(R9), Y2
-	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 9728(R9)
-	VPMOVZXDQ 10000(R9), Y2
-	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 9760(R9)
-	VPMOVZXDQ 10016(R9), Y2
-	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 9792(R9)
-	VPMOVZXDQ 10032(R9), Y2
-	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 9824(R9)
-	VPMOVZXDQ 10048(R9), Y2
-	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 9856(R9)
-	VPMOVZXDQ 10064(R9), Y2
-	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 9888(R9)
-	VPMOVZXDQ 10080(R9), Y2
-	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 9920(R9)
-	VPMOVZXDQ 10096(R9), Y2
-	VPSLLQ    $0x05, Y2, Y2
-	VMOVDQU   Y2, 9952(R9)
-
-	// Capsule records of side I at the start, transposed.
-	MOVQ         9728(R9), DX
-	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         9760(R9), DX
-	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z3
-	MOVQ         9736(R9), DX
-	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         9768(R9), DX
-	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z4
-	MOVQ         9744(R9), DX
-	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         9776(R9), DX
-	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z5
-	MOVQ         9752(R9), DX
-	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         9784(R9), DX
-	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z6
-	VUNPCKLPS    Z4, Z3, Z7
-	VUNPCKLPS    Z6, Z5, Z8
-	VUNPCKHPS    Z4, Z3, Z3
-	VUNPCKHPS    Z6, Z5, Z4
-	VSHUFPS      $0x44, Z8, Z7, Z5
-	VSHUFPS      $0xee, Z8, Z7, Z6
-	VSHUFPS      $0x44, Z4, Z3, Z7
-	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         9792(R9), DX
-	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         9824(R9), DX
-	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z4
-	MOVQ         9800(R9), DX
-	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         9832(R9), DX
-	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z8
-	MOVQ         9808(R9), DX
-	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         9840(R9), DX
-	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z9
-	MOVQ         9816(R9), DX
-	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         9848(R9), DX
-	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z10
-	VUNPCKLPS    Z8, Z4, Z11
-	VUNPCKLPS    Z10, Z9, Z12
-	VUNPCKHPS    Z8, Z4, Z4
-	VUNPCKHPS    Z10, Z9, Z8
-	VSHUFPS      $0x44, Z12, Z11, Z9
-	VSHUFPS      $0xee, Z12, Z11, Z10
-	VSHUFPS      $0x44, Z8, Z4, Z11
-	VSHUFPS      $0xee, Z8, Z4, Z4
-	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 6144(R9)
-	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 6208(R9)
-	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 6272(R9)
-	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 6528(R9)
-	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 6336(R9)
-	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 6400(R9)
-	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 6464(R9)
-
-	// Capsule records of side J at the start, transposed.
-	MOVQ         9856(R9), DX
-	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         9888(R9), DX
-	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z3
-	MOVQ         9864(R9), DX
-	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         9896(R9), DX
-	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z4
-	MOVQ         9872(R9), DX
-	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         9904(R9), DX
-	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z5
-	MOVQ         9880(R9), DX
-	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         9912(R9), DX
-	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z6
-	VUNPCKLPS    Z4, Z3, Z7
-	VUNPCKLPS    Z6, Z5, Z8
-	VUNPCKHPS    Z4, Z3, Z3
-	VUNPCKHPS    Z6, Z5, Z4
-	VSHUFPS      $0x44, Z8, Z7, Z5
-	VSHUFPS      $0xee, Z8, Z7, Z6
-	VSHUFPS      $0x44, Z4, Z3, Z7
-	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         9920(R9), DX
-	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         9952(R9), DX
-	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z4
-	MOVQ         9928(R9), DX
-	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         9960(R9), DX
-	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z8
-	MOVQ         9936(R9), DX
-	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         9968(R9), DX
-	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z9
-	MOVQ         9944(R9), DX
-	VMOVUPS      (AX)(DX*1), Y2
-	MOVQ         9976(R9), DX
-	VINSERTF32X8 $0x01, (AX)(DX*1), Z2, Z10
-	VUNPCKLPS    Z8, Z4, Z11
-	VUNPCKLPS    Z10, Z9, Z12
-	VUNPCKHPS    Z8, Z4, Z4
-	VUNPCKHPS    Z10, Z9, Z8
-	VSHUFPS      $0x44, Z12, Z11, Z9
-	VSHUFPS      $0xee, Z12, Z11, Z10
-	VSHUFPS      $0x44, Z8, Z4, Z11
-	VSHUFPS      $0xee, Z8, Z4, Z4
-	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 6592(R9)
-	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 6656(R9)
-	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 6720(R9)
-	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 6976(R9)
-	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 6784(R9)
-	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 6848(R9)
-	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 6912(R9)
-
-	// Capsule records of side I at the end, transposed.
-	MOVQ         9728(R9), AX
-	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         9760(R9), AX
-	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z3
-	MOVQ         9736(R9), AX
-	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         9768(R9), AX
-	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z4
-	MOVQ         9744(R9), AX
-	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         9776(R9), AX
-	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z5
-	MOVQ         9752(R9), AX
-	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         9784(R9), AX
-	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z6
-	VUNPCKLPS    Z4, Z3, Z7
-	VUNPCKLPS    Z6, Z5, Z8
-	VUNPCKHPS    Z4, Z3, Z3
-	VUNPCKHPS    Z6, Z5, Z4
-	VSHUFPS      $0x44, Z8, Z7, Z5
-	VSHUFPS      $0xee, Z8, Z7, Z6
-	VSHUFPS      $0x44, Z4, Z3, Z7
-	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         9792(R9), AX
-	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         9824(R9), AX
-	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z4
-	MOVQ         9800(R9), AX
-	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         9832(R9), AX
-	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z8
-	MOVQ         9808(R9), AX
-	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         9840(R9), AX
-	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z9
-	MOVQ         9816(R9), AX
-	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         9848(R9), AX
-	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z10
-	VUNPCKLPS    Z8, Z4, Z11
-	VUNPCKLPS    Z10, Z9, Z12
-	VUNPCKHPS    Z8, Z4, Z4
-	VUNPCKHPS    Z10, Z9, Z8
-	VSHUFPS      $0x44, Z12, Z11, Z9
-	VSHUFPS      $0xee, Z12, Z11, Z10
-	VSHUFPS      $0x44, Z8, Z4, Z11
-	VSHUFPS      $0xee, Z8, Z4, Z4
-	VSHUFF32X4   $0x88, Z9, Z5, Z8
-	VMOVUPS      Z8, 7040(R9)
-	VSHUFF32X4   $0x88, Z10, Z6, Z8
-	VMOVUPS      Z8, 7104(R9)
-	VSHUFF32X4   $0x88, Z11, Z7, Z8
-	VMOVUPS      Z8, 7168(R9)
-	VSHUFF32X4   $0x88, Z4, Z3, Z3
-	VMOVUPS      Z3, 7424(R9)
-	VSHUFF32X4   $0xdd, Z9, Z5, Z3
-	VMOVUPS      Z3, 7232(R9)
-	VSHUFF32X4   $0xdd, Z10, Z6, Z3
-	VMOVUPS      Z3, 7296(R9)
-	VSHUFF32X4   $0xdd, Z11, Z7, Z3
-	VMOVUPS      Z3, 7360(R9)
-
-	// Capsule records of side J at the end, transposed.
-	MOVQ         9856(R9), AX
-	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         9888(R9), AX
-	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z3
-	MOVQ         9864(R9), AX
-	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         9896(R9), AX
-	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z4
-	MOVQ         9872(R9), AX
-	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         9904(R9), AX
-	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z5
-	MOVQ         9880(R9), AX
-	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         9912(R9), AX
-	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z6
-	VUNPCKLPS    Z4, Z3, Z7
-	VUNPCKLPS    Z6, Z5, Z8
-	VUNPCKHPS    Z4, Z3, Z3
-	VUNPCKHPS    Z6, Z5, Z4
-	VSHUFPS      $0x44, Z8, Z7, Z5
-	VSHUFPS      $0xee, Z8, Z7, Z6
-	VSHUFPS      $0x44, Z4, Z3, Z7
-	VSHUFPS      $0xee, Z4, Z3, Z3
-	MOVQ         9920(R9), AX
-	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         9952(R9), AX
-	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z4
-	MOVQ         9928(R9), AX
-	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         9960(R9), AX
-	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z8
-	MOVQ         9936(R9), AX
-	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         9968(R9), AX
-	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z9
-	MOVQ         9944(R9), AX
-	VMOVUPS      (CX)(AX*1), Y2
-	MOVQ         9976(R9), AX
-	VINSERTF32X8 $0x01, (CX)(AX*1), Z2, Z2
-	VUNPCKLPS    Z8, Z4, Z10
-	VUNPCKLPS    Z2, Z9, Z11
-	VUNPCKHPS    Z8, Z4, Z4
-	VUNPCKHPS    Z2, Z9, Z2
-	VSHUFPS      $0x44, Z11, Z10, Z8
-	VSHUFPS      $0xee, Z11, Z10, Z9
-	VSHUFPS      $0x44, Z2, Z4, Z10
-	VSHUFPS      $0xee, Z2, Z4, Z2
-	VSHUFF32X4   $0x88, Z8, Z5, Z4
-	VMOVUPS      Z4, 7488(R9)
-	VSHUFF32X4   $0x88, Z9, Z6, Z4
-	VMOVUPS      Z4, 7552(R9)
-	VSHUFF32X4   $0x88, Z10, Z7, Z4
-	VMOVUPS      Z4, 7616(R9)
-	VSHUFF32X4   $0x88, Z2, Z3, Z2
-	VMOVUPS      Z2, 7872(R9)
-	VSHUFF32X4   $0xdd, Z8, Z5, Z2
-	VMOVUPS      Z2, 7680(R9)
-	VSHUFF32X4   $0xdd, Z9, Z6, Z2
-	VMOVUPS      Z2, 7744(R9)
-	VSHUFF32X4   $0xdd, Z10, Z7, Z2
-	VMOVUPS      Z2, 7808(R9)
-
-	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Z0, 7936(R9)
-	VMOVUPS    Z0, 8000(R9)
-	MOVQ       pad+16(FP), AX
-	TESTQ      AX, AX
-	JZ         TOIAVX512_t_g0_nopad
-	VMOVUPS    9984(R9), Z3
-	VMOVUPS    Z0, Z2
-	VPCMPEQD   Z0, Z0, K2
-	VGATHERDPS (AX)(Z3*4), K2, Z2
-	VMOVUPS    Z2, 7936(R9)
-	VMOVUPS    10048(R9), Z3
-	VMOVUPS    Z0, Z2
-	VPCMPEQD   Z0, Z0, K2
-	VGATHERDPS (AX)(Z3*4), K2, Z2
-	VMOVUPS    Z2, 8000(R9)
-
-TOIAVX512_t_g0_nopad:
-	// Setup: the frames and the initial states.
-	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 6144(R9), Z2
-	VSUBPS  6592(R9), Z2, Z2
-	VMOVUPS 6208(R9), Z3
-	VSUBPS  6656(R9), Z3, Z3
-	VMOVUPS 6272(R9), Z4
-	VSUBPS  6720(R9), Z4, Z4
-	VMOVUPS 7040(R9), Z5
-	VSUBPS  6144(R9), Z5, Z5
-	VMOVUPS 7104(R9), Z6
-	VSUBPS  6208(R9), Z6, Z6
-	VMOVUPS 7168(R9), Z7
-	VSUBPS  6272(R9), Z7, Z7
-	VMOVUPS 6336(R9), Z8
-	VSUBPS  6592(R9), Z8, Z8
-	VMOVUPS 6400(R9), Z9
-	VSUBPS  6656(R9), Z9, Z9
-	VMOVUPS 6464(R9), Z10
-	VSUBPS  6720(R9), Z10, Z10
-	VMOVUPS 7232(R9), Z11
-	VSUBPS  6336(R9), Z11, Z11
-	VMOVUPS 7296(R9), Z12
-	VSUBPS  6400(R9), Z12, Z12
-	VMOVUPS 7360(R9), Z13
-	VSUBPS  6464(R9), Z13, Z13
-	VMOVUPS 7488(R9), Z14
-	VSUBPS  6592(R9), Z14, Z14
-	VMOVUPS 7552(R9), Z15
-	VSUBPS  6656(R9), Z15, Z15
-	VMOVUPS 7616(R9), Z16
-	VSUBPS  6720(R9), Z16, Z16
-	VMOVUPS 6784(R9), Z17
-	VSUBPS  6592(R9), Z17, Z17
-	VMOVUPS 6848(R9), Z18
-	VSUBPS  6656(R9), Z18, Z18
-	VMOVUPS 6912(R9), Z19
-	VSUBPS  6720(R9), Z19, Z19
-	VMOVUPS 7680(R9), Z20
-	VSUBPS  6784(R9), Z20, Z20
-	VMOVUPS 7744(R9), Z21
-	VSUBPS  6848(R9), Z21, Z21
-	VMOVUPS 7808(R9), Z22
-	VSUBPS  6912(R9), Z22, Z22
-
-	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
-	VSUBPS       Z2, Z2, Z23
-	VSUBPS       Z5, Z5, Z24
-	VSUBPS       Z3, Z3, Z25
-	VSUBPS       Z6, Z6, Z26
-	VSUBPS       Z4, Z4, Z27
-	VADDPS       Z27, Z23, Z23
-	VSUBPS       Z7, Z7, Z27
-	VADDPS       Z27, Z24, Z24
-	VSUBPS       Z8, Z8, Z27
-	VADDPS       Z27, Z25, Z25
-	VSUBPS       Z11, Z11, Z27
-	VADDPS       Z27, Z26, Z26
-	VSUBPS       Z9, Z9, Z27
-	VADDPS       Z27, Z23, Z23
-	VSUBPS       Z12, Z12, Z27
-	VADDPS       Z27, Z24, Z24
-	VSUBPS       Z10, Z10, Z27
-	VADDPS       Z27, Z25, Z25
-	VSUBPS       Z13, Z13, Z27
-	VADDPS       Z27, Z26, Z26
-	VSUBPS       Z14, Z14, Z27
-	VADDPS       Z27, Z23, Z23
-	VSUBPS       Z15, Z15, Z27
-	VADDPS       Z27, Z24, Z24
-	VSUBPS       Z16, Z16, Z27
-	VADDPS       Z27, Z25, Z25
-	VSUBPS       Z17, Z17, Z27
-	VADDPS       Z27, Z26, Z26
-	VSUBPS       Z20, Z20, Z27
-	VADDPS       Z27, Z23, Z23
-	VSUBPS       Z18, Z18, Z27
-	VADDPS       Z27, Z24, Z24
-	VSUBPS       Z21, Z21, Z27
-	VADDPS       Z27, Z25, Z25
-	VSUBPS       Z19, Z19, Z27
-	VADDPS       Z27, Z26, Z26
-	VSUBPS       Z22, Z22, Z27
-	VADDPS       Z27, Z23, Z23
-	VMOVUPS      6528(R9), Z27
-	VSUBPS       6528(R9), Z27, Z27
-	VADDPS       Z27, Z24, Z24
-	VMOVUPS      7424(R9), Z27
-	VSUBPS       7424(R9), Z27, Z27
-	VADDPS       Z27, Z25, Z25
-	VMOVUPS      7936(R9), Z27
-	VSUBPS       7936(R9), Z27, Z27
-	VADDPS       Z27, Z26, Z26
-	VMOVUPS      6976(R9), Z27
-	VSUBPS       6976(R9), Z27, Z27
-	VADDPS       Z27, Z23, Z23
-	VMOVUPS      7872(R9), Z27
-	VSUBPS       7872(R9), Z27, Z27
-	VADDPS       Z27, Z24, Z24
-	VMOVUPS      8000(R9), Z27
-	VSUBPS       8000(R9), Z27, Z27
-	VADDPS       Z27, Z25, Z25
-	VBROADCASTSS margin+56(FP), Z27
-	VBROADCASTSS margin+56(FP), Z28
-	VSUBPS       Z27, Z28, Z27
-	VADDPS       Z27, Z26, Z26
-	VBROADCASTSS tol+60(FP), Z27
-	VBROADCASTSS tol+60(FP), Z28
-	VSUBPS       Z27, Z28, Z27
-	VADDPS       Z27, Z23, Z23
-	VBROADCASTSS tmax+64(FP), Z27
-	VBROADCASTSS tmax+64(FP), Z28
-	VSUBPS       Z27, Z28, Z27
-	VADDPS       Z27, Z24, Z24
-	VADDPS       Z24, Z23, Z23
-	VADDPS       Z26, Z25, Z24
-	VADDPS       Z24, Z23, Z23
-	VCMPPS       $0x00, Z0, Z23, K2
-
-	// A negative radius or pad is invalid.
-	VMOVUPS 6528(R9), Z23
-	VMINPS  7424(R9), Z23, Z23
-	VMOVUPS 6976(R9), Z24
-	VMINPS  7872(R9), Z24, Z24
-	VMINPS  Z24, Z23, Z23
-	VCMPPS  $0x11, Z0, Z23, K3
-	VMOVUPS 7936(R9), Z23
-	VMINPS  8000(R9), Z23, Z23
-	VCMPPS  $0x11, Z0, Z23, K4
-	KORW    K4, K3, K3
-	KANDNW  K2, K3, K2
-
-	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
-	VANDPS.BCST absmask<>+0(SB), Z2, Z23
-	VADDPS      Z5, Z2, Z24
-	VANDPS.BCST absmask<>+0(SB), Z24, Z24
-	VANDPS.BCST absmask<>+0(SB), Z3, Z25
-	VADDPS      Z6, Z3, Z26
-	VANDPS.BCST absmask<>+0(SB), Z26, Z26
-	VMAXPS      Z26, Z0, Z26
-	VANDPS.BCST absmask<>+0(SB), Z4, Z27
-	VMAXPS      Z27, Z23, Z23
-	VADDPS      Z7, Z4, Z27
-	VANDPS.BCST absmask<>+0(SB), Z27, Z27
-	VMAXPS      Z27, Z24, Z24
-	VANDPS.BCST absmask<>+0(SB), Z8, Z27
-	VMAXPS      Z27, Z25, Z25
-	VADDPS      Z11, Z8, Z27
-	VANDPS.BCST absmask<>+0(SB), Z27, Z27
-	VMAXPS      Z27, Z26, Z26
-	VANDPS.BCST absmask<>+0(SB), Z9, Z27
-	VMAXPS      Z27, Z23, Z23
-	VADDPS      Z12, Z9, Z27
-	VANDPS.BCST absmask<>+0(SB), Z27, Z27
-	VMAXPS      Z27, Z24, Z24
-	VANDPS.BCST absmask<>+0(SB), Z10, Z27
-	VMAXPS      Z27, Z25, Z25
-	VADDPS      Z13, Z10, Z27
-	VANDPS.BCST absmask<>+0(SB), Z27, Z27
-	VMAXPS      Z27, Z26, Z26
-	VANDPS.BCST absmask<>+0(SB), Z14, Z27
-	VMAXPS      Z27, Z23, Z23
-	VANDPS.BCST absmask<>+0(SB), Z15, Z27
-	VMAXPS      Z27, Z24, Z24
-	VANDPS.BCST absmask<>+0(SB), Z16, Z27
-	VMAXPS      Z27, Z25, Z25
-	VANDPS.BCST absmask<>+0(SB), Z17, Z27
-	VMAXPS      Z27, Z26, Z26
-	VADDPS      Z20, Z17, Z27
-	VANDPS.BCST absmask<>+0(SB), Z27, Z27
-	VMAXPS      Z27, Z23, Z23
-	VANDPS.BCST absmask<>+0(SB), Z18, Z27
-	VMAXPS      Z27, Z24, Z24
-	VADDPS      Z21, Z18, Z27
-	VANDPS.BCST absmask<>+0(SB), Z27, Z27
-	VMAXPS      Z27, Z25, Z25
-	VANDPS.BCST absmask<>+0(SB), Z19, Z27
-	VMAXPS      Z27, Z26, Z26
-	VADDPS      Z22, Z19, Z27
-	VANDPS.BCST absmask<>+0(SB), Z27, Z27
-	VMAXPS      Z27, Z23, Z23
-	VMAXPS      Z23, Z26, Z23
-	VMAXPS      Z25, Z24, Z24
-	VMAXPS      Z24, Z23, Z23
-
-	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
-	VBROADCASTSS   toitolfloor<>+0(SB), Z24
-	VMULPS         Z23, Z24, Z23
-	VBROADCASTSS   tol+60(FP), Z24
-	VMAXPS         Z23, Z24, Z23
-	VMOVUPS        6528(R9), Z24
-	VMAXPS         7424(R9), Z24, Z24
-	VMOVUPS        6976(R9), Z25
-	VMAXPS         7872(R9), Z25, Z25
-	VADDPS         7936(R9), Z24, Z24
-	VADDPS         8000(R9), Z25, Z25
-	VADDPS         Z25, Z24, Z24
-	VBROADCASTSS   margin+56(FP), Z25
-	VADDPS         Z25, Z24, Z24
-	VMAXPS         Z23, Z24, Z24
-	VADDPS         Z23, Z24, Z23
-	VXORPS         Z25, Z25, Z25
-	VBROADCASTSS   toiinvalid<>+0(SB), Z26
-	VBLENDMPS.BCST toirunning<>+0(SB), Z26, K2, Z25
-	VMOVUPS        Z2, 8064(R9)
-	VMOVUPS        Z3, 8128(R9)
-	VMOVUPS        Z4, 8192(R9)
-	VMOVUPS        Z8, 8256(R9)
-	VMOVUPS        Z9, 8320(R9)
-	VMOVUPS        Z10, 8384(R9)
-	VMOVUPS        Z17, 8448(R9)
-	VMOVUPS        Z18, 8512(R9)
-	VMOVUPS        Z19, 8576(R9)
-	VMOVUPS        Z5, 8640(R9)
-	VMOVUPS        Z6, 8704(R9)
-	VMOVUPS        Z7, 8768(R9)
-	VMOVUPS        Z11, 8832(R9)
-	VMOVUPS        Z12, 8896(R9)
-	VMOVUPS        Z13, 8960(R9)
-	VMOVUPS        Z14, 9024(R9)
-	VMOVUPS        Z15, 9088(R9)
-	VMOVUPS        Z16, 9152(R9)
-	VMOVUPS        Z20, 9216(R9)
-	VMOVUPS        Z21, 9280(R9)
-	VMOVUPS        Z22, 9344(R9)
-	VMOVUPS        Z24, 9408(R9)
-	VMOVUPS        Z23, 9472(R9)
-	VMOVUPS        Z0, 9536(R9)
-	VMOVUPS        Z0, 9600(R9)
-	VMOVUPS        Z25, 9664(R9)
-
-	// Steps until no lane is running.
-TOIAVX512_t_step:
-	VBROADCASTSS tmax+64(FP), Z2
-	VMINPS       Z1, Z2, Z2
-	VMAXPS       Z0, Z2, Z2
-
-	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 9536(R9), Z3
-	VMULPS  8640(R9), Z3, Z3
-	VADDPS  8064(R9), Z3, Z3
-	VMOVUPS 9536(R9), Z4
-	VMULPS  8704(R9), Z4, Z4
-	VADDPS  8128(R9), Z4, Z4
-	VMOVUPS 9536(R9), Z5
-	VMULPS  8768(R9), Z5, Z5
-	VADDPS  8192(R9), Z5, Z5
-	VMOVUPS 9536(R9), Z6
-	VMULPS  8832(R9), Z6, Z6
-	VADDPS  8256(R9), Z6, Z6
-	VMOVUPS 9536(R9), Z7
-	VMULPS  8896(R9), Z7, Z7
-	VADDPS  8320(R9), Z7, Z7
-	VMOVUPS 9536(R9), Z8
-	VMULPS  8960(R9), Z8, Z8
-	VADDPS  8384(R9), Z8, Z8
-	VMOVUPS 9536(R9), Z9
-	VMULPS  9024(R9), Z9, Z9
-	VADDPS  Z9, Z0, Z9
-	VMOVUPS 9536(R9), Z10
-	VMULPS  9088(R9), Z10, Z10
-	VADDPS  Z10, Z0, Z10
-	VMOVUPS 9536(R9), Z11
-	VMULPS  9152(R9), Z11, Z11
-	VADDPS  Z11, Z0, Z11
-	VMOVUPS 9536(R9), Z12
-	VMULPS  9216(R9), Z12, Z12
-	VADDPS  8448(R9), Z12, Z12
-	VMOVUPS 9536(R9), Z13
-	VMULPS  9280(R9), Z13, Z13
-	VADDPS  8512(R9), Z13, Z13
-	VMOVUPS 9536(R9), Z14
-	VMULPS  9344(R9), Z14, Z14
-	VADDPS  8576(R9), Z14, Z14
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPS Z3, Z6, Z15
-	VSUBPS Z4, Z7, Z16
-	VSUBPS Z5, Z8, Z17
-	VSUBPS Z9, Z12, Z18
-	VSUBPS Z10, Z13, Z19
-	VSUBPS Z11, Z14, Z20
-	VSUBPS Z9, Z3, Z21
-	VSUBPS Z10, Z4, Z22
-	VSUBPS Z11, Z5, Z23
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z18, Z18, Z24
-	VMULPS      Z19, Z19, Z25
-	VADDPS      Z25, Z24, Z24
-	VMULPS      Z20, Z20, Z25
-	VADDPS      Z25, Z24, Z24
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z24, K2
-	VDIVPS.Z    Z24, Z1, K2, Z24
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z15, Z15, Z25
-	VMULPS      Z16, Z16, Z26
-	VADDPS      Z26, Z25, Z25
-	VMULPS      Z17, Z17, Z26
-	VADDPS      Z26, Z25, Z25
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z25, K2
-	VDIVPS.Z    Z25, Z1, K2, Z25
-	VMULPS      Z21, Z18, Z26
-	VMULPS      Z22, Z19, Z27
-	VADDPS      Z27, Z26, Z26
-	VMULPS      Z23, Z20, Z27
-	VADDPS      Z27, Z26, Z26
-	VMULPS      Z24, Z26, Z26
-	VMULPS      Z15, Z18, Z27
-	VMULPS      Z16, Z19, Z28
-	VADDPS      Z28, Z27, Z27
-	VMULPS      Z17, Z20, Z28
-	VADDPS      Z28, Z27, Z27
-	VMULPS      Z24, Z27, Z24
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS Z15, Z21, Z28
-	VMULPS Z16, Z22, Z29
-	VADDPS Z29, Z28, Z28
-	VMULPS Z17, Z23, Z29
-	VADDPS Z29, Z28, Z28
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Z26, Z18, Z29
-	VMULPS  Z26, Z19, Z30
-	VMOVUPS Z2, (R9)
-	VMULPS  Z26, Z20, Z2
-	VMOVUPS Z14, 64(R9)
-	VSUBPS  Z21, Z29, Z14
-	VSUBPS  Z22, Z30, Z29
-	VSUBPS  Z23, Z2, Z2
-	VMULPS  Z24, Z18, Z30
-	VMOVUPS Z13, 128(R9)
-	VMULPS  Z24, Z19, Z13
-	VMOVUPS Z12, 192(R9)
-	VMULPS  Z24, Z20, Z12
-	VMOVUPS Z11, 256(R9)
-	VSUBPS  Z30, Z15, Z11
-	VSUBPS  Z13, Z16, Z13
-	VSUBPS  Z12, Z17, Z12
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z11, Z11, Z30
-	VMOVUPS  Z10, 320(R9)
-	VMULPS   Z13, Z13, Z10
-	VMOVUPS  Z9, 384(R9)
-	VADDPS   Z10, Z30, Z9
-	VMULPS   Z12, Z12, Z10
-	VADDPS   Z10, Z9, Z9
-	VMULPS   Z11, Z14, Z10
-	VMULPS   Z13, Z29, Z11
-	VADDPS   Z11, Z10, Z10
-	VMULPS   Z12, Z2, Z2
-	VADDPS   Z2, Z10, Z2
-	VCMPPS   $0x04, Z9, Z0, K2
-	VDIVPS.Z Z9, Z2, K2, Z2
-	VMINPS   Z1, Z2, Z2
-	VMAXPS   Z0, Z2, Z2
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z24, Z2, Z2
-	VADDPS Z2, Z26, Z2
-	VMINPS Z1, Z2, Z2
-	VMAXPS Z0, Z2, Z2
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z27, Z2, Z9
-	VSUBPS Z28, Z9, Z9
-	VMULPS Z25, Z9, Z9
-	VMINPS Z1, Z9, Z9
-	VMAXPS Z0, Z9, Z9
-	VMULPS Z2, Z18, Z10
-	VMULPS Z2, Z19, Z11
-	VMULPS Z2, Z20, Z2
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS      Z9, Z15, Z12
-	VADDPS      Z12, Z21, Z12
-	VSUBPS      Z10, Z12, Z10
-	VMULPS      Z9, Z16, Z12
-	VADDPS      Z12, Z22, Z12
-	VSUBPS      Z11, Z12, Z11
-	VMULPS      Z9, Z17, Z9
-	VADDPS      Z9, Z23, Z9
-	VSUBPS      Z2, Z9, Z2
-	VMULPS      Z10, Z10, Z9
-	VMULPS      Z11, Z11, Z12
-	VADDPS      Z12, Z9, Z9
-	VMULPS      Z2, Z2, Z12
-	VADDPS      Z12, Z9, Z9
-	VCMPPS.BCST $0x16, maxfinite<>+0(SB), Z9, K2
-	VSQRTPS     Z9, Z9
-
-	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
-	VDIVPS Z9, Z1, Z12
-	VMULPS Z12, Z10, Z10
-	VMULPS Z12, Z11, Z11
-	VMULPS Z12, Z2, Z2
-	VMULPS Z3, Z10, Z3
-	VMULPS Z4, Z11, Z4
-	VADDPS Z4, Z3, Z3
-	VMULPS Z5, Z2, Z4
-	VADDPS Z4, Z3, Z3
-	VMULPS 8640(R9), Z10, Z4
-	VMULPS 8704(R9), Z11, Z5
-	VADDPS Z5, Z4, Z4
-	VMULPS 8768(R9), Z2, Z5
-	VADDPS Z5, Z4, Z4
-	VMULPS Z6, Z10, Z5
-	VMULPS Z7, Z11, Z6
-	VADDPS Z6, Z5, Z5
-	VMULPS Z8, Z2, Z6
-	VADDPS Z6, Z5, Z5
-	VMULPS 8832(R9), Z10, Z6
-	VMULPS 8896(R9), Z11, Z7
-	VADDPS Z7, Z6, Z6
-	VMULPS 8960(R9), Z2, Z7
-	VADDPS Z7, Z6, Z6
-	VMULPS 384(R9), Z10, Z7
-	VMULPS 320(R9), Z11, Z8
-	VADDPS Z8, Z7, Z7
-	VMULPS 256(R9), Z2, Z8
-	VADDPS Z8, Z7, Z7
-	VMULPS 9024(R9), Z10, Z8
-	VMULPS 9088(R9), Z11, Z12
-	VADDPS Z12, Z8, Z8
-	VMULPS 9152(R9), Z2, Z12
-	VADDPS Z12, Z8, Z8
-	VMULPS 192(R9), Z10, Z12
-	VMULPS 128(R9), Z11, Z13
-	VADDPS Z13, Z12, Z12
-	VMULPS 64(R9), Z2, Z13
-	VADDPS Z13, Z12, Z12
-	VMULPS 9216(R9), Z10, Z10
-	VMULPS 9280(R9), Z11, Z11
-	VADDPS Z11, Z10, Z10
-	VMULPS 9344(R9), Z2, Z2
-	VADDPS Z2, Z10, Z2
-
-	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
-	VSUBPS       Z7, Z3, Z10
-	VSUBPS       9408(R9), Z10, Z10
-	VSUBPS       Z4, Z8, Z11
-	VCMPPS       $0x11, Z11, Z0, K3
-	VDIVPS       Z11, Z10, Z11
-	VXORPS       Z13, Z13, Z13
-	VBROADCASTSS toiinf<>+0(SB), Z14
-	VBLENDMPS    Z11, Z14, K3, Z13
-	VCMPPS       $0x11, Z10, Z0, K3
-	VMOVAPS.Z    Z13, K3, Z10
-	VSUBPS       Z12, Z3, Z3
-	VSUBPS       9408(R9), Z3, Z3
-	VSUBPS       Z4, Z2, Z4
-	VCMPPS       $0x11, Z4, Z0, K3
-	VDIVPS       Z4, Z3, Z4
-	VXORPS       Z11, Z11, Z11
-	VBROADCASTSS toiinf<>+0(SB), Z13
-	VBLENDMPS    Z4, Z13, K3, Z11
-	VCMPPS       $0x11, Z3, Z0, K3
-	VMOVAPS.Z    Z11, K3, Z3
-	VMINPS       Z3, Z10, Z3
-	VSUBPS       Z7, Z5, Z4
-	VSUBPS       9408(R9), Z4, Z4
-	VSUBPS       Z6, Z8, Z7
-	VCMPPS       $0x11, Z7, Z0, K3
-	VDIVPS       Z7, Z4, Z7
-	VXORPS       Z8, Z8, Z8
-	VBROADCASTSS toiinf<>+0(SB), Z10
-	VBLENDMPS    Z7, Z10, K3, Z8
-	VCMPPS       $0x11, Z4, Z0, K3
-	VMOVAPS.Z    Z8, K3, Z4
-	VMINPS       Z4, Z3, Z3
-	VSUBPS       Z12, Z5, Z4
-	VSUBPS       9408(R9), Z4, Z4
-	VSUBPS       Z6, Z2, Z2
-	VCMPPS       $0x11, Z2, Z0, K3
-	VDIVPS       Z2, Z4, Z2
-	VXORPS       Z5, Z5, Z5
-	VBROADCASTSS toiinf<>+0(SB), Z6
-	VBLENDMPS    Z2, Z6, K3, Z5
-	VCMPPS       $0x11, Z4, Z0, K3
-	VMOVAPS.Z    Z5, K3, Z2
-	VMINPS       Z2, Z3, Z2
-	VADDPS       9536(R9), Z2, Z2
-
-	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS        9664(R9), Z3
-	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z3, K3
-	VADDPS         9600(R9), Z1, Z3
-	VMOVUPS        9536(R9), Z4
-	VCMPPS         $0x11, Z2, Z4, K4
-	KANDNW         K3, K4, K4
-	VBROADCASTSS   maxiter+68(FP), Z4
-	VCMPPS         $0x12, Z3, Z4, K5
-	KORW           K5, K4, K4
-	VXORPS         Z4, Z4, Z4
-	VBROADCASTSS   toirunning<>+0(SB), Z5
-	VBLENDMPS.BCST toiunconv<>+0(SB), Z5, K4, Z4
-	VCMPPS         $0x16, (R9), Z2, K4
-	VBLENDMPS      Z0, Z4, K4, Z4
-	VMOVUPS        9536(R9), Z5
-	VCMPPS         $0x00, Z0, Z5, K4
-	VXORPS         Z5, Z5, Z5
-	VBLENDMPS.BCST toiinitial<>+0(SB), Z1, K4, Z5
-	VCMPPS         $0x12, 9472(R9), Z9, K4
-	VBLENDMPS      Z5, Z4, K4, Z4
-	VBLENDMPS.BCST toiinvalid<>+0(SB), Z4, K2, Z4
-	VCMPPS.BCST    $0x00, toirunning<>+0(SB), Z4, K4
-	KANDW          K4, K3, K4
-	VXORPS         Z5, Z5, Z5
-	VMOVUPS        9536(R9), Z6
-	VBLENDMPS      Z2, Z6, K4, Z5
-	VBLENDMPS      Z0, Z3, K2, Z3
-	VXORPS         Z2, Z2, Z2
-	VMOVUPS        9600(R9), Z6
-	VBLENDMPS      Z3, Z6, K3, Z2
-	VXORPS         Z3, Z3, Z3
-	VMOVUPS        9664(R9), Z6
-	VBLENDMPS      Z4, Z6, K3, Z3
-	VMOVUPS        Z5, 9536(R9)
-	VMOVUPS        Z2, 9600(R9)
-	VMOVUPS        Z3, 9664(R9)
-	KMOVW          K4, AX
-	TESTL          AX, AX
-	JNZ            TOIAVX512_t_step
-
-	// Finish: the rows.
-	VMOVUPS 9536(R9), Z2
-	VMULPS  8640(R9), Z2, Z2
-	VADDPS  8064(R9), Z2, Z2
-	VMOVUPS 9536(R9), Z3
-	VMULPS  8704(R9), Z3, Z3
-	VADDPS  8128(R9), Z3, Z3
-	VMOVUPS 9536(R9), Z4
-	VMULPS  8768(R9), Z4, Z4
-	VADDPS  8192(R9), Z4, Z4
-	VMOVUPS 9536(R9), Z5
-	VMULPS  8832(R9), Z5, Z5
-	VADDPS  8256(R9), Z5, Z5
-	VMOVUPS 9536(R9), Z6
-	VMULPS  8896(R9), Z6, Z6
-	VADDPS  8320(R9), Z6, Z6
-	VMOVUPS 9536(R9), Z7
-	VMULPS  8960(R9), Z7, Z7
-	VADDPS  8384(R9), Z7, Z7
-	VMOVUPS 9536(R9), Z8
-	VMULPS  9024(R9), Z8, Z8
-	VADDPS  Z8, Z0, Z8
-	VMOVUPS 9536(R9), Z9
-	VMULPS  9088(R9), Z9, Z9
-	VADDPS  Z9, Z0, Z9
-	VMOVUPS 9536(R9), Z10
-	VMULPS  9152(R9), Z10, Z10
-	VADDPS  Z10, Z0, Z10
-	VMOVUPS 9536(R9), Z11
-	VMULPS  9216(R9), Z11, Z11
-	VADDPS  8448(R9), Z11, Z11
-	VMOVUPS 9536(R9), Z12
-	VMULPS  9280(R9), Z12, Z12
-	VADDPS  8512(R9), Z12, Z12
-	VMOVUPS 9536(R9), Z13
-	VMULPS  9344(R9), Z13, Z13
-	VADDPS  8576(R9), Z13, Z13
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPS Z2, Z5, Z14
-	VSUBPS Z3, Z6, Z15
-	VSUBPS Z4, Z7, Z16
-	VSUBPS Z8, Z11, Z17
-	VSUBPS Z9, Z12, Z18
-	VSUBPS Z10, Z13, Z19
-	VSUBPS Z8, Z2, Z20
-	VSUBPS Z9, Z3, Z21
-	VSUBPS Z10, Z4, Z22
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPS      Z17, Z17, Z23
-	VMULPS      Z18, Z18, Z24
-	VADDPS      Z24, Z23, Z23
-	VMULPS      Z19, Z19, Z24
-	VADDPS      Z24, Z23, Z23
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z23, K2
-	VDIVPS.Z    Z23, Z1, K2, Z24
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPS      Z14, Z14, Z25
-	VMULPS      Z15, Z15, Z26
-	VADDPS      Z26, Z25, Z25
-	VMULPS      Z16, Z16, Z26
-	VADDPS      Z26, Z25, Z25
-	VCMPPS.BCST $0x1d, minnormal<>+0(SB), Z25, K2
-	VDIVPS.Z    Z25, Z1, K2, Z26
-	VMULPS      Z20, Z17, Z27
-	VMULPS      Z21, Z18, Z28
-	VADDPS      Z28, Z27, Z27
-	VMULPS      Z22, Z19, Z28
-	VADDPS      Z28, Z27, Z27
-	VMULPS      Z24, Z27, Z27
-	VMULPS      Z14, Z17, Z28
-	VMULPS      Z15, Z18, Z29
-	VADDPS      Z29, Z28, Z28
-	VMULPS      Z16, Z19, Z29
-	VADDPS      Z29, Z28, Z28
-	VMULPS      Z24, Z28, Z29
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPS  Z14, Z20, Z30
-	VMOVUPS Z24, (R9)
-	VMULPS  Z15, Z21, Z24
-	VMOVUPS Z10, 64(R9)
-	VADDPS  Z24, Z30, Z10
-	VMULPS  Z16, Z22, Z24
-	VADDPS  Z24, Z10, Z10
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPS  Z27, Z17, Z24
-	VMULPS  Z27, Z18, Z30
-	VMOVUPS Z13, 128(R9)
-	VMULPS  Z27, Z19, Z13
-	VMOVUPS Z9, 192(R9)
-	VSUBPS  Z20, Z24, Z9
-	VSUBPS  Z21, Z30, Z24
-	VSUBPS  Z22, Z13, Z13
-	VMULPS  Z29, Z17, Z30
-	VMOVUPS Z12, 256(R9)
-	VMULPS  Z29, Z18, Z12
-	VMOVUPS Z8, 320(R9)
-	VMULPS  Z29, Z19, Z8
-	VMOVUPS Z11, 384(R9)
-	VSUBPS  Z30, Z14, Z11
-	VSUBPS  Z12, Z15, Z12
-	VSUBPS  Z8, Z16, Z8
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPS   Z11, Z11, Z30
-	VMOVUPS  Z4, 448(R9)
-	VMULPS   Z12, Z12, Z4
-	VMOVUPS  Z7, 512(R9)
-	VADDPS   Z4, Z30, Z4
-	VMULPS   Z8, Z8, Z7
-	VADDPS   Z7, Z4, Z4
-	VMULPS   Z11, Z9, Z7
-	VMULPS   Z12, Z24, Z9
-	VADDPS   Z9, Z7, Z7
-	VMULPS   Z8, Z13, Z8
-	VADDPS   Z8, Z7, Z7
-	VCMPPS   $0x04, Z4, Z0, K2
-	VDIVPS.Z Z4, Z7, K2, Z4
-	VMINPS   Z1, Z4, Z4
-	VMAXPS   Z0, Z4, Z4
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPS Z29, Z4, Z4
-	VADDPS Z4, Z27, Z4
-	VMINPS Z1, Z4, Z4
-	VMAXPS Z0, Z4, Z4
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPS Z28, Z4, Z7
-	VSUBPS Z10, Z7, Z7
-	VMULPS Z26, Z7, Z7
-	VMINPS Z1, Z7, Z7
-	VMAXPS Z0, Z7, Z7
-	VMULPS Z4, Z17, Z8
-	VMULPS Z4, Z18, Z9
-	VMULPS Z4, Z19, Z4
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPS  Z7, Z14, Z10
-	VADDPS  Z10, Z20, Z10
-	VSUBPS  Z8, Z10, Z10
-	VMULPS  Z7, Z15, Z11
-	VADDPS  Z11, Z21, Z11
-	VSUBPS  Z9, Z11, Z11
-	VMULPS  Z7, Z16, Z12
-	VADDPS  Z12, Z22, Z12
-	VSUBPS  Z4, Z12, Z12
-	VMULPS  Z10, Z10, Z13
-	VMULPS  Z11, Z11, Z17
-	VADDPS  Z17, Z13, Z13
-	VMULPS  Z12, Z12, Z17
-	VADDPS  Z17, Z13, Z13
-	VSQRTPS Z13, Z17
-
-	// The normal by ContactLane's rules (contact's common path and rare block).
-	VMOVAPS      Z10, Z18
-	VMOVAPS      Z11, Z19
-	VMOVAPS      Z12, Z24
-	VMOVAPS      Z17, Z26
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z13, K2
-	VMAXPS       Z23, Z25, Z23
-	VMULPS       Z20, Z20, Z20
-	VMULPS       Z21, Z21, Z21
-	VADDPS       Z21, Z20, Z20
-	VMULPS       Z22, Z22, Z21
-	VADDPS       Z21, Z20, Z20
-	VMAXPS       Z20, Z23, Z20
-	VBROADCASTSS crosstol<>+0(SB), Z21
-	VMULPS       Z20, Z21, Z21
-	VCMPPS       $0x11, Z21, Z13, K3
-	KORW         K3, K2, K4
-	VMOVUPS      Z17, 576(R9)
-	VMOVUPS      Z4, 640(R9)
-	VMOVUPS      Z16, 704(R9)
-	VMOVUPS      Z9, 768(R9)
-	VMOVUPS      Z15, 832(R9)
-	VMOVUPS      Z8, 896(R9)
-	VMOVUPS      Z14, 960(R9)
-	VMOVUPS      Z7, 1024(R9)
-	VMOVUPS      Z26, 1088(R9)
-	VMOVUPS      Z24, 1152(R9)
-	VMOVUPS      Z19, 1216(R9)
-	VMOVUPS      Z18, 1280(R9)
-	KORTESTW     K4, K4
-	JZ           TOIAVX512_t_finish_g0_normal
-
-	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VSUBPS   Z2, Z5, Z4
-	VSUBPS   Z3, Z6, Z5
-	VMOVUPS  512(R9), Z6
-	VSUBPS   448(R9), Z6, Z6
-	VMOVUPS  384(R9), Z7
-	VSUBPS   320(R9), Z7, Z7
-	VMOVUPS  256(R9), Z8
-	VSUBPS   192(R9), Z8, Z8
-	VMOVUPS  128(R9), Z9
-	VSUBPS   64(R9), Z9, Z9
-	VSQRTPS  Z25, Z14
-	VCMPPS   $0x04, Z14, Z0, K4
-	VDIVPS.Z Z14, Z1, K4, Z14
-	VSQRTPS  (R9), Z15
-	VMULPS   Z14, Z4, Z4
-	VMULPS   Z14, Z5, Z5
-	VMULPS   Z14, Z6, Z6
-	VMULPS   Z15, Z7, Z7
-	VMULPS   Z15, Z8, Z8
-	VMULPS   Z15, Z9, Z9
-	VCMPPS   $0x00, Z0, Z25, K4
-	VMULPS   Z9, Z5, Z14
-	VMULPS   Z8, Z6, Z15
-	VSUBPS   Z15, Z14, Z14
-	VMULPS   Z7, Z6, Z15
-	VMULPS   Z9, Z4, Z16
-	VSUBPS   Z16, Z15, Z15
-	VMULPS   Z8, Z4, Z16
-	VMULPS   Z7, Z5, Z17
-	VSUBPS   Z17, Z16, Z16
-	VMULPS   Z14, Z14, Z17
-	VMULPS   Z15, Z15, Z18
-	VADDPS   Z18, Z17, Z17
-	VMULPS   Z16, Z16, Z18
-	VADDPS   Z18, Z17, Z17
-	VMULPS   Z14, Z10, Z10
-	VMULPS   Z15, Z11, Z11
-	VADDPS   Z11, Z10, Z10
-	VMULPS   Z16, Z12, Z11
-	VADDPS   Z11, Z10, Z10
-
-	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
-	VBROADCASTSS perptol<>+0(SB), Z11
-	VMULPS       Z20, Z11, Z11
-	VSUBPS       Z11, Z13, Z11
-	VMULPS       Z17, Z11, Z11
-	VMULPS       Z10, Z10, Z12
-	VCMPPS       $0x11, Z12, Z11, K5
-	KANDW        K5, K3, K3
-	VCMPPS.BCST  $0x19, minnormal<>+0(SB), Z17, K5
-	KANDNW       K3, K5, K3
-	KORW         K3, K2, K2
-	VMULPS       Z10, Z10, Z11
-	VBROADCASTSS signtol<>+0(SB), Z12
-	VMULPS       Z20, Z12, Z12
-	VMULPS       Z17, Z12, Z12
-	VCMPPS       $0x19, Z12, Z11, K3
-	VCMPPS       $0x11, Z0, Z10, K5
-	KANDNW       K5, K3, K3
-	VXORPS.BCST  signmask<>+0(SB), Z14, Z10
-	VXORPS.BCST  signmask<>+0(SB), Z15, Z11
-	VXORPS.BCST  signmask<>+0(SB), Z16, Z12
-	VBLENDMPS    Z10, Z14, K3, Z14
-	VBLENDMPS    Z11, Z15, K3, Z15
-	VBLENDMPS    Z12, Z16, K3, Z16
-	VXORPS       Z10, Z10, Z10
-	VMOVUPS      1280(R9), Z11
-	VBLENDMPS    Z14, Z11, K2, Z10
-	VXORPS       Z11, Z11, Z11
-	VMOVUPS      1216(R9), Z12
-	VBLENDMPS    Z15, Z12, K2, Z11
-	VXORPS       Z12, Z12, Z12
-	VMOVUPS      1152(R9), Z14
-	VBLENDMPS    Z16, Z14, K2, Z12
-	VXORPS       Z14, Z14, Z14
-	VBLENDMPS    Z17, Z13, K2, Z14
-	VMOVUPS      Z10, 1280(R9)
-	VMOVUPS      Z11, 1216(R9)
-	VMOVUPS      Z12, 1152(R9)
-	VMOVAPS      Z14, Z13
-
-	// v = unit axis 1, or unit axis 2 when A = B.
-	VBLENDMPS Z7, Z4, K4, Z4
-	VBLENDMPS Z8, Z5, K4, Z5
-	VBLENDMPS Z9, Z6, K4, Z6
-
-	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VXORPS.BCST signmask<>+0(SB), Z4, Z4
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z13, K2
-	VMULPS      Z5, Z5, Z7
-	VMULPS      Z4, Z4, Z8
-	VADDPS      Z8, Z7, Z7
-	VMULPS      Z0, Z0, Z8
-	VADDPS      Z8, Z7, Z7
-	VXORPS      Z8, Z8, Z8
-	VMOVUPS     1280(R9), Z9
-	VBLENDMPS   Z5, Z9, K2, Z8
-	VXORPS      Z9, Z9, Z9
-	VMOVUPS     1216(R9), Z10
-	VBLENDMPS   Z4, Z10, K2, Z9
-	VXORPS      Z4, Z4, Z4
-	VMOVUPS     1152(R9), Z10
-	VBLENDMPS   Z0, Z10, K2, Z4
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPS   Z7, Z13, K2, Z10
-	VMOVUPS     Z8, 1280(R9)
-	VMOVUPS     Z9, 1216(R9)
-	VMOVUPS     Z4, 1152(R9)
-	VMOVAPS     Z10, Z13
-
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VXORPS.BCST signmask<>+0(SB), Z5, Z4
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z13, K2
-	VMULPS      Z0, Z0, Z5
-	VMULPS      Z6, Z6, Z7
-	VADDPS      Z7, Z5, Z5
-	VMULPS      Z4, Z4, Z7
-	VADDPS      Z7, Z5, Z5
-	VXORPS      Z7, Z7, Z7
-	VMOVUPS     1280(R9), Z8
-	VBLENDMPS   Z0, Z8, K2, Z7
-	VXORPS      Z8, Z8, Z8
-	VMOVUPS     1216(R9), Z9
-	VBLENDMPS   Z6, Z9, K2, Z8
-	VXORPS      Z6, Z6, Z6
-	VMOVUPS     1152(R9), Z9
-	VBLENDMPS   Z4, Z9, K2, Z6
-	VXORPS      Z4, Z4, Z4
-	VBLENDMPS   Z5, Z13, K2, Z4
-	VMOVUPS     Z7, 1280(R9)
-	VMOVUPS     Z8, 1216(R9)
-	VMOVUPS     Z6, 1152(R9)
-	VMOVAPS     Z4, Z13
-
-	// Fallback 4: (0,0,1).
-	VCMPPS.BCST $0x19, minnormal<>+0(SB), Z13, K2
-	VXORPS      Z4, Z4, Z4
-	VMOVUPS     1280(R9), Z5
-	VBLENDMPS   Z0, Z5, K2, Z4
-	VXORPS      Z5, Z5, Z5
-	VMOVUPS     1216(R9), Z6
-	VBLENDMPS   Z0, Z6, K2, Z5
-	VXORPS      Z0, Z0, Z0
-	VMOVUPS     1152(R9), Z6
-	VBLENDMPS   Z1, Z6, K2, Z0
-	VXORPS      Z6, Z6, Z6
-	VBLENDMPS   Z1, Z13, K2, Z6
-	VMOVUPS     Z4, 1280(R9)
-	VMOVUPS     Z5, 1216(R9)
-	VMOVUPS     Z0, 1152(R9)
-	VMOVAPS     Z6, Z13
-
-	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPS Z13, Z0
-	VMOVUPS Z0, 1088(R9)
-
-TOIAVX512_t_finish_g0_normal:
-	VDIVPS 1088(R9), Z1, Z0
-	VMULPS 1280(R9), Z0, Z1
-	VMULPS 1216(R9), Z0, Z4
-	VMULPS 1152(R9), Z0, Z0
-
-	// P = C0 + (a + s M0), Q = C0 + (c + t u).
-	VMOVUPS 960(R9), Z5
-	VMULPS  1024(R9), Z5, Z5
-	VADDPS  Z5, Z2, Z2
-	VADDPS  6592(R9), Z2, Z2
-	VMOVUPS 320(R9), Z5
-	VADDPS  896(R9), Z5, Z5
-	VADDPS  6592(R9), Z5, Z5
-	VMOVUPS 832(R9), Z6
-	VMULPS  1024(R9), Z6, Z6
-	VADDPS  Z6, Z3, Z3
-	VADDPS  6656(R9), Z3, Z3
-	VMOVUPS 192(R9), Z6
-	VADDPS  768(R9), Z6, Z6
-	VADDPS  6656(R9), Z6, Z6
-	VMOVUPS 704(R9), Z7
-	VMULPS  1024(R9), Z7, Z7
-	VADDPS  448(R9), Z7, Z7
-	VADDPS  6720(R9), Z7, Z7
-	VMOVUPS 64(R9), Z8
-	VADDPS  640(R9), Z8, Z8
-	VADDPS  6720(R9), Z8, Z8
-
-	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS        9664(R9), Z9
-	VCMPPS.BCST    $0x00, toiinvalid<>+0(SB), Z9, K2
-	VXORPS         Z9, Z9, Z9
-	VMOVUPS        9536(R9), Z10
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z10, K2, Z9
-	VXORPS         Z10, Z10, Z10
-	VMOVUPS        576(R9), Z11
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z11, K2, Z10
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z1, K2, Z1
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z4, K2, Z4
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z0, K2, Z0
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z2, K2, Z2
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z3, K2, Z3
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z7, K2, Z7
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z5, K2, Z5
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z6, K2, Z6
-	VBLENDMPS.BCST canonicalnan<>+0(SB), Z8, K2, Z8
-
-	// Pair index k = i + 0 + lane.
-	LEAQ         (R13), AX
-	VMOVD        AX, X11
-	VPBROADCASTD X11, Z11
-	VPADDD       iota<>+0(SB), Z11, Z11
-	MOVQ         (SP), R12
-	VMOVDQU32    Z11, K1, (R12)(R13*4)
-	VMOVUPS      9664(R9), Z11
-	VCVTTPS2DQ   Z11, Z11
-	MOVQ         8(SP), R12
-	VMOVDQU32    Z11, K1, (R12)(R13*4)
-	VMOVUPS      9600(R9), Z11
-	VCVTTPS2DQ   Z11, Z11
-	MOVQ         16(SP), R12
-	VMOVDQU32    Z11, K1, (R12)(R13*4)
-	MOVQ         24(SP), R12
-	VMOVUPS      Z9, K1, (R12)(R13*4)
-	MOVQ         32(SP), R12
-	VMOVUPS      Z10, K1, (R12)(R13*4)
-	MOVQ         40(SP), R12
-	VMOVUPS      Z1, K1, (R12)(R13*4)
-	MOVQ         48(SP), R12
-	VMOVUPS      Z4, K1, (R12)(R13*4)
-	MOVQ         56(SP), R12
-	VMOVUPS      Z0, K1, (R12)(R13*4)
+	VMOVUPS      Z5, K1, (R12)(R13*4)
 	MOVQ         64(SP), R12
 	VMOVUPS      Z2, K1, (R12)(R13*4)
 	MOVQ         72(SP), R12
-	VMOVUPS      Z3, K1, (R12)(R13*4)
+	VMOVUPS      Z4, K1, (R12)(R13*4)
 	MOVQ         80(SP), R12
-	VMOVUPS      Z7, K1, (R12)(R13*4)
+	VMOVUPS      Z10, K1, (R12)(R13*4)
 	MOVQ         88(SP), R12
-	VMOVUPS      Z5, K1, (R12)(R13*4)
-	MOVQ         96(SP), R12
-	VMOVUPS      Z6, K1, (R12)(R13*4)
-	MOVQ         104(SP), R12
 	VMOVUPS      Z8, K1, (R12)(R13*4)
-
-TOIAVX512_done:
+	MOVQ         96(SP), R12
+	VMOVUPS      Z9, K1, (R12)(R13*4)
+	MOVQ         104(SP), R12
+	VMOVUPS      Z11, K1, (R12)(R13*4)
+	ADDQ         $0x00000010, R13
+	SUBQ         $0x00000010, R14
+	JG           TOITailAVX512_loop
 	VZEROUPPER
 	RET
 
-// func TOI64AVX2(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64)
+// func TOI64AVX2(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64) int
 // Requires: AVX, AVX2
-TEXT ·TOI64AVX2(SB), $9200-88
+TEXT ·TOI64AVX2(SB), $9200-96
 	MOVQ         out+40(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -80365,11 +77871,11 @@ TEXT ·TOI64AVX2(SB), $9200-88
 	XORQ         R13, R13
 	MOVQ         n+48(FP), R14
 
-	// 3 whole group(s) of 4 pairs at a time.
+	// 3 whole groups of 4 pairs at a time.
 	CMPQ R14, $0x0000000c
-	JB   TOI64AVX2_loop3_end
+	JB   TOI64AVX2_done
 
-TOI64AVX2_loop3:
+TOI64AVX2_loop:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ (DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
@@ -80575,7 +78081,7 @@ TOI64AVX2_loop3:
 	VMOVUPS    Y0, 4000(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOI64AVX2_loop3_g0_nopad
+	JZ         TOI64AVX2_loop_g0_nopad
 	VMOVUPS    (DX)(R13*4), X3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
@@ -80587,7 +78093,7 @@ TOI64AVX2_loop3:
 	VGATHERDPD Y4, (BX)(X3*8), Y2
 	VMOVUPS    Y2, 4000(R9)
 
-TOI64AVX2_loop3_g0_nopad:
+TOI64AVX2_loop_g0_nopad:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ 16(DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
@@ -80793,7 +78299,7 @@ TOI64AVX2_loop3_g0_nopad:
 	VMOVUPS    Y0, 5984(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOI64AVX2_loop3_g1_nopad
+	JZ         TOI64AVX2_loop_g1_nopad
 	VMOVUPS    16(DX)(R13*4), X3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
@@ -80805,7 +78311,7 @@ TOI64AVX2_loop3_g0_nopad:
 	VGATHERDPD Y4, (BX)(X3*8), Y2
 	VMOVUPS    Y2, 5984(R9)
 
-TOI64AVX2_loop3_g1_nopad:
+TOI64AVX2_loop_g1_nopad:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ 32(DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
@@ -81011,7 +78517,7 @@ TOI64AVX2_loop3_g1_nopad:
 	VMOVUPS    Y0, 7968(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOI64AVX2_loop3_g2_nopad
+	JZ         TOI64AVX2_loop_g2_nopad
 	VMOVUPS    32(DX)(R13*4), X3
 	VMOVUPS    Y0, Y2
 	VPCMPEQD   Y0, Y0, Y4
@@ -81023,7 +78529,7 @@ TOI64AVX2_loop3_g1_nopad:
 	VGATHERDPD Y4, (BX)(X3*8), Y2
 	VMOVUPS    Y2, 7968(R9)
 
-TOI64AVX2_loop3_g2_nopad:
+TOI64AVX2_loop_g2_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
 	VMOVUPS 3072(R9), Y2
@@ -81944,7 +79450,7 @@ TOI64AVX2_loop3_g2_nopad:
 	VMOVUPS      Y3, 8800(R9)
 
 	// Steps until no lane is running.
-TOI64AVX2_loop3_step:
+TOI64AVX2_loop_step:
 	VBROADCASTSD tmax+72(FP), Y2
 	VMINPD       Y1, Y2, Y2
 	VMAXPD       Y0, Y2, Y2
@@ -82946,7 +80452,7 @@ TOI64AVX2_loop3_step:
 	ORL          DI, BX
 	ORL          R8, BX
 	TESTL        BX, BX
-	JNZ          TOI64AVX2_loop3_step
+	JNZ          TOI64AVX2_loop_step
 
 	// Finish: the rows.
 	VMOVUPS 4768(R9), Y2
@@ -83225,7 +80731,7 @@ TOI64AVX2_loop3_step:
 	VMOVUPS      Y3, 1504(R9)
 	VMOVUPS      Y5, 1536(R9)
 	VTESTPD      Y2, Y2
-	JZ           TOI64AVX2_loop3_finish_g0_normal
+	JZ           TOI64AVX2_loop_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS (R9), Y2
@@ -83388,7 +80894,7 @@ TOI64AVX2_loop3_step:
 	VSQRTPD 1536(R9), Y2
 	VMOVUPS Y2, 960(R9)
 
-TOI64AVX2_loop3_finish_g0_normal:
+TOI64AVX2_loop_finish_g0_normal:
 	VMOVUPS 1472(R9), Y2
 	VSUBPD  1024(R9), Y2, Y2
 	VMOVUPS 1440(R9), Y3
@@ -83618,7 +81124,7 @@ TOI64AVX2_loop3_finish_g0_normal:
 	VMOVUPS      Y3, 2080(R9)
 	VMOVUPS      Y12, 2112(R9)
 	VTESTPD      Y2, Y2
-	JZ           TOI64AVX2_loop3_finish_g1_normal
+	JZ           TOI64AVX2_loop_finish_g1_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS 1184(R9), Y2
@@ -83781,7 +81287,7 @@ TOI64AVX2_loop3_finish_g0_normal:
 	VSQRTPD 2112(R9), Y2
 	VMOVUPS Y2, 1536(R9)
 
-TOI64AVX2_loop3_finish_g1_normal:
+TOI64AVX2_loop_finish_g1_normal:
 	VMOVUPS 2048(R9), Y2
 	VSUBPD  1600(R9), Y2, Y2
 	VMOVUPS 2016(R9), Y3
@@ -84061,7 +81567,7 @@ TOI64AVX2_loop3_finish_g1_normal:
 	VMOVUPS      Y8, 640(R9)
 	VMOVUPS      Y7, 736(R9)
 	VTESTPD      Y5, Y5
-	JZ           TOI64AVX2_loop3_finish_g2_normal
+	JZ           TOI64AVX2_loop_finish_g2_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS 1760(R9), Y2
@@ -84224,7 +81730,7 @@ TOI64AVX2_loop3_finish_g1_normal:
 	VSQRTPD 576(R9), Y2
 	VMOVUPS Y2, 256(R9)
 
-TOI64AVX2_loop3_finish_g2_normal:
+TOI64AVX2_loop_finish_g2_normal:
 	VDIVPD 1536(R9), Y1, Y2
 	VMULPD 992(R9), Y2, Y3
 	VMULPD 896(R9), Y2, Y4
@@ -84400,1585 +81906,347 @@ TOI64AVX2_loop3_finish_g2_normal:
 	ADDQ         $0x0000000c, R13
 	SUBQ         $0x0000000c, R14
 	CMPQ         R14, $0x0000000c
-	JAE          TOI64AVX2_loop3
+	JAE          TOI64AVX2_loop
 
-TOI64AVX2_loop3_end:
-	// 1 whole group(s) of 4 pairs at a time.
-	CMPQ R14, $0x00000004
-	JB   TOI64AVX2_loop1_end
+TOI64AVX2_done:
+	MOVQ R13, ret+88(FP)
+	VZEROUPPER
+	RET
 
-TOI64AVX2_loop1:
-	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
-	VPMOVZXDQ (DX)(R13*4), Y2
-	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 4864(R9)
-	VPMOVZXDQ (SI)(R13*4), Y2
-	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 4896(R9)
+// func TOITail64AVX2(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64)
+// Requires: AVX, AVX2
+TEXT ·TOITail64AVX2(SB), $3184-88
+	MOVQ         out+40(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
+	MOVQ         104(R12), AX
+	MOVQ         AX, 104(SP)
+	MOVQ         start+0(FP), AX
+	MOVQ         end+8(FP), CX
+	MOVQ         pi+24(FP), DX
+	MOVQ         pj+32(FP), SI
+	LEAQ         112(SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	VXORPS       Y0, Y0, Y0
+	VBROADCASTSD one64<>+0(SB), Y1
+	XORQ         R13, R13
+	MOVQ         n+48(FP), R14
 
-	// Capsule records of side I at the start, transposed.
-	MOVQ           4864(R9), BX
-	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           4880(R9), BX
-	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           4872(R9), BX
-	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           4888(R9), BX
-	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
-	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 3072(R9)
-	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 3104(R9)
-	MOVQ           4864(R9), BX
-	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           4880(R9), BX
-	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           4872(R9), BX
-	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           4888(R9), BX
-	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
-	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 3136(R9)
-	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 3264(R9)
-	MOVQ           4864(R9), BX
-	VBROADCASTF128 32(AX)(BX*1), Y2
-	MOVQ           4880(R9), BX
-	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
-	MOVQ           4872(R9), BX
-	VBROADCASTF128 32(AX)(BX*1), Y3
-	MOVQ           4888(R9), BX
-	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
-	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 3168(R9)
-	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 3200(R9)
-	MOVQ           4864(R9), BX
-	VBROADCASTF128 48(AX)(BX*1), Y2
-	MOVQ           4880(R9), BX
-	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
-	MOVQ           4872(R9), BX
-	VBROADCASTF128 48(AX)(BX*1), Y3
-	MOVQ           4888(R9), BX
-	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
-	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 3232(R9)
-
-	// Capsule records of side J at the start, transposed.
-	MOVQ           4896(R9), BX
-	VBROADCASTF128 (AX)(BX*1), Y2
-	MOVQ           4912(R9), BX
-	VINSERTF128    $0x01, (AX)(BX*1), Y2, Y2
-	MOVQ           4904(R9), BX
-	VBROADCASTF128 (AX)(BX*1), Y3
-	MOVQ           4920(R9), BX
-	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
-	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 3296(R9)
-	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 3328(R9)
-	MOVQ           4896(R9), BX
-	VBROADCASTF128 16(AX)(BX*1), Y2
-	MOVQ           4912(R9), BX
-	VINSERTF128    $0x01, 16(AX)(BX*1), Y2, Y2
-	MOVQ           4904(R9), BX
-	VBROADCASTF128 16(AX)(BX*1), Y3
-	MOVQ           4920(R9), BX
-	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
-	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 3360(R9)
-	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 3488(R9)
-	MOVQ           4896(R9), BX
-	VBROADCASTF128 32(AX)(BX*1), Y2
-	MOVQ           4912(R9), BX
-	VINSERTF128    $0x01, 32(AX)(BX*1), Y2, Y2
-	MOVQ           4904(R9), BX
-	VBROADCASTF128 32(AX)(BX*1), Y3
-	MOVQ           4920(R9), BX
-	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
-	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 3392(R9)
-	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 3424(R9)
-	MOVQ           4896(R9), BX
-	VBROADCASTF128 48(AX)(BX*1), Y2
-	MOVQ           4912(R9), BX
-	VINSERTF128    $0x01, 48(AX)(BX*1), Y2, Y2
-	MOVQ           4904(R9), BX
-	VBROADCASTF128 48(AX)(BX*1), Y3
-	MOVQ           4920(R9), BX
-	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
-	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 3456(R9)
-
-	// Capsule records of side I at the end, transposed.
-	MOVQ           4864(R9), BX
-	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           4880(R9), BX
-	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           4872(R9), BX
-	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           4888(R9), BX
-	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
-	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 3520(R9)
-	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 3552(R9)
-	MOVQ           4864(R9), BX
-	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           4880(R9), BX
-	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           4872(R9), BX
-	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           4888(R9), BX
-	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
-	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 3584(R9)
-	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 3712(R9)
-	MOVQ           4864(R9), BX
-	VBROADCASTF128 32(CX)(BX*1), Y2
-	MOVQ           4880(R9), BX
-	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
-	MOVQ           4872(R9), BX
-	VBROADCASTF128 32(CX)(BX*1), Y3
-	MOVQ           4888(R9), BX
-	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
-	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 3616(R9)
-	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 3648(R9)
-	MOVQ           4864(R9), BX
-	VBROADCASTF128 48(CX)(BX*1), Y2
-	MOVQ           4880(R9), BX
-	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
-	MOVQ           4872(R9), BX
-	VBROADCASTF128 48(CX)(BX*1), Y3
-	MOVQ           4888(R9), BX
-	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
-	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 3680(R9)
-
-	// Capsule records of side J at the end, transposed.
-	MOVQ           4896(R9), BX
-	VBROADCASTF128 (CX)(BX*1), Y2
-	MOVQ           4912(R9), BX
-	VINSERTF128    $0x01, (CX)(BX*1), Y2, Y2
-	MOVQ           4904(R9), BX
-	VBROADCASTF128 (CX)(BX*1), Y3
-	MOVQ           4920(R9), BX
-	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
-	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 3744(R9)
-	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 3776(R9)
-	MOVQ           4896(R9), BX
-	VBROADCASTF128 16(CX)(BX*1), Y2
-	MOVQ           4912(R9), BX
-	VINSERTF128    $0x01, 16(CX)(BX*1), Y2, Y2
-	MOVQ           4904(R9), BX
-	VBROADCASTF128 16(CX)(BX*1), Y3
-	MOVQ           4920(R9), BX
-	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
-	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 3808(R9)
-	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 3936(R9)
-	MOVQ           4896(R9), BX
-	VBROADCASTF128 32(CX)(BX*1), Y2
-	MOVQ           4912(R9), BX
-	VINSERTF128    $0x01, 32(CX)(BX*1), Y2, Y2
-	MOVQ           4904(R9), BX
-	VBROADCASTF128 32(CX)(BX*1), Y3
-	MOVQ           4920(R9), BX
-	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
-	VUNPCKLPD      Y3, Y2, Y4
-	VMOVUPS        Y4, 3840(R9)
-	VUNPCKHPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 3872(R9)
-	MOVQ           4896(R9), BX
-	VBROADCASTF128 48(CX)(BX*1), Y2
-	MOVQ           4912(R9), BX
-	VINSERTF128    $0x01, 48(CX)(BX*1), Y2, Y2
-	MOVQ           4904(R9), BX
-	VBROADCASTF128 48(CX)(BX*1), Y3
-	MOVQ           4920(R9), BX
-	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
-	VUNPCKLPD      Y3, Y2, Y2
-	VMOVUPS        Y2, 3904(R9)
-
-	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Y0, 3968(R9)
-	VMOVUPS    Y0, 4000(R9)
-	MOVQ       pad+16(FP), BX
-	TESTQ      BX, BX
-	JZ         TOI64AVX2_loop1_g0_nopad
-	VMOVUPS    (DX)(R13*4), X3
-	VMOVUPS    Y0, Y2
-	VPCMPEQD   Y0, Y0, Y4
-	VGATHERDPD Y4, (BX)(X3*8), Y2
-	VMOVUPS    Y2, 3968(R9)
-	VMOVUPS    (SI)(R13*4), X3
-	VMOVUPS    Y0, Y2
-	VPCMPEQD   Y0, Y0, Y4
-	VGATHERDPD Y4, (BX)(X3*8), Y2
-	VMOVUPS    Y2, 4000(R9)
-
-TOI64AVX2_loop1_g0_nopad:
-	// Setup: the frames and the initial states.
-	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 3072(R9), Y2
-	VSUBPD  3296(R9), Y2, Y2
-	VMOVUPS 3104(R9), Y3
-	VSUBPD  3328(R9), Y3, Y3
-	VMOVUPS 3136(R9), Y4
-	VSUBPD  3360(R9), Y4, Y4
-	VMOVUPS 3520(R9), Y5
-	VSUBPD  3072(R9), Y5, Y5
-	VMOVUPS 3552(R9), Y6
-	VSUBPD  3104(R9), Y6, Y6
-	VMOVUPS 3584(R9), Y7
-	VSUBPD  3136(R9), Y7, Y7
-	VMOVUPS 3168(R9), Y8
-	VSUBPD  3296(R9), Y8, Y8
-	VMOVUPS 3200(R9), Y9
-	VSUBPD  3328(R9), Y9, Y9
-	VMOVUPS 3232(R9), Y10
-	VSUBPD  3360(R9), Y10, Y10
-	VMOVUPS 3616(R9), Y11
-	VSUBPD  3168(R9), Y11, Y11
-	VMOVUPS 3648(R9), Y12
-	VSUBPD  3200(R9), Y12, Y12
-	VMOVUPS 3680(R9), Y13
-	VSUBPD  3232(R9), Y13, Y13
-	VMOVUPS Y13, (R9)
-	VMOVUPS 3744(R9), Y13
-	VSUBPD  3296(R9), Y13, Y13
-	VMOVUPS Y13, 32(R9)
-	VMOVUPS 3776(R9), Y13
-	VSUBPD  3328(R9), Y13, Y13
-	VMOVUPS Y13, 64(R9)
-	VMOVUPS 3808(R9), Y13
-	VSUBPD  3360(R9), Y13, Y13
-	VMOVUPS Y13, 96(R9)
-	VMOVUPS 3392(R9), Y13
-	VSUBPD  3296(R9), Y13, Y13
-	VMOVUPS Y13, 128(R9)
-	VMOVUPS 3424(R9), Y13
-	VSUBPD  3328(R9), Y13, Y13
-	VMOVUPS Y13, 160(R9)
-	VMOVUPS 3456(R9), Y13
-	VSUBPD  3360(R9), Y13, Y13
-	VMOVUPS Y13, 192(R9)
-	VMOVUPS 3840(R9), Y13
-	VSUBPD  3392(R9), Y13, Y13
-	VMOVUPS Y13, 224(R9)
-	VMOVUPS 3872(R9), Y13
-	VSUBPD  3424(R9), Y13, Y13
-	VMOVUPS Y13, 256(R9)
-	VMOVUPS 3904(R9), Y13
-	VSUBPD  3456(R9), Y13, Y13
-
-	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
-	VSUBPD       Y2, Y2, Y14
-	VMOVUPS      Y2, 288(R9)
-	VSUBPD       Y5, Y5, Y2
-	VMOVUPS      Y5, 320(R9)
-	VSUBPD       Y3, Y3, Y5
-	VMOVUPS      Y3, 352(R9)
-	VSUBPD       Y6, Y6, Y3
-	VMOVUPS      Y6, 384(R9)
-	VSUBPD       Y4, Y4, Y6
-	VMOVUPS      Y4, 416(R9)
-	VADDPD       Y6, Y14, Y4
-	VSUBPD       Y7, Y7, Y6
-	VADDPD       Y6, Y2, Y2
-	VSUBPD       Y8, Y8, Y6
-	VADDPD       Y6, Y5, Y5
-	VSUBPD       Y11, Y11, Y6
-	VADDPD       Y6, Y3, Y3
-	VSUBPD       Y9, Y9, Y6
-	VADDPD       Y6, Y4, Y4
-	VSUBPD       Y12, Y12, Y6
-	VADDPD       Y6, Y2, Y2
-	VSUBPD       Y10, Y10, Y6
-	VADDPD       Y6, Y5, Y5
-	VMOVUPS      (R9), Y6
-	VSUBPD       (R9), Y6, Y6
-	VADDPD       Y6, Y3, Y3
-	VMOVUPS      32(R9), Y6
-	VSUBPD       32(R9), Y6, Y6
-	VADDPD       Y6, Y4, Y4
-	VMOVUPS      64(R9), Y6
-	VSUBPD       64(R9), Y6, Y6
-	VADDPD       Y6, Y2, Y2
-	VMOVUPS      96(R9), Y6
-	VSUBPD       96(R9), Y6, Y6
-	VADDPD       Y6, Y5, Y5
-	VMOVUPS      128(R9), Y6
-	VSUBPD       128(R9), Y6, Y6
-	VADDPD       Y6, Y3, Y3
-	VMOVUPS      224(R9), Y6
-	VSUBPD       224(R9), Y6, Y6
-	VADDPD       Y6, Y4, Y4
-	VMOVUPS      160(R9), Y6
-	VSUBPD       160(R9), Y6, Y6
-	VADDPD       Y6, Y2, Y2
-	VMOVUPS      256(R9), Y6
-	VSUBPD       256(R9), Y6, Y6
-	VADDPD       Y6, Y5, Y5
-	VMOVUPS      192(R9), Y6
-	VSUBPD       192(R9), Y6, Y6
-	VADDPD       Y6, Y3, Y3
-	VSUBPD       Y13, Y13, Y6
-	VADDPD       Y6, Y4, Y4
-	VMOVUPS      3264(R9), Y6
-	VSUBPD       3264(R9), Y6, Y6
-	VADDPD       Y6, Y2, Y2
-	VMOVUPS      3712(R9), Y6
-	VSUBPD       3712(R9), Y6, Y6
-	VADDPD       Y6, Y5, Y5
-	VMOVUPS      3968(R9), Y6
-	VSUBPD       3968(R9), Y6, Y6
-	VADDPD       Y6, Y3, Y3
-	VMOVUPS      3488(R9), Y6
-	VSUBPD       3488(R9), Y6, Y6
-	VADDPD       Y6, Y4, Y4
-	VMOVUPS      3936(R9), Y6
-	VSUBPD       3936(R9), Y6, Y6
-	VADDPD       Y6, Y2, Y2
-	VMOVUPS      4000(R9), Y6
-	VSUBPD       4000(R9), Y6, Y6
-	VADDPD       Y6, Y5, Y5
-	VMOVUPS      Y13, 448(R9)
-	VBROADCASTSD margin+56(FP), Y6
-	VBROADCASTSD margin+56(FP), Y13
-	VSUBPD       Y6, Y13, Y6
-	VADDPD       Y6, Y3, Y3
-	VBROADCASTSD tol+64(FP), Y6
-	VBROADCASTSD tol+64(FP), Y13
-	VSUBPD       Y6, Y13, Y6
-	VADDPD       Y6, Y4, Y4
-	VBROADCASTSD tmax+72(FP), Y6
-	VBROADCASTSD tmax+72(FP), Y13
-	VSUBPD       Y6, Y13, Y6
-	VADDPD       Y6, Y2, Y2
-	VADDPD       Y2, Y4, Y2
-	VADDPD       Y3, Y5, Y3
-	VADDPD       Y3, Y2, Y2
-	VCMPPD       $0x00, Y0, Y2, Y2
-
-	// A negative radius or pad is invalid.
-	VMOVUPS 3264(R9), Y3
-	VMINPD  3712(R9), Y3, Y3
-	VMOVUPS 3488(R9), Y4
-	VMINPD  3936(R9), Y4, Y4
-	VMINPD  Y4, Y3, Y3
-	VCMPPD  $0x11, Y0, Y3, Y3
-	VMOVUPS 3968(R9), Y4
-	VMINPD  4000(R9), Y4, Y4
-	VCMPPD  $0x11, Y0, Y4, Y4
-	VORPD   Y4, Y3, Y3
-	VANDNPD Y2, Y3, Y2
-
-	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
-	VMOVUPS 288(R9), Y3
-	VANDPD  absmask64<>+0(SB), Y3, Y3
-	VMOVUPS 288(R9), Y4
-	VADDPD  320(R9), Y4, Y4
-	VANDPD  absmask64<>+0(SB), Y4, Y4
-	VMOVUPS 352(R9), Y5
-	VANDPD  absmask64<>+0(SB), Y5, Y5
-	VMOVUPS 352(R9), Y6
-	VADDPD  384(R9), Y6, Y6
-	VANDPD  absmask64<>+0(SB), Y6, Y6
-	VMAXPD  Y6, Y0, Y6
-	VMOVUPS 416(R9), Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y3, Y3
-	VADDPD  416(R9), Y7, Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y4, Y4
-	VANDPD  absmask64<>+0(SB), Y8, Y13
-	VMAXPD  Y13, Y5, Y5
-	VADDPD  Y11, Y8, Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y6, Y6
-	VANDPD  absmask64<>+0(SB), Y9, Y13
-	VMAXPD  Y13, Y3, Y3
-	VADDPD  Y12, Y9, Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y4, Y4
-	VANDPD  absmask64<>+0(SB), Y10, Y13
-	VMAXPD  Y13, Y5, Y5
-	VADDPD  (R9), Y10, Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y6, Y6
-	VMOVUPS 32(R9), Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y3, Y3
-	VMOVUPS 64(R9), Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y4, Y4
-	VMOVUPS 96(R9), Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y5, Y5
-	VMOVUPS 128(R9), Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y6, Y6
-	VMOVUPS 128(R9), Y13
-	VADDPD  224(R9), Y13, Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y3, Y3
-	VMOVUPS 160(R9), Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y4, Y4
-	VMOVUPS 160(R9), Y13
-	VADDPD  256(R9), Y13, Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y5, Y5
-	VMOVUPS 192(R9), Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y6, Y6
-	VMOVUPS 192(R9), Y13
-	VADDPD  448(R9), Y13, Y13
-	VANDPD  absmask64<>+0(SB), Y13, Y13
-	VMAXPD  Y13, Y3, Y3
-	VMAXPD  Y3, Y6, Y3
-	VMAXPD  Y5, Y4, Y4
-	VMAXPD  Y4, Y3, Y3
-
-	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
-	VBROADCASTSD toitolfloor64<>+0(SB), Y4
-	VMULPD       Y3, Y4, Y3
-	VBROADCASTSD tol+64(FP), Y4
-	VMAXPD       Y3, Y4, Y3
-	VMOVUPS      3264(R9), Y4
-	VMAXPD       3712(R9), Y4, Y4
-	VMOVUPS      3488(R9), Y5
-	VMAXPD       3936(R9), Y5, Y5
-	VADDPD       3968(R9), Y4, Y4
-	VADDPD       4000(R9), Y5, Y5
-	VADDPD       Y5, Y4, Y4
-	VBROADCASTSD margin+56(FP), Y5
-	VADDPD       Y5, Y4, Y4
-	VMAXPD       Y3, Y4, Y4
-	VADDPD       Y3, Y4, Y3
-	VBROADCASTSD toiinvalid64<>+0(SB), Y5
-	VBLENDVPD    Y2, toirunning64<>+0(SB), Y5, Y2
-	VMOVUPS      288(R9), Y5
-	VMOVUPS      Y5, 4032(R9)
-	VMOVUPS      352(R9), Y5
-	VMOVUPS      Y5, 4064(R9)
-	VMOVUPS      416(R9), Y5
-	VMOVUPS      Y5, 4096(R9)
-	VMOVUPS      Y8, 4128(R9)
-	VMOVUPS      Y9, 4160(R9)
-	VMOVUPS      Y10, 4192(R9)
-	VMOVUPS      128(R9), Y5
-	VMOVUPS      Y5, 4224(R9)
-	VMOVUPS      160(R9), Y5
-	VMOVUPS      Y5, 4256(R9)
-	VMOVUPS      192(R9), Y5
-	VMOVUPS      Y5, 4288(R9)
-	VMOVUPS      320(R9), Y5
-	VMOVUPS      Y5, 4320(R9)
-	VMOVUPS      384(R9), Y5
-	VMOVUPS      Y5, 4352(R9)
-	VMOVUPS      Y7, 4384(R9)
-	VMOVUPS      Y11, 4416(R9)
-	VMOVUPS      Y12, 4448(R9)
-	VMOVUPS      (R9), Y5
-	VMOVUPS      Y5, 4480(R9)
-	VMOVUPS      32(R9), Y5
-	VMOVUPS      Y5, 4512(R9)
-	VMOVUPS      64(R9), Y5
-	VMOVUPS      Y5, 4544(R9)
-	VMOVUPS      96(R9), Y5
-	VMOVUPS      Y5, 4576(R9)
-	VMOVUPS      224(R9), Y5
-	VMOVUPS      Y5, 4608(R9)
-	VMOVUPS      256(R9), Y5
-	VMOVUPS      Y5, 4640(R9)
-	VMOVUPS      448(R9), Y5
-	VMOVUPS      Y5, 4672(R9)
-	VMOVUPS      Y4, 4704(R9)
-	VMOVUPS      Y3, 4736(R9)
-	VMOVUPS      Y0, 4768(R9)
-	VMOVUPS      Y0, 4800(R9)
-	VMOVUPS      Y2, 4832(R9)
-
-	// Steps until no lane is running.
-TOI64AVX2_loop1_step:
-	VBROADCASTSD tmax+72(FP), Y2
-	VMINPD       Y1, Y2, Y2
-	VMAXPD       Y0, Y2, Y2
-
-	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 4768(R9), Y3
-	VMULPD  4320(R9), Y3, Y3
-	VADDPD  4032(R9), Y3, Y3
-	VMOVUPS 4768(R9), Y4
-	VMULPD  4352(R9), Y4, Y4
-	VADDPD  4064(R9), Y4, Y4
-	VMOVUPS 4768(R9), Y5
-	VMULPD  4384(R9), Y5, Y5
-	VADDPD  4096(R9), Y5, Y5
-	VMOVUPS 4768(R9), Y6
-	VMULPD  4416(R9), Y6, Y6
-	VADDPD  4128(R9), Y6, Y6
-	VMOVUPS 4768(R9), Y7
-	VMULPD  4448(R9), Y7, Y7
-	VADDPD  4160(R9), Y7, Y7
-	VMOVUPS 4768(R9), Y8
-	VMULPD  4480(R9), Y8, Y8
-	VADDPD  4192(R9), Y8, Y8
-	VMOVUPS 4768(R9), Y9
-	VMULPD  4512(R9), Y9, Y9
-	VADDPD  Y9, Y0, Y9
-	VMOVUPS 4768(R9), Y10
-	VMULPD  4544(R9), Y10, Y10
-	VADDPD  Y10, Y0, Y10
-	VMOVUPS 4768(R9), Y11
-	VMULPD  4576(R9), Y11, Y11
-	VADDPD  Y11, Y0, Y11
-	VMOVUPS 4768(R9), Y12
-	VMULPD  4608(R9), Y12, Y12
-	VADDPD  4224(R9), Y12, Y12
-	VMOVUPS 4768(R9), Y13
-	VMULPD  4640(R9), Y13, Y13
-	VADDPD  4256(R9), Y13, Y13
-	VMOVUPS Y2, (R9)
-	VMOVUPS 4768(R9), Y2
-	VMULPD  4672(R9), Y2, Y2
-	VADDPD  4288(R9), Y2, Y2
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPD  Y3, Y6, Y14
-	VMOVUPS Y6, 32(R9)
-	VSUBPD  Y4, Y7, Y6
-	VMOVUPS Y7, 64(R9)
-	VSUBPD  Y5, Y8, Y7
-	VMOVUPS Y8, 96(R9)
-	VSUBPD  Y9, Y12, Y8
-	VMOVUPS Y12, 128(R9)
-	VSUBPD  Y10, Y13, Y12
-	VMOVUPS Y13, 160(R9)
-	VSUBPD  Y11, Y2, Y13
-	VMOVUPS Y2, 192(R9)
-	VSUBPD  Y9, Y3, Y2
-	VMOVUPS Y9, 224(R9)
-	VSUBPD  Y10, Y4, Y9
-	VMOVUPS Y10, 256(R9)
-	VSUBPD  Y11, Y5, Y10
-	VMOVUPS Y11, 288(R9)
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD  Y8, Y8, Y11
-	VMOVUPS Y5, 320(R9)
-	VMULPD  Y12, Y12, Y5
-	VMOVUPS Y4, 352(R9)
-	VADDPD  Y5, Y11, Y4
-	VMULPD  Y13, Y13, Y5
-	VADDPD  Y5, Y4, Y4
-	VCMPPD  $0x1d, minnormal64<>+0(SB), Y4, Y5
-	VDIVPD  Y4, Y1, Y4
-	VANDPD  Y5, Y4, Y4
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD  Y14, Y14, Y5
-	VMULPD  Y6, Y6, Y11
-	VMOVUPS Y3, 384(R9)
-	VADDPD  Y11, Y5, Y3
-	VMULPD  Y7, Y7, Y5
-	VADDPD  Y5, Y3, Y3
-	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y5
-	VDIVPD  Y3, Y1, Y3
-	VANDPD  Y5, Y3, Y3
-	VMULPD  Y2, Y8, Y5
-	VMULPD  Y9, Y12, Y11
-	VMOVUPS Y3, 416(R9)
-	VADDPD  Y11, Y5, Y3
-	VMULPD  Y10, Y13, Y5
-	VADDPD  Y5, Y3, Y3
-	VMULPD  Y4, Y3, Y3
-	VMULPD  Y14, Y8, Y5
-	VMULPD  Y6, Y12, Y11
-	VMOVUPS Y12, 448(R9)
-	VADDPD  Y11, Y5, Y5
-	VMULPD  Y7, Y13, Y11
-	VADDPD  Y11, Y5, Y5
-	VMULPD  Y4, Y5, Y4
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Y14, Y2, Y11
-	VMULPD  Y6, Y9, Y12
-	VMOVUPS Y5, 480(R9)
-	VADDPD  Y12, Y11, Y5
-	VMULPD  Y7, Y10, Y11
-	VADDPD  Y11, Y5, Y5
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Y3, Y8, Y11
-	VMULPD  448(R9), Y3, Y12
-	VMOVUPS Y5, 512(R9)
-	VMULPD  Y3, Y13, Y5
-	VMOVUPS Y3, 544(R9)
-	VSUBPD  Y2, Y11, Y3
-	VSUBPD  Y9, Y12, Y11
-	VSUBPD  Y10, Y5, Y5
-	VMULPD  Y4, Y8, Y12
-	VMOVUPS Y10, 576(R9)
-	VMULPD  448(R9), Y4, Y10
-	VMOVUPS Y9, 608(R9)
-	VMULPD  Y4, Y13, Y9
-	VMOVUPS Y2, 640(R9)
-	VSUBPD  Y12, Y14, Y2
-	VSUBPD  Y10, Y6, Y10
-	VSUBPD  Y9, Y7, Y9
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD  Y2, Y2, Y12
-	VMOVUPS Y7, 672(R9)
-	VMULPD  Y10, Y10, Y7
-	VMOVUPS Y6, 704(R9)
-	VADDPD  Y7, Y12, Y6
-	VMULPD  Y9, Y9, Y7
-	VADDPD  Y7, Y6, Y6
-	VMULPD  Y2, Y3, Y2
-	VMULPD  Y10, Y11, Y3
-	VADDPD  Y3, Y2, Y2
-	VMULPD  Y9, Y5, Y3
-	VADDPD  Y3, Y2, Y2
-	VCMPPD  $0x04, Y6, Y0, Y3
-	VDIVPD  Y6, Y2, Y2
-	VANDPD  Y3, Y2, Y2
-	VMINPD  Y1, Y2, Y2
-	VMAXPD  Y0, Y2, Y2
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Y4, Y2, Y2
-	VADDPD 544(R9), Y2, Y2
-	VMINPD Y1, Y2, Y2
-	VMAXPD Y0, Y2, Y2
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD 480(R9), Y2, Y3
-	VSUBPD 512(R9), Y3, Y3
-	VMULPD 416(R9), Y3, Y3
-	VMINPD Y1, Y3, Y3
-	VMAXPD Y0, Y3, Y3
-	VMULPD Y2, Y8, Y4
-	VMULPD 448(R9), Y2, Y5
-	VMULPD Y2, Y13, Y2
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD  Y3, Y14, Y6
-	VADDPD  640(R9), Y6, Y6
-	VSUBPD  Y4, Y6, Y4
-	VMULPD  704(R9), Y3, Y6
-	VADDPD  608(R9), Y6, Y6
-	VSUBPD  Y5, Y6, Y5
-	VMULPD  672(R9), Y3, Y3
-	VADDPD  576(R9), Y3, Y3
-	VSUBPD  Y2, Y3, Y2
-	VMULPD  Y4, Y4, Y3
-	VMULPD  Y5, Y5, Y6
-	VADDPD  Y6, Y3, Y3
-	VMULPD  Y2, Y2, Y6
-	VADDPD  Y6, Y3, Y3
-	VCMPPD  $0x16, maxfinite64<>+0(SB), Y3, Y6
-	VSQRTPD Y3, Y3
-
-	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
-	VDIVPD  Y3, Y1, Y7
-	VMULPD  Y7, Y4, Y4
-	VMULPD  Y7, Y5, Y5
-	VMULPD  Y7, Y2, Y2
-	VMULPD  384(R9), Y4, Y7
-	VMULPD  352(R9), Y5, Y8
-	VADDPD  Y8, Y7, Y7
-	VMULPD  320(R9), Y2, Y8
-	VADDPD  Y8, Y7, Y7
-	VMULPD  4320(R9), Y4, Y8
-	VMULPD  4352(R9), Y5, Y9
-	VADDPD  Y9, Y8, Y8
-	VMULPD  4384(R9), Y2, Y9
-	VADDPD  Y9, Y8, Y8
-	VMULPD  32(R9), Y4, Y9
-	VMULPD  64(R9), Y5, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  96(R9), Y2, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  4416(R9), Y4, Y10
-	VMULPD  4448(R9), Y5, Y11
-	VADDPD  Y11, Y10, Y10
-	VMULPD  4480(R9), Y2, Y11
-	VADDPD  Y11, Y10, Y10
-	VMULPD  224(R9), Y4, Y11
-	VMULPD  256(R9), Y5, Y12
-	VADDPD  Y12, Y11, Y11
-	VMULPD  288(R9), Y2, Y12
-	VADDPD  Y12, Y11, Y11
-	VMULPD  4512(R9), Y4, Y12
-	VMULPD  4544(R9), Y5, Y13
-	VADDPD  Y13, Y12, Y12
-	VMULPD  4576(R9), Y2, Y13
-	VADDPD  Y13, Y12, Y12
-	VMULPD  128(R9), Y4, Y13
-	VMULPD  160(R9), Y5, Y14
-	VMOVUPS Y6, 32(R9)
-	VADDPD  Y14, Y13, Y6
-	VMULPD  192(R9), Y2, Y13
-	VADDPD  Y13, Y6, Y6
-	VMULPD  4608(R9), Y4, Y4
-	VMULPD  4640(R9), Y5, Y5
-	VADDPD  Y5, Y4, Y4
-	VMULPD  4672(R9), Y2, Y2
-	VADDPD  Y2, Y4, Y2
-
-	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
-	VSUBPD       Y11, Y7, Y4
-	VSUBPD       4704(R9), Y4, Y4
-	VSUBPD       Y8, Y12, Y5
-	VCMPPD       $0x11, Y5, Y0, Y13
-	VDIVPD       Y5, Y4, Y5
-	VMOVUPS      Y3, 64(R9)
-	VBROADCASTSD toiinf64<>+0(SB), Y3
-	VBLENDVPD    Y13, Y5, Y3, Y3
-	VCMPPD       $0x11, Y4, Y0, Y4
-	VANDPD       Y3, Y4, Y3
-	VSUBPD       Y6, Y7, Y4
-	VSUBPD       4704(R9), Y4, Y4
-	VSUBPD       Y8, Y2, Y5
-	VCMPPD       $0x11, Y5, Y0, Y7
-	VDIVPD       Y5, Y4, Y5
-	VBROADCASTSD toiinf64<>+0(SB), Y8
-	VBLENDVPD    Y7, Y5, Y8, Y5
-	VCMPPD       $0x11, Y4, Y0, Y4
-	VANDPD       Y5, Y4, Y4
-	VMINPD       Y4, Y3, Y3
-	VSUBPD       Y11, Y9, Y4
-	VSUBPD       4704(R9), Y4, Y4
-	VSUBPD       Y10, Y12, Y5
-	VCMPPD       $0x11, Y5, Y0, Y7
-	VDIVPD       Y5, Y4, Y5
-	VBROADCASTSD toiinf64<>+0(SB), Y8
-	VBLENDVPD    Y7, Y5, Y8, Y5
-	VCMPPD       $0x11, Y4, Y0, Y4
-	VANDPD       Y5, Y4, Y4
-	VMINPD       Y4, Y3, Y3
-	VSUBPD       Y6, Y9, Y4
-	VSUBPD       4704(R9), Y4, Y4
-	VSUBPD       Y10, Y2, Y2
-	VCMPPD       $0x11, Y2, Y0, Y5
-	VDIVPD       Y2, Y4, Y2
-	VBROADCASTSD toiinf64<>+0(SB), Y6
-	VBLENDVPD    Y5, Y2, Y6, Y2
-	VCMPPD       $0x11, Y4, Y0, Y4
-	VANDPD       Y2, Y4, Y2
-	VMINPD       Y2, Y3, Y2
-	VADDPD       4768(R9), Y2, Y2
-
-	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS      4832(R9), Y3
-	VCMPPD       $0x00, toirunning64<>+0(SB), Y3, Y3
-	VADDPD       4800(R9), Y1, Y4
-	VMOVUPS      4768(R9), Y5
-	VCMPPD       $0x11, Y2, Y5, Y5
-	VANDNPD      Y3, Y5, Y5
-	VBROADCASTSD maxiter+80(FP), Y6
-	VCMPPD       $0x12, Y4, Y6, Y6
-	VORPD        Y6, Y5, Y5
-	VBROADCASTSD toirunning64<>+0(SB), Y6
-	VBLENDVPD    Y5, toiunconv64<>+0(SB), Y6, Y5
-	VCMPPD       $0x16, (R9), Y2, Y6
-	VBLENDVPD    Y6, Y0, Y5, Y5
-	VMOVUPS      4768(R9), Y6
-	VCMPPD       $0x00, Y0, Y6, Y6
-	VBLENDVPD    Y6, toiinitial64<>+0(SB), Y1, Y6
-	VMOVUPS      64(R9), Y7
-	VCMPPD       $0x12, 4736(R9), Y7, Y7
-	VBLENDVPD    Y7, Y6, Y5, Y5
-	VMOVUPS      32(R9), Y6
-	VBLENDVPD    Y6, toiinvalid64<>+0(SB), Y5, Y5
-	VCMPPD       $0x00, toirunning64<>+0(SB), Y5, Y6
-	VANDPD       Y6, Y3, Y6
-	VMOVUPS      4768(R9), Y7
-	VBLENDVPD    Y6, Y2, Y7, Y2
-	VMOVUPS      32(R9), Y7
-	VBLENDVPD    Y7, Y0, Y4, Y4
-	VMOVUPS      4800(R9), Y7
-	VBLENDVPD    Y3, Y4, Y7, Y4
-	VMOVUPS      4832(R9), Y7
-	VBLENDVPD    Y3, Y5, Y7, Y3
-	VMOVUPS      Y2, 4768(R9)
-	VMOVUPS      Y4, 4800(R9)
-	VMOVUPS      Y3, 4832(R9)
-	VMOVMSKPD    Y6, BX
-	TESTL        BX, BX
-	JNZ          TOI64AVX2_loop1_step
-
-	// Finish: the rows.
-	VMOVUPS 4768(R9), Y2
-	VMULPD  4320(R9), Y2, Y2
-	VADDPD  4032(R9), Y2, Y2
-	VMOVUPS 4768(R9), Y3
-	VMULPD  4352(R9), Y3, Y3
-	VADDPD  4064(R9), Y3, Y3
-	VMOVUPS 4768(R9), Y4
-	VMULPD  4384(R9), Y4, Y4
-	VADDPD  4096(R9), Y4, Y4
-	VMOVUPS 4768(R9), Y5
-	VMULPD  4416(R9), Y5, Y5
-	VADDPD  4128(R9), Y5, Y5
-	VMOVUPS 4768(R9), Y6
-	VMULPD  4448(R9), Y6, Y6
-	VADDPD  4160(R9), Y6, Y6
-	VMOVUPS 4768(R9), Y7
-	VMULPD  4480(R9), Y7, Y7
-	VADDPD  4192(R9), Y7, Y7
-	VMOVUPS 4768(R9), Y8
-	VMULPD  4512(R9), Y8, Y8
-	VADDPD  Y8, Y0, Y8
-	VMOVUPS 4768(R9), Y9
-	VMULPD  4544(R9), Y9, Y9
-	VADDPD  Y9, Y0, Y9
-	VMOVUPS 4768(R9), Y10
-	VMULPD  4576(R9), Y10, Y10
-	VADDPD  Y10, Y0, Y10
-	VMOVUPS 4768(R9), Y11
-	VMULPD  4608(R9), Y11, Y11
-	VADDPD  4224(R9), Y11, Y11
-	VMOVUPS 4768(R9), Y12
-	VMULPD  4640(R9), Y12, Y12
-	VADDPD  4256(R9), Y12, Y12
-	VMOVUPS 4768(R9), Y13
-	VMULPD  4672(R9), Y13, Y13
-	VADDPD  4288(R9), Y13, Y13
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPD  Y2, Y5, Y14
-	VMOVUPS Y5, (R9)
-	VSUBPD  Y3, Y6, Y5
-	VMOVUPS Y6, 32(R9)
-	VSUBPD  Y4, Y7, Y6
-	VMOVUPS Y7, 64(R9)
-	VSUBPD  Y8, Y11, Y7
-	VMOVUPS Y11, 96(R9)
-	VSUBPD  Y9, Y12, Y11
-	VMOVUPS Y12, 128(R9)
-	VSUBPD  Y10, Y13, Y12
-	VMOVUPS Y13, 160(R9)
-	VSUBPD  Y8, Y2, Y13
-	VMOVUPS Y8, 192(R9)
-	VSUBPD  Y9, Y3, Y8
-	VMOVUPS Y9, 224(R9)
-	VSUBPD  Y10, Y4, Y9
-	VMOVUPS Y10, 256(R9)
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD  Y7, Y7, Y10
-	VMOVUPS Y4, 288(R9)
-	VMULPD  Y11, Y11, Y4
-	VMOVUPS Y3, 320(R9)
-	VADDPD  Y4, Y10, Y3
-	VMULPD  Y12, Y12, Y4
-	VADDPD  Y4, Y3, Y3
-	VCMPPD  $0x1d, minnormal64<>+0(SB), Y3, Y4
-	VDIVPD  Y3, Y1, Y10
-	VANDPD  Y4, Y10, Y4
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD  Y14, Y14, Y10
-	VMOVUPS Y2, 352(R9)
-	VMULPD  Y5, Y5, Y2
-	VMOVUPS Y3, 384(R9)
-	VADDPD  Y2, Y10, Y2
-	VMULPD  Y6, Y6, Y3
-	VADDPD  Y3, Y2, Y2
-	VCMPPD  $0x1d, minnormal64<>+0(SB), Y2, Y3
-	VDIVPD  Y2, Y1, Y10
-	VANDPD  Y3, Y10, Y3
-	VMULPD  Y13, Y7, Y10
-	VMOVUPS Y2, 416(R9)
-	VMULPD  Y8, Y11, Y2
-	VMOVUPS Y3, 448(R9)
-	VADDPD  Y2, Y10, Y2
-	VMULPD  Y9, Y12, Y3
-	VADDPD  Y3, Y2, Y2
-	VMULPD  Y4, Y2, Y2
-	VMULPD  Y14, Y7, Y3
-	VMULPD  Y5, Y11, Y10
-	VMOVUPS Y11, 480(R9)
-	VADDPD  Y10, Y3, Y3
-	VMULPD  Y6, Y12, Y10
-	VADDPD  Y10, Y3, Y3
-	VMULPD  Y4, Y3, Y10
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Y14, Y13, Y11
-	VMOVUPS Y4, 512(R9)
-	VMULPD  Y5, Y8, Y4
-	VMOVUPS Y3, 544(R9)
-	VADDPD  Y4, Y11, Y3
-	VMULPD  Y6, Y9, Y4
-	VADDPD  Y4, Y3, Y3
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Y2, Y7, Y4
-	VMULPD  480(R9), Y2, Y11
-	VMOVUPS Y3, 576(R9)
-	VMULPD  Y2, Y12, Y3
-	VMOVUPS Y2, 608(R9)
-	VSUBPD  Y13, Y4, Y2
-	VSUBPD  Y8, Y11, Y4
-	VSUBPD  Y9, Y3, Y3
-	VMULPD  Y10, Y7, Y11
-	VMOVUPS Y9, 640(R9)
-	VMULPD  480(R9), Y10, Y9
-	VMOVUPS Y8, 672(R9)
-	VMULPD  Y10, Y12, Y8
-	VMOVUPS Y13, 704(R9)
-	VSUBPD  Y11, Y14, Y11
-	VSUBPD  Y9, Y5, Y9
-	VSUBPD  Y8, Y6, Y8
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD  Y11, Y11, Y13
-	VMOVUPS Y6, 736(R9)
-	VMULPD  Y9, Y9, Y6
-	VMOVUPS Y5, 768(R9)
-	VADDPD  Y6, Y13, Y5
-	VMULPD  Y8, Y8, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  Y11, Y2, Y2
-	VMULPD  Y9, Y4, Y4
-	VADDPD  Y4, Y2, Y2
-	VMULPD  Y8, Y3, Y3
-	VADDPD  Y3, Y2, Y2
-	VCMPPD  $0x04, Y5, Y0, Y3
-	VDIVPD  Y5, Y2, Y2
-	VANDPD  Y3, Y2, Y2
-	VMINPD  Y1, Y2, Y2
-	VMAXPD  Y0, Y2, Y2
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Y10, Y2, Y2
-	VADDPD 608(R9), Y2, Y2
-	VMINPD Y1, Y2, Y2
-	VMAXPD Y0, Y2, Y2
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD 544(R9), Y2, Y3
-	VSUBPD 576(R9), Y3, Y3
-	VMULPD 448(R9), Y3, Y3
-	VMINPD Y1, Y3, Y3
-	VMAXPD Y0, Y3, Y3
-	VMULPD Y2, Y7, Y4
-	VMULPD 480(R9), Y2, Y5
-	VMULPD Y2, Y12, Y2
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD  Y3, Y14, Y6
-	VADDPD  704(R9), Y6, Y6
-	VSUBPD  Y4, Y6, Y6
-	VMULPD  768(R9), Y3, Y7
-	VADDPD  672(R9), Y7, Y7
-	VSUBPD  Y5, Y7, Y7
-	VMULPD  736(R9), Y3, Y8
-	VADDPD  640(R9), Y8, Y8
-	VSUBPD  Y2, Y8, Y8
-	VMULPD  Y6, Y6, Y9
-	VMULPD  Y7, Y7, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  Y8, Y8, Y10
-	VADDPD  Y10, Y9, Y9
-	VSQRTPD Y9, Y10
-
-	// The normal by ContactLane's rules (contact's common path and rare block).
-	VMOVAPS      Y6, Y11
-	VMOVAPS      Y7, Y12
-	VMOVAPS      Y8, Y13
-	VMOVUPS      Y2, 448(R9)
-	VMOVAPS      Y10, Y2
-	VMOVUPS      Y10, 480(R9)
-	VMOVUPS      Y5, 544(R9)
-	VCMPPD       $0x19, minnormal64<>+0(SB), Y9, Y5
-	VMOVUPS      Y4, 576(R9)
-	VMOVUPS      416(R9), Y4
-	VMAXPD       384(R9), Y4, Y4
-	VMOVUPS      Y14, 384(R9)
-	VMOVUPS      704(R9), Y10
-	VMULPD       704(R9), Y10, Y10
-	VMOVUPS      Y3, 608(R9)
-	VMOVUPS      672(R9), Y3
-	VMULPD       672(R9), Y3, Y3
-	VADDPD       Y3, Y10, Y3
-	VMOVUPS      640(R9), Y10
-	VMULPD       640(R9), Y10, Y10
-	VADDPD       Y10, Y3, Y3
-	VMAXPD       Y3, Y4, Y3
-	VBROADCASTSD crosstol64<>+0(SB), Y4
-	VMULPD       Y3, Y4, Y4
-	VCMPPD       $0x11, Y4, Y9, Y4
-	VORPD        Y4, Y5, Y10
-	VMOVUPS      Y2, 640(R9)
-	VMOVUPS      Y13, 672(R9)
-	VMOVUPS      Y12, 704(R9)
-	VMOVUPS      Y11, 800(R9)
-	VMOVUPS      Y5, 832(R9)
-	VMOVUPS      Y4, 864(R9)
-	VMOVUPS      Y9, 896(R9)
-	VMOVUPS      Y3, 928(R9)
-	VMOVUPS      Y8, 960(R9)
-	VMOVUPS      Y7, 992(R9)
-	VTESTPD      Y10, Y10
-	JZ           TOI64AVX2_loop1_finish_g0_normal
-
-	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VMOVUPS (R9), Y2
-	VSUBPD  352(R9), Y2, Y2
-	VMOVUPS 32(R9), Y3
-	VSUBPD  320(R9), Y3, Y3
-	VMOVUPS 64(R9), Y4
-	VSUBPD  288(R9), Y4, Y4
-	VMOVUPS 96(R9), Y5
-	VSUBPD  192(R9), Y5, Y5
-	VMOVUPS 128(R9), Y7
-	VSUBPD  224(R9), Y7, Y7
-	VMOVUPS 160(R9), Y8
-	VSUBPD  256(R9), Y8, Y8
-	VSQRTPD 416(R9), Y9
-	VCMPPD  $0x04, Y9, Y0, Y10
-	VDIVPD  Y9, Y1, Y9
-	VANDPD  Y10, Y9, Y9
-	VSQRTPD 512(R9), Y10
-	VMULPD  Y9, Y2, Y2
-	VMULPD  Y9, Y3, Y3
-	VMULPD  Y9, Y4, Y4
-	VMULPD  Y10, Y5, Y5
-	VMULPD  Y10, Y7, Y7
-	VMULPD  Y10, Y8, Y8
-	VMOVUPS 416(R9), Y9
-	VCMPPD  $0x00, Y0, Y9, Y9
-	VMULPD  Y8, Y3, Y10
-	VMULPD  Y7, Y4, Y11
-	VSUBPD  Y11, Y10, Y10
-	VMULPD  Y5, Y4, Y11
-	VMULPD  Y8, Y2, Y12
-	VSUBPD  Y12, Y11, Y11
-	VMULPD  Y7, Y2, Y12
-	VMULPD  Y5, Y3, Y13
-	VSUBPD  Y13, Y12, Y12
-	VMULPD  Y10, Y10, Y13
-	VMULPD  Y11, Y11, Y14
-	VMOVUPS Y4, (R9)
-	VADDPD  Y14, Y13, Y4
-	VMULPD  Y12, Y12, Y13
-	VADDPD  Y13, Y4, Y4
-	VMULPD  Y10, Y6, Y6
-	VMULPD  992(R9), Y11, Y13
-	VADDPD  Y13, Y6, Y6
-	VMULPD  960(R9), Y12, Y13
-	VADDPD  Y13, Y6, Y6
-
-	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
-	VBROADCASTSD perptol64<>+0(SB), Y13
-	VMULPD       928(R9), Y13, Y13
-	VMOVUPS      Y8, 32(R9)
-	VMOVUPS      896(R9), Y8
-	VSUBPD       Y13, Y8, Y8
-	VMULPD       Y4, Y8, Y8
-	VMULPD       Y6, Y6, Y13
-	VCMPPD       $0x11, Y13, Y8, Y8
-	VMOVUPS      864(R9), Y13
-	VANDPD       Y8, Y13, Y8
-	VCMPPD       $0x19, minnormal64<>+0(SB), Y4, Y13
-	VANDNPD      Y8, Y13, Y8
-	VMOVUPS      832(R9), Y13
-	VORPD        Y8, Y13, Y8
-	VMULPD       Y6, Y6, Y13
-	VMOVUPS      Y3, 64(R9)
-	VBROADCASTSD signtol64<>+0(SB), Y3
-	VMULPD       928(R9), Y3, Y3
-	VMULPD       Y4, Y3, Y3
-	VCMPPD       $0x19, Y3, Y13, Y3
-	VCMPPD       $0x11, Y0, Y6, Y6
-	VANDNPD      Y6, Y3, Y3
-	VXORPD       signmask64<>+0(SB), Y10, Y6
-	VXORPD       signmask64<>+0(SB), Y11, Y13
-	VXORPD       signmask64<>+0(SB), Y12, Y14
-	VMOVUPS      Y7, 96(R9)
-	VBLENDVPD    Y3, Y6, Y10, Y6
-	VBLENDVPD    Y3, Y13, Y11, Y7
-	VBLENDVPD    Y3, Y14, Y12, Y3
-	VMOVUPS      800(R9), Y10
-	VBLENDVPD    Y8, Y6, Y10, Y6
-	VMOVUPS      704(R9), Y10
-	VBLENDVPD    Y8, Y7, Y10, Y7
-	VMOVUPS      672(R9), Y10
-	VBLENDVPD    Y8, Y3, Y10, Y3
-	VMOVUPS      896(R9), Y10
-	VBLENDVPD    Y8, Y4, Y10, Y4
-	VMOVUPS      Y6, 800(R9)
-	VMOVUPS      Y7, 704(R9)
-	VMOVUPS      Y3, 672(R9)
-	VMOVUPS      Y4, 896(R9)
-
-	// v = unit axis 1, or unit axis 2 when A = B.
-	VBLENDVPD Y9, Y5, Y2, Y2
-	VMOVUPS   64(R9), Y3
-	VBLENDVPD Y9, 96(R9), Y3, Y3
-	VMOVUPS   (R9), Y4
-	VBLENDVPD Y9, 32(R9), Y4, Y4
-
-	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VXORPD    signmask64<>+0(SB), Y2, Y2
-	VMOVUPS   896(R9), Y5
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y5, Y5
-	VMULPD    Y3, Y3, Y6
-	VMULPD    Y2, Y2, Y7
-	VADDPD    Y7, Y6, Y6
-	VMULPD    Y0, Y0, Y7
-	VADDPD    Y7, Y6, Y6
-	VMOVUPS   800(R9), Y7
-	VBLENDVPD Y5, Y3, Y7, Y7
-	VMOVUPS   704(R9), Y8
-	VBLENDVPD Y5, Y2, Y8, Y2
-	VMOVUPS   672(R9), Y8
-	VBLENDVPD Y5, Y0, Y8, Y8
-	VMOVUPS   896(R9), Y9
-	VBLENDVPD Y5, Y6, Y9, Y5
-	VMOVUPS   Y7, 800(R9)
-	VMOVUPS   Y2, 704(R9)
-	VMOVUPS   Y8, 672(R9)
-	VMOVUPS   Y5, 896(R9)
-
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VXORPD    signmask64<>+0(SB), Y3, Y2
-	VMOVUPS   896(R9), Y3
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y3, Y3
-	VMULPD    Y0, Y0, Y5
-	VMULPD    Y4, Y4, Y6
-	VADDPD    Y6, Y5, Y5
-	VMULPD    Y2, Y2, Y6
-	VADDPD    Y6, Y5, Y5
-	VMOVUPS   800(R9), Y6
-	VBLENDVPD Y3, Y0, Y6, Y6
-	VMOVUPS   704(R9), Y7
-	VBLENDVPD Y3, Y4, Y7, Y4
-	VMOVUPS   672(R9), Y7
-	VBLENDVPD Y3, Y2, Y7, Y2
-	VMOVUPS   896(R9), Y7
-	VBLENDVPD Y3, Y5, Y7, Y3
-	VMOVUPS   Y6, 800(R9)
-	VMOVUPS   Y4, 704(R9)
-	VMOVUPS   Y2, 672(R9)
-	VMOVUPS   Y3, 896(R9)
-
-	// Fallback 4: (0,0,1).
-	VMOVUPS   896(R9), Y2
-	VCMPPD    $0x19, minnormal64<>+0(SB), Y2, Y2
-	VMOVUPS   800(R9), Y3
-	VBLENDVPD Y2, Y0, Y3, Y3
-	VMOVUPS   704(R9), Y4
-	VBLENDVPD Y2, Y0, Y4, Y4
-	VMOVUPS   672(R9), Y5
-	VBLENDVPD Y2, Y1, Y5, Y5
-	VMOVUPS   896(R9), Y6
-	VBLENDVPD Y2, Y1, Y6, Y2
-	VMOVUPS   Y3, 800(R9)
-	VMOVUPS   Y4, 704(R9)
-	VMOVUPS   Y5, 672(R9)
-	VMOVUPS   Y2, 896(R9)
-
-	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD 896(R9), Y2
-	VMOVUPS Y2, 640(R9)
-
-TOI64AVX2_loop1_finish_g0_normal:
-	VDIVPD 640(R9), Y1, Y2
-	VMULPD 800(R9), Y2, Y3
-	VMULPD 704(R9), Y2, Y4
-	VMULPD 672(R9), Y2, Y2
-
-	// P = C0 + (a + s M0), Q = C0 + (c + t u).
-	VMOVUPS 384(R9), Y5
-	VMULPD  608(R9), Y5, Y5
-	VADDPD  352(R9), Y5, Y5
-	VADDPD  3296(R9), Y5, Y5
-	VMOVUPS 192(R9), Y6
-	VADDPD  576(R9), Y6, Y6
-	VADDPD  3296(R9), Y6, Y6
-	VMOVUPS 768(R9), Y7
-	VMULPD  608(R9), Y7, Y7
-	VADDPD  320(R9), Y7, Y7
-	VADDPD  3328(R9), Y7, Y7
-	VMOVUPS 224(R9), Y8
-	VADDPD  544(R9), Y8, Y8
-	VADDPD  3328(R9), Y8, Y8
-	VMOVUPS 736(R9), Y9
-	VMULPD  608(R9), Y9, Y9
-	VADDPD  288(R9), Y9, Y9
-	VADDPD  3360(R9), Y9, Y9
-	VMOVUPS 256(R9), Y10
-	VADDPD  448(R9), Y10, Y10
-	VADDPD  3360(R9), Y10, Y10
-
-	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS   4832(R9), Y11
-	VCMPPD    $0x00, toiinvalid64<>+0(SB), Y11, Y11
-	VMOVUPS   4768(R9), Y12
-	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y12, Y12
-	VMOVUPS   Y10, (R9)
-	VMOVUPS   480(R9), Y10
-	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y10, Y10
-	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y3, Y3
-	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y4, Y4
-	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y2, Y2
-	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y5, Y5
-	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y7, Y7
-	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y9, Y9
-	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y6, Y6
-	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y8, Y8
-	VMOVUPS   Y12, 32(R9)
-	VMOVUPS   (R9), Y12
-	VBLENDVPD Y11, canonicalnan64<>+0(SB), Y12, Y11
-
-	// Pair index k = i + 0 + lane.
-	LEAQ         (R13), BX
-	VMOVD        BX, X12
-	VPBROADCASTD X12, X12
-	VPADDD       iota<>+0(SB), X12, X12
-	MOVQ         (SP), R12
-	VMOVUPS      X12, (R12)(R13*4)
-	VMOVUPS      4832(R9), Y12
-	VCVTTPD2DQY  Y12, X12
-	MOVQ         8(SP), R12
-	VMOVUPS      X12, (R12)(R13*4)
-	VMOVUPS      4800(R9), Y12
-	VCVTTPD2DQY  Y12, X12
-	MOVQ         16(SP), R12
-	VMOVUPS      X12, (R12)(R13*4)
-	VMOVUPS      32(R9), Y12
-	MOVQ         24(SP), R12
-	VMOVUPS      Y12, (R12)(R13*8)
-	MOVQ         32(SP), R12
-	VMOVUPS      Y10, (R12)(R13*8)
-	MOVQ         40(SP), R12
-	VMOVUPS      Y3, (R12)(R13*8)
-	MOVQ         48(SP), R12
-	VMOVUPS      Y4, (R12)(R13*8)
-	MOVQ         56(SP), R12
-	VMOVUPS      Y2, (R12)(R13*8)
-	MOVQ         64(SP), R12
-	VMOVUPS      Y5, (R12)(R13*8)
-	MOVQ         72(SP), R12
-	VMOVUPS      Y7, (R12)(R13*8)
-	MOVQ         80(SP), R12
-	VMOVUPS      Y9, (R12)(R13*8)
-	MOVQ         88(SP), R12
-	VMOVUPS      Y6, (R12)(R13*8)
-	MOVQ         96(SP), R12
-	VMOVUPS      Y8, (R12)(R13*8)
-	MOVQ         104(SP), R12
-	VMOVUPS      Y11, (R12)(R13*8)
-	ADDQ         $0x00000004, R13
-	SUBQ         $0x00000004, R14
-	CMPQ         R14, $0x00000004
-	JAE          TOI64AVX2_loop1
-
-TOI64AVX2_loop1_end:
-	TESTQ        R14, R14
-	JZ           TOI64AVX2_done
+TOITail64AVX2_loop:
+	// The mask of the first min(n - i, lanes) lanes (tailMask, which may overwrite remain).
+	MOVQ         R14, BX
 	VMOVD        R14, X2
 	VPBROADCASTD X2, Y2
 	VPCMPGTD     iota64<>+0(SB), Y2, Y2
+	MOVQ         BX, R14
 
-	// The remaining pair indices, zero (capsule 0) past n.
+	// The pair indices, zero (capsule 0) past n.
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (DX)(R13*4), X3, X3
-	VMOVUPS    X3, 4992(R9)
+	VMOVUPS    X3, 2944(R9)
 	VMOVDQU    pack64<>+0(SB), Y3
 	VPERMD     Y2, Y3, Y3
 	VPMASKMOVD (SI)(R13*4), X3, X3
-	VMOVUPS    X3, 5024(R9)
+	VMOVUPS    X3, 2976(R9)
 
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
-	VPMOVZXDQ 4992(R9), Y3
+	VPMOVZXDQ 2944(R9), Y3
 	VPSLLQ    $0x06, Y3, Y3
-	VMOVDQU   Y3, 4864(R9)
-	VPMOVZXDQ 5024(R9), Y3
+	VMOVDQU   Y3, 2816(R9)
+	VPMOVZXDQ 2976(R9), Y3
 	VPSLLQ    $0x06, Y3, Y3
-	VMOVDQU   Y3, 4896(R9)
+	VMOVDQU   Y3, 2848(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ           4864(R9), DX
-	VBROADCASTF128 (AX)(DX*1), Y3
-	MOVQ           4880(R9), DX
-	VINSERTF128    $0x01, (AX)(DX*1), Y3, Y3
-	MOVQ           4872(R9), DX
-	VBROADCASTF128 (AX)(DX*1), Y4
-	MOVQ           4888(R9), DX
-	VINSERTF128    $0x01, (AX)(DX*1), Y4, Y4
+	MOVQ           2816(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y3
+	MOVQ           2832(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
+	MOVQ           2824(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y4
+	MOVQ           2840(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 3072(R9)
+	VMOVUPS        Y5, 1024(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 3104(R9)
-	MOVQ           4864(R9), DX
-	VBROADCASTF128 16(AX)(DX*1), Y3
-	MOVQ           4880(R9), DX
-	VINSERTF128    $0x01, 16(AX)(DX*1), Y3, Y3
-	MOVQ           4872(R9), DX
-	VBROADCASTF128 16(AX)(DX*1), Y4
-	MOVQ           4888(R9), DX
-	VINSERTF128    $0x01, 16(AX)(DX*1), Y4, Y4
+	VMOVUPS        Y3, 1056(R9)
+	MOVQ           2816(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y3
+	MOVQ           2832(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
+	MOVQ           2824(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y4
+	MOVQ           2840(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 3136(R9)
+	VMOVUPS        Y5, 1088(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 3264(R9)
-	MOVQ           4864(R9), DX
-	VBROADCASTF128 32(AX)(DX*1), Y3
-	MOVQ           4880(R9), DX
-	VINSERTF128    $0x01, 32(AX)(DX*1), Y3, Y3
-	MOVQ           4872(R9), DX
-	VBROADCASTF128 32(AX)(DX*1), Y4
-	MOVQ           4888(R9), DX
-	VINSERTF128    $0x01, 32(AX)(DX*1), Y4, Y4
+	VMOVUPS        Y3, 1216(R9)
+	MOVQ           2816(R9), BX
+	VBROADCASTF128 32(AX)(BX*1), Y3
+	MOVQ           2832(R9), BX
+	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
+	MOVQ           2824(R9), BX
+	VBROADCASTF128 32(AX)(BX*1), Y4
+	MOVQ           2840(R9), BX
+	VINSERTF128    $0x01, 32(AX)(BX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 3168(R9)
+	VMOVUPS        Y5, 1120(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 3200(R9)
-	MOVQ           4864(R9), DX
-	VBROADCASTF128 48(AX)(DX*1), Y3
-	MOVQ           4880(R9), DX
-	VINSERTF128    $0x01, 48(AX)(DX*1), Y3, Y3
-	MOVQ           4872(R9), DX
-	VBROADCASTF128 48(AX)(DX*1), Y4
-	MOVQ           4888(R9), DX
-	VINSERTF128    $0x01, 48(AX)(DX*1), Y4, Y4
+	VMOVUPS        Y3, 1152(R9)
+	MOVQ           2816(R9), BX
+	VBROADCASTF128 48(AX)(BX*1), Y3
+	MOVQ           2832(R9), BX
+	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
+	MOVQ           2824(R9), BX
+	VBROADCASTF128 48(AX)(BX*1), Y4
+	MOVQ           2840(R9), BX
+	VINSERTF128    $0x01, 48(AX)(BX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 3232(R9)
+	VMOVUPS        Y3, 1184(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ           4896(R9), DX
-	VBROADCASTF128 (AX)(DX*1), Y3
-	MOVQ           4912(R9), DX
-	VINSERTF128    $0x01, (AX)(DX*1), Y3, Y3
-	MOVQ           4904(R9), DX
-	VBROADCASTF128 (AX)(DX*1), Y4
-	MOVQ           4920(R9), DX
-	VINSERTF128    $0x01, (AX)(DX*1), Y4, Y4
+	MOVQ           2848(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y3
+	MOVQ           2864(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y3, Y3
+	MOVQ           2856(R9), BX
+	VBROADCASTF128 (AX)(BX*1), Y4
+	MOVQ           2872(R9), BX
+	VINSERTF128    $0x01, (AX)(BX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 3296(R9)
+	VMOVUPS        Y5, 1248(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 3328(R9)
-	MOVQ           4896(R9), DX
-	VBROADCASTF128 16(AX)(DX*1), Y3
-	MOVQ           4912(R9), DX
-	VINSERTF128    $0x01, 16(AX)(DX*1), Y3, Y3
-	MOVQ           4904(R9), DX
-	VBROADCASTF128 16(AX)(DX*1), Y4
-	MOVQ           4920(R9), DX
-	VINSERTF128    $0x01, 16(AX)(DX*1), Y4, Y4
+	VMOVUPS        Y3, 1280(R9)
+	MOVQ           2848(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y3
+	MOVQ           2864(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y3, Y3
+	MOVQ           2856(R9), BX
+	VBROADCASTF128 16(AX)(BX*1), Y4
+	MOVQ           2872(R9), BX
+	VINSERTF128    $0x01, 16(AX)(BX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 3360(R9)
+	VMOVUPS        Y5, 1312(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 3488(R9)
-	MOVQ           4896(R9), DX
-	VBROADCASTF128 32(AX)(DX*1), Y3
-	MOVQ           4912(R9), DX
-	VINSERTF128    $0x01, 32(AX)(DX*1), Y3, Y3
-	MOVQ           4904(R9), DX
-	VBROADCASTF128 32(AX)(DX*1), Y4
-	MOVQ           4920(R9), DX
-	VINSERTF128    $0x01, 32(AX)(DX*1), Y4, Y4
+	VMOVUPS        Y3, 1440(R9)
+	MOVQ           2848(R9), BX
+	VBROADCASTF128 32(AX)(BX*1), Y3
+	MOVQ           2864(R9), BX
+	VINSERTF128    $0x01, 32(AX)(BX*1), Y3, Y3
+	MOVQ           2856(R9), BX
+	VBROADCASTF128 32(AX)(BX*1), Y4
+	MOVQ           2872(R9), BX
+	VINSERTF128    $0x01, 32(AX)(BX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 3392(R9)
+	VMOVUPS        Y5, 1344(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 3424(R9)
-	MOVQ           4896(R9), DX
-	VBROADCASTF128 48(AX)(DX*1), Y3
-	MOVQ           4912(R9), DX
-	VINSERTF128    $0x01, 48(AX)(DX*1), Y3, Y3
-	MOVQ           4904(R9), DX
-	VBROADCASTF128 48(AX)(DX*1), Y4
-	MOVQ           4920(R9), DX
-	VINSERTF128    $0x01, 48(AX)(DX*1), Y4, Y4
+	VMOVUPS        Y3, 1376(R9)
+	MOVQ           2848(R9), BX
+	VBROADCASTF128 48(AX)(BX*1), Y3
+	MOVQ           2864(R9), BX
+	VINSERTF128    $0x01, 48(AX)(BX*1), Y3, Y3
+	MOVQ           2856(R9), BX
+	VBROADCASTF128 48(AX)(BX*1), Y4
+	MOVQ           2872(R9), BX
+	VINSERTF128    $0x01, 48(AX)(BX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 3456(R9)
+	VMOVUPS        Y3, 1408(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ           4864(R9), AX
-	VBROADCASTF128 (CX)(AX*1), Y3
-	MOVQ           4880(R9), AX
-	VINSERTF128    $0x01, (CX)(AX*1), Y3, Y3
-	MOVQ           4872(R9), AX
-	VBROADCASTF128 (CX)(AX*1), Y4
-	MOVQ           4888(R9), AX
-	VINSERTF128    $0x01, (CX)(AX*1), Y4, Y4
+	MOVQ           2816(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y3
+	MOVQ           2832(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
+	MOVQ           2824(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y4
+	MOVQ           2840(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 3520(R9)
+	VMOVUPS        Y5, 1472(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 3552(R9)
-	MOVQ           4864(R9), AX
-	VBROADCASTF128 16(CX)(AX*1), Y3
-	MOVQ           4880(R9), AX
-	VINSERTF128    $0x01, 16(CX)(AX*1), Y3, Y3
-	MOVQ           4872(R9), AX
-	VBROADCASTF128 16(CX)(AX*1), Y4
-	MOVQ           4888(R9), AX
-	VINSERTF128    $0x01, 16(CX)(AX*1), Y4, Y4
+	VMOVUPS        Y3, 1504(R9)
+	MOVQ           2816(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y3
+	MOVQ           2832(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
+	MOVQ           2824(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y4
+	MOVQ           2840(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 3584(R9)
+	VMOVUPS        Y5, 1536(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 3712(R9)
-	MOVQ           4864(R9), AX
-	VBROADCASTF128 32(CX)(AX*1), Y3
-	MOVQ           4880(R9), AX
-	VINSERTF128    $0x01, 32(CX)(AX*1), Y3, Y3
-	MOVQ           4872(R9), AX
-	VBROADCASTF128 32(CX)(AX*1), Y4
-	MOVQ           4888(R9), AX
-	VINSERTF128    $0x01, 32(CX)(AX*1), Y4, Y4
+	VMOVUPS        Y3, 1664(R9)
+	MOVQ           2816(R9), BX
+	VBROADCASTF128 32(CX)(BX*1), Y3
+	MOVQ           2832(R9), BX
+	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
+	MOVQ           2824(R9), BX
+	VBROADCASTF128 32(CX)(BX*1), Y4
+	MOVQ           2840(R9), BX
+	VINSERTF128    $0x01, 32(CX)(BX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 3616(R9)
+	VMOVUPS        Y5, 1568(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 3648(R9)
-	MOVQ           4864(R9), AX
-	VBROADCASTF128 48(CX)(AX*1), Y3
-	MOVQ           4880(R9), AX
-	VINSERTF128    $0x01, 48(CX)(AX*1), Y3, Y3
-	MOVQ           4872(R9), AX
-	VBROADCASTF128 48(CX)(AX*1), Y4
-	MOVQ           4888(R9), AX
-	VINSERTF128    $0x01, 48(CX)(AX*1), Y4, Y4
+	VMOVUPS        Y3, 1600(R9)
+	MOVQ           2816(R9), BX
+	VBROADCASTF128 48(CX)(BX*1), Y3
+	MOVQ           2832(R9), BX
+	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
+	MOVQ           2824(R9), BX
+	VBROADCASTF128 48(CX)(BX*1), Y4
+	MOVQ           2840(R9), BX
+	VINSERTF128    $0x01, 48(CX)(BX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 3680(R9)
+	VMOVUPS        Y3, 1632(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ           4896(R9), AX
-	VBROADCASTF128 (CX)(AX*1), Y3
-	MOVQ           4912(R9), AX
-	VINSERTF128    $0x01, (CX)(AX*1), Y3, Y3
-	MOVQ           4904(R9), AX
-	VBROADCASTF128 (CX)(AX*1), Y4
-	MOVQ           4920(R9), AX
-	VINSERTF128    $0x01, (CX)(AX*1), Y4, Y4
+	MOVQ           2848(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y3
+	MOVQ           2864(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y3, Y3
+	MOVQ           2856(R9), BX
+	VBROADCASTF128 (CX)(BX*1), Y4
+	MOVQ           2872(R9), BX
+	VINSERTF128    $0x01, (CX)(BX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 3744(R9)
+	VMOVUPS        Y5, 1696(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 3776(R9)
-	MOVQ           4896(R9), AX
-	VBROADCASTF128 16(CX)(AX*1), Y3
-	MOVQ           4912(R9), AX
-	VINSERTF128    $0x01, 16(CX)(AX*1), Y3, Y3
-	MOVQ           4904(R9), AX
-	VBROADCASTF128 16(CX)(AX*1), Y4
-	MOVQ           4920(R9), AX
-	VINSERTF128    $0x01, 16(CX)(AX*1), Y4, Y4
+	VMOVUPS        Y3, 1728(R9)
+	MOVQ           2848(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y3
+	MOVQ           2864(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y3, Y3
+	MOVQ           2856(R9), BX
+	VBROADCASTF128 16(CX)(BX*1), Y4
+	MOVQ           2872(R9), BX
+	VINSERTF128    $0x01, 16(CX)(BX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 3808(R9)
+	VMOVUPS        Y5, 1760(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 3936(R9)
-	MOVQ           4896(R9), AX
-	VBROADCASTF128 32(CX)(AX*1), Y3
-	MOVQ           4912(R9), AX
-	VINSERTF128    $0x01, 32(CX)(AX*1), Y3, Y3
-	MOVQ           4904(R9), AX
-	VBROADCASTF128 32(CX)(AX*1), Y4
-	MOVQ           4920(R9), AX
-	VINSERTF128    $0x01, 32(CX)(AX*1), Y4, Y4
+	VMOVUPS        Y3, 1888(R9)
+	MOVQ           2848(R9), BX
+	VBROADCASTF128 32(CX)(BX*1), Y3
+	MOVQ           2864(R9), BX
+	VINSERTF128    $0x01, 32(CX)(BX*1), Y3, Y3
+	MOVQ           2856(R9), BX
+	VBROADCASTF128 32(CX)(BX*1), Y4
+	MOVQ           2872(R9), BX
+	VINSERTF128    $0x01, 32(CX)(BX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y5
-	VMOVUPS        Y5, 3840(R9)
+	VMOVUPS        Y5, 1792(R9)
 	VUNPCKHPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 3872(R9)
-	MOVQ           4896(R9), AX
-	VBROADCASTF128 48(CX)(AX*1), Y3
-	MOVQ           4912(R9), AX
-	VINSERTF128    $0x01, 48(CX)(AX*1), Y3, Y3
-	MOVQ           4904(R9), AX
-	VBROADCASTF128 48(CX)(AX*1), Y4
-	MOVQ           4920(R9), AX
-	VINSERTF128    $0x01, 48(CX)(AX*1), Y4, Y4
+	VMOVUPS        Y3, 1824(R9)
+	MOVQ           2848(R9), BX
+	VBROADCASTF128 48(CX)(BX*1), Y3
+	MOVQ           2864(R9), BX
+	VINSERTF128    $0x01, 48(CX)(BX*1), Y3, Y3
+	MOVQ           2856(R9), BX
+	VBROADCASTF128 48(CX)(BX*1), Y4
+	MOVQ           2872(R9), BX
+	VINSERTF128    $0x01, 48(CX)(BX*1), Y4, Y4
 	VUNPCKLPD      Y4, Y3, Y3
-	VMOVUPS        Y3, 3904(R9)
+	VMOVUPS        Y3, 1856(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Y0, 3968(R9)
-	VMOVUPS    Y0, 4000(R9)
-	MOVQ       pad+16(FP), AX
-	TESTQ      AX, AX
-	JZ         TOI64AVX2_t_g0_nopad
-	VMOVUPS    4992(R9), X4
+	VMOVUPS    Y0, 1920(R9)
+	VMOVUPS    Y0, 1952(R9)
+	MOVQ       pad+16(FP), BX
+	TESTQ      BX, BX
+	JZ         TOITail64AVX2_g_g0_nopad
+	VMOVUPS    2944(R9), X4
 	VMOVUPS    Y0, Y3
 	VPCMPEQD   Y0, Y0, Y5
-	VGATHERDPD Y5, (AX)(X4*8), Y3
-	VMOVUPS    Y3, 3968(R9)
-	VMOVUPS    5024(R9), X4
+	VGATHERDPD Y5, (BX)(X4*8), Y3
+	VMOVUPS    Y3, 1920(R9)
+	VMOVUPS    2976(R9), X4
 	VMOVUPS    Y0, Y3
 	VPCMPEQD   Y0, Y0, Y5
-	VGATHERDPD Y5, (AX)(X4*8), Y3
-	VMOVUPS    Y3, 4000(R9)
+	VGATHERDPD Y5, (BX)(X4*8), Y3
+	VMOVUPS    Y3, 1952(R9)
 
-TOI64AVX2_t_g0_nopad:
+TOITail64AVX2_g_g0_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 3072(R9), Y3
-	VSUBPD  3296(R9), Y3, Y3
-	VMOVUPS 3104(R9), Y4
-	VSUBPD  3328(R9), Y4, Y4
-	VMOVUPS 3136(R9), Y5
-	VSUBPD  3360(R9), Y5, Y5
-	VMOVUPS 3520(R9), Y6
-	VSUBPD  3072(R9), Y6, Y6
-	VMOVUPS 3552(R9), Y7
-	VSUBPD  3104(R9), Y7, Y7
-	VMOVUPS 3584(R9), Y8
-	VSUBPD  3136(R9), Y8, Y8
-	VMOVUPS 3168(R9), Y9
-	VSUBPD  3296(R9), Y9, Y9
-	VMOVUPS 3200(R9), Y10
-	VSUBPD  3328(R9), Y10, Y10
-	VMOVUPS 3232(R9), Y11
-	VSUBPD  3360(R9), Y11, Y11
-	VMOVUPS 3616(R9), Y12
-	VSUBPD  3168(R9), Y12, Y12
-	VMOVUPS 3648(R9), Y13
-	VSUBPD  3200(R9), Y13, Y13
+	VMOVUPS 1024(R9), Y3
+	VSUBPD  1248(R9), Y3, Y3
+	VMOVUPS 1056(R9), Y4
+	VSUBPD  1280(R9), Y4, Y4
+	VMOVUPS 1088(R9), Y5
+	VSUBPD  1312(R9), Y5, Y5
+	VMOVUPS 1472(R9), Y6
+	VSUBPD  1024(R9), Y6, Y6
+	VMOVUPS 1504(R9), Y7
+	VSUBPD  1056(R9), Y7, Y7
+	VMOVUPS 1536(R9), Y8
+	VSUBPD  1088(R9), Y8, Y8
+	VMOVUPS 1120(R9), Y9
+	VSUBPD  1248(R9), Y9, Y9
+	VMOVUPS 1152(R9), Y10
+	VSUBPD  1280(R9), Y10, Y10
+	VMOVUPS 1184(R9), Y11
+	VSUBPD  1312(R9), Y11, Y11
+	VMOVUPS 1568(R9), Y12
+	VSUBPD  1120(R9), Y12, Y12
+	VMOVUPS 1600(R9), Y13
+	VSUBPD  1152(R9), Y13, Y13
 	VMOVUPS Y11, (R9)
-	VMOVUPS 3680(R9), Y11
-	VSUBPD  3232(R9), Y11, Y11
+	VMOVUPS 1632(R9), Y11
+	VSUBPD  1184(R9), Y11, Y11
 	VMOVUPS Y11, 32(R9)
-	VMOVUPS 3744(R9), Y11
-	VSUBPD  3296(R9), Y11, Y11
+	VMOVUPS 1696(R9), Y11
+	VSUBPD  1248(R9), Y11, Y11
 	VMOVUPS Y11, 64(R9)
-	VMOVUPS 3776(R9), Y11
-	VSUBPD  3328(R9), Y11, Y11
+	VMOVUPS 1728(R9), Y11
+	VSUBPD  1280(R9), Y11, Y11
 	VMOVUPS Y11, 96(R9)
-	VMOVUPS 3808(R9), Y11
-	VSUBPD  3360(R9), Y11, Y11
+	VMOVUPS 1760(R9), Y11
+	VSUBPD  1312(R9), Y11, Y11
 	VMOVUPS Y11, 128(R9)
-	VMOVUPS 3392(R9), Y11
-	VSUBPD  3296(R9), Y11, Y11
+	VMOVUPS 1344(R9), Y11
+	VSUBPD  1248(R9), Y11, Y11
 	VMOVUPS Y11, 160(R9)
-	VMOVUPS 3424(R9), Y11
-	VSUBPD  3328(R9), Y11, Y11
+	VMOVUPS 1376(R9), Y11
+	VSUBPD  1280(R9), Y11, Y11
 	VMOVUPS Y11, 192(R9)
-	VMOVUPS 3456(R9), Y11
-	VSUBPD  3360(R9), Y11, Y11
+	VMOVUPS 1408(R9), Y11
+	VSUBPD  1312(R9), Y11, Y11
 	VMOVUPS Y11, 224(R9)
-	VMOVUPS 3840(R9), Y11
-	VSUBPD  3392(R9), Y11, Y11
+	VMOVUPS 1792(R9), Y11
+	VSUBPD  1344(R9), Y11, Y11
 	VMOVUPS Y11, 256(R9)
-	VMOVUPS 3872(R9), Y11
-	VSUBPD  3424(R9), Y11, Y11
+	VMOVUPS 1824(R9), Y11
+	VSUBPD  1376(R9), Y11, Y11
 	VMOVUPS Y11, 288(R9)
-	VMOVUPS 3904(R9), Y11
-	VSUBPD  3456(R9), Y11, Y11
+	VMOVUPS 1856(R9), Y11
+	VSUBPD  1408(R9), Y11, Y11
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPD       Y3, Y3, Y14
@@ -86034,23 +82302,23 @@ TOI64AVX2_t_g0_nopad:
 	VADDPD       Y7, Y4, Y4
 	VSUBPD       Y11, Y11, Y7
 	VADDPD       Y7, Y5, Y5
-	VMOVUPS      3264(R9), Y7
-	VSUBPD       3264(R9), Y7, Y7
+	VMOVUPS      1216(R9), Y7
+	VSUBPD       1216(R9), Y7, Y7
 	VADDPD       Y7, Y3, Y3
-	VMOVUPS      3712(R9), Y7
-	VSUBPD       3712(R9), Y7, Y7
+	VMOVUPS      1664(R9), Y7
+	VSUBPD       1664(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
-	VMOVUPS      3968(R9), Y7
-	VSUBPD       3968(R9), Y7, Y7
+	VMOVUPS      1920(R9), Y7
+	VSUBPD       1920(R9), Y7, Y7
 	VADDPD       Y7, Y4, Y4
-	VMOVUPS      3488(R9), Y7
-	VSUBPD       3488(R9), Y7, Y7
+	VMOVUPS      1440(R9), Y7
+	VSUBPD       1440(R9), Y7, Y7
 	VADDPD       Y7, Y5, Y5
-	VMOVUPS      3936(R9), Y7
-	VSUBPD       3936(R9), Y7, Y7
+	VMOVUPS      1888(R9), Y7
+	VSUBPD       1888(R9), Y7, Y7
 	VADDPD       Y7, Y3, Y3
-	VMOVUPS      4000(R9), Y7
-	VSUBPD       4000(R9), Y7, Y7
+	VMOVUPS      1952(R9), Y7
+	VSUBPD       1952(R9), Y7, Y7
 	VADDPD       Y7, Y6, Y6
 	VMOVUPS      Y11, 480(R9)
 	VBROADCASTSD margin+56(FP), Y7
@@ -86071,14 +82339,14 @@ TOI64AVX2_t_g0_nopad:
 	VCMPPD       $0x00, Y0, Y3, Y3
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 3264(R9), Y4
-	VMINPD  3712(R9), Y4, Y4
-	VMOVUPS 3488(R9), Y5
-	VMINPD  3936(R9), Y5, Y5
+	VMOVUPS 1216(R9), Y4
+	VMINPD  1664(R9), Y4, Y4
+	VMOVUPS 1440(R9), Y5
+	VMINPD  1888(R9), Y5, Y5
 	VMINPD  Y5, Y4, Y4
 	VCMPPD  $0x11, Y0, Y4, Y4
-	VMOVUPS 3968(R9), Y5
-	VMINPD  4000(R9), Y5, Y5
+	VMOVUPS 1920(R9), Y5
+	VMINPD  1952(R9), Y5, Y5
 	VCMPPD  $0x11, Y0, Y5, Y5
 	VORPD   Y5, Y4, Y4
 	VANDNPD Y3, Y4, Y3
@@ -86157,12 +82425,12 @@ TOI64AVX2_t_g0_nopad:
 	VMULPD       Y4, Y5, Y4
 	VBROADCASTSD tol+64(FP), Y5
 	VMAXPD       Y4, Y5, Y4
-	VMOVUPS      3264(R9), Y5
-	VMAXPD       3712(R9), Y5, Y5
-	VMOVUPS      3488(R9), Y6
-	VMAXPD       3936(R9), Y6, Y6
-	VADDPD       3968(R9), Y5, Y5
-	VADDPD       4000(R9), Y6, Y6
+	VMOVUPS      1216(R9), Y5
+	VMAXPD       1664(R9), Y5, Y5
+	VMOVUPS      1440(R9), Y6
+	VMAXPD       1888(R9), Y6, Y6
+	VADDPD       1920(R9), Y5, Y5
+	VADDPD       1952(R9), Y6, Y6
 	VADDPD       Y6, Y5, Y5
 	VBROADCASTSD margin+56(FP), Y6
 	VADDPD       Y6, Y5, Y5
@@ -86171,93 +82439,93 @@ TOI64AVX2_t_g0_nopad:
 	VBROADCASTSD toiinvalid64<>+0(SB), Y6
 	VBLENDVPD    Y3, toirunning64<>+0(SB), Y6, Y3
 	VMOVUPS      320(R9), Y6
-	VMOVUPS      Y6, 4032(R9)
+	VMOVUPS      Y6, 1984(R9)
 	VMOVUPS      384(R9), Y6
-	VMOVUPS      Y6, 4064(R9)
+	VMOVUPS      Y6, 2016(R9)
 	VMOVUPS      448(R9), Y6
-	VMOVUPS      Y6, 4096(R9)
-	VMOVUPS      Y9, 4128(R9)
-	VMOVUPS      Y10, 4160(R9)
+	VMOVUPS      Y6, 2048(R9)
+	VMOVUPS      Y9, 2080(R9)
+	VMOVUPS      Y10, 2112(R9)
 	VMOVUPS      (R9), Y6
-	VMOVUPS      Y6, 4192(R9)
+	VMOVUPS      Y6, 2144(R9)
 	VMOVUPS      160(R9), Y6
-	VMOVUPS      Y6, 4224(R9)
+	VMOVUPS      Y6, 2176(R9)
 	VMOVUPS      192(R9), Y6
-	VMOVUPS      Y6, 4256(R9)
+	VMOVUPS      Y6, 2208(R9)
 	VMOVUPS      224(R9), Y6
-	VMOVUPS      Y6, 4288(R9)
+	VMOVUPS      Y6, 2240(R9)
 	VMOVUPS      352(R9), Y6
-	VMOVUPS      Y6, 4320(R9)
+	VMOVUPS      Y6, 2272(R9)
 	VMOVUPS      416(R9), Y6
-	VMOVUPS      Y6, 4352(R9)
-	VMOVUPS      Y8, 4384(R9)
-	VMOVUPS      Y12, 4416(R9)
-	VMOVUPS      Y13, 4448(R9)
+	VMOVUPS      Y6, 2304(R9)
+	VMOVUPS      Y8, 2336(R9)
+	VMOVUPS      Y12, 2368(R9)
+	VMOVUPS      Y13, 2400(R9)
 	VMOVUPS      32(R9), Y6
-	VMOVUPS      Y6, 4480(R9)
+	VMOVUPS      Y6, 2432(R9)
 	VMOVUPS      64(R9), Y6
-	VMOVUPS      Y6, 4512(R9)
+	VMOVUPS      Y6, 2464(R9)
 	VMOVUPS      96(R9), Y6
-	VMOVUPS      Y6, 4544(R9)
+	VMOVUPS      Y6, 2496(R9)
 	VMOVUPS      128(R9), Y6
-	VMOVUPS      Y6, 4576(R9)
+	VMOVUPS      Y6, 2528(R9)
 	VMOVUPS      256(R9), Y6
-	VMOVUPS      Y6, 4608(R9)
+	VMOVUPS      Y6, 2560(R9)
 	VMOVUPS      288(R9), Y6
-	VMOVUPS      Y6, 4640(R9)
+	VMOVUPS      Y6, 2592(R9)
 	VMOVUPS      480(R9), Y6
-	VMOVUPS      Y6, 4672(R9)
-	VMOVUPS      Y5, 4704(R9)
-	VMOVUPS      Y4, 4736(R9)
-	VMOVUPS      Y0, 4768(R9)
-	VMOVUPS      Y0, 4800(R9)
-	VMOVUPS      Y3, 4832(R9)
+	VMOVUPS      Y6, 2624(R9)
+	VMOVUPS      Y5, 2656(R9)
+	VMOVUPS      Y4, 2688(R9)
+	VMOVUPS      Y0, 2720(R9)
+	VMOVUPS      Y0, 2752(R9)
+	VMOVUPS      Y3, 2784(R9)
 
 	// Steps until no lane is running.
-TOI64AVX2_t_step:
+TOITail64AVX2_g_step:
 	VBROADCASTSD tmax+72(FP), Y3
 	VMINPD       Y1, Y3, Y3
 	VMAXPD       Y0, Y3, Y3
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 4768(R9), Y4
-	VMULPD  4320(R9), Y4, Y4
-	VADDPD  4032(R9), Y4, Y4
-	VMOVUPS 4768(R9), Y5
-	VMULPD  4352(R9), Y5, Y5
-	VADDPD  4064(R9), Y5, Y5
-	VMOVUPS 4768(R9), Y6
-	VMULPD  4384(R9), Y6, Y6
-	VADDPD  4096(R9), Y6, Y6
-	VMOVUPS 4768(R9), Y7
-	VMULPD  4416(R9), Y7, Y7
-	VADDPD  4128(R9), Y7, Y7
-	VMOVUPS 4768(R9), Y8
-	VMULPD  4448(R9), Y8, Y8
-	VADDPD  4160(R9), Y8, Y8
-	VMOVUPS 4768(R9), Y9
-	VMULPD  4480(R9), Y9, Y9
-	VADDPD  4192(R9), Y9, Y9
-	VMOVUPS 4768(R9), Y10
-	VMULPD  4512(R9), Y10, Y10
+	VMOVUPS 2720(R9), Y4
+	VMULPD  2272(R9), Y4, Y4
+	VADDPD  1984(R9), Y4, Y4
+	VMOVUPS 2720(R9), Y5
+	VMULPD  2304(R9), Y5, Y5
+	VADDPD  2016(R9), Y5, Y5
+	VMOVUPS 2720(R9), Y6
+	VMULPD  2336(R9), Y6, Y6
+	VADDPD  2048(R9), Y6, Y6
+	VMOVUPS 2720(R9), Y7
+	VMULPD  2368(R9), Y7, Y7
+	VADDPD  2080(R9), Y7, Y7
+	VMOVUPS 2720(R9), Y8
+	VMULPD  2400(R9), Y8, Y8
+	VADDPD  2112(R9), Y8, Y8
+	VMOVUPS 2720(R9), Y9
+	VMULPD  2432(R9), Y9, Y9
+	VADDPD  2144(R9), Y9, Y9
+	VMOVUPS 2720(R9), Y10
+	VMULPD  2464(R9), Y10, Y10
 	VADDPD  Y10, Y0, Y10
-	VMOVUPS 4768(R9), Y11
-	VMULPD  4544(R9), Y11, Y11
+	VMOVUPS 2720(R9), Y11
+	VMULPD  2496(R9), Y11, Y11
 	VADDPD  Y11, Y0, Y11
-	VMOVUPS 4768(R9), Y12
-	VMULPD  4576(R9), Y12, Y12
+	VMOVUPS 2720(R9), Y12
+	VMULPD  2528(R9), Y12, Y12
 	VADDPD  Y12, Y0, Y12
-	VMOVUPS 4768(R9), Y13
-	VMULPD  4608(R9), Y13, Y13
-	VADDPD  4224(R9), Y13, Y13
+	VMOVUPS 2720(R9), Y13
+	VMULPD  2560(R9), Y13, Y13
+	VADDPD  2176(R9), Y13, Y13
 	VMOVUPS Y3, (R9)
-	VMOVUPS 4768(R9), Y3
-	VMULPD  4640(R9), Y3, Y3
-	VADDPD  4256(R9), Y3, Y3
+	VMOVUPS 2720(R9), Y3
+	VMULPD  2592(R9), Y3, Y3
+	VADDPD  2208(R9), Y3, Y3
 	VMOVUPS Y12, 32(R9)
-	VMOVUPS 4768(R9), Y12
-	VMULPD  4672(R9), Y12, Y12
-	VADDPD  4288(R9), Y12, Y12
+	VMOVUPS 2720(R9), Y12
+	VMULPD  2624(R9), Y12, Y12
+	VADDPD  2240(R9), Y12, Y12
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD  Y4, Y7, Y14
@@ -86407,31 +82675,31 @@ TOI64AVX2_t_step:
 	VADDPD  Y9, Y8, Y8
 	VMULPD  320(R9), Y3, Y9
 	VADDPD  Y9, Y8, Y8
-	VMULPD  4320(R9), Y4, Y9
-	VMULPD  4352(R9), Y6, Y10
+	VMULPD  2272(R9), Y4, Y9
+	VMULPD  2304(R9), Y6, Y10
 	VADDPD  Y10, Y9, Y9
-	VMULPD  4384(R9), Y3, Y10
+	VMULPD  2336(R9), Y3, Y10
 	VADDPD  Y10, Y9, Y9
 	VMULPD  64(R9), Y4, Y10
 	VMULPD  96(R9), Y6, Y11
 	VADDPD  Y11, Y10, Y10
 	VMULPD  128(R9), Y3, Y11
 	VADDPD  Y11, Y10, Y10
-	VMULPD  4416(R9), Y4, Y11
-	VMULPD  4448(R9), Y6, Y12
+	VMULPD  2368(R9), Y4, Y11
+	VMULPD  2400(R9), Y6, Y12
 	VADDPD  Y12, Y11, Y11
-	VMULPD  4480(R9), Y3, Y12
+	VMULPD  2432(R9), Y3, Y12
 	VADDPD  Y12, Y11, Y11
 	VMULPD  256(R9), Y4, Y12
 	VMULPD  288(R9), Y6, Y13
 	VADDPD  Y13, Y12, Y12
 	VMULPD  32(R9), Y3, Y13
 	VADDPD  Y13, Y12, Y12
-	VMULPD  4512(R9), Y4, Y13
-	VMULPD  4544(R9), Y6, Y14
+	VMULPD  2464(R9), Y4, Y13
+	VMULPD  2496(R9), Y6, Y14
 	VMOVUPS Y7, 32(R9)
 	VADDPD  Y14, Y13, Y7
-	VMULPD  4576(R9), Y3, Y13
+	VMULPD  2528(R9), Y3, Y13
 	VADDPD  Y13, Y7, Y7
 	VMULPD  160(R9), Y4, Y13
 	VMULPD  192(R9), Y6, Y14
@@ -86439,15 +82707,15 @@ TOI64AVX2_t_step:
 	VADDPD  Y14, Y13, Y5
 	VMULPD  224(R9), Y3, Y13
 	VADDPD  Y13, Y5, Y5
-	VMULPD  4608(R9), Y4, Y4
-	VMULPD  4640(R9), Y6, Y6
+	VMULPD  2560(R9), Y4, Y4
+	VMULPD  2592(R9), Y6, Y6
 	VADDPD  Y6, Y4, Y4
-	VMULPD  4672(R9), Y3, Y3
+	VMULPD  2624(R9), Y3, Y3
 	VADDPD  Y3, Y4, Y3
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
 	VSUBPD       Y12, Y8, Y4
-	VSUBPD       4704(R9), Y4, Y4
+	VSUBPD       2656(R9), Y4, Y4
 	VSUBPD       Y9, Y7, Y6
 	VCMPPD       $0x11, Y6, Y0, Y13
 	VDIVPD       Y6, Y4, Y6
@@ -86457,7 +82725,7 @@ TOI64AVX2_t_step:
 	VCMPPD       $0x11, Y4, Y0, Y4
 	VANDPD       Y6, Y4, Y4
 	VSUBPD       Y5, Y8, Y6
-	VSUBPD       4704(R9), Y6, Y6
+	VSUBPD       2656(R9), Y6, Y6
 	VSUBPD       Y9, Y3, Y8
 	VCMPPD       $0x11, Y8, Y0, Y9
 	VDIVPD       Y8, Y6, Y8
@@ -86467,7 +82735,7 @@ TOI64AVX2_t_step:
 	VANDPD       Y8, Y6, Y6
 	VMINPD       Y6, Y4, Y4
 	VSUBPD       Y12, Y10, Y6
-	VSUBPD       4704(R9), Y6, Y6
+	VSUBPD       2656(R9), Y6, Y6
 	VSUBPD       96(R9), Y7, Y7
 	VCMPPD       $0x11, Y7, Y0, Y8
 	VDIVPD       Y7, Y6, Y7
@@ -86477,7 +82745,7 @@ TOI64AVX2_t_step:
 	VANDPD       Y7, Y6, Y6
 	VMINPD       Y6, Y4, Y4
 	VSUBPD       Y5, Y10, Y5
-	VSUBPD       4704(R9), Y5, Y5
+	VSUBPD       2656(R9), Y5, Y5
 	VSUBPD       96(R9), Y3, Y3
 	VCMPPD       $0x11, Y3, Y0, Y6
 	VDIVPD       Y3, Y5, Y3
@@ -86486,13 +82754,13 @@ TOI64AVX2_t_step:
 	VCMPPD       $0x11, Y5, Y0, Y5
 	VANDPD       Y3, Y5, Y3
 	VMINPD       Y3, Y4, Y3
-	VADDPD       4768(R9), Y3, Y3
+	VADDPD       2720(R9), Y3, Y3
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS      4832(R9), Y4
+	VMOVUPS      2784(R9), Y4
 	VCMPPD       $0x00, toirunning64<>+0(SB), Y4, Y4
-	VADDPD       4800(R9), Y1, Y5
-	VMOVUPS      4768(R9), Y6
+	VADDPD       2752(R9), Y1, Y5
+	VMOVUPS      2720(R9), Y6
 	VCMPPD       $0x11, Y3, Y6, Y6
 	VANDNPD      Y4, Y6, Y6
 	VBROADCASTSD maxiter+80(FP), Y7
@@ -86502,69 +82770,69 @@ TOI64AVX2_t_step:
 	VBLENDVPD    Y6, toiunconv64<>+0(SB), Y7, Y6
 	VCMPPD       $0x16, (R9), Y3, Y7
 	VBLENDVPD    Y7, Y0, Y6, Y6
-	VMOVUPS      4768(R9), Y7
+	VMOVUPS      2720(R9), Y7
 	VCMPPD       $0x00, Y0, Y7, Y7
 	VBLENDVPD    Y7, toiinitial64<>+0(SB), Y1, Y7
 	VMOVUPS      64(R9), Y8
-	VCMPPD       $0x12, 4736(R9), Y8, Y8
+	VCMPPD       $0x12, 2688(R9), Y8, Y8
 	VBLENDVPD    Y8, Y7, Y6, Y6
 	VMOVUPS      32(R9), Y7
 	VBLENDVPD    Y7, toiinvalid64<>+0(SB), Y6, Y6
 	VCMPPD       $0x00, toirunning64<>+0(SB), Y6, Y7
 	VANDPD       Y7, Y4, Y7
-	VMOVUPS      4768(R9), Y8
+	VMOVUPS      2720(R9), Y8
 	VBLENDVPD    Y7, Y3, Y8, Y3
 	VMOVUPS      32(R9), Y8
 	VBLENDVPD    Y8, Y0, Y5, Y5
-	VMOVUPS      4800(R9), Y8
+	VMOVUPS      2752(R9), Y8
 	VBLENDVPD    Y4, Y5, Y8, Y5
-	VMOVUPS      4832(R9), Y8
+	VMOVUPS      2784(R9), Y8
 	VBLENDVPD    Y4, Y6, Y8, Y4
-	VMOVUPS      Y3, 4768(R9)
-	VMOVUPS      Y5, 4800(R9)
-	VMOVUPS      Y4, 4832(R9)
-	VMOVMSKPD    Y7, AX
-	TESTL        AX, AX
-	JNZ          TOI64AVX2_t_step
+	VMOVUPS      Y3, 2720(R9)
+	VMOVUPS      Y5, 2752(R9)
+	VMOVUPS      Y4, 2784(R9)
+	VMOVMSKPD    Y7, BX
+	TESTL        BX, BX
+	JNZ          TOITail64AVX2_g_step
 
 	// Finish: the rows.
-	VMOVUPS 4768(R9), Y3
-	VMULPD  4320(R9), Y3, Y3
-	VADDPD  4032(R9), Y3, Y3
-	VMOVUPS 4768(R9), Y4
-	VMULPD  4352(R9), Y4, Y4
-	VADDPD  4064(R9), Y4, Y4
-	VMOVUPS 4768(R9), Y5
-	VMULPD  4384(R9), Y5, Y5
-	VADDPD  4096(R9), Y5, Y5
-	VMOVUPS 4768(R9), Y6
-	VMULPD  4416(R9), Y6, Y6
-	VADDPD  4128(R9), Y6, Y6
-	VMOVUPS 4768(R9), Y7
-	VMULPD  4448(R9), Y7, Y7
-	VADDPD  4160(R9), Y7, Y7
-	VMOVUPS 4768(R9), Y8
-	VMULPD  4480(R9), Y8, Y8
-	VADDPD  4192(R9), Y8, Y8
-	VMOVUPS 4768(R9), Y9
-	VMULPD  4512(R9), Y9, Y9
+	VMOVUPS 2720(R9), Y3
+	VMULPD  2272(R9), Y3, Y3
+	VADDPD  1984(R9), Y3, Y3
+	VMOVUPS 2720(R9), Y4
+	VMULPD  2304(R9), Y4, Y4
+	VADDPD  2016(R9), Y4, Y4
+	VMOVUPS 2720(R9), Y5
+	VMULPD  2336(R9), Y5, Y5
+	VADDPD  2048(R9), Y5, Y5
+	VMOVUPS 2720(R9), Y6
+	VMULPD  2368(R9), Y6, Y6
+	VADDPD  2080(R9), Y6, Y6
+	VMOVUPS 2720(R9), Y7
+	VMULPD  2400(R9), Y7, Y7
+	VADDPD  2112(R9), Y7, Y7
+	VMOVUPS 2720(R9), Y8
+	VMULPD  2432(R9), Y8, Y8
+	VADDPD  2144(R9), Y8, Y8
+	VMOVUPS 2720(R9), Y9
+	VMULPD  2464(R9), Y9, Y9
 	VADDPD  Y9, Y0, Y9
-	VMOVUPS 4768(R9), Y10
-	VMULPD  4544(R9), Y10, Y10
+	VMOVUPS 2720(R9), Y10
+	VMULPD  2496(R9), Y10, Y10
 	VADDPD  Y10, Y0, Y10
-	VMOVUPS 4768(R9), Y11
-	VMULPD  4576(R9), Y11, Y11
+	VMOVUPS 2720(R9), Y11
+	VMULPD  2528(R9), Y11, Y11
 	VADDPD  Y11, Y0, Y11
-	VMOVUPS 4768(R9), Y12
-	VMULPD  4608(R9), Y12, Y12
-	VADDPD  4224(R9), Y12, Y12
-	VMOVUPS 4768(R9), Y13
-	VMULPD  4640(R9), Y13, Y13
-	VADDPD  4256(R9), Y13, Y13
+	VMOVUPS 2720(R9), Y12
+	VMULPD  2560(R9), Y12, Y12
+	VADDPD  2176(R9), Y12, Y12
+	VMOVUPS 2720(R9), Y13
+	VMULPD  2592(R9), Y13, Y13
+	VADDPD  2208(R9), Y13, Y13
 	VMOVUPS Y11, (R9)
-	VMOVUPS 4768(R9), Y11
-	VMULPD  4672(R9), Y11, Y11
-	VADDPD  4288(R9), Y11, Y11
+	VMOVUPS 2720(R9), Y11
+	VMULPD  2624(R9), Y11, Y11
+	VADDPD  2240(R9), Y11, Y11
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD  Y3, Y6, Y14
@@ -86743,7 +83011,7 @@ TOI64AVX2_t_step:
 	VMOVUPS      Y9, 960(R9)
 	VMOVUPS      Y8, 992(R9)
 	VTESTPD      Y5, Y5
-	JZ           TOI64AVX2_t_finish_g0_normal
+	JZ           TOITail64AVX2_g_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS 32(R9), Y3
@@ -86894,123 +83162,124 @@ TOI64AVX2_t_step:
 	VMOVUPS   736(R9), Y4
 	VBLENDVPD Y3, Y0, Y4, Y4
 	VMOVUPS   704(R9), Y5
-	VBLENDVPD Y3, Y0, Y5, Y0
-	VMOVUPS   672(R9), Y5
-	VBLENDVPD Y3, Y1, Y5, Y5
-	VMOVUPS   896(R9), Y6
-	VBLENDVPD Y3, Y1, Y6, Y3
+	VBLENDVPD Y3, Y0, Y5, Y5
+	VMOVUPS   672(R9), Y6
+	VBLENDVPD Y3, Y1, Y6, Y6
+	VMOVUPS   896(R9), Y7
+	VBLENDVPD Y3, Y1, Y7, Y3
 	VMOVUPS   Y4, 736(R9)
-	VMOVUPS   Y0, 704(R9)
-	VMOVUPS   Y5, 672(R9)
+	VMOVUPS   Y5, 704(R9)
+	VMOVUPS   Y6, 672(R9)
 	VMOVUPS   Y3, 896(R9)
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD 896(R9), Y0
-	VMOVUPS Y0, 640(R9)
+	VSQRTPD 896(R9), Y3
+	VMOVUPS Y3, 640(R9)
 
-TOI64AVX2_t_finish_g0_normal:
-	VDIVPD 640(R9), Y1, Y0
-	VMULPD 736(R9), Y0, Y1
-	VMULPD 704(R9), Y0, Y3
-	VMULPD 672(R9), Y0, Y0
+TOITail64AVX2_g_finish_g0_normal:
+	VDIVPD 640(R9), Y1, Y3
+	VMULPD 736(R9), Y3, Y4
+	VMULPD 704(R9), Y3, Y5
+	VMULPD 672(R9), Y3, Y3
 
 	// P = C0 + (a + s M0), Q = C0 + (c + t u).
-	VMOVUPS 768(R9), Y4
-	VMULPD  384(R9), Y4, Y4
-	VADDPD  352(R9), Y4, Y4
-	VADDPD  3296(R9), Y4, Y4
-	VMOVUPS 224(R9), Y5
-	VADDPD  608(R9), Y5, Y5
-	VADDPD  3296(R9), Y5, Y5
-	VMOVUPS 416(R9), Y6
+	VMOVUPS 768(R9), Y6
 	VMULPD  384(R9), Y6, Y6
-	VADDPD  320(R9), Y6, Y6
-	VADDPD  3328(R9), Y6, Y6
-	VMOVUPS 256(R9), Y7
-	VADDPD  576(R9), Y7, Y7
-	VADDPD  3328(R9), Y7, Y7
-	VMOVUPS 800(R9), Y8
+	VADDPD  352(R9), Y6, Y6
+	VADDPD  1248(R9), Y6, Y6
+	VMOVUPS 224(R9), Y7
+	VADDPD  608(R9), Y7, Y7
+	VADDPD  1248(R9), Y7, Y7
+	VMOVUPS 416(R9), Y8
 	VMULPD  384(R9), Y8, Y8
-	VADDPD  288(R9), Y8, Y8
-	VADDPD  3360(R9), Y8, Y8
-	VMOVUPS (R9), Y9
-	VADDPD  480(R9), Y9, Y9
-	VADDPD  3360(R9), Y9, Y9
+	VADDPD  320(R9), Y8, Y8
+	VADDPD  1280(R9), Y8, Y8
+	VMOVUPS 256(R9), Y9
+	VADDPD  576(R9), Y9, Y9
+	VADDPD  1280(R9), Y9, Y9
+	VMOVUPS 800(R9), Y10
+	VMULPD  384(R9), Y10, Y10
+	VADDPD  288(R9), Y10, Y10
+	VADDPD  1312(R9), Y10, Y10
+	VMOVUPS (R9), Y11
+	VADDPD  480(R9), Y11, Y11
+	VADDPD  1312(R9), Y11, Y11
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS   4832(R9), Y10
-	VCMPPD    $0x00, toiinvalid64<>+0(SB), Y10, Y10
-	VMOVUPS   Y9, (R9)
-	VMOVUPS   4768(R9), Y9
-	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y9, Y9
-	VMOVUPS   Y9, 32(R9)
-	VMOVUPS   512(R9), Y9
-	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y9, Y9
-	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y1, Y1
-	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y3, Y3
-	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y0, Y0
-	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y4, Y4
-	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y6, Y6
-	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y8, Y8
-	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y5, Y5
-	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y7, Y7
-	VMOVUPS   Y9, 64(R9)
-	VMOVUPS   (R9), Y9
-	VBLENDVPD Y10, canonicalnan64<>+0(SB), Y9, Y9
+	VMOVUPS   2784(R9), Y12
+	VCMPPD    $0x00, toiinvalid64<>+0(SB), Y12, Y12
+	VMOVUPS   Y11, (R9)
+	VMOVUPS   2720(R9), Y11
+	VBLENDVPD Y12, canonicalnan64<>+0(SB), Y11, Y11
+	VMOVUPS   Y11, 32(R9)
+	VMOVUPS   512(R9), Y11
+	VBLENDVPD Y12, canonicalnan64<>+0(SB), Y11, Y11
+	VBLENDVPD Y12, canonicalnan64<>+0(SB), Y4, Y4
+	VBLENDVPD Y12, canonicalnan64<>+0(SB), Y5, Y5
+	VBLENDVPD Y12, canonicalnan64<>+0(SB), Y3, Y3
+	VBLENDVPD Y12, canonicalnan64<>+0(SB), Y6, Y6
+	VBLENDVPD Y12, canonicalnan64<>+0(SB), Y8, Y8
+	VBLENDVPD Y12, canonicalnan64<>+0(SB), Y10, Y10
+	VBLENDVPD Y12, canonicalnan64<>+0(SB), Y7, Y7
+	VBLENDVPD Y12, canonicalnan64<>+0(SB), Y9, Y9
+	VMOVUPS   Y11, 64(R9)
+	VMOVUPS   (R9), Y11
+	VBLENDVPD Y12, canonicalnan64<>+0(SB), Y11, Y11
 
 	// Pair index k = i + 0 + lane.
-	LEAQ         (R13), AX
-	VMOVD        AX, X10
-	VPBROADCASTD X10, X10
-	VPADDD       iota<>+0(SB), X10, X10
+	LEAQ         (R13), BX
+	VMOVD        BX, X12
+	VPBROADCASTD X12, X12
+	VPADDD       iota<>+0(SB), X12, X12
 	MOVQ         (SP), R12
-	VMOVDQU      pack64<>+0(SB), Y11
-	VPERMD       Y2, Y11, Y11
-	VPMASKMOVD   X10, X11, (R12)(R13*4)
-	VMOVUPS      4832(R9), Y10
-	VCVTTPD2DQY  Y10, X10
+	VMOVDQU      pack64<>+0(SB), Y13
+	VPERMD       Y2, Y13, Y13
+	VPMASKMOVD   X12, X13, (R12)(R13*4)
+	VMOVUPS      2784(R9), Y12
+	VCVTTPD2DQY  Y12, X12
 	MOVQ         8(SP), R12
-	VMOVDQU      pack64<>+0(SB), Y11
-	VPERMD       Y2, Y11, Y11
-	VPMASKMOVD   X10, X11, (R12)(R13*4)
-	VMOVUPS      4800(R9), Y10
-	VCVTTPD2DQY  Y10, X10
+	VMOVDQU      pack64<>+0(SB), Y13
+	VPERMD       Y2, Y13, Y13
+	VPMASKMOVD   X12, X13, (R12)(R13*4)
+	VMOVUPS      2752(R9), Y12
+	VCVTTPD2DQY  Y12, X12
 	MOVQ         16(SP), R12
-	VMOVDQU      pack64<>+0(SB), Y11
-	VPERMD       Y2, Y11, Y11
-	VPMASKMOVD   X10, X11, (R12)(R13*4)
-	VMOVUPS      32(R9), Y10
+	VMOVDQU      pack64<>+0(SB), Y13
+	VPERMD       Y2, Y13, Y13
+	VPMASKMOVD   X12, X13, (R12)(R13*4)
+	VMOVUPS      32(R9), Y12
 	MOVQ         24(SP), R12
-	VMASKMOVPS   Y10, Y2, (R12)(R13*8)
-	VMOVUPS      64(R9), Y10
+	VMASKMOVPS   Y12, Y2, (R12)(R13*8)
+	VMOVUPS      64(R9), Y12
 	MOVQ         32(SP), R12
-	VMASKMOVPS   Y10, Y2, (R12)(R13*8)
+	VMASKMOVPS   Y12, Y2, (R12)(R13*8)
 	MOVQ         40(SP), R12
-	VMASKMOVPS   Y1, Y2, (R12)(R13*8)
-	MOVQ         48(SP), R12
-	VMASKMOVPS   Y3, Y2, (R12)(R13*8)
-	MOVQ         56(SP), R12
-	VMASKMOVPS   Y0, Y2, (R12)(R13*8)
-	MOVQ         64(SP), R12
 	VMASKMOVPS   Y4, Y2, (R12)(R13*8)
-	MOVQ         72(SP), R12
-	VMASKMOVPS   Y6, Y2, (R12)(R13*8)
-	MOVQ         80(SP), R12
-	VMASKMOVPS   Y8, Y2, (R12)(R13*8)
-	MOVQ         88(SP), R12
+	MOVQ         48(SP), R12
 	VMASKMOVPS   Y5, Y2, (R12)(R13*8)
-	MOVQ         96(SP), R12
+	MOVQ         56(SP), R12
+	VMASKMOVPS   Y3, Y2, (R12)(R13*8)
+	MOVQ         64(SP), R12
+	VMASKMOVPS   Y6, Y2, (R12)(R13*8)
+	MOVQ         72(SP), R12
+	VMASKMOVPS   Y8, Y2, (R12)(R13*8)
+	MOVQ         80(SP), R12
+	VMASKMOVPS   Y10, Y2, (R12)(R13*8)
+	MOVQ         88(SP), R12
 	VMASKMOVPS   Y7, Y2, (R12)(R13*8)
-	MOVQ         104(SP), R12
+	MOVQ         96(SP), R12
 	VMASKMOVPS   Y9, Y2, (R12)(R13*8)
-
-TOI64AVX2_done:
+	MOVQ         104(SP), R12
+	VMASKMOVPS   Y11, Y2, (R12)(R13*8)
+	ADDQ         $0x00000004, R13
+	SUBQ         $0x00000004, R14
+	JG           TOITail64AVX2_loop
 	VZEROUPPER
 	RET
 
-// func TOI64AVX512(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64)
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2
-TEXT ·TOI64AVX512(SB), $18224-88
+// func TOI64AVX512(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64) int
+// Requires: AVX, AVX2, AVX512DQ, AVX512F
+TEXT ·TOI64AVX512(SB), $18224-96
 	MOVQ         out+40(FP), R12
 	MOVQ         (R12), AX
 	MOVQ         AX, (SP)
@@ -87052,11 +83321,11 @@ TEXT ·TOI64AVX512(SB), $18224-88
 	XORQ         R13, R13
 	MOVQ         n+48(FP), R14
 
-	// 3 whole group(s) of 8 pairs at a time.
+	// 3 whole groups of 8 pairs at a time.
 	CMPQ R14, $0x00000018
-	JB   TOI64AVX512_loop3_end
+	JB   TOI64AVX512_done
 
-TOI64AVX512_loop3:
+TOI64AVX512_loop:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ (DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
@@ -87268,7 +83537,7 @@ TOI64AVX512_loop3:
 	VMOVUPS    Z0, 8000(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOI64AVX512_loop3_g0_nopad
+	JZ         TOI64AVX512_loop_g0_nopad
 	VMOVUPS    (DX)(R13*4), Y3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K1
@@ -87280,7 +83549,7 @@ TOI64AVX512_loop3:
 	VGATHERDPD (BX)(Y3*8), K1, Z2
 	VMOVUPS    Z2, 8000(R9)
 
-TOI64AVX512_loop3_g0_nopad:
+TOI64AVX512_loop_g0_nopad:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ 32(DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
@@ -87492,7 +83761,7 @@ TOI64AVX512_loop3_g0_nopad:
 	VMOVUPS    Z0, 11968(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOI64AVX512_loop3_g1_nopad
+	JZ         TOI64AVX512_loop_g1_nopad
 	VMOVUPS    32(DX)(R13*4), Y3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K1
@@ -87504,7 +83773,7 @@ TOI64AVX512_loop3_g0_nopad:
 	VGATHERDPD (BX)(Y3*8), K1, Z2
 	VMOVUPS    Z2, 11968(R9)
 
-TOI64AVX512_loop3_g1_nopad:
+TOI64AVX512_loop_g1_nopad:
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
 	VPMOVZXDQ 64(DX)(R13*4), Y2
 	VPSLLQ    $0x06, Y2, Y2
@@ -87716,7 +83985,7 @@ TOI64AVX512_loop3_g1_nopad:
 	VMOVUPS    Z0, 15936(R9)
 	MOVQ       pad+16(FP), BX
 	TESTQ      BX, BX
-	JZ         TOI64AVX512_loop3_g2_nopad
+	JZ         TOI64AVX512_loop_g2_nopad
 	VMOVUPS    64(DX)(R13*4), Y3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K1
@@ -87728,7 +83997,7 @@ TOI64AVX512_loop3_g1_nopad:
 	VGATHERDPD (BX)(Y3*8), K1, Z2
 	VMOVUPS    Z2, 15936(R9)
 
-TOI64AVX512_loop3_g2_nopad:
+TOI64AVX512_loop_g2_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
 	VMOVUPS 6144(R9), Z2
@@ -88569,7 +84838,7 @@ TOI64AVX512_loop3_g2_nopad:
 	VMOVUPS        Z4, 17600(R9)
 
 	// Steps until no lane is running.
-TOI64AVX512_loop3_step:
+TOI64AVX512_loop_step:
 	VBROADCASTSD tmax+72(FP), Z2
 	VMINPD       Z1, Z2, Z2
 	VMAXPD       Z0, Z2, Z2
@@ -89470,7 +85739,7 @@ TOI64AVX512_loop3_step:
 	ORL            DI, BX
 	ORL            R8, BX
 	TESTL          BX, BX
-	JNZ            TOI64AVX512_loop3_step
+	JNZ            TOI64AVX512_loop_step
 
 	// Finish: the rows.
 	VMOVUPS 9536(R9), Z2
@@ -89720,7 +85989,7 @@ TOI64AVX512_loop3_step:
 	VMOVUPS      Z30, 2304(R9)
 	VMOVUPS      Z29, 2368(R9)
 	KORTESTW     K3, K3
-	JZ           TOI64AVX512_loop3_finish_g0_normal
+	JZ           TOI64AVX512_loop_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VSUBPD   Z2, Z5, Z4
@@ -89879,7 +86148,7 @@ TOI64AVX512_loop3_step:
 	VSQRTPD Z19, Z4
 	VMOVUPS Z4, 2176(R9)
 
-TOI64AVX512_loop3_finish_g0_normal:
+TOI64AVX512_loop_finish_g0_normal:
 	VMOVUPS 2112(R9), Z4
 	VSUBPD  2048(R9), Z4, Z4
 	VMOVUPS 1920(R9), Z5
@@ -90085,7 +86354,7 @@ TOI64AVX512_loop3_finish_g0_normal:
 	VMOVUPS      Z7, 3456(R9)
 	VMOVUPS      Z30, 3520(R9)
 	KORTESTW     K3, K3
-	JZ           TOI64AVX512_loop3_finish_g1_normal
+	JZ           TOI64AVX512_loop_finish_g1_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS  1344(R9), Z2
@@ -90234,7 +86503,7 @@ TOI64AVX512_loop3_finish_g0_normal:
 	VSQRTPD Z20, Z2
 	VMOVUPS Z2, 3520(R9)
 
-TOI64AVX512_loop3_finish_g1_normal:
+TOI64AVX512_loop_finish_g1_normal:
 	VMOVUPS 3456(R9), Z2
 	VSUBPD  3392(R9), Z2, Z2
 	VMOVUPS 3264(R9), Z3
@@ -90469,7 +86738,7 @@ TOI64AVX512_loop3_finish_g1_normal:
 	VMOVUPS      Z8, 768(R9)
 	VMOVUPS      Z7, 832(R9)
 	KORTESTW     K3, K3
-	JZ           TOI64AVX512_loop3_finish_g2_normal
+	JZ           TOI64AVX512_loop_finish_g2_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VMOVUPS  2560(R9), Z2
@@ -90619,7 +86888,7 @@ TOI64AVX512_loop3_finish_g1_normal:
 	VSQRTPD Z11, Z2
 	VMOVAPS Z2, Z16
 
-TOI64AVX512_loop3_finish_g2_normal:
+TOI64AVX512_loop_finish_g2_normal:
 	VDIVPD 3520(R9), Z1, Z2
 	VMULPD 320(R9), Z2, Z3
 	VMULPD 192(R9), Z2, Z4
@@ -90788,1245 +87057,101 @@ TOI64AVX512_loop3_finish_g2_normal:
 	ADDQ         $0x00000018, R13
 	SUBQ         $0x00000018, R14
 	CMPQ         R14, $0x00000018
-	JAE          TOI64AVX512_loop3
+	JAE          TOI64AVX512_loop
 
-TOI64AVX512_loop3_end:
-	// 1 whole group(s) of 8 pairs at a time.
-	CMPQ R14, $0x00000008
-	JB   TOI64AVX512_loop1_end
+TOI64AVX512_done:
+	MOVQ R13, ret+88(FP)
+	VZEROUPPER
+	RET
 
-TOI64AVX512_loop1:
-	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
-	VPMOVZXDQ (DX)(R13*4), Y2
-	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 9728(R9)
-	VPMOVZXDQ 16(DX)(R13*4), Y2
-	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 9760(R9)
-	VPMOVZXDQ (SI)(R13*4), Y2
-	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 9792(R9)
-	VPMOVZXDQ 16(SI)(R13*4), Y2
-	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 9824(R9)
+// func TOITail64AVX512(start *float64, end *float64, pad *float64, pi *uint32, pj *uint32, out *[14]*float64, n int, margin float64, tol float64, tmax float64, maxiter float64)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, BMI2
+TEXT ·TOITail64AVX512(SB), $6192-88
+	MOVQ         out+40(FP), R12
+	MOVQ         (R12), AX
+	MOVQ         AX, (SP)
+	MOVQ         8(R12), AX
+	MOVQ         AX, 8(SP)
+	MOVQ         16(R12), AX
+	MOVQ         AX, 16(SP)
+	MOVQ         24(R12), AX
+	MOVQ         AX, 24(SP)
+	MOVQ         32(R12), AX
+	MOVQ         AX, 32(SP)
+	MOVQ         40(R12), AX
+	MOVQ         AX, 40(SP)
+	MOVQ         48(R12), AX
+	MOVQ         AX, 48(SP)
+	MOVQ         56(R12), AX
+	MOVQ         AX, 56(SP)
+	MOVQ         64(R12), AX
+	MOVQ         AX, 64(SP)
+	MOVQ         72(R12), AX
+	MOVQ         AX, 72(SP)
+	MOVQ         80(R12), AX
+	MOVQ         AX, 80(SP)
+	MOVQ         88(R12), AX
+	MOVQ         AX, 88(SP)
+	MOVQ         96(R12), AX
+	MOVQ         AX, 96(SP)
+	MOVQ         104(R12), AX
+	MOVQ         AX, 104(SP)
+	MOVQ         start+0(FP), AX
+	MOVQ         end+8(FP), CX
+	MOVQ         pi+24(FP), DX
+	MOVQ         pj+32(FP), SI
+	LEAQ         112(SP), R9
+	ADDQ         $0x3f, R9
+	ANDQ         $-64, R9
+	VXORPS       Z0, Z0, Z0
+	VBROADCASTSD one64<>+0(SB), Z1
+	XORQ         R13, R13
+	MOVQ         n+48(FP), R14
 
-	// Capsule records of side I at the start, transposed.
-	MOVQ       9728(R9), BX
-	VMOVUPD    (AX)(BX*1), Z2
-	MOVQ       9736(R9), BX
-	VMOVUPD    (AX)(BX*1), Z3
-	MOVQ       9744(R9), BX
-	VMOVUPD    (AX)(BX*1), Z4
-	MOVQ       9752(R9), BX
-	VMOVUPD    (AX)(BX*1), Z5
-	MOVQ       9760(R9), BX
-	VMOVUPD    (AX)(BX*1), Z6
-	MOVQ       9768(R9), BX
-	VMOVUPD    (AX)(BX*1), Z7
-	MOVQ       9776(R9), BX
-	VMOVUPD    (AX)(BX*1), Z8
-	MOVQ       9784(R9), BX
-	VMOVUPD    (AX)(BX*1), Z9
-	VUNPCKLPD  Z3, Z2, Z10
-	VUNPCKHPD  Z3, Z2, Z2
-	VUNPCKLPD  Z5, Z4, Z3
-	VUNPCKHPD  Z5, Z4, Z4
-	VUNPCKLPD  Z7, Z6, Z5
-	VUNPCKHPD  Z7, Z6, Z6
-	VUNPCKLPD  Z9, Z8, Z7
-	VUNPCKHPD  Z9, Z8, Z8
-	VSHUFF64X2 $0x88, Z3, Z10, Z9
-	VSHUFF64X2 $0xdd, Z3, Z10, Z3
-	VSHUFF64X2 $0x88, Z7, Z5, Z10
-	VSHUFF64X2 $0xdd, Z7, Z5, Z5
-	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 6144(R9)
-	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 6336(R9)
-	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 6272(R9)
-	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 6464(R9)
-	VSHUFF64X2 $0x88, Z4, Z2, Z3
-	VSHUFF64X2 $0xdd, Z4, Z2, Z2
-	VSHUFF64X2 $0x88, Z8, Z6, Z4
-	VSHUFF64X2 $0xdd, Z8, Z6, Z5
-	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 6208(R9)
-	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 6400(R9)
-	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 6528(R9)
-
-	// Capsule records of side J at the start, transposed.
-	MOVQ       9792(R9), BX
-	VMOVUPD    (AX)(BX*1), Z2
-	MOVQ       9800(R9), BX
-	VMOVUPD    (AX)(BX*1), Z3
-	MOVQ       9808(R9), BX
-	VMOVUPD    (AX)(BX*1), Z4
-	MOVQ       9816(R9), BX
-	VMOVUPD    (AX)(BX*1), Z5
-	MOVQ       9824(R9), BX
-	VMOVUPD    (AX)(BX*1), Z6
-	MOVQ       9832(R9), BX
-	VMOVUPD    (AX)(BX*1), Z7
-	MOVQ       9840(R9), BX
-	VMOVUPD    (AX)(BX*1), Z8
-	MOVQ       9848(R9), BX
-	VMOVUPD    (AX)(BX*1), Z9
-	VUNPCKLPD  Z3, Z2, Z10
-	VUNPCKHPD  Z3, Z2, Z2
-	VUNPCKLPD  Z5, Z4, Z3
-	VUNPCKHPD  Z5, Z4, Z4
-	VUNPCKLPD  Z7, Z6, Z5
-	VUNPCKHPD  Z7, Z6, Z6
-	VUNPCKLPD  Z9, Z8, Z7
-	VUNPCKHPD  Z9, Z8, Z8
-	VSHUFF64X2 $0x88, Z3, Z10, Z9
-	VSHUFF64X2 $0xdd, Z3, Z10, Z3
-	VSHUFF64X2 $0x88, Z7, Z5, Z10
-	VSHUFF64X2 $0xdd, Z7, Z5, Z5
-	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 6592(R9)
-	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 6784(R9)
-	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 6720(R9)
-	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 6912(R9)
-	VSHUFF64X2 $0x88, Z4, Z2, Z3
-	VSHUFF64X2 $0xdd, Z4, Z2, Z2
-	VSHUFF64X2 $0x88, Z8, Z6, Z4
-	VSHUFF64X2 $0xdd, Z8, Z6, Z5
-	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 6656(R9)
-	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 6848(R9)
-	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 6976(R9)
-
-	// Capsule records of side I at the end, transposed.
-	MOVQ       9728(R9), BX
-	VMOVUPD    (CX)(BX*1), Z2
-	MOVQ       9736(R9), BX
-	VMOVUPD    (CX)(BX*1), Z3
-	MOVQ       9744(R9), BX
-	VMOVUPD    (CX)(BX*1), Z4
-	MOVQ       9752(R9), BX
-	VMOVUPD    (CX)(BX*1), Z5
-	MOVQ       9760(R9), BX
-	VMOVUPD    (CX)(BX*1), Z6
-	MOVQ       9768(R9), BX
-	VMOVUPD    (CX)(BX*1), Z7
-	MOVQ       9776(R9), BX
-	VMOVUPD    (CX)(BX*1), Z8
-	MOVQ       9784(R9), BX
-	VMOVUPD    (CX)(BX*1), Z9
-	VUNPCKLPD  Z3, Z2, Z10
-	VUNPCKHPD  Z3, Z2, Z2
-	VUNPCKLPD  Z5, Z4, Z3
-	VUNPCKHPD  Z5, Z4, Z4
-	VUNPCKLPD  Z7, Z6, Z5
-	VUNPCKHPD  Z7, Z6, Z6
-	VUNPCKLPD  Z9, Z8, Z7
-	VUNPCKHPD  Z9, Z8, Z8
-	VSHUFF64X2 $0x88, Z3, Z10, Z9
-	VSHUFF64X2 $0xdd, Z3, Z10, Z3
-	VSHUFF64X2 $0x88, Z7, Z5, Z10
-	VSHUFF64X2 $0xdd, Z7, Z5, Z5
-	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 7040(R9)
-	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 7232(R9)
-	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 7168(R9)
-	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 7360(R9)
-	VSHUFF64X2 $0x88, Z4, Z2, Z3
-	VSHUFF64X2 $0xdd, Z4, Z2, Z2
-	VSHUFF64X2 $0x88, Z8, Z6, Z4
-	VSHUFF64X2 $0xdd, Z8, Z6, Z5
-	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 7104(R9)
-	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 7296(R9)
-	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 7424(R9)
-
-	// Capsule records of side J at the end, transposed.
-	MOVQ       9792(R9), BX
-	VMOVUPD    (CX)(BX*1), Z2
-	MOVQ       9800(R9), BX
-	VMOVUPD    (CX)(BX*1), Z3
-	MOVQ       9808(R9), BX
-	VMOVUPD    (CX)(BX*1), Z4
-	MOVQ       9816(R9), BX
-	VMOVUPD    (CX)(BX*1), Z5
-	MOVQ       9824(R9), BX
-	VMOVUPD    (CX)(BX*1), Z6
-	MOVQ       9832(R9), BX
-	VMOVUPD    (CX)(BX*1), Z7
-	MOVQ       9840(R9), BX
-	VMOVUPD    (CX)(BX*1), Z8
-	MOVQ       9848(R9), BX
-	VMOVUPD    (CX)(BX*1), Z9
-	VUNPCKLPD  Z3, Z2, Z10
-	VUNPCKHPD  Z3, Z2, Z2
-	VUNPCKLPD  Z5, Z4, Z3
-	VUNPCKHPD  Z5, Z4, Z4
-	VUNPCKLPD  Z7, Z6, Z5
-	VUNPCKHPD  Z7, Z6, Z6
-	VUNPCKLPD  Z9, Z8, Z7
-	VUNPCKHPD  Z9, Z8, Z8
-	VSHUFF64X2 $0x88, Z3, Z10, Z9
-	VSHUFF64X2 $0xdd, Z3, Z10, Z3
-	VSHUFF64X2 $0x88, Z7, Z5, Z10
-	VSHUFF64X2 $0xdd, Z7, Z5, Z5
-	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 7488(R9)
-	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 7680(R9)
-	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 7616(R9)
-	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 7808(R9)
-	VSHUFF64X2 $0x88, Z4, Z2, Z3
-	VSHUFF64X2 $0xdd, Z4, Z2, Z2
-	VSHUFF64X2 $0x88, Z8, Z6, Z4
-	VSHUFF64X2 $0xdd, Z8, Z6, Z5
-	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 7552(R9)
-	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 7744(R9)
-	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 7872(R9)
-
-	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Z0, 7936(R9)
-	VMOVUPS    Z0, 8000(R9)
-	MOVQ       pad+16(FP), BX
-	TESTQ      BX, BX
-	JZ         TOI64AVX512_loop1_g0_nopad
-	VMOVUPS    (DX)(R13*4), Y3
-	VMOVUPS    Z0, Z2
-	VPCMPEQD   Z0, Z0, K1
-	VGATHERDPD (BX)(Y3*8), K1, Z2
-	VMOVUPS    Z2, 7936(R9)
-	VMOVUPS    (SI)(R13*4), Y3
-	VMOVUPS    Z0, Z2
-	VPCMPEQD   Z0, Z0, K1
-	VGATHERDPD (BX)(Y3*8), K1, Z2
-	VMOVUPS    Z2, 8000(R9)
-
-TOI64AVX512_loop1_g0_nopad:
-	// Setup: the frames and the initial states.
-	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 6144(R9), Z2
-	VSUBPD  6592(R9), Z2, Z2
-	VMOVUPS 6208(R9), Z3
-	VSUBPD  6656(R9), Z3, Z3
-	VMOVUPS 6272(R9), Z4
-	VSUBPD  6720(R9), Z4, Z4
-	VMOVUPS 7040(R9), Z5
-	VSUBPD  6144(R9), Z5, Z5
-	VMOVUPS 7104(R9), Z6
-	VSUBPD  6208(R9), Z6, Z6
-	VMOVUPS 7168(R9), Z7
-	VSUBPD  6272(R9), Z7, Z7
-	VMOVUPS 6336(R9), Z8
-	VSUBPD  6592(R9), Z8, Z8
-	VMOVUPS 6400(R9), Z9
-	VSUBPD  6656(R9), Z9, Z9
-	VMOVUPS 6464(R9), Z10
-	VSUBPD  6720(R9), Z10, Z10
-	VMOVUPS 7232(R9), Z11
-	VSUBPD  6336(R9), Z11, Z11
-	VMOVUPS 7296(R9), Z12
-	VSUBPD  6400(R9), Z12, Z12
-	VMOVUPS 7360(R9), Z13
-	VSUBPD  6464(R9), Z13, Z13
-	VMOVUPS 7488(R9), Z14
-	VSUBPD  6592(R9), Z14, Z14
-	VMOVUPS 7552(R9), Z15
-	VSUBPD  6656(R9), Z15, Z15
-	VMOVUPS 7616(R9), Z16
-	VSUBPD  6720(R9), Z16, Z16
-	VMOVUPS 6784(R9), Z17
-	VSUBPD  6592(R9), Z17, Z17
-	VMOVUPS 6848(R9), Z18
-	VSUBPD  6656(R9), Z18, Z18
-	VMOVUPS 6912(R9), Z19
-	VSUBPD  6720(R9), Z19, Z19
-	VMOVUPS 7680(R9), Z20
-	VSUBPD  6784(R9), Z20, Z20
-	VMOVUPS 7744(R9), Z21
-	VSUBPD  6848(R9), Z21, Z21
-	VMOVUPS 7808(R9), Z22
-	VSUBPD  6912(R9), Z22, Z22
-
-	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
-	VSUBPD       Z2, Z2, Z23
-	VSUBPD       Z5, Z5, Z24
-	VSUBPD       Z3, Z3, Z25
-	VSUBPD       Z6, Z6, Z26
-	VSUBPD       Z4, Z4, Z27
-	VADDPD       Z27, Z23, Z23
-	VSUBPD       Z7, Z7, Z27
-	VADDPD       Z27, Z24, Z24
-	VSUBPD       Z8, Z8, Z27
-	VADDPD       Z27, Z25, Z25
-	VSUBPD       Z11, Z11, Z27
-	VADDPD       Z27, Z26, Z26
-	VSUBPD       Z9, Z9, Z27
-	VADDPD       Z27, Z23, Z23
-	VSUBPD       Z12, Z12, Z27
-	VADDPD       Z27, Z24, Z24
-	VSUBPD       Z10, Z10, Z27
-	VADDPD       Z27, Z25, Z25
-	VSUBPD       Z13, Z13, Z27
-	VADDPD       Z27, Z26, Z26
-	VSUBPD       Z14, Z14, Z27
-	VADDPD       Z27, Z23, Z23
-	VSUBPD       Z15, Z15, Z27
-	VADDPD       Z27, Z24, Z24
-	VSUBPD       Z16, Z16, Z27
-	VADDPD       Z27, Z25, Z25
-	VSUBPD       Z17, Z17, Z27
-	VADDPD       Z27, Z26, Z26
-	VSUBPD       Z20, Z20, Z27
-	VADDPD       Z27, Z23, Z23
-	VSUBPD       Z18, Z18, Z27
-	VADDPD       Z27, Z24, Z24
-	VSUBPD       Z21, Z21, Z27
-	VADDPD       Z27, Z25, Z25
-	VSUBPD       Z19, Z19, Z27
-	VADDPD       Z27, Z26, Z26
-	VSUBPD       Z22, Z22, Z27
-	VADDPD       Z27, Z23, Z23
-	VMOVUPS      6528(R9), Z27
-	VSUBPD       6528(R9), Z27, Z27
-	VADDPD       Z27, Z24, Z24
-	VMOVUPS      7424(R9), Z27
-	VSUBPD       7424(R9), Z27, Z27
-	VADDPD       Z27, Z25, Z25
-	VMOVUPS      7936(R9), Z27
-	VSUBPD       7936(R9), Z27, Z27
-	VADDPD       Z27, Z26, Z26
-	VMOVUPS      6976(R9), Z27
-	VSUBPD       6976(R9), Z27, Z27
-	VADDPD       Z27, Z23, Z23
-	VMOVUPS      7872(R9), Z27
-	VSUBPD       7872(R9), Z27, Z27
-	VADDPD       Z27, Z24, Z24
-	VMOVUPS      8000(R9), Z27
-	VSUBPD       8000(R9), Z27, Z27
-	VADDPD       Z27, Z25, Z25
-	VBROADCASTSD margin+56(FP), Z27
-	VBROADCASTSD margin+56(FP), Z28
-	VSUBPD       Z27, Z28, Z27
-	VADDPD       Z27, Z26, Z26
-	VBROADCASTSD tol+64(FP), Z27
-	VBROADCASTSD tol+64(FP), Z28
-	VSUBPD       Z27, Z28, Z27
-	VADDPD       Z27, Z23, Z23
-	VBROADCASTSD tmax+72(FP), Z27
-	VBROADCASTSD tmax+72(FP), Z28
-	VSUBPD       Z27, Z28, Z27
-	VADDPD       Z27, Z24, Z24
-	VADDPD       Z24, Z23, Z23
-	VADDPD       Z26, Z25, Z24
-	VADDPD       Z24, Z23, Z23
-	VCMPPD       $0x00, Z0, Z23, K1
-
-	// A negative radius or pad is invalid.
-	VMOVUPS 6528(R9), Z23
-	VMINPD  7424(R9), Z23, Z23
-	VMOVUPS 6976(R9), Z24
-	VMINPD  7872(R9), Z24, Z24
-	VMINPD  Z24, Z23, Z23
-	VCMPPD  $0x11, Z0, Z23, K2
-	VMOVUPS 7936(R9), Z23
-	VMINPD  8000(R9), Z23, Z23
-	VCMPPD  $0x11, Z0, Z23, K3
-	KORW    K3, K2, K2
-	KANDNW  K1, K2, K1
-
-	// scale: the largest |coordinate| of a, b, d at t = 0 and of a, b, c, d at t = 1 (c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none is NaN (finite lanes; the others are invalid) the largest is the same bits in any order: a tree, not newTOIFrame's chain.
-	VANDPD.BCST absmask64<>+0(SB), Z2, Z23
-	VADDPD      Z5, Z2, Z24
-	VANDPD.BCST absmask64<>+0(SB), Z24, Z24
-	VANDPD.BCST absmask64<>+0(SB), Z3, Z25
-	VADDPD      Z6, Z3, Z26
-	VANDPD.BCST absmask64<>+0(SB), Z26, Z26
-	VMAXPD      Z26, Z0, Z26
-	VANDPD.BCST absmask64<>+0(SB), Z4, Z27
-	VMAXPD      Z27, Z23, Z23
-	VADDPD      Z7, Z4, Z27
-	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
-	VMAXPD      Z27, Z24, Z24
-	VANDPD.BCST absmask64<>+0(SB), Z8, Z27
-	VMAXPD      Z27, Z25, Z25
-	VADDPD      Z11, Z8, Z27
-	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
-	VMAXPD      Z27, Z26, Z26
-	VANDPD.BCST absmask64<>+0(SB), Z9, Z27
-	VMAXPD      Z27, Z23, Z23
-	VADDPD      Z12, Z9, Z27
-	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
-	VMAXPD      Z27, Z24, Z24
-	VANDPD.BCST absmask64<>+0(SB), Z10, Z27
-	VMAXPD      Z27, Z25, Z25
-	VADDPD      Z13, Z10, Z27
-	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
-	VMAXPD      Z27, Z26, Z26
-	VANDPD.BCST absmask64<>+0(SB), Z14, Z27
-	VMAXPD      Z27, Z23, Z23
-	VANDPD.BCST absmask64<>+0(SB), Z15, Z27
-	VMAXPD      Z27, Z24, Z24
-	VANDPD.BCST absmask64<>+0(SB), Z16, Z27
-	VMAXPD      Z27, Z25, Z25
-	VANDPD.BCST absmask64<>+0(SB), Z17, Z27
-	VMAXPD      Z27, Z26, Z26
-	VADDPD      Z20, Z17, Z27
-	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
-	VMAXPD      Z27, Z23, Z23
-	VANDPD.BCST absmask64<>+0(SB), Z18, Z27
-	VMAXPD      Z27, Z24, Z24
-	VADDPD      Z21, Z18, Z27
-	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
-	VMAXPD      Z27, Z25, Z25
-	VANDPD.BCST absmask64<>+0(SB), Z19, Z27
-	VMAXPD      Z27, Z26, Z26
-	VADDPD      Z22, Z19, Z27
-	VANDPD.BCST absmask64<>+0(SB), Z27, Z27
-	VMAXPD      Z27, Z23, Z23
-	VMAXPD      Z23, Z26, Z23
-	VMAXPD      Z25, Z24, Z24
-	VMAXPD      Z24, Z23, Z23
-
-	// tol = max(Tol, 32 eps scale); target = max(((rI + padI) + (rJ + padJ)) + margin, tol).
-	VBROADCASTSD   toitolfloor64<>+0(SB), Z24
-	VMULPD         Z23, Z24, Z23
-	VBROADCASTSD   tol+64(FP), Z24
-	VMAXPD         Z23, Z24, Z23
-	VMOVUPS        6528(R9), Z24
-	VMAXPD         7424(R9), Z24, Z24
-	VMOVUPS        6976(R9), Z25
-	VMAXPD         7872(R9), Z25, Z25
-	VADDPD         7936(R9), Z24, Z24
-	VADDPD         8000(R9), Z25, Z25
-	VADDPD         Z25, Z24, Z24
-	VBROADCASTSD   margin+56(FP), Z25
-	VADDPD         Z25, Z24, Z24
-	VMAXPD         Z23, Z24, Z24
-	VADDPD         Z23, Z24, Z23
-	VXORPS         Z25, Z25, Z25
-	VBROADCASTSD   toiinvalid64<>+0(SB), Z26
-	VBLENDMPD.BCST toirunning64<>+0(SB), Z26, K1, Z25
-	VMOVUPS        Z2, 8064(R9)
-	VMOVUPS        Z3, 8128(R9)
-	VMOVUPS        Z4, 8192(R9)
-	VMOVUPS        Z8, 8256(R9)
-	VMOVUPS        Z9, 8320(R9)
-	VMOVUPS        Z10, 8384(R9)
-	VMOVUPS        Z17, 8448(R9)
-	VMOVUPS        Z18, 8512(R9)
-	VMOVUPS        Z19, 8576(R9)
-	VMOVUPS        Z5, 8640(R9)
-	VMOVUPS        Z6, 8704(R9)
-	VMOVUPS        Z7, 8768(R9)
-	VMOVUPS        Z11, 8832(R9)
-	VMOVUPS        Z12, 8896(R9)
-	VMOVUPS        Z13, 8960(R9)
-	VMOVUPS        Z14, 9024(R9)
-	VMOVUPS        Z15, 9088(R9)
-	VMOVUPS        Z16, 9152(R9)
-	VMOVUPS        Z20, 9216(R9)
-	VMOVUPS        Z21, 9280(R9)
-	VMOVUPS        Z22, 9344(R9)
-	VMOVUPS        Z24, 9408(R9)
-	VMOVUPS        Z23, 9472(R9)
-	VMOVUPS        Z0, 9536(R9)
-	VMOVUPS        Z0, 9600(R9)
-	VMOVUPS        Z25, 9664(R9)
-
-	// Steps until no lane is running.
-TOI64AVX512_loop1_step:
-	VBROADCASTSD tmax+72(FP), Z2
-	VMINPD       Z1, Z2, Z2
-	VMAXPD       Z0, Z2, Z2
-
-	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 9536(R9), Z3
-	VMULPD  8640(R9), Z3, Z3
-	VADDPD  8064(R9), Z3, Z3
-	VMOVUPS 9536(R9), Z4
-	VMULPD  8704(R9), Z4, Z4
-	VADDPD  8128(R9), Z4, Z4
-	VMOVUPS 9536(R9), Z5
-	VMULPD  8768(R9), Z5, Z5
-	VADDPD  8192(R9), Z5, Z5
-	VMOVUPS 9536(R9), Z6
-	VMULPD  8832(R9), Z6, Z6
-	VADDPD  8256(R9), Z6, Z6
-	VMOVUPS 9536(R9), Z7
-	VMULPD  8896(R9), Z7, Z7
-	VADDPD  8320(R9), Z7, Z7
-	VMOVUPS 9536(R9), Z8
-	VMULPD  8960(R9), Z8, Z8
-	VADDPD  8384(R9), Z8, Z8
-	VMOVUPS 9536(R9), Z9
-	VMULPD  9024(R9), Z9, Z9
-	VADDPD  Z9, Z0, Z9
-	VMOVUPS 9536(R9), Z10
-	VMULPD  9088(R9), Z10, Z10
-	VADDPD  Z10, Z0, Z10
-	VMOVUPS 9536(R9), Z11
-	VMULPD  9152(R9), Z11, Z11
-	VADDPD  Z11, Z0, Z11
-	VMOVUPS 9536(R9), Z12
-	VMULPD  9216(R9), Z12, Z12
-	VADDPD  8448(R9), Z12, Z12
-	VMOVUPS 9536(R9), Z13
-	VMULPD  9280(R9), Z13, Z13
-	VADDPD  8512(R9), Z13, Z13
-	VMOVUPS 9536(R9), Z14
-	VMULPD  9344(R9), Z14, Z14
-	VADDPD  8576(R9), Z14, Z14
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPD Z3, Z6, Z15
-	VSUBPD Z4, Z7, Z16
-	VSUBPD Z5, Z8, Z17
-	VSUBPD Z9, Z12, Z18
-	VSUBPD Z10, Z13, Z19
-	VSUBPD Z11, Z14, Z20
-	VSUBPD Z9, Z3, Z21
-	VSUBPD Z10, Z4, Z22
-	VSUBPD Z11, Z5, Z23
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z18, Z18, Z24
-	VMULPD      Z19, Z19, Z25
-	VADDPD      Z25, Z24, Z24
-	VMULPD      Z20, Z20, Z25
-	VADDPD      Z25, Z24, Z24
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z24, K1
-	VDIVPD.Z    Z24, Z1, K1, Z24
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z15, Z15, Z25
-	VMULPD      Z16, Z16, Z26
-	VADDPD      Z26, Z25, Z25
-	VMULPD      Z17, Z17, Z26
-	VADDPD      Z26, Z25, Z25
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z25, K1
-	VDIVPD.Z    Z25, Z1, K1, Z25
-	VMULPD      Z21, Z18, Z26
-	VMULPD      Z22, Z19, Z27
-	VADDPD      Z27, Z26, Z26
-	VMULPD      Z23, Z20, Z27
-	VADDPD      Z27, Z26, Z26
-	VMULPD      Z24, Z26, Z26
-	VMULPD      Z15, Z18, Z27
-	VMULPD      Z16, Z19, Z28
-	VADDPD      Z28, Z27, Z27
-	VMULPD      Z17, Z20, Z28
-	VADDPD      Z28, Z27, Z27
-	VMULPD      Z24, Z27, Z24
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD Z15, Z21, Z28
-	VMULPD Z16, Z22, Z29
-	VADDPD Z29, Z28, Z28
-	VMULPD Z17, Z23, Z29
-	VADDPD Z29, Z28, Z28
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Z26, Z18, Z29
-	VMULPD  Z26, Z19, Z30
-	VMOVUPS Z2, (R9)
-	VMULPD  Z26, Z20, Z2
-	VMOVUPS Z14, 64(R9)
-	VSUBPD  Z21, Z29, Z14
-	VSUBPD  Z22, Z30, Z29
-	VSUBPD  Z23, Z2, Z2
-	VMULPD  Z24, Z18, Z30
-	VMOVUPS Z13, 128(R9)
-	VMULPD  Z24, Z19, Z13
-	VMOVUPS Z12, 192(R9)
-	VMULPD  Z24, Z20, Z12
-	VMOVUPS Z11, 256(R9)
-	VSUBPD  Z30, Z15, Z11
-	VSUBPD  Z13, Z16, Z13
-	VSUBPD  Z12, Z17, Z12
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z11, Z11, Z30
-	VMOVUPS  Z10, 320(R9)
-	VMULPD   Z13, Z13, Z10
-	VMOVUPS  Z9, 384(R9)
-	VADDPD   Z10, Z30, Z9
-	VMULPD   Z12, Z12, Z10
-	VADDPD   Z10, Z9, Z9
-	VMULPD   Z11, Z14, Z10
-	VMULPD   Z13, Z29, Z11
-	VADDPD   Z11, Z10, Z10
-	VMULPD   Z12, Z2, Z2
-	VADDPD   Z2, Z10, Z2
-	VCMPPD   $0x04, Z9, Z0, K1
-	VDIVPD.Z Z9, Z2, K1, Z2
-	VMINPD   Z1, Z2, Z2
-	VMAXPD   Z0, Z2, Z2
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z24, Z2, Z2
-	VADDPD Z2, Z26, Z2
-	VMINPD Z1, Z2, Z2
-	VMAXPD Z0, Z2, Z2
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z27, Z2, Z9
-	VSUBPD Z28, Z9, Z9
-	VMULPD Z25, Z9, Z9
-	VMINPD Z1, Z9, Z9
-	VMAXPD Z0, Z9, Z9
-	VMULPD Z2, Z18, Z10
-	VMULPD Z2, Z19, Z11
-	VMULPD Z2, Z20, Z2
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD      Z9, Z15, Z12
-	VADDPD      Z12, Z21, Z12
-	VSUBPD      Z10, Z12, Z10
-	VMULPD      Z9, Z16, Z12
-	VADDPD      Z12, Z22, Z12
-	VSUBPD      Z11, Z12, Z11
-	VMULPD      Z9, Z17, Z9
-	VADDPD      Z9, Z23, Z9
-	VSUBPD      Z2, Z9, Z2
-	VMULPD      Z10, Z10, Z9
-	VMULPD      Z11, Z11, Z12
-	VADDPD      Z12, Z9, Z9
-	VMULPD      Z2, Z2, Z12
-	VADDPD      Z12, Z9, Z9
-	VCMPPD.BCST $0x16, maxfinite64<>+0(SB), Z9, K1
-	VSQRTPD     Z9, Z9
-
-	// Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.
-	VDIVPD Z9, Z1, Z12
-	VMULPD Z12, Z10, Z10
-	VMULPD Z12, Z11, Z11
-	VMULPD Z12, Z2, Z2
-	VMULPD Z3, Z10, Z3
-	VMULPD Z4, Z11, Z4
-	VADDPD Z4, Z3, Z3
-	VMULPD Z5, Z2, Z4
-	VADDPD Z4, Z3, Z3
-	VMULPD 8640(R9), Z10, Z4
-	VMULPD 8704(R9), Z11, Z5
-	VADDPD Z5, Z4, Z4
-	VMULPD 8768(R9), Z2, Z5
-	VADDPD Z5, Z4, Z4
-	VMULPD Z6, Z10, Z5
-	VMULPD Z7, Z11, Z6
-	VADDPD Z6, Z5, Z5
-	VMULPD Z8, Z2, Z6
-	VADDPD Z6, Z5, Z5
-	VMULPD 8832(R9), Z10, Z6
-	VMULPD 8896(R9), Z11, Z7
-	VADDPD Z7, Z6, Z6
-	VMULPD 8960(R9), Z2, Z7
-	VADDPD Z7, Z6, Z6
-	VMULPD 384(R9), Z10, Z7
-	VMULPD 320(R9), Z11, Z8
-	VADDPD Z8, Z7, Z7
-	VMULPD 256(R9), Z2, Z8
-	VADDPD Z8, Z7, Z7
-	VMULPD 9024(R9), Z10, Z8
-	VMULPD 9088(R9), Z11, Z12
-	VADDPD Z12, Z8, Z8
-	VMULPD 9152(R9), Z2, Z12
-	VADDPD Z12, Z8, Z8
-	VMULPD 192(R9), Z10, Z12
-	VMULPD 128(R9), Z11, Z13
-	VADDPD Z13, Z12, Z12
-	VMULPD 64(R9), Z2, Z13
-	VADDPD Z13, Z12, Z12
-	VMULPD 9216(R9), Z10, Z10
-	VMULPD 9280(R9), Z11, Z11
-	VADDPD Z11, Z10, Z10
-	VMULPD 9344(R9), Z2, Z2
-	VADDPD Z2, Z10, Z2
-
-	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
-	VSUBPD       Z7, Z3, Z10
-	VSUBPD       9408(R9), Z10, Z10
-	VSUBPD       Z4, Z8, Z11
-	VCMPPD       $0x11, Z11, Z0, K2
-	VDIVPD       Z11, Z10, Z11
-	VXORPS       Z13, Z13, Z13
-	VBROADCASTSD toiinf64<>+0(SB), Z14
-	VBLENDMPD    Z11, Z14, K2, Z13
-	VCMPPD       $0x11, Z10, Z0, K2
-	VMOVAPD.Z    Z13, K2, Z10
-	VSUBPD       Z12, Z3, Z3
-	VSUBPD       9408(R9), Z3, Z3
-	VSUBPD       Z4, Z2, Z4
-	VCMPPD       $0x11, Z4, Z0, K2
-	VDIVPD       Z4, Z3, Z4
-	VXORPS       Z11, Z11, Z11
-	VBROADCASTSD toiinf64<>+0(SB), Z13
-	VBLENDMPD    Z4, Z13, K2, Z11
-	VCMPPD       $0x11, Z3, Z0, K2
-	VMOVAPD.Z    Z11, K2, Z3
-	VMINPD       Z3, Z10, Z3
-	VSUBPD       Z7, Z5, Z4
-	VSUBPD       9408(R9), Z4, Z4
-	VSUBPD       Z6, Z8, Z7
-	VCMPPD       $0x11, Z7, Z0, K2
-	VDIVPD       Z7, Z4, Z7
-	VXORPS       Z8, Z8, Z8
-	VBROADCASTSD toiinf64<>+0(SB), Z10
-	VBLENDMPD    Z7, Z10, K2, Z8
-	VCMPPD       $0x11, Z4, Z0, K2
-	VMOVAPD.Z    Z8, K2, Z4
-	VMINPD       Z4, Z3, Z3
-	VSUBPD       Z12, Z5, Z4
-	VSUBPD       9408(R9), Z4, Z4
-	VSUBPD       Z6, Z2, Z2
-	VCMPPD       $0x11, Z2, Z0, K2
-	VDIVPD       Z2, Z4, Z2
-	VXORPS       Z5, Z5, Z5
-	VBROADCASTSD toiinf64<>+0(SB), Z6
-	VBLENDMPD    Z2, Z6, K2, Z5
-	VCMPPD       $0x11, Z4, Z0, K2
-	VMOVAPD.Z    Z5, K2, Z2
-	VMINPD       Z2, Z3, Z2
-	VADDPD       9536(R9), Z2, Z2
-
-	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS        9664(R9), Z3
-	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z3, K2
-	VADDPD         9600(R9), Z1, Z3
-	VMOVUPS        9536(R9), Z4
-	VCMPPD         $0x11, Z2, Z4, K3
-	KANDNW         K2, K3, K3
-	VBROADCASTSD   maxiter+80(FP), Z4
-	VCMPPD         $0x12, Z3, Z4, K4
-	KORW           K4, K3, K3
-	VXORPS         Z4, Z4, Z4
-	VBROADCASTSD   toirunning64<>+0(SB), Z5
-	VBLENDMPD.BCST toiunconv64<>+0(SB), Z5, K3, Z4
-	VCMPPD         $0x16, (R9), Z2, K3
-	VBLENDMPD      Z0, Z4, K3, Z4
-	VMOVUPS        9536(R9), Z5
-	VCMPPD         $0x00, Z0, Z5, K3
-	VXORPS         Z5, Z5, Z5
-	VBLENDMPD.BCST toiinitial64<>+0(SB), Z1, K3, Z5
-	VCMPPD         $0x12, 9472(R9), Z9, K3
-	VBLENDMPD      Z5, Z4, K3, Z4
-	VBLENDMPD.BCST toiinvalid64<>+0(SB), Z4, K1, Z4
-	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z4, K3
-	KANDW          K3, K2, K3
-	VXORPS         Z5, Z5, Z5
-	VMOVUPS        9536(R9), Z6
-	VBLENDMPD      Z2, Z6, K3, Z5
-	VBLENDMPD      Z0, Z3, K1, Z3
-	VXORPS         Z2, Z2, Z2
-	VMOVUPS        9600(R9), Z6
-	VBLENDMPD      Z3, Z6, K2, Z2
-	VXORPS         Z3, Z3, Z3
-	VMOVUPS        9664(R9), Z6
-	VBLENDMPD      Z4, Z6, K2, Z3
-	VMOVUPS        Z5, 9536(R9)
-	VMOVUPS        Z2, 9600(R9)
-	VMOVUPS        Z3, 9664(R9)
-	KMOVW          K3, BX
-	TESTL          BX, BX
-	JNZ            TOI64AVX512_loop1_step
-
-	// Finish: the rows.
-	VMOVUPS 9536(R9), Z2
-	VMULPD  8640(R9), Z2, Z2
-	VADDPD  8064(R9), Z2, Z2
-	VMOVUPS 9536(R9), Z3
-	VMULPD  8704(R9), Z3, Z3
-	VADDPD  8128(R9), Z3, Z3
-	VMOVUPS 9536(R9), Z4
-	VMULPD  8768(R9), Z4, Z4
-	VADDPD  8192(R9), Z4, Z4
-	VMOVUPS 9536(R9), Z5
-	VMULPD  8832(R9), Z5, Z5
-	VADDPD  8256(R9), Z5, Z5
-	VMOVUPS 9536(R9), Z6
-	VMULPD  8896(R9), Z6, Z6
-	VADDPD  8320(R9), Z6, Z6
-	VMOVUPS 9536(R9), Z7
-	VMULPD  8960(R9), Z7, Z7
-	VADDPD  8384(R9), Z7, Z7
-	VMOVUPS 9536(R9), Z8
-	VMULPD  9024(R9), Z8, Z8
-	VADDPD  Z8, Z0, Z8
-	VMOVUPS 9536(R9), Z9
-	VMULPD  9088(R9), Z9, Z9
-	VADDPD  Z9, Z0, Z9
-	VMOVUPS 9536(R9), Z10
-	VMULPD  9152(R9), Z10, Z10
-	VADDPD  Z10, Z0, Z10
-	VMOVUPS 9536(R9), Z11
-	VMULPD  9216(R9), Z11, Z11
-	VADDPD  8448(R9), Z11, Z11
-	VMOVUPS 9536(R9), Z12
-	VMULPD  9280(R9), Z12, Z12
-	VADDPD  8512(R9), Z12, Z12
-	VMOVUPS 9536(R9), Z13
-	VMULPD  9344(R9), Z13, Z13
-	VADDPD  8576(R9), Z13, Z13
-
-	// M0 = B-A, u = D-C, E = A-C.
-	VSUBPD Z2, Z5, Z14
-	VSUBPD Z3, Z6, Z15
-	VSUBPD Z4, Z7, Z16
-	VSUBPD Z8, Z11, Z17
-	VSUBPD Z9, Z12, Z18
-	VSUBPD Z10, Z13, Z19
-	VSUBPD Z8, Z2, Z20
-	VSUBPD Z9, Z3, Z21
-	VSUBPD Z10, Z4, Z22
-
-	// Step 1: invL = 1/|u|^2 (0 when |u|^2 < 2^-126); ka = u.E invL, kb = u.M0 invL.
-	VMULPD      Z17, Z17, Z23
-	VMULPD      Z18, Z18, Z24
-	VADDPD      Z24, Z23, Z23
-	VMULPD      Z19, Z19, Z24
-	VADDPD      Z24, Z23, Z23
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z23, K1
-	VDIVPD.Z    Z23, Z1, K1, Z24
-
-	// 1/|M0|^2 for step 4, here where it depends only on the inputs.
-	VMULPD      Z14, Z14, Z25
-	VMULPD      Z15, Z15, Z26
-	VADDPD      Z26, Z25, Z25
-	VMULPD      Z16, Z16, Z26
-	VADDPD      Z26, Z25, Z25
-	VCMPPD.BCST $0x1d, minnormal64<>+0(SB), Z25, K1
-	VDIVPD.Z    Z25, Z1, K1, Z26
-	VMULPD      Z20, Z17, Z27
-	VMULPD      Z21, Z18, Z28
-	VADDPD      Z28, Z27, Z27
-	VMULPD      Z22, Z19, Z28
-	VADDPD      Z28, Z27, Z27
-	VMULPD      Z24, Z27, Z27
-	VMULPD      Z14, Z17, Z28
-	VMULPD      Z15, Z18, Z29
-	VADDPD      Z29, Z28, Z28
-	VMULPD      Z16, Z19, Z29
-	VADDPD      Z29, Z28, Z28
-	VMULPD      Z24, Z28, Z29
-
-	// u.M0 and E.M0 for step 4, which needs no vector of step 3.
-	VMULPD  Z14, Z20, Z30
-	VMOVUPS Z24, (R9)
-	VMULPD  Z15, Z21, Z24
-	VMOVUPS Z10, 64(R9)
-	VADDPD  Z24, Z30, Z10
-	VMULPD  Z16, Z22, Z24
-	VADDPD  Z24, Z10, Z10
-
-	// C-A' = ka u - E; B'-A' = M0 - kb u.
-	VMULPD  Z27, Z17, Z24
-	VMULPD  Z27, Z18, Z30
-	VMOVUPS Z13, 128(R9)
-	VMULPD  Z27, Z19, Z13
-	VMOVUPS Z9, 192(R9)
-	VSUBPD  Z20, Z24, Z9
-	VSUBPD  Z21, Z30, Z24
-	VSUBPD  Z22, Z13, Z13
-	VMULPD  Z29, Z17, Z30
-	VMOVUPS Z12, 256(R9)
-	VMULPD  Z29, Z18, Z12
-	VMOVUPS Z8, 320(R9)
-	VMULPD  Z29, Z19, Z8
-	VMOVUPS Z11, 384(R9)
-	VSUBPD  Z30, Z14, Z11
-	VSUBPD  Z12, Z15, Z12
-	VSUBPD  Z8, Z16, Z8
-
-	// Step 2: s1 = clamp01((C-A').(B'-A') / |B'-A'|^2), 0 when A' = B'.
-	VMULPD   Z11, Z11, Z30
-	VMOVUPS  Z4, 448(R9)
-	VMULPD   Z12, Z12, Z4
-	VMOVUPS  Z7, 512(R9)
-	VADDPD   Z4, Z30, Z4
-	VMULPD   Z8, Z8, Z7
-	VADDPD   Z7, Z4, Z4
-	VMULPD   Z11, Z9, Z7
-	VMULPD   Z12, Z24, Z9
-	VADDPD   Z9, Z7, Z7
-	VMULPD   Z8, Z13, Z8
-	VADDPD   Z8, Z7, Z7
-	VCMPPD   $0x04, Z4, Z0, K1
-	VDIVPD.Z Z4, Z7, K1, Z4
-	VMINPD   Z1, Z4, Z4
-	VMAXPD   Z0, Z4, Z4
-
-	// Step 3: t = clamp01((P-C).u invL) with P-C = E + s1 M0, that is clamp01(ka + s1 kb).
-	VMULPD Z29, Z4, Z4
-	VADDPD Z4, Z27, Z4
-	VMINPD Z1, Z4, Z4
-	VMAXPD Z0, Z4, Z4
-
-	// Step 4: s = clamp01((Q-A).M0 invA) with Q-A = t u - E, that is clamp01((t u.M0 - E.M0) invA); 0 when A = B (or shorter than 1.1e-19).
-	VMULPD Z28, Z4, Z7
-	VSUBPD Z10, Z7, Z7
-	VMULPD Z26, Z7, Z7
-	VMINPD Z1, Z7, Z7
-	VMAXPD Z0, Z7, Z7
-	VMULPD Z4, Z17, Z8
-	VMULPD Z4, Z18, Z9
-	VMULPD Z4, Z19, Z4
-
-	// P-Q = (E + s M0) - t u; Dist2 = |P-Q|^2.
-	VMULPD  Z7, Z14, Z10
-	VADDPD  Z10, Z20, Z10
-	VSUBPD  Z8, Z10, Z10
-	VMULPD  Z7, Z15, Z11
-	VADDPD  Z11, Z21, Z11
-	VSUBPD  Z9, Z11, Z11
-	VMULPD  Z7, Z16, Z12
-	VADDPD  Z12, Z22, Z12
-	VSUBPD  Z4, Z12, Z12
-	VMULPD  Z10, Z10, Z13
-	VMULPD  Z11, Z11, Z17
-	VADDPD  Z17, Z13, Z13
-	VMULPD  Z12, Z12, Z17
-	VADDPD  Z17, Z13, Z13
-	VSQRTPD Z13, Z17
-
-	// The normal by ContactLane's rules (contact's common path and rare block).
-	VMOVAPS      Z10, Z18
-	VMOVAPS      Z11, Z19
-	VMOVAPS      Z12, Z24
-	VMOVAPS      Z17, Z26
-	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z13, K1
-	VMAXPD       Z23, Z25, Z23
-	VMULPD       Z20, Z20, Z20
-	VMULPD       Z21, Z21, Z21
-	VADDPD       Z21, Z20, Z20
-	VMULPD       Z22, Z22, Z21
-	VADDPD       Z21, Z20, Z20
-	VMAXPD       Z20, Z23, Z20
-	VBROADCASTSD crosstol64<>+0(SB), Z21
-	VMULPD       Z20, Z21, Z21
-	VCMPPD       $0x11, Z21, Z13, K2
-	KORW         K2, K1, K3
-	VMOVUPS      Z17, 576(R9)
-	VMOVUPS      Z4, 640(R9)
-	VMOVUPS      Z16, 704(R9)
-	VMOVUPS      Z9, 768(R9)
-	VMOVUPS      Z15, 832(R9)
-	VMOVUPS      Z8, 896(R9)
-	VMOVUPS      Z14, 960(R9)
-	VMOVUPS      Z7, 1024(R9)
-	VMOVUPS      Z26, 1088(R9)
-	VMOVUPS      Z24, 1152(R9)
-	VMOVUPS      Z19, 1216(R9)
-	VMOVUPS      Z18, 1280(R9)
-	KORTESTW     K3, K3
-	JZ           TOI64AVX512_loop1_finish_g0_normal
-
-	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
-	VSUBPD   Z2, Z5, Z4
-	VSUBPD   Z3, Z6, Z5
-	VMOVUPS  512(R9), Z6
-	VSUBPD   448(R9), Z6, Z6
-	VMOVUPS  384(R9), Z7
-	VSUBPD   320(R9), Z7, Z7
-	VMOVUPS  256(R9), Z8
-	VSUBPD   192(R9), Z8, Z8
-	VMOVUPS  128(R9), Z9
-	VSUBPD   64(R9), Z9, Z9
-	VSQRTPD  Z25, Z14
-	VCMPPD   $0x04, Z14, Z0, K3
-	VDIVPD.Z Z14, Z1, K3, Z14
-	VSQRTPD  (R9), Z15
-	VMULPD   Z14, Z4, Z4
-	VMULPD   Z14, Z5, Z5
-	VMULPD   Z14, Z6, Z6
-	VMULPD   Z15, Z7, Z7
-	VMULPD   Z15, Z8, Z8
-	VMULPD   Z15, Z9, Z9
-	VCMPPD   $0x00, Z0, Z25, K3
-	VMULPD   Z9, Z5, Z14
-	VMULPD   Z8, Z6, Z15
-	VSUBPD   Z15, Z14, Z14
-	VMULPD   Z7, Z6, Z15
-	VMULPD   Z9, Z4, Z16
-	VSUBPD   Z16, Z15, Z15
-	VMULPD   Z8, Z4, Z16
-	VMULPD   Z7, Z5, Z17
-	VSUBPD   Z17, Z16, Z16
-	VMULPD   Z14, Z14, Z17
-	VMULPD   Z15, Z15, Z18
-	VADDPD   Z18, Z17, Z17
-	VMULPD   Z16, Z16, Z18
-	VADDPD   Z18, Z17, Z17
-	VMULPD   Z14, Z10, Z10
-	VMULPD   Z15, Z11, Z11
-	VADDPD   Z11, Z10, Z10
-	VMULPD   Z16, Z12, Z11
-	VADDPD   Z11, Z10, Z10
-
-	// k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).
-	VBROADCASTSD perptol64<>+0(SB), Z11
-	VMULPD       Z20, Z11, Z11
-	VSUBPD       Z11, Z13, Z11
-	VMULPD       Z17, Z11, Z11
-	VMULPD       Z10, Z10, Z12
-	VCMPPD       $0x11, Z12, Z11, K4
-	KANDW        K4, K2, K2
-	VCMPPD.BCST  $0x19, minnormal64<>+0(SB), Z17, K4
-	KANDNW       K2, K4, K2
-	KORW         K2, K1, K1
-	VMULPD       Z10, Z10, Z11
-	VBROADCASTSD signtol64<>+0(SB), Z12
-	VMULPD       Z20, Z12, Z12
-	VMULPD       Z17, Z12, Z12
-	VCMPPD       $0x19, Z12, Z11, K2
-	VCMPPD       $0x11, Z0, Z10, K4
-	KANDNW       K4, K2, K2
-	VXORPD.BCST  signmask64<>+0(SB), Z14, Z10
-	VXORPD.BCST  signmask64<>+0(SB), Z15, Z11
-	VXORPD.BCST  signmask64<>+0(SB), Z16, Z12
-	VBLENDMPD    Z10, Z14, K2, Z14
-	VBLENDMPD    Z11, Z15, K2, Z15
-	VBLENDMPD    Z12, Z16, K2, Z16
-	VXORPS       Z10, Z10, Z10
-	VMOVUPS      1280(R9), Z11
-	VBLENDMPD    Z14, Z11, K1, Z10
-	VXORPS       Z11, Z11, Z11
-	VMOVUPS      1216(R9), Z12
-	VBLENDMPD    Z15, Z12, K1, Z11
-	VXORPS       Z12, Z12, Z12
-	VMOVUPS      1152(R9), Z14
-	VBLENDMPD    Z16, Z14, K1, Z12
-	VXORPS       Z14, Z14, Z14
-	VBLENDMPD    Z17, Z13, K1, Z14
-	VMOVUPS      Z10, 1280(R9)
-	VMOVUPS      Z11, 1216(R9)
-	VMOVUPS      Z12, 1152(R9)
-	VMOVAPS      Z14, Z13
-
-	// v = unit axis 1, or unit axis 2 when A = B.
-	VBLENDMPD Z7, Z4, K3, Z4
-	VBLENDMPD Z8, Z5, K3, Z5
-	VBLENDMPD Z9, Z6, K3, Z6
-
-	// Fallback 2: v x (0,0,1) = (vy, -vx, 0).
-	VXORPD.BCST signmask64<>+0(SB), Z4, Z4
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z13, K1
-	VMULPD      Z5, Z5, Z7
-	VMULPD      Z4, Z4, Z8
-	VADDPD      Z8, Z7, Z7
-	VMULPD      Z0, Z0, Z8
-	VADDPD      Z8, Z7, Z7
-	VXORPS      Z8, Z8, Z8
-	VMOVUPS     1280(R9), Z9
-	VBLENDMPD   Z5, Z9, K1, Z8
-	VXORPS      Z9, Z9, Z9
-	VMOVUPS     1216(R9), Z10
-	VBLENDMPD   Z4, Z10, K1, Z9
-	VXORPS      Z4, Z4, Z4
-	VMOVUPS     1152(R9), Z10
-	VBLENDMPD   Z0, Z10, K1, Z4
-	VXORPS      Z10, Z10, Z10
-	VBLENDMPD   Z7, Z13, K1, Z10
-	VMOVUPS     Z8, 1280(R9)
-	VMOVUPS     Z9, 1216(R9)
-	VMOVUPS     Z4, 1152(R9)
-	VMOVAPS     Z10, Z13
-
-	// Fallback 3: v x (1,0,0) = (0, vz, -vy).
-	VXORPD.BCST signmask64<>+0(SB), Z5, Z4
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z13, K1
-	VMULPD      Z0, Z0, Z5
-	VMULPD      Z6, Z6, Z7
-	VADDPD      Z7, Z5, Z5
-	VMULPD      Z4, Z4, Z7
-	VADDPD      Z7, Z5, Z5
-	VXORPS      Z7, Z7, Z7
-	VMOVUPS     1280(R9), Z8
-	VBLENDMPD   Z0, Z8, K1, Z7
-	VXORPS      Z8, Z8, Z8
-	VMOVUPS     1216(R9), Z9
-	VBLENDMPD   Z6, Z9, K1, Z8
-	VXORPS      Z6, Z6, Z6
-	VMOVUPS     1152(R9), Z9
-	VBLENDMPD   Z4, Z9, K1, Z6
-	VXORPS      Z4, Z4, Z4
-	VBLENDMPD   Z5, Z13, K1, Z4
-	VMOVUPS     Z7, 1280(R9)
-	VMOVUPS     Z8, 1216(R9)
-	VMOVUPS     Z6, 1152(R9)
-	VMOVAPS     Z4, Z13
-
-	// Fallback 4: (0,0,1).
-	VCMPPD.BCST $0x19, minnormal64<>+0(SB), Z13, K1
-	VXORPS      Z4, Z4, Z4
-	VMOVUPS     1280(R9), Z5
-	VBLENDMPD   Z0, Z5, K1, Z4
-	VXORPS      Z5, Z5, Z5
-	VMOVUPS     1216(R9), Z6
-	VBLENDMPD   Z0, Z6, K1, Z5
-	VXORPS      Z6, Z6, Z6
-	VMOVUPS     1152(R9), Z7
-	VBLENDMPD   Z1, Z7, K1, Z6
-	VXORPS      Z7, Z7, Z7
-	VBLENDMPD   Z1, Z13, K1, Z7
-	VMOVUPS     Z4, 1280(R9)
-	VMOVUPS     Z5, 1216(R9)
-	VMOVUPS     Z6, 1152(R9)
-	VMOVAPS     Z7, Z13
-
-	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD Z13, Z4
-	VMOVUPS Z4, 1088(R9)
-
-TOI64AVX512_loop1_finish_g0_normal:
-	VDIVPD 1088(R9), Z1, Z4
-	VMULPD 1280(R9), Z4, Z5
-	VMULPD 1216(R9), Z4, Z6
-	VMULPD 1152(R9), Z4, Z4
-
-	// P = C0 + (a + s M0), Q = C0 + (c + t u).
-	VMOVUPS 960(R9), Z7
-	VMULPD  1024(R9), Z7, Z7
-	VADDPD  Z7, Z2, Z2
-	VADDPD  6592(R9), Z2, Z2
-	VMOVUPS 320(R9), Z7
-	VADDPD  896(R9), Z7, Z7
-	VADDPD  6592(R9), Z7, Z7
-	VMOVUPS 832(R9), Z8
-	VMULPD  1024(R9), Z8, Z8
-	VADDPD  Z8, Z3, Z3
-	VADDPD  6656(R9), Z3, Z3
-	VMOVUPS 192(R9), Z8
-	VADDPD  768(R9), Z8, Z8
-	VADDPD  6656(R9), Z8, Z8
-	VMOVUPS 704(R9), Z9
-	VMULPD  1024(R9), Z9, Z9
-	VADDPD  448(R9), Z9, Z9
-	VADDPD  6720(R9), Z9, Z9
-	VMOVUPS 64(R9), Z10
-	VADDPD  640(R9), Z10, Z10
-	VADDPD  6720(R9), Z10, Z10
-
-	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS        9664(R9), Z11
-	VCMPPD.BCST    $0x00, toiinvalid64<>+0(SB), Z11, K1
-	VXORPS         Z11, Z11, Z11
-	VMOVUPS        9536(R9), Z12
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K1, Z11
-	VXORPS         Z12, Z12, Z12
-	VMOVUPS        576(R9), Z13
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K1, Z12
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K1, Z5
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K1, Z6
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K1, Z4
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K1, Z2
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K1, Z3
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K1, Z9
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K1, Z7
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K1, Z8
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K1, Z10
-
-	// Pair index k = i + 0 + lane.
-	LEAQ         (R13), BX
-	VMOVD        BX, X13
-	VPBROADCASTD X13, Y13
-	VPADDD       iota<>+0(SB), Y13, Y13
-	MOVQ         (SP), R12
-	VMOVUPS      Y13, (R12)(R13*4)
-	VMOVUPS      9664(R9), Z13
-	VCVTTPD2DQ   Z13, Y13
-	MOVQ         8(SP), R12
-	VMOVUPS      Y13, (R12)(R13*4)
-	VMOVUPS      9600(R9), Z13
-	VCVTTPD2DQ   Z13, Y13
-	MOVQ         16(SP), R12
-	VMOVUPS      Y13, (R12)(R13*4)
-	MOVQ         24(SP), R12
-	VMOVUPS      Z11, (R12)(R13*8)
-	MOVQ         32(SP), R12
-	VMOVUPS      Z12, (R12)(R13*8)
-	MOVQ         40(SP), R12
-	VMOVUPS      Z5, (R12)(R13*8)
-	MOVQ         48(SP), R12
-	VMOVUPS      Z6, (R12)(R13*8)
-	MOVQ         56(SP), R12
-	VMOVUPS      Z4, (R12)(R13*8)
-	MOVQ         64(SP), R12
-	VMOVUPS      Z2, (R12)(R13*8)
-	MOVQ         72(SP), R12
-	VMOVUPS      Z3, (R12)(R13*8)
-	MOVQ         80(SP), R12
-	VMOVUPS      Z9, (R12)(R13*8)
-	MOVQ         88(SP), R12
-	VMOVUPS      Z7, (R12)(R13*8)
-	MOVQ         96(SP), R12
-	VMOVUPS      Z8, (R12)(R13*8)
-	MOVQ         104(SP), R12
-	VMOVUPS      Z10, (R12)(R13*8)
-	ADDQ         $0x00000008, R13
-	SUBQ         $0x00000008, R14
-	CMPQ         R14, $0x00000008
-	JAE          TOI64AVX512_loop1
-
-TOI64AVX512_loop1_end:
-	TESTQ R14, R14
-	JZ    TOI64AVX512_done
+TOITail64AVX512_loop:
+	// The mask of the first min(n - i, lanes) lanes (tailMask, which may overwrite remain).
+	MOVQ  R14, BX
 	BZHIL R14, low16<>+0(SB), R14
 	KMOVW R14, K1
+	MOVQ  BX, R14
 
-	// The remaining pair indices, zero (capsule 0) past n.
+	// The pair indices, zero (capsule 0) past n.
 	VMOVDQU32.Z (DX)(R13*4), K1, Y2
-	VMOVUPS     Y2, 9984(R9)
+	VMOVUPS     Y2, 5888(R9)
 	VMOVDQU32.Z (SI)(R13*4), K1, Y2
-	VMOVUPS     Y2, 10048(R9)
+	VMOVUPS     Y2, 5952(R9)
 
 	// The records' byte offsets: index << log2(record size), as 64-bit lanes.
-	VPMOVZXDQ 9984(R9), Y2
+	VPMOVZXDQ 5888(R9), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 9728(R9)
-	VPMOVZXDQ 10000(R9), Y2
+	VMOVDQU   Y2, 5632(R9)
+	VPMOVZXDQ 5904(R9), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 9760(R9)
-	VPMOVZXDQ 10048(R9), Y2
+	VMOVDQU   Y2, 5664(R9)
+	VPMOVZXDQ 5952(R9), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 9792(R9)
-	VPMOVZXDQ 10064(R9), Y2
+	VMOVDQU   Y2, 5696(R9)
+	VPMOVZXDQ 5968(R9), Y2
 	VPSLLQ    $0x06, Y2, Y2
-	VMOVDQU   Y2, 9824(R9)
+	VMOVDQU   Y2, 5728(R9)
 
 	// Capsule records of side I at the start, transposed.
-	MOVQ       9728(R9), DX
-	VMOVUPD    (AX)(DX*1), Z2
-	MOVQ       9736(R9), DX
-	VMOVUPD    (AX)(DX*1), Z3
-	MOVQ       9744(R9), DX
-	VMOVUPD    (AX)(DX*1), Z4
-	MOVQ       9752(R9), DX
-	VMOVUPD    (AX)(DX*1), Z5
-	MOVQ       9760(R9), DX
-	VMOVUPD    (AX)(DX*1), Z6
-	MOVQ       9768(R9), DX
-	VMOVUPD    (AX)(DX*1), Z7
-	MOVQ       9776(R9), DX
-	VMOVUPD    (AX)(DX*1), Z8
-	MOVQ       9784(R9), DX
-	VMOVUPD    (AX)(DX*1), Z9
+	MOVQ       5632(R9), BX
+	VMOVUPD    (AX)(BX*1), Z2
+	MOVQ       5640(R9), BX
+	VMOVUPD    (AX)(BX*1), Z3
+	MOVQ       5648(R9), BX
+	VMOVUPD    (AX)(BX*1), Z4
+	MOVQ       5656(R9), BX
+	VMOVUPD    (AX)(BX*1), Z5
+	MOVQ       5664(R9), BX
+	VMOVUPD    (AX)(BX*1), Z6
+	MOVQ       5672(R9), BX
+	VMOVUPD    (AX)(BX*1), Z7
+	MOVQ       5680(R9), BX
+	VMOVUPD    (AX)(BX*1), Z8
+	MOVQ       5688(R9), BX
+	VMOVUPD    (AX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
 	VUNPCKLPD  Z5, Z4, Z3
@@ -92040,41 +87165,41 @@ TOI64AVX512_loop1_end:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 6144(R9)
+	VMOVUPS    Z7, 2048(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 6336(R9)
+	VMOVUPS    Z7, 2240(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 6272(R9)
+	VMOVUPS    Z7, 2176(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 6464(R9)
+	VMOVUPS    Z3, 2368(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 6208(R9)
+	VMOVUPS    Z6, 2112(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 6400(R9)
+	VMOVUPS    Z3, 2304(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 6528(R9)
+	VMOVUPS    Z2, 2432(R9)
 
 	// Capsule records of side J at the start, transposed.
-	MOVQ       9792(R9), DX
-	VMOVUPD    (AX)(DX*1), Z2
-	MOVQ       9800(R9), DX
-	VMOVUPD    (AX)(DX*1), Z3
-	MOVQ       9808(R9), DX
-	VMOVUPD    (AX)(DX*1), Z4
-	MOVQ       9816(R9), DX
-	VMOVUPD    (AX)(DX*1), Z5
-	MOVQ       9824(R9), DX
-	VMOVUPD    (AX)(DX*1), Z6
-	MOVQ       9832(R9), DX
-	VMOVUPD    (AX)(DX*1), Z7
-	MOVQ       9840(R9), DX
-	VMOVUPD    (AX)(DX*1), Z8
-	MOVQ       9848(R9), DX
-	VMOVUPD    (AX)(DX*1), Z9
+	MOVQ       5696(R9), BX
+	VMOVUPD    (AX)(BX*1), Z2
+	MOVQ       5704(R9), BX
+	VMOVUPD    (AX)(BX*1), Z3
+	MOVQ       5712(R9), BX
+	VMOVUPD    (AX)(BX*1), Z4
+	MOVQ       5720(R9), BX
+	VMOVUPD    (AX)(BX*1), Z5
+	MOVQ       5728(R9), BX
+	VMOVUPD    (AX)(BX*1), Z6
+	MOVQ       5736(R9), BX
+	VMOVUPD    (AX)(BX*1), Z7
+	MOVQ       5744(R9), BX
+	VMOVUPD    (AX)(BX*1), Z8
+	MOVQ       5752(R9), BX
+	VMOVUPD    (AX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
 	VUNPCKLPD  Z5, Z4, Z3
@@ -92088,41 +87213,41 @@ TOI64AVX512_loop1_end:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 6592(R9)
+	VMOVUPS    Z7, 2496(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 6784(R9)
+	VMOVUPS    Z7, 2688(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 6720(R9)
+	VMOVUPS    Z7, 2624(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 6912(R9)
+	VMOVUPS    Z3, 2816(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 6656(R9)
+	VMOVUPS    Z6, 2560(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 6848(R9)
+	VMOVUPS    Z3, 2752(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 6976(R9)
+	VMOVUPS    Z2, 2880(R9)
 
 	// Capsule records of side I at the end, transposed.
-	MOVQ       9728(R9), AX
-	VMOVUPD    (CX)(AX*1), Z2
-	MOVQ       9736(R9), AX
-	VMOVUPD    (CX)(AX*1), Z3
-	MOVQ       9744(R9), AX
-	VMOVUPD    (CX)(AX*1), Z4
-	MOVQ       9752(R9), AX
-	VMOVUPD    (CX)(AX*1), Z5
-	MOVQ       9760(R9), AX
-	VMOVUPD    (CX)(AX*1), Z6
-	MOVQ       9768(R9), AX
-	VMOVUPD    (CX)(AX*1), Z7
-	MOVQ       9776(R9), AX
-	VMOVUPD    (CX)(AX*1), Z8
-	MOVQ       9784(R9), AX
-	VMOVUPD    (CX)(AX*1), Z9
+	MOVQ       5632(R9), BX
+	VMOVUPD    (CX)(BX*1), Z2
+	MOVQ       5640(R9), BX
+	VMOVUPD    (CX)(BX*1), Z3
+	MOVQ       5648(R9), BX
+	VMOVUPD    (CX)(BX*1), Z4
+	MOVQ       5656(R9), BX
+	VMOVUPD    (CX)(BX*1), Z5
+	MOVQ       5664(R9), BX
+	VMOVUPD    (CX)(BX*1), Z6
+	MOVQ       5672(R9), BX
+	VMOVUPD    (CX)(BX*1), Z7
+	MOVQ       5680(R9), BX
+	VMOVUPD    (CX)(BX*1), Z8
+	MOVQ       5688(R9), BX
+	VMOVUPD    (CX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
 	VUNPCKLPD  Z5, Z4, Z3
@@ -92136,41 +87261,41 @@ TOI64AVX512_loop1_end:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 7040(R9)
+	VMOVUPS    Z7, 2944(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 7232(R9)
+	VMOVUPS    Z7, 3136(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 7168(R9)
+	VMOVUPS    Z7, 3072(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 7360(R9)
+	VMOVUPS    Z3, 3264(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 7104(R9)
+	VMOVUPS    Z6, 3008(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 7296(R9)
+	VMOVUPS    Z3, 3200(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 7424(R9)
+	VMOVUPS    Z2, 3328(R9)
 
 	// Capsule records of side J at the end, transposed.
-	MOVQ       9792(R9), AX
-	VMOVUPD    (CX)(AX*1), Z2
-	MOVQ       9800(R9), AX
-	VMOVUPD    (CX)(AX*1), Z3
-	MOVQ       9808(R9), AX
-	VMOVUPD    (CX)(AX*1), Z4
-	MOVQ       9816(R9), AX
-	VMOVUPD    (CX)(AX*1), Z5
-	MOVQ       9824(R9), AX
-	VMOVUPD    (CX)(AX*1), Z6
-	MOVQ       9832(R9), AX
-	VMOVUPD    (CX)(AX*1), Z7
-	MOVQ       9840(R9), AX
-	VMOVUPD    (CX)(AX*1), Z8
-	MOVQ       9848(R9), AX
-	VMOVUPD    (CX)(AX*1), Z9
+	MOVQ       5696(R9), BX
+	VMOVUPD    (CX)(BX*1), Z2
+	MOVQ       5704(R9), BX
+	VMOVUPD    (CX)(BX*1), Z3
+	MOVQ       5712(R9), BX
+	VMOVUPD    (CX)(BX*1), Z4
+	MOVQ       5720(R9), BX
+	VMOVUPD    (CX)(BX*1), Z5
+	MOVQ       5728(R9), BX
+	VMOVUPD    (CX)(BX*1), Z6
+	MOVQ       5736(R9), BX
+	VMOVUPD    (CX)(BX*1), Z7
+	MOVQ       5744(R9), BX
+	VMOVUPD    (CX)(BX*1), Z8
+	MOVQ       5752(R9), BX
+	VMOVUPD    (CX)(BX*1), Z9
 	VUNPCKLPD  Z3, Z2, Z10
 	VUNPCKHPD  Z3, Z2, Z2
 	VUNPCKLPD  Z5, Z4, Z3
@@ -92184,86 +87309,86 @@ TOI64AVX512_loop1_end:
 	VSHUFF64X2 $0x88, Z7, Z5, Z10
 	VSHUFF64X2 $0xdd, Z7, Z5, Z5
 	VSHUFF64X2 $0x88, Z10, Z9, Z7
-	VMOVUPS    Z7, 7488(R9)
+	VMOVUPS    Z7, 3392(R9)
 	VSHUFF64X2 $0xdd, Z10, Z9, Z7
-	VMOVUPS    Z7, 7680(R9)
+	VMOVUPS    Z7, 3584(R9)
 	VSHUFF64X2 $0x88, Z5, Z3, Z7
-	VMOVUPS    Z7, 7616(R9)
+	VMOVUPS    Z7, 3520(R9)
 	VSHUFF64X2 $0xdd, Z5, Z3, Z3
-	VMOVUPS    Z3, 7808(R9)
+	VMOVUPS    Z3, 3712(R9)
 	VSHUFF64X2 $0x88, Z4, Z2, Z3
 	VSHUFF64X2 $0xdd, Z4, Z2, Z2
 	VSHUFF64X2 $0x88, Z8, Z6, Z4
 	VSHUFF64X2 $0xdd, Z8, Z6, Z5
 	VSHUFF64X2 $0x88, Z4, Z3, Z6
-	VMOVUPS    Z6, 7552(R9)
+	VMOVUPS    Z6, 3456(R9)
 	VSHUFF64X2 $0xdd, Z4, Z3, Z3
-	VMOVUPS    Z3, 7744(R9)
+	VMOVUPS    Z3, 3648(R9)
 	VSHUFF64X2 $0x88, Z5, Z2, Z2
-	VMOVUPS    Z2, 7872(R9)
+	VMOVUPS    Z2, 3776(R9)
 
 	// The pads of I and J: gathered, or zero without pads.
-	VMOVUPS    Z0, 7936(R9)
-	VMOVUPS    Z0, 8000(R9)
-	MOVQ       pad+16(FP), AX
-	TESTQ      AX, AX
-	JZ         TOI64AVX512_t_g0_nopad
-	VMOVUPS    9984(R9), Y3
+	VMOVUPS    Z0, 3840(R9)
+	VMOVUPS    Z0, 3904(R9)
+	MOVQ       pad+16(FP), BX
+	TESTQ      BX, BX
+	JZ         TOITail64AVX512_g_g0_nopad
+	VMOVUPS    5888(R9), Y3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K2
-	VGATHERDPD (AX)(Y3*8), K2, Z2
-	VMOVUPS    Z2, 7936(R9)
-	VMOVUPS    10048(R9), Y3
+	VGATHERDPD (BX)(Y3*8), K2, Z2
+	VMOVUPS    Z2, 3840(R9)
+	VMOVUPS    5952(R9), Y3
 	VMOVUPS    Z0, Z2
 	VPCMPEQD   Z0, Z0, K2
-	VGATHERDPD (AX)(Y3*8), K2, Z2
-	VMOVUPS    Z2, 8000(R9)
+	VGATHERDPD (BX)(Y3*8), K2, Z2
+	VMOVUPS    Z2, 3904(R9)
 
-TOI64AVX512_t_g0_nopad:
+TOITail64AVX512_g_g0_nopad:
 	// Setup: the frames and the initial states.
 	// x0 = X0 - C0, v = X1 - X0 for a, b, c, d; C0 = J's A0.
-	VMOVUPS 6144(R9), Z2
-	VSUBPD  6592(R9), Z2, Z2
-	VMOVUPS 6208(R9), Z3
-	VSUBPD  6656(R9), Z3, Z3
-	VMOVUPS 6272(R9), Z4
-	VSUBPD  6720(R9), Z4, Z4
-	VMOVUPS 7040(R9), Z5
-	VSUBPD  6144(R9), Z5, Z5
-	VMOVUPS 7104(R9), Z6
-	VSUBPD  6208(R9), Z6, Z6
-	VMOVUPS 7168(R9), Z7
-	VSUBPD  6272(R9), Z7, Z7
-	VMOVUPS 6336(R9), Z8
-	VSUBPD  6592(R9), Z8, Z8
-	VMOVUPS 6400(R9), Z9
-	VSUBPD  6656(R9), Z9, Z9
-	VMOVUPS 6464(R9), Z10
-	VSUBPD  6720(R9), Z10, Z10
-	VMOVUPS 7232(R9), Z11
-	VSUBPD  6336(R9), Z11, Z11
-	VMOVUPS 7296(R9), Z12
-	VSUBPD  6400(R9), Z12, Z12
-	VMOVUPS 7360(R9), Z13
-	VSUBPD  6464(R9), Z13, Z13
-	VMOVUPS 7488(R9), Z14
-	VSUBPD  6592(R9), Z14, Z14
-	VMOVUPS 7552(R9), Z15
-	VSUBPD  6656(R9), Z15, Z15
-	VMOVUPS 7616(R9), Z16
-	VSUBPD  6720(R9), Z16, Z16
-	VMOVUPS 6784(R9), Z17
-	VSUBPD  6592(R9), Z17, Z17
-	VMOVUPS 6848(R9), Z18
-	VSUBPD  6656(R9), Z18, Z18
-	VMOVUPS 6912(R9), Z19
-	VSUBPD  6720(R9), Z19, Z19
-	VMOVUPS 7680(R9), Z20
-	VSUBPD  6784(R9), Z20, Z20
-	VMOVUPS 7744(R9), Z21
-	VSUBPD  6848(R9), Z21, Z21
-	VMOVUPS 7808(R9), Z22
-	VSUBPD  6912(R9), Z22, Z22
+	VMOVUPS 2048(R9), Z2
+	VSUBPD  2496(R9), Z2, Z2
+	VMOVUPS 2112(R9), Z3
+	VSUBPD  2560(R9), Z3, Z3
+	VMOVUPS 2176(R9), Z4
+	VSUBPD  2624(R9), Z4, Z4
+	VMOVUPS 2944(R9), Z5
+	VSUBPD  2048(R9), Z5, Z5
+	VMOVUPS 3008(R9), Z6
+	VSUBPD  2112(R9), Z6, Z6
+	VMOVUPS 3072(R9), Z7
+	VSUBPD  2176(R9), Z7, Z7
+	VMOVUPS 2240(R9), Z8
+	VSUBPD  2496(R9), Z8, Z8
+	VMOVUPS 2304(R9), Z9
+	VSUBPD  2560(R9), Z9, Z9
+	VMOVUPS 2368(R9), Z10
+	VSUBPD  2624(R9), Z10, Z10
+	VMOVUPS 3136(R9), Z11
+	VSUBPD  2240(R9), Z11, Z11
+	VMOVUPS 3200(R9), Z12
+	VSUBPD  2304(R9), Z12, Z12
+	VMOVUPS 3264(R9), Z13
+	VSUBPD  2368(R9), Z13, Z13
+	VMOVUPS 3392(R9), Z14
+	VSUBPD  2496(R9), Z14, Z14
+	VMOVUPS 3456(R9), Z15
+	VSUBPD  2560(R9), Z15, Z15
+	VMOVUPS 3520(R9), Z16
+	VSUBPD  2624(R9), Z16, Z16
+	VMOVUPS 2688(R9), Z17
+	VSUBPD  2496(R9), Z17, Z17
+	VMOVUPS 2752(R9), Z18
+	VSUBPD  2560(R9), Z18, Z18
+	VMOVUPS 2816(R9), Z19
+	VSUBPD  2624(R9), Z19, Z19
+	VMOVUPS 3584(R9), Z20
+	VSUBPD  2688(R9), Z20, Z20
+	VMOVUPS 3648(R9), Z21
+	VSUBPD  2752(R9), Z21, Z21
+	VMOVUPS 3712(R9), Z22
+	VSUBPD  2816(R9), Z22, Z22
 
 	// Finite lanes: x - x is 0 for every x0, v, radius, pad and parameter (each term is 0 or NaN, so the sum is 0 or NaN in any order: a tree). Every coordinate reaches an x0 or a v, so this is toiFinite, except where a difference of finite coordinates overflows: the spec's first step then finds the distance not finite, and its lane is invalid with the same outputs (NaN floats, iter 0).
 	VSUBPD       Z2, Z2, Z23
@@ -92304,23 +87429,23 @@ TOI64AVX512_t_g0_nopad:
 	VADDPD       Z27, Z26, Z26
 	VSUBPD       Z22, Z22, Z27
 	VADDPD       Z27, Z23, Z23
-	VMOVUPS      6528(R9), Z27
-	VSUBPD       6528(R9), Z27, Z27
+	VMOVUPS      2432(R9), Z27
+	VSUBPD       2432(R9), Z27, Z27
 	VADDPD       Z27, Z24, Z24
-	VMOVUPS      7424(R9), Z27
-	VSUBPD       7424(R9), Z27, Z27
+	VMOVUPS      3328(R9), Z27
+	VSUBPD       3328(R9), Z27, Z27
 	VADDPD       Z27, Z25, Z25
-	VMOVUPS      7936(R9), Z27
-	VSUBPD       7936(R9), Z27, Z27
+	VMOVUPS      3840(R9), Z27
+	VSUBPD       3840(R9), Z27, Z27
 	VADDPD       Z27, Z26, Z26
-	VMOVUPS      6976(R9), Z27
-	VSUBPD       6976(R9), Z27, Z27
+	VMOVUPS      2880(R9), Z27
+	VSUBPD       2880(R9), Z27, Z27
 	VADDPD       Z27, Z23, Z23
-	VMOVUPS      7872(R9), Z27
-	VSUBPD       7872(R9), Z27, Z27
+	VMOVUPS      3776(R9), Z27
+	VSUBPD       3776(R9), Z27, Z27
 	VADDPD       Z27, Z24, Z24
-	VMOVUPS      8000(R9), Z27
-	VSUBPD       8000(R9), Z27, Z27
+	VMOVUPS      3904(R9), Z27
+	VSUBPD       3904(R9), Z27, Z27
 	VADDPD       Z27, Z25, Z25
 	VBROADCASTSD margin+56(FP), Z27
 	VBROADCASTSD margin+56(FP), Z28
@@ -92340,14 +87465,14 @@ TOI64AVX512_t_g0_nopad:
 	VCMPPD       $0x00, Z0, Z23, K2
 
 	// A negative radius or pad is invalid.
-	VMOVUPS 6528(R9), Z23
-	VMINPD  7424(R9), Z23, Z23
-	VMOVUPS 6976(R9), Z24
-	VMINPD  7872(R9), Z24, Z24
+	VMOVUPS 2432(R9), Z23
+	VMINPD  3328(R9), Z23, Z23
+	VMOVUPS 2880(R9), Z24
+	VMINPD  3776(R9), Z24, Z24
 	VMINPD  Z24, Z23, Z23
 	VCMPPD  $0x11, Z0, Z23, K3
-	VMOVUPS 7936(R9), Z23
-	VMINPD  8000(R9), Z23, Z23
+	VMOVUPS 3840(R9), Z23
+	VMINPD  3904(R9), Z23, Z23
 	VCMPPD  $0x11, Z0, Z23, K4
 	KORW    K4, K3, K3
 	KANDNW  K2, K3, K2
@@ -92410,12 +87535,12 @@ TOI64AVX512_t_g0_nopad:
 	VMULPD         Z23, Z24, Z23
 	VBROADCASTSD   tol+64(FP), Z24
 	VMAXPD         Z23, Z24, Z23
-	VMOVUPS        6528(R9), Z24
-	VMAXPD         7424(R9), Z24, Z24
-	VMOVUPS        6976(R9), Z25
-	VMAXPD         7872(R9), Z25, Z25
-	VADDPD         7936(R9), Z24, Z24
-	VADDPD         8000(R9), Z25, Z25
+	VMOVUPS        2432(R9), Z24
+	VMAXPD         3328(R9), Z24, Z24
+	VMOVUPS        2880(R9), Z25
+	VMAXPD         3776(R9), Z25, Z25
+	VADDPD         3840(R9), Z24, Z24
+	VADDPD         3904(R9), Z25, Z25
 	VADDPD         Z25, Z24, Z24
 	VBROADCASTSD   margin+56(FP), Z25
 	VADDPD         Z25, Z24, Z24
@@ -92424,76 +87549,76 @@ TOI64AVX512_t_g0_nopad:
 	VXORPS         Z25, Z25, Z25
 	VBROADCASTSD   toiinvalid64<>+0(SB), Z26
 	VBLENDMPD.BCST toirunning64<>+0(SB), Z26, K2, Z25
-	VMOVUPS        Z2, 8064(R9)
-	VMOVUPS        Z3, 8128(R9)
-	VMOVUPS        Z4, 8192(R9)
-	VMOVUPS        Z8, 8256(R9)
-	VMOVUPS        Z9, 8320(R9)
-	VMOVUPS        Z10, 8384(R9)
-	VMOVUPS        Z17, 8448(R9)
-	VMOVUPS        Z18, 8512(R9)
-	VMOVUPS        Z19, 8576(R9)
-	VMOVUPS        Z5, 8640(R9)
-	VMOVUPS        Z6, 8704(R9)
-	VMOVUPS        Z7, 8768(R9)
-	VMOVUPS        Z11, 8832(R9)
-	VMOVUPS        Z12, 8896(R9)
-	VMOVUPS        Z13, 8960(R9)
-	VMOVUPS        Z14, 9024(R9)
-	VMOVUPS        Z15, 9088(R9)
-	VMOVUPS        Z16, 9152(R9)
-	VMOVUPS        Z20, 9216(R9)
-	VMOVUPS        Z21, 9280(R9)
-	VMOVUPS        Z22, 9344(R9)
-	VMOVUPS        Z24, 9408(R9)
-	VMOVUPS        Z23, 9472(R9)
-	VMOVUPS        Z0, 9536(R9)
-	VMOVUPS        Z0, 9600(R9)
-	VMOVUPS        Z25, 9664(R9)
+	VMOVUPS        Z2, 3968(R9)
+	VMOVUPS        Z3, 4032(R9)
+	VMOVUPS        Z4, 4096(R9)
+	VMOVUPS        Z8, 4160(R9)
+	VMOVUPS        Z9, 4224(R9)
+	VMOVUPS        Z10, 4288(R9)
+	VMOVUPS        Z17, 4352(R9)
+	VMOVUPS        Z18, 4416(R9)
+	VMOVUPS        Z19, 4480(R9)
+	VMOVUPS        Z5, 4544(R9)
+	VMOVUPS        Z6, 4608(R9)
+	VMOVUPS        Z7, 4672(R9)
+	VMOVUPS        Z11, 4736(R9)
+	VMOVUPS        Z12, 4800(R9)
+	VMOVUPS        Z13, 4864(R9)
+	VMOVUPS        Z14, 4928(R9)
+	VMOVUPS        Z15, 4992(R9)
+	VMOVUPS        Z16, 5056(R9)
+	VMOVUPS        Z20, 5120(R9)
+	VMOVUPS        Z21, 5184(R9)
+	VMOVUPS        Z22, 5248(R9)
+	VMOVUPS        Z24, 5312(R9)
+	VMOVUPS        Z23, 5376(R9)
+	VMOVUPS        Z0, 5440(R9)
+	VMOVUPS        Z0, 5504(R9)
+	VMOVUPS        Z25, 5568(R9)
 
 	// Steps until no lane is running.
-TOI64AVX512_t_step:
+TOITail64AVX512_g_step:
 	VBROADCASTSD tmax+72(FP), Z2
 	VMINPD       Z1, Z2, Z2
 	VMAXPD       Z0, Z2, Z2
 
 	// Step 1: the endpoints at t and the projection.
-	VMOVUPS 9536(R9), Z3
-	VMULPD  8640(R9), Z3, Z3
-	VADDPD  8064(R9), Z3, Z3
-	VMOVUPS 9536(R9), Z4
-	VMULPD  8704(R9), Z4, Z4
-	VADDPD  8128(R9), Z4, Z4
-	VMOVUPS 9536(R9), Z5
-	VMULPD  8768(R9), Z5, Z5
-	VADDPD  8192(R9), Z5, Z5
-	VMOVUPS 9536(R9), Z6
-	VMULPD  8832(R9), Z6, Z6
-	VADDPD  8256(R9), Z6, Z6
-	VMOVUPS 9536(R9), Z7
-	VMULPD  8896(R9), Z7, Z7
-	VADDPD  8320(R9), Z7, Z7
-	VMOVUPS 9536(R9), Z8
-	VMULPD  8960(R9), Z8, Z8
-	VADDPD  8384(R9), Z8, Z8
-	VMOVUPS 9536(R9), Z9
-	VMULPD  9024(R9), Z9, Z9
+	VMOVUPS 5440(R9), Z3
+	VMULPD  4544(R9), Z3, Z3
+	VADDPD  3968(R9), Z3, Z3
+	VMOVUPS 5440(R9), Z4
+	VMULPD  4608(R9), Z4, Z4
+	VADDPD  4032(R9), Z4, Z4
+	VMOVUPS 5440(R9), Z5
+	VMULPD  4672(R9), Z5, Z5
+	VADDPD  4096(R9), Z5, Z5
+	VMOVUPS 5440(R9), Z6
+	VMULPD  4736(R9), Z6, Z6
+	VADDPD  4160(R9), Z6, Z6
+	VMOVUPS 5440(R9), Z7
+	VMULPD  4800(R9), Z7, Z7
+	VADDPD  4224(R9), Z7, Z7
+	VMOVUPS 5440(R9), Z8
+	VMULPD  4864(R9), Z8, Z8
+	VADDPD  4288(R9), Z8, Z8
+	VMOVUPS 5440(R9), Z9
+	VMULPD  4928(R9), Z9, Z9
 	VADDPD  Z9, Z0, Z9
-	VMOVUPS 9536(R9), Z10
-	VMULPD  9088(R9), Z10, Z10
+	VMOVUPS 5440(R9), Z10
+	VMULPD  4992(R9), Z10, Z10
 	VADDPD  Z10, Z0, Z10
-	VMOVUPS 9536(R9), Z11
-	VMULPD  9152(R9), Z11, Z11
+	VMOVUPS 5440(R9), Z11
+	VMULPD  5056(R9), Z11, Z11
 	VADDPD  Z11, Z0, Z11
-	VMOVUPS 9536(R9), Z12
-	VMULPD  9216(R9), Z12, Z12
-	VADDPD  8448(R9), Z12, Z12
-	VMOVUPS 9536(R9), Z13
-	VMULPD  9280(R9), Z13, Z13
-	VADDPD  8512(R9), Z13, Z13
-	VMOVUPS 9536(R9), Z14
-	VMULPD  9344(R9), Z14, Z14
-	VADDPD  8576(R9), Z14, Z14
+	VMOVUPS 5440(R9), Z12
+	VMULPD  5120(R9), Z12, Z12
+	VADDPD  4352(R9), Z12, Z12
+	VMOVUPS 5440(R9), Z13
+	VMULPD  5184(R9), Z13, Z13
+	VADDPD  4416(R9), Z13, Z13
+	VMOVUPS 5440(R9), Z14
+	VMULPD  5248(R9), Z14, Z14
+	VADDPD  4480(R9), Z14, Z14
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD Z3, Z6, Z15
@@ -92624,45 +87749,45 @@ TOI64AVX512_t_step:
 	VADDPD Z4, Z3, Z3
 	VMULPD Z5, Z2, Z4
 	VADDPD Z4, Z3, Z3
-	VMULPD 8640(R9), Z10, Z4
-	VMULPD 8704(R9), Z11, Z5
+	VMULPD 4544(R9), Z10, Z4
+	VMULPD 4608(R9), Z11, Z5
 	VADDPD Z5, Z4, Z4
-	VMULPD 8768(R9), Z2, Z5
+	VMULPD 4672(R9), Z2, Z5
 	VADDPD Z5, Z4, Z4
 	VMULPD Z6, Z10, Z5
 	VMULPD Z7, Z11, Z6
 	VADDPD Z6, Z5, Z5
 	VMULPD Z8, Z2, Z6
 	VADDPD Z6, Z5, Z5
-	VMULPD 8832(R9), Z10, Z6
-	VMULPD 8896(R9), Z11, Z7
+	VMULPD 4736(R9), Z10, Z6
+	VMULPD 4800(R9), Z11, Z7
 	VADDPD Z7, Z6, Z6
-	VMULPD 8960(R9), Z2, Z7
+	VMULPD 4864(R9), Z2, Z7
 	VADDPD Z7, Z6, Z6
 	VMULPD 384(R9), Z10, Z7
 	VMULPD 320(R9), Z11, Z8
 	VADDPD Z8, Z7, Z7
 	VMULPD 256(R9), Z2, Z8
 	VADDPD Z8, Z7, Z7
-	VMULPD 9024(R9), Z10, Z8
-	VMULPD 9088(R9), Z11, Z12
+	VMULPD 4928(R9), Z10, Z8
+	VMULPD 4992(R9), Z11, Z12
 	VADDPD Z12, Z8, Z8
-	VMULPD 9152(R9), Z2, Z12
+	VMULPD 5056(R9), Z2, Z12
 	VADDPD Z12, Z8, Z8
 	VMULPD 192(R9), Z10, Z12
 	VMULPD 128(R9), Z11, Z13
 	VADDPD Z13, Z12, Z12
 	VMULPD 64(R9), Z2, Z13
 	VADDPD Z13, Z12, Z12
-	VMULPD 9216(R9), Z10, Z10
-	VMULPD 9280(R9), Z11, Z11
+	VMULPD 5120(R9), Z10, Z10
+	VMULPD 5184(R9), Z11, Z11
 	VADDPD Z11, Z10, Z10
-	VMULPD 9344(R9), Z2, Z2
+	VMULPD 5248(R9), Z2, Z2
 	VADDPD Z2, Z10, Z2
 
 	// Step 4: the lines a-c, a-d, b-c, b-d: advance gap/fall where falling, 0 where gap <= 0.
 	VSUBPD       Z7, Z3, Z10
-	VSUBPD       9408(R9), Z10, Z10
+	VSUBPD       5312(R9), Z10, Z10
 	VSUBPD       Z4, Z8, Z11
 	VCMPPD       $0x11, Z11, Z0, K3
 	VDIVPD       Z11, Z10, Z11
@@ -92672,7 +87797,7 @@ TOI64AVX512_t_step:
 	VCMPPD       $0x11, Z10, Z0, K3
 	VMOVAPD.Z    Z13, K3, Z10
 	VSUBPD       Z12, Z3, Z3
-	VSUBPD       9408(R9), Z3, Z3
+	VSUBPD       5312(R9), Z3, Z3
 	VSUBPD       Z4, Z2, Z4
 	VCMPPD       $0x11, Z4, Z0, K3
 	VDIVPD       Z4, Z3, Z4
@@ -92683,7 +87808,7 @@ TOI64AVX512_t_step:
 	VMOVAPD.Z    Z11, K3, Z3
 	VMINPD       Z3, Z10, Z3
 	VSUBPD       Z7, Z5, Z4
-	VSUBPD       9408(R9), Z4, Z4
+	VSUBPD       5312(R9), Z4, Z4
 	VSUBPD       Z6, Z8, Z7
 	VCMPPD       $0x11, Z7, Z0, K3
 	VDIVPD       Z7, Z4, Z7
@@ -92694,7 +87819,7 @@ TOI64AVX512_t_step:
 	VMOVAPD.Z    Z8, K3, Z4
 	VMINPD       Z4, Z3, Z3
 	VSUBPD       Z12, Z5, Z4
-	VSUBPD       9408(R9), Z4, Z4
+	VSUBPD       5312(R9), Z4, Z4
 	VSUBPD       Z6, Z2, Z2
 	VCMPPD       $0x11, Z2, Z0, K3
 	VDIVPD       Z2, Z4, Z2
@@ -92704,13 +87829,13 @@ TOI64AVX512_t_step:
 	VCMPPD       $0x11, Z4, Z0, K3
 	VMOVAPD.Z    Z5, K3, Z2
 	VMINPD       Z2, Z3, Z2
-	VADDPD       9536(R9), Z2, Z2
+	VADDPD       5440(R9), Z2, Z2
 
 	// The decision, in the spec's order: invalid, within reach, miss, unconverged, go on.
-	VMOVUPS        9664(R9), Z3
+	VMOVUPS        5568(R9), Z3
 	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z3, K3
-	VADDPD         9600(R9), Z1, Z3
-	VMOVUPS        9536(R9), Z4
+	VADDPD         5504(R9), Z1, Z3
+	VMOVUPS        5440(R9), Z4
 	VCMPPD         $0x11, Z2, Z4, K4
 	KANDNW         K3, K4, K4
 	VBROADCASTSD   maxiter+80(FP), Z4
@@ -92721,69 +87846,69 @@ TOI64AVX512_t_step:
 	VBLENDMPD.BCST toiunconv64<>+0(SB), Z5, K4, Z4
 	VCMPPD         $0x16, (R9), Z2, K4
 	VBLENDMPD      Z0, Z4, K4, Z4
-	VMOVUPS        9536(R9), Z5
+	VMOVUPS        5440(R9), Z5
 	VCMPPD         $0x00, Z0, Z5, K4
 	VXORPS         Z5, Z5, Z5
 	VBLENDMPD.BCST toiinitial64<>+0(SB), Z1, K4, Z5
-	VCMPPD         $0x12, 9472(R9), Z9, K4
+	VCMPPD         $0x12, 5376(R9), Z9, K4
 	VBLENDMPD      Z5, Z4, K4, Z4
 	VBLENDMPD.BCST toiinvalid64<>+0(SB), Z4, K2, Z4
 	VCMPPD.BCST    $0x00, toirunning64<>+0(SB), Z4, K4
 	KANDW          K4, K3, K4
 	VXORPS         Z5, Z5, Z5
-	VMOVUPS        9536(R9), Z6
+	VMOVUPS        5440(R9), Z6
 	VBLENDMPD      Z2, Z6, K4, Z5
 	VBLENDMPD      Z0, Z3, K2, Z3
 	VXORPS         Z2, Z2, Z2
-	VMOVUPS        9600(R9), Z6
+	VMOVUPS        5504(R9), Z6
 	VBLENDMPD      Z3, Z6, K3, Z2
 	VXORPS         Z3, Z3, Z3
-	VMOVUPS        9664(R9), Z6
+	VMOVUPS        5568(R9), Z6
 	VBLENDMPD      Z4, Z6, K3, Z3
-	VMOVUPS        Z5, 9536(R9)
-	VMOVUPS        Z2, 9600(R9)
-	VMOVUPS        Z3, 9664(R9)
-	KMOVW          K4, AX
-	TESTL          AX, AX
-	JNZ            TOI64AVX512_t_step
+	VMOVUPS        Z5, 5440(R9)
+	VMOVUPS        Z2, 5504(R9)
+	VMOVUPS        Z3, 5568(R9)
+	KMOVW          K4, BX
+	TESTL          BX, BX
+	JNZ            TOITail64AVX512_g_step
 
 	// Finish: the rows.
-	VMOVUPS 9536(R9), Z2
-	VMULPD  8640(R9), Z2, Z2
-	VADDPD  8064(R9), Z2, Z2
-	VMOVUPS 9536(R9), Z3
-	VMULPD  8704(R9), Z3, Z3
-	VADDPD  8128(R9), Z3, Z3
-	VMOVUPS 9536(R9), Z4
-	VMULPD  8768(R9), Z4, Z4
-	VADDPD  8192(R9), Z4, Z4
-	VMOVUPS 9536(R9), Z5
-	VMULPD  8832(R9), Z5, Z5
-	VADDPD  8256(R9), Z5, Z5
-	VMOVUPS 9536(R9), Z6
-	VMULPD  8896(R9), Z6, Z6
-	VADDPD  8320(R9), Z6, Z6
-	VMOVUPS 9536(R9), Z7
-	VMULPD  8960(R9), Z7, Z7
-	VADDPD  8384(R9), Z7, Z7
-	VMOVUPS 9536(R9), Z8
-	VMULPD  9024(R9), Z8, Z8
+	VMOVUPS 5440(R9), Z2
+	VMULPD  4544(R9), Z2, Z2
+	VADDPD  3968(R9), Z2, Z2
+	VMOVUPS 5440(R9), Z3
+	VMULPD  4608(R9), Z3, Z3
+	VADDPD  4032(R9), Z3, Z3
+	VMOVUPS 5440(R9), Z4
+	VMULPD  4672(R9), Z4, Z4
+	VADDPD  4096(R9), Z4, Z4
+	VMOVUPS 5440(R9), Z5
+	VMULPD  4736(R9), Z5, Z5
+	VADDPD  4160(R9), Z5, Z5
+	VMOVUPS 5440(R9), Z6
+	VMULPD  4800(R9), Z6, Z6
+	VADDPD  4224(R9), Z6, Z6
+	VMOVUPS 5440(R9), Z7
+	VMULPD  4864(R9), Z7, Z7
+	VADDPD  4288(R9), Z7, Z7
+	VMOVUPS 5440(R9), Z8
+	VMULPD  4928(R9), Z8, Z8
 	VADDPD  Z8, Z0, Z8
-	VMOVUPS 9536(R9), Z9
-	VMULPD  9088(R9), Z9, Z9
+	VMOVUPS 5440(R9), Z9
+	VMULPD  4992(R9), Z9, Z9
 	VADDPD  Z9, Z0, Z9
-	VMOVUPS 9536(R9), Z10
-	VMULPD  9152(R9), Z10, Z10
+	VMOVUPS 5440(R9), Z10
+	VMULPD  5056(R9), Z10, Z10
 	VADDPD  Z10, Z0, Z10
-	VMOVUPS 9536(R9), Z11
-	VMULPD  9216(R9), Z11, Z11
-	VADDPD  8448(R9), Z11, Z11
-	VMOVUPS 9536(R9), Z12
-	VMULPD  9280(R9), Z12, Z12
-	VADDPD  8512(R9), Z12, Z12
-	VMOVUPS 9536(R9), Z13
-	VMULPD  9344(R9), Z13, Z13
-	VADDPD  8576(R9), Z13, Z13
+	VMOVUPS 5440(R9), Z11
+	VMULPD  5120(R9), Z11, Z11
+	VADDPD  4352(R9), Z11, Z11
+	VMOVUPS 5440(R9), Z12
+	VMULPD  5184(R9), Z12, Z12
+	VADDPD  4416(R9), Z12, Z12
+	VMOVUPS 5440(R9), Z13
+	VMULPD  5248(R9), Z13, Z13
+	VADDPD  4480(R9), Z13, Z13
 
 	// M0 = B-A, u = D-C, E = A-C.
 	VSUBPD Z2, Z5, Z14
@@ -92935,7 +88060,7 @@ TOI64AVX512_t_step:
 	VMOVUPS      Z19, 1216(R9)
 	VMOVUPS      Z18, 1280(R9)
 	KORTESTW     K4, K4
-	JZ           TOI64AVX512_t_finish_g0_normal
+	JZ           TOITail64AVX512_g_finish_g0_normal
 
 	// Fallback 1: the cross product k of the unit axes where it is not zero (always for |r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.
 	VSUBPD   Z2, Z5, Z4
@@ -93080,107 +88205,108 @@ TOI64AVX512_t_step:
 	VXORPS      Z5, Z5, Z5
 	VMOVUPS     1216(R9), Z6
 	VBLENDMPD   Z0, Z6, K2, Z5
-	VXORPS      Z0, Z0, Z0
-	VMOVUPS     1152(R9), Z6
-	VBLENDMPD   Z1, Z6, K2, Z0
 	VXORPS      Z6, Z6, Z6
-	VBLENDMPD   Z1, Z13, K2, Z6
+	VMOVUPS     1152(R9), Z7
+	VBLENDMPD   Z1, Z7, K2, Z6
+	VXORPS      Z7, Z7, Z7
+	VBLENDMPD   Z1, Z13, K2, Z7
 	VMOVUPS     Z4, 1280(R9)
 	VMOVUPS     Z5, 1216(R9)
-	VMOVUPS     Z0, 1152(R9)
-	VMOVAPS     Z6, Z13
+	VMOVUPS     Z6, 1152(R9)
+	VMOVAPS     Z7, Z13
 
 	// |g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).
-	VSQRTPD Z13, Z0
-	VMOVUPS Z0, 1088(R9)
+	VSQRTPD Z13, Z4
+	VMOVUPS Z4, 1088(R9)
 
-TOI64AVX512_t_finish_g0_normal:
-	VDIVPD 1088(R9), Z1, Z0
-	VMULPD 1280(R9), Z0, Z1
-	VMULPD 1216(R9), Z0, Z4
-	VMULPD 1152(R9), Z0, Z0
+TOITail64AVX512_g_finish_g0_normal:
+	VDIVPD 1088(R9), Z1, Z4
+	VMULPD 1280(R9), Z4, Z5
+	VMULPD 1216(R9), Z4, Z6
+	VMULPD 1152(R9), Z4, Z4
 
 	// P = C0 + (a + s M0), Q = C0 + (c + t u).
-	VMOVUPS 960(R9), Z5
-	VMULPD  1024(R9), Z5, Z5
-	VADDPD  Z5, Z2, Z2
-	VADDPD  6592(R9), Z2, Z2
-	VMOVUPS 320(R9), Z5
-	VADDPD  896(R9), Z5, Z5
-	VADDPD  6592(R9), Z5, Z5
-	VMOVUPS 832(R9), Z6
-	VMULPD  1024(R9), Z6, Z6
-	VADDPD  Z6, Z3, Z3
-	VADDPD  6656(R9), Z3, Z3
-	VMOVUPS 192(R9), Z6
-	VADDPD  768(R9), Z6, Z6
-	VADDPD  6656(R9), Z6, Z6
-	VMOVUPS 704(R9), Z7
+	VMOVUPS 960(R9), Z7
 	VMULPD  1024(R9), Z7, Z7
-	VADDPD  448(R9), Z7, Z7
-	VADDPD  6720(R9), Z7, Z7
-	VMOVUPS 64(R9), Z8
-	VADDPD  640(R9), Z8, Z8
-	VADDPD  6720(R9), Z8, Z8
+	VADDPD  Z7, Z2, Z2
+	VADDPD  2496(R9), Z2, Z2
+	VMOVUPS 320(R9), Z7
+	VADDPD  896(R9), Z7, Z7
+	VADDPD  2496(R9), Z7, Z7
+	VMOVUPS 832(R9), Z8
+	VMULPD  1024(R9), Z8, Z8
+	VADDPD  Z8, Z3, Z3
+	VADDPD  2560(R9), Z3, Z3
+	VMOVUPS 192(R9), Z8
+	VADDPD  768(R9), Z8, Z8
+	VADDPD  2560(R9), Z8, Z8
+	VMOVUPS 704(R9), Z9
+	VMULPD  1024(R9), Z9, Z9
+	VADDPD  448(R9), Z9, Z9
+	VADDPD  2624(R9), Z9, Z9
+	VMOVUPS 64(R9), Z10
+	VADDPD  640(R9), Z10, Z10
+	VADDPD  2624(R9), Z10, Z10
 
 	// Invalid lanes: the canonical NaN in every float.
-	VMOVUPS        9664(R9), Z9
-	VCMPPD.BCST    $0x00, toiinvalid64<>+0(SB), Z9, K2
-	VXORPS         Z9, Z9, Z9
-	VMOVUPS        9536(R9), Z10
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K2, Z9
-	VXORPS         Z10, Z10, Z10
-	VMOVUPS        576(R9), Z11
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z11, K2, Z10
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z1, K2, Z1
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K2, Z4
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z0, K2, Z0
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K2, Z2
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K2, Z3
-	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K2, Z7
+	VMOVUPS        5568(R9), Z11
+	VCMPPD.BCST    $0x00, toiinvalid64<>+0(SB), Z11, K2
+	VXORPS         Z11, Z11, Z11
+	VMOVUPS        5440(R9), Z12
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z12, K2, Z11
+	VXORPS         Z12, Z12, Z12
+	VMOVUPS        576(R9), Z13
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z13, K2, Z12
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z5, K2, Z5
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z6, K2, Z6
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z4, K2, Z4
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z2, K2, Z2
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z3, K2, Z3
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z9, K2, Z9
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z7, K2, Z7
 	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z8, K2, Z8
+	VBLENDMPD.BCST canonicalnan64<>+0(SB), Z10, K2, Z10
 
 	// Pair index k = i + 0 + lane.
-	LEAQ         (R13), AX
-	VMOVD        AX, X11
-	VPBROADCASTD X11, Y11
-	VPADDD       iota<>+0(SB), Y11, Y11
+	LEAQ         (R13), BX
+	VMOVD        BX, X13
+	VPBROADCASTD X13, Y13
+	VPADDD       iota<>+0(SB), Y13, Y13
 	MOVQ         (SP), R12
-	VMOVDQU32    Y11, K1, (R12)(R13*4)
-	VMOVUPS      9664(R9), Z11
-	VCVTTPD2DQ   Z11, Y11
+	VMOVDQU32    Y13, K1, (R12)(R13*4)
+	VMOVUPS      5568(R9), Z13
+	VCVTTPD2DQ   Z13, Y13
 	MOVQ         8(SP), R12
-	VMOVDQU32    Y11, K1, (R12)(R13*4)
-	VMOVUPS      9600(R9), Z11
-	VCVTTPD2DQ   Z11, Y11
+	VMOVDQU32    Y13, K1, (R12)(R13*4)
+	VMOVUPS      5504(R9), Z13
+	VCVTTPD2DQ   Z13, Y13
 	MOVQ         16(SP), R12
-	VMOVDQU32    Y11, K1, (R12)(R13*4)
+	VMOVDQU32    Y13, K1, (R12)(R13*4)
 	MOVQ         24(SP), R12
-	VMOVUPD      Z9, K1, (R12)(R13*8)
+	VMOVUPD      Z11, K1, (R12)(R13*8)
 	MOVQ         32(SP), R12
-	VMOVUPD      Z10, K1, (R12)(R13*8)
+	VMOVUPD      Z12, K1, (R12)(R13*8)
 	MOVQ         40(SP), R12
-	VMOVUPD      Z1, K1, (R12)(R13*8)
+	VMOVUPD      Z5, K1, (R12)(R13*8)
 	MOVQ         48(SP), R12
-	VMOVUPD      Z4, K1, (R12)(R13*8)
+	VMOVUPD      Z6, K1, (R12)(R13*8)
 	MOVQ         56(SP), R12
-	VMOVUPD      Z0, K1, (R12)(R13*8)
+	VMOVUPD      Z4, K1, (R12)(R13*8)
 	MOVQ         64(SP), R12
 	VMOVUPD      Z2, K1, (R12)(R13*8)
 	MOVQ         72(SP), R12
 	VMOVUPD      Z3, K1, (R12)(R13*8)
 	MOVQ         80(SP), R12
-	VMOVUPD      Z7, K1, (R12)(R13*8)
+	VMOVUPD      Z9, K1, (R12)(R13*8)
 	MOVQ         88(SP), R12
-	VMOVUPD      Z5, K1, (R12)(R13*8)
+	VMOVUPD      Z7, K1, (R12)(R13*8)
 	MOVQ         96(SP), R12
-	VMOVUPD      Z6, K1, (R12)(R13*8)
-	MOVQ         104(SP), R12
 	VMOVUPD      Z8, K1, (R12)(R13*8)
-
-TOI64AVX512_done:
+	MOVQ         104(SP), R12
+	VMOVUPD      Z10, K1, (R12)(R13*8)
+	ADDQ         $0x00000008, R13
+	SUBQ         $0x00000008, R14
+	JG           TOITail64AVX512_loop
 	VZEROUPPER
 	RET
 

@@ -70,24 +70,24 @@ func archPaths() []Kernel {
 			point: wrapPointDeferred(asm.ClosestPointAVX512), contacts: wrapContacts(asm.ContactsAVX512), compact: wrapContacts(asm.CompactContactsAVX512),
 			indexed: wrapIndexedDeferred(asm.ClosestIndexedAVX512),
 			planes:  wrapPlanes(asm.PlaneContactsAVX512), planesCompact: wrapPlanes(asm.CompactPlaneContactsAVX512),
-			poses: wrapPoses(asm.PosesAVX512, asm.PosesIndexedAVX512), toi: wrapTOI(asm.TOIAVX512)},
+			poses: wrapPoses(asm.PosesAVX512, asm.PosesIndexedAVX512), toi: wrapTOI(splitTOI(asm.TOIAVX512, asm.TOITailAVX512))},
 			f64: &impl[float64]{closest: wrapDeferred(asm.Closest64AVX512), stream: wrap(asm.Stream64AVX512), point: wrapPointDeferred(asm.ClosestPoint64AVX512),
 				contacts: wrapContacts(asm.Contacts64AVX512), compact: wrapContacts(asm.CompactContacts64AVX512),
 				indexed: wrapIndexedDeferred(asm.ClosestIndexed64AVX512),
 				planes:  wrapPlanes(asm.PlaneContacts64AVX512), planesCompact: wrapPlanes(asm.CompactPlaneContacts64AVX512),
-				poses: wrapPoses(asm.Poses64AVX512, asm.PosesIndexed64AVX512), toi: wrapTOI(asm.TOI64AVX512)}})
+				poses: wrapPoses(asm.Poses64AVX512, asm.PosesIndexed64AVX512), toi: wrapTOI(splitTOI(asm.TOI64AVX512, asm.TOITail64AVX512))}})
 	}
 	if supported("avx2") {
 		ks = append(ks, Kernel{isa: "avx2", f32: &impl[float32]{closest: wrapDeferred(asm.ClosestAVX2), stream: wrap(asm.StreamAVX2),
 			point: wrapPointDeferred(asm.ClosestPointAVX2), contacts: wrapContacts(asm.ContactsAVX2), compact: wrapContacts(asm.CompactContactsAVX2),
 			indexed: wrapIndexedDeferred(asm.ClosestIndexedAVX2),
 			planes:  wrapPlanes(asm.PlaneContactsAVX2), planesCompact: wrapPlanes(asm.CompactPlaneContactsAVX2),
-			poses: wrapPoses(asm.PosesAVX2, asm.PosesIndexedAVX2), toi: wrapTOI(asm.TOIAVX2)},
+			poses: wrapPoses(asm.PosesAVX2, asm.PosesIndexedAVX2), toi: wrapTOI(splitTOI(asm.TOIAVX2, asm.TOITailAVX2))},
 			f64: &impl[float64]{closest: wrapDeferred(asm.Closest64AVX2), stream: wrap(asm.Stream64AVX2), point: wrapPointDeferred(asm.ClosestPoint64AVX2),
 				contacts: wrapContacts(asm.Contacts64AVX2), compact: wrapContacts(asm.CompactContacts64AVX2),
 				indexed: wrapIndexedDeferred(asm.ClosestIndexed64AVX2),
 				planes:  wrapPlanes(asm.PlaneContacts64AVX2), planesCompact: wrapPlanes(asm.CompactPlaneContacts64AVX2),
-				poses: wrapPoses(asm.Poses64AVX2, asm.PosesIndexed64AVX2), toi: wrapTOI(asm.TOI64AVX2)}})
+				poses: wrapPoses(asm.Poses64AVX2, asm.PosesIndexed64AVX2), toi: wrapTOI(splitTOI(asm.TOI64AVX2, asm.TOITail64AVX2))}})
 	}
 	return ks
 }

@@ -13,6 +13,35 @@ import (
 // asmTOI is the signature of the generated time-of-impact kernels.
 type asmTOI[F soa.Float] func(start, end, pad *F, pi, pj *uint32, out *[14]*F, n int, margin, tol, tmax, maxiter F)
 
+// splitTOI joins the two generated TOI kernels of a target that runs
+// several groups per iteration: whole, which computes the first pairs of
+// whole iterations and returns their number, and tail, which computes
+// any number of pairs one group at a time, into one kernel of asmTOI's
+// signature. The tail's rows are written from row done on, their Pair
+// then counted from done.
+func splitTOI[F soa.Float](whole func(start, end, pad *F, pi, pj *uint32, out *[14]*F, n int, margin, tol, tmax, maxiter F) int, tail asmTOI[F]) asmTOI[F] {
+	return func(start, end, pad *F, pi, pj *uint32, out *[14]*F, n int, margin, tol, tmax, maxiter F) {
+		done := whole(start, end, pad, pi, pj, out, n, margin, tol, tmax, maxiter)
+		if done == n {
+			return
+		}
+		var rest [14]*F
+		for s, p := range out {
+			size := unsafe.Sizeof(F(0))
+			if s < 3 {
+				size = 4 // Pair, Status, Iter: uint32
+			}
+			rest[s] = (*F)(unsafe.Add(unsafe.Pointer(p), uintptr(done)*size))
+		}
+		pi, pj = (*uint32)(unsafe.Add(unsafe.Pointer(pi), 4*done)), (*uint32)(unsafe.Add(unsafe.Pointer(pj), 4*done))
+		tail(start, end, pad, pi, pj, &rest, n-done, margin, tol, tmax, maxiter)
+		pair := unsafe.Slice((*uint32)(unsafe.Pointer(rest[0])), n-done)
+		for r := range pair {
+			pair[r] += uint32(done)
+		}
+	}
+}
+
 // toiChunk is how many pairs CompactTOI computes into its scratch rows at
 // a time before it keeps those that are not a Miss.
 const toiChunk = 128

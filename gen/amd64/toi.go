@@ -2,7 +2,6 @@ package amd64
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
@@ -14,8 +13,8 @@ import (
 )
 
 // The time-of-impact kernels run the three TOI bodies (kernels.TOISetup,
-// TOIStep, TOIFinish) on Schedule.TOI.Groups groups of pairs at a time, then on one,
-// then on the masked tail: the swept capsules' start and end records
+// TOIStep, TOIFinish) on Schedule.TOI.Groups groups of pairs at a time
+// (TOIISA), or on one under a mask (TOITailISA): the swept capsules' start and end records
 // loaded by index and transposed, the pads gathered, the setups, then
 // the steps until no lane of the groups is running, then the finishes
 // and one row per pair. The values between the bodies live in a set of
@@ -66,23 +65,73 @@ type toiKernel struct {
 	one  VecVirtual
 }
 
-// TOI emits TOIISA: the time of impact of n pairs of swept capsules, one
-// row per pair, run as the schedule's TOI says (Schedule.TOI: the groups
-// merged per iteration and their skew).
+// TOI emits the time-of-impact kernels of the target, run as the
+// schedule's TOI says (Schedule.TOI: the groups merged per iteration and
+// their skew): TOIISA for the pairs of whole iterations, which returns
+// how many it computed, and TOITailISA, one group at a time under a mask,
+// for the rest. Two functions, not one: avo's register allocation takes
+// time that grows faster than a function's length.
 func (e *emitter) TOI() {
 	t := e.t
 	check(t)
-	name := "TOI" + t.Elem.Suffix() + t.Name
-	TEXT(name, 0, toiSignature(t.Elem))
+	sfx := t.Elem.Suffix()
+	name, tail := "TOI"+sfx+t.Name, "TOITail"+sfx+t.Name
+	rec := fmt.Sprintf("%d bytes", 8*t.ElemBytes)
+	args := []string{"start and end point at the capsule records (soa.Capsule" + sfx + ", " + rec + ") at the start and",
+		"the end of the step, pad at one pad per capsule or is nil (no pads), pi and pj at the n pair",
+		"indices (all in range and below 2^31), out holds the fourteen soa.TOIs" + sfx + " streams of n rows;",
+		"n > 0. tmax is clamped to [0, 1]; maxiter is MaxIter as a float (at least 1)."}
+	k := e.toiKernel(name, toiSignature(t.Elem)+" int", append([]string{name + " computes the time of impact of the first n - n mod " + fmt.Sprint(e.s.TOI.Groups*t.Lanes) + " of n pairs of",
+		"swept capsules with " + t.Name + ", one row per pair, bit-identical to fallback.TOILane" + sfx + " on each, and",
+		"returns their number (" + tail + " computes the rest)."}, args...), e.s.TOI)
+	step := k.merge.Groups * t.Lanes
+	Commentf("%d whole groups of %d pairs at a time.", k.merge.Groups, t.Lanes)
+	CMPQ(remain, U32(step))
+	JB(LabelRef(name + "_done"))
+	Label(name + "_loop")
+	k.groups(name+"_loop", k.merge.Groups, nil, func(g, side, lane int) Mem {
+		return Mem{Base: toiPairs[side], Index: index, Scale: 4, Disp: 4 * (g*t.Lanes + lane)}
+	})
+	ADDQ(U32(step), index)
+	SUBQ(U32(step), remain)
+	CMPQ(remain, U32(step))
+	JAE(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	Store(index, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+
+	k = e.toiKernel(tail, toiSignature(t.Elem), append([]string{tail + " computes the time of impact of n pairs of swept capsules with " + t.Name + ",",
+		"one group of pairs at a time under a mask, one row per pair, bit-identical to fallback.TOILane" + sfx + " on",
+		"each (the rest of " + name + "'s pairs)."}, args...), ir.Merge{Groups: 1})
+	Label(tail + "_loop")
+	Comment("The mask of the first min(n - i, lanes) lanes (tailMask, which may overwrite remain).")
+	left := GP64()
+	MOVQ(remain, left)
+	mask := tailMask(t, e.c)
+	MOVQ(left, remain)
+	Comment("The pair indices, zero (capsule 0) past n.")
+	tailIdx := k.slot(0, toiSetSize-2)
+	for side := range 2 {
+		k.loadIndices(Mem{Base: toiPairs[side], Index: index, Scale: 4}, mask, tailIdx.Offset(side*t.VecBytes()))
+	}
+	k.groups(tail+"_g", 1, mask, func(_, side, lane int) Mem { return tailIdx.Offset(side*t.VecBytes() + 4*lane) })
+	ADDQ(U32(t.Lanes), index)
+	SUBQ(U32(t.Lanes), remain)
+	JG(LabelRef(tail + "_loop"))
+	VZEROUPPER()
+	RET()
+}
+
+// toiKernel begins TOI function name, which runs merge's groups at a
+// time: its TEXT, doc and frame, the stream pointers, 0 and 1, index 0
+// and remain n.
+func (e *emitter) toiKernel(name, sig string, doc []string, merge ir.Merge) *toiKernel {
+	t := e.t
+	TEXT(name, 0, sig)
 	Pragma("noescape")
-	sfx, rec := t.Elem.Suffix(), fmt.Sprintf("%d bytes", 8*t.ElemBytes)
-	Doc(name+" computes the time of impact of n pairs of swept capsules with "+t.Name+", one row",
-		"per pair, bit-identical to fallback.TOILane"+sfx+" on each. start and end point at the capsule",
-		"records (soa.Capsule"+sfx+", "+rec+") at the start and the end of the step, pad at one pad per",
-		"capsule or is nil (no pads), pi and pj at the n pair indices (all in range and below 2^31),",
-		"out holds the fourteen soa.TOIs"+sfx+" streams of n rows; n > 0. tmax is clamped to [0, 1];",
-		"maxiter is MaxIter as a float (at least 1).")
-	k := &toiKernel{t: t, c: e.c, name: name, merge: e.s.TOI}
+	Doc(doc...)
+	k := &toiKernel{t: t, c: e.c, name: name, merge: merge}
 	for i, kk := range []*kernels.Kernel{kernels.TOISetup, kernels.TOIStep, kernels.TOIFinish} {
 		k.progs[i] = ir.Unpark(kk.ProgramOf(t.Elem))
 	}
@@ -103,38 +152,7 @@ func (e *emitter) TOI() {
 	fpOf(t).broadcast(e.c.of(t.Elem, "one"), k.one)
 	XORQ(index, index)
 	Load(Param("n"), remain)
-
-	pairIndex := func(g, side, lane int) Mem {
-		return Mem{Base: toiPairs[side], Index: index, Scale: 4, Disp: 4 * (g*t.Lanes + lane)}
-	}
-	for _, groups := range slices.Compact([]int{k.merge.Groups, 1}) {
-		loop := fmt.Sprintf("%s_loop%d", name, groups)
-		step := groups * t.Lanes
-		Commentf("%d whole group(s) of %d pairs at a time.", groups, t.Lanes)
-		CMPQ(remain, U32(step))
-		JB(LabelRef(loop + "_end"))
-		Label(loop)
-		k.groups(loop, groups, nil, pairIndex)
-		ADDQ(U32(step), index)
-		SUBQ(U32(step), remain)
-		CMPQ(remain, U32(step))
-		JAE(LabelRef(loop))
-		Label(loop + "_end")
-	}
-
-	Label(name + "_tail")
-	TESTQ(remain, remain)
-	JZ(LabelRef(name + "_done"))
-	mask := tailMask(t, e.c)
-	Comment("The remaining pair indices, zero (capsule 0) past n.")
-	tailIdx := k.slot(0, toiSetSize-2)
-	for side := range 2 {
-		k.loadIndices(Mem{Base: toiPairs[side], Index: index, Scale: 4}, mask, tailIdx.Offset(side*t.VecBytes()))
-	}
-	k.groups(name+"_t", 1, mask, func(_, side, lane int) Mem { return tailIdx.Offset(side*t.VecBytes() + 4*lane) })
-	Label(name + "_done")
-	VZEROUPPER()
-	RET()
+	return k
 }
 
 func (k *toiKernel) newVec() VecVirtual {
