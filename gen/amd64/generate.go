@@ -28,38 +28,22 @@ func Declare(ss *Schedules) error {
 	c := newConstants()
 	emit := func(t *ir.Target) *emitter { return &emitter{t: t, s: ss.Of(t), c: c, ntMinLanes: ss.NTMinLanes} }
 	MaxIndex()
-	for _, e := range []ir.Elem{ir.F32, ir.F64} {
-		for _, t := range Targets {
-			emit(t.Of(e)).Contacts(kernels.Contact, false)
-			emit(t.Of(e)).Contacts(kernels.Contact, true)
-		}
-	}
-	for _, e := range []ir.Elem{ir.F32, ir.F64} {
-		for _, t := range Targets {
-			emit(t.Of(e)).Contacts(kernels.PlaneContact, false)
-			emit(t.Of(e)).Contacts(kernels.PlaneContact, true)
-		}
-	}
-	for _, e := range []ir.Elem{ir.F32, ir.F64} {
-		for _, t := range Targets {
-			emit(t.Of(e)).ClosestIndexed()
-		}
-	}
-	for _, e := range []ir.Elem{ir.F32, ir.F64} {
-		for _, t := range Targets {
-			emit(t.Of(e)).Poses(false)
-			emit(t.Of(e)).Poses(true)
-		}
-	}
-	for _, e := range []ir.Elem{ir.F32, ir.F64} {
-		for _, t := range Targets {
-			emit(t.Of(e)).TOI()
-		}
-	}
-	for _, e := range []ir.Elem{ir.F32, ir.F64} {
-		for _, t := range Targets {
-			t := t.Of(e)
-			em, st := emit(t), &ss.Of(t).Streams
+	// The kernels appear in the assembly in this order: each step for
+	// every element type and target before the next step.
+	steps := []func(em *emitter, e ir.Elem){
+		func(em *emitter, _ ir.Elem) {
+			em.Contacts(kernels.Contact, false)
+			em.Contacts(kernels.Contact, true)
+		},
+		func(em *emitter, _ ir.Elem) {
+			em.Contacts(kernels.PlaneContact, false)
+			em.Contacts(kernels.PlaneContact, true)
+		},
+		func(em *emitter, _ ir.Elem) { em.ClosestIndexed() },
+		func(em *emitter, _ ir.Elem) { em.Poses(false); em.Poses(true) },
+		func(em *emitter, _ ir.Elem) { em.TOI() },
+		func(em *emitter, e ir.Elem) {
+			t, st := em.t, &em.s.Streams
 			spec, n := "fallback.ClosestLane"+e.Suffix(), e.String()+"s"
 			em.Batch(kernels.Closest, st.Closest,
 				"computes the closest points of n segment pairs with "+t.Name+",",
@@ -73,6 +57,13 @@ func Declare(ss *Schedules) error {
 				"computes the closest point of n segments to n points with "+t.Name+",",
 				"bit-identical to fallback.ClosestPointLane"+e.Suffix()+". All eleven pointers must",
 				"address at least n "+n+"; n must be > 0.")
+		},
+	}
+	for _, step := range steps {
+		for _, e := range []ir.Elem{ir.F32, ir.F64} {
+			for _, t := range Targets {
+				step(emit(t.Of(e)), e)
+			}
 		}
 	}
 	return nil
