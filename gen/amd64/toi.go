@@ -113,7 +113,8 @@ func (e *emitter) TOI() {
 	Comment("The pair indices, zero (capsule 0) past n.")
 	tailIdx := k.slot(0, toiSetSize-2)
 	for side := range 2 {
-		k.loadIndices(Mem{Base: toiPairs[side], Index: index, Scale: 4}, mask, tailIdx.Offset(side*t.VecBytes()))
+		idx := (&lowering{t: t, consts: e.c}).loadIndices(Mem{Base: toiPairs[side], Index: index, Scale: 4}, mask)
+		VMOVUPS(idx, tailIdx.Offset(side*t.VecBytes()))
 	}
 	k.groups(tail+"_g", 1, mask, func(_, side, lane int) Mem { return tailIdx.Offset(side*t.VecBytes() + 4*lane) })
 	ADDQ(U32(t.Lanes), index)
@@ -167,31 +168,6 @@ func (k *toiKernel) newVec() VecVirtual {
 func (k *toiKernel) slot(g, j int) Mem {
 	return Mem{Base: toiArea, Disp: (k.merge.Groups*spillSlots + g*toiSetSize + j) * k.t.VecBytes()}
 }
-
-// loadIndices copies the pair indices at m, zero past the mask, to dst.
-func (k *toiKernel) loadIndices(m Mem, mask Op, dst Mem) {
-	t := k.t
-	var idx VecVirtual
-	switch {
-	case t.Elem == ir.F64 && evex(t):
-		idx = YMM()
-		VMOVDQU32_Z(m, mask, idx)
-	case t.Elem == ir.F64:
-		idx = XMM()
-		VPMASKMOVD(m, k.mask32(mask), idx)
-	case evex(t):
-		idx = ZMM()
-		VMOVDQU32_Z(m, mask, idx)
-	default:
-		idx = YMM()
-		VPMASKMOVD(m, mask, idx)
-	}
-	VMOVUPS(idx, dst)
-}
-
-// mask32 narrows an AVX2 float64 vector mask to 32-bit lanes (the
-// contact sink's mask32).
-func (k *toiKernel) mask32(mask Op) Op { return mask32(&lowering{consts: k.c}, mask) }
 
 // lowerings returns a lowering of body b for each of groups groups,
 // reading group g's inputs from its set's slots at in(j) and its
@@ -430,7 +406,7 @@ func (k *toiKernel) storeInt32(v VecVirtual, dst Mem, mask Op) {
 	case evex(k.t):
 		VMOVDQU32(v, mask, dst)
 	case k.t.Elem == ir.F64:
-		VPMASKMOVD(v, k.mask32(mask), dst)
+		VPMASKMOVD(v, mask32(&lowering{consts: k.c}, mask), dst)
 	default:
 		VPMASKMOVD(v, mask, dst)
 	}
