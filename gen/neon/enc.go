@@ -178,34 +178,41 @@ func ld1lane(t, lane, base int) inst {
 // and t+3 (a transposing load: one record's four values into four
 // vectors), then adds post (0 or 16) to base.
 func ld4lane(t, lane, base, post int) inst {
-	if t > 28 {
-		panic(fmt.Sprintf("neon: ld4 from v%d", t))
-	}
-	regs := fmt.Sprintf("{v%d.s-v%d.s}[%d], [%s]", t, t+3, lane, xbase(base))
-	switch post {
-	case 0:
-		return inst{0x0D60A000 | laneBits(lane) | reg(base)<<5 | reg(t), "ld4 " + regs}
-	case 16:
-		return inst{0x0DFFA000 | laneBits(lane) | reg(base)<<5 | reg(t), "ld4 " + regs + ", #16"}
-	}
-	panic(fmt.Sprintf("neon: ld4 post-increment %d", post))
+	return lanes4(inst{0x0D60A000 | laneBits(lane), fmt.Sprintf("ld4 {v%d.s-v%d.s}[%d]", t, t+3, lane)}, t, base, post, 16)
 }
 
 // ld4laneD is ld4lane for float64 lanes: the four float64s at [base]
 // into lane (0 or 1) of t..t+3, then base += post (0 or 32).
 func ld4laneD(t, lane, base, post int) inst {
-	if t > 28 || lane < 0 || lane > 1 {
-		panic(fmt.Sprintf("neon: ld4 .d from v%d lane %d", t, lane))
+	return lanes4(inst{0x0D60A400 | laneBitsD(lane), fmt.Sprintf("ld4 {v%d.d-v%d.d}[%d]", t, t+3, lane)}, t, base, post, 32)
+}
+
+// laneBitsD encodes lane (0 or 1) of a .d single-structure load or store.
+func laneBitsD(lane int) uint32 {
+	if lane < 0 || lane > 1 {
+		panic(fmt.Sprintf("neon: .d lane %d", lane))
 	}
-	regs := fmt.Sprintf("{v%d.d-v%d.d}[%d], [%s]", t, t+3, lane, xbase(base))
-	q := uint32(lane) << 30
+	return uint32(lane) << 30
+}
+
+// lanes4 completes in, an ld4 or st4 of one lane of t..t+3 with its
+// lane encoded, with the registers t and base, then base += post: 0, or
+// size, the four values' bytes (the post-incrementing form sets Rm to 31).
+func lanes4(in inst, t, base, post, size int) inst {
+	if t > 28 {
+		panic(fmt.Sprintf("neon: %s: no four registers from v%d", in.text, t))
+	}
+	in.word |= reg(base)<<5 | reg(t)
+	in.text += ", [" + xbase(base) + "]"
 	switch post {
 	case 0:
-		return inst{0x0D60A400 | q | reg(base)<<5 | reg(t), "ld4 " + regs}
-	case 32:
-		return inst{0x0DFFA400 | q | reg(base)<<5 | reg(t), "ld4 " + regs + ", #32"}
+		return in
+	case size:
+		in.word |= 0x009F0000
+		in.text += fmt.Sprintf(", #%d", size)
+		return in
 	}
-	panic(fmt.Sprintf("neon: ld4 .d post-increment %d", post))
+	panic(fmt.Sprintf("neon: %s post-increment %d", in.text, post))
 }
 
 // strdi stores the low 64 bits of t to [base, #off] (off a multiple of 8
@@ -244,32 +251,11 @@ func umovw(w, n, lane int) inst {
 // [base] (a transposing store: the inverse of ld4lane), then adds post (0
 // or 16) to base.
 func st4lane(t, lane, base, post int) inst {
-	if t > 28 {
-		panic(fmt.Sprintf("neon: st4 from v%d", t))
-	}
-	regs := fmt.Sprintf("{v%d.s-v%d.s}[%d], [%s]", t, t+3, lane, xbase(base))
-	switch post {
-	case 0:
-		return inst{0x0D20A000 | laneBits(lane) | reg(base)<<5 | reg(t), "st4 " + regs}
-	case 16:
-		return inst{0x0DBFA000 | laneBits(lane) | reg(base)<<5 | reg(t), "st4 " + regs + ", #16"}
-	}
-	panic(fmt.Sprintf("neon: st4 post-increment %d", post))
+	return lanes4(inst{0x0D20A000 | laneBits(lane), fmt.Sprintf("st4 {v%d.s-v%d.s}[%d]", t, t+3, lane)}, t, base, post, 16)
 }
 
 // st4laneD is st4lane for float64 lanes: lane (0 or 1) of t..t+3 as four
 // float64s at [base], then base += post (0 or 32).
 func st4laneD(t, lane, base, post int) inst {
-	if t > 28 || lane < 0 || lane > 1 {
-		panic(fmt.Sprintf("neon: st4 .d from v%d lane %d", t, lane))
-	}
-	regs := fmt.Sprintf("{v%d.d-v%d.d}[%d], [%s]", t, t+3, lane, xbase(base))
-	q := uint32(lane) << 30
-	switch post {
-	case 0:
-		return inst{0x0D20A400 | q | reg(base)<<5 | reg(t), "st4 " + regs}
-	case 32:
-		return inst{0x0DBFA400 | q | reg(base)<<5 | reg(t), "st4 " + regs + ", #32"}
-	}
-	panic(fmt.Sprintf("neon: st4 .d post-increment %d", post))
+	return lanes4(inst{0x0D20A400 | laneBitsD(lane), fmt.Sprintf("st4 {v%d.d-v%d.d}[%d]", t, t+3, lane)}, t, base, post, 32)
 }
