@@ -157,11 +157,13 @@ func toiSetup(b *ir.Builder) []ir.Value {
 
 // toiFrame is the frame as TOIStep and TOIFinish read it.
 type toiFrame struct {
-	x0, v         [4]ir.Vec3 // x0[2] is nil: c is +0 at t = 0
+	x0, v         [4]ir.Vec3 // x0[2] is not set: c is +0 at t = 0
 	target, reach ir.Value
 	t, iter, st   ir.Value
 }
 
+// toiInputs reads the frame and the state, TOIStep's and TOIFinish's
+// first inputs.
 func toiInputs(b *ir.Builder) (f toiFrame) {
 	f.x0[0], f.x0[1], f.x0[3] = b.Inputs3(0), b.Inputs3(3), b.Inputs3(6)
 	for k := range 4 {
@@ -273,13 +275,13 @@ func toiFinish(b *ir.Builder) []ir.Value {
 	}
 	b.Comment("Invalid lanes: the canonical NaN in every float.")
 	bad := b.Cmp(ir.EQ, f.st, b.Constant(toiInvalid))
-	out := canonicalize2(b, bad, f.t, dist, n[0], n[1], n[2], pp[0], pp[1], pp[2], q[0], q[1], q[2])
+	out := nanWhere(b, bad, f.t, dist, n[0], n[1], n[2], pp[0], pp[1], pp[2], q[0], q[1], q[2])
 	return append([]ir.Value{f.st, f.iter}, out...)
 }
 
 // canonicalize2 replaces every value of out by the canonical NaN in the
 // lanes of bad.
-func canonicalize2(b *ir.Builder, bad ir.Value, out ...ir.Value) []ir.Value {
+func nanWhere(b *ir.Builder, bad ir.Value, out ...ir.Value) []ir.Value {
 	nan := canonicalNaN(b)
 	res := make([]ir.Value, len(out))
 	for i, v := range out {
