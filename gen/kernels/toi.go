@@ -279,7 +279,7 @@ func toiFinish(b *ir.Builder) []ir.Value {
 	return append([]ir.Value{f.st, f.iter}, out...)
 }
 
-// canonicalize2 replaces every value of out by the canonical NaN in the
+// nanWhere replaces every value of out by the canonical NaN in the
 // lanes of bad.
 func nanWhere(b *ir.Builder, bad ir.Value, out ...ir.Value) []ir.Value {
 	nan := canonicalNaN(b)
