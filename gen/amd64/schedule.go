@@ -7,8 +7,8 @@ import (
 )
 
 // Default returns the schedule of every amd64 target: the fastest
-// settings measured (docs/levers.md). One block per target and element
-// type, one line per kernel family:
+// settings measured (docs/levers.md). One block per target, one line per
+// kernel family, for float32; float64 differs where it says so:
 //
 //   - Bodies: how the closest-point bodies are prepared (Batch, ClosestIndexed);
 //   - Streams: the stream loops (Batch) of the closest, point and stream kernels;
@@ -20,45 +20,29 @@ import (
 func Default() Schedules {
 	pinned := []string{"half", "partol", "crosstol"}
 	one := ir.Merge{Groups: 1}
-	return Schedules{
-		NTMinLanes: 1 << 18,
-		AVX512F32: Schedule{Target: ir.AVX512,
-			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
-			Streams:  Streams{Closest: StreamLoop{ir.Merge{Groups: 4, Skew: 0.15}, true}, Point: StreamLoop{one, true}, Stream: StreamLoop{one, false}, SpillSlots: 8, PrefetchBytes: 1024, PrefetchL2: true},
-			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 4, Skew: 0.4}, NextRecordsAt: 0.22},
-			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
-			Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
-			Poses:    PoseLoop{Merge: one},
-			TOI:      ir.Merge{Groups: 3, Skew: 0.33},
-		},
-		AVX512F64: Schedule{Target: ir.AVX512.Of(ir.F64),
-			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
-			Streams:  Streams{Closest: StreamLoop{ir.Merge{Groups: 4, Skew: 0.15}, true}, Point: StreamLoop{one, true}, Stream: StreamLoop{one, false}, SpillSlots: 8, PrefetchBytes: 1024, PrefetchL2: true},
-			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 3, Skew: 0.4}, NextRecordsAt: 0.22},
-			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
-			Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
-			Poses:    PoseLoop{Merge: one},
-			TOI:      ir.Merge{Groups: 3, Skew: 0.33},
-		},
-		AVX2F32: Schedule{Target: ir.AVX2,
-			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
-			Streams:  Streams{Closest: StreamLoop{ir.Merge{Groups: 3, Skew: 0.1}, true}, Point: StreamLoop{one, true}, Stream: StreamLoop{one, false}, PrefetchBytes: 1024},
-			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 2, Skew: 0.4}, NextRecordsAt: 0.22},
-			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
-			Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
-			Poses:    PoseLoop{Merge: one},
-			TOI:      ir.Merge{Groups: 3, Skew: 0.33},
-		},
-		AVX2F64: Schedule{Target: ir.AVX2.Of(ir.F64),
-			Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
-			Streams:  Streams{Closest: StreamLoop{ir.Merge{Groups: 3, Skew: 0.1}, true}, Point: StreamLoop{one, true}, Stream: StreamLoop{one, false}, PrefetchBytes: 1024},
-			Indexed:  RecordLoop{Merge: ir.Merge{Groups: 2, Skew: 0.4}, NextRecordsAt: 0.22},
-			Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
-			Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
-			Poses:    PoseLoop{Merge: one},
-			TOI:      ir.Merge{Groups: 3, Skew: 0.33},
-		},
+	avx512 := Schedule{Target: ir.AVX512,
+		Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
+		Streams:  Streams{Closest: StreamLoop{ir.Merge{Groups: 4, Skew: 0.15}, true}, Point: StreamLoop{one, true}, Stream: StreamLoop{one, false}, SpillSlots: 8, PrefetchBytes: 1024, PrefetchL2: true},
+		Indexed:  RecordLoop{Merge: ir.Merge{Groups: 4, Skew: 0.4}, NextRecordsAt: 0.22},
+		Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
+		Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, Compact: RecordLoop{ir.Merge{Groups: 1, Skew: 0.5}, 0.217, 0}, LateCompaction: true, PinnedConstants: pinned},
+		Poses:    PoseLoop{Merge: one},
+		TOI:      ir.Merge{Groups: 3, Skew: 0.33},
 	}
+	avx512F64 := avx512
+	avx512F64.Target, avx512F64.Indexed.Merge.Groups = ir.AVX512.Of(ir.F64), 3
+	avx2 := Schedule{Target: ir.AVX2,
+		Bodies:   Bodies{Reorder: true, Spill: true, DeferOverrides: true},
+		Streams:  Streams{Closest: StreamLoop{ir.Merge{Groups: 3, Skew: 0.1}, true}, Point: StreamLoop{one, true}, Stream: StreamLoop{one, false}, PrefetchBytes: 1024},
+		Indexed:  RecordLoop{Merge: ir.Merge{Groups: 2, Skew: 0.4}, NextRecordsAt: 0.22},
+		Contacts: ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
+		Planes:   ContactLoops{Rows: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Compact: RecordLoop{ir.Merge{Groups: 2, Skew: 0.1}, 0.22, 0.3}, Spill: true},
+		Poses:    PoseLoop{Merge: one},
+		TOI:      ir.Merge{Groups: 3, Skew: 0.33},
+	}
+	avx2F64 := avx2
+	avx2F64.Target = ir.AVX2.Of(ir.F64)
+	return Schedules{NTMinLanes: 1 << 18, AVX512F32: avx512, AVX512F64: avx512F64, AVX2F32: avx2, AVX2F64: avx2F64}
 }
 
 // Schedules is how the loop drivers run every kernel on every amd64
