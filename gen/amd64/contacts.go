@@ -537,14 +537,18 @@ func (ck *contactKernel) stageRows(l *lowering, outs []func() Op) {
 }
 
 // compactStaged stores the touching rows of the staged group, if any, at
-// the written rows (outPtr), and empties the stage if empty says so.
+// the written rows (outPtr; rowPtr for float64), and empties the stage if
+// empty says so.
 func (ck *contactKernel) compactStaged(l *lowering, label string, outPtr func(k int) Mem, empty bool) {
 	Comment("The previous group's touching rows, from the stage (LateCompaction).")
 	MOVL(ck.stage.mask, remain.As32())
 	TESTL(remain.As32(), remain.As32())
 	JZ(LabelRef(label + "_nostaged"))
 	staged := func(k int) Mem { return ck.stage.vecs.Offset(k * l.t.VecBytes()) }
-	if evex(l.t) {
+	switch {
+	case l.t.Elem == ir.F64:
+		ck.compactStaged64(l, staged)
+	case evex(l.t):
 		touch := K()
 		KMOVW(remain.As32(), touch)
 		ks := storeMaskOf(l)
@@ -559,7 +563,7 @@ func (ck *contactKernel) compactStaged(l *lowering, label string, outPtr func(k 
 			VPERMPS(staged(k), lanes, c)
 			VMOVUPS(c, ks, outPtr(k))
 		}
-	} else {
+	default:
 		// A whole group was staged: written <= its first row, so the
 		// eight rows from written are in dst.
 		srcs := make([]func() Op, contactStreams)

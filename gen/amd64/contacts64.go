@@ -61,7 +61,7 @@ func (ck *contactKernel) sink64(l *lowering, label string, mask Op, g int, late 
 		return
 	}
 	if ck.stage != nil {
-		ck.compactStaged64(l, label, !late) // a late group refills the stage
+		ck.compactStaged(l, label, nil, !late) // a late group refills the stage
 	}
 	if late {
 		outs := []func() Op{func() Op { return pair }, func() Op { return count }}
@@ -98,15 +98,10 @@ func (ck *contactKernel) sink64(l *lowering, label string, mask Op, g int, late 
 	Label(label + "_none")
 }
 
-// compactStaged64 is compactStaged for the AVX-512 float64 rows: the
-// touching lanes' numbers compressed once, VPERMD moves the staged pair
+// compactStaged64 is compactStaged's body for the AVX-512 float64 rows
+// (which it stores with rowPtr): the touching lanes' numbers compressed once, VPERMD moves the staged pair
 // index and count (8 uint32) and VPERMPD the eleven staged floats.
-func (ck *contactKernel) compactStaged64(l *lowering, label string, empty bool) {
-	Comment("The previous group's touching rows, from the stage (LateCompaction).")
-	MOVL(ck.stage.mask, remain.As32())
-	TESTL(remain.As32(), remain.As32())
-	JZ(LabelRef(label + "_nostaged"))
-	staged := func(k int) Mem { return ck.stage.vecs.Offset(k * l.t.VecBytes()) }
+func (ck *contactKernel) compactStaged64(l *lowering, staged func(k int) Mem) {
 	touch := K()
 	KMOVW(remain.As32(), touch)
 	ks := storeMaskOf(l)
@@ -124,11 +119,6 @@ func (ck *contactKernel) compactStaged64(l *lowering, label string, empty bool) 
 		VPERMPD(staged(j), lanes64, c)
 		VMOVUPD(c, ks, ck.rowPtr(j, 8, 0))
 	}
-	ADDQ(remain, written)
-	if empty {
-		MOVL(U32(0), ck.stage.mask)
-	}
-	Label(label + "_nostaged")
 }
 
 // sink64AVX2 is sink64 on AVX2 for group g of an iteration:
