@@ -306,37 +306,25 @@ func (k *toiKernel) pads(label string, g int, index func(side, lane int) Mem) {
 	for side := range 2 {
 		m := index(side, 0)
 		dst := k.newVec()
-		var idx VecVirtual
-		switch {
-		case t.Elem == ir.F64 && evex(t):
-			idx = YMM()
-		case t.Elem == ir.F64:
-			idx = XMM()
-		default:
-			idx = k.newVec()
-		}
+		idx := indexVec(t)
 		VMOVUPS(m, idx)
 		vm := Mem{Base: pad, Index: idx, Scale: uint8(t.ElemBytes)}
 		// Every register the gather reads is defined first, from 0 (avo
 		// would take a register read before it is written as live from
 		// the function's entry).
 		VMOVUPS(k.zero, dst)
+		gather := VGATHERDPS
+		if t.Elem == ir.F64 {
+			gather = VGATHERDPD
+		}
 		if evex(t) {
 			all := K()
 			VPCMPEQD(k.zero, k.zero, all)
-			if t.Elem == ir.F64 {
-				VGATHERDPD(vm, all, dst)
-			} else {
-				VGATHERDPS(vm, all, dst)
-			}
+			gather(vm, all, dst)
 		} else {
 			all := YMM()
 			VPCMPEQD(k.zero, k.zero, all)
-			if t.Elem == ir.F64 {
-				VGATHERDPD(all, vm, dst)
-			} else {
-				VGATHERDPS(all, vm, dst)
-			}
+			gather(all, vm, dst)
 		}
 		VMOVUPS(dst, k.slot(g, toiRec+kernels.TOIPadI+side))
 	}
