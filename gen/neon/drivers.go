@@ -230,13 +230,8 @@ func loadRecords(w *writer, e ir.Elem, set int, bases [2]int, index func(side, l
 		for lane := range 16 / e.Bytes() {
 			index(side, lane)
 			w.line("ADD R%d<<%d, R%d, R%d", tmpB, 5+int(e), base, tmpC) // 32 or 64 bytes a record
-			if e == ir.F64 {
-				w.op(ld4laneD(0, lane, tmpC, 32))
-				w.op(ld4laneD(4, lane, tmpC, 0))
-			} else {
-				w.op(ld4lane(0, lane, tmpC, 16))
-				w.op(ld4lane(4, lane, tmpC, 0))
-			}
+			w.op(ld4(e, 0, lane, tmpC, 4*e.Bytes()))
+			w.op(ld4(e, 4, lane, tmpC, 0))
 		}
 		for v, pos := range []int{0, 1, 2, 6, 3, 4, 5} { // A0 A1 A2 r B0 B1 B2
 			w.op(strqi(v, frameReg, set+16*(7*side+pos)))

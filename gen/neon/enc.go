@@ -174,45 +174,48 @@ func ld1lane(t, lane, base int) inst {
 	return inst{0x0D408000 | laneBits(lane) | reg(base)<<5 | reg(t), fmt.Sprintf("ld1 {v%d.s}[%d], [%s]", t, lane, xbase(base))}
 }
 
-// ld4lane loads the four float32s at [base] into one lane of t, t+1, t+2
-// and t+3 (a transposing load: one record's four values into four
-// vectors), then adds post (0 or 16) to base.
-func ld4lane(t, lane, base, post int) inst {
-	return lanes4(inst{0x0D60A000 | laneBits(lane), fmt.Sprintf("ld4 {v%d.s-v%d.s}[%d]", t, t+3, lane)}, t, base, post, 16)
+// ld4 loads the four values of type e at [base] into one lane of t, t+1,
+// t+2 and t+3 (a transposing load: one record's four values into four
+// vectors), then adds post (0 or the four values' bytes) to base.
+func ld4(e ir.Elem, t, lane, base, post int) inst {
+	return lanes4(inst{0x0D60A000, "ld4"}, e, t, lane).at(base, post, 4*e.Bytes())
 }
 
-// ld4laneD is ld4lane for float64 lanes: the four float64s at [base]
-// into lane (0 or 1) of t..t+3, then base += post (0 or 32).
-func ld4laneD(t, lane, base, post int) inst {
-	return lanes4(inst{0x0D60A400 | laneBitsD(lane), fmt.Sprintf("ld4 {v%d.d-v%d.d}[%d]", t, t+3, lane)}, t, base, post, 32)
-}
-
-// laneBitsD encodes lane (0 or 1) of a .d single-structure load or store.
-func laneBitsD(lane int) uint32 {
-	if lane < 0 || lane > 1 {
-		panic(fmt.Sprintf("neon: .d lane %d", lane))
-	}
-	return uint32(lane) << 30
-}
-
-// lanes4 completes in, an ld4 or st4 of one lane of t..t+3 with its
-// lane encoded, with the registers t and base, then base += post: 0, or
-// size, the four values' bytes (the post-incrementing form sets Rm to 31).
-func lanes4(in inst, t, base, post, size int) inst {
+// lanes4 completes in, an ld4 or st4 of 32-bit lanes, for lane of t..t+3
+// with lanes of type e (float64: lanes 0 and 1).
+func lanes4(in inst, e ir.Elem, t, lane int) inst {
 	if t > 28 {
-		panic(fmt.Sprintf("neon: %s: no four registers from v%d", in.text, t))
+		panic(fmt.Sprintf("neon: %s from v%d", in.text, t))
 	}
-	in.word |= reg(base)<<5 | reg(t)
-	in.text += ", [" + xbase(base) + "]"
+	arr := "s"
+	if e == ir.F64 {
+		if lane < 0 || lane > 1 {
+			panic(fmt.Sprintf("neon: .d lane %d", lane))
+		}
+		in.word |= 0x400 | uint32(lane)<<30
+		arr = "d"
+	} else {
+		in.word |= laneBits(lane)
+	}
+	in.word |= reg(t)
+	in.text += fmt.Sprintf(" {v%d.%s-v%d.%s}[%d]", t, arr, t+3, arr, lane)
+	return in
+}
+
+// at completes i, a single-structure load or store, with [base], then
+// base += post: 0, or size (the post-incrementing form, Rm = 31).
+func (i inst) at(base, post, size int) inst {
+	i.word |= reg(base) << 5
+	i.text += ", [" + xbase(base) + "]"
 	switch post {
 	case 0:
-		return in
+		return i
 	case size:
-		in.word |= 0x009F0000
-		in.text += fmt.Sprintf(", #%d", size)
-		return in
+		i.word |= 0x009F0000
+		i.text += fmt.Sprintf(", #%d", size)
+		return i
 	}
-	panic(fmt.Sprintf("neon: %s post-increment %d", in.text, post))
+	panic(fmt.Sprintf("neon: %s post-increment %d", i.text, post))
 }
 
 // strdi stores the low 64 bits of t to [base, #off] (off a multiple of 8
@@ -247,15 +250,9 @@ func umovw(w, n, lane int) inst {
 	return inst{0x0E043C00 | uint32(lane)<<19 | reg(n)<<5 | reg(w), fmt.Sprintf("mov w%d, v%d.s[%d]", w, n, lane)}
 }
 
-// st4lane stores one lane of t, t+1, t+2 and t+3 as four float32s at
-// [base] (a transposing store: the inverse of ld4lane), then adds post (0
-// or 16) to base.
-func st4lane(t, lane, base, post int) inst {
-	return lanes4(inst{0x0D20A000 | laneBits(lane), fmt.Sprintf("st4 {v%d.s-v%d.s}[%d]", t, t+3, lane)}, t, base, post, 16)
-}
-
-// st4laneD is st4lane for float64 lanes: lane (0 or 1) of t..t+3 as four
-// float64s at [base], then base += post (0 or 32).
-func st4laneD(t, lane, base, post int) inst {
-	return lanes4(inst{0x0D20A400 | laneBitsD(lane), fmt.Sprintf("st4 {v%d.d-v%d.d}[%d]", t, t+3, lane)}, t, base, post, 32)
+// st4 stores one lane of t, t+1, t+2 and t+3 as four values of type e
+// at [base] (a transposing store: the inverse of ld4), then adds post (0
+// or the four values' bytes) to base.
+func st4(e ir.Elem, t, lane, base, post int) inst {
+	return lanes4(inst{0x0D20A000, "st4"}, e, t, lane).at(base, post, 4*e.Bytes())
 }

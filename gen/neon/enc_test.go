@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/segdist/segdist/gen/ir"
 )
 
 // Every encoder, on registers and lanes at the ends of their fields,
@@ -69,28 +71,28 @@ func TestEncoders(t *testing.T) {
 		{"strqi", func(a, b, c int) inst { return strqi(a, b, 16*c) }, func(x, y, z int) string { return fmt.Sprintf("str q%d, [%s, #%d]", x, xb(y), 16*z) }},
 		{"ld1r", func(a, b, _ int) inst { return ld1r(a, b) }, func(x, y, _ int) string { return fmt.Sprintf("ld1r {v%d.4s}, [%s]", x, xb(y)) }},
 		{"ld1lane", func(a, b, c int) inst { return ld1lane(a, c%4, b) }, func(x, y, z int) string { return fmt.Sprintf("ld1 {v%d.s}[%d], [%s]", x, z%4, xb(y)) }},
-		{"ld4lane", func(a, b, c int) inst { return ld4lane(a%29, c%4, b, 16*(c%2)) }, func(x, y, z int) string {
+		{"ld4lane", func(a, b, c int) inst { return ld4(ir.F32, a%29, c%4, b, 16*(c%2)) }, func(x, y, z int) string {
 			post := ""
 			if z%2 == 1 {
 				post = ", #16"
 			}
 			return fmt.Sprintf("ld4 {v%d.s-v%d.s}[%d], [%s]%s", x%29, x%29+3, z%4, xb(y), post)
 		}},
-		{"ld4laneD", func(a, b, c int) inst { return ld4laneD(a%29, c%2, b, 32*(c%2)) }, func(x, y, z int) string {
+		{"ld4laneD", func(a, b, c int) inst { return ld4(ir.F64, a%29, c%2, b, 32*(c%2)) }, func(x, y, z int) string {
 			post := ""
 			if z%2 == 1 {
 				post = ", #32"
 			}
 			return fmt.Sprintf("ld4 {v%d.d-v%d.d}[%d], [%s]%s", x%29, x%29+3, z%2, xb(y), post)
 		}},
-		{"st4lane", func(a, b, c int) inst { return st4lane(a%29, c%4, b, 16*(c%2)) }, func(x, y, z int) string {
+		{"st4lane", func(a, b, c int) inst { return st4(ir.F32, a%29, c%4, b, 16*(c%2)) }, func(x, y, z int) string {
 			post := ""
 			if z%2 == 1 {
 				post = ", #16"
 			}
 			return fmt.Sprintf("st4 {v%d.s-v%d.s}[%d], [%s]%s", x%29, x%29+3, z%4, xb(y), post)
 		}},
-		{"st4laneD", func(a, b, c int) inst { return st4laneD(a%29, c%2, b, 32*(c%2)) }, func(x, y, z int) string {
+		{"st4laneD", func(a, b, c int) inst { return st4(ir.F64, a%29, c%2, b, 32*(c%2)) }, func(x, y, z int) string {
 			post := ""
 			if z%2 == 1 {
 				post = ", #32"

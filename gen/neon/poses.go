@@ -88,13 +88,8 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (spills, regs int)
 func (pk *poseKernel) group(label string, lanes int, stream func(s int) source) {
 	w, e, l := pk.w, pk.e, pk.l
 	pk.records(label+"_in", lanes, func(lane int) {
-		if e == ir.F64 {
-			w.op(ld4laneD(0, lane, tmpC, 32))
-			w.op(ld4laneD(4, lane, tmpC, 32))
-		} else {
-			w.op(ld4lane(0, lane, tmpC, 16))
-			w.op(ld4lane(4, lane, tmpC, 16))
-		}
+		w.op(ld4(e, 0, lane, tmpC, 4*e.Bytes()))
+		w.op(ld4(e, 4, lane, tmpC, 4*e.Bytes()))
 	}, localReg)
 	for v := range poseStreams {
 		w.op(strqi(v, frameReg, pk.set+16*v))
@@ -120,13 +115,8 @@ func (pk *poseKernel) group(label string, lanes int, stream func(s int) source) 
 	}
 	w.op(movi0(7))
 	pk.records(label+"_out", lanes, func(lane int) {
-		if e == ir.F64 {
-			w.op(st4laneD(0, lane, tmpC, 32))
-			w.op(st4laneD(4, lane, tmpC, 32))
-		} else {
-			w.op(st4lane(0, lane, tmpC, 16))
-			w.op(st4lane(4, lane, tmpC, 16))
-		}
+		w.op(st4(e, 0, lane, tmpC, 4*e.Bytes()))
+		w.op(st4(e, 4, lane, tmpC, 4*e.Bytes()))
 	}, dstReg)
 }
 
