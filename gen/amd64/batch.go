@@ -413,7 +413,7 @@ func (l *lowering) loadLanes(m Mem, mask Op) VecVirtual {
 // loadIndices loads the t.Lanes 32-bit indices at m, under mask (zero
 // past it) if not nil, into a new register of their width.
 func (l *lowering) loadIndices(m Mem, mask Op) VecVirtual {
-	x := indexVec(l.t)
+	x := vecOf(4 * l.t.Lanes)
 	switch {
 	case mask == nil && l.t.Lanes == 16:
 		VMOVDQU32(m, x)
@@ -427,11 +427,6 @@ func (l *lowering) loadIndices(m Mem, mask Op) VecVirtual {
 		VPMASKMOVD(m, mask, x)
 	}
 	return x
-}
-
-// indexVec returns a new register of the width of t.Lanes 32-bit indices.
-func indexVec(t *ir.Target) VecVirtual {
-	return map[int]func() VecVirtual{16: XMM, 32: YMM, 64: ZMM}[4*t.Lanes]()
 }
 
 // stream returns the memory operand of stream s (inputs, then outputs)

@@ -86,12 +86,10 @@ func (l *lowering) forGroup(g int) *lowering {
 // fp returns the instructions of the lanes' element type.
 func (l *lowering) fp() *fp { return fpOf(l.t) }
 
-func (l *lowering) newVec() VecVirtual {
-	if l.t.VecBytes() == 64 {
-		return ZMM()
-	}
-	return YMM()
-}
+func (l *lowering) newVec() VecVirtual { return vecOf(l.t.VecBytes()) }
+
+// vecOf returns a new vector register of n bytes (16, 32 or 64).
+func vecOf(n int) VecVirtual { return map[int]func() VecVirtual{16: XMM, 32: YMM, 64: ZMM}[n]() }
 
 func isMem(op Op) bool {
 	_, ok := op.(Mem)

@@ -148,19 +148,12 @@ func (e *emitter) toiKernel(name, sig string, doc []string, merge ir.Merge) *toi
 	Load(Param("pi"), toiPairs[0])
 	Load(Param("pj"), toiPairs[1])
 	newSlots(toiArea, k.merge.Groups*(spillSlots+toiSetSize), t.VecBytes())
-	k.zero, k.one = k.newVec(), k.newVec()
+	k.zero, k.one = vecOf(t.VecBytes()), vecOf(t.VecBytes())
 	VXORPS(k.zero, k.zero, k.zero)
 	fpOf(t).broadcast(e.c.of(t.Elem, "one"), k.one)
 	XORQ(index, index)
 	Load(Param("n"), remain)
 	return k
-}
-
-func (k *toiKernel) newVec() VecVirtual {
-	if evex(k.t) {
-		return ZMM()
-	}
-	return YMM()
 }
 
 // slot returns vector j of group g's set. The area holds the groups'
@@ -305,8 +298,7 @@ func (k *toiKernel) pads(label string, g int, index func(side, lane int) Mem) {
 	JZ(LabelRef(label + "_nopad"))
 	for side := range 2 {
 		m := index(side, 0)
-		dst := k.newVec()
-		idx := indexVec(t)
+		dst, idx := vecOf(t.VecBytes()), vecOf(4*t.Lanes) // idx: t.Lanes 32-bit indices
 		VMOVUPS(m, idx)
 		vm := Mem{Base: pad, Index: idx, Scale: uint8(t.ElemBytes)}
 		// Every register the gather reads is defined first, from 0 (avo
