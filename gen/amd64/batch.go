@@ -232,10 +232,7 @@ func (f *batchFunc) emit() {
 // them unless they are deferred.
 func (f *batchFunc) lowerings(nslots int) {
 	t, c, groups := f.e.t, f.e.c, f.loop.Groups
-	zero, one := YMM(), YMM()
-	if evex(t) {
-		zero, one = ZMM(), ZMM()
-	}
+	zero, one := vecOf(t.VecBytes()), vecOf(t.VecBytes())
 	f.ls, f.nts = make([]*lowering, groups), make([]*lowering, groups)
 	q, ovs := f.e.splitOverrides(f.p)
 	if f.e.defersOverrides(f.p) {

@@ -86,10 +86,7 @@ func (pt *planeTable) load(t *ir.Target, name string, dst GPPhysical, index func
 		x = y
 	}
 	for f := range 4 {
-		v := YMM()
-		if evex(t) {
-			v = ZMM()
-		}
+		v := vecOf(t.VecBytes())
 		if t.Elem == ir.F64 {
 			VPERMPD(pt.fields.Offset(f*t.VecBytes()), x, v)
 		} else {
