@@ -353,16 +353,7 @@ func (k *toiKernel) rows(l *lowering, mask Op, g int) {
 		k.storeInt32(v, Mem{Base: ptr(1 + j), Index: index, Scale: 4, Disp: 4 * g * t.Lanes}, mask)
 	}
 	for j := 2; j < len(l.p.Outputs); j++ {
-		v := l.out(j)
-		dst := Mem{Base: ptr(1 + j), Index: index, Scale: scale(t), Disp: g * t.VecBytes()}
-		switch {
-		case mask == nil:
-			VMOVUPS(v, dst)
-		case evex(t):
-			fpOf(t).storeMasked(v, mask, dst)
-		default:
-			VMASKMOVPS(v, mask, dst)
-		}
+		storeLanes(t, l.out(j), mask, Mem{Base: ptr(1 + j), Index: index, Scale: scale(t), Disp: g * t.VecBytes()})
 	}
 }
 
