@@ -46,7 +46,7 @@ func splitTOI[F soa.Float](whole func(start, end, pad *F, pi, pj *uint32, out *[
 // a time before it keeps those that are not a Miss: a multiple of every
 // target's pairs per iteration (48 for AVX-512 float32), so that no chunk
 // but the last runs the one-group tail, and large enough to spread the
-// call (CompactTOI at 5% hits: 1.12x BatchTOI with chunks of 128, 1.03x
+// call (CompactTOI at 5% hits: 1.13x BatchTOI with chunks of 128, 1.03x
 // with 288; docs/levers.md).
 const toiChunk = 288
 
