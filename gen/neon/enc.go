@@ -100,7 +100,6 @@ func orr(d, n, m int) inst {
 	}
 	return three(0x4EA01C00, "orr", v16b)(d, n, m)
 }
-func eor(d, n, m int) inst { return three(0x6E201C00, "eor", v16b)(d, n, m) }
 func bic(d, n, m int) inst { return three(0x4E601C00, "bic", v16b)(d, n, m) } // n & ^m
 func bsl(d, n, m int) inst { return three(0x6E601C00, "bsl", v16b)(d, n, m) } // d ? n : m
 func bit(d, n, m int) inst { return three(0x6EA01C00, "bit", v16b)(d, n, m) } // m ? n : d
@@ -157,21 +156,11 @@ func strqi(t, base, off int) inst {
 	return inst{0x3D800000 | qoff(off) | reg(base)<<5 | reg(t), fmt.Sprintf("str q%d, [%s, #%d]", t, xbase(base), off)}
 }
 
-// ld1r loads the float32 at [base] into every lane of t.
-func ld1r(t, base int) inst {
-	return inst{0x4D40C800 | reg(base)<<5 | reg(t), fmt.Sprintf("ld1r {%s}, [%s]", v4s(t), xbase(base))}
-}
-
 func laneBits(lane int) uint32 {
 	if lane < 0 || lane > 3 {
 		panic(fmt.Sprintf("neon: lane %d", lane))
 	}
 	return uint32(lane>>1)<<30 | uint32(lane&1)<<12
-}
-
-// ld1lane loads the float32 at [base] into one lane of t.
-func ld1lane(t, lane, base int) inst {
-	return inst{0x0D408000 | laneBits(lane) | reg(base)<<5 | reg(t), fmt.Sprintf("ld1 {v%d.s}[%d], [%s]", t, lane, xbase(base))}
 }
 
 // ld4 loads the four values of type e at [base] into one lane of t, t+1,
@@ -235,19 +224,6 @@ func xtn2s(d, n int) inst {
 // dupx is dup t.2d, x: a 64-bit register in both lanes.
 func dupx(d, x int) inst {
 	return inst{0x4E080C00 | reg(x)<<5 | reg(d), fmt.Sprintf("dup v%d.2d, x%d", d, x)}
-}
-
-// st1lane stores one lane of t to [base].
-func st1lane(t, lane, base int) inst {
-	return inst{0x0D008000 | laneBits(lane) | reg(base)<<5 | reg(t), fmt.Sprintf("st1 {v%d.s}[%d], [%s]", t, lane, xbase(base))}
-}
-
-// umovw is w = lane of n.
-func umovw(w, n, lane int) inst {
-	if lane < 0 || lane > 3 {
-		panic(fmt.Sprintf("neon: lane %d", lane))
-	}
-	return inst{0x0E043C00 | uint32(lane)<<19 | reg(n)<<5 | reg(w), fmt.Sprintf("mov w%d, v%d.s[%d]", w, n, lane)}
 }
 
 // st4 stores one lane of t, t+1, t+2 and t+3 as four values of type e
