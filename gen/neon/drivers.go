@@ -2,6 +2,7 @@ package neon
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/segdist/segdist/gen/ir"
@@ -198,13 +199,13 @@ func (be *batchEmitter) tail(p *ir.Program, stageIn, stageOut int) {
 	w.label(name + "_done")
 }
 
-// Registers of the contact kernels.
+// Registers of the kernels over pairs of records.
 const (
 	capsReg   = 0  // the capsule records
 	planesReg = 1  // the plane records (plane contact kernels)
 	piReg     = 7  // pair indices I
 	pjReg     = 8  // pair indices J
-	outReg    = 9  // the array of the thirteen output stream pointers
+	outReg    = 9  // the array of the output stream pointers
 	nReg      = 10 // n
 	iReg      = 11 // the first pair of the current group
 	written   = 12 // rows written (compaction)
@@ -218,6 +219,44 @@ var (
 	capsSides  = [2]int{capsReg, capsReg}
 	planeSides = [2]int{capsReg, planesReg}
 )
+
+// moves returns the scalar load and store of a value of size bytes (4 or
+// 8) and log2 of size, the shift from an index to a byte offset.
+func moves(size int) (load, store string, shift int) {
+	if size == 8 {
+		return "MOVD", "MOVD", 3
+	}
+	return "MOVWU", "MOVW", 2
+}
+
+// loadArgs loads the 8-byte arguments names, at offsets 8*i, into regs
+// (those with a register below 0 are not loaded), zeroes the registers
+// zero, and points constReg at the constants and frameReg at the frame.
+func loadArgs(w *writer, names []string, regs []int, zero ...int) {
+	for i, n := range names {
+		if regs[i] >= 0 {
+			w.line("MOVD %s+%d(FP), R%d", n, 8*i, regs[i])
+		}
+	}
+	for _, r := range zero {
+		w.line("MOVD $0, R%d", r)
+	}
+	w.line("MOVD $neonconst<>(SB), R%d", constReg)
+	w.line("ADD $16, RSP, R%d", frameReg)
+}
+
+// broadcast loads the scalar argument name of type e at offset off into
+// every lane of the slot at frame offset slot.
+func broadcast(w *writer, e ir.Elem, name string, off, slot int) {
+	load, _, _ := moves(e.Bytes())
+	w.line("%s %s+%d(FP), R%d", load, name, off, tmpA)
+	if e == ir.F64 {
+		w.op(dupx(operand0, tmpA))
+	} else {
+		w.op(dupw(operand0, tmpA))
+	}
+	w.op(strqi(operand0, frameReg, slot))
+}
 
 // loadRecords loads the records of a group's pairs into the set of 14
 // vectors at frame offset set (A B r of side I, then of J), side s from
@@ -249,25 +288,155 @@ func indexFromPairs(w *writer, side, lane int) {
 	w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
 }
 
-// copyTailIndices copies the left < lanes remaining pair indices of both
-// sides into the zeroed vectors at frame offset tailIdx (capsule 0 past n).
-func copyTailIndices(w *writer, name string, lanes, tailIdx int) {
+// pairKernel is what the kernels over pairs of records (contacts, indexed
+// closest points, TOI) share: the kernel being written and its frame
+// offsets and, for those writing rows to the streams listed at outReg
+// (contacts, TOI), the layout of a row.
+type pairKernel struct {
+	w           *writer
+	c           *constTable
+	e           ir.Elem
+	name        string
+	lanes, size int
+	f           frame
+	tailIdx     int  // the tail's pair indices I, then J
+	stage       int  // the staged rows, stream s at stage+16*s
+	streams     int  // the streams of a row, the pair index first
+	u32         int  // the first u32 streams are uint32, the rest of type e
+	narrowed    bool // the staged uint32 streams have 32-bit lanes (else the pair index only)
+	compact     bool // only the touching pairs' rows, densely (contacts)
+}
+
+func newPairKernel(w *writer, c *constTable, e ir.Elem, name string) *pairKernel {
+	return &pairKernel{w: w, c: c, e: e, name: name, lanes: 16 / e.Bytes(), size: e.Bytes()}
+}
+
+// loop emits the loop over the whole groups of pairs at iReg, group(label,
+// index) writing one group (index(side, lane) loads the capsule index of
+// lane into tmpB) and store its results, then the tail up to its whole
+// group: the n mod lanes pairs left, their indices copied to the frame
+// with capsule 0 past n. what names the tail's lane-by-lane stores, which
+// follow.
+func (pk *pairKernel) loop(group func(label string, index func(side, lane int)), store func(), what string) {
+	w, name, lanes := pk.w, pk.name, pk.lanes
+	w.label(name + "_loop")
+	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
+	w.line("CMP $%d, R%d", lanes, leftReg)
+	w.line("BLT %s_tail", name)
+	group(name+"_group", func(side, lane int) { indexFromPairs(w, side, lane) })
+	store()
+	w.line("ADD $%d, R%d", lanes, iReg)
+	w.line("B %s_loop", name)
+
+	w.label(name + "_tail")
+	w.comment(fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; %s lane by lane.", lanes, what))
+	w.line("CBZ R%d, %s_done", leftReg, name)
 	w.op(movi0(operand0))
-	w.op(strqi(operand0, frameReg, tailIdx))
-	w.op(strqi(operand0, frameReg, tailIdx+16))
+	w.op(strqi(operand0, frameReg, pk.tailIdx))
+	w.op(strqi(operand0, frameReg, pk.tailIdx+16))
 	copyLanesOf(w, leftReg, lanes-1, name+"_tailin", func(lane int) {
 		for side, idx := range []int{piReg, pjReg} {
 			w.line("ADD R%d<<2, R%d, R%d", iReg, idx, tmpA)
 			w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
-			w.line("MOVW R%d, %d(R%d)", tmpB, tailIdx+16*side+4*lane, frameReg)
+			w.line("MOVW R%d, %d(R%d)", tmpB, pk.tailIdx+16*side+4*lane, frameReg)
 		}
 	})
+	group(name+"_tailgroup", func(side, lane int) {
+		w.line("MOVWU %d(R%d), R%d", pk.tailIdx+16*side+4*lane, frameReg, tmpB)
+	})
+}
+
+// oneBody returns the group of a kernel with the one body l, reading the
+// records of the pairs, side s from sides[s], into the set at frame
+// offset set.
+func (pk *pairKernel) oneBody(l *lowering, set int, sides [2]int) func(string, func(side, lane int)) {
+	return func(label string, index func(side, lane int)) {
+		loadRecords(pk.w, pk.e, set, sides, index)
+		l.label = label
+		l.emit()
+	}
+}
+
+// pairIndex sets vector dst to the pair indices of the group at iReg.
+func (pk *pairKernel) pairIndex(dst int) int {
+	pk.w.op(dupw(dst, iReg))
+	pk.w.op(ldrqi(scratch1, constReg, pk.c.vector("iota", [4]uint32{0, 1, 2, 3})))
+	pk.w.op(add4s(dst, dst, scratch1))
+	return dst
+}
+
+// storeRows stores the rows of a whole group, stream s from the register
+// vec(s) returns: the uint32 streams as 32-bit lanes (the low two, 8
+// bytes, in a float64 group), the rest whole.
+func (pk *pairKernel) storeRows(vec func(s int) int) {
+	w := pk.w
+	_, _, shift := moves(pk.size)
+	for s := range pk.streams {
+		v, sh := vec(s), shift
+		if s < pk.u32 {
+			sh = 2
+		}
+		w.line("MOVD %d(R%d), R%d", 8*s, outReg, tmpA)
+		w.line("ADD R%d<<%d, R%d, R%d", iReg, sh, tmpA, tmpA)
+		if s < pk.u32 && pk.e == ir.F64 {
+			w.op(strdi(v, tmpA, 0))
+		} else {
+			w.op(strqi(v, tmpA, 0))
+		}
+	}
+}
+
+// stageRows stores the group's rows to the stage, stream s from the
+// register vec(s) returns.
+func (pk *pairKernel) stageRows(vec func(s int) int) {
+	for s := range pk.streams {
+		pk.w.op(strqi(vec(s), frameReg, pk.stage+16*s))
+	}
+}
+
+// row emits the store of one lane's row from the stage: to row iReg+lane,
+// or (compact) to row written if the lane's count is not zero.
+func (pk *pairKernel) row(label string, lane int) {
+	w, stage, size := pk.w, pk.stage, pk.size
+	if pk.compact {
+		w.line("MOVWU %d(R%d), R%d", stage+16+size*lane, frameReg, tmpA) // count
+		w.line("CBZW R%d, %s_skip%d", tmpA, label, lane)
+	}
+	for s := range pk.streams {
+		sz, from := size, size // the bytes of the value, and of its lane in the stage
+		if s < pk.u32 {
+			sz = 4
+		}
+		if s == 0 || pk.narrowed && s < pk.u32 {
+			from = 4
+		}
+		ld, st, shift := moves(sz)
+		w.line("%s %d(R%d), R%d", ld, stage+16*s+from*lane, frameReg, tmpB)
+		w.line("MOVD %d(R%d), R%d", 8*s, outReg, tmpA)
+		if pk.compact {
+			w.line("%s R%d, (R%d)(R%d<<%d)", st, tmpB, tmpA, written, shift)
+		} else {
+			w.line("ADD R%d<<%d, R%d, R%d", iReg, shift, tmpA, tmpA)
+			w.line("%s R%d, %d(R%d)", st, tmpB, sz*lane, tmpA)
+		}
+	}
+	if pk.compact {
+		w.line("ADD $1, R%d", written)
+		w.label(fmt.Sprintf("%s_skip%d", label, lane))
+	}
+}
+
+// tailRows stages the tail group's rows (vec as in stageRows) and stores
+// those of the pairs left.
+func (pk *pairKernel) tailRows(vec func(s int) int) {
+	pk.stageRows(vec)
+	copyLanesOf(pk.w, leftReg, pk.lanes-1, pk.name+"_tailout", func(lane int) { pk.row(pk.name+"_tailrow", lane) })
 }
 
 // Contacts writes the contact kernel of body k (kernels.Contact or
 // kernels.PlaneContact) with lanes of type e: ContactsNEON (compact
 // false) or CompactContactsNEON, or their plane and float64 forms. The
-// records load as pairLoop says; rows are stored whole, or lane by lane
+// records load as loop says; rows are stored whole, or lane by lane
 // for the touching pairs only (compact). A float64 count comes out in
 // 64-bit lanes: its low 32 bits are the row value.
 func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.Elem) (spills, regs int) {
@@ -276,229 +445,85 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 		name = "Compact" + name
 	}
 	p := k.ProgramOf(e)
-	lanes, size := 16/e.Bytes(), e.Bytes()
-	var f frame
-	f.spillsOf(p, dry, dry)
-	ce := &contactEmitter{w: w, c: c, k: k, e: e, compact: compact, name: name, lanes: lanes, size: size,
-		load: map[int]string{4: "MOVWU", 8: "MOVD"}[size], store: map[int]string{4: "MOVW", 8: "MOVD"}[size]}
-	ce.set = f.take(len(k.Inputs))
-	ce.stage = f.take(1 + len(k.Outputs)) // pair index, then the outputs
-	marginOff := f.take(1)
-	tailIdx := f.take(2) // the tail's indices I, then J
+	pk := newPairKernel(w, c, e, name)
+	pk.f.spillsOf(p, dry, dry)
+	pk.streams, pk.u32, pk.compact = 1+len(k.Outputs), 2, compact
+	set := pk.f.take(len(k.Inputs))
+	pk.stage = pk.f.take(pk.streams)
+	marginOff := pk.f.take(1)
+	pk.tailIdx = pk.f.take(2)
 
-	// prefetch (amd64: prefetch capsule records ahead) is ignored here: NEON
-	// record prefetching is not measured.
-	// a: the offset of the arguments after caps (and planes); the plane
-	// kernels' nplanes (amd64: at most lanes planes go to a table) follows
-	// prefetch, and is ignored here too.
-	params, extra, a := "caps", "", 0
-	ce.sides = capsSides
+	// prefetch (amd64: prefetch capsule records ahead) and the plane
+	// kernels' nplanes (amd64: at most lanes planes go to a table) are
+	// ignored here: NEON record prefetching is not measured.
+	params, extra, sides := "caps", "", capsSides
+	names, argRegs := []string{"caps", "pi", "pj", "out", "n"}, []int{capsReg, piReg, pjReg, outReg, nReg}
 	if k == kernels.PlaneContact {
-		ce.sides, params, extra, a = planeSides, "caps, planes", ", nplanes", 8
+		params, extra, sides = "caps, planes", ", nplanes", planeSides
+		names, argRegs = slices.Insert(names, 1, "planes"), slices.Insert(argRegs, 1, planesReg)
 	}
+	a := 8 * (len(names) - 5) // the offset of the arguments after caps (and planes)
 	w.raw(fmt.Sprintf("\n// func %s(%s *%s, pi, pj *uint32, out *[13]*%s, n int, margin %s, prefetch%s int) int\n", name, params, e, e, e, extra))
-	f.text(w, name, false, 64+2*a)
-	ce.loadArgs(a, marginOff)
+	pk.f.text(w, name, false, 64+2*a)
+	loadArgs(w, names, argRegs, iReg, written)
+	w.comment("The margin in every lane, in its slot.")
+	broadcast(w, e, "margin", a+40, marginOff)
 
-	l := f.lowering(p, w, c)
-	l.input = func(s int) source { return func(d int) inst { return ldrqi(d, frameReg, ce.set+16*s) } }
+	l := pk.f.lowering(p, w, c)
+	l.input = func(s int) source { return func(d int) inst { return ldrqi(d, frameReg, set+16*s) } }
 	l.arg = func(int) source { return func(d int) inst { return ldrqi(d, frameReg, marginOff) } }
-	ce.l = l
-
-	pairLoop(l, e, pairFrame{name, ce.set, tailIdx, ce.sides}, ce.storeGroup, "rows")
-	ce.stageOutputs()
-	copyLanesOf(w, leftReg, lanes-1, name+"_tailout", func(lane int) { ce.row(name+"_tailrow", lane) })
+	pk.loop(pk.oneBody(l, set, sides), func() { pk.storeContacts(l) }, "rows")
+	pk.tailRows(pk.contactRow(l, false))
 	w.line("ADD R%d, R%d, R%d", leftReg, iReg, iReg)
 
 	w.label(name + "_done")
+	ret := nReg
 	if compact {
-		w.line("MOVD R%d, ret+%d(FP)", written, 2*a+56)
-	} else {
-		w.line("MOVD R%d, ret+%d(FP)", nReg, 2*a+56)
+		ret = written
 	}
+	w.line("MOVD R%d, ret+%d(FP)", ret, 2*a+56)
 	w.line("RET")
-	return f.spills, f.regs
+	return pk.f.spills, pk.f.regs
 }
 
-// contactEmitter carries the state of one contact kernel that Contacts
-// writes across its parts: the body's lowering l, the frame offsets of
-// the record set and the row stage, and the scalar moves of one element.
-type contactEmitter struct {
-	w           *writer
-	c           *constTable
-	k           *kernels.Kernel
-	e           ir.Elem
-	compact     bool
-	name        string
-	lanes, size int
-	load, store string
-	set, stage  int
-	sides       [2]int
-	l           *lowering
-}
-
-// loadArgs loads the arguments (those after caps, and planes, at offset
-// a) into their registers and the margin into every lane of its slot at
-// frame offset marginOff.
-func (ce *contactEmitter) loadArgs(a, marginOff int) {
-	w := ce.w
-	w.line("MOVD caps+0(FP), R%d", capsReg)
-	if a > 0 {
-		w.line("MOVD planes+8(FP), R%d", planesReg)
-	}
-	w.line("MOVD pi+%d(FP), R%d", a+8, piReg)
-	w.line("MOVD pj+%d(FP), R%d", a+16, pjReg)
-	w.line("MOVD out+%d(FP), R%d", a+24, outReg)
-	w.line("MOVD n+%d(FP), R%d", a+32, nReg)
-	w.line("MOVD $0, R%d", iReg)
-	w.line("MOVD $0, R%d", written)
-	w.line("MOVD $neonconst<>(SB), R%d", constReg)
-	w.line("ADD $16, RSP, R%d", frameReg)
-	w.comment("The margin in every lane, in its slot.")
-	w.line("%s margin+%d(FP), R%d", ce.load, a+40, tmpA)
-	if ce.e == ir.F64 {
-		w.op(dupx(operand0, tmpA))
-	} else {
-		w.op(dupw(operand0, tmpA))
-	}
-	w.op(strqi(operand0, frameReg, marginOff))
-}
-
-// pairIndex sets vector dst to the pair indices of the group at iReg.
-func (ce *contactEmitter) pairIndex(dst int) {
-	w := ce.w
-	w.op(dupw(dst, iReg))
-	w.op(ldrqi(scratch1, constReg, ce.c.vector("iota", [4]uint32{0, 1, 2, 3})))
-	w.op(add4s(dst, dst, scratch1))
-}
-
-// stageOutputs stores the pair index and the outputs to the stage.
-func (ce *contactEmitter) stageOutputs() {
-	w := ce.w
-	ce.pairIndex(operand0)
-	w.op(strqi(operand0, frameReg, ce.stage))
-	for j := range ce.k.Outputs {
-		w.op(strqi(ce.l.output(j), frameReg, ce.stage+16*(1+j)))
-	}
-}
-
-// row emits the compaction or the row store of one lane from the
-// stage. The pair index has 32-bit lanes; the count has the lanes of
-// the element type (its low 32 bits are the row value); the floats are
-// elements.
-func (ce *contactEmitter) row(label string, lane int) {
-	w, compact, stage, size := ce.w, ce.compact, ce.stage, ce.size
-	if compact {
-		w.line("MOVWU %d(R%d), R%d", stage+16+size*lane, frameReg, tmpA) // count
-		w.line("CBZW R%d, %s_skip%d", tmpA, label, lane)
-	}
-	dst := iReg // row index
-	if compact {
-		dst = written
-	}
-	for s := range 1 + len(ce.k.Outputs) {
-		ld, st, from, sz := ce.load, ce.store, stage+16*s+size*lane, size
-		switch s {
-		case 0: // the pair index: 32-bit lanes
-			ld, st, from, sz = "MOVWU", "MOVW", stage+4*lane, 4
-		case 1: // the count: the low 32 bits of its lane
-			ld, st, sz = "MOVWU", "MOVW", 4
+// contactRow returns the register of row stream s of the contact body
+// l: the pair index, the count (narrowed for a float64 group if narrow),
+// the floats.
+func (pk *pairKernel) contactRow(l *lowering, narrow bool) func(s int) int {
+	return func(s int) int {
+		switch {
+		case s == 0:
+			return pk.pairIndex(operand0)
+		case s == 1 && narrow:
+			pk.w.op(xtn2s(operand0, l.output(0)))
+			return operand0
 		}
-		w.line("%s %d(R%d), R%d", ld, from, frameReg, tmpB)
-		w.line("MOVD %d(R%d), R%d", 8*s, outReg, tmpA)
-		if compact {
-			w.line("%s R%d, (R%d)(R%d<<%d)", st, tmpB, tmpA, dst, map[int]int{4: 2, 8: 3}[sz])
-		} else {
-			w.line("ADD R%d<<%d, R%d, R%d", iReg, map[int]int{4: 2, 8: 3}[sz], tmpA, tmpA)
-			w.line("%s R%d, %d(R%d)", st, tmpB, sz*lane, tmpA)
-		}
-	}
-	if compact {
-		w.line("ADD $1, R%d", written)
-		w.label(fmt.Sprintf("%s_skip%d", label, lane))
+		return l.output(s - 1)
 	}
 }
 
-// storeGroup stores the rows of a whole group: the touching lanes' rows
-// lane by lane (compact), or one row per pair.
-func (ce *contactEmitter) storeGroup() {
-	w, l, name := ce.w, ce.l, ce.name
+// storeContacts stores the rows of a whole group of the contact body l:
+// the touching lanes' rows lane by lane (compact), or one row per pair.
+func (pk *pairKernel) storeContacts(l *lowering) {
+	w, name := pk.w, pk.name
 	switch {
-	case ce.compact:
+	case pk.compact:
 		w.comment("Compaction: the touching lanes' rows, in pair order; nothing for a group without one.")
 		w.op(umaxv(scratch0, l.output(0)))
 		w.op(fmovws(anyReg, scratch0))
 		w.line("CBZW R%d, %s_none", anyReg, name)
-		ce.stageOutputs()
-		for lane := range ce.lanes {
-			ce.row(name+"_group", lane)
+		pk.stageRows(pk.contactRow(l, false))
+		for lane := range pk.lanes {
+			pk.row(name+"_group", lane)
 		}
 		w.label(name + "_none")
-	case ce.e == ir.F64:
+	case pk.e == ir.F64:
 		w.comment("Store one row per pair: Pair and the narrowed Count as two uint32 (8 bytes), the floats whole.")
-		ce.pairIndex(operand0)
-		w.line("MOVD 0(R%d), R%d", outReg, tmpA)
-		w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
-		w.op(strdi(operand0, tmpA, 0))
-		w.op(xtn2s(operand0, l.output(0)))
-		w.line("MOVD 8(R%d), R%d", outReg, tmpA)
-		w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
-		w.op(strdi(operand0, tmpA, 0))
-		for j := 1; j < len(ce.k.Outputs); j++ {
-			w.line("MOVD %d(R%d), R%d", 8*(1+j), outReg, tmpA)
-			w.line("ADD R%d<<3, R%d, R%d", iReg, tmpA, tmpA)
-			w.op(strqi(l.output(j), tmpA, 0))
-		}
+		pk.storeRows(pk.contactRow(l, true))
 	default:
 		w.comment("Store one row per pair.")
-		ce.pairIndex(operand0)
-		w.line("MOVD 0(R%d), R%d", outReg, tmpA)
-		w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
-		w.op(strqi(operand0, tmpA, 0))
-		for j := range ce.k.Outputs {
-			w.line("MOVD %d(R%d), R%d", 8*(1+j), outReg, tmpA)
-			w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
-			w.op(strqi(l.output(j), tmpA, 0))
-		}
+		pk.storeRows(pk.contactRow(l, false))
 	}
-}
-
-// pairFrame is where a loop over pairs keeps its records: the kernel's
-// name (the labels' stem), the frame offsets of the set of 14 record
-// vectors and of the tail's indices, and the record sources.
-type pairFrame struct {
-	name         string
-	set, tailIdx int
-	sides        [2]int
-}
-
-// pairLoop emits the loop over the whole groups of pairs at iReg (their
-// records loaded by index into the set, the body lowered by l, then
-// store), and the tail up to its whole group: the n mod lanes pairs left,
-// their indices copied to the frame with capsule 0 past n. what names
-// the tail's lane-by-lane stores, which follow.
-func pairLoop(l *lowering, e ir.Elem, pf pairFrame, store func(), what string) {
-	w, name, lanes := l.out, pf.name, 16/e.Bytes()
-	w.label(name + "_loop")
-	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
-	w.line("CMP $%d, R%d", lanes, leftReg)
-	w.line("BLT %s_tail", name)
-	loadRecords(w, e, pf.set, pf.sides, func(side, lane int) { indexFromPairs(w, side, lane) })
-	l.label = name + "_group"
-	l.emit()
-	store()
-	w.line("ADD $%d, R%d", lanes, iReg)
-	w.line("B %s_loop", name)
-
-	w.label(name + "_tail")
-	w.comment(fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; %s lane by lane.", lanes, what))
-	w.line("CBZ R%d, %s_done", leftReg, name)
-	copyTailIndices(w, name, lanes, pf.tailIdx)
-	loadRecords(w, e, pf.set, pf.sides, func(side, lane int) {
-		w.line("MOVWU %d(R%d), R%d", pf.tailIdx+16*side+4*lane, frameReg, tmpB)
-	})
-	l.label = name + "_tailgroup"
-	l.emit()
 }
 
 // copyLanesOf emits body(lane) for lanes 0, 1, ... up to max-1 while
@@ -523,30 +548,20 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (spills, regs int) {
 	k := kernels.Closest
 	name := k.Name + "Indexed" + e.Suffix() + "NEON"
 	p := k.ProgramOf(e)
-	lanes, size := 16/e.Bytes(), e.Bytes()
-	load, store := map[int]string{4: "MOVWU", 8: "MOVD"}[size], map[int]string{4: "MOVW", 8: "MOVD"}[size]
-	var f frame
-	f.spillsOf(p, dry, nil)
-	set := f.take(14)
-	stage := f.take(len(k.Outputs))
-	tailIdx := f.take(2)
+	pk := newPairKernel(w, c, e, name)
+	load, store, shift := moves(pk.size)
+	pk.f.spillsOf(p, dry, nil)
+	set := pk.f.take(14)
+	stage := pk.f.take(len(k.Outputs))
+	pk.tailIdx = pk.f.take(2)
 	outs := []int{1, 2, 3} // R1-R3: s, t, dist2
 
 	// prefetch is ignored here, as in the contact kernels.
 	w.raw(fmt.Sprintf("\n// func %s(caps *%s, pi, pj *uint32, s, t, dist2 *%s, n int, prefetch int)\n", name, e, e))
-	f.text(w, name, false, 64)
-	w.line("MOVD caps+0(FP), R%d", capsReg)
-	w.line("MOVD pi+8(FP), R%d", piReg)
-	w.line("MOVD pj+16(FP), R%d", pjReg)
-	for j, o := range []string{"s", "t", "dist2"} {
-		w.line("MOVD %s+%d(FP), R%d", o, 24+8*j, outs[j])
-	}
-	w.line("MOVD n+48(FP), R%d", nReg)
-	w.line("MOVD $0, R%d", iReg)
-	w.line("MOVD $neonconst<>(SB), R%d", constReg)
-	w.line("ADD $16, RSP, R%d", frameReg)
+	pk.f.text(w, name, false, 64)
+	loadArgs(w, []string{"caps", "pi", "pj", "s", "t", "dist2", "n"}, []int{capsReg, piReg, pjReg, 1, 2, 3, nReg}, iReg)
 
-	l := f.lowering(p, w, c)
+	l := pk.f.lowering(p, w, c)
 	// The body's inputs A B C D are the set's A B of capsule I (0-5) and
 	// of capsule J (7-12): the radii are skipped.
 	l.input = func(s int) source {
@@ -556,9 +571,9 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (spills, regs int) {
 		return func(d int) inst { return ldrqi(d, frameReg, set+16*s) }
 	}
 
-	pairLoop(l, e, pairFrame{name, set, tailIdx, capsSides}, func() {
+	pk.loop(pk.oneBody(l, set, capsSides), func() {
 		w.comment("Store S, T and Dist2.")
-		w.line("LSL $%d, R%d, R%d", map[int]int{4: 2, 8: 3}[size], iReg, tmpA)
+		w.line("LSL $%d, R%d, R%d", shift, iReg, tmpA)
 		for j := range k.Outputs {
 			w.op(strqr(l.output(j), outs[j], tmpA))
 		}
@@ -566,14 +581,14 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (spills, regs int) {
 	for j := range k.Outputs {
 		w.op(strqi(l.output(j), frameReg, stage+16*j))
 	}
-	copyLanesOf(w, leftReg, lanes-1, name+"_tailout", func(lane int) {
+	copyLanesOf(w, leftReg, pk.lanes-1, name+"_tailout", func(lane int) {
 		for j := range k.Outputs {
-			w.line("%s %d(R%d), R%d", load, stage+16*j+size*lane, frameReg, tmpB)
-			w.line("ADD R%d<<%d, R%d, R%d", iReg, map[int]int{4: 2, 8: 3}[size], outs[j], tmpA)
-			w.line("%s R%d, %d(R%d)", store, tmpB, size*lane, tmpA)
+			w.line("%s %d(R%d), R%d", load, stage+16*j+pk.size*lane, frameReg, tmpB)
+			w.line("ADD R%d<<%d, R%d, R%d", iReg, shift, outs[j], tmpA)
+			w.line("%s R%d, %d(R%d)", store, tmpB, pk.size*lane, tmpA)
 		}
 	})
 	w.label(name + "_done")
 	w.line("RET")
-	return f.spills, f.regs
+	return pk.f.spills, pk.f.regs
 }

@@ -29,25 +29,13 @@ const toiPadReg = 1 // the pads, or nil
 // frame slot, in order.
 var toiArgs = []string{"margin", "tol", "tmax", "maxiter"}
 
-// toiKernel is one TOI kernel being written: its frame offsets.
+// toiKernel is one TOI kernel being written: its bodies and frame offsets.
 type toiKernel struct {
-	w           *writer
-	c           *constTable
-	e           ir.Elem
-	name        string
-	lanes, size int
-	progs       [3]*ir.Program // setup, step, finish
-	f           frame
-	set         int // the start records (14), the end records (14), the pads of I and J
-	state       int // the setup's outputs: the frame, then the state (t, iter, status)
-	args        int // margin, tol, tmax, maxiter in every lane
-	stage       int // the tail's rows
-	tailIdx     int // the tail's indices I, then J
-}
-
-// toiSignature is the Go signature of a TOI kernel with lanes of type e.
-func toiSignature(e ir.Elem) string {
-	return fmt.Sprintf("(start, end, pad *%[1]s, pi, pj *uint32, out *[%d]*%[1]s, n int, margin, tol, tmax, maxiter %[1]s)", e, toiStreams)
+	*pairKernel
+	progs [3]*ir.Program // setup, step, finish
+	set   int            // the start records (14), the end records (14), the pads of I and J
+	state int            // the setup's outputs: the frame, then the state (t, iter, status)
+	args  int            // margin, tol, tmax, maxiter in every lane
 }
 
 // toiKernels writes TOINEON and TOI64NEON and adds their declarations
@@ -67,7 +55,8 @@ func toiKernels(w *writer, c *constTable, decls []string, stats []Stats) ([]stri
 // its Go declaration and its register use (the most of the three bodies).
 func TOI(w *writer, c *constTable, e ir.Elem) (name, decl string, spills, regs int) {
 	name = "TOI" + e.Suffix() + "NEON"
-	k := &toiKernel{w: w, c: c, e: e, name: name, lanes: 16 / e.Bytes(), size: e.Bytes()}
+	k := &toiKernel{pairKernel: newPairKernel(w, c, e, name)}
+	k.streams, k.u32, k.narrowed = toiStreams, 3, true
 	for i, kk := range []*kernels.Kernel{kernels.TOISetup, kernels.TOIStep, kernels.TOIFinish} {
 		k.progs[i] = kk.ProgramOf(e)
 		k.f.spillsOf(k.progs[i], dry, dry)
@@ -86,8 +75,14 @@ func TOI(w *writer, c *constTable, e ir.Elem) (name, decl string, spills, regs i
 	k.tailIdx = k.f.take(2)
 
 	k.header()
-	k.wholeGroups()
-	k.tail()
+	var l *lowering
+	k.loop(func(label string, index func(side, lane int)) { l = k.group(label, index) }, func() {
+		w.comment("Store one row per pair.")
+		k.storeRows(func(s int) int { return k.rowVec(l, s) })
+	}, "rows")
+	k.tailRows(func(s int) int { return k.rowVec(l, s) })
+	w.label(name + "_done")
+	w.line("RET")
 
 	sfx := e.Suffix()
 	decl = fmt.Sprintf(`// %s computes the time of impact of n pairs of swept capsules on arm64 NEON,
@@ -102,9 +97,6 @@ func %[1]s(start *%[4]s, end *%[4]s, pad *%[4]s, pi *uint32, pj *uint32, out *[1
 `, name, sfx, 8*e.Bytes(), e)
 	return name, decl, k.f.spills, k.f.regs
 }
-
-// shift is log2 of size (4 or 8).
-func (k *toiKernel) shift(size int) int { return map[int]int{4: 2, 8: 3}[size] }
 
 // group emits one group: the records of its pairs (index(side, lane)
 // loads the capsule index of lane into tmpB), the pads, the setup, the
@@ -166,11 +158,11 @@ func (k *toiKernel) pads(label string, index func(side, lane int)) {
 	w.op(strqi(operand0, frameReg, k.set+16*kernels.TOIPadI))
 	w.op(strqi(operand0, frameReg, k.set+16*kernels.TOIPadJ))
 	w.line("CBZ R%d, %s_nopad", toiPadReg, label)
-	ld, st := map[int]string{4: "MOVWU", 8: "MOVD"}[k.size], map[int]string{4: "MOVW", 8: "MOVD"}[k.size]
+	ld, st, shift := moves(k.size)
 	for side := range 2 {
 		for lane := range k.lanes {
 			index(side, lane)
-			w.line("%s (R%d)(R%d<<%d), R%d", ld, toiPadReg, tmpB, k.shift(k.size), tmpC)
+			w.line("%s (R%d)(R%d<<%d), R%d", ld, toiPadReg, tmpB, shift, tmpC)
 			w.line("%s R%d, %d(R%d)", st, tmpC, k.set+16*(kernels.TOIPadI+side)+k.size*lane, frameReg)
 		}
 	}
@@ -185,10 +177,7 @@ func (k *toiKernel) rowVec(l *lowering, s int) int {
 	w := k.w
 	switch s {
 	case 0:
-		w.op(dupw(scratch0, iReg))
-		w.op(ldrqi(scratch1, constReg, k.c.vector("iota", [4]uint32{0, 1, 2, 3})))
-		w.op(add4s(scratch0, scratch0, scratch1))
-		return scratch0
+		return k.pairIndex(scratch0)
 	case 1, 2:
 		w.op(of(k.e, fcvtzu(scratch0, l.output(s-1))))
 		if k.e == ir.F64 {
@@ -209,82 +198,13 @@ func fcvtzu(d, n int) inst { return two(0x6EA1B800, "fcvtzu", d, n, v4s) }
 func (k *toiKernel) header() {
 	w, name, e := k.w, k.name, k.e
 	argOff := 56 // the scalar arguments follow start, end, pad, pi, pj, out, n
-	w.raw(fmt.Sprintf("\n// func %s%s\n", name, toiSignature(e)))
+	w.raw(fmt.Sprintf("\n// func %s(start, end, pad *%[2]s, pi, pj *uint32, out *[%d]*%[2]s, n int, margin, tol, tmax, maxiter %[2]s)\n",
+		name, e, toiStreams))
 	k.f.text(w, name, false, argOff+len(toiArgs)*k.size)
-	w.line("MOVD pad+16(FP), R%d", toiPadReg)
-	w.line("MOVD pi+24(FP), R%d", piReg)
-	w.line("MOVD pj+32(FP), R%d", pjReg)
-	w.line("MOVD out+40(FP), R%d", outReg)
-	w.line("MOVD n+48(FP), R%d", nReg)
-	w.line("MOVD $0, R%d", iReg)
-	w.line("MOVD $neonconst<>(SB), R%d", constReg)
-	w.line("ADD $16, RSP, R%d", frameReg)
+	loadArgs(w, []string{"start", "end", "pad", "pi", "pj", "out", "n"},
+		[]int{-1, -1, toiPadReg, piReg, pjReg, outReg, nReg}, iReg)
 	w.comment("margin, tol, tmax and maxiter in every lane, in their slots.")
 	for j, a := range toiArgs {
-		if e == ir.F64 {
-			w.line("MOVD %s+%d(FP), R%d", a, argOff+8*j, tmpA)
-			w.op(dupx(operand0, tmpA))
-		} else {
-			w.line("MOVWU %s+%d(FP), R%d", a, argOff+4*j, tmpA)
-			w.op(dupw(operand0, tmpA))
-		}
-		w.op(strqi(operand0, frameReg, k.args+16*j))
+		broadcast(w, e, a, argOff+k.size*j, k.args+16*j)
 	}
-}
-
-// wholeGroups emits the loop over whole groups and their rows.
-func (k *toiKernel) wholeGroups() {
-	w, name, e := k.w, k.name, k.e
-	w.label(name + "_loop")
-	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
-	w.line("CMP $%d, R%d", k.lanes, leftReg)
-	w.line("BLT %s_tail", name)
-	l := k.group(name+"_group", func(side, lane int) { indexFromPairs(w, side, lane) })
-	w.comment("Store one row per pair.")
-	for s := range toiStreams {
-		v := k.rowVec(l, s)
-		w.line("MOVD %d(R%d), R%d", 8*s, outReg, tmpA)
-		if s < 3 {
-			w.line("ADD R%d<<2, R%d, R%d", iReg, tmpA, tmpA)
-			if e == ir.F64 {
-				w.op(strdi(v, tmpA, 0)) // two uint32
-				continue
-			}
-		} else {
-			w.line("ADD R%d<<%d, R%d, R%d", iReg, k.shift(k.size), tmpA, tmpA)
-		}
-		w.op(strqi(v, tmpA, 0))
-	}
-	w.line("ADD $%d, R%d", k.lanes, iReg)
-	w.line("B %s_loop", name)
-}
-
-// tail emits the group of the n mod lanes pairs left, stored lane by
-// lane.
-func (k *toiKernel) tail() {
-	w, name := k.w, k.name
-	w.label(name + "_tail")
-	w.comment(fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; rows lane by lane.", k.lanes))
-	w.line("CBZ R%d, %s_done", leftReg, name)
-	copyTailIndices(w, name, k.lanes, k.tailIdx)
-	l := k.group(name+"_tailgroup", func(side, lane int) {
-		w.line("MOVWU %d(R%d), R%d", k.tailIdx+16*side+4*lane, frameReg, tmpB)
-	})
-	for s := range toiStreams {
-		w.op(strqi(k.rowVec(l, s), frameReg, k.stage+16*s))
-	}
-	copyLanesOf(w, leftReg, k.lanes-1, name+"_tailout", func(lane int) {
-		for s := range toiStreams {
-			ld, st, sz := "MOVWU", "MOVW", 4 // Pair, Status, Iter: uint32
-			if s >= 3 {
-				ld, st, sz = map[int]string{4: "MOVWU", 8: "MOVD"}[k.size], map[int]string{4: "MOVW", 8: "MOVD"}[k.size], k.size
-			}
-			w.line("%s %d(R%d), R%d", ld, k.stage+16*s+sz*lane, frameReg, tmpB)
-			w.line("MOVD %d(R%d), R%d", 8*s, outReg, tmpA)
-			w.line("ADD R%d<<%d, R%d, R%d", iReg, k.shift(sz), tmpA, tmpA)
-			w.line("%s R%d, %d(R%d)", st, tmpB, sz*lane, tmpA)
-		}
-	})
-	w.label(name + "_done")
-	w.line("RET")
 }
