@@ -99,15 +99,13 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (
 		f.spillsOf(pg, groupIn, nil)
 	}
 	stageIn, stageOut := f.take(nin), f.take(nout)
-	w.raw(fmt.Sprintf("\n// func %s(%s *%s, n int)\n", name, strings.Join(append(append([]string{}, k.Inputs...), k.Outputs...), ", "), e))
-	f.text(w, name, true, 8*(nin+nout+1))
-	for s, n := range append(append([]string{}, k.Inputs...), k.Outputs...) {
-		w.line("MOVD %s+%d(FP), R%d", n, 8*s, s)
+	streams, argRegs := append(append([]string{}, k.Inputs...), k.Outputs...), []int{} // stream s in Rs
+	for s := range streams {
+		argRegs = append(argRegs, s)
 	}
-	w.line("MOVD n+%d(FP), R%d", 8*(nin+nout), remainReg)
-	w.line("MOVD $0, R%d", offReg)
-	w.line("MOVD $neonconst<>(SB), R%d", constReg)
-	w.line("ADD $16, RSP, R%d", frameReg)
+	w.raw(fmt.Sprintf("\n// func %s(%s *%s, n int)\n", name, strings.Join(streams, ", "), e))
+	f.text(w, name, true, 8*(nin+nout+1))
+	loadArgs(w, append(streams, "n"), append(argRegs, remainReg), offReg)
 
 	be := &batchEmitter{w: w, c: c, name: name, lanes: lanes, nin: nin, nout: nout, f: &f, skew: m.Skew}
 	if groups > 1 {
@@ -166,8 +164,7 @@ func (be *batchEmitter) loop(label string, p *ir.Program, groups int, in func(in
 func (be *batchEmitter) tail(p *ir.Program, stageIn, stageOut int) {
 	w, name, lanes, nin, nout := be.w, be.name, be.lanes, be.nin, be.nout
 	size := 16 / lanes
-	// move is the scalar load and store of one float.
-	load, store := map[int]string{4: "MOVWU", 8: "MOVD"}[size], map[int]string{4: "MOVW", 8: "MOVD"}[size]
+	load, store, _ := moves(size)
 	l := be.f.lowering(p, w, be.c)
 	w.label(name + "_tail")
 	w.comment(fmt.Sprintf("The n mod %d lanes left, staged through the frame one float at a time.", lanes))
@@ -176,13 +173,7 @@ func (be *batchEmitter) tail(p *ir.Program, stageIn, stageOut int) {
 	for s := range nin {
 		w.op(strqi(operand0, frameReg, stageIn+16*s))
 	}
-	copyLanesOf(w, remainReg, lanes-1, name+"_in", func(lane int) {
-		for s := range nin {
-			w.line("ADD R%d, R%d, R%d", offReg, s, tmpA)
-			w.line("%s %d(R%d), R%d", load, size*lane, tmpA, tmpB)
-			w.line("%s R%d, %d(R%d)", store, tmpB, stageIn+16*s+size*lane, frameReg)
-		}
-	})
+	copyLanesOf(w, remainReg, lanes-1, name+"_in", func(lane int) { stageLane(w, nin, stageIn, size, lane) })
 	l.input = func(s int) source { return func(d int) inst { return ldrqi(d, frameReg, stageIn+16*s) } }
 	l.label = name + "_tailgroup"
 	l.emit()
@@ -197,6 +188,18 @@ func (be *batchEmitter) tail(p *ir.Program, stageIn, stageOut int) {
 		}
 	})
 	w.label(name + "_done")
+}
+
+// stageLane copies lane of the streams in R0 to Rn-1, at byte offset
+// offReg, to the stage at frame offset stage, one float of size bytes at
+// a time.
+func stageLane(w *writer, n, stage, size, lane int) {
+	load, store, _ := moves(size)
+	for s := range n {
+		w.line("ADD R%d, R%d, R%d", offReg, s, tmpA)
+		w.line("%s %d(R%d), R%d", load, size*lane, tmpA, tmpB)
+		w.line("%s R%d, %d(R%d)", store, tmpB, stage+16*s+size*lane, frameReg)
+	}
 }
 
 // Registers of the kernels over pairs of records.

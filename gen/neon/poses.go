@@ -2,6 +2,7 @@ package neon
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/segdist/segdist/gen/ir"
 	"github.com/segdist/segdist/gen/kernels"
@@ -37,35 +38,30 @@ type poseKernel struct {
 func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (spills, regs int) {
 	k := kernels.Pose
 	name := k.Name + e.Suffix() + "NEON"
-	args, params := 80, "local, dst *%s, n int"
+	params, names := "local, dst *%s, n int", append(k.Inputs[:poseStreams:poseStreams], "local", "dst", "n")
+	argRegs := []int{0, 1, 2, 3, 4, 5, 6, localReg, dstReg, nReg}
 	if indexed {
 		name = "PosesIndexed" + e.Suffix() + "NEON"
-		args, params = 88, "local, dst *%s, bodies *uint32, n int"
+		params = "local, dst *%s, bodies *uint32, n int"
+		names, argRegs = slices.Insert(names, 9, "bodies"), slices.Insert(argRegs, 9, bodiesReg)
 	}
 	p := k.ProgramOf(e)
 	lanes := 16 / e.Bytes()
+	_, _, shift := moves(e.Bytes())
 	var f frame
 	f.spillsOf(p, dry, nil)
 	pk := &poseKernel{w: w, e: e, name: name, indexed: indexed, set: f.take(poseStreams), stage: f.take(2 * poseStreams)}
 
 	w.raw(fmt.Sprintf("\n// func %s(px, py, pz, qx, qy, qz, qw *%s, "+params+")\n", name, e, e))
-	f.text(w, name, false, args)
-	for s, n := range append(k.Inputs[:poseStreams:poseStreams], "local", "dst", "bodies") {
-		if n != "bodies" || indexed {
-			w.line("MOVD %s+%d(FP), R%d", n, 8*s, s)
-		}
-	}
-	w.line("MOVD n+%d(FP), R%d", args-8, nReg)
-	w.line("MOVD $0, R%d", iReg)
-	w.line("MOVD $neonconst<>(SB), R%d", constReg)
-	w.line("ADD $16, RSP, R%d", frameReg)
+	f.text(w, name, false, 8*len(names))
+	loadArgs(w, names, argRegs, iReg)
 
 	pk.l = f.lowering(p, w, c)
 	w.label(name + "_loop")
 	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
 	w.line("CMP $%d, R%d", lanes, leftReg)
 	w.line("BLT %s_tail", name)
-	w.line("LSL $%d, R%d, R%d", map[int]int{4: 2, 8: 3}[e.Bytes()], iReg, offReg)
+	w.line("LSL $%d, R%d, R%d", shift, iReg, offReg)
 	if indexed {
 		for lane := range lanes {
 			pk.gather(lane)
@@ -150,11 +146,11 @@ func (pk *poseKernel) records(label string, lanes int, one func(lane int), base 
 func (pk *poseKernel) tail(lanes int) {
 	w, e := pk.w, pk.e
 	size := e.Bytes()
-	load, store := map[int]string{4: "MOVWU", 8: "MOVD"}[size], map[int]string{4: "MOVW", 8: "MOVD"}[size]
+	_, _, shift := moves(size)
 	w.label(pk.name + "_tail")
 	w.comment(fmt.Sprintf("The n mod %d bodies left: streams staged through the frame, records lane by lane.", lanes))
 	w.line("CBZ R%d, %s_done", leftReg, pk.name)
-	w.line("LSL $%d, R%d, R%d", map[int]int{4: 2, 8: 3}[size], iReg, offReg)
+	w.line("LSL $%d, R%d, R%d", shift, iReg, offReg)
 	w.op(movi0(operand0))
 	for s := range poseStreams {
 		w.op(strqi(operand0, frameReg, pk.stage+16*s))
@@ -162,12 +158,8 @@ func (pk *poseKernel) tail(lanes int) {
 	copyLanesOf(w, leftReg, lanes-1, pk.name+"_tailstreams", func(lane int) {
 		if pk.indexed {
 			pk.gather(lane)
-			return
-		}
-		for s := range poseStreams {
-			w.line("ADD R%d, R%d, R%d", offReg, s, tmpA)
-			w.line("%s %d(R%d), R%d", load, size*lane, tmpA, tmpB)
-			w.line("%s R%d, %d(R%d)", store, tmpB, pk.stage+16*s+size*lane, frameReg)
+		} else {
+			stageLane(w, poseStreams, pk.stage, size, lane)
 		}
 	})
 	pk.group(pk.name+"_tailgroup", 0, pk.staged)
@@ -189,10 +181,10 @@ func (pk *poseKernel) body(lane int) {
 // the staged streams, one float at a time.
 func (pk *poseKernel) gather(lane int) {
 	w, size := pk.w, pk.e.Bytes()
-	load, store := map[int]string{4: "MOVWU", 8: "MOVD"}[size], map[int]string{4: "MOVW", 8: "MOVD"}[size]
+	load, store, shift := moves(size)
 	pk.body(lane)
 	for s := range poseStreams {
-		w.line("ADD R%d<<%d, R%d, R%d", tmpB, map[int]int{4: 2, 8: 3}[size], s, tmpA)
+		w.line("ADD R%d<<%d, R%d, R%d", tmpB, shift, s, tmpA)
 		w.line("%s (R%d), R%d", load, tmpA, tmpC)
 		w.line("%s R%d, %d(R%d)", store, tmpC, pk.stage+16*s+size*lane, frameReg)
 	}
