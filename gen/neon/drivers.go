@@ -58,6 +58,9 @@ func (f *frame) spillsOf(p *ir.Program, input, arg func(int) source) {
 	f.size = 16 * f.spills
 }
 
+// stats returns the register use of kernel name.
+func (f *frame) stats(name string) Stats { return Stats{name, f.regs, f.spills} }
+
 // lowering returns a lowering of p into w whose spill slots are the frame's.
 func (f *frame) lowering(p *ir.Program, w *writer, c *constTable) *lowering {
 	l := newLowering(p, w, c)
@@ -72,8 +75,8 @@ func dry(int) source { return func(d int) inst { return ldrqi(d, frameReg, 0) } 
 // run by m: groups of 4 float32 (or 2 float64) lanes loaded with
 // register-offset loads, then the lanes left staged through the frame
 // (copied in and out one float at a time, so nothing past n is read or
-// written).
-func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (spills, regs int) {
+// written). It returns the kernel's register use and Go declaration.
+func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (Stats, string) {
 	name := k.Name + e.Suffix() + "NEON"
 	p := k.ProgramOf(e)
 	lanes := 16 / e.Bytes()
@@ -114,7 +117,8 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (
 	be.loop(name+"_loop", p, 1, streamIn)
 	be.tail(p, stageIn, stageOut)
 	w.line("RET")
-	return f.spills, f.regs
+	return f.stats(name), fmt.Sprintf("// %s is the %s on arm64 NEON, %d %s lanes per vector,\n// bit-identical to the pure-Go spec. Every pointer must address at least n %ss; n > 0.\n//\n//go:noescape\nfunc %s(%s *%s, n int)\n",
+		name, strings.ReplaceAll(batchDoc[k.Name], "{64}", e.Suffix()), lanes, e, e, name, strings.Join(streams, ", "), e)
 }
 
 // batchEmitter carries the state of one batch kernel that Batch writes
@@ -441,8 +445,9 @@ func (pk *pairKernel) tailRows(vec func(s int) int) {
 // false) or CompactContactsNEON, or their plane and float64 forms. The
 // records load as loop says; rows are stored whole, or lane by lane
 // for the touching pairs only (compact). A float64 count comes out in
-// 64-bit lanes: its low 32 bits are the row value.
-func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.Elem) (spills, regs int) {
+// 64-bit lanes: its low 32 bits are the row value. It returns the
+// kernel's register use and Go declaration.
+func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.Elem) (Stats, string) {
 	name := k.Name + e.Suffix() + "NEON"
 	if compact {
 		name = "Compact" + name
@@ -486,7 +491,7 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 	}
 	w.line("MOVD R%d, ret+%d(FP)", ret, 2*a+56)
 	w.line("RET")
-	return pk.f.spills, pk.f.regs
+	return pk.f.stats(name), contactDecl(name, k, compact, e)
 }
 
 // contactRow returns the register of row stream s of the contact body
@@ -546,8 +551,8 @@ func copyLanesOf(w *writer, r, max int, label string, body func(lane int)) {
 // closest-point kernel on the axes of capsule pairs given by index, their
 // records loaded as the contact kernels' are (loadRecords), S, T and
 // Dist2 stored whole for whole groups and staged lane by lane for the
-// tail.
-func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (spills, regs int) {
+// tail. It returns the kernel's register use and Go declaration.
+func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	k := kernels.Closest
 	name := k.Name + "Indexed" + e.Suffix() + "NEON"
 	p := k.ProgramOf(e)
@@ -593,5 +598,6 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (spills, regs int) {
 	})
 	w.label(name + "_done")
 	w.line("RET")
-	return pk.f.spills, pk.f.regs
+	return pk.f.stats(name), fmt.Sprintf("// %s computes the closest points of the axes of n capsule pairs on arm64\n// NEON, bit-identical to fallback.ClosestLane%s on each. caps points at the capsule\n// records (soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range),\n// s, t and dist2 at n results each; n > 0. prefetch is ignored (amd64 prefetches\n// capsule records ahead when it is not zero).\n//\n//go:noescape\nfunc %s(caps *%s, pi *uint32, pj *uint32, s *%s, t *%s, dist2 *%s, n int, prefetch int)\n",
+		name, e.Suffix(), e.Suffix(), 8*e.Bytes(), name, e, e, e, e)
 }

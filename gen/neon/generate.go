@@ -31,62 +31,29 @@ func Generate(ss *Schedules) (asm, stubs string, stats []Stats) {
 	w.raw(header + "\n#include \"textflag.h\"\n")
 	c := newConstTable()
 	var decls []string
+	add := func(s Stats, decl string) { stats, decls = append(stats, s), append(decls, decl) }
 	for _, s := range ss.All() {
-		e := s.Target.Elem
-		for _, km := range []struct {
-			k *kernels.Kernel
-			m ir.Merge
-		}{{kernels.Closest, s.Closest}, {kernels.Stream, s.Stream}, {kernels.ClosestPoint, s.Point}} {
-			k := km.k
-			sp, regs := Batch(&w, c, k, e, km.m)
-			name := k.Name + e.Suffix() + "NEON"
-			stats = append(stats, Stats{name, regs, sp})
-			params := strings.Join(append(append([]string{}, k.Inputs...), k.Outputs...), ", ")
-			decls = append(decls, fmt.Sprintf("// %s is the %s on arm64 NEON, %d %s lanes per vector,\n// bit-identical to the pure-Go spec. Every pointer must address at least n %ss; n > 0.\n//\n//go:noescape\nfunc %s(%s *%s, n int)\n",
-				name, strings.ReplaceAll(batchDoc[k.Name], "{64}", e.Suffix()), 16/e.Bytes(), e, e, name, params, e))
+		add(Batch(&w, c, kernels.Closest, s.Target.Elem, s.Closest))
+		add(Batch(&w, c, kernels.Stream, s.Target.Elem, s.Stream))
+		add(Batch(&w, c, kernels.ClosestPoint, s.Target.Elem, s.Point))
+	}
+	elems := []ir.Elem{ir.F32, ir.F64}
+	for _, k := range []*kernels.Kernel{kernels.Contact, kernels.PlaneContact} {
+		for _, e := range elems {
+			add(Contacts(&w, c, k, false, e))
+			add(Contacts(&w, c, k, true, e))
 		}
 	}
-	for _, e := range []ir.Elem{ir.F32, ir.F64} {
-		for _, compact := range []bool{false, true} {
-			sp, regs := Contacts(&w, c, kernels.Contact, compact, e)
-			name := "Contacts" + e.Suffix() + "NEON"
-			doc := "computes the contacts of n capsule pairs, one row per pair, bit-identical\n// to fallback.ContactLane" + e.Suffix() + " on each; it returns n."
-			if compact {
-				name = "Compact" + name
-				doc = "computes the contacts of n capsule pairs and writes those of the\n// touching pairs densely, in pair order; it returns their number. Bit-identical\n// to fallback.ContactLane" + e.Suffix() + " on each."
-			}
-			stats = append(stats, Stats{name, regs, sp})
-			decls = append(decls, fmt.Sprintf("// %s %s caps points at the capsule records\n// (soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range), out\n// holds the thirteen soa.Contacts%s streams with room for n rows; n > 0. prefetch is\n// ignored (amd64 prefetches capsule records ahead when it is not zero).\n//\n//go:noescape\nfunc %s(caps *%s, pi *uint32, pj *uint32, out *[13]*%s, n int, margin %s, prefetch int) int\n",
-				name, doc, e.Suffix(), 8*e.Bytes(), e.Suffix(), name, e, e, e))
-		}
+	for _, e := range elems {
+		add(ClosestIndexed(&w, c, e))
 	}
-	for _, e := range []ir.Elem{ir.F32, ir.F64} {
-		for _, compact := range []bool{false, true} {
-			name, sp, regs := planeContacts(&w, c, compact, e)
-			stats = append(stats, Stats{name, regs, sp})
-			decls = append(decls, planeDecl(name, compact, e))
-		}
+	for _, e := range elems {
+		add(Poses(&w, c, e, false))
+		add(Poses(&w, c, e, true))
 	}
-	for _, e := range []ir.Elem{ir.F32, ir.F64} {
-		name := "ClosestIndexed" + e.Suffix() + "NEON"
-		sp, regs := ClosestIndexed(&w, c, e)
-		stats = append(stats, Stats{name, regs, sp})
-		decls = append(decls, fmt.Sprintf("// %s computes the closest points of the axes of n capsule pairs on arm64\n// NEON, bit-identical to fallback.ClosestLane%s on each. caps points at the capsule\n// records (soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range),\n// s, t and dist2 at n results each; n > 0. prefetch is ignored (amd64 prefetches\n// capsule records ahead when it is not zero).\n//\n//go:noescape\nfunc %s(caps *%s, pi *uint32, pj *uint32, s *%s, t *%s, dist2 *%s, n int, prefetch int)\n",
-			name, e.Suffix(), e.Suffix(), 8*e.Bytes(), name, e, e, e, e))
+	for _, e := range elems {
+		add(TOI(&w, c, e))
 	}
-	for _, e := range []ir.Elem{ir.F32, ir.F64} {
-		name := "Poses" + e.Suffix() + "NEON"
-		sp, regs := Poses(&w, c, e, false)
-		stats = append(stats, Stats{name, regs, sp})
-		decls = append(decls, fmt.Sprintf("// %s moves n capsules to their bodies' poses on arm64 NEON, bit-identical\n// to fallback.PoseCapsuleLane%s on each: dst[i] is local[i] (soa.Capsule%s, %d bytes)\n// moved to position p[i] and quaternion q[i], its padding zero. px to qw point at n\n// floats each, local and dst at n records; n > 0.\n//\n//go:noescape\nfunc %s(px *%s, py *%s, pz *%s, qx *%s, qy *%s, qz *%s, qw *%s, local *%s, dst *%s, n int)\n",
-			name, e.Suffix(), e.Suffix(), 8*e.Bytes(), name, e, e, e, e, e, e, e, e, e))
-		name = "PosesIndexed" + e.Suffix() + "NEON"
-		sp, regs = Poses(&w, c, e, true)
-		stats = append(stats, Stats{name, regs, sp})
-		decls = append(decls, fmt.Sprintf("// %s moves the capsules of the n bodies listed in bodies to their poses on\n// arm64 NEON, bit-identical to fallback.PoseCapsuleLane%s on each: for each b of bodies,\n// dst[b] is local[b] (soa.Capsule%s, %d bytes) moved to position p[b] and quaternion q[b],\n// its padding zero; no other record of dst is written. Every index must address a\n// float of each of px to qw and a record of local and dst; n > 0.\n//\n//go:noescape\nfunc %s(px *%s, py *%s, pz *%s, qx *%s, qy *%s, qz *%s, qw *%s, local *%s, dst *%s, bodies *uint32, n int)\n",
-			name, e.Suffix(), e.Suffix(), 8*e.Bytes(), name, e, e, e, e, e, e, e, e, e))
-	}
-	decls, stats = toiKernels(&w, c, decls, stats)
 	decls = append(decls, MaxIndex(&w))
 	w.raw("\n// The constants, one 16-byte vector each.\n" + c.data("neonconst"))
 	stubs = header + "\npackage asm\n\n" + strings.Join(decls, "\n")
@@ -101,24 +68,21 @@ var batchDoc = map[string]string{
 	"ClosestPoint": "point-segment kernel (fallback.ClosestPointLane{64})",
 }
 
-// planeContacts writes PlaneContactsNEON or CompactPlaneContactsNEON (or
-// their float64 forms) and returns the name and register use.
-func planeContacts(w *writer, c *constTable, compact bool, e ir.Elem) (name string, spills, regs int) {
-	name = "PlaneContacts" + e.Suffix() + "NEON"
-	if compact {
-		name = "Compact" + name
+// contactDecl is the Go declaration of contact kernel name of body k.
+func contactDecl(name string, k *kernels.Kernel, compact bool, e ir.Elem) string {
+	sfx := e.Suffix()
+	if k == kernels.Contact {
+		doc := "computes the contacts of n capsule pairs, one row per pair, bit-identical\n// to fallback.ContactLane" + sfx + " on each; it returns n."
+		if compact {
+			doc = "computes the contacts of n capsule pairs and writes those of the\n// touching pairs densely, in pair order; it returns their number. Bit-identical\n// to fallback.ContactLane" + sfx + " on each."
+		}
+		return fmt.Sprintf("// %s %s caps points at the capsule records\n// (soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range), out\n// holds the thirteen soa.Contacts%s streams with room for n rows; n > 0. prefetch is\n// ignored (amd64 prefetches capsule records ahead when it is not zero).\n//\n//go:noescape\nfunc %s(caps *%s, pi *uint32, pj *uint32, out *[13]*%s, n int, margin %s, prefetch int) int\n",
+			name, doc, sfx, 8*e.Bytes(), sfx, name, e, e, e)
 	}
-	spills, regs = Contacts(w, c, kernels.PlaneContact, compact, e)
-	return name, spills, regs
-}
-
-// planeDecl is the Go declaration of plane contact kernel name.
-func planeDecl(name string, compact bool, e ir.Elem) string {
 	what := "one row per pair; it returns n."
 	if compact {
 		what = "and writes those of the\n// touching pairs densely, in pair order; it returns their number."
 	}
-	sfx := e.Suffix()
 	return fmt.Sprintf(`// %s computes the contacts of n capsule-plane pairs on arm64 NEON,
 // %s Bit-identical to fallback.PlaneContactLane%s on each.
 // caps points at the capsule records (soa.Capsule%s, %d bytes), planes at the
@@ -129,4 +93,14 @@ func planeDecl(name string, compact bool, e ir.Elem) string {
 //go:noescape
 func %[1]s(caps *%[7]s, planes *%[7]s, pi *uint32, pj *uint32, out *[13]*%[7]s, n int, margin %[7]s, prefetch int, nplanes int) int
 `, name, what, sfx, sfx, 8*e.Bytes(), sfx, e)
+}
+
+// poseDecl is the Go declaration of pose kernel name.
+func poseDecl(name string, indexed bool, e ir.Elem) string {
+	if indexed {
+		return fmt.Sprintf("// %s moves the capsules of the n bodies listed in bodies to their poses on\n// arm64 NEON, bit-identical to fallback.PoseCapsuleLane%s on each: for each b of bodies,\n// dst[b] is local[b] (soa.Capsule%s, %d bytes) moved to position p[b] and quaternion q[b],\n// its padding zero; no other record of dst is written. Every index must address a\n// float of each of px to qw and a record of local and dst; n > 0.\n//\n//go:noescape\nfunc %s(px *%s, py *%s, pz *%s, qx *%s, qy *%s, qz *%s, qw *%s, local *%s, dst *%s, bodies *uint32, n int)\n",
+			name, e.Suffix(), e.Suffix(), 8*e.Bytes(), name, e, e, e, e, e, e, e, e, e)
+	}
+	return fmt.Sprintf("// %s moves n capsules to their bodies' poses on arm64 NEON, bit-identical\n// to fallback.PoseCapsuleLane%s on each: dst[i] is local[i] (soa.Capsule%s, %d bytes)\n// moved to position p[i] and quaternion q[i], its padding zero. px to qw point at n\n// floats each, local and dst at n records; n > 0.\n//\n//go:noescape\nfunc %s(px *%s, py *%s, pz *%s, qx *%s, qy *%s, qz *%s, qw *%s, local *%s, dst *%s, n int)\n",
+		name, e.Suffix(), e.Suffix(), 8*e.Bytes(), name, e, e, e, e, e, e, e, e, e)
 }

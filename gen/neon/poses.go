@@ -34,8 +34,9 @@ type poseKernel struct {
 // transposing LD4/ST4 lane accesses (group) and the tail's streams staged
 // one float at a time (tail). With indexed, PosesIndexedNEON: the bodies
 // listed, their stream values gathered into the frame (gather) and their
-// records at their bodies' offsets.
-func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (spills, regs int) {
+// records at their bodies' offsets. It returns the kernel's register use
+// and Go declaration.
+func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (Stats, string) {
 	k := kernels.Pose
 	name := k.Name + e.Suffix() + "NEON"
 	params, names := "local, dst *%s, n int", append(k.Inputs[:poseStreams:poseStreams], "local", "dst", "n")
@@ -75,7 +76,7 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (spills, regs int)
 	pk.tail(lanes)
 	w.label(name + "_done")
 	w.line("RET")
-	return f.spills, f.regs
+	return f.stats(name), poseDecl(name, indexed, e)
 }
 
 // group writes one group: its records (lanes of them, from record iReg

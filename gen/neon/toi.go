@@ -38,23 +38,13 @@ type toiKernel struct {
 	args  int            // margin, tol, tmax, maxiter in every lane
 }
 
-// toiKernels writes TOINEON and TOI64NEON and adds their declarations
-// and register use to decls and stats.
-func toiKernels(w *writer, c *constTable, decls []string, stats []Stats) ([]string, []Stats) {
-	for _, e := range []ir.Elem{ir.F32, ir.F64} {
-		name, decl, spills, regs := TOI(w, c, e)
-		decls, stats = append(decls, decl), append(stats, Stats{name, regs, spills})
-	}
-	return decls, stats
-}
-
 // TOI writes TOINEON (or TOI64NEON): the time of impact of n pairs of
 // swept capsules, one row per pair, whole groups of pairs stored whole
 // and the n mod lanes pairs left (computed as a whole group, capsule 0
-// past n) staged and stored lane by lane. It returns the kernel's name,
-// its Go declaration and its register use (the most of the three bodies).
-func TOI(w *writer, c *constTable, e ir.Elem) (name, decl string, spills, regs int) {
-	name = "TOI" + e.Suffix() + "NEON"
+// past n) staged and stored lane by lane. It returns the kernel's
+// register use (the most of the three bodies) and Go declaration.
+func TOI(w *writer, c *constTable, e ir.Elem) (Stats, string) {
+	name := "TOI" + e.Suffix() + "NEON"
 	k := &toiKernel{pairKernel: newPairKernel(w, c, e, name)}
 	k.streams, k.u32, k.narrowed = toiStreams, 3, true
 	for i, kk := range []*kernels.Kernel{kernels.TOISetup, kernels.TOIStep, kernels.TOIFinish} {
@@ -85,7 +75,7 @@ func TOI(w *writer, c *constTable, e ir.Elem) (name, decl string, spills, regs i
 	w.line("RET")
 
 	sfx := e.Suffix()
-	decl = fmt.Sprintf(`// %s computes the time of impact of n pairs of swept capsules on arm64 NEON,
+	return k.f.stats(name), fmt.Sprintf(`// %s computes the time of impact of n pairs of swept capsules on arm64 NEON,
 // one row per pair, bit-identical to fallback.TOILane%s on each. start and end point at
 // the capsule records (soa.Capsule%[2]s, %[3]d bytes) at the start and the end of the step, pad
 // at one pad per capsule or is nil (no pads), pi and pj at the n pair indices (all in
@@ -95,7 +85,6 @@ func TOI(w *writer, c *constTable, e ir.Elem) (name, decl string, spills, regs i
 //go:noescape
 func %[1]s(start *%[4]s, end *%[4]s, pad *%[4]s, pi *uint32, pj *uint32, out *[14]*%[4]s, n int, margin %[4]s, tol %[4]s, tmax %[4]s, maxiter %[4]s)
 `, name, sfx, 8*e.Bytes(), e)
-	return name, decl, k.f.spills, k.f.regs
 }
 
 // group emits one group: the records of its pairs (index(side, lane)
