@@ -54,9 +54,10 @@ func three(base uint32, name string, arr func(int) string) func(d, n, m int) ins
 	}
 }
 
-// two encodes a two-register vector instruction d = op n.
-func two(base uint32, name string, d, n int, arr func(int) string) inst {
-	return inst{base | reg(n)<<5 | reg(d), fmt.Sprintf("%s %s, %s", name, arr(d), arr(n))}
+// two encodes a two-register instruction d = op n; text is its GNU
+// syntax with a %d for d, then one for n.
+func two(base uint32, d, n int, text string) inst {
+	return inst{base | reg(n)<<5 | reg(d), fmt.Sprintf(text, d, n)}
 }
 
 // Floating point, four float32 lanes (IEEE, round to nearest).
@@ -75,22 +76,14 @@ func fadd(d, n, m int) inst  { return three(0x4E20D400, "fadd", v4s)(d, n, m) }
 func fsub(d, n, m int) inst  { return three(0x4EA0D400, "fsub", v4s)(d, n, m) }
 func fmul(d, n, m int) inst  { return three(0x6E20DC00, "fmul", v4s)(d, n, m) }
 func fdiv(d, n, m int) inst  { return three(0x6E20FC00, "fdiv", v4s)(d, n, m) }
-func fsqrt(d, n int) inst    { return two(0x6EA1F800, "fsqrt", d, n, v4s) }
-func fneg(d, n int) inst     { return two(0x6EA0F800, "fneg", d, n, v4s) }
-func fabs(d, n int) inst     { return two(0x4EA0F800, "fabs", d, n, v4s) }
-func fcmeq(d, n, m int) inst { return three(0x4E20E400, "fcmeq", v4s)(d, n, m) } // n == m
-func fcmge(d, n, m int) inst { return three(0x6E20E400, "fcmge", v4s)(d, n, m) } // n >= m
-func fcmgt(d, n, m int) inst { return three(0x6EA0E400, "fcmgt", v4s)(d, n, m) } // n > m
-
-// fcmeqz is d = (n == 0.0).
-func fcmeqz(d, n int) inst {
-	return inst{0x4EA0D800 | reg(n)<<5 | reg(d), fmt.Sprintf("fcmeq %s, %s, #0.0", v4s(d), v4s(n))}
-}
-
-// fcmgtz is d = (n > 0.0).
-func fcmgtz(d, n int) inst {
-	return inst{0x4EA0C800 | reg(n)<<5 | reg(d), fmt.Sprintf("fcmgt %s, %s, #0.0", v4s(d), v4s(n))}
-}
+func fsqrt(d, n int) inst    { return two(0x6EA1F800, d, n, "fsqrt v%d.4s, v%d.4s") }
+func fneg(d, n int) inst     { return two(0x6EA0F800, d, n, "fneg v%d.4s, v%d.4s") }
+func fabs(d, n int) inst     { return two(0x4EA0F800, d, n, "fabs v%d.4s, v%d.4s") }
+func fcmeq(d, n, m int) inst { return three(0x4E20E400, "fcmeq", v4s)(d, n, m) }            // n == m
+func fcmge(d, n, m int) inst { return three(0x6E20E400, "fcmge", v4s)(d, n, m) }            // n >= m
+func fcmgt(d, n, m int) inst { return three(0x6EA0E400, "fcmgt", v4s)(d, n, m) }            // n > m
+func fcmeqz(d, n int) inst   { return two(0x4EA0D800, d, n, "fcmeq v%d.4s, v%d.4s, #0.0") } // n == 0
+func fcmgtz(d, n int) inst   { return two(0x4EA0C800, d, n, "fcmgt v%d.4s, v%d.4s, #0.0") } // n > 0
 
 // Bitwise, on the whole register.
 func and(d, n, m int) inst { return three(0x4E201C00, "and", v16b)(d, n, m) }
@@ -104,7 +97,7 @@ func bic(d, n, m int) inst { return three(0x4E601C00, "bic", v16b)(d, n, m) } //
 func bsl(d, n, m int) inst { return three(0x6E601C00, "bsl", v16b)(d, n, m) } // d ? n : m
 func bit(d, n, m int) inst { return three(0x6EA01C00, "bit", v16b)(d, n, m) } // m ? n : d
 func bif(d, n, m int) inst { return three(0x6EE01C00, "bif", v16b)(d, n, m) } // m ? d : n
-func not(d, n int) inst    { return two(0x6E205800, "mvn", d, n, v16b) }
+func not(d, n int) inst    { return two(0x6E205800, d, n, "mvn v%d.16b, v%d.16b") }
 
 // vmov is d = n (orr d, n, n).
 func vmov(d, n int) inst {
@@ -118,20 +111,15 @@ func cmtst(d, n, m int) inst { return three(0x4EA08C00, "cmtst", v4s)(d, n, m) }
 // movi0 is d = 0.
 func movi0(d int) inst { return inst{0x6F00E400 | reg(d), fmt.Sprintf("movi v%d.2d, #0x0", d)} }
 
-// dupw is d = w in every lane.
-func dupw(d, w int) inst {
-	return inst{0x4E040C00 | reg(w)<<5 | reg(d), fmt.Sprintf("dup %s, w%d", v4s(d), w)}
-}
-
-// umaxv is the largest unsigned lane of n, in lane 0 of d (s register).
-func umaxv(d, n int) inst {
-	return inst{0x6EB0A800 | reg(n)<<5 | reg(d), fmt.Sprintf("umaxv s%d, %s", d, v4s(n))}
-}
-
-// fmovws is w = the low 32 bits of vector register n.
-func fmovws(w, n int) inst {
-	return inst{0x1E260000 | reg(n)<<5 | reg(w), fmt.Sprintf("fmov w%d, s%d", w, n)}
-}
+// Moves between lanes and general registers: dupw and dupx copy w (x)
+// to every 32-bit (64-bit) lane, umaxv puts the largest unsigned lane of
+// n in lane 0 of d, fmovws copies its low 32 bits to w, xtn2s narrows
+// the two 64-bit lanes of n to the low two 32-bit lanes of d.
+func dupw(d, w int) inst   { return two(0x4E040C00, d, w, "dup v%d.4s, w%d") }
+func dupx(d, x int) inst   { return two(0x4E080C00, d, x, "dup v%d.2d, x%d") }
+func umaxv(d, n int) inst  { return two(0x6EB0A800, d, n, "umaxv s%d, v%d.4s") }
+func fmovws(w, n int) inst { return two(0x1E260000, w, n, "fmov w%d, s%d") }
+func xtn2s(d, n int) inst  { return two(0x0EA12800, d, n, "xtn v%d.2s, v%d.2d") }
 
 // Loads and stores of whole registers: [base, index] (byte index) and
 // [base, #off] (off a multiple of 16 below 65536).
@@ -214,16 +202,6 @@ func strdi(t, base, off int) inst {
 		panic(fmt.Sprintf("neon: d offset %d", off))
 	}
 	return inst{0xFD000000 | uint32(off/8)<<10 | reg(base)<<5 | reg(t), fmt.Sprintf("str d%d, [%s, #%d]", t, xbase(base), off)}
-}
-
-// xtn2s narrows the two 64-bit lanes of n to the low two 32-bit lanes of d.
-func xtn2s(d, n int) inst {
-	return inst{0x0EA12800 | reg(n)<<5 | reg(d), fmt.Sprintf("xtn v%d.2s, v%d.2d", d, n)}
-}
-
-// dupx is dup t.2d, x: a 64-bit register in both lanes.
-func dupx(d, x int) inst {
-	return inst{0x4E080C00 | reg(x)<<5 | reg(d), fmt.Sprintf("dup v%d.2d, x%d", d, x)}
 }
 
 // st4 stores one lane of t, t+1, t+2 and t+3 as four values of type e

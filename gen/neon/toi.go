@@ -179,7 +179,7 @@ func (k *toiKernel) rowVec(l *lowering, s int) int {
 
 // fcvtzu converts the float32 lanes of n to uint32, rounding toward
 // zero (of makes it the float64 form).
-func fcvtzu(d, n int) inst { return two(0x6EA1B800, "fcvtzu", d, n, v4s) }
+func fcvtzu(d, n int) inst { return two(0x6EA1B800, d, n, "fcvtzu v%d.4s, v%d.4s") }
 
 // header emits the TEXT line and the loads of the pointers and the
 // scalar arguments (margin, tol, tmax and maxiter in every lane of their
