@@ -68,8 +68,14 @@ func (f *frame) lowering(p *ir.Program, w *writer, c *constTable) *lowering {
 	return l
 }
 
+// slot is the source of the value in the frame slot at offset off.
+func slot(off int) source { return func(d int) inst { return ldrqi(d, frameReg, off) } }
+
+// slots is the source of the values in the frame slots from offset base.
+func slots(base int) func(int) source { return func(s int) source { return slot(base + 16*s) } }
+
 // dry is the source of every input of a dry run (spillsOf).
-func dry(int) source { return func(d int) inst { return ldrqi(d, frameReg, 0) } }
+func dry(int) source { return slot(0) }
 
 // Batch writes the NEON kernel for k with lanes of type e, its main loop
 // run by m: groups of 4 float32 (or 2 float64) lanes loaded with
@@ -178,7 +184,7 @@ func (be *batchEmitter) tail(p *ir.Program, stageIn, stageOut int) {
 		w.op(strqi(operand0, frameReg, stageIn+16*s))
 	}
 	copyLanesOf(w, remainReg, lanes-1, name+"_in", func(lane int) { stageLane(w, nin, stageIn, size, lane) })
-	l.input = func(s int) source { return func(d int) inst { return ldrqi(d, frameReg, stageIn+16*s) } }
+	l.input = slots(stageIn)
 	l.label = name + "_tailgroup"
 	l.emit()
 	for j := range nout {
@@ -285,6 +291,30 @@ func loadRecords(w *writer, e ir.Elem, set int, bases [2]int, index func(side, l
 	}
 }
 
+// groupLoop emits the loop over the whole groups of lanes items from
+// iReg up to nReg (leftReg: the items left), group writing one, then the
+// start of the tail: its label, the comment tail, the exit if none is
+// left.
+func groupLoop(w *writer, name string, lanes int, group func(), tail string) {
+	w.label(name + "_loop")
+	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
+	w.line("CMP $%d, R%d", lanes, leftReg)
+	w.line("BLT %s_tail", name)
+	group()
+	w.line("ADD $%d, R%d", lanes, iReg)
+	w.line("B %s_loop", name)
+	w.label(name + "_tail")
+	w.comment(tail)
+	w.line("CBZ R%d, %s_done", leftReg, name)
+}
+
+// indexOf loads into tmpB the uint32 of lane of the group at iReg in the
+// array at register r (tmpA: its address).
+func indexOf(w *writer, r, lane int) {
+	w.line("ADD R%d<<2, R%d, R%d", iReg, r, tmpA)
+	w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
+}
+
 // indexFromPairs loads into tmpB the capsule index of lane of the group
 // at iReg on side 0 (pi) or 1 (pj) (tmpA: the group's indices, set at
 // lane 0).
@@ -326,25 +356,16 @@ func newPairKernel(w *writer, c *constTable, e ir.Elem, name string) *pairKernel
 // follow.
 func (pk *pairKernel) loop(group func(label string, index func(side, lane int)), store func(), what string) {
 	w, name, lanes := pk.w, pk.name, pk.lanes
-	w.label(name + "_loop")
-	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
-	w.line("CMP $%d, R%d", lanes, leftReg)
-	w.line("BLT %s_tail", name)
-	group(name+"_group", func(side, lane int) { indexFromPairs(w, side, lane) })
-	store()
-	w.line("ADD $%d, R%d", lanes, iReg)
-	w.line("B %s_loop", name)
-
-	w.label(name + "_tail")
-	w.comment(fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; %s lane by lane.", lanes, what))
-	w.line("CBZ R%d, %s_done", leftReg, name)
+	groupLoop(w, name, lanes, func() {
+		group(name+"_group", func(side, lane int) { indexFromPairs(w, side, lane) })
+		store()
+	}, fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; %s lane by lane.", lanes, what))
 	w.op(movi0(operand0))
 	w.op(strqi(operand0, frameReg, pk.tailIdx))
 	w.op(strqi(operand0, frameReg, pk.tailIdx+16))
 	copyLanesOf(w, leftReg, lanes-1, name+"_tailin", func(lane int) {
 		for side, idx := range []int{piReg, pjReg} {
-			w.line("ADD R%d<<2, R%d, R%d", iReg, idx, tmpA)
-			w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
+			indexOf(w, idx, lane)
 			w.line("MOVW R%d, %d(R%d)", tmpB, pk.tailIdx+16*side+4*lane, frameReg)
 		}
 	})
@@ -478,8 +499,7 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 	broadcast(w, e, "margin", a+40, marginOff)
 
 	l := pk.f.lowering(p, w, c)
-	l.input = func(s int) source { return func(d int) inst { return ldrqi(d, frameReg, set+16*s) } }
-	l.arg = func(int) source { return func(d int) inst { return ldrqi(d, frameReg, marginOff) } }
+	l.input, l.arg = slots(set), func(int) source { return slot(marginOff) }
 	pk.loop(pk.oneBody(l, set, sides), func() { pk.storeContacts(l) }, "rows")
 	pk.tailRows(pk.contactRow(l, false))
 	w.line("ADD R%d, R%d, R%d", leftReg, iReg, iReg)
@@ -576,7 +596,7 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 		if s >= 6 {
 			s++
 		}
-		return func(d int) inst { return ldrqi(d, frameReg, set+16*s) }
+		return slot(set + 16*s)
 	}
 
 	pk.loop(pk.oneBody(l, set, capsSides), func() {

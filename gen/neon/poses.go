@@ -58,21 +58,18 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (Stats, string) {
 	loadArgs(w, names, argRegs, iReg)
 
 	pk.l = f.lowering(p, w, c)
-	w.label(name + "_loop")
-	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
-	w.line("CMP $%d, R%d", lanes, leftReg)
-	w.line("BLT %s_tail", name)
-	w.line("LSL $%d, R%d, R%d", shift, iReg, offReg)
-	if indexed {
-		for lane := range lanes {
-			pk.gather(lane)
+	groupLoop(w, name, lanes, func() {
+		w.line("LSL $%d, R%d, R%d", shift, iReg, offReg)
+		if indexed {
+			for lane := range lanes {
+				pk.gather(lane)
+			}
+			pk.group(name+"_group", lanes, slots(pk.stage))
+		} else {
+			pk.group(name+"_group", lanes, nil)
 		}
-		pk.group(name+"_group", lanes, pk.staged)
-	} else {
-		pk.group(name+"_group", lanes, nil)
-	}
-	w.line("ADD $%d, R%d", lanes, iReg)
-	w.line("B %s_loop", name)
+	}, fmt.Sprintf("The n mod %d bodies left: streams staged through the frame, records lane by lane.", lanes))
+	w.line("LSL $%d, R%d, R%d", shift, iReg, offReg)
 	pk.tail(lanes)
 	w.label(name + "_done")
 	w.line("RET")
@@ -93,7 +90,7 @@ func (pk *poseKernel) group(label string, lanes int, stream func(s int) source) 
 	}
 	l.input = func(s int) source {
 		if s >= poseStreams {
-			return func(d int) inst { return ldrqi(d, frameReg, pk.set+16*(s-poseStreams)) }
+			return slot(pk.set + 16*(s-poseStreams))
 		}
 		if stream != nil {
 			return stream(s)
@@ -125,7 +122,7 @@ func (pk *poseKernel) records(label string, lanes int, one func(lane int), base 
 	if pk.indexed {
 		each := one
 		one = func(lane int) {
-			pk.body(lane)
+			indexOf(pk.w, bodiesReg, lane)
 			pk.w.line("ADD R%d<<%d, R%d, R%d", tmpB, 5+int(pk.e), base, tmpC) // 32 or 64 bytes a record
 			each(lane)
 		}
@@ -145,13 +142,7 @@ func (pk *poseKernel) records(label string, lanes int, one func(lane int), base 
 // copied into a zeroed stage one float at a time, then the group reading
 // only their records and writing only theirs.
 func (pk *poseKernel) tail(lanes int) {
-	w, e := pk.w, pk.e
-	size := e.Bytes()
-	_, _, shift := moves(size)
-	w.label(pk.name + "_tail")
-	w.comment(fmt.Sprintf("The n mod %d bodies left: streams staged through the frame, records lane by lane.", lanes))
-	w.line("CBZ R%d, %s_done", leftReg, pk.name)
-	w.line("LSL $%d, R%d, R%d", shift, iReg, offReg)
+	w, size := pk.w, pk.e.Bytes()
 	w.op(movi0(operand0))
 	for s := range poseStreams {
 		w.op(strqi(operand0, frameReg, pk.stage+16*s))
@@ -163,19 +154,7 @@ func (pk *poseKernel) tail(lanes int) {
 			stageLane(w, poseStreams, pk.stage, size, lane)
 		}
 	})
-	pk.group(pk.name+"_tailgroup", 0, pk.staged)
-}
-
-// staged is where the body reads stream s when the streams are staged in
-// the frame (the tail, or gathered).
-func (pk *poseKernel) staged(s int) source {
-	return func(d int) inst { return ldrqi(d, frameReg, pk.stage+16*s) }
-}
-
-// body loads the index of lane's body (of the group at iReg) into tmpB.
-func (pk *poseKernel) body(lane int) {
-	pk.w.line("ADD R%d<<2, R%d, R%d", iReg, bodiesReg, tmpA)
-	pk.w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
+	pk.group(pk.name+"_tailgroup", 0, slots(pk.stage))
 }
 
 // gather copies the values of lane's body in the seven streams to lane of
@@ -183,7 +162,7 @@ func (pk *poseKernel) body(lane int) {
 func (pk *poseKernel) gather(lane int) {
 	w, size := pk.w, pk.e.Bytes()
 	load, store, shift := moves(size)
-	pk.body(lane)
+	indexOf(pk.w, bodiesReg, lane)
 	for s := range poseStreams {
 		w.line("ADD R%d<<%d, R%d, R%d", tmpB, shift, s, tmpA)
 		w.line("%s (R%d), R%d", load, tmpA, tmpC)

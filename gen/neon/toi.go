@@ -99,12 +99,11 @@ func (k *toiKernel) group(label string, index func(side, lane int)) *lowering {
 	w.line("MOVD end+8(FP), R%d", capsReg)
 	loadRecords(w, e, k.set+16*kernels.TOIEndI, capsSides, index)
 	k.pads(label, index)
-	slot := func(off int) source { return func(d int) inst { return ldrqi(d, frameReg, off) } }
 
 	w.comment("Setup: the frame and the initial state.")
 	l := k.f.lowering(k.progs[0], w, k.c)
-	l.input = func(j int) source { return slot(k.set + 16*j) }
-	l.arg = func(j int) source { return slot(k.args + 16*j) } // margin, tol, tmax
+	l.input = slots(k.set)
+	l.arg = slots(k.args) // margin, tol, tmax
 	l.label = label + "_setup"
 	l.emit()
 	for j := range l.p.Outputs {
@@ -114,8 +113,8 @@ func (k *toiKernel) group(label string, index func(side, lane int)) *lowering {
 	w.comment("Steps until no lane is running.")
 	w.label(label + "_steps")
 	l = k.f.lowering(k.progs[1], w, k.c)
-	l.input = func(j int) source { return slot(k.state + 16*j) }
-	l.arg = func(j int) source { return slot(k.args + 16*(2+j)) } // tmax, maxiter
+	l.input = slots(k.state)
+	l.arg = slots(k.args + 32) // tmax, maxiter
 	l.label = label + "_step"
 	l.emit()
 	for j := range 3 {
