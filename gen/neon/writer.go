@@ -2,7 +2,6 @@ package neon
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/segdist/segdist/gen/ir"
@@ -29,58 +28,46 @@ func (w *writer) String() string { return w.b.String() }
 // constTable is the read-only data of the kernels: 16-byte vectors, one
 // per named constant, addressed from constReg.
 type constTable struct {
-	off  map[string]int
-	bits map[string]uint32
-	lane map[string][4]uint32
+	off   map[string]int // the offset of each constant
+	names []string       // the constants in offset order
+	lanes [][4]uint32    // their lanes, in offset order
 }
 
-func newConstTable() *constTable {
-	return &constTable{off: map[string]int{}, bits: map[string]uint32{}, lane: map[string][4]uint32{}}
-}
-
-// offset returns the offset of the constant name (bits in every lane),
-// adding it to the table on first use.
-func (c *constTable) offset(name string, bits uint32) int {
-	return c.vector(name, [4]uint32{bits, bits, bits, bits})
-}
+func newConstTable() *constTable { return &constTable{off: map[string]int{}} }
 
 // of returns the offset of the constant name of element type e, bits in
 // every lane (two 64-bit lanes for float64).
 func (c *constTable) of(e ir.Elem, name string, bits uint64) int {
+	lo, hi := uint32(bits), uint32(bits)
 	if e == ir.F64 {
-		lo, hi := uint32(bits), uint32(bits>>32)
-		return c.vector(name, [4]uint32{lo, hi, lo, hi})
+		hi = uint32(bits >> 32)
 	}
-	return c.offset(name, uint32(bits))
+	return c.vector(name, [4]uint32{lo, hi, lo, hi})
 }
 
-// vector returns the offset of a constant with distinct lanes.
+// vector returns the offset of the constant name with the given lanes,
+// adding it to the table on first use.
 func (c *constTable) vector(name string, lanes [4]uint32) int {
 	if off, ok := c.off[name]; ok {
-		if c.lane[name] != lanes {
+		if c.lanes[off/16] != lanes {
 			panic("neon: constant " + name + " redefined")
 		}
 		return off
 	}
-	c.off[name] = 16 * len(c.off)
-	c.lane[name] = lanes
+	c.off[name] = 16 * len(c.names)
+	c.names, c.lanes = append(c.names, name), append(c.lanes, lanes)
 	return c.off[name]
 }
 
 // data returns the DATA and GLOBL lines of the table, symbol sym.
 func (c *constTable) data(sym string) string {
-	names := make([]string, 0, len(c.off))
-	for n := range c.off {
-		names = append(names, n)
-	}
-	sort.Slice(names, func(i, j int) bool { return c.off[names[i]] < c.off[names[j]] })
 	var b strings.Builder
-	for _, n := range names {
+	for i, n := range c.names {
 		fmt.Fprintf(&b, "// %s\n", n)
-		for i, x := range c.lane[n] {
-			fmt.Fprintf(&b, "DATA %s<>+%d(SB)/4, $0x%08x\n", sym, c.off[n]+4*i, x)
+		for j, x := range c.lanes[i] {
+			fmt.Fprintf(&b, "DATA %s<>+%d(SB)/4, $0x%08x\n", sym, 16*i+4*j, x)
 		}
 	}
-	fmt.Fprintf(&b, "GLOBL %s<>(SB), RODATA|NOPTR, $%d\n", sym, 16*len(c.off))
+	fmt.Fprintf(&b, "GLOBL %s<>(SB), RODATA|NOPTR, $%d\n", sym, 16*len(c.names))
 	return b.String()
 }
