@@ -187,9 +187,7 @@ func (be *batchEmitter) tail(p *ir.Program, stageIn, stageOut int) {
 	l.input = slots(stageIn)
 	l.label = name + "_tailgroup"
 	l.emit()
-	for j := range nout {
-		w.op(strqi(l.output(j), frameReg, stageOut+16*j))
-	}
+	l.storeOutputs(nout, stageOut)
 	copyLanesOf(w, remainReg, lanes-1, name+"_out", func(lane int) {
 		for j := range nout {
 			w.line("%s %d(R%d), R%d", load, stageOut+16*j+size*lane, frameReg, tmpB)
@@ -606,9 +604,7 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 			w.op(strqr(l.output(j), outs[j], tmpA))
 		}
 	}, "results")
-	for j := range k.Outputs {
-		w.op(strqi(l.output(j), frameReg, stage+16*j))
-	}
+	l.storeOutputs(len(k.Outputs), stage)
 	copyLanesOf(w, leftReg, pk.lanes-1, name+"_tailout", func(lane int) {
 		for j := range k.Outputs {
 			w.line("%s %d(R%d), R%d", load, stage+16*j+pk.size*lane, frameReg, tmpB)

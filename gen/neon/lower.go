@@ -209,9 +209,8 @@ func (l *lowering) dying(v ir.Value) bool {
 // are not read again.
 func (l *lowering) free(args []ir.Value) {
 	for _, a := range args {
-		a = l.alias[a]
-		if r := l.loc[a].reg; r >= 0 && l.a.Next(0, a, l.pos+1) >= alloc.Never && !l.outputs[a] {
-			l.owner[r] = -1
+		if a = l.alias[a]; l.dying(a) {
+			l.owner[l.loc[a].reg] = -1
 			l.loc[a].reg = -1
 		}
 	}
@@ -249,6 +248,14 @@ func (l *lowering) emit() {
 func (l *lowering) output(k int) int {
 	l.pos = len(l.p.Code)
 	return l.use(l.p.Outputs[k], 0)
+}
+
+// storeOutputs stores outputs 0 to n-1 to the frame slots from offset
+// base (after emit).
+func (l *lowering) storeOutputs(n, base int) {
+	for j := range n {
+		l.out.op(strqi(l.output(j), frameReg, base+16*j))
+	}
 }
 
 // result allocates the register of the current instruction's value after

@@ -80,11 +80,8 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (Stats, string) {
 // on), the body, its records out. stream(s), if not nil, is where the
 // body reads stream s; nil streams are loaded whole from offReg.
 func (pk *poseKernel) group(label string, lanes int, stream func(s int) source) {
-	w, e, l := pk.w, pk.e, pk.l
-	pk.records(label+"_in", lanes, func(lane int) {
-		w.op(ld4(e, 0, lane, tmpC, 4*e.Bytes()))
-		w.op(ld4(e, 4, lane, tmpC, 4*e.Bytes()))
-	}, localReg)
+	w, l := pk.w, pk.l
+	pk.records(label+"_in", lanes, ld4, localReg)
 	for v := range poseStreams {
 		w.op(strqi(v, frameReg, pk.set+16*v))
 	}
@@ -101,41 +98,38 @@ func (pk *poseKernel) group(label string, lanes int, stream func(s int) source) 
 	l.emit()
 	w.comment("The outputs in V0-V6 (through the frame), V7 zero, stored as records.")
 	out := pk.stage + 16*poseStreams
-	for j := range poseStreams {
-		w.op(strqi(l.output(j), frameReg, out+16*j))
-	}
+	l.storeOutputs(poseStreams, out)
 	for j := range poseStreams {
 		w.op(ldrqi(j, frameReg, out+16*j))
 	}
 	w.op(movi0(7))
-	pk.records(label+"_out", lanes, func(lane int) {
-		w.op(st4(e, 0, lane, tmpC, 4*e.Bytes()))
-		w.op(st4(e, 4, lane, tmpC, 4*e.Bytes()))
-	}, dstReg)
+	pk.records(label+"_out", lanes, st4, dstReg)
 }
 
-// records emits one(lane) for each lane of the group (lanes of them in a
-// whole group; in the tail, those below leftReg) with tmpC walking the
-// records from record iReg of base, or, indexed, at the record of each
-// lane's body.
-func (pk *poseKernel) records(label string, lanes int, one func(lane int), base int) {
-	if pk.indexed {
-		each := one
-		one = func(lane int) {
-			indexOf(pk.w, bodiesReg, lane)
-			pk.w.line("ADD R%d<<%d, R%d, R%d", tmpB, 5+int(pk.e), base, tmpC) // 32 or 64 bytes a record
-			each(lane)
-		}
-	} else {
-		pk.w.line("ADD R%d<<%d, R%d, R%d", iReg, 5+int(pk.e), base, tmpC)
+// records emits the transposing record access op (ld4 or st4: the
+// record's eight values to or from V0-V7) for each lane of the group
+// (lanes of them in a whole group; in the tail, those below leftReg) with
+// tmpC walking the records from record iReg of base, or, indexed, at the
+// record of each lane's body.
+func (pk *poseKernel) records(label string, lanes int, op func(ir.Elem, int, int, int, int) inst, base int) {
+	w, e := pk.w, pk.e
+	if !pk.indexed {
+		w.line("ADD R%d<<%d, R%d, R%d", iReg, 5+int(e), base, tmpC)
 	}
-	if lanes > 0 {
-		for lane := range lanes {
-			one(lane)
+	one := func(lane int) {
+		if pk.indexed {
+			indexOf(w, bodiesReg, lane)
+			w.line("ADD R%d<<%d, R%d, R%d", tmpB, 5+int(e), base, tmpC) // 32 or 64 bytes a record
 		}
-		return
+		w.op(op(e, 0, lane, tmpC, 4*e.Bytes()))
+		w.op(op(e, 4, lane, tmpC, 4*e.Bytes()))
 	}
-	copyLanesOf(pk.w, leftReg, 16/pk.e.Bytes()-1, label, one)
+	if lanes == 0 {
+		copyLanesOf(w, leftReg, 16/e.Bytes()-1, label, one)
+	}
+	for lane := range lanes {
+		one(lane)
+	}
 }
 
 // tail writes the group of the n mod lanes bodies left: their streams

@@ -101,38 +101,31 @@ func (k *toiKernel) group(label string, index func(side, lane int)) *lowering {
 	k.pads(label, index)
 
 	w.comment("Setup: the frame and the initial state.")
-	l := k.f.lowering(k.progs[0], w, k.c)
-	l.input = slots(k.set)
-	l.arg = slots(k.args) // margin, tol, tmax
-	l.label = label + "_setup"
-	l.emit()
-	for j := range l.p.Outputs {
-		w.op(strqi(l.output(j), frameReg, k.state+16*j))
-	}
+	l := k.body(0, label+"_setup", slots(k.set), slots(k.args)) // margin, tol, tmax
+	l.storeOutputs(len(l.p.Outputs), k.state)
 
 	w.comment("Steps until no lane is running.")
 	w.label(label + "_steps")
-	l = k.f.lowering(k.progs[1], w, k.c)
-	l.input = slots(k.state)
-	l.arg = slots(k.args + 32) // tmax, maxiter
-	l.label = label + "_step"
-	l.emit()
-	for j := range 3 {
-		w.op(strqi(l.output(j), frameReg, k.state+16*(kernels.TOIState+j)))
-	}
+	l = k.body(1, label+"_step", slots(k.state), slots(k.args+32)) // tmax, maxiter
+	l.storeOutputs(3, k.state+16*kernels.TOIState)
 	w.op(umaxv(scratch0, l.output(3)))
 	w.op(fmovws(anyReg, scratch0))
 	w.line("CBNZW R%d, %s_steps", anyReg, label)
 
 	w.comment("Finish: the outputs at the time reached; C0 is J's A at the start.")
-	l = k.f.lowering(k.progs[2], w, k.c)
-	l.input = func(j int) source {
+	return k.body(2, label+"_finish", func(j int) source {
 		if j >= kernels.TOIOrigin {
 			return slot(k.set + 16*(kernels.TOIStartJ+j-kernels.TOIOrigin))
 		}
 		return slot(k.state + 16*j)
-	}
-	l.label = label + "_finish"
+	}, nil)
+}
+
+// body lowers TOI body i (setup, step, finish) at label, its inputs from
+// in and its arguments from arg.
+func (k *toiKernel) body(i int, label string, in, arg func(int) source) *lowering {
+	l := k.f.lowering(k.progs[i], k.w, k.c)
+	l.input, l.arg, l.label = in, arg, label
 	l.emit()
 	return l
 }
