@@ -90,22 +90,18 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (
 	if nin+nout > 15 {
 		panic("neon: more streams than registers")
 	}
-	streamIn := func(s int) source { return func(d int) inst { return ldrqr(d, s, offReg) } }
-	var f frame
-	f.spillsOf(p, streamIn, nil)
-	// Interleaved groups: input g*nin+s is stream s of group g.
-	groups := m.Groups
-	var pg *ir.Program
-	groupIn := func(s int) source {
+	// Input g*nin+s is stream s of group g (of two at most: one more offset register).
+	in := func(s int) source {
 		off := []int{offReg, off2Reg}[s/nin]
 		return func(d int) inst { return ldrqr(d, s%nin, off) }
 	}
+	var f frame
+	f.spillsOf(p, in, nil)
+	groups := m.Groups
+	var pg *ir.Program
 	if groups > 1 {
-		if groups > 2 {
-			panic("neon: at most 2 interleaved groups (one more offset register)")
-		}
 		pg = ir.Interleave(p, m)
-		f.spillsOf(pg, groupIn, nil)
+		f.spillsOf(pg, in, nil)
 	}
 	stageIn, stageOut := f.take(nin), f.take(nout)
 	streams, argRegs := append(append([]string{}, k.Inputs...), k.Outputs...), []int{} // stream s in Rs
@@ -118,9 +114,9 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (
 
 	be := &batchEmitter{w: w, c: c, name: name, lanes: lanes, nin: nin, nout: nout, f: &f, skew: m.Skew}
 	if groups > 1 {
-		be.loop(name+"_groups", pg, groups, groupIn)
+		be.loop(name+"_groups", pg, groups, in)
 	}
-	be.loop(name+"_loop", p, 1, streamIn)
+	be.loop(name+"_loop", p, 1, in)
 	be.tail(p, stageIn, stageOut)
 	w.line("RET")
 	return f.stats(name), fmt.Sprintf("// %s is the %s on arm64 NEON, %d %s lanes per vector,\n// bit-identical to the pure-Go spec. Every pointer must address at least n %ss; n > 0.\n//\n//go:noescape\nfunc %s(%s *%s, n int)\n",
@@ -179,10 +175,7 @@ func (be *batchEmitter) tail(p *ir.Program, stageIn, stageOut int) {
 	w.label(name + "_tail")
 	w.comment(fmt.Sprintf("The n mod %d lanes left, staged through the frame one float at a time.", lanes))
 	w.line("CBZ R%d, %s_done", remainReg, name)
-	w.op(movi0(operand0))
-	for s := range nin {
-		w.op(strqi(operand0, frameReg, stageIn+16*s))
-	}
+	zeroSlots(w, stageIn, nin)
 	copyLanesOf(w, remainReg, lanes-1, name+"_in", func(lane int) { stageLane(w, nin, stageIn, size, lane) })
 	l.input = slots(stageIn)
 	l.label = name + "_tailgroup"
@@ -196,6 +189,14 @@ func (be *batchEmitter) tail(p *ir.Program, stageIn, stageOut int) {
 		}
 	})
 	w.label(name + "_done")
+}
+
+// zeroSlots zeroes the n frame slots from offset base.
+func zeroSlots(w *writer, base, n int) {
+	w.op(movi0(operand0))
+	for s := range n {
+		w.op(strqi(operand0, frameReg, base+16*s))
+	}
 }
 
 // stageLane copies lane of the streams in R0 to Rn-1, at byte offset
@@ -358,9 +359,7 @@ func (pk *pairKernel) loop(group func(label string, index func(side, lane int)),
 		group(name+"_group", func(side, lane int) { indexFromPairs(w, side, lane) })
 		store()
 	}, fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; %s lane by lane.", lanes, what))
-	w.op(movi0(operand0))
-	w.op(strqi(operand0, frameReg, pk.tailIdx))
-	w.op(strqi(operand0, frameReg, pk.tailIdx+16))
+	zeroSlots(w, pk.tailIdx, 2)
 	copyLanesOf(w, leftReg, lanes-1, name+"_tailin", func(lane int) {
 		for side, idx := range []int{piReg, pjReg} {
 			indexOf(w, idx, lane)

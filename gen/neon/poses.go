@@ -137,10 +137,7 @@ func (pk *poseKernel) records(label string, lanes int, op func(ir.Elem, int, int
 // only their records and writing only theirs.
 func (pk *poseKernel) tail(lanes int) {
 	w, size := pk.w, pk.e.Bytes()
-	w.op(movi0(operand0))
-	for s := range poseStreams {
-		w.op(strqi(operand0, frameReg, pk.stage+16*s))
-	}
+	zeroSlots(w, pk.stage, poseStreams)
 	copyLanesOf(w, leftReg, lanes-1, pk.name+"_tailstreams", func(lane int) {
 		if pk.indexed {
 			pk.gather(lane)

@@ -135,9 +135,7 @@ func (k *toiKernel) body(i int, label string, in, arg func(int) source) *lowerin
 func (k *toiKernel) pads(label string, index func(side, lane int)) {
 	w := k.w
 	w.comment("The pads of I and J: loaded by index, or zero without pads.")
-	w.op(movi0(operand0))
-	w.op(strqi(operand0, frameReg, k.set+16*kernels.TOIPadI))
-	w.op(strqi(operand0, frameReg, k.set+16*kernels.TOIPadJ))
+	zeroSlots(w, k.set+16*kernels.TOIPadI, 2) // TOIPadI and TOIPadJ
 	w.line("CBZ R%d, %s_nopad", toiPadReg, label)
 	ld, st, shift := moves(k.size)
 	for side := range 2 {
