@@ -7,23 +7,13 @@ import (
 	"github.com/segdist/segdist/gen/kernels"
 )
 
-// The time-of-impact kernels run the three TOI bodies (kernels.TOISetup,
-// TOIStep, TOIFinish) on one group of pairs at a time, as the amd64
-// driver does: the swept capsules' start and end records loaded by index
-// and transposed (loadRecords, twice), the pads loaded one float at a
-// time, the setup, then the step until no lane of the group is running,
-// then the finish and one row per pair. The values between the bodies
-// live in frame slots; each body's registers are allocated on their own,
-// so the loop between the steps carries nothing in vector registers.
-
 // toiStreams is the number of soa.TOIs streams a TOI kernel writes: Pair,
 // Status, Iter (uint32), then T, Dist, the normal, P and Q.
 const toiStreams = 14
 
-// Registers of the TOI kernels, besides those of the contact kernels
-// (piReg, pjReg, outReg, nReg, iReg, leftReg): capsReg takes the start
-// records, then the end records, reloaded from the arguments per group.
-const toiPadReg = 1 // the pads, or nil
+// toiPadReg holds the pads (or nil) in the TOI kernels, whose capsReg
+// takes the start records, then the end records, per group.
+const toiPadReg = 1
 
 // toiArgs are the scalar arguments of a TOI kernel, each broadcast to a
 // frame slot, in order.
@@ -39,10 +29,12 @@ type toiKernel struct {
 }
 
 // TOI writes TOINEON (or TOI64NEON): the time of impact of n pairs of
-// swept capsules, one row per pair, whole groups of pairs stored whole
-// and the n mod lanes pairs left (computed as a whole group, capsule 0
-// past n) staged and stored lane by lane. It returns the kernel's
-// register use (the most of the three bodies) and Go declaration.
+// swept capsules, one group of pairs at a time, as the amd64 driver does
+// (group): the three TOI bodies (kernels.TOISetup, TOIStep, TOIFinish)
+// pass their values through frame slots, each allocated on its own, so
+// the loop between the steps carries nothing in vector registers. Rows
+// are stored as the contact kernels' are (pairKernel). It returns the
+// kernel's register use (the most of the three bodies) and Go declaration.
 func TOI(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	name := "TOI" + e.Suffix() + "NEON"
 	k := &toiKernel{pairKernel: newPairKernel(w, c, e, name)}
