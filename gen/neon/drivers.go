@@ -224,14 +224,6 @@ const (
 	leftReg   = 13 // pairs left in the tail
 )
 
-// The record sources of the loops over pairs: both sides' records from
-// the capsules, or side J's from the planes (a plane record is laid out as
-// a capsule record).
-var (
-	capsSides  = [2]int{capsReg, capsReg}
-	planeSides = [2]int{capsReg, planesReg}
-)
-
 // moves returns the scalar load and store of a value of size bytes (4 or
 // 8) and log2 of size, the shift from an index to a byte offset.
 func moves(size int) (load, store string, shift int) {
@@ -271,12 +263,16 @@ func broadcast(w *writer, e ir.Elem, name string, off, slot int) {
 }
 
 // loadRecords loads the records of a group's pairs into the set of 14
-// vectors at frame offset set (A B r of side I, then of J), side s from
-// register bases[s], with transposing LD4 lane loads; index(side, lane)
-// loads the record index of lane into tmpB.
-func loadRecords(w *writer, e ir.Elem, set int, bases [2]int, index func(side, lane int)) {
-	for side, base := range bases {
-		what := map[int]string{capsReg: "Capsule", planesReg: "Plane"}[base]
+// vectors at frame offset set (A B r of side I, then of J), with
+// transposing LD4 lane loads: the capsules' at capsReg, or on side J, with
+// planes, the planes' at planesReg (laid out as capsule records).
+// index(side, lane) loads the record index of lane into tmpB.
+func loadRecords(w *writer, e ir.Elem, set int, planes bool, index func(side, lane int)) {
+	for side := range 2 {
+		base, what := capsReg, "Capsule"
+		if planes && side == 1 {
+			base, what = planesReg, "Plane"
+		}
 		w.comment(fmt.Sprintf("%s records of side %c, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.", what, "IJ"[side]))
 		for lane := range 16 / e.Bytes() {
 			index(side, lane)
@@ -372,11 +368,11 @@ func (pk *pairKernel) loop(group func(label string, index func(side, lane int)),
 }
 
 // oneBody returns the group of a kernel with the one body l, reading the
-// records of the pairs, side s from sides[s], into the set at frame
-// offset set.
-func (pk *pairKernel) oneBody(l *lowering, set int, sides [2]int) func(string, func(side, lane int)) {
+// records of the pairs (as loadRecords, with planes) into the set at
+// frame offset set.
+func (pk *pairKernel) oneBody(l *lowering, set int, planes bool) func(string, func(side, lane int)) {
 	return func(label string, index func(side, lane int)) {
-		loadRecords(pk.w, pk.e, set, sides, index)
+		loadRecords(pk.w, pk.e, set, planes, index)
 		l.label = label
 		l.emit()
 	}
@@ -482,10 +478,10 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 	// prefetch (amd64: prefetch capsule records ahead) and the plane
 	// kernels' nplanes (amd64: at most lanes planes go to a table) are
 	// ignored here: NEON record prefetching is not measured.
-	params, extra, sides := "caps", "", capsSides
+	params, extra, planes := "caps", "", k == kernels.PlaneContact
 	names, argRegs := []string{"caps", "pi", "pj", "out", "n"}, []int{capsReg, piReg, pjReg, outReg, nReg}
-	if k == kernels.PlaneContact {
-		params, extra, sides = "caps, planes", ", nplanes", planeSides
+	if planes {
+		params, extra = "caps, planes", ", nplanes"
 		names, argRegs = slices.Insert(names, 1, "planes"), slices.Insert(argRegs, 1, planesReg)
 	}
 	a := 8 * (len(names) - 5) // the offset of the arguments after caps (and planes)
@@ -497,7 +493,7 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 
 	l := pk.f.lowering(p, w, c)
 	l.input, l.arg = slots(set), func(int) source { return slot(marginOff) }
-	pk.loop(pk.oneBody(l, set, sides), func() { pk.storeContacts(l) }, "rows")
+	pk.loop(pk.oneBody(l, set, planes), func() { pk.storeContacts(l) }, "rows")
 	pk.tailRows(pk.contactRow(l, false))
 	w.line("ADD R%d, R%d, R%d", leftReg, iReg, iReg)
 
@@ -596,7 +592,7 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 		return slot(set + 16*s)
 	}
 
-	pk.loop(pk.oneBody(l, set, capsSides), func() {
+	pk.loop(pk.oneBody(l, set, false), func() {
 		w.comment("Store S, T and Dist2.")
 		w.line("LSL $%d, R%d, R%d", shift, iReg, tmpA)
 		for j := range k.Outputs {

@@ -119,20 +119,6 @@ func (l *lowering) materialize(v ir.Value, dst int) {
 	}
 }
 
-// alloc returns a free register for a value defined at instruction i,
-// evicting a value (alloc.Allocator) if none is free. Registers in keep
-// are not evicted.
-func (l *lowering) alloc(i int, keep ...int) int {
-	l.keep = keep
-	l.a.Fit(i, 0, 1, nil)
-	for r := range numRegs {
-		if l.owner[r] == -1 {
-			return r
-		}
-	}
-	panic(fmt.Sprintf("neon: %s: no register free at instruction %d", l.p.Name, i))
-}
-
 // Held lists the registers in use (alloc.Registers): rematerialized
 // values are cheap to evict, and the registers in keep or reserved stay.
 func (l *lowering) Held(int) []alloc.Held {
@@ -261,7 +247,8 @@ func (l *lowering) storeOutputs(n, base int) {
 // result allocates the register of the current instruction's value after
 // freeing its dying arguments (so it may be one of theirs: every sequence
 // reads its arguments before it writes the result, unless it names them
-// in keep, registers that must survive the allocation).
+// in keep, registers that must survive the allocation). If no register
+// is free, alloc.Allocator evicts a value not in keep.
 func (l *lowering) result(args []ir.Value, keep ...int) int {
 	l.free(args)
 	for _, k := range keep {
@@ -270,9 +257,15 @@ func (l *lowering) result(args []ir.Value, keep ...int) int {
 			defer func(k int) { l.owner[k] = -1 }(k)
 		}
 	}
-	r := l.alloc(l.pos, keep...)
-	l.define(r)
-	return r
+	l.keep = keep
+	l.a.Fit(l.pos, 0, 1, nil)
+	for r := range numRegs {
+		if l.owner[r] == -1 {
+			l.define(r)
+			return r
+		}
+	}
+	panic(fmt.Sprintf("neon: %s: no register free at instruction %d", l.p.Name, l.pos))
 }
 
 // fp emits a floating-point instruction for the program's lane type.

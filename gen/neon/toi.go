@@ -87,9 +87,9 @@ func (k *toiKernel) group(label string, index func(side, lane int)) *lowering {
 	w, e := k.w, k.e
 	w.comment("The start records of I and J, then the end records.")
 	w.line("MOVD start+0(FP), R%d", capsReg)
-	loadRecords(w, e, k.set+16*kernels.TOIStartI, capsSides, index)
+	loadRecords(w, e, k.set+16*kernels.TOIStartI, false, index)
 	w.line("MOVD end+8(FP), R%d", capsReg)
-	loadRecords(w, e, k.set+16*kernels.TOIEndI, capsSides, index)
+	loadRecords(w, e, k.set+16*kernels.TOIEndI, false, index)
 	k.pads(label, index)
 
 	w.comment("Setup: the frame and the initial state.")
