@@ -29,9 +29,6 @@ type inst struct {
 // line returns the Go assembler line of i.
 func (i inst) line() string { return fmt.Sprintf("WORD $0x%08x // %s", i.word, i.text) }
 
-func v4s(r int) string  { return fmt.Sprintf("v%d.4s", r) }
-func v16b(r int) string { return fmt.Sprintf("v%d.16b", r) }
-
 // xbase names a base register: 31 is SP there.
 func xbase(r int) string {
 	if r == 31 {
@@ -47,10 +44,11 @@ func reg(r int) uint32 {
 	return uint32(r)
 }
 
-// three returns the encoder of a three-register vector instruction d = n op m.
-func three(base uint32, name string, arr func(int) string) func(d, n, m int) inst {
+// three returns the encoder of a three-register vector instruction d = n op m
+// on arrangement arr (4s or 16b).
+func three(base uint32, name, arr string) func(d, n, m int) inst {
 	return func(d, n, m int) inst {
-		return inst{base | reg(m)<<16 | reg(n)<<5 | reg(d), fmt.Sprintf("%s %s, %s, %s", name, arr(d), arr(n), arr(m))}
+		return inst{base | reg(m)<<16 | reg(n)<<5 | reg(d), fmt.Sprintf("%s v%d.%s, v%d.%[3]s, v%[5]d.%[3]s", name, d, arr, n, m)}
 	}
 }
 
@@ -72,41 +70,41 @@ func of(e ir.Elem, i inst) inst {
 	return i
 }
 
-func fadd(d, n, m int) inst  { return three(0x4E20D400, "fadd", v4s)(d, n, m) }
-func fsub(d, n, m int) inst  { return three(0x4EA0D400, "fsub", v4s)(d, n, m) }
-func fmul(d, n, m int) inst  { return three(0x6E20DC00, "fmul", v4s)(d, n, m) }
-func fdiv(d, n, m int) inst  { return three(0x6E20FC00, "fdiv", v4s)(d, n, m) }
+func fadd(d, n, m int) inst  { return three(0x4E20D400, "fadd", "4s")(d, n, m) }
+func fsub(d, n, m int) inst  { return three(0x4EA0D400, "fsub", "4s")(d, n, m) }
+func fmul(d, n, m int) inst  { return three(0x6E20DC00, "fmul", "4s")(d, n, m) }
+func fdiv(d, n, m int) inst  { return three(0x6E20FC00, "fdiv", "4s")(d, n, m) }
 func fsqrt(d, n int) inst    { return two(0x6EA1F800, d, n, "fsqrt v%d.4s, v%d.4s") }
 func fneg(d, n int) inst     { return two(0x6EA0F800, d, n, "fneg v%d.4s, v%d.4s") }
 func fabs(d, n int) inst     { return two(0x4EA0F800, d, n, "fabs v%d.4s, v%d.4s") }
-func fcmeq(d, n, m int) inst { return three(0x4E20E400, "fcmeq", v4s)(d, n, m) }            // n == m
-func fcmge(d, n, m int) inst { return three(0x6E20E400, "fcmge", v4s)(d, n, m) }            // n >= m
-func fcmgt(d, n, m int) inst { return three(0x6EA0E400, "fcmgt", v4s)(d, n, m) }            // n > m
+func fcmeq(d, n, m int) inst { return three(0x4E20E400, "fcmeq", "4s")(d, n, m) }           // n == m
+func fcmge(d, n, m int) inst { return three(0x6E20E400, "fcmge", "4s")(d, n, m) }           // n >= m
+func fcmgt(d, n, m int) inst { return three(0x6EA0E400, "fcmgt", "4s")(d, n, m) }           // n > m
 func fcmeqz(d, n int) inst   { return two(0x4EA0D800, d, n, "fcmeq v%d.4s, v%d.4s, #0.0") } // n == 0
 func fcmgtz(d, n int) inst   { return two(0x4EA0C800, d, n, "fcmgt v%d.4s, v%d.4s, #0.0") } // n > 0
 
 // Bitwise, on the whole register.
-func and(d, n, m int) inst { return three(0x4E201C00, "and", v16b)(d, n, m) }
+func and(d, n, m int) inst { return three(0x4E201C00, "and", "16b")(d, n, m) }
 func orr(d, n, m int) inst {
 	if n == m {
 		return vmov(d, n)
 	}
-	return three(0x4EA01C00, "orr", v16b)(d, n, m)
+	return three(0x4EA01C00, "orr", "16b")(d, n, m)
 }
-func bic(d, n, m int) inst { return three(0x4E601C00, "bic", v16b)(d, n, m) } // n & ^m
-func bsl(d, n, m int) inst { return three(0x6E601C00, "bsl", v16b)(d, n, m) } // d ? n : m
-func bit(d, n, m int) inst { return three(0x6EA01C00, "bit", v16b)(d, n, m) } // m ? n : d
-func bif(d, n, m int) inst { return three(0x6EE01C00, "bif", v16b)(d, n, m) } // m ? d : n
+func bic(d, n, m int) inst { return three(0x4E601C00, "bic", "16b")(d, n, m) } // n & ^m
+func bsl(d, n, m int) inst { return three(0x6E601C00, "bsl", "16b")(d, n, m) } // d ? n : m
+func bit(d, n, m int) inst { return three(0x6EA01C00, "bit", "16b")(d, n, m) } // m ? n : d
+func bif(d, n, m int) inst { return three(0x6EE01C00, "bif", "16b")(d, n, m) } // m ? d : n
 func not(d, n int) inst    { return two(0x6E205800, d, n, "mvn v%d.16b, v%d.16b") }
 
 // vmov is d = n (orr d, n, n).
 func vmov(d, n int) inst {
-	return inst{0x4EA01C00 | reg(n)<<16 | reg(n)<<5 | reg(d), fmt.Sprintf("mov %s, %s", v16b(d), v16b(n))}
+	return inst{0x4EA01C00 | reg(n)<<16 | reg(n)<<5 | reg(d), fmt.Sprintf("mov v%d.16b, v%d.16b", d, n)}
 }
 
 // Integer lanes.
-func add4s(d, n, m int) inst { return three(0x4EA08400, "add", v4s)(d, n, m) }
-func cmtst(d, n, m int) inst { return three(0x4EA08C00, "cmtst", v4s)(d, n, m) } // (n & m) != 0
+func add4s(d, n, m int) inst { return three(0x4EA08400, "add", "4s")(d, n, m) }
+func cmtst(d, n, m int) inst { return three(0x4EA08C00, "cmtst", "4s")(d, n, m) } // (n & m) != 0
 
 // movi0 is d = 0.
 func movi0(d int) inst { return inst{0x6F00E400 | reg(d), fmt.Sprintf("movi v%d.2d, #0x0", d)} }
