@@ -343,12 +343,10 @@ func newPairKernel(w *writer, c *constTable, e ir.Elem, name string) *pairKernel
 	return &pairKernel{w: w, c: c, e: e, name: name, lanes: 16 / e.Bytes(), size: e.Bytes()}
 }
 
-// loop emits the loop over the whole groups of pairs at iReg, group(label,
-// index) writing one group (index(side, lane) loads the capsule index of
-// lane into tmpB) and store its results, then the tail up to its whole
-// group: the n mod lanes pairs left, their indices copied to the frame
-// with capsule 0 past n. what names the tail's lane-by-lane stores, which
-// follow.
+// loop emits the loop over the whole groups of pairs, group(label, index)
+// writing one (index(side, lane) loads the capsule index of lane into
+// tmpB) and store its results, then the tail's whole group: capsule 0 past
+// n. what names the tail's lane-by-lane stores, which follow.
 func (pk *pairKernel) loop(group func(label string, index func(side, lane int)), store func(), what string) {
 	w, name, lanes := pk.w, pk.name, pk.lanes
 	groupLoop(w, name, lanes, func() {

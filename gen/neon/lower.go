@@ -299,11 +299,11 @@ func (l *lowering) instr(in *ir.Instr) {
 		// Min(x, y) = x < y ? x : y, Max = x > y ? x : y: a compare and a
 		// select (ARM's FMIN/FMAX differ from the spec on NaN and -0).
 		x, y := l.use(a[0], 0), l.use(a[1], 1)
+		gt, lt := x, y // the mask: x > y (Max), y > x (Min)
 		if in.Op == ir.OpMin {
-			l.fp(fcmgt(scratch0, y, x)) // y > x
-		} else {
-			l.fp(fcmgt(scratch0, x, y)) // x > y
+			gt, lt = y, x
 		}
+		l.fp(fcmgt(scratch0, gt, lt))
 		l.selectInto(a[0], a[1], x, y, a)
 	case ir.OpClamp01:
 		// Max(Min(x, 1), 0): lo = 1 > x ? x : 1; lo > 0 ? lo : +0 (an AND).

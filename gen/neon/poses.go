@@ -60,14 +60,14 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (Stats, string) {
 	pk.l = f.lowering(p, w, c)
 	groupLoop(w, name, lanes, func() {
 		w.line("LSL $%d, R%d, R%d", shift, iReg, offReg)
+		in := func(s int) source { return func(d int) inst { return ldrqr(d, s, offReg) } }
 		if indexed {
 			for lane := range lanes {
 				pk.gather(lane)
 			}
-			pk.group(name+"_group", lanes, slots(pk.stage))
-		} else {
-			pk.group(name+"_group", lanes, nil)
+			in = slots(pk.stage)
 		}
+		pk.group(name+"_group", lanes, in)
 	}, fmt.Sprintf("The n mod %d bodies left: streams staged through the frame, records lane by lane.", lanes))
 	w.line("LSL $%d, R%d, R%d", shift, iReg, offReg)
 	pk.tail(lanes)
@@ -77,8 +77,8 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (Stats, string) {
 }
 
 // group writes one group: its records (lanes of them, from record iReg
-// on), the body, its records out. stream(s), if not nil, is where the
-// body reads stream s; nil streams are loaded whole from offReg.
+// on), the body, its records out. stream(s) is where the body reads
+// stream s.
 func (pk *poseKernel) group(label string, lanes int, stream func(s int) source) {
 	w, l := pk.w, pk.l
 	pk.records(label+"_in", lanes, ld4, localReg)
@@ -89,10 +89,7 @@ func (pk *poseKernel) group(label string, lanes int, stream func(s int) source) 
 		if s >= poseStreams {
 			return slot(pk.set + 16*(s-poseStreams))
 		}
-		if stream != nil {
-			return stream(s)
-		}
-		return func(d int) inst { return ldrqr(d, s, offReg) }
+		return stream(s)
 	}
 	l.label = label
 	l.emit()
