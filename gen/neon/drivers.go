@@ -449,7 +449,9 @@ func (pk *pairKernel) row(label string, lane int) {
 // those of the pairs left.
 func (pk *pairKernel) tailRows(vec func(s int) int) {
 	pk.stageRows(vec)
-	copyLanesOf(pk.w, leftReg, pk.lanes-1, pk.name+"_tailout", func(lane int) { pk.row(pk.name+"_tailrow", lane) })
+	copyLanesOf(pk.w, leftReg, pk.lanes-1, pk.name+"_tailout", func(lane int) {
+		pk.row(pk.name+"_tailrow", lane)
+	})
 }
 
 // Contacts writes the contact kernel of body k (kernels.Contact or
@@ -578,7 +580,8 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	// prefetch is ignored here, as in the contact kernels.
 	w.raw(fmt.Sprintf("\n// func %s(caps *%s, pi, pj *uint32, s, t, dist2 *%s, n int, prefetch int)\n", name, e, e))
 	pk.f.text(w, name, false, 64)
-	loadArgs(w, []string{"caps", "pi", "pj", "s", "t", "dist2", "n"}, []int{capsReg, piReg, pjReg, 1, 2, 3, nReg}, iReg)
+	loadArgs(w, []string{"caps", "pi", "pj", "s", "t", "dist2", "n"},
+		[]int{capsReg, piReg, pjReg, outs[0], outs[1], outs[2], nReg}, iReg)
 
 	l := pk.f.lowering(p, w, c)
 	// The body's inputs A B C D are the set's A B of capsule I (0-5) and

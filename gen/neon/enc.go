@@ -48,7 +48,8 @@ func reg(r int) uint32 {
 // on arrangement arr (4s or 16b).
 func three(base uint32, name, arr string) func(d, n, m int) inst {
 	return func(d, n, m int) inst {
-		return inst{base | reg(m)<<16 | reg(n)<<5 | reg(d), fmt.Sprintf("%s v%d.%s, v%d.%[3]s, v%[5]d.%[3]s", name, d, arr, n, m)}
+		text := fmt.Sprintf("%s v%d.%s, v%d.%[3]s, v%[5]d.%[3]s", name, d, arr, n, m)
+		return inst{base | reg(m)<<16 | reg(n)<<5 | reg(d), text}
 	}
 }
 

@@ -17,10 +17,9 @@ func MaxIndex(w *writer) string {
 	w.label("maxindex_loop")
 	w.line("VLD1.P 32(R0), [V2.S4, V3.S4]")
 	w.line("VLD1.P 32(R1), [V4.S4, V5.S4]")
-	w.line("VUMAX V2.S4, V0.S4, V0.S4")
-	w.line("VUMAX V3.S4, V1.S4, V1.S4")
-	w.line("VUMAX V4.S4, V0.S4, V0.S4")
-	w.line("VUMAX V5.S4, V1.S4, V1.S4")
+	for v := 2; v < 6; v++ { // V2 and V4 into V0, V3 and V5 into V1
+		w.line("VUMAX V%d.S4, V%d.S4, V%[2]d.S4", v, v%2)
+	}
 	w.line("SUBS $8, R3, R3")
 	w.line("BNE maxindex_loop")
 	w.label("maxindex_reduce")
