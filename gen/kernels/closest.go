@@ -7,7 +7,7 @@ import "github.com/segdist/segdist/gen/ir"
 func closest(b *ir.Builder) []ir.Value {
 	p := project(b, b.Inputs3(0), b.Inputs3(3), b.Inputs3(6), b.Inputs3(9))
 	b.Comment("Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.")
-	return canonicalize(b, p.dist2, p.s, p.t, p.dist2)
+	return nanWhere(b, b.Cmp(ir.NotLE, p.dist2, b.Constant(ir.MaxFinite)), p.s, p.t, p.dist2)
 }
 
 // projection holds the values of fallback's projection struct: the
@@ -67,11 +67,10 @@ func project(b *ir.Builder, a, bb, c, d ir.Vec3) (p projection) {
 		s: s, t: t, tu: tu, r: r, dist2: dist2}
 }
 
-// canonicalize replaces every value of out by the canonical NaN in the
-// lanes where !(dist2 <= the largest finite float).
-func canonicalize(b *ir.Builder, dist2 ir.Value, out ...ir.Value) []ir.Value {
-	bad := b.Cmp(ir.NotLE, dist2, maxFinite(b))
-	nan := canonicalNaN(b)
+// nanWhere replaces every value of out by the canonical NaN in the
+// lanes of bad.
+func nanWhere(b *ir.Builder, bad ir.Value, out ...ir.Value) []ir.Value {
+	nan := b.Constant(ir.CanonicalNaN)
 	res := make([]ir.Value, len(out))
 	for i, v := range out {
 		res[i] = b.Select(bad, nan, v)
@@ -101,5 +100,5 @@ func closestPoint(b *ir.Builder) []ir.Value {
 	r := b.Sub3(b.Scale(u, t), e)
 	dist2 := b.Dot(r, r)
 	b.Comment("Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.")
-	return canonicalize(b, dist2, t, dist2)
+	return nanWhere(b, b.Cmp(ir.NotLE, dist2, b.Constant(ir.MaxFinite)), t, dist2)
 }

@@ -46,7 +46,7 @@ func contact(b *ir.Builder) []ir.Value {
 	b.Comment("|g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).")
 	dist := b.Sqrt(p.dist2)
 	norm := b.Var(dist)
-	tiny := b.Cmp(ir.NotGE, g2, minNormal(b))
+	tiny := b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal))
 	m := b.Max(b.Max(p.a, p.l), b.Dot(p.e, p.e))
 	near := b.Cmp(ir.LT, g2, b.Mul(b.Constant(crossTol), m))
 	need := b.Or(tiny, near)
@@ -83,7 +83,7 @@ func contact(b *ir.Builder) []ir.Value {
 
 	b.Comment("Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is,")
 	b.Comment("no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.")
-	bad := b.Cmp(ir.NotLE, b.Abs(b.Add(b.Add(depth1, depth2), hr)), maxFinite(b))
+	bad := b.Cmp(ir.NotLE, b.Abs(b.Add(b.Add(depth1, depth2), hr)), b.Constant(ir.MaxFinite))
 	bad = b.Or(bad, b.Cmp(ir.LT, b.Min(r1, r2), zero))
 	out := []ir.Value{count, depth1, depth2, n[0], n[1], n[2], pt1[0], pt1[1], pt1[2], pt2[0], pt2[1], pt2[2]}
 	badRows(b, bad, int0, out)
@@ -95,7 +95,7 @@ func contact(b *ir.Builder) []ir.Value {
 func badRows(b *ir.Builder, bad, int0 ir.Value, out []ir.Value) {
 	b.Rare("finite", bad, func() {
 		b.Comment("Count 0 and the canonical NaN in every float of those lanes.")
-		nan := canonicalNaN(b)
+		nan := b.Constant(ir.CanonicalNaN)
 		for _, v := range out[1:] {
 			b.Assign(v, b.Select(bad, nan, v))
 		}
@@ -143,7 +143,7 @@ func (nv *normalVars) fallbacks(b *ir.Builder, caps [4]ir.Vec3, p projection) {
 	b.Comment("k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part")
 	b.Comment("of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).")
 	along := b.Cmp(ir.LT, b.Mul(b.Sub(g2, b.Mul(b.Constant(perpTol), m)), k2), b.Mul(rk, rk))
-	useK := b.Or(tiny, b.AndNot(b.And(near, along), b.Cmp(ir.NotGE, k2, minNormal(b))))
+	useK := b.Or(tiny, b.AndNot(b.And(near, along), b.Cmp(ir.NotGE, k2, b.Constant(ir.MinNormal))))
 	weak := b.Cmp(ir.NotGE, b.Mul(rk, rk), b.Mul(b.Mul(b.Constant(signTol), m), k2))
 	flip := b.AndNot(b.Cmp(ir.LT, rk, zero), weak)
 	setG(useK, b.Select3(flip, ir.Vec3{b.Neg(k[0]), b.Neg(k[1]), b.Neg(k[2])}, k), k2)
@@ -151,12 +151,12 @@ func (nv *normalVars) fallbacks(b *ir.Builder, caps [4]ir.Vec3, p projection) {
 	v := b.Park3(ir.RareBlock, b.Select3(aZero, un, m0))
 	b.Comment("Fallback 2: v x (0,0,1) = (vy, -vx, 0).")
 	c1 := ir.Vec3{v[1], b.Neg(v[0]), zero}
-	setG(b.Cmp(ir.NotGE, g2, minNormal(b)), c1, b.Dot(c1, c1))
+	setG(b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal)), c1, b.Dot(c1, c1))
 	b.Comment("Fallback 3: v x (1,0,0) = (0, vz, -vy).")
 	c2 := ir.Vec3{zero, v[2], b.Neg(v[1])}
-	setG(b.Cmp(ir.NotGE, g2, minNormal(b)), c2, b.Dot(c2, c2))
+	setG(b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal)), c2, b.Dot(c2, c2))
 	b.Comment("Fallback 4: (0,0,1).")
-	setG(b.Cmp(ir.NotGE, g2, minNormal(b)), ir.Vec3{zero, zero, one}, one)
+	setG(b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal)), ir.Vec3{zero, zero, one}, one)
 	b.Comment("|g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).")
 	b.Assign(norm, b.Sqrt(g2))
 }

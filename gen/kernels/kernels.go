@@ -58,8 +58,3 @@ var Contact = &Kernel{Name: "Contacts",
 const (
 	CapA, CapB, CapR1, CapC, CapD, CapR2 = 0, 3, 6, 7, 10, 13
 )
-
-// Constants, by the names the backends give their data.
-func maxFinite(b *ir.Builder) ir.Value    { return b.Constant(ir.MaxFinite) }
-func canonicalNaN(b *ir.Builder) ir.Value { return b.Constant(ir.CanonicalNaN) }
-func minNormal(b *ir.Builder) ir.Value    { return b.Constant(ir.MinNormal) }

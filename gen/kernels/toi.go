@@ -200,7 +200,7 @@ func toiStep(b *ir.Builder) []ir.Value {
 	b.Comment("Step 1: the endpoints at t and the projection.")
 	pt := f.at(b)
 	p := project(b, pt[0], pt[1], pt[2], pt[3])
-	bad := b.Cmp(ir.NotLE, p.dist2, maxFinite(b))
+	bad := b.Cmp(ir.NotLE, p.dist2, b.Constant(ir.MaxFinite))
 	dist := b.Sqrt(p.dist2)
 
 	b.Comment("Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.")
@@ -259,7 +259,7 @@ func toiFinish(b *ir.Builder) []ir.Value {
 	gv := b.Var3(p.r)
 	g2 := b.Var(p.dist2)
 	norm := b.Var(dist)
-	tiny := b.Cmp(ir.NotGE, g2, minNormal(b))
+	tiny := b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal))
 	m := b.Max(b.Max(p.a, p.l), b.Dot(p.e, p.e))
 	near := b.Cmp(ir.LT, g2, b.Mul(b.Constant(crossTol), m))
 	nv := &normalVars{g: gv, g2: g2, norm: norm, tiny: tiny, near: near, m: m, zero: zero, one: one}
@@ -277,17 +277,6 @@ func toiFinish(b *ir.Builder) []ir.Value {
 	bad := b.Cmp(ir.EQ, f.st, b.Constant(toiInvalid))
 	out := nanWhere(b, bad, f.t, dist, n[0], n[1], n[2], pp[0], pp[1], pp[2], q[0], q[1], q[2])
 	return append([]ir.Value{f.st, f.iter}, out...)
-}
-
-// nanWhere replaces every value of out by the canonical NaN in the
-// lanes of bad.
-func nanWhere(b *ir.Builder, bad ir.Value, out ...ir.Value) []ir.Value {
-	nan := canonicalNaN(b)
-	res := make([]ir.Value, len(out))
-	for i, v := range out {
-		res[i] = b.Select(bad, nan, v)
-	}
-	return res
 }
 
 // chains combines values with op as they come, round robin into four
