@@ -105,7 +105,7 @@ func toiSetup(b *ir.Builder) []ir.Value {
 	b.Comment("or a v, so this is toiFinite, except where a difference of finite coordinates")
 	b.Comment("overflows: the spec's first step then finds the distance not finite, and its lane")
 	b.Comment("is invalid with the same outputs (NaN floats, iter 0).")
-	sum := newChains(b.Add)
+	sum := &chains{op: b.Add}
 	fin := func(x ir.Value) { sum.add(b.Sub(x, x)) }
 	for k := range 4 {
 		for c := range 3 {
@@ -128,7 +128,7 @@ func toiSetup(b *ir.Builder) []ir.Value {
 	b.Comment("(c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none")
 	b.Comment("is NaN (finite lanes; the others are invalid) the largest is the same bits in any")
 	b.Comment("order: a tree, not newTOIFrame's chain.")
-	mags := newChains(b.Max)
+	mags := &chains{op: b.Max}
 	mags.add(zero)
 	for k := range 4 {
 		for c := range 3 {
@@ -288,8 +288,6 @@ type chains struct {
 	acc []ir.Value
 	n   int
 }
-
-func newChains(op func(x, y ir.Value) ir.Value) *chains { return &chains{op: op} }
 
 func (c *chains) add(x ir.Value) {
 	if len(c.acc) < 4 {
