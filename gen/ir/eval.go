@@ -98,11 +98,7 @@ func evalFloat[F lane](in *Instr, val []uint64, inputs, args []F) (r F, ok bool)
 			r = f(a[0]) / f(a[1])
 		}
 	case OpRecipOrZero:
-		minNormal := F(math.Float32frombits(0x00800000))
-		if unsafe.Sizeof(r) == 8 {
-			minNormal = F(math.Float64frombits(0x0010000000000000))
-		}
-		if f(a[0]) >= minNormal {
+		if f(a[0]) >= fromBits[F](MinNormal.Bits[unsafe.Sizeof(r)/8]) {
 			r = 1 / f(a[0])
 		}
 	default:
