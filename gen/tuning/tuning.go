@@ -71,20 +71,17 @@ func set(v reflect.Value, text string) error {
 		x, err = strconv.Atoi(text)
 	case reflect.Float64:
 		x, err = strconv.ParseFloat(text, 64)
+	default:
+		var names []string
+		if text != "" {
+			names = strings.Split(text, ",")
+		}
+		x = names
 	}
-	if err != nil {
-		return err
-	}
-	if x != nil {
+	if err == nil {
 		v.Set(reflect.ValueOf(x))
-		return nil
 	}
-	var names []string
-	if text != "" {
-		names = strings.Split(text, ",")
-	}
-	v.Set(reflect.ValueOf(names))
-	return nil
+	return err
 }
 
 // String returns f's value as Set reads it.
