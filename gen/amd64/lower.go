@@ -223,23 +223,13 @@ func storeOverrides(l *lowering, mask Op, dst func(j int) Mem) {
 				continue
 			}
 			done[o.Mask] = true
-			m := l.reg(o.Mask)
+			m := l.underTail(mask, l.reg(o.Mask))
 			if !evex(l.t) {
 				// The mask's sign bits into the result's slot (scratch
 				// is free after the stores).
-				if mask != nil {
-					v := YMM()
-					VANDPS(mask, m, v)
-					m = v
-				}
 				VMOVMSKPS(m, scratch.As32())
 				ORQ(scratch, l.badLanes) // VMOVMSKPS zeroes the upper bits
 				continue
-			}
-			if mask != nil {
-				k := K()
-				KANDW(mask, m, k)
-				m = k
 			}
 			KORW(m, l.badLanes, l.badLanes)
 		}
@@ -248,12 +238,7 @@ func storeOverrides(l *lowering, mask Op, dst func(j int) Mem) {
 	Comment("Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.")
 	consts := map[ir.Value]Op{} // each constant broadcast once
 	for _, o := range l.overrides {
-		m := l.reg(o.Mask)
-		if mask != nil {
-			k := K()
-			KANDW(mask, m, k)
-			m = k
-		}
+		m := l.underTail(mask, l.reg(o.Mask))
 		c, ok := consts[o.Const]
 		if !ok {
 			c = l.reg(o.Const)
@@ -261,4 +246,20 @@ func storeOverrides(l *lowering, mask Op, dst func(j int) Mem) {
 		}
 		l.fp().storeMasked(c, m, dst(o.Output))
 	}
+}
+
+// underTail returns mask m ANDed with a tail group's mask (m itself where
+// the group has none).
+func (l *lowering) underTail(tail, m Op) Op {
+	switch {
+	case tail == nil:
+		return m
+	case evex(l.t):
+		k := K()
+		KANDW(tail, m, k)
+		return k
+	}
+	v := l.newVec()
+	VANDPS(tail, m, v)
+	return v
 }
