@@ -46,12 +46,8 @@ func contact(b *ir.Builder) []ir.Value {
 	b.Comment("|g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).")
 	dist := b.Sqrt(p.dist2)
 	norm := b.Var(dist)
-	tiny := b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal))
-	m := b.Max(b.Max(p.a, p.l), b.Dot(p.e, p.e))
-	near := b.Cmp(ir.LT, g2, b.Mul(b.Constant(crossTol), m))
-	need := b.Or(tiny, near)
-	nv := &normalVars{g: gv, g2: g2, norm: norm, tiny: tiny, near: near, m: m, zero: zero, one: one}
-	b.Rare("normal", need, func() { nv.fallbacks(b, [4]ir.Vec3{a, bb, c, d}, p) })
+	nv := &normalVars{g: gv, g2: g2, norm: norm, zero: zero, one: one}
+	nv.fallbacks(b, [4]ir.Vec3{a, bb, c, d}, p)
 	b.Comment("n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).")
 	inv := b.Div(one, norm)
 	n := b.Var3(b.Scale(gv, inv))
@@ -104,59 +100,63 @@ func badRows(b *ir.Builder, bad, int0 ir.Value, out []ir.Value) {
 }
 
 // normalVars are the values of contact that the normal's fallbacks read
-// and assign: g and |g|^2 (variables, with |g| in norm), the masks tiny
-// and near, the scale m, and the constants.
+// and assign: g and |g|^2 (variables, with |g| in norm), and the constants.
 type normalVars struct {
-	g             ir.Vec3
-	g2, norm      ir.Value
-	tiny, near, m ir.Value
-	zero, one     ir.Value
+	g         ir.Vec3
+	g2, norm  ir.Value
+	zero, one ir.Value
 }
 
-// fallbacks is contact's rare block "normal": the normal's fallbacks for
-// axes that touch, with caps the inputs A, B, C, D.
+// fallbacks finds the lanes whose g is tiny or near the rounding noise
+// of the scale m and runs the normal's fallbacks for axes that touch there
+// (contact's rare block "normal"), with caps the inputs A, B, C, D.
 func (nv *normalVars) fallbacks(b *ir.Builder, caps [4]ir.Vec3, p projection) {
-	gv, g2, norm, tiny, near, m, zero, one := nv.g, nv.g2, nv.norm, nv.tiny, nv.near, nv.m, nv.zero, nv.one
-	b.Comment("Fallback 1: the cross product k of the unit axes where it is not zero (always for")
-	b.Comment("|r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.")
-	m0, u := axes(b, caps)
-	ia := b.DivOrZero(one, b.Sqrt(p.a))
-	iu := b.Sqrt(p.invL)
-	m0 = b.Park3(ir.RareBlock, b.Scale(m0, ia))
-	un := b.Park3(ir.RareBlock, b.Scale(u, iu))
-	aZero := b.Cmp(ir.EQ, p.a, zero)
-	k := b.Park3(ir.RareBlock, ir.Vec3{
-		b.Sub(b.Mul(m0[1], un[2]), b.Mul(m0[2], un[1])),
-		b.Sub(b.Mul(m0[2], un[0]), b.Mul(m0[0], un[2])),
-		b.Sub(b.Mul(m0[0], un[1]), b.Mul(m0[1], un[0])),
+	gv, g2, norm, zero, one := nv.g, nv.g2, nv.norm, nv.zero, nv.one
+	tiny := b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal))
+	m := b.Max(b.Max(p.a, p.l), b.Dot(p.e, p.e))
+	near := b.Cmp(ir.LT, g2, b.Mul(b.Constant(crossTol), m))
+	b.Rare("normal", b.Or(tiny, near), func() {
+		b.Comment("Fallback 1: the cross product k of the unit axes where it is not zero (always for")
+		b.Comment("|r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.")
+		m0, u := axes(b, caps)
+		ia := b.DivOrZero(one, b.Sqrt(p.a))
+		iu := b.Sqrt(p.invL)
+		m0 = b.Park3(ir.RareBlock, b.Scale(m0, ia))
+		un := b.Park3(ir.RareBlock, b.Scale(u, iu))
+		aZero := b.Cmp(ir.EQ, p.a, zero)
+		k := b.Park3(ir.RareBlock, ir.Vec3{
+			b.Sub(b.Mul(m0[1], un[2]), b.Mul(m0[2], un[1])),
+			b.Sub(b.Mul(m0[2], un[0]), b.Mul(m0[0], un[2])),
+			b.Sub(b.Mul(m0[0], un[1]), b.Mul(m0[1], un[0])),
+		})
+		setG := func(m ir.Value, v ir.Vec3, v2 ir.Value) {
+			nv := b.Select3(m, v, gv)
+			nv2 := b.Select(m, v2, g2)
+			b.Assign3(gv, nv)
+			b.Assign(g2, nv2)
+		}
+		k2 := b.Dot(k, k)
+		rk := b.Dot(p.r, k)
+		b.Comment("k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part")
+		b.Comment("of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).")
+		along := b.Cmp(ir.LT, b.Mul(b.Sub(g2, b.Mul(b.Constant(perpTol), m)), k2), b.Mul(rk, rk))
+		useK := b.Or(tiny, b.AndNot(b.And(near, along), b.Cmp(ir.NotGE, k2, b.Constant(ir.MinNormal))))
+		weak := b.Cmp(ir.NotGE, b.Mul(rk, rk), b.Mul(b.Mul(b.Constant(signTol), m), k2))
+		flip := b.AndNot(b.Cmp(ir.LT, rk, zero), weak)
+		setG(useK, b.Select3(flip, ir.Vec3{b.Neg(k[0]), b.Neg(k[1]), b.Neg(k[2])}, k), k2)
+		b.Comment("v = unit axis 1, or unit axis 2 when A = B.")
+		v := b.Park3(ir.RareBlock, b.Select3(aZero, un, m0))
+		b.Comment("Fallback 2: v x (0,0,1) = (vy, -vx, 0).")
+		c1 := ir.Vec3{v[1], b.Neg(v[0]), zero}
+		setG(b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal)), c1, b.Dot(c1, c1))
+		b.Comment("Fallback 3: v x (1,0,0) = (0, vz, -vy).")
+		c2 := ir.Vec3{zero, v[2], b.Neg(v[1])}
+		setG(b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal)), c2, b.Dot(c2, c2))
+		b.Comment("Fallback 4: (0,0,1).")
+		setG(b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal)), ir.Vec3{zero, zero, one}, one)
+		b.Comment("|g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).")
+		b.Assign(norm, b.Sqrt(g2))
 	})
-	setG := func(m ir.Value, v ir.Vec3, v2 ir.Value) {
-		nv := b.Select3(m, v, gv)
-		nv2 := b.Select(m, v2, g2)
-		b.Assign3(gv, nv)
-		b.Assign(g2, nv2)
-	}
-	k2 := b.Dot(k, k)
-	rk := b.Dot(p.r, k)
-	b.Comment("k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part")
-	b.Comment("of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).")
-	along := b.Cmp(ir.LT, b.Mul(b.Sub(g2, b.Mul(b.Constant(perpTol), m)), k2), b.Mul(rk, rk))
-	useK := b.Or(tiny, b.AndNot(b.And(near, along), b.Cmp(ir.NotGE, k2, b.Constant(ir.MinNormal))))
-	weak := b.Cmp(ir.NotGE, b.Mul(rk, rk), b.Mul(b.Mul(b.Constant(signTol), m), k2))
-	flip := b.AndNot(b.Cmp(ir.LT, rk, zero), weak)
-	setG(useK, b.Select3(flip, ir.Vec3{b.Neg(k[0]), b.Neg(k[1]), b.Neg(k[2])}, k), k2)
-	b.Comment("v = unit axis 1, or unit axis 2 when A = B.")
-	v := b.Park3(ir.RareBlock, b.Select3(aZero, un, m0))
-	b.Comment("Fallback 2: v x (0,0,1) = (vy, -vx, 0).")
-	c1 := ir.Vec3{v[1], b.Neg(v[0]), zero}
-	setG(b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal)), c1, b.Dot(c1, c1))
-	b.Comment("Fallback 3: v x (1,0,0) = (0, vz, -vy).")
-	c2 := ir.Vec3{zero, v[2], b.Neg(v[1])}
-	setG(b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal)), c2, b.Dot(c2, c2))
-	b.Comment("Fallback 4: (0,0,1).")
-	setG(b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal)), ir.Vec3{zero, zero, one}, one)
-	b.Comment("|g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).")
-	b.Assign(norm, b.Sqrt(g2))
 }
 
 // manifoldVars are the values of contact that the two-point manifold

@@ -259,11 +259,8 @@ func toiFinish(b *ir.Builder) []ir.Value {
 	gv := b.Var3(p.r)
 	g2 := b.Var(p.dist2)
 	norm := b.Var(dist)
-	tiny := b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal))
-	m := b.Max(b.Max(p.a, p.l), b.Dot(p.e, p.e))
-	near := b.Cmp(ir.LT, g2, b.Mul(b.Constant(crossTol), m))
-	nv := &normalVars{g: gv, g2: g2, norm: norm, tiny: tiny, near: near, m: m, zero: zero, one: one}
-	b.Rare("normal", b.Or(tiny, near), func() { nv.fallbacks(b, pt, p) })
+	nv := &normalVars{g: gv, g2: g2, norm: norm, zero: zero, one: one}
+	nv.fallbacks(b, pt, p)
 	inv := b.Div(one, norm)
 	n := b.Scale(gv, inv)
 
