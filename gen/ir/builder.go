@@ -24,9 +24,6 @@ func NewBuilderOf(elem Elem, name string, inputs, args int) *Builder {
 	return &Builder{p: Program{Name: name, Elem: elem, Inputs: inputs, Args: args}, consts: map[string]Value{}}
 }
 
-// Elem is the element type of the program being built.
-func (b *Builder) Elem() Elem { return b.p.Elem }
-
 // Program returns the recorded program with the given outputs.
 func (b *Builder) Program(outputs ...Value) *Program {
 	if len(b.rare) != 0 {
@@ -207,12 +204,6 @@ func (b *Builder) RecipOrZero(x Value) Value { return b.float1(OpRecipOrZero, x)
 func (b *Builder) Cmp(p Pred, x, y Value) Value {
 	b.want(Float, x, y)
 	return b.emit(Instr{Op: OpCmp, Type: Mask, Args: []Value{x, y}, Aux: int(p)})
-}
-
-// NonZero returns the mask of lanes where the int x is not 0.
-func (b *Builder) NonZero(x Value) Value {
-	b.want(Int, x)
-	return b.op(OpNonZero, Mask, x)
 }
 
 // And returns the mask x & y.

@@ -136,8 +136,6 @@ func evalBits[F lane](in *Instr, i int, val []uint64) {
 		val[i] = maxps[F](minps[F](val[a[0]], bitsOf(F(1))), 0)
 	case OpCmp:
 		val[i] = mask(holds(Pred(in.Aux), fromBits[F](val[a[0]]), fromBits[F](val[a[1]])))
-	case OpNonZero:
-		val[i] = mask(val[a[0]] != 0)
 	case OpAnd:
 		val[i] = val[a[0]] & val[a[1]]
 	case OpOr:
