@@ -31,9 +31,8 @@ func Schedule(p *Program, latency func(in *Instr) int) *Program {
 	isBlock := make([]bool, m)
 	for u, i := range first {
 		isBlock[u] = p.Code[i].Op == OpRare
-		if isBlock[u] {
-			lat[u] = 1 // rare: its latency is not the common path's
-		} else {
+		lat[u] = 1 // a rare block's latency is not the common path's
+		if !isBlock[u] {
 			lat[u] = latency(&p.Code[i])
 		}
 	}
@@ -55,11 +54,7 @@ func Schedule(p *Program, latency func(in *Instr) int) *Program {
 	sort.SliceStable(order, func(x, y int) bool { return height[order[x]] > height[order[y]] })
 	var code []int // old indices in the new order
 	for _, u := range order {
-		end := n
-		if u+1 < m {
-			end = first[u+1]
-		}
-		for i := first[u]; i < end; i++ {
+		for i := first[u]; i < n && unit[i] == u; i++ {
 			code = append(code, i)
 		}
 	}
