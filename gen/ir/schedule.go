@@ -141,18 +141,21 @@ func reorder(p *Program, code []int, inBlock func(i int) bool) *Program {
 		if k == 0 {
 			in.Comment = "The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels."
 		}
-		in.Args = make([]Value, len(p.Code[i].Args))
-		for j, a := range p.Code[i].Args {
-			in.Args[j] = at[a]
-		}
+		in.Args = renumbered(in.Args, at)
 		in.rareUntil = 0 // only the Builder reads it, while it builds
 		q.Code[k] = in
 	}
-	q.Outputs = make([]Value, len(p.Outputs))
-	for j, o := range p.Outputs {
-		q.Outputs[j] = at[o]
-	}
+	q.Outputs = renumbered(p.Outputs, at)
 	return &q
+}
+
+// renumbered returns vs with each value v replaced by at[v].
+func renumbered(vs, at []Value) []Value {
+	out := make([]Value, len(vs))
+	for j, v := range vs {
+		out[j] = at[v]
+	}
+	return out
 }
 
 // Unpark returns p without its Park instructions: every reader of a
@@ -192,19 +195,13 @@ func bypass(p *Program, drop func(i int, in *Instr) (Value, bool), edit func(in 
 			in.Comment = comment
 		}
 		comment = ""
-		in.Args = append([]Value(nil), in.Args...)
-		for k, a := range in.Args {
-			in.Args[k] = at[a]
-		}
+		in.Args = renumbered(in.Args, at)
 		if edit != nil {
 			edit(&in)
 		}
 		in.rareUntil = 0 // only the Builder reads it, while it builds
 		q.Code = append(q.Code, in)
 	}
-	q.Outputs = make([]Value, len(p.Outputs))
-	for j, o := range p.Outputs {
-		q.Outputs[j] = at[o]
-	}
+	q.Outputs = renumbered(p.Outputs, at)
 	return &q, at
 }
