@@ -64,11 +64,7 @@ func eval[F lane](p *Program, inputs, args []F) []uint64 {
 			evalBits[F](in, i, val)
 		}
 	}
-	out := make([]uint64, len(p.Outputs))
-	for i, o := range p.Outputs {
-		out[i] = val[o]
-	}
-	return out
+	return renumbered(p.Outputs, val)
 }
 
 // evalFloat evaluates in if its op computes a float with F's arithmetic,

@@ -149,9 +149,9 @@ func reorder(p *Program, code []int, inBlock func(i int) bool) *Program {
 	return &q
 }
 
-// renumbered returns vs with each value v replaced by at[v].
-func renumbered(vs, at []Value) []Value {
-	out := make([]Value, len(vs))
+// renumbered returns at[v] for each value v of vs, in order.
+func renumbered[T any](vs []Value, at []T) []T {
+	out := make([]T, len(vs))
 	for j, v := range vs {
 		out[j] = at[v]
 	}
