@@ -260,13 +260,7 @@ func (b *Builder) Rare(label string, m Value, f func()) {
 	b.rare = b.rare[:len(b.rare)-1]
 	b.emit(Instr{Op: OpEndRare})
 	end := len(b.p.Code)
-	b.checkBlock(start, end)
-}
-
-// checkBlock panics when a value computed in a rare block is read after
-// it (the block may not have run).
-func (b *Builder) checkBlock(start, end int) {
-	for v := start; v < end; v++ {
+	for v := start; v < end; v++ { // emit panics where one is read after the block
 		if b.p.Code[v].HasValue() {
 			b.p.Code[v].rareUntil = end
 		}
