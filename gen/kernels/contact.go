@@ -46,8 +46,7 @@ func contact(b *ir.Builder) []ir.Value {
 	b.Comment("|g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).")
 	dist := b.Sqrt(p.dist2)
 	norm := b.Var(dist)
-	nv := &normalVars{g: gv, g2: g2, norm: norm, zero: zero, one: one}
-	nv.fallbacks(b, [4]ir.Vec3{a, bb, c, d}, p)
+	normalVars{g: gv, g2: g2, norm: norm, zero: zero, one: one}.fallbacks(b, [4]ir.Vec3{a, bb, c, d}, p)
 	b.Comment("n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).")
 	inv := b.Div(one, norm)
 	n := b.Var3(b.Scale(gv, inv))
@@ -110,7 +109,7 @@ type normalVars struct {
 // fallbacks finds the lanes whose g is tiny or near the rounding noise
 // of the scale m and runs the normal's fallbacks for axes that touch there
 // (contact's rare block "normal"), with caps the inputs A, B, C, D.
-func (nv *normalVars) fallbacks(b *ir.Builder, caps [4]ir.Vec3, p projection) {
+func (nv normalVars) fallbacks(b *ir.Builder, caps [4]ir.Vec3, p projection) {
 	gv, g2, norm, zero, one := nv.g, nv.g2, nv.norm, nv.zero, nv.one
 	tiny := b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal))
 	m := b.Max(b.Max(p.a, p.l), b.Dot(p.e, p.e))

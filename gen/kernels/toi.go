@@ -259,8 +259,7 @@ func toiFinish(b *ir.Builder) []ir.Value {
 	gv := b.Var3(p.r)
 	g2 := b.Var(p.dist2)
 	norm := b.Var(dist)
-	nv := &normalVars{g: gv, g2: g2, norm: norm, zero: zero, one: one}
-	nv.fallbacks(b, pt, p)
+	normalVars{g: gv, g2: g2, norm: norm, zero: zero, one: one}.fallbacks(b, pt, p)
 	inv := b.Div(one, norm)
 	n := b.Scale(gv, inv)
 
