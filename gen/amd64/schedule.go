@@ -2,8 +2,11 @@ package amd64
 
 import (
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/segdist/segdist/gen/ir"
+	"github.com/segdist/segdist/gen/tuning"
 )
 
 // Default returns the schedule of every amd64 target: the fastest
@@ -188,29 +191,19 @@ func (ss *Schedules) Validate() error {
 }
 
 func (s *Schedule) validate() error {
-	merges := []struct {
-		name string
-		m    ir.Merge
-	}{{"Streams.Closest", s.Streams.Closest.Merge}, {"Streams.Point", s.Streams.Point.Merge}, {"Streams.Stream", s.Streams.Stream.Merge},
-		{"Indexed", s.Indexed.Merge}, {"Contacts.Rows", s.Contacts.Rows.Merge}, {"Contacts.Compact", s.Contacts.Compact.Merge},
-		{"Planes.Rows", s.Planes.Rows.Merge}, {"Planes.Compact", s.Planes.Compact.Merge}, {"Poses", s.Poses.Merge},
-		{"TOI", s.TOI}}
-	for _, m := range merges {
-		if m.m.Groups < 1 || m.m.Skew < 0 || m.m.Skew > 1 {
-			return fmt.Errorf("%s = %d groups at skew %v: want 1 group or more, skew from 0 to 1", m.name, m.m.Groups, m.m.Skew)
+	// The ranges of the numeric settings, by the name their path ends in.
+	for _, f := range tuning.Fields(s) {
+		name, v := f.Path[strings.LastIndex(f.Path, ".")+1:], f.Value
+		switch {
+		case name == "Groups" && v.Int() < 1:
+			return fmt.Errorf("%s = %d: want 1 group or more", f.Path, v.Int())
+		case name == "Skew" && (v.Float() < 0 || v.Float() > 1):
+			return fmt.Errorf("%s = %v: want a skew from 0 to 1", f.Path, v.Float())
+		case strings.HasSuffix(name, "RecordsAt") && (v.Float() < 0 || v.Float() >= 1):
+			return fmt.Errorf("%s = %v: want a fraction from 0 (off) to below 1", f.Path, v.Float())
+		case v.Kind() == reflect.Int && v.Int() < 0:
+			return fmt.Errorf("%s = %d: want 0 or more", f.Path, v.Int())
 		}
-	}
-	for _, r := range []struct {
-		name string
-		l    RecordLoop
-	}{{"Indexed", s.Indexed}, {"Contacts.Rows", s.Contacts.Rows}, {"Contacts.Compact", s.Contacts.Compact},
-		{"Planes.Rows", s.Planes.Rows}, {"Planes.Compact", s.Planes.Compact}} {
-		if r.l.NextRecordsAt < 0 || r.l.NextRecordsAt >= 1 || r.l.WideRecordsAt < 0 || r.l.WideRecordsAt >= 1 {
-			return fmt.Errorf("%s.NextRecordsAt = %v, WideRecordsAt = %v: want fractions from 0 (off) to below 1", r.name, r.l.NextRecordsAt, r.l.WideRecordsAt)
-		}
-	}
-	if s.Streams.SpillSlots < 0 || s.Streams.PrefetchBytes < 0 {
-		return fmt.Errorf("Streams.SpillSlots = %d, Streams.PrefetchBytes = %d: want 0 or more", s.Streams.SpillSlots, s.Streams.PrefetchBytes)
 	}
 	if !s.Bodies.Spill && (s.Streams.Closest.Groups > 1 || s.Indexed.Groups > 1) {
 		return fmt.Errorf("Bodies.Spill = false needs Streams.Closest.Groups = 1 and Indexed.Groups = 1, not %d and %d: parked, merged groups do not fit the registers",
