@@ -13,7 +13,7 @@ func closest(b *ir.Builder) []ir.Value {
 // projection holds the values of fallback's projection struct: the
 // results of steps 1-4 and the intermediates the contact kernel reuses.
 type projection struct {
-	m0, u, e     ir.Vec3
+	m0, e        ir.Vec3
 	l            ir.Value // |u|^2
 	invL, ka, kb ir.Value
 	den1, a      ir.Value
@@ -63,7 +63,7 @@ func project(b *ir.Builder, a, bb, c, d ir.Vec3) (p projection) {
 		r[i] = b.Sub(b.Add(e[i], b.Mul(m0[i], s)), tu[i])
 	}
 	dist2 := b.Dot(r, r)
-	return projection{m0: m0, u: u, e: e, l: l, invL: invL, ka: ka, kb: kb, den1: den1, a: am,
+	return projection{m0: m0, e: e, l: l, invL: invL, ka: ka, kb: kb, den1: den1, a: am,
 		s: s, t: t, tu: tu, r: r, dist2: dist2}
 }
 
