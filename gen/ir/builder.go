@@ -15,12 +15,9 @@ type Builder struct {
 	consts  map[string]Value
 }
 
-// NewBuilder starts the float32 program of a kernel body with the given
-// numbers of inputs and scalar arguments.
-func NewBuilder(name string, inputs, args int) *Builder { return NewBuilderOf(F32, name, inputs, args) }
-
-// NewBuilderOf starts a program whose float lanes are elem.
-func NewBuilderOf(elem Elem, name string, inputs, args int) *Builder {
+// NewBuilder starts the program of a kernel body whose float lanes are
+// elem, with the given numbers of inputs and scalar arguments.
+func NewBuilder(elem Elem, name string, inputs, args int) *Builder {
 	return &Builder{p: Program{Name: name, Elem: elem, Inputs: inputs, Args: args}, consts: map[string]Value{}}
 }
 
