@@ -42,10 +42,8 @@ type lowering struct {
 	// after the outputs (ir.SplitOverrides; storeOverrides).
 	overrides []ir.Override
 	// badLanes, if not nil, is where the kernel's bad result accumulates
-	// (an opmask register on AVX-512, the result's slot on AVX2:
-	// badLanesReg): storeOverrides ORs the overridden lanes into it
-	// instead of storing the constant there (DeferOverrides), and the
-	// kernel's caller stores the constant.
+	// (badLanesReg): storeOverrides ORs the overridden lanes into it for
+	// the caller to store the constant (DeferOverrides).
 	badLanes Op
 }
 
@@ -57,11 +55,9 @@ func check(t *ir.Target) {
 	}
 }
 
-// evex reports whether t is AVX-512: opmask registers, embedded
-// broadcast, 32 vector registers. It is the one question that separates
-// the two amd64 targets' instructions (the width is t.VecBytes); both
-// run a masked tail group and branch over a rare block that no lane of
-// a group needs.
+// evex reports whether t is AVX-512 (opmask registers, embedded
+// broadcast, 32 vector registers): the one question that separates the
+// two amd64 targets' instructions (the width is t.VecBytes).
 func evex(t *ir.Target) bool { return t.VecRegs == 32 }
 
 // parked reports whether values parked for why (ir.Builder.Park) live in
@@ -203,13 +199,10 @@ func overrideRegs(l *lowering) int {
 }
 
 // storeOverrides stores, after the outputs of l's group, the constant of
-// each of l's overrides under its mask (and under mask too, for a tail
-// group), at dst(j) for output j: a masked store where a blend would
-// write a vector register, which in a busy loop costs a slot of the
-// vector pipes (docs/levers.md).
-// With l.badLanes (DeferOverrides) it ORs the masks into badLanes instead
-// and stores nothing (on AVX2 their VMOVMSKPS bits); without badLanes,
-// AVX-512 only.
+// each of l's overrides under its mask (and under mask, for a tail group)
+// at dst(j) for output j, AVX-512 only: a masked store, where a blend would
+// take a slot of the vector pipes (docs/levers.md). With l.badLanes
+// (DeferOverrides) it ORs the masks into badLanes instead.
 func storeOverrides(l *lowering, mask Op, dst func(j int) Mem) {
 	if len(l.overrides) == 0 {
 		return
