@@ -166,10 +166,8 @@ func (p *Program) BlockEnd(i int) int {
 // used after a rare block is live through it.
 func (p *Program) LastUse() []int {
 	last := make([]int, len(p.Code))
-	for i := range last {
-		last[i] = -1
-	}
 	for i, in := range p.Code {
+		last[i] = -1 // no reader yet: arguments precede their readers
 		for _, a := range in.Args {
 			last[a] = i
 		}
