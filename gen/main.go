@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/pass"
@@ -48,16 +47,16 @@ const NTMinLanes = %d
 var PrefetchInputs = true
 `
 
-// sets collects the -set flags.
-type sets []string
-
-func (s *sets) String() string     { return strings.Join(*s, " ") }
-func (s *sets) Set(a string) error { *s = append(*s, a); return nil }
-
 func main() {
-	var overrides sets
-	flag.Var(&overrides, "set", "override a schedule setting, path=value (e.g. AVX512F32.Streams.Closest.Groups=3); repeatable")
+	var overrides []string
+	flag.Func("set", "override a schedule setting, path=value (e.g. AVX512F32.Streams.Closest.Groups=3); repeatable",
+		func(a string) error {
+			overrides = append(overrides, a)
+			return nil
+		})
 	list := flag.Bool("list", false, "print every schedule setting and its value, then exit")
+	neonOut := flag.String("neon-out", "", "write the arm64 NEON assembly to this file")
+	neonStubs := flag.String("neon-stubs", "", "write the Go declarations of the NEON kernels to this file")
 	flag.Parse()
 	// The settings of every target's loop drivers, which -set overrides by
 	// path (package tuning).
@@ -76,18 +75,31 @@ func main() {
 	if err := s.Validate(); err != nil {
 		fail(err)
 	}
-	if *docFile != "" {
-		if err := os.WriteFile(*docFile, []byte(fmt.Sprintf(packageDoc, s.NTMinLanes)), 0o644); err != nil {
+	write(*docFile, fmt.Sprintf(packageDoc, s.NTMinLanes))
+	if *neonOut != "" || *neonStubs != "" {
+		if err := ns.Validate(); err != nil {
 			fail(err)
 		}
+		asm, stubs, _ := neon.Generate(&ns)
+		write(*neonOut, asm)
+		write(*neonStubs, stubs)
 	}
-	generateNEON(&ns)
 	ConstraintExpr("amd64,gc,!purego")
 	if err := amd64.Declare(&s); err != nil {
 		fail(err)
 	}
 	pass.Compile = amd64.Compile // errors name their function
 	Generate()
+}
+
+// write writes text to the file at path, if path is set.
+func write(path, text string) {
+	if path == "" {
+		return
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		fail(err)
+	}
 }
 
 func fail(err error) {

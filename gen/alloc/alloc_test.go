@@ -22,7 +22,7 @@ func (r *regs) Evict(h Held) {
 
 // program: inputs 0 and 1, then 2 = 0+1 and 3 = 2*0, read in that order.
 func program() *ir.Program {
-	b := ir.NewBuilder("t", 2, 0)
+	b := ir.NewBuilder(ir.F32, "t", 2, 0)
 	x, y := b.Input(0), b.Input(1)
 	s := b.Add(x, y)
 	return b.Program(b.Mul(s, x))
@@ -58,7 +58,7 @@ func TestFitKeepsOperandsAndPrefersCheap(t *testing.T) {
 }
 
 func TestFitInsideRareBlock(t *testing.T) {
-	b := ir.NewBuilder("t", 2, 0)
+	b := ir.NewBuilder(ir.F32, "t", 2, 0)
 	x, y := b.Input(0), b.Input(1)
 	v := b.Var(x)
 	m := b.Cmp(ir.LT, x, y)

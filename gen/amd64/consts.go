@@ -40,14 +40,11 @@ type constants struct {
 	apartPerm Mem
 }
 
-// vector declares name as bits in 8 lanes.
-func vector(name string, bits uint32) Mem { return dwords(name, 8, func(int) int { return int(bits) }) }
-
-// vector64 declares name as bits in 4 lanes of 8 bytes.
-func vector64(name string, bits uint64) Mem {
+// vector declares name as bits in every lane of type e of 32 bytes.
+func vector(name string, e ir.Elem, bits uint64) Mem {
 	m := GLOBL(name, RODATA|NOPTR)
-	for i := range 4 {
-		DATA(8*i, U64(bits))
+	for i := range 32 / e.Bytes() {
+		DATA(e.Bytes()*i, [...]Constant{U32(bits), U64(bits)}[e])
 	}
 	return m
 }
@@ -75,8 +72,8 @@ func newConstants() *constants {
 	for _, e := range []ir.Elem{ir.F32, ir.F64} {
 		c.declareIR(e)
 	}
-	c.sign = [2]Mem{vector("signmask", 0x80000000), vector64("signmask64", 1<<63)}
-	c.abs = [2]Mem{vector("absmask", 0x7FFFFFFF), vector64("absmask64", 1<<63-1)}
+	c.sign = [2]Mem{vector("signmask", ir.F32, 0x80000000), vector("signmask64", ir.F64, 1<<63)}
+	c.abs = [2]Mem{vector("absmask", ir.F32, 0x7FFFFFFF), vector("absmask64", ir.F64, 1<<63-1)}
 	c.iota64 = dwords("iota64", 8, func(i int) int { return i / 2 })
 	c.iota = dwords("iota", 16, func(i int) int { return i })
 	c.low16 = dwords("low16", 1, func(int) int { return 0xFFFF })
@@ -130,11 +127,7 @@ func (c *constants) declareIR(e ir.Elem) {
 	}
 	slices.SortStableFunc(names, func(a, b string) int { return rank(a) - rank(b) })
 	for _, name := range names {
-		if e == ir.F64 {
-			c.byName[name] = vector64(name, c.bits[name])
-		} else {
-			c.byName[name] = vector(name, uint32(c.bits[name]))
-		}
+		c.byName[name] = vector(name, e, c.bits[name])
 	}
 }
 

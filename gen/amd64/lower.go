@@ -42,10 +42,8 @@ type lowering struct {
 	// after the outputs (ir.SplitOverrides; storeOverrides).
 	overrides []ir.Override
 	// badLanes, if not nil, is where the kernel's bad result accumulates
-	// (an opmask register on AVX-512, the result's slot on AVX2:
-	// badLanesReg): storeOverrides ORs the overridden lanes into it
-	// instead of storing the constant there (DeferOverrides), and the
-	// kernel's caller stores the constant.
+	// (badLanesReg): storeOverrides ORs the overridden lanes into it for
+	// the caller to store the constant (DeferOverrides).
 	badLanes Op
 }
 
@@ -57,11 +55,9 @@ func check(t *ir.Target) {
 	}
 }
 
-// evex reports whether t is AVX-512: opmask registers, embedded
-// broadcast, 32 vector registers. It is the one question that separates
-// the two amd64 targets' instructions (the width is t.VecBytes); both
-// run a masked tail group and branch over a rare block that no lane of
-// a group needs.
+// evex reports whether t is AVX-512 (opmask registers, embedded
+// broadcast, 32 vector registers): the one question that separates the
+// two amd64 targets' instructions (the width is t.VecBytes).
 func evex(t *ir.Target) bool { return t.VecRegs == 32 }
 
 // parked reports whether values parked for why (ir.Builder.Park) live in
@@ -203,13 +199,10 @@ func overrideRegs(l *lowering) int {
 }
 
 // storeOverrides stores, after the outputs of l's group, the constant of
-// each of l's overrides under its mask (and under mask too, for a tail
-// group), at dst(j) for output j: a masked store where a blend would
-// write a vector register, which in a busy loop costs a slot of the
-// vector pipes (docs/levers.md).
-// With l.badLanes (DeferOverrides) it ORs the masks into badLanes instead
-// and stores nothing (on AVX2 their VMOVMSKPS bits); without badLanes,
-// AVX-512 only.
+// each of l's overrides under its mask (and under mask, for a tail group)
+// at dst(j) for output j, AVX-512 only: a masked store, where a blend would
+// take a slot of the vector pipes (docs/levers.md). With l.badLanes
+// (DeferOverrides) it ORs the masks into badLanes instead.
 func storeOverrides(l *lowering, mask Op, dst func(j int) Mem) {
 	if len(l.overrides) == 0 {
 		return
@@ -223,23 +216,13 @@ func storeOverrides(l *lowering, mask Op, dst func(j int) Mem) {
 				continue
 			}
 			done[o.Mask] = true
-			m := l.reg(o.Mask)
+			m := l.underTail(mask, l.reg(o.Mask))
 			if !evex(l.t) {
 				// The mask's sign bits into the result's slot (scratch
 				// is free after the stores).
-				if mask != nil {
-					v := YMM()
-					VANDPS(mask, m, v)
-					m = v
-				}
 				VMOVMSKPS(m, scratch.As32())
 				ORQ(scratch, l.badLanes) // VMOVMSKPS zeroes the upper bits
 				continue
-			}
-			if mask != nil {
-				k := K()
-				KANDW(mask, m, k)
-				m = k
 			}
 			KORW(m, l.badLanes, l.badLanes)
 		}
@@ -248,12 +231,7 @@ func storeOverrides(l *lowering, mask Op, dst func(j int) Mem) {
 	Comment("Overridden lanes (the canonical NaN of bad lanes): the constant under the mask.")
 	consts := map[ir.Value]Op{} // each constant broadcast once
 	for _, o := range l.overrides {
-		m := l.reg(o.Mask)
-		if mask != nil {
-			k := K()
-			KANDW(mask, m, k)
-			m = k
-		}
+		m := l.underTail(mask, l.reg(o.Mask))
 		c, ok := consts[o.Const]
 		if !ok {
 			c = l.reg(o.Const)
@@ -261,4 +239,20 @@ func storeOverrides(l *lowering, mask Op, dst func(j int) Mem) {
 		}
 		l.fp().storeMasked(c, m, dst(o.Output))
 	}
+}
+
+// underTail returns mask m ANDed with a tail group's mask (m itself where
+// the group has none).
+func (l *lowering) underTail(tail, m Op) Op {
+	switch {
+	case tail == nil:
+		return m
+	case evex(l.t):
+		k := K()
+		KANDW(tail, m, k)
+		return k
+	}
+	v := l.newVec()
+	VANDPS(tail, m, v)
+	return v
 }

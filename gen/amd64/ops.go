@@ -188,28 +188,22 @@ func (l *lowering) cmp(v ir.Value, in *ir.Instr) {
 // maskOp emits the mask operations And, Or and AndNot.
 func (l *lowering) maskOp(v ir.Value, in *ir.Instr) {
 	x, y := in.Args[0], in.Args[1]
+	if in.Op == ir.OpAndNot {
+		// op(y, x) below then negates the original y: KANDNW and VANDNPS
+		// negate their first source (Go order: the second).
+		x, y = y, x
+	}
 	if evex(l.t) {
 		k := K()
-		switch in.Op {
-		case ir.OpAnd:
-			KANDW(l.loc[y], l.loc[x], k)
-		case ir.OpOr:
-			KORW(l.loc[y], l.loc[x], k)
-		case ir.OpAndNot:
-			KANDNW(l.loc[x], l.loc[y], k) // ~y & x
-		}
+		kop := map[ir.Op]func(_, _, _ Op){ir.OpAnd: KANDW, ir.OpOr: KORW, ir.OpAndNot: KANDNW}[in.Op]
+		kop(l.loc[y], l.loc[x], k)
 		l.loc[v] = k
 		return
 	}
+	f := l.fp()
+	op := map[ir.Op]func(...Op){ir.OpAnd: f.and, ir.OpOr: f.or, ir.OpAndNot: f.andn}[in.Op]
 	r := l.newVec()
-	switch f := l.fp(); in.Op {
-	case ir.OpAnd:
-		f.and(l.mem(y), l.reg(x), r)
-	case ir.OpOr:
-		f.or(l.mem(y), l.reg(x), r)
-	case ir.OpAndNot:
-		f.andn(l.mem(x), l.reg(y), r) // ~y & x
-	}
+	op(l.mem(y), l.reg(x), r)
 	l.loc[v] = r
 }
 
@@ -237,10 +231,8 @@ func (l *lowering) selectOp(v ir.Value, in *ir.Instr) {
 		// avo models the masked VBLENDMPS as reading its destination: blend
 		// into y where y dies here, else into a register zeroed first (so
 		// that it does not look live since the function's entry).
-		var r Op
-		if l.dies(y, v) {
-			r = l.loc[y]
-		} else {
+		r := l.loc[y]
+		if !l.dies(y, v) {
 			nr := l.newVec()
 			VXORPS(nr, nr, nr)
 			r = nr

@@ -2,21 +2,16 @@ package amd64
 
 import (
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/segdist/segdist/gen/ir"
+	"github.com/segdist/segdist/gen/tuning"
 )
 
 // Default returns the schedule of every amd64 target: the fastest
-// settings measured (docs/levers.md). One block per target, one line per
-// kernel family, for float32; float64 differs where it says so:
-//
-//   - Bodies: how the closest-point bodies are prepared (Batch, ClosestIndexed);
-//   - Streams: the stream loops (Batch) of the closest, point and stream kernels;
-//   - Indexed: the record loop of ClosestIndexed;
-//   - Contacts: the record loops of Contacts and CompactContacts;
-//   - Planes: those of PlaneContacts and CompactPlaneContacts;
-//   - Poses: the loop of Poses;
-//   - TOI: the groups of the time-of-impact loop (TOI).
+// settings measured (docs/levers.md), one block per target for float32;
+// float64 differs where it says so.
 func Default() Schedules {
 	pinned := []string{"half", "partol", "crosstol"}
 	one := ir.Merge{Groups: 1}
@@ -49,12 +44,9 @@ func Default() Schedules {
 // target: one Schedule per target and element type, and what package
 // kernel must see as one value.
 type Schedules struct {
-	// NTMinLanes is the batch size from which the closest-point loops
-	// store with non-temporal stores when their outputs are 64-byte aligned
-	// (0: never): the output lines are then not read before they are
-	// written, which brings a 1M-pair batch level with the memory floor.
-	// asm.NTMinLanes publishes it to package kernel (docs/levers.md, "Large
-	// batches and memory").
+	// NTMinLanes is the batch size from which the closest-point loops use
+	// non-temporal stores on 64-byte-aligned outputs (0: never), published
+	// as asm.NTMinLanes (docs/levers.md, "Large batches and memory").
 	NTMinLanes int
 
 	AVX512F32, AVX512F64, AVX2F32, AVX2F64 Schedule
@@ -64,20 +56,14 @@ type Schedules struct {
 // element type.
 type Schedule struct {
 	Target   *ir.Target
-	Bodies   Bodies
-	Streams  Streams
-	Indexed  RecordLoop
-	Contacts ContactLoops
-	// Planes is Contacts for the plane contact kernels (the same loops,
-	// side J's records read from the planes; docs/levers.md, "Contact
-	// kernels").
-	Planes ContactLoops
-	Poses  PoseLoop
-	// TOI is the groups the time-of-impact loop runs at once and their
-	// skew: a step's dependency chain is long (divisions in series, a
-	// square root), and merged groups fill it; 3 groups measured 30%
-	// faster than 1 on both targets, 4 no faster than 3 (docs/levers.md,
-	// "Time of impact").
+	Bodies   Bodies       // the closest-point bodies (Batch, ClosestIndexed)
+	Streams  Streams      // the stream loops (Batch)
+	Indexed  RecordLoop   // the record loop of ClosestIndexed
+	Contacts ContactLoops // Contacts and CompactContacts
+	Planes   ContactLoops // the plane contact kernels' record loops
+	Poses    PoseLoop
+	// TOI is the groups the time-of-impact loop merges: 3 measured 30%
+	// faster than 1, 4 no faster than 3 (docs/levers.md, "Time of impact").
 	TOI ir.Merge
 }
 
@@ -91,47 +77,38 @@ type PoseLoop struct {
 }
 
 // Bodies is how the drivers prepare the closest-point bodies (Batch and
-// ClosestIndexed) before they lower them.
+// ClosestIndexed) before they lower them; each knob measured faster
+// (docs/levers.md, "Closest kernels").
 type Bodies struct {
 	// Reorder reorders the body as late as possible (ir.Schedule with
-	// latencyOf) before its groups merge, so that fewer instructions wait
-	// in the core's scheduler: faster than the IR's order on both paths
-	// (docs/levers.md, "Closest kernels").
+	// latencyOf) before its groups merge.
 	Reorder bool
-	// Spill keeps every value in a register until they run out, then
-	// spills the one read again last (spiller), instead of parking the
-	// values the body marks (parked): less frame traffic, and the
-	// low skews of Streams.Closest allocate only so (docs/levers.md,
-	// "Closest kernels").
+	// Spill spills the value read again last when registers run out
+	// (spiller) instead of parking the values the body marks (parked); the
+	// low skews of Streams.Closest allocate only so.
 	Spill bool
-	// DeferOverrides leaves the canonical NaN of lanes with a non-finite
-	// Dist2 to the caller: each group ORs those lanes' mask into the
-	// kernel's result (bad) instead of storing the constant in every
-	// output; a few percent faster from 256 pairs on (docs/levers.md,
-	// "Closest kernels").
+	// DeferOverrides leaves the canonical NaN of non-finite lanes to the
+	// caller: each group ORs their mask into the kernel's result.
 	DeferOverrides bool
 }
 
 // Streams is how the stream loops (Batch) run the closest, point and
 // stream kernels.
 type Streams struct {
-	// Closest, Point and Stream are each kernel's loop. The closest body's
-	// chain is long against its arithmetic, so several groups pay there;
-	// the point and stream bodies are short (docs/levers.md, "Closest
+	// Closest, Point and Stream are each kernel's loop: only the closest
+	// body's long chain gains from several groups (docs/levers.md, "Closest
 	// kernels").
 	Closest, Point, Stream StreamLoop
 	// SpillSlots is the stack slots per group of a spilling loop of several
-	// groups (0: spillSlots). A loop that needs them and one group does not
-	// is split (WideFrom), and a small frame keeps small batches fast; 8 is
-	// the least the AVX-512 loops need (docs/levers.md, "Per-call cost").
+	// groups (0: spillSlots); 8, the least the AVX-512 loops need, keeps
+	// small batches fast (docs/levers.md, "Per-call cost").
 	SpillSlots int
-	// PrefetchBytes is how far ahead of the current group the large-batch
-	// loops prefetch each input stream (0: no large-batch loops); 512 to
-	// 1,536 measured alike (docs/levers.md, "Large batches and memory").
-	PrefetchBytes int
-	// PrefetchL2 prefetches into L2 (PREFETCHT1) rather than L1: faster
-	// for the AVX-512 loops on a million pairs, slower for AVX2
+	// PrefetchBytes is how far ahead the large-batch loops prefetch each
+	// input stream (0: no large-batch loops); 512 to 1,536 measured alike
 	// (docs/levers.md, "Large batches and memory").
+	PrefetchBytes int
+	// PrefetchL2 prefetches into L2 (PREFETCHT1) rather than L1: faster for
+	// AVX-512 on a million pairs, slower for AVX2 (same section).
 	PrefetchL2 bool
 }
 
@@ -139,11 +116,9 @@ type Streams struct {
 type StreamLoop struct {
 	// Merge is the groups per iteration of the main loop and their skew.
 	ir.Merge
-	// LargeBatch adds the large-batch loops: non-temporal stores from
-	// NTMinLanes lanes, prefetching from prefetchMinLanes (where the CPU
-	// gains by it: asm.PrefetchInputs). The memory floor has neither:
-	// there prefetching only slowed the loop (docs/levers.md, "Large
-	// batches and memory").
+	// LargeBatch adds the large-batch loops (non-temporal stores from
+	// NTMinLanes, prefetching from prefetchMinLanes); the memory floor has
+	// none (docs/levers.md, "Large batches and memory").
 	LargeBatch bool
 }
 
@@ -152,47 +127,35 @@ type StreamLoop struct {
 // (if more than one), then a loop of one group, then the masked tail.
 type RecordLoop struct {
 	ir.Merge
-	// NextRecordsAt is where in the one-group loop's body (a fraction of
-	// its instructions) the next group's records load into a second set
-	// (0: at the top), for the core to overlap with the current chain:
-	// 0.22 is the fastest that allocates, 0.217 in the AVX-512 contact
-	// body, whose parks lengthen it (docs/levers.md, "Contact kernels").
+	// NextRecordsAt is where in the one-group loop's body (a fraction of its
+	// instructions) the next group's records load (0: at the top): 0.22 is
+	// the fastest that allocates, 0.217 in the longer AVX-512 contact body
+	// (docs/levers.md, "Contact kernels").
 	NextRecordsAt float64
-	// WideRecordsAt is NextRecordsAt for the loop of several groups (0: at
-	// the top of each iteration); with it that loop runs only while the
-	// records fit in L2 (the kernel's prefetch argument is 0), where it was
-	// faster than one group, and slower beyond (docs/levers.md, "Contact
-	// kernels").
+	// WideRecordsAt is NextRecordsAt for the loop of several groups; with it
+	// that loop runs only while the records fit in L2, where it was faster
+	// (docs/levers.md, "Large batches and memory").
 	WideRecordsAt float64
 }
 
-// ContactLoops is how the record loops run the contact kernels.
+// ContactLoops is how the record loops run the contact kernels (figures
+// in docs/levers.md, "Contact kernels").
 type ContactLoops struct {
 	// Rows and Compact are the loops of Contacts (a row per pair) and
-	// CompactContacts. AVX2 runs two groups; AVX-512, whose merged groups
-	// would spill zmm values, was slower with two (docs/levers.md,
-	// "Contact kernels").
+	// CompactContacts: AVX-512 was slower with two groups, AVX2 faster.
 	Rows, Compact RecordLoop
-	// Reorder is Bodies.Reorder for the contact body (each rare block moved
-	// as one unit): off, since reordered the AVX-512 bodies measured the
-	// same and the AVX2 ones slower (docs/levers.md, "Contact kernels").
+	// Reorder is Bodies.Reorder for the contact body: off, as the AVX-512
+	// bodies measured the same and the AVX2 ones slower.
 	Reorder bool
-	// Spill is Bodies.Spill for the contact body (inside a rare block only
-	// values computed in it spill): it pays on AVX2, and the AVX-512
-	// one-group loops measured no gain. Loops of several groups always
-	// spill (docs/levers.md, "Contact kernels").
+	// Spill is Bodies.Spill for the one-group loops (those of several
+	// groups always spill): it pays on AVX2, not on AVX-512.
 	Spill bool
 	// LateCompaction makes each group of the compaction loop stage its rows
-	// for the next group to compact, when its touching mask is long known:
-	// the branch on it cannot be learned on new pairs. It pays on AVX-512;
-	// AVX2's stage and blends cost more than it saves (docs/levers.md,
-	// "Contact kernels").
+	// for the next group to compact once its touching mask is long known:
+	// it pays on AVX-512, and AVX2's stage costs more than it saves.
 	LateCompaction bool
-	// PinnedConstants names the constants held in registers for the whole kernel
-	// instead of broadcast at each use (a broadcast into a zmm register
-	// takes a slot of the arithmetic pipes): the AVX-512 loops have
-	// registers free for them, the AVX2 ones none (docs/levers.md,
-	// "Contact kernels").
+	// PinnedConstants names the constants held in registers for the whole
+	// kernel instead of broadcast at each use: AVX-512 has registers free.
 	PinnedConstants []string
 }
 
@@ -228,29 +191,19 @@ func (ss *Schedules) Validate() error {
 }
 
 func (s *Schedule) validate() error {
-	merges := []struct {
-		name string
-		m    ir.Merge
-	}{{"Streams.Closest", s.Streams.Closest.Merge}, {"Streams.Point", s.Streams.Point.Merge}, {"Streams.Stream", s.Streams.Stream.Merge},
-		{"Indexed", s.Indexed.Merge}, {"Contacts.Rows", s.Contacts.Rows.Merge}, {"Contacts.Compact", s.Contacts.Compact.Merge},
-		{"Planes.Rows", s.Planes.Rows.Merge}, {"Planes.Compact", s.Planes.Compact.Merge}, {"Poses", s.Poses.Merge},
-		{"TOI", s.TOI}}
-	for _, m := range merges {
-		if m.m.Groups < 1 || m.m.Skew < 0 || m.m.Skew > 1 {
-			return fmt.Errorf("%s = %d groups at skew %v: want 1 group or more, skew from 0 to 1", m.name, m.m.Groups, m.m.Skew)
+	// The ranges of the numeric settings, by the name their path ends in.
+	for _, f := range tuning.Fields(s) {
+		name, v := f.Path[strings.LastIndex(f.Path, ".")+1:], f.Value
+		switch {
+		case name == "Groups" && v.Int() < 1:
+			return fmt.Errorf("%s = %d: want 1 group or more", f.Path, v.Int())
+		case name == "Skew" && (v.Float() < 0 || v.Float() > 1):
+			return fmt.Errorf("%s = %v: want a skew from 0 to 1", f.Path, v.Float())
+		case strings.HasSuffix(name, "RecordsAt") && (v.Float() < 0 || v.Float() >= 1):
+			return fmt.Errorf("%s = %v: want a fraction from 0 (off) to below 1", f.Path, v.Float())
+		case v.Kind() == reflect.Int && v.Int() < 0:
+			return fmt.Errorf("%s = %d: want 0 or more", f.Path, v.Int())
 		}
-	}
-	for _, r := range []struct {
-		name string
-		l    RecordLoop
-	}{{"Indexed", s.Indexed}, {"Contacts.Rows", s.Contacts.Rows}, {"Contacts.Compact", s.Contacts.Compact},
-		{"Planes.Rows", s.Planes.Rows}, {"Planes.Compact", s.Planes.Compact}} {
-		if r.l.NextRecordsAt < 0 || r.l.NextRecordsAt >= 1 || r.l.WideRecordsAt < 0 || r.l.WideRecordsAt >= 1 {
-			return fmt.Errorf("%s.NextRecordsAt = %v, WideRecordsAt = %v: want fractions from 0 (off) to below 1", r.name, r.l.NextRecordsAt, r.l.WideRecordsAt)
-		}
-	}
-	if s.Streams.SpillSlots < 0 || s.Streams.PrefetchBytes < 0 {
-		return fmt.Errorf("Streams.SpillSlots = %d, Streams.PrefetchBytes = %d: want 0 or more", s.Streams.SpillSlots, s.Streams.PrefetchBytes)
 	}
 	if !s.Bodies.Spill && (s.Streams.Closest.Groups > 1 || s.Indexed.Groups > 1) {
 		return fmt.Errorf("Bodies.Spill = false needs Streams.Closest.Groups = 1 and Indexed.Groups = 1, not %d and %d: parked, merged groups do not fit the registers",

@@ -2,6 +2,7 @@ package amd64
 
 import (
 	"fmt"
+	"slices"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -16,21 +17,17 @@ import (
 const spillSlots = 32
 
 // spiller keeps the vector registers an iteration's values hold within a
-// budget, as merge emits their instructions: the registers an
-// instruction needs (its result and the operands it loads) are made room
-// for by storing to stack slots the values alloc.Allocator picks; later
-// readers take them from there, as a memory operand or by a load. avo
-// then allocates the registers, which never need more than the budget at
-// once.
+// budget as merge emits their instructions: it makes room for each
+// instruction's registers (its result and the operands it loads) by
+// storing the values alloc.Allocator picks to stack slots, where later
+// readers take them as a memory operand or by a load. avo then allocates
+// the registers, never more than the budget at once.
 type spiller struct {
 	ls     []*lowering
 	a      *alloc.Allocator
-	budget int // vector registers the values may hold
-	base   GPPhysical
-	bytes  int
-	first  int    // the first slot of the area (of ls[0])
+	budget int    // vector registers the values may hold
+	area   *slots // ls[0]'s slots: the area starts at its first (area.grow: nil where it cannot grow)
 	share  int    // the slots of the groups' shares; slot share+j is the area's grown slot j
-	grow   *grown // the area's growth, or nil where it cannot grow
 	taken  []bool // slot k holds a spilled value
 	slotOf []map[ir.Value]int
 
@@ -54,11 +51,11 @@ func newSpiller(ls []*lowering, held, storeNeed int) *spiller {
 			panic("amd64: a spilling loop's groups need consecutive slot shares")
 		}
 	}
-	s := &spiller{ls: ls, budget: l.t.VecRegs - 2 - held, base: l.slots.base, bytes: l.slots.bytes,
-		first: l.slots.first, share: len(ls) * l.slots.n, grow: l.slots.grow, storeNeed: storeNeed}
+	s := &spiller{ls: ls, budget: l.t.VecRegs - 2 - held, area: l.slots, share: len(ls) * l.slots.n,
+		storeNeed: storeNeed}
 	s.taken = make([]bool, s.share)
-	if s.grow != nil {
-		s.taken = make([]bool, s.share+s.grow.n)
+	if l.slots.grow != nil {
+		s.taken = make([]bool, s.share+l.slots.grow.n)
 	}
 	for g := range ls {
 		s.slotOf = append(s.slotOf, map[ir.Value]int{})
@@ -103,28 +100,23 @@ func (s *spiller) Evict(h alloc.Held) { s.spill(h.G, h.V) }
 
 // spill stores value v of group g to a free slot, where it lives from now on.
 func (s *spiller) spill(g int, v ir.Value) {
-	slot := -1
-	for j, t := range s.taken {
-		if !t {
-			slot = j
-			break
-		}
-	}
-	if slot < 0 && s.grow == nil {
+	slot := slices.Index(s.taken, false)
+	grow := s.area.grow
+	if slot < 0 && grow == nil {
 		panic(fmt.Sprintf("amd64: %s: a spilling loop needs more than %d slots", s.ls[0].p.Name, len(s.taken)))
 	}
 	if slot < 0 {
-		AllocLocal(s.bytes) // the area is the frame's last local: it grows by one slot
-		s.grow.n++
+		AllocLocal(s.area.bytes) // the area is the frame's last local: it grows by one slot
+		grow.n++
 		slot = len(s.taken)
 		s.taken = append(s.taken, false)
 	}
 	s.taken[slot] = true
 	s.slotOf[g][v] = slot
 	l := s.ls[g]
-	m := Mem{Base: s.base, Disp: (s.first + slot) * s.bytes}
+	m := Mem{Base: s.area.base, Disp: (s.area.first + slot) * s.area.bytes}
 	if slot >= s.share {
-		m.Disp = (s.grow.end + slot - s.share) * s.bytes
+		m.Disp = (grow.end + slot - s.share) * s.area.bytes
 	}
 	VMOVUPS(l.loc[v], m)
 	l.loc[v] = m
@@ -175,10 +167,8 @@ func blockPeak(p *ir.Program, last []int, i int) int {
 func (s *spiller) beforeStores(k, g int) {
 	l := s.ls[g]
 	need := 0
-	for _, o := range l.p.Outputs {
-		if isMem(l.loc[o]) {
-			need = 1 // a store loads a spilled output
-		}
+	if slices.ContainsFunc(l.p.Outputs, func(o ir.Value) bool { return isMem(l.loc[o]) }) {
+		need = 1 // a store loads a spilled output
 	}
 	s.a.Fit(k, g, max(need, s.storeNeed), nil)
 }
@@ -202,47 +192,29 @@ func need(l *lowering, in *ir.Instr) int {
 // register: a value not in a register that no memory operand takes, or
 // a constant other than 0 and 1 (held in registers).
 func (f form) loads(l *lowering, a []ir.Value) int {
-	loaded := func(v ir.Value) bool {
-		_, inReg := l.loc[v].(VecVirtual)
-		return !inReg || l.p.Code[v].Op == ir.OpConst && l.loc[v] != l.zero && l.loc[v] != l.one
+	switch {
+	case f == none, f == maskTest && evex(l.t):
+		return 0
+	case f == intoFirst:
+		a = a[1:]
 	}
-	isConst := func(v ir.Value) bool { return l.p.Code[v].Op == ir.OpConst || l.p.Code[v].Op == ir.OpArg }
 	n, mems := 0, 0
-	switch f {
-	case none:
-	case maskTest:
-		if !evex(l.t) {
-			return inRegs.loads(l, a)
-		}
-	case intoFirst:
-		return inRegs.loads(l, a[1:])
-	case oneMem:
-		for _, v := range a {
-			switch {
-			case isConst(v) && loaded(v):
-				n++
-			case loaded(v):
-				mems++
-			}
-		}
-		n += max(0, mems-1)
-	case secondMem:
-		if loaded(a[0]) {
+	for j, v := range a {
+		c := l.p.Code[v].Op
+		_, inReg := l.loc[v].(VecVirtual)
+		switch {
+		case inReg && (c != ir.OpConst || l.loc[v] == l.zero || l.loc[v] == l.one): // held
+		case c == ir.OpConst || c == ir.OpArg || !f.mayBeMem(j):
 			n++
-		}
-		if isConst(a[1]) && loaded(a[1]) {
-			n++
-		}
-	case onlyMem:
-		if isConst(a[0]) && loaded(a[0]) {
-			n++
-		}
-	default:
-		for _, v := range a {
-			if loaded(v) {
-				n++
-			}
+		default:
+			mems++ // all but one memory operand (oneMem) are loaded
 		}
 	}
-	return n
+	return n + max(0, mems-1)
+}
+
+// mayBeMem reports whether operand j of form f may be a memory operand
+// (oneMem: any one of them).
+func (f form) mayBeMem(j int) bool {
+	return f == oneMem || f == secondMem && j == 1 || f == onlyMem && j == 0
 }

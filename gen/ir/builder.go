@@ -15,17 +15,11 @@ type Builder struct {
 	consts  map[string]Value
 }
 
-// NewBuilder starts the float32 program of a kernel body with the given
-// numbers of inputs and scalar arguments.
-func NewBuilder(name string, inputs, args int) *Builder { return NewBuilderOf(F32, name, inputs, args) }
-
-// NewBuilderOf starts a program whose float lanes are elem.
-func NewBuilderOf(elem Elem, name string, inputs, args int) *Builder {
+// NewBuilder starts the program of a kernel body whose float lanes are
+// elem, with the given numbers of inputs and scalar arguments.
+func NewBuilder(elem Elem, name string, inputs, args int) *Builder {
 	return &Builder{p: Program{Name: name, Elem: elem, Inputs: inputs, Args: args}, consts: map[string]Value{}}
 }
-
-// Elem is the element type of the program being built.
-func (b *Builder) Elem() Elem { return b.p.Elem }
 
 // Program returns the recorded program with the given outputs.
 func (b *Builder) Program(outputs ...Value) *Program {
@@ -209,12 +203,6 @@ func (b *Builder) Cmp(p Pred, x, y Value) Value {
 	return b.emit(Instr{Op: OpCmp, Type: Mask, Args: []Value{x, y}, Aux: int(p)})
 }
 
-// NonZero returns the mask of lanes where the int x is not 0.
-func (b *Builder) NonZero(x Value) Value {
-	b.want(Int, x)
-	return b.op(OpNonZero, Mask, x)
-}
-
 // And returns the mask x & y.
 func (b *Builder) And(x, y Value) Value { b.want(Mask, x, y); return b.op(OpAnd, Mask, x, y) }
 
@@ -269,13 +257,7 @@ func (b *Builder) Rare(label string, m Value, f func()) {
 	b.rare = b.rare[:len(b.rare)-1]
 	b.emit(Instr{Op: OpEndRare})
 	end := len(b.p.Code)
-	b.checkBlock(start, end)
-}
-
-// checkBlock panics when a value computed in a rare block is read after
-// it (the block may not have run).
-func (b *Builder) checkBlock(start, end int) {
-	for v := start; v < end; v++ {
+	for v := start; v < end; v++ { // emit panics where one is read after the block
 		if b.p.Code[v].HasValue() {
 			b.p.Code[v].rareUntil = end
 		}

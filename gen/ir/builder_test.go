@@ -19,7 +19,7 @@ func panics(t *testing.T, want string, f func()) {
 
 // The builder rejects bodies that no backend could lower the same way.
 func TestBuilderChecks(t *testing.T) {
-	b := NewBuilder("t", 2, 0)
+	b := NewBuilder(F32, "t", 2, 0)
 	x, y := b.Input(0), b.Input(1)
 	m := b.Cmp(LT, x, y)
 	panics(t, "is mask, want float", func() { b.Add(x, m) })
@@ -36,7 +36,7 @@ func TestBuilderChecks(t *testing.T) {
 // Eval gives the IR's operations the spec's meaning, including the x86
 // operand rule of Min/Max and the masks of DivOrZero and RecipOrZero.
 func TestEvalSemantics(t *testing.T) {
-	b := NewBuilder("t", 2, 0)
+	b := NewBuilder(F32, "t", 2, 0)
 	x, y := b.Input(0), b.Input(1)
 	v := b.Var(x)
 	lt := b.Cmp(LT, x, y)
@@ -66,7 +66,7 @@ func TestEvalSemantics(t *testing.T) {
 
 // Interleave computes the same outputs per group as the program it merges.
 func TestInterleave(t *testing.T) {
-	b := NewBuilder("t", 2, 0)
+	b := NewBuilder(F32, "t", 2, 0)
 	x, y := b.Input(0), b.Input(1)
 	p := b.Program(b.Clamp01(b.DivOrZero(b.Sub(x, y), b.Add(x, y))), b.Mul(x, y))
 	for _, skew := range []float64{0, 0.3, 1} {
@@ -86,7 +86,7 @@ func TestInterleave(t *testing.T) {
 
 // BlockEnd finds the OpEndRare that closes a block, past nested blocks.
 func TestBlockEnd(t *testing.T) {
-	b := NewBuilder("t", 2, 0)
+	b := NewBuilder(F32, "t", 2, 0)
 	x, y := b.Input(0), b.Input(1)
 	m := b.Cmp(LT, x, y)
 	v := b.Var(x)
@@ -120,7 +120,7 @@ func TestBlockEnd(t *testing.T) {
 // short chain v + y reads v before the block (the old value) and would
 // otherwise sort after it, v * x after it (the new value).
 func TestScheduleKeepsVariables(t *testing.T) {
-	b := NewBuilder("t", 2, 0)
+	b := NewBuilder(F32, "t", 2, 0)
 	x, y := b.Input(0), b.Input(1)
 	v := b.Var(x)
 	old := b.Add(v, y)

@@ -64,11 +64,7 @@ func eval[F lane](p *Program, inputs, args []F) []uint64 {
 			evalBits[F](in, i, val)
 		}
 	}
-	out := make([]uint64, len(p.Outputs))
-	for i, o := range p.Outputs {
-		out[i] = val[o]
-	}
-	return out
+	return renumbered(p.Outputs, val)
 }
 
 // evalFloat evaluates in if its op computes a float with F's arithmetic,
@@ -98,11 +94,7 @@ func evalFloat[F lane](in *Instr, val []uint64, inputs, args []F) (r F, ok bool)
 			r = f(a[0]) / f(a[1])
 		}
 	case OpRecipOrZero:
-		minNormal := F(math.Float32frombits(0x00800000))
-		if unsafe.Sizeof(r) == 8 {
-			minNormal = F(math.Float64frombits(0x0010000000000000))
-		}
-		if f(a[0]) >= minNormal {
+		if f(a[0]) >= fromBits[F](MinNormal.Bits[unsafe.Sizeof(r)/8]) {
 			r = 1 / f(a[0])
 		}
 	default:
@@ -140,8 +132,6 @@ func evalBits[F lane](in *Instr, i int, val []uint64) {
 		val[i] = maxps[F](minps[F](val[a[0]], bitsOf(F(1))), 0)
 	case OpCmp:
 		val[i] = mask(holds(Pred(in.Aux), fromBits[F](val[a[0]]), fromBits[F](val[a[1]])))
-	case OpNonZero:
-		val[i] = mask(val[a[0]] != 0)
 	case OpAnd:
 		val[i] = val[a[0]] & val[a[1]]
 	case OpOr:

@@ -63,10 +63,7 @@ func Interleave(p *Program, m Merge) *Program {
 	}
 	for _, e := range m.Order(p) {
 		in := p.Code[e.I]
-		in.Args = append([]Value(nil), in.Args...)
-		for k, a := range in.Args {
-			in.Args[k] = newIndex[e.G][a]
-		}
+		in.Args = renumbered(in.Args, newIndex[e.G])
 		if in.Op == OpInput {
 			in.Aux += e.G * p.Inputs
 		}
@@ -77,9 +74,7 @@ func Interleave(p *Program, m Merge) *Program {
 		q.Code = append(q.Code, in)
 	}
 	for g := range m.Groups {
-		for _, o := range p.Outputs {
-			q.Outputs = append(q.Outputs, newIndex[g][o])
-		}
+		q.Outputs = append(q.Outputs, renumbered(p.Outputs, newIndex[g])...)
 	}
 	return q
 }

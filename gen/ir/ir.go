@@ -109,13 +109,11 @@ const (
 	// Edges are the projection's edge vectors M0, u, E and 1/|M0|^2:
 	// computed first from the inputs, read at every later step.
 	Edges Park = iota
-	// LongLived values are used far from where they are computed.
-	LongLived
 	// RareBlock values are computed inside a rare block.
 	RareBlock
 )
 
-func (p Park) String() string { return [...]string{"edges", "long-lived", "rare-block"}[p] }
+func (p Park) String() string { return [...]string{"edges", "rare-block"}[p] }
 
 // Instr is one instruction of a Program.
 type Instr struct {
@@ -168,10 +166,8 @@ func (p *Program) BlockEnd(i int) int {
 // used after a rare block is live through it.
 func (p *Program) LastUse() []int {
 	last := make([]int, len(p.Code))
-	for i := range last {
-		last[i] = -1
-	}
 	for i, in := range p.Code {
+		last[i] = -1 // no reader yet: arguments precede their readers
 		for _, a := range in.Args {
 			last[a] = i
 		}

@@ -31,9 +31,8 @@ func Schedule(p *Program, latency func(in *Instr) int) *Program {
 	isBlock := make([]bool, m)
 	for u, i := range first {
 		isBlock[u] = p.Code[i].Op == OpRare
-		if isBlock[u] {
-			lat[u] = 1 // rare: its latency is not the common path's
-		} else {
+		lat[u] = 1 // a rare block's latency is not the common path's
+		if !isBlock[u] {
 			lat[u] = latency(&p.Code[i])
 		}
 	}
@@ -55,11 +54,7 @@ func Schedule(p *Program, latency func(in *Instr) int) *Program {
 	sort.SliceStable(order, func(x, y int) bool { return height[order[x]] > height[order[y]] })
 	var code []int // old indices in the new order
 	for _, u := range order {
-		end := n
-		if u+1 < m {
-			end = first[u+1]
-		}
-		for i := first[u]; i < end; i++ {
+		for i := first[u]; i < n && unit[i] == u; i++ {
 			code = append(code, i)
 		}
 	}
@@ -146,18 +141,21 @@ func reorder(p *Program, code []int, inBlock func(i int) bool) *Program {
 		if k == 0 {
 			in.Comment = "The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels."
 		}
-		in.Args = make([]Value, len(p.Code[i].Args))
-		for j, a := range p.Code[i].Args {
-			in.Args[j] = at[a]
-		}
+		in.Args = renumbered(in.Args, at)
 		in.rareUntil = 0 // only the Builder reads it, while it builds
 		q.Code[k] = in
 	}
-	q.Outputs = make([]Value, len(p.Outputs))
-	for j, o := range p.Outputs {
-		q.Outputs[j] = at[o]
-	}
+	q.Outputs = renumbered(p.Outputs, at)
 	return &q
+}
+
+// renumbered returns at[v] for each value v of vs, in order.
+func renumbered[T any](vs []Value, at []T) []T {
+	out := make([]T, len(vs))
+	for j, v := range vs {
+		out[j] = at[v]
+	}
+	return out
 }
 
 // Unpark returns p without its Park instructions: every reader of a
@@ -197,19 +195,13 @@ func bypass(p *Program, drop func(i int, in *Instr) (Value, bool), edit func(in 
 			in.Comment = comment
 		}
 		comment = ""
-		in.Args = append([]Value(nil), in.Args...)
-		for k, a := range in.Args {
-			in.Args[k] = at[a]
-		}
+		in.Args = renumbered(in.Args, at)
 		if edit != nil {
 			edit(&in)
 		}
 		in.rareUntil = 0 // only the Builder reads it, while it builds
 		q.Code = append(q.Code, in)
 	}
-	q.Outputs = make([]Value, len(p.Outputs))
-	for j, o := range p.Outputs {
-		q.Outputs[j] = at[o]
-	}
+	q.Outputs = renumbered(p.Outputs, at)
 	return &q, at
 }

@@ -7,13 +7,13 @@ import "github.com/segdist/segdist/gen/ir"
 func closest(b *ir.Builder) []ir.Value {
 	p := project(b, b.Inputs3(0), b.Inputs3(3), b.Inputs3(6), b.Inputs3(9))
 	b.Comment("Lanes with Dist2 NaN or Inf: S = T = Dist2 = canonical NaN.")
-	return canonicalize(b, p.dist2, p.s, p.t, p.dist2)
+	return nanWhere(b, b.Cmp(ir.NotLE, p.dist2, b.Constant(ir.MaxFinite)), p.s, p.t, p.dist2)
 }
 
 // projection holds the values of fallback's projection struct: the
 // results of steps 1-4 and the intermediates the contact kernel reuses.
 type projection struct {
-	m0, u, e     ir.Vec3
+	m0, e        ir.Vec3
 	l            ir.Value // |u|^2
 	invL, ka, kb ir.Value
 	den1, a      ir.Value
@@ -63,15 +63,14 @@ func project(b *ir.Builder, a, bb, c, d ir.Vec3) (p projection) {
 		r[i] = b.Sub(b.Add(e[i], b.Mul(m0[i], s)), tu[i])
 	}
 	dist2 := b.Dot(r, r)
-	return projection{m0: m0, u: u, e: e, l: l, invL: invL, ka: ka, kb: kb, den1: den1, a: am,
+	return projection{m0: m0, e: e, l: l, invL: invL, ka: ka, kb: kb, den1: den1, a: am,
 		s: s, t: t, tu: tu, r: r, dist2: dist2}
 }
 
-// canonicalize replaces every value of out by the canonical NaN in the
-// lanes where !(dist2 <= the largest finite float).
-func canonicalize(b *ir.Builder, dist2 ir.Value, out ...ir.Value) []ir.Value {
-	bad := b.Cmp(ir.NotLE, dist2, maxFinite(b))
-	nan := canonicalNaN(b)
+// nanWhere replaces every value of out by the canonical NaN in the
+// lanes of bad.
+func nanWhere(b *ir.Builder, bad ir.Value, out ...ir.Value) []ir.Value {
+	nan := b.Constant(ir.CanonicalNaN)
 	res := make([]ir.Value, len(out))
 	for i, v := range out {
 		res[i] = b.Select(bad, nan, v)
@@ -101,5 +100,5 @@ func closestPoint(b *ir.Builder) []ir.Value {
 	r := b.Sub3(b.Scale(u, t), e)
 	dist2 := b.Dot(r, r)
 	b.Comment("Lanes with Dist2 NaN or Inf: T = Dist2 = canonical NaN.")
-	return canonicalize(b, dist2, t, dist2)
+	return nanWhere(b, b.Cmp(ir.NotLE, dist2, b.Constant(ir.MaxFinite)), t, dist2)
 }

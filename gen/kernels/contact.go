@@ -46,12 +46,7 @@ func contact(b *ir.Builder) []ir.Value {
 	b.Comment("|g| = |r| = sqrt(Dist2) unless a fallback replaces g (the distance of the depth).")
 	dist := b.Sqrt(p.dist2)
 	norm := b.Var(dist)
-	tiny := b.Cmp(ir.NotGE, g2, minNormal(b))
-	m := b.Max(b.Max(p.a, p.l), b.Dot(p.e, p.e))
-	near := b.Cmp(ir.LT, g2, b.Mul(b.Constant(crossTol), m))
-	need := b.Or(tiny, near)
-	nv := &normalVars{g: gv, g2: g2, norm: norm, tiny: tiny, near: near, m: m, zero: zero, one: one}
-	b.Rare("normal", need, func() { nv.fallbacks(b, [4]ir.Vec3{a, bb, c, d}, p) })
+	normalVars{g: gv, g2: g2, norm: norm, zero: zero, one: one}.fallbacks(b, [4]ir.Vec3{a, bb, c, d}, p)
 	b.Comment("n = g / |g| (|g|^2 >= 2^-126 here, so a plain division).")
 	inv := b.Div(one, norm)
 	n := b.Var3(b.Scale(gv, inv))
@@ -78,12 +73,12 @@ func contact(b *ir.Builder) []ir.Value {
 	int0 := b.ConstInt("int0", 0)
 	count := b.Var(b.Select(touch, b.ConstInt("int1", 1), int0))
 	mv := &manifoldVars{cand: cand, count: count, r1: r1, r2: r2, hr: hr, half: half, zero: zero,
-		n: n, depth1: depth1, depth2: depth2, pt1: pt1, pt2: pt2}
+		n: n, depth: [2]ir.Value{depth1, depth2}, pt: [2]ir.Vec3{pt1, pt2}}
 	b.Rare("single", cand, func() { mv.manifold(b, [4]ir.Vec3{a, bb, c, d}, p) })
 
 	b.Comment("Bad lanes: |depth1 + depth2 + (r2-r1)| not <= the largest finite float (once it is,")
 	b.Comment("no output is NaN: see fallback.ContactLane), or a negative radius: min(r1, r2) < 0.")
-	bad := b.Cmp(ir.NotLE, b.Abs(b.Add(b.Add(depth1, depth2), hr)), maxFinite(b))
+	bad := b.Cmp(ir.NotLE, b.Abs(b.Add(b.Add(depth1, depth2), hr)), b.Constant(ir.MaxFinite))
 	bad = b.Or(bad, b.Cmp(ir.LT, b.Min(r1, r2), zero))
 	out := []ir.Value{count, depth1, depth2, n[0], n[1], n[2], pt1[0], pt1[1], pt1[2], pt2[0], pt2[1], pt2[2]}
 	badRows(b, bad, int0, out)
@@ -95,7 +90,7 @@ func contact(b *ir.Builder) []ir.Value {
 func badRows(b *ir.Builder, bad, int0 ir.Value, out []ir.Value) {
 	b.Rare("finite", bad, func() {
 		b.Comment("Count 0 and the canonical NaN in every float of those lanes.")
-		nan := canonicalNaN(b)
+		nan := b.Constant(ir.CanonicalNaN)
 		for _, v := range out[1:] {
 			b.Assign(v, b.Select(bad, nan, v))
 		}
@@ -104,61 +99,63 @@ func badRows(b *ir.Builder, bad, int0 ir.Value, out []ir.Value) {
 }
 
 // normalVars are the values of contact that the normal's fallbacks read
-// and assign: g and |g|^2 (variables, with |g| in norm), the masks tiny
-// and near, the scale m, and the constants.
+// and assign: g and |g|^2 (variables, with |g| in norm), and the constants.
 type normalVars struct {
-	g             ir.Vec3
-	g2, norm      ir.Value
-	tiny, near, m ir.Value
-	zero, one     ir.Value
+	g         ir.Vec3
+	g2, norm  ir.Value
+	zero, one ir.Value
 }
 
-// fallbacks is contact's rare block "normal": the normal's fallbacks for
-// axes that touch, with caps the inputs A, B, C, D.
-func (nv *normalVars) fallbacks(b *ir.Builder, caps [4]ir.Vec3, p projection) {
-	a, bb, c, d := caps[0], caps[1], caps[2], caps[3]
-	gv, g2, norm, tiny, near, m, zero, one := nv.g, nv.g2, nv.norm, nv.tiny, nv.near, nv.m, nv.zero, nv.one
-	b.Comment("Fallback 1: the cross product k of the unit axes where it is not zero (always for")
-	b.Comment("|r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.")
-	m0, u := axes(b, a, bb, c, d)
-	am := p.a
-	ia := b.DivOrZero(one, b.Sqrt(am))
-	iu := b.Sqrt(p.invL)
-	m0 = b.Park3(ir.RareBlock, b.Scale(m0, ia))
-	un := b.Park3(ir.RareBlock, b.Scale(u, iu))
-	aZero := b.Cmp(ir.EQ, am, zero)
-	k := b.Park3(ir.RareBlock, ir.Vec3{
-		b.Sub(b.Mul(m0[1], un[2]), b.Mul(m0[2], un[1])),
-		b.Sub(b.Mul(m0[2], un[0]), b.Mul(m0[0], un[2])),
-		b.Sub(b.Mul(m0[0], un[1]), b.Mul(m0[1], un[0])),
+// fallbacks finds the lanes whose g is tiny or near the rounding noise
+// of the scale m and runs the normal's fallbacks for axes that touch there
+// (contact's rare block "normal"), with caps the inputs A, B, C, D.
+func (nv normalVars) fallbacks(b *ir.Builder, caps [4]ir.Vec3, p projection) {
+	gv, g2, norm, zero, one := nv.g, nv.g2, nv.norm, nv.zero, nv.one
+	tiny := b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal))
+	m := b.Max(b.Max(p.a, p.l), b.Dot(p.e, p.e))
+	near := b.Cmp(ir.LT, g2, b.Mul(b.Constant(crossTol), m))
+	b.Rare("normal", b.Or(tiny, near), func() {
+		b.Comment("Fallback 1: the cross product k of the unit axes where it is not zero (always for")
+		b.Comment("|r|^2 < 2^-126), flipped where r.k is clearly negative: (r.k)^2 >= 2^-36 m |k|^2.")
+		m0, u := axes(b, caps)
+		ia := b.DivOrZero(one, b.Sqrt(p.a))
+		iu := b.Sqrt(p.invL)
+		m0 = b.Park3(ir.RareBlock, b.Scale(m0, ia))
+		un := b.Park3(ir.RareBlock, b.Scale(u, iu))
+		aZero := b.Cmp(ir.EQ, p.a, zero)
+		k := b.Park3(ir.RareBlock, ir.Vec3{
+			b.Sub(b.Mul(m0[1], un[2]), b.Mul(m0[2], un[1])),
+			b.Sub(b.Mul(m0[2], un[0]), b.Mul(m0[0], un[2])),
+			b.Sub(b.Mul(m0[0], un[1]), b.Mul(m0[1], un[0])),
+		})
+		setG := func(m ir.Value, v ir.Vec3, v2 ir.Value) {
+			nv := b.Select3(m, v, gv)
+			nv2 := b.Select(m, v2, g2)
+			b.Assign3(gv, nv)
+			b.Assign(g2, nv2)
+		}
+		k2 := b.Dot(k, k)
+		rk := b.Dot(p.r, k)
+		b.Comment("k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part")
+		b.Comment("of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).")
+		along := b.Cmp(ir.LT, b.Mul(b.Sub(g2, b.Mul(b.Constant(perpTol), m)), k2), b.Mul(rk, rk))
+		useK := b.Or(tiny, b.AndNot(b.And(near, along), b.Cmp(ir.NotGE, k2, b.Constant(ir.MinNormal))))
+		weak := b.Cmp(ir.NotGE, b.Mul(rk, rk), b.Mul(b.Mul(b.Constant(signTol), m), k2))
+		flip := b.AndNot(b.Cmp(ir.LT, rk, zero), weak)
+		setG(useK, b.Select3(flip, ir.Vec3{b.Neg(k[0]), b.Neg(k[1]), b.Neg(k[2])}, k), k2)
+		b.Comment("v = unit axis 1, or unit axis 2 when A = B.")
+		v := b.Park3(ir.RareBlock, b.Select3(aZero, un, m0))
+		b.Comment("Fallback 2: v x (0,0,1) = (vy, -vx, 0).")
+		c1 := ir.Vec3{v[1], b.Neg(v[0]), zero}
+		setG(b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal)), c1, b.Dot(c1, c1))
+		b.Comment("Fallback 3: v x (1,0,0) = (0, vz, -vy).")
+		c2 := ir.Vec3{zero, v[2], b.Neg(v[1])}
+		setG(b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal)), c2, b.Dot(c2, c2))
+		b.Comment("Fallback 4: (0,0,1).")
+		setG(b.Cmp(ir.NotGE, g2, b.Constant(ir.MinNormal)), ir.Vec3{zero, zero, one}, one)
+		b.Comment("|g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).")
+		b.Assign(norm, b.Sqrt(g2))
 	})
-	setG := func(m ir.Value, v ir.Vec3, v2 ir.Value) {
-		nv := b.Select3(m, v, gv)
-		nv2 := b.Select(m, v2, g2)
-		b.Assign3(gv, nv)
-		b.Assign(g2, nv2)
-	}
-	k2 := b.Dot(k, k)
-	rk := b.Dot(p.r, k)
-	b.Comment("k replaces r only where r lies along k up to noise: (r.k)^2 > (|r|^2 - 2^-40 m) |k|^2, the part")
-	b.Comment("of r across k below 8 eps32 of the pair's length (a crossing; an end near the other axis is not).")
-	along := b.Cmp(ir.LT, b.Mul(b.Sub(g2, b.Mul(b.Constant(perpTol), m)), k2), b.Mul(rk, rk))
-	useK := b.Or(tiny, b.AndNot(b.And(near, along), b.Cmp(ir.NotGE, k2, minNormal(b))))
-	weak := b.Cmp(ir.NotGE, b.Mul(rk, rk), b.Mul(b.Mul(b.Constant(signTol), m), k2))
-	flip := b.AndNot(b.Cmp(ir.LT, rk, zero), weak)
-	setG(useK, b.Select3(flip, ir.Vec3{b.Neg(k[0]), b.Neg(k[1]), b.Neg(k[2])}, k), k2)
-	b.Comment("v = unit axis 1, or unit axis 2 when A = B.")
-	v := b.Park3(ir.RareBlock, b.Select3(aZero, un, m0))
-	b.Comment("Fallback 2: v x (0,0,1) = (vy, -vx, 0).")
-	c1 := ir.Vec3{v[1], b.Neg(v[0]), zero}
-	setG(b.Cmp(ir.NotGE, g2, minNormal(b)), c1, b.Dot(c1, c1))
-	b.Comment("Fallback 3: v x (1,0,0) = (0, vz, -vy).")
-	c2 := ir.Vec3{zero, v[2], b.Neg(v[1])}
-	setG(b.Cmp(ir.NotGE, g2, minNormal(b)), c2, b.Dot(c2, c2))
-	b.Comment("Fallback 4: (0,0,1).")
-	setG(b.Cmp(ir.NotGE, g2, minNormal(b)), ir.Vec3{zero, zero, one}, one)
-	b.Comment("|g| (the same bits as sqrt(Dist2) in the lanes that kept g = r).")
-	b.Assign(norm, b.Sqrt(g2))
 }
 
 // manifoldVars are the values of contact that the two-point manifold
@@ -169,46 +166,44 @@ type manifoldVars struct {
 	r1, r2, hr, half ir.Value
 	zero             ir.Value
 	n                ir.Vec3
-	depth1, depth2   ir.Value
-	pt1, pt2         ir.Vec3
+	depth            [2]ir.Value
+	pt               [2]ir.Vec3
 }
 
 // manifold is contact's rare block "single": the two-point manifold of
 // parallel overlapping axes, with caps the inputs A, B, C, D.
 func (mv *manifoldVars) manifold(b *ir.Builder, caps [4]ir.Vec3, p projection) {
-	a, bb, c, d := caps[0], caps[1], caps[2], caps[3]
-	cand, count, r1, r2, hr, half, zero := mv.cand, mv.count, mv.r1, mv.r2, mv.hr, mv.half, mv.zero
-	n, depth1, depth2, pt1, pt2 := mv.n, mv.depth1, mv.depth2, mv.pt1, mv.pt2
 	b.Comment("Two-point manifold where the candidate has |C-D| > 0 and lo < hi, lo and hi the ends")
 	b.Comment("of the overlap along axis 2.")
 	b.Comment("ka, kb, 1/|u|^2 and |M0|^2 are the projection's (step 1).")
-	m0, u := axes(b, a, bb, c, d)
+	m0, u := axes(b, caps)
 	m0, u = b.Park3(ir.RareBlock, m0), b.Park3(ir.RareBlock, u)
-	e := b.Park3(ir.RareBlock, b.Sub3(a, c))
-	am := p.a
-	lo, hi := overlap(b, p.ka, p.kb)
-	two := b.AndNot(b.And(cand, b.Cmp(ir.LT, lo, hi)), b.Cmp(ir.EQ, p.invL, zero))
-	b.Assign(count, b.Select(two, b.ConstInt("int2", 2), count))
+	c := caps[2]
+	e := b.Park3(ir.RareBlock, b.Sub3(caps[0], c))
+	// lo = max(0, min(ta, tb)), hi = min(1, max(ta, tb)): the overlap of axis 1's
+	// projection (ta = ka, tb = ka + kb) with [0, 1] along axis 2, in the operand
+	// order of fallback's minps/maxps.
+	tb := b.Add(p.ka, p.kb)
+	lo, hi := b.Max(mv.zero, b.Min(p.ka, tb)), b.Min(b.One(), b.Max(p.ka, tb))
+	two := b.AndNot(b.And(mv.cand, b.Cmp(ir.LT, lo, hi)), b.Cmp(ir.EQ, p.invL, mv.zero))
+	b.Assign(mv.count, b.Select(two, b.ConstInt("int2", 2), mv.count))
 	lo, hi = b.Park(ir.RareBlock, lo), b.Park(ir.RareBlock, hi)
-	rsum := b.Add(r1, r2)
+	rsum := b.Add(mv.r1, mv.r2)
 	for k, tk := range []ir.Value{lo, hi} {
 		b.Comment("Manifold point %d.", k+1)
 		q := b.Scale(u, tk)
-		sk := b.Clamp01(b.DivOrZero(b.Dot(b.Sub3(q, e), m0), am))
+		sk := b.Clamp01(b.DivOrZero(b.Dot(b.Sub3(q, e), m0), p.a))
 		var rk ir.Vec3
 		for j := range rk {
 			rk[j] = b.Sub(b.Add(e[j], b.Mul(m0[j], sk)), q[j])
 		}
-		dk := b.Sub(rsum, b.Dot(rk, n))
+		dk := b.Sub(rsum, b.Dot(rk, mv.n))
 		b.Comment("C + (Q_k-C + (r_k + n (r2-r1)) / 2): midway between P_k - r1 n and Q_k + r2 n.")
 		var pk ir.Vec3
 		for j := range pk {
-			pk[j] = b.Add(c[j], b.Add(q[j], b.Mul(b.Add(rk[j], b.Mul(n[j], hr)), half)))
+			pk[j] = b.Add(c[j], b.Add(q[j], b.Mul(b.Add(rk[j], b.Mul(mv.n[j], mv.hr)), mv.half)))
 		}
-		dst, pt := depth1, pt1
-		if k == 1 {
-			dst, pt = depth2, pt2
-		}
+		dst, pt := mv.depth[k], mv.pt[k]
 		b.Assign(dst, b.Select(two, dk, dst))
 		b.Assign3(pt, b.Select3(two, pk, pt))
 	}
@@ -219,16 +214,6 @@ func (mv *manifoldVars) manifold(b *ir.Builder, caps [4]ir.Vec3, p projection) {
 // take the scalars of step 1 (|M0|^2, 1/|u|^2, ka, kb) from the
 // projection: recomputing them put a division and two dot products at
 // the head of the manifold block's dependency chain.
-func axes(b *ir.Builder, a, bb, c, d ir.Vec3) (m0, u ir.Vec3) {
-	return b.Sub3(bb, a), b.Sub3(d, c)
-}
-
-// overlap returns lo = max(0, min(ta, tb)) and hi = min(1, max(ta, tb)),
-// the overlap of axis 1's projection (ta = ka, tb = ka + kb) with [0, 1]
-// along axis 2, in the operand order of fallback's minps/maxps.
-func overlap(b *ir.Builder, ka, kb ir.Value) (lo, hi ir.Value) {
-	tb := b.Add(ka, kb)
-	lo = b.Max(b.Zero(), b.Min(ka, tb))
-	hi = b.Min(b.One(), b.Max(ka, tb))
-	return lo, hi
+func axes(b *ir.Builder, caps [4]ir.Vec3) (m0, u ir.Vec3) {
+	return b.Sub3(caps[1], caps[0]), b.Sub3(caps[3], caps[2])
 }

@@ -20,12 +20,9 @@ type Kernel struct {
 	body    func(b *ir.Builder) []ir.Value
 }
 
-// Program records the kernel's float32 body.
-func (k *Kernel) Program() *ir.Program { return k.ProgramOf(ir.F32) }
-
 // ProgramOf records the kernel's body for float lanes of type elem.
 func (k *Kernel) ProgramOf(elem ir.Elem) *ir.Program {
-	b := ir.NewBuilderOf(elem, k.Name, len(k.Inputs), len(k.Args))
+	b := ir.NewBuilder(elem, k.Name, len(k.Inputs), len(k.Args))
 	return b.Program(k.body(b)...)
 }
 
@@ -58,8 +55,3 @@ var Contact = &Kernel{Name: "Contacts",
 const (
 	CapA, CapB, CapR1, CapC, CapD, CapR2 = 0, 3, 6, 7, 10, 13
 )
-
-// Constants, by the names the backends give their data.
-func maxFinite(b *ir.Builder) ir.Value    { return b.Constant(ir.MaxFinite) }
-func canonicalNaN(b *ir.Builder) ir.Value { return b.Constant(ir.CanonicalNaN) }
-func minNormal(b *ir.Builder) ir.Value    { return b.Constant(ir.MinNormal) }

@@ -56,7 +56,7 @@ func coords(r *rand.Rand, base []float32, n int) []float32 {
 }
 
 func TestClosestBody(t *testing.T) {
-	prog := Closest.Program()
+	prog := Closest.ProgramOf(ir.F32)
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, p := range verify.Mixed(7, 300) {
 		c := verify.Coords(p)
@@ -68,7 +68,7 @@ func TestClosestBody(t *testing.T) {
 }
 
 func TestClosestPointBody(t *testing.T) {
-	prog := ClosestPoint.Program()
+	prog := ClosestPoint.ProgramOf(ir.F32)
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, p := range verify.Mixed(8, 200) {
 		c := verify.Coords(p)
@@ -80,7 +80,7 @@ func TestClosestPointBody(t *testing.T) {
 }
 
 func TestStreamBody(t *testing.T) {
-	prog := Stream.Program()
+	prog := Stream.ProgramOf(ir.F32)
 	in := make([]float32, 12)
 	for i := range in {
 		in[i] = float32(i) + 0.25
@@ -100,7 +100,7 @@ func capsuleInputs(r *rand.Rand, c [12]float32) []float32 {
 // The unparked body (ir.Unpark), which the spilling amd64 loops lower,
 // must give the same bits.
 func TestContactBody(t *testing.T) {
-	p, q := Contact.Program(), ir.Unpark(Contact.Program())
+	p, q := Contact.ProgramOf(ir.F32), ir.Unpark(Contact.ProgramOf(ir.F32))
 	for _, prog := range []*ir.Program{p, q, ir.Schedule(p, scheduleLatency), ir.Schedule(q, scheduleLatency)} {
 		contactBody(t, prog)
 	}
@@ -272,7 +272,7 @@ func scheduleLatency(in *ir.Instr) int {
 func TestScheduleKeepsResults(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for _, k := range []*Kernel{Closest, ClosestPoint, Stream, Contact} {
-		p := k.Program()
+		p := k.ProgramOf(ir.F32)
 		q := ir.Schedule(p, scheduleLatency)
 		moved := 0
 		for i, in := range q.Code {
@@ -328,7 +328,7 @@ func blocks(p *ir.Program) []string {
 func TestUnparkKeepsResults(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, k := range []*Kernel{Closest, ClosestPoint} {
-		p := k.Program()
+		p := k.ProgramOf(ir.F32)
 		q := ir.Unpark(p)
 		parks := 0
 		for _, in := range p.Code {
@@ -358,7 +358,7 @@ func TestUnparkKeepsResults(t *testing.T) {
 			same(t, k.Name+" unparked", in, q.Eval(in, nil), p.Eval(in, nil))
 		}
 	}
-	for _, in := range ir.Unpark(Contact.Program()).Code {
+	for _, in := range ir.Unpark(Contact.ProgramOf(ir.F32)).Code {
 		if in.Op == ir.OpPark || in.Op == ir.OpVar && in.Aux != 0 {
 			t.Fatalf("the unparked contact body has %s", in.Op)
 		}
@@ -372,7 +372,7 @@ func TestUnparkKeepsResults(t *testing.T) {
 func TestClosestOverrides(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for _, k := range []*Kernel{Closest, ClosestPoint} {
-		p := k.Program()
+		p := k.ProgramOf(ir.F32)
 		q, ovs := ir.SplitOverrides(p)
 		if len(ovs) != len(p.Outputs) {
 			t.Fatalf("%s: %d overrides, want one per output (%d)", k.Name, len(ovs), len(p.Outputs))

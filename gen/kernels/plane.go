@@ -58,7 +58,7 @@ func planeContact(b *ir.Builder) []ir.Value {
 		out[k] = b.Var(out[k])
 	}
 	b.Comment("Bad lanes: |da + db| not <= the largest finite float, or a negative radius.")
-	bad := b.Or(b.Cmp(ir.NotLE, b.Abs(b.Add(da, db)), maxFinite(b)), b.Cmp(ir.LT, r, zero))
+	bad := b.Or(b.Cmp(ir.NotLE, b.Abs(b.Add(da, db)), b.Constant(ir.MaxFinite)), b.Cmp(ir.LT, r, zero))
 	badRows(b, bad, int0, out)
 	return out
 }

@@ -18,7 +18,7 @@ func planeInputs(c verify.PlaneCase) []float32 {
 // reordered) against fallback.PlaneContactLane on every plane category,
 // with special values mixed in, in float32 and float64.
 func TestPlaneContactBody(t *testing.T) {
-	p := PlaneContact.Program()
+	p := PlaneContact.ProgramOf(ir.F32)
 	p64 := PlaneContact.ProgramOf(ir.F64)
 	r := rand.New(rand.NewPCG(21, 22))
 	counts := map[uint32]int{}
@@ -56,7 +56,7 @@ func TestPlaneContactBody(t *testing.T) {
 // random poses and local axes with special values mixed in, float32 and
 // float64.
 func TestPoseBody(t *testing.T) {
-	p := Pose.Program()
+	p := Pose.ProgramOf(ir.F32)
 	p64 := Pose.ProgramOf(ir.F64)
 	r := rand.New(rand.NewPCG(23, 24))
 	vr := verify.NewRand(25, 1)

@@ -40,7 +40,7 @@ func pose(b *ir.Builder) []ir.Value {
 	bad := b.Cmp(ir.NotLE, z, b.Zero())
 	b.Rare("finite", bad, func() {
 		b.Comment("The canonical NaN in every output of those lanes.")
-		nan := canonicalNaN(b)
+		nan := b.Constant(ir.CanonicalNaN)
 		for _, v := range out {
 			b.Assign(v, b.Select(bad, nan, v))
 		}

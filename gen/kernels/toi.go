@@ -105,7 +105,7 @@ func toiSetup(b *ir.Builder) []ir.Value {
 	b.Comment("or a v, so this is toiFinite, except where a difference of finite coordinates")
 	b.Comment("overflows: the spec's first step then finds the distance not finite, and its lane")
 	b.Comment("is invalid with the same outputs (NaN floats, iter 0).")
-	sum := newChains(b.Add)
+	sum := &chains{op: b.Add}
 	fin := func(x ir.Value) { sum.add(b.Sub(x, x)) }
 	for k := range 4 {
 		for c := range 3 {
@@ -128,7 +128,7 @@ func toiSetup(b *ir.Builder) []ir.Value {
 	b.Comment("(c is +0 at t = 0: |+0 + v| is |v|). The absolute values are not -0, so where none")
 	b.Comment("is NaN (finite lanes; the others are invalid) the largest is the same bits in any")
 	b.Comment("order: a tree, not newTOIFrame's chain.")
-	mags := newChains(b.Max)
+	mags := &chains{op: b.Max}
 	mags.add(zero)
 	for k := range 4 {
 		for c := range 3 {
@@ -200,7 +200,7 @@ func toiStep(b *ir.Builder) []ir.Value {
 	b.Comment("Step 1: the endpoints at t and the projection.")
 	pt := f.at(b)
 	p := project(b, pt[0], pt[1], pt[2], pt[3])
-	bad := b.Cmp(ir.NotLE, p.dist2, maxFinite(b))
+	bad := b.Cmp(ir.NotLE, p.dist2, b.Constant(ir.MaxFinite))
 	dist := b.Sqrt(p.dist2)
 
 	b.Comment("Step 3: n = (P-Q)/d; the endpoints' separations along n and their rates.")
@@ -259,11 +259,7 @@ func toiFinish(b *ir.Builder) []ir.Value {
 	gv := b.Var3(p.r)
 	g2 := b.Var(p.dist2)
 	norm := b.Var(dist)
-	tiny := b.Cmp(ir.NotGE, g2, minNormal(b))
-	m := b.Max(b.Max(p.a, p.l), b.Dot(p.e, p.e))
-	near := b.Cmp(ir.LT, g2, b.Mul(b.Constant(crossTol), m))
-	nv := &normalVars{g: gv, g2: g2, norm: norm, tiny: tiny, near: near, m: m, zero: zero, one: one}
-	b.Rare("normal", b.Or(tiny, near), func() { nv.fallbacks(b, pt, p) })
+	normalVars{g: gv, g2: g2, norm: norm, zero: zero, one: one}.fallbacks(b, pt, p)
 	inv := b.Div(one, norm)
 	n := b.Scale(gv, inv)
 
@@ -279,17 +275,6 @@ func toiFinish(b *ir.Builder) []ir.Value {
 	return append([]ir.Value{f.st, f.iter}, out...)
 }
 
-// nanWhere replaces every value of out by the canonical NaN in the
-// lanes of bad.
-func nanWhere(b *ir.Builder, bad ir.Value, out ...ir.Value) []ir.Value {
-	nan := canonicalNaN(b)
-	res := make([]ir.Value, len(out))
-	for i, v := range out {
-		res[i] = b.Select(bad, nan, v)
-	}
-	return res
-}
-
 // chains combines values with op as they come, round robin into four
 // chains, then the chains pairwise: a short chain of dependent
 // operations, and each value consumed when it is added (an order the
@@ -299,8 +284,6 @@ type chains struct {
 	acc []ir.Value
 	n   int
 }
-
-func newChains(op func(x, y ir.Value) ir.Value) *chains { return &chains{op: op} }
 
 func (c *chains) add(x ir.Value) {
 	if len(c.acc) < 4 {

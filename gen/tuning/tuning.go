@@ -1,6 +1,7 @@
 // Package tuning lists and sets the fields of a schedule value by path
-// (AVX512F32.Streams.Closest.Groups): the generator's -set flag and the
-// gen tests that flip each field one at a time go through it. A path
+// (AVX512F32.Streams.Closest.Groups): the generator's -set flag, the
+// amd64 schedule's range checks and the gen tests that flip each field
+// one at a time go through it. A path
 // names struct fields from the root, the fields of an embedded struct
 // promoted as Go promotes them; pointer fields (a schedule's Target) are
 // not settings.
@@ -71,20 +72,17 @@ func set(v reflect.Value, text string) error {
 		x, err = strconv.Atoi(text)
 	case reflect.Float64:
 		x, err = strconv.ParseFloat(text, 64)
+	default:
+		var names []string
+		if text != "" {
+			names = strings.Split(text, ",")
+		}
+		x = names
 	}
-	if err != nil {
-		return err
-	}
-	if x != nil {
+	if err == nil {
 		v.Set(reflect.ValueOf(x))
-		return nil
 	}
-	var names []string
-	if text != "" {
-		names = strings.Split(text, ",")
-	}
-	v.Set(reflect.ValueOf(names))
-	return nil
+	return err
 }
 
 // String returns f's value as Set reads it.
