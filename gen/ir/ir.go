@@ -69,7 +69,6 @@ const (
 	OpDivOrZero             // y != 0 ? x/y : +0 (NaN y divides)
 	OpRecipOrZero           // x >= the smallest normal (2^-126, 2^-1022) ? 1/x : +0 (NaN gives +0)
 	OpCmp                   // the mask of lanes where x Pred(Aux) y
-	OpNonZero               // the mask of Int lanes that are not 0
 	OpAnd                   // mask x & y
 	OpOr                    // mask x | y
 	OpAndNot                // mask x & !y
@@ -82,7 +81,7 @@ const (
 )
 
 var opNames = [...]string{"input", "arg", "const", "add", "sub", "mul", "div", "sqrt", "neg", "abs",
-	"min", "max", "clamp01", "divOrZero", "recipOrZero", "cmp", "nonzero", "and", "or", "andNot",
+	"min", "max", "clamp01", "divOrZero", "recipOrZero", "cmp", "and", "or", "andNot",
 	"select", "park", "var", "assign", "rare", "endRare"}
 
 func (o Op) String() string { return opNames[o] }

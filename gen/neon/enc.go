@@ -105,7 +105,6 @@ func vmov(d, n int) inst {
 
 // Integer lanes.
 func add4s(d, n, m int) inst { return three(0x4EA08400, "add", "4s")(d, n, m) }
-func cmtst(d, n, m int) inst { return three(0x4EA08C00, "cmtst", "4s")(d, n, m) } // (n & m) != 0
 
 // movi0 is d = 0.
 func movi0(d int) inst { return inst{0x6F00E400 | reg(d), fmt.Sprintf("movi v%d.2d, #0x0", d)} }

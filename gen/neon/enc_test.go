@@ -52,7 +52,6 @@ func TestEncoders(t *testing.T) {
 		{"bit", func(a, b, c int) inst { return bit(a, b, c) }, three("bit", b)},
 		{"bif", func(a, b, c int) inst { return bif(a, b, c) }, three("bif", b)},
 		{"add", func(a, b, c int) inst { return add4s(a, b, c) }, three("add", v)},
-		{"cmtst", func(a, b, c int) inst { return cmtst(a, b, c) }, three("cmtst", v)},
 		{"fsqrt", func(a, b, _ int) inst { return fsqrt(a, b) }, twoOf("fsqrt", v)},
 		{"fneg", func(a, b, _ int) inst { return fneg(a, b) }, twoOf("fneg", v)},
 		{"fabs", func(a, b, _ int) inst { return fabs(a, b) }, twoOf("fabs", v)},

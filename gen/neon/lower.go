@@ -330,10 +330,6 @@ func (l *lowering) instr(in *ir.Instr) {
 		l.out.op(and(d, d, scratch0))
 	case ir.OpCmp:
 		l.compare(in)
-	case ir.OpNonZero:
-		x := l.use(a[0], 0)
-		d := l.result(a)
-		l.out.op(cmtst(d, x, x))
 	case ir.OpAnd, ir.OpOr, ir.OpAndNot:
 		x, y := l.use(a[0], 0), l.use(a[1], 1)
 		d := l.result(a)
