@@ -57,7 +57,12 @@ func loadRecords(t *ir.Target, bases [2]GPPhysical, set GPPhysical, index func(s
 func transposeRecords(t *ir.Target, record func(lane, offset int) Mem, store func(field int, v Op)) {
 	switch {
 	case t.Elem == ir.F64 && evex(t):
-		records8x64(record, store)
+		var rows [8]Op
+		for k := range rows {
+			rows[k] = ZMM()
+			VMOVUPD(record(k, 0), rows[k])
+		}
+		transpose8x64(rows, 7, store)
 	case t.Elem == ir.F64:
 		records4x64(record, store)
 	case evex(t):
@@ -79,11 +84,7 @@ func records8(record func(lane, offset int) Mem, store func(field int, v Op)) {
 			VBROADCASTF128(record(k, 16*half), rows[k])
 			VINSERTF128(U8(1), record(k+4, 16*half), rows[k], rows[k])
 		}
-		fields := 4
-		if half == 1 {
-			fields = 3 // the last is padding
-		}
-		for f, v := range transpose4(rows, fields, YMM) {
+		for f, v := range transpose4(rows, 4-half, YMM) { // field 7 is padding
 			store(4*half+f, v)
 		}
 	}
@@ -98,8 +99,8 @@ func records8(record func(lane, offset int) Mem, store func(field int, v Op)) {
 // v_f and w_f. 16 loads, 8 inserts, 8 + 8 in-lane and 7 cross-lane
 // shuffles.
 func records16(record func(lane, offset int) Mem, store func(field int, v Op)) {
-	var v, w []Op
-	for block := range 2 {
+	var vw [2][]Op // v_f, w_f
+	for block := range vw {
 		var rows [4]VecVirtual
 		for k := range rows {
 			lo := 8*block + k
@@ -110,20 +111,12 @@ func records16(record func(lane, offset int) Mem, store func(field int, v Op)) {
 			rows[k] = ZMM()
 			VINSERTF32X8(U8(1), record(lo+4, 0), low.AsZ(), rows[k])
 		}
-		t := transpose4(rows, 4, ZMM)
-		if block == 0 {
-			v = t
-		} else {
-			w = t
-		}
+		vw[block] = transpose4(rows, 4, ZMM)
 	}
 	for f := range 7 {
 		out := ZMM()
-		if f < 4 {
-			VSHUFF32X4(U8(0x88), w[f], v[f], out) // lanes 0 2 of v, 0 2 of w
-		} else {
-			VSHUFF32X4(U8(0xDD), w[f-4], v[f-4], out) // lanes 1 3 of v, 1 3 of w
-		}
+		// Lanes 0 2 (fields 0-3) or 1 3 (fields 4-6) of v_f, then of w_f.
+		VSHUFF32X4([2]U8{0x88, 0xDD}[f/4], vw[1][f%4], vw[0][f%4], out)
 		store(f, out)
 	}
 }
@@ -150,60 +143,42 @@ func transpose4(rows [4]VecVirtual, fields int, newVec func() VecVirtual) []Op {
 	return out
 }
 
-// records8x64 is the AVX-512 transpose of 8 float64 records (one zmm
-// each): unpacking pairs of rows gives, in each 128-bit lane, one field of
-// two records (t: even fields, h: odd); two rounds of VSHUFF64X2 (lanes 0
-// and 2, or 1 and 3, of two vectors) then gather each field of all eight
-// records, in record order. 8 loads, 8 unpacks, 15 cross-lane shuffles.
-func records8x64(record func(lane, offset int) Mem, store func(field int, v Op)) {
-	var rows [8]Op
-	for k := range rows {
-		r := ZMM()
-		VMOVUPD(record(k, 0), r)
-		rows[k] = r
-	}
-	transpose8x64(rows, 7, store)
-}
-
 // transpose8x64 transposes the 8x8 float64 matrix rows (row k in a zmm
 // register, or in memory for odd k) and stores its columns 0 to fields-1
-// by store: the transpose of records8x64 and of the record sink
-// (recordsOut8x64).
+// by store: the AVX-512 transpose of 8 float64 records (transposeRecords)
+// and of the record sink (storeRecords). Unpacking pairs of rows gives, in
+// each 128-bit lane, one field of two records; two rounds of VSHUFF64X2
+// (lanes 0 and 2, or 1 and 3, of two vectors) then gather each field of all
+// eight records, in record order. 8 unpacks, 8 + fields cross-lane shuffles.
 func transpose8x64(rows [8]Op, fields int, store func(field int, v Op)) {
-	// lo[p], hi[p]: records 2p, 2p+1; lane j holds field 2j (lo) or 2j+1 (hi).
-	var lo, hi [4]VecVirtual
+	// u[0][p], u[1][p]: records 2p, 2p+1; lane j holds field 2j (u[0]) or 2j+1 (u[1]).
+	var u [2][4]VecVirtual
 	for p := range 4 {
-		lo[p], hi[p] = ZMM(), ZMM()
-		VUNPCKLPD(rows[2*p+1], rows[2*p], lo[p])
-		VUNPCKHPD(rows[2*p+1], rows[2*p], hi[p])
+		u[0][p], u[1][p] = ZMM(), ZMM()
+		VUNPCKLPD(rows[2*p+1], rows[2*p], u[0][p])
+		VUNPCKHPD(rows[2*p+1], rows[2*p], u[1][p])
 	}
-	// columns stores the even (lo) or odd (hi) fields f and f+4, f+2 and
-	// f+6.
-	columns := func(in [4]VecVirtual, base int) {
-		// a: lanes 0 2 (fields base, base+4) of records 0-3; b: lanes 1 3
-		// (fields base+2, base+6); c, d the same for records 4-7.
-		a, b, c, d := ZMM(), ZMM(), ZMM(), ZMM()
-		VSHUFF64X2(U8(0x88), in[1], in[0], a)
-		VSHUFF64X2(U8(0xDD), in[1], in[0], b)
-		VSHUFF64X2(U8(0x88), in[3], in[2], c)
-		VSHUFF64X2(U8(0xDD), in[3], in[2], d)
-		for _, f := range []struct {
-			field    int
-			imm      uint8
-			src1, s2 VecVirtual
-		}{
-			{base, 0x88, a, c}, {base + 4, 0xDD, a, c}, {base + 2, 0x88, b, d}, {base + 6, 0xDD, b, d},
-		} {
-			if f.field >= fields {
-				continue // the padding
+	shuf := [2]U8{0x88, 0xDD} // lanes 0 2, or 1 3, of each source
+	for odd, in := range u {
+		// s[h][i]: fields odd and odd+4 (i = 0) or odd+2 and odd+6 (i = 1)
+		// of records 4h to 4h+3, in 128-bit lanes.
+		var s [2][2]VecVirtual
+		for h := range s {
+			for i := range s[h] {
+				s[h][i] = ZMM()
+				VSHUFF64X2(shuf[i], in[2*h+1], in[2*h], s[h][i])
 			}
-			out := ZMM()
-			VSHUFF64X2(U8(f.imm), f.s2, f.src1, out)
-			store(f.field, out)
+		}
+		for i := range 2 {
+			for j := range 2 {
+				if f := odd + 2*i + 4*j; f < fields { // past fields: the padding
+					out := ZMM()
+					VSHUFF64X2(shuf[j], s[1][i], s[0][i], out)
+					store(f, out)
+				}
+			}
 		}
 	}
-	columns(lo, 0)
-	columns(hi, 1)
 }
 
 // records4x64 is the AVX2 transpose of 4 float64 records (two ymm each).

@@ -168,25 +168,21 @@ func (k *toiKernel) slot(g, j int) Mem {
 func (k *toiKernel) lowerings(b, groups int, label string, in func(j int) int, args ...string) []*lowering {
 	ls := make([]*lowering, groups)
 	for g := range ls {
-		ls[g] = k.lowering(b, g, fmt.Sprintf("%s_g%d", label, g), in, args...)
+		l := &lowering{t: k.t, p: k.progs[b], consts: k.c, zero: k.zero, one: k.one, spill: true}
+		l.label = fmt.Sprintf("%s_g%d", label, g)
+		l.slots = &slots{base: toiArea, bytes: k.t.VecBytes(), n: spillSlots, first: g * spillSlots}
+		l.input = func(j int) Op { return k.slot(g, in(j)) }
+		l.arg = func(j int) Mem {
+			a, err := Param(args[j]).Resolve()
+			if err != nil {
+				panic(err)
+			}
+			return a.Addr
+		}
+		l.begin()
+		ls[g] = l
 	}
 	return ls
-}
-
-// lowering returns the lowering of body b for group g (see lowerings).
-func (k *toiKernel) lowering(b, g int, label string, in func(j int) int, args ...string) *lowering {
-	l := &lowering{t: k.t, p: k.progs[b], consts: k.c, zero: k.zero, one: k.one, spill: true, label: label}
-	l.slots = &slots{base: toiArea, bytes: k.t.VecBytes(), n: spillSlots, first: g * spillSlots}
-	l.input = func(j int) Op { return k.slot(g, in(j)) }
-	l.arg = func(j int) Mem {
-		a, err := Param(args[j]).Resolve()
-		if err != nil {
-			panic(err)
-		}
-		return a.Addr
-	}
-	l.begin()
-	return l
 }
 
 // run emits the bodies of ls, their instruction streams merged at the
@@ -332,7 +328,7 @@ func (k *toiKernel) rows(l *lowering, mask Op, g int) {
 		return scratch
 	}
 	Commentf("Pair index k = i + %d + lane.", g*t.Lanes)
-	pair := k.int32Vec()
+	pair := vecOf(4 * t.Lanes)
 	first := GP64()
 	LEAQ(Mem{Base: index, Disp: g * t.Lanes}, first)
 	VMOVD(first.As32(), pair.AsX())
@@ -340,32 +336,19 @@ func (k *toiKernel) rows(l *lowering, mask Op, g int) {
 	VPADDD(k.c.iota, pair, pair)
 	k.storeInt32(pair, Mem{Base: ptr(0), Index: index, Scale: 4, Disp: 4 * g * t.Lanes}, mask)
 	for j := range 2 {
-		v := k.int32Vec()
-		if t.Elem == ir.F64 {
-			if evex(t) {
-				VCVTTPD2DQ(l.out(j), v)
-			} else {
-				VCVTTPD2DQY(l.out(j), v)
-			}
-		} else {
+		v := vecOf(4 * t.Lanes)
+		switch {
+		case t.Elem == ir.F32:
 			VCVTTPS2DQ(l.out(j), v)
+		case evex(t):
+			VCVTTPD2DQ(l.out(j), v)
+		default:
+			VCVTTPD2DQY(l.out(j), v)
 		}
 		k.storeInt32(v, Mem{Base: ptr(1 + j), Index: index, Scale: 4, Disp: 4 * g * t.Lanes}, mask)
 	}
 	for j := 2; j < len(l.p.Outputs); j++ {
 		storeLanes(t, l.out(j), mask, Mem{Base: ptr(1 + j), Index: index, Scale: scale(t), Disp: g * t.VecBytes()})
-	}
-}
-
-// int32Vec returns a register of one int32 per lane.
-func (k *toiKernel) int32Vec() VecVirtual {
-	switch n := 4 * k.t.Lanes; n {
-	case 64:
-		return ZMM()
-	case 32:
-		return YMM()
-	default:
-		return XMM()
 	}
 }
 
