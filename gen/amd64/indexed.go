@@ -25,10 +25,7 @@ func (e *emitter) ClosestIndexed() {
 	body := e.program(k)
 	deferred := e.defersOverrides(body)
 	e.closestIndexedText(name, deferred)
-	var bad Op
-	if deferred {
-		bad = badLanesReg(t)
-	}
+	bad := badLanesReg(t, deferred)
 	// input returns where input pos of the body lives for group g: its
 	// A B C D are the set's A B of capsule I (slots 0-5) and of capsule J
 	// (7-12); the radii (6, 13) are skipped.
@@ -69,31 +66,19 @@ func (e *emitter) ClosestIndexed() {
 		merge(ls, e.s.Indexed.Skew, func(g int) { store(ls[g], g, mask) }, newSpiller(ls, heldBy(mask), overrideRegs(ls[0])), in)
 	}
 	r.emit()
-	if bad != nil {
-		returnBadLanes(t, bad)
-	}
-	VZEROUPPER()
-	RET()
+	ret(t, bad)
 }
 
 // closestIndexedText emits the TEXT line, pragma and doc of
 // ClosestIndexed's function name; deferred adds the bad result.
 func (e *emitter) closestIndexedText(name string, deferred bool) {
 	t := e.t
-	sig := strings.ReplaceAll("func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int, prefetch int)", "F", t.Elem.String())
-	if deferred {
-		sig += " (bad int)"
-	}
-	TEXT(name, 0, sig) // not NOSPLIT: the slot area
-	Pragma("noescape")
 	sfx := t.Elem.Suffix()
 	doc := []string{name + " computes the closest points of the axes of n capsule pairs with " + t.Name + ",",
 		"bit-identical to fallback.ClosestLane" + sfx + " on each. caps points at the capsule records",
 		fmt.Sprintf("(soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range), s, t", sfx, 8*t.ElemBytes),
 		"and dist2 at n results each; n > 0.",
 		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead)."}
-	if deferred {
-		doc = append(doc, deferredDoc...)
-	}
-	Doc(doc...)
+	sig := strings.ReplaceAll("func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int, prefetch int)", "F", t.Elem.String())
+	text(name, 0, sig, deferred, doc) // not NOSPLIT: the slot area
 }
