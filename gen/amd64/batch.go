@@ -443,13 +443,11 @@ func (f *batchFunc) stream(s, g int) Mem {
 	return Mem{Base: base, Index: index, Scale: scale(f.e.t), Disp: g * f.e.t.VecBytes()}
 }
 
-// iteration emits one iteration: the kernel body for each lowering of ls,
-// group g on the lanes from index + g*t.Lanes, their instruction streams
-// merged with the loop's skew, then the stores of their outputs. Whole
+// iteration emits one iteration: the kernel body for each lowering of ls
+// (group g: inputs), their instruction streams merged with the loop's
+// skew, then the stores of their outputs (non-temporal if nt). Whole
 // groups (mask nil) use the streams as memory operands where the
-// instruction allows one; a tail group (one lowering) loads every stream
-// under the mask first. prefetch > 0 prefetches every input stream that
-// many bytes ahead.
+// instruction allows one; a tail group loads every stream under the mask.
 func (f *batchFunc) iteration(ls []*lowering, mask Op, prefetch int, nt bool) {
 	if prefetch > 0 {
 		Comment("Prefetch the input streams a few groups ahead (a prefetch never faults);")

@@ -18,14 +18,11 @@ import (
 // of that value among one capsule's seven inputs (A0 A1 A2 B0 B1 B2 r).
 var fieldInput = [7]int{0, 1, 2, 6, 3, 4, 5}
 
-// loadRecords loads the records of one group's pairs and stores the
-// transposed fields to set, side I's seven values then side J's. Side s
-// reads its records from bases[s] (the capsules for both sides, or the
-// planes for side J: a plane record is laid out as a capsule record); a
-// nil base skips its side.
-// index(side, lane) is the memory operand holding the record index of
-// lane on side 0 (I) or 1 (J); the values go to the set's slots from first
-// on.
+// loadRecords loads the records of one group's pairs and stores their
+// transposed fields to set's slots from first on, side I's seven values
+// then side J's. Side s (0: I, 1: J) reads lane's record index at
+// index(s, lane) and the record from bases[s] (the capsules, or the planes
+// for J: a plane record is laid out as a capsule record); a nil base skips s.
 func loadRecords(t *ir.Target, bases [2]GPPhysical, set GPPhysical, index func(side, lane int) Mem, first int) {
 	for side, caps := range bases {
 		if caps == nil {
@@ -134,11 +131,7 @@ func transpose4(rows [4]VecVirtual, fields int, newVec func() VecVirtual) []Op {
 	for f := range out {
 		out[f] = newVec()
 		lo, hi := t[2*(f/2)], t[2*(f/2)+1]
-		imm := U8(0x44) // elements 0 1 of lo, 0 1 of hi
-		if f%2 == 1 {
-			imm = U8(0xEE) // elements 2 3 of lo, 2 3 of hi
-		}
-		VSHUFPS(imm, hi, lo, out[f])
+		VSHUFPS([2]U8{0x44, 0xEE}[f%2], hi, lo, out[f]) // elements 0 1 (even f) or 2 3 of lo, then of hi
 	}
 	return out
 }
@@ -194,13 +187,12 @@ func records4x64(record func(lane, offset int) Mem, store func(field int, v Op))
 			VBROADCASTF128(record(k, 16*q), rows[k])
 			VINSERTF128(U8(1), record(k+2, 16*q), rows[k], rows[k])
 		}
-		lo := YMM()
-		VUNPCKLPD(rows[1], rows[0], lo)
-		store(2*q, lo)
-		if q < 3 { // field 7 is the padding
-			hi := YMM()
-			VUNPCKHPD(rows[1], rows[0], hi)
-			store(2*q+1, hi)
+		for h, unpack := range [2]func(...Op){VUNPCKLPD, VUNPCKHPD} {
+			if f := 2*q + h; f < 7 { // field 7 is the padding
+				v := YMM()
+				unpack(rows[1], rows[0], v)
+				store(f, v)
+			}
 		}
 	}
 }

@@ -13,10 +13,9 @@ import (
 )
 
 // The time-of-impact kernels run the three TOI bodies (kernels.TOISetup,
-// TOIStep, TOIFinish) on Schedule.TOI.Groups groups of pairs at a time
-// (TOIISA), or on one under a mask (TOITailISA): the swept capsules' start and end records
-// loaded by index and transposed, the pads gathered, the setups, then
-// the steps until no lane of the groups is running, then the finishes
+// TOIStep, TOIFinish) on an iteration's groups of pairs: the swept
+// capsules' start and end records loaded by index and transposed, the pads
+// gathered, the setups, the steps until no lane is running, the finishes
 // and one row per pair. The values between the bodies live in a set of
 // slots per group in the frame; each body's registers are allocated on
 // their own (the spiller), so the loop between the steps carries nothing
@@ -53,17 +52,15 @@ type toiKernel struct {
 	// outs is the kernel's copy of the fourteen output stream pointers
 	// (out), in its frame: a row's store then loads its pointer in one
 	// instruction, not two.
-	outs Mem
-	zero VecVirtual
-	one  VecVirtual
+	outs      Mem
+	zero, one VecVirtual
 }
 
-// TOI emits the time-of-impact kernels of the target, run as the
-// schedule's TOI says (Schedule.TOI: the groups merged per iteration and
-// their skew): TOIISA for the pairs of whole iterations, which returns
-// how many it computed, and TOITailISA, one group at a time under a mask,
-// for the rest. Two functions, not one: avo's register allocation takes
-// time that grows faster than a function's length.
+// TOI emits the time-of-impact kernels of the target: TOIISA for the
+// pairs of whole iterations (Schedule.TOI: the groups merged per iteration
+// and their skew), which returns how many it computed, and TOITailISA, one
+// group at a time under a mask, for the rest. Two functions, not one: avo's
+// register allocation takes time that grows faster than a function's length.
 func (e *emitter) TOI() {
 	t := e.t
 	check(t)
@@ -134,10 +131,9 @@ func (e *emitter) toiKernel(name, sig string, doc []string, merge ir.Merge) *toi
 		MOVQ(Mem{Base: scratch, Disp: 8 * j}, r)
 		MOVQ(r, k.outs.Offset(8*j))
 	}
-	Load(Param("start"), toiStart)
-	Load(Param("end"), toiEnd)
-	Load(Param("pi"), toiPairs[0])
-	Load(Param("pj"), toiPairs[1])
+	for i, r := range []GPPhysical{toiStart, toiEnd, toiPairs[0], toiPairs[1]} {
+		Load(Param([]string{"start", "end", "pi", "pj"}[i]), r)
+	}
 	newSlots(toiArea, k.merge.Groups*(spillSlots+toiSetSize), t.VecBytes())
 	k.zero, k.one = vecOf(t.VecBytes()), vecOf(t.VecBytes())
 	VXORPS(k.zero, k.zero, k.zero)
@@ -270,14 +266,12 @@ func (k *toiKernel) pads(label string, g int, index func(side, lane int) Mem) {
 	Comment("The pads of I and J: gathered, or zero without pads.")
 	VMOVUPS(k.zero, k.slot(g, toiRec+kernels.TOIPadI))
 	VMOVUPS(k.zero, k.slot(g, toiRec+kernels.TOIPadJ))
-	pad := GP64()
-	Load(Param("pad"), pad)
+	pad := Load(Param("pad"), GP64())
 	TESTQ(pad, pad)
 	JZ(LabelRef(label + "_nopad"))
 	for side := range 2 {
-		m := index(side, 0)
 		dst, idx := vecOf(t.VecBytes()), vecOf(4*t.Lanes) // idx: t.Lanes 32-bit indices
-		VMOVUPS(m, idx)
+		VMOVUPS(index(side, 0), idx)
 		vm := Mem{Base: pad, Index: idx, Scale: uint8(t.ElemBytes)}
 		// Every register the gather reads is defined first, from 0 (avo
 		// would take a register read before it is written as live from
