@@ -241,10 +241,6 @@ func (f *batchFunc) lowerings(nslots int) {
 	f.ls, f.nts = make([]*lowering, groups), make([]*lowering, groups)
 	q, ovs := f.e.splitOverrides(f.p)
 	f.bad = badLanesReg(t, f.e.defersOverrides(f.p))
-	ntp, ntovs := f.p, []ir.Override(nil)
-	if f.bad != nil {
-		ntp, ntovs = q, ovs
-	}
 	l := &lowering{t: t, p: q, consts: c, zero: zero, one: one, overrides: ovs, badLanes: f.bad, spill: f.e.s.Bodies.Spill}
 	f.ptrs = ptrRegs
 	if nslots > 0 {
@@ -257,7 +253,9 @@ func (f *batchFunc) lowerings(nslots int) {
 	for g := range f.ls {
 		f.ls[g] = l.forGroup(g)
 		nt := *f.ls[g]
-		nt.p, nt.overrides = ntp, ntovs
+		if f.bad == nil {
+			nt.p, nt.overrides = f.p, nil
+		}
 		f.nts[g] = &nt
 	}
 }
