@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mmcloughlin/avo/attr"
 	. "github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/gotypes"
 	avoir "github.com/mmcloughlin/avo/ir"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -33,20 +35,23 @@ var (
 // cache-resident and the prefetches only cost issue slots.
 const prefetchMinLanes = 16384
 
-// signature is the Go signature of a batch kernel: one *float32 (or
-// *float64) per input then output stream, then n.
-func (e *emitter) signature(k *kernels.Kernel, p *ir.Program) string {
-	sig := "func(" + strings.Join(append(slices.Clone(k.Inputs), k.Outputs...), ", ") + " *" + e.t.Elem.String() + ", n int)"
-	if e.defersOverrides(p) {
-		sig += " (bad int)"
-	}
-	return sig
-}
-
 // deferredDoc ends the doc comment of a kernel that defers its overrides.
 var deferredDoc = []string{"The bits hold once the caller has stored the canonical NaN in every output",
 	"of each lane whose dist2 is not finite (NaN or ±Inf), which it must do when",
 	"bad is not 0 (DeferOverrides in gen/amd64)."}
+
+// text begins kernel function name: its TEXT line, the noescape pragma
+// and its doc. A kernel that defers its overrides (defersOverrides)
+// returns bad, and its doc ends with deferredDoc.
+func text(name string, frame attr.Attribute, sig string, deferred bool, doc []string) {
+	if deferred {
+		sig += " (bad int)"
+		doc = append(slices.Clone(doc), deferredDoc...)
+	}
+	TEXT(name, frame, sig)
+	Pragma("noescape")
+	Doc(doc...)
+}
 
 // defersOverrides reports whether closest-point body p returns its
 // overridden lanes instead of storing their constant (Bodies.DeferOverrides).
@@ -75,14 +80,11 @@ func (e *emitter) Batch(k *kernels.Kernel, loop StreamLoop, doc ...string) {
 	p := e.program(k)
 	f := &batchFunc{e: e, k: k, p: p, name: KernelName(k, t), loop: loop, doc: doc}
 	if loop.Groups > 1 && e.batchSlots(p, loop.Groups) > 0 && e.batchSlots(p, 1) == 0 {
-		wide := k.Name + t.Elem.Suffix() + "Wide" + t.Name
 		small := *f
-		small.loop, small.wide = StreamLoop{Merge: ir.Merge{Groups: 1}}, wide
+		small.loop, small.wide = StreamLoop{Merge: ir.Merge{Groups: 1}}, k.Name+t.Elem.Suffix()+"Wide"+t.Name
 		small.emit()
-		f.name, f.doc = wide, []string{"is " + f.name + " with the loop of several groups and its stack frame, for any n;",
+		f.name, f.doc = small.wide, []string{"is " + f.name + " with the loop of several groups and its stack frame, for any n;",
 			fmt.Sprintf("%s jumps here from %d lanes on.", f.name, WideFrom)}
-		f.emit()
-		return
 	}
 	f.emit()
 }
@@ -103,35 +105,46 @@ func (e *emitter) splitOverrides(p *ir.Program) (*ir.Program, []ir.Override) {
 	return ir.SplitOverrides(p)
 }
 
-// badLanesReg returns where a kernel's bad result accumulates, zeroed
-// (DeferOverrides): an opmask register on AVX-512; on AVX2 the result's
-// own slot in the argument frame, into which storeOverrides ORs the
-// lanes' VMOVMSKPS bits (every general-purpose register but R15 and BP
-// is taken in those loops: batch.go's registers above).
-func badLanesReg(t *ir.Target) Op {
+// badLanesReg returns where the bad result of a kernel that defers its
+// overrides accumulates, zeroed, or nil if it does not: an opmask register
+// on AVX-512; on AVX2 the result's own slot in the argument frame, into
+// which storeOverrides ORs the lanes' VMOVMSKPS bits (every
+// general-purpose register but R15 and BP is taken in those loops).
+func badLanesReg(t *ir.Target, deferred bool) Op {
+	if !deferred {
+		return nil
+	}
 	Comment("No overridden lane yet (DeferOverrides).")
 	if evex(t) {
 		k := K()
 		KXORW(k, k, k)
 		return k
 	}
-	b, err := ReturnIndex(0).Resolve()
+	b := addrOf(ReturnIndex(0))
+	MOVQ(U32(0), b)
+	return b
+}
+
+// addrOf returns the address of argument or result c in the frame.
+func addrOf(c gotypes.Component) Mem {
+	b, err := c.Resolve()
 	if err != nil {
 		panic(err)
 	}
-	MOVQ(U32(0), b.Addr)
 	return b.Addr
 }
 
-// returnBadLanes stores bad, the overridden lanes' mask ORed over every
-// group, as the kernel's result (DeferOverrides); on AVX2 it is there.
-func returnBadLanes(t *ir.Target, bad Op) {
-	if !evex(t) {
-		return
+// ret returns from a kernel. bad, if not nil (badLanesReg), is the
+// overridden lanes' mask ORed over every group, the kernel's result; on
+// AVX2 it is there already.
+func ret(t *ir.Target, bad Op) {
+	if bad != nil && evex(t) {
+		Comment("The overridden lanes' mask, ORed over every group: bad (DeferOverrides).")
+		KMOVW(bad, remain.As32())
+		Store(remain, ReturnIndex(0))
 	}
-	Comment("The overridden lanes' mask, ORed over every group: bad (DeferOverrides).")
-	KMOVW(bad, remain.As32())
-	Store(remain, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
 }
 
 // batchSlots is the stack slots per group of closest-point body p's loop
@@ -174,13 +187,9 @@ func (f *batchFunc) emit() {
 	if f.loop.Groups*nslots*t.VecBytes() > 512 {
 		frame = 0 // beyond what the nosplit stack limit allows
 	}
-	TEXT(f.name, frame, f.e.signature(f.k, f.p))
-	Pragma("noescape")
-	doc := f.doc
-	if f.e.defersOverrides(f.p) {
-		doc = append(slices.Clone(doc), deferredDoc...)
-	}
-	Doc(append([]string{f.name + " " + doc[0]}, doc[1:]...)...)
+	streams := strings.Join(append(slices.Clone(f.k.Inputs), f.k.Outputs...), ", ")
+	text(f.name, frame, "func("+streams+" *"+t.Elem.String()+", n int)", f.e.defersOverrides(f.p),
+		append([]string{f.name + " " + f.doc[0]}, f.doc[1:]...))
 	if f.wide != "" {
 		Commentf("From %d lanes on: %s (a tail call; this function has no frame).", WideFrom, f.wide)
 		Load(Param("n"), remain)
@@ -214,11 +223,7 @@ func (f *batchFunc) emit() {
 	f.iteration(f.ls[:1], tailMask(t, f.e.c), 0, false)
 
 	Label(f.name + "_done")
-	if f.bad != nil {
-		returnBadLanes(t, f.bad)
-	}
-	VZEROUPPER()
-	RET()
+	ret(t, f.bad)
 	if f.grow != nil && f.grow.n > 0 && frame == NOSPLIT && (f.grow.end+f.grow.n)*t.VecBytes() > 512 {
 		Attributes(0) // the grown area is beyond what the nosplit stack limit allows
 	}
@@ -235,13 +240,7 @@ func (f *batchFunc) lowerings(nslots int) {
 	zero, one := vecOf(t.VecBytes()), vecOf(t.VecBytes())
 	f.ls, f.nts = make([]*lowering, groups), make([]*lowering, groups)
 	q, ovs := f.e.splitOverrides(f.p)
-	if f.e.defersOverrides(f.p) {
-		f.bad = badLanesReg(t)
-	}
-	ntp, ntovs := f.p, []ir.Override(nil)
-	if f.bad != nil {
-		ntp, ntovs = q, ovs
-	}
+	f.bad = badLanesReg(t, f.e.defersOverrides(f.p))
 	l := &lowering{t: t, p: q, consts: c, zero: zero, one: one, overrides: ovs, badLanes: f.bad, spill: f.e.s.Bodies.Spill}
 	f.ptrs = ptrRegs
 	if nslots > 0 {
@@ -254,7 +253,9 @@ func (f *batchFunc) lowerings(nslots int) {
 	for g := range f.ls {
 		f.ls[g] = l.forGroup(g)
 		nt := *f.ls[g]
-		nt.p, nt.overrides = ntp, ntovs
+		if f.bad == nil {
+			nt.p, nt.overrides = f.p, nil
+		}
 		f.nts[g] = &nt
 	}
 }
@@ -440,13 +441,11 @@ func (f *batchFunc) stream(s, g int) Mem {
 	return Mem{Base: base, Index: index, Scale: scale(f.e.t), Disp: g * f.e.t.VecBytes()}
 }
 
-// iteration emits one iteration: the kernel body for each lowering of ls,
-// group g on the lanes from index + g*t.Lanes, their instruction streams
-// merged with the loop's skew, then the stores of their outputs. Whole
+// iteration emits one iteration: the kernel body for each lowering of ls
+// (group g: inputs), their instruction streams merged with the loop's
+// skew, then the stores of their outputs (non-temporal if nt). Whole
 // groups (mask nil) use the streams as memory operands where the
-// instruction allows one; a tail group (one lowering) loads every stream
-// under the mask first. prefetch > 0 prefetches every input stream that
-// many bytes ahead.
+// instruction allows one; a tail group loads every stream under the mask.
 func (f *batchFunc) iteration(ls []*lowering, mask Op, prefetch int, nt bool) {
 	if prefetch > 0 {
 		Comment("Prefetch the input streams a few groups ahead (a prefetch never faults);")
@@ -497,19 +496,17 @@ func (f *batchFunc) inputs(l *lowering, g int, mask Op, prefetch int) {
 	}
 	lazy := l.spill && l.slots != nil
 	in := make([]Op, len(f.k.Inputs))
+	prefetchOp := PREFETCHT0
+	if f.e.s.Streams.PrefetchL2 {
+		prefetchOp = PREFETCHT1
+	}
 	for s := range in {
 		if lazy && prefetch == 0 {
 			continue
 		}
 		m := f.stream(s, g)
 		if prefetch > 0 {
-			pf := m
-			pf.Disp += prefetch
-			if f.e.s.Streams.PrefetchL2 {
-				PREFETCHT1(pf)
-			} else {
-				PREFETCHT0(pf)
-			}
+			prefetchOp(m.Offset(prefetch))
 		}
 		if !lazy {
 			in[s] = load(s, m)

@@ -7,13 +7,11 @@ import (
 	"github.com/mmcloughlin/avo/pass"
 )
 
-// Compile is avo's pass.Compile (the list of avo v0.6.0, the version
-// gen/go.mod pins) with the name of the function prefixed to the errors
-// of its per-function passes. avo's own says only "failed to allocate
-// registers", which leaves a probe that breaks one of some thirty
-// kernels (a group setting, a body that keeps more values alive) to
-// find which by hand. The command sets pass.Compile to it before avo's
-// Generate.
+// Compile is avo's pass.Compile (its list in avo v0.6.0, which gen/go.mod
+// pins) with the function's name prefixed to the errors of the
+// per-function passes: avo's own "failed to allocate registers" does not
+// say which of some thirty kernels failed. The command sets pass.Compile
+// to it before avo's Generate.
 var Compile = pass.Concat(
 	pass.Verify,
 	named(pass.PruneJumpToFollowingLabel),

@@ -26,6 +26,8 @@ type fp struct {
 	loadZ                              func(_, _, _ Op)    // AVX-512 zeroing-masked load
 	storeMasked                        func(...Op)         // AVX-512 masked store
 	test                               func(_, _ Op)       // AVX2: ZF = no lane of the mask set
+	movmsk                             func(_, _ Op)       // AVX2: the lanes' sign bits into a register
+	gather                             func(_, _, _ Op)    // by 32-bit indices, under a mask
 }
 
 var fp32 = &fp{
@@ -34,7 +36,7 @@ var fp32 = &fp{
 	and: VANDPS, andBcst: VANDPS_BCST, andn: VANDNPS, or: VORPS, xor: VXORPS, xorBcst: VXORPS_BCST,
 	blendm: VBLENDMPS, blendmBcst: VBLENDMPS_BCST, blendv: VBLENDVPS,
 	movaZ: VMOVAPS_Z, bcstZ: VPBROADCASTD_Z, broadcast: VBROADCASTSS,
-	loadZ: VMOVUPS_Z, storeMasked: VMOVUPS, test: VTESTPS,
+	loadZ: VMOVUPS_Z, storeMasked: VMOVUPS, test: VTESTPS, movmsk: VMOVMSKPS, gather: VGATHERDPS,
 }
 
 var fp64 = &fp{
@@ -43,7 +45,7 @@ var fp64 = &fp{
 	and: VANDPD, andBcst: VANDPD_BCST, andn: VANDNPD, or: VORPD, xor: VXORPD, xorBcst: VXORPD_BCST,
 	blendm: VBLENDMPD, blendmBcst: VBLENDMPD_BCST, blendv: VBLENDVPD,
 	movaZ: VMOVAPD_Z, bcstZ: VPBROADCASTQ_Z, broadcast: VBROADCASTSD,
-	loadZ: VMOVUPD_Z, storeMasked: VMOVUPD, test: VTESTPD,
+	loadZ: VMOVUPD_Z, storeMasked: VMOVUPD, test: VTESTPD, movmsk: VMOVMSKPD, gather: VGATHERDPD,
 }
 
 // fpOf returns the instructions of t's element type.

@@ -23,38 +23,28 @@ func (e *emitter) ClosestIndexed() {
 	k := kernels.Closest
 	name := k.Name + "Indexed" + t.Elem.Suffix() + t.Name
 	body := e.program(k)
-	deferred := e.defersOverrides(body)
-	e.closestIndexedText(name, deferred)
-	var bad Op
-	if deferred {
-		bad = badLanesReg(t)
-	}
-	// input returns where input pos of the body lives for group g: its
-	// A B C D are the set's A B of capsule I (slots 0-5) and of capsule J
-	// (7-12); the radii (6, 13) are skipped.
-	input := func(g int) func(pos int) Op {
-		return func(pos int) Op {
-			if pos >= 6 {
-				pos++
-			}
-			return Mem{Base: set, Disp: (recordInputs*g + pos) * t.VecBytes()}
-		}
-	}
-	// outMem returns where group g's output j (S, T, Dist2) goes: the lanes
-	// from index + g*Lanes of its stream, whose pointer it loads into
-	// scratch.
-	outMem := func(g, j int) Mem {
-		Load(Param([]string{"s", "t", "dist2"}[j]), scratch)
-		return Mem{Base: scratch, Index: index, Scale: scale(t), Disp: g * t.VecBytes()}
-	}
-	// store stores group g's S, T and Dist2 under mask.
+	deferred, sfx := e.defersOverrides(body), t.Elem.Suffix()
+	sig := strings.ReplaceAll("func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int, prefetch int)", "F", t.Elem.String())
+	text(name, 0, sig, deferred, []string{ // not NOSPLIT: the slot area
+		name + " computes the closest points of the axes of n capsule pairs with " + t.Name + ",",
+		"bit-identical to fallback.ClosestLane" + sfx + " on each. caps points at the capsule records",
+		fmt.Sprintf("(soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range), s, t", sfx, 8*t.ElemBytes),
+		"and dist2 at n results each; n > 0.",
+		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead)."})
+	bad := badLanesReg(t, deferred)
+	// store stores group g's S, T and Dist2 under mask, to the lanes from
+	// index + g*Lanes of their streams (dst loads a pointer into scratch).
 	store := func(l *lowering, g int, mask Op) {
 		Commentf("Store S, T and Dist2 of group %d.", g)
-		for j := range 3 {
-			dst := outMem(g, j)
-			storeLanes(t, l.out(j), mask, dst)
+		dst := func(j int) Mem {
+			Load(Param([]string{"s", "t", "dist2"}[j]), scratch)
+			return Mem{Base: scratch, Index: index, Scale: scale(t), Disp: g * t.VecBytes()}
 		}
-		storeOverrides(l, mask, func(j int) Mem { return outMem(g, j) })
+		for j := range 3 {
+			m := dst(j) // the pointer load before the output (as the batch loops)
+			storeLanes(t, l.out(j), mask, m)
+		}
+		storeOverrides(l, mask, dst)
 	}
 	noArgs := func(int) Mem { panic("the closest kernel takes no scalar arguments") }
 	// On AVX-512 the canonical NaN goes in with masked stores
@@ -63,37 +53,19 @@ func (e *emitter) ClosestIndexed() {
 	r := &recordLoop{e: e, p: p, spill: e.s.Bodies.Spill, name: name, loop: e.s.Indexed, sides: capsSides}
 	r.run = func(ls []*lowering, label string, mask Op, in *interlude) {
 		for g, l := range ls {
-			l.slots.used, l.label, l.input, l.arg, l.overrides, l.badLanes = 0, groupLabel(label, g, len(ls)), input(g), noArgs, ovs, bad
+			l.slots.used, l.label, l.arg, l.overrides, l.badLanes = 0, groupLabel(label, g, len(ls)), noArgs, ovs, bad
+			// The body's A B C D are the set's A B of capsule I (slots
+			// 0-5) and of capsule J (7-12); the radii (6, 13) are skipped.
+			l.input = func(pos int) Op {
+				if pos >= 6 {
+					pos++
+				}
+				return Mem{Base: set, Disp: (recordInputs*g + pos) * t.VecBytes()}
+			}
 			l.begin()
 		}
 		merge(ls, e.s.Indexed.Skew, func(g int) { store(ls[g], g, mask) }, newSpiller(ls, heldBy(mask), overrideRegs(ls[0])), in)
 	}
 	r.emit()
-	if bad != nil {
-		returnBadLanes(t, bad)
-	}
-	VZEROUPPER()
-	RET()
-}
-
-// closestIndexedText emits the TEXT line, pragma and doc of
-// ClosestIndexed's function name; deferred adds the bad result.
-func (e *emitter) closestIndexedText(name string, deferred bool) {
-	t := e.t
-	sig := strings.ReplaceAll("func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int, prefetch int)", "F", t.Elem.String())
-	if deferred {
-		sig += " (bad int)"
-	}
-	TEXT(name, 0, sig) // not NOSPLIT: the slot area
-	Pragma("noescape")
-	sfx := t.Elem.Suffix()
-	doc := []string{name + " computes the closest points of the axes of n capsule pairs with " + t.Name + ",",
-		"bit-identical to fallback.ClosestLane" + sfx + " on each. caps points at the capsule records",
-		fmt.Sprintf("(soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range), s, t", sfx, 8*t.ElemBytes),
-		"and dist2 at n results each; n > 0.",
-		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead)."}
-	if deferred {
-		doc = append(doc, deferredDoc...)
-	}
-	Doc(doc...)
+	ret(t, bad)
 }

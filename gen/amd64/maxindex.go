@@ -13,10 +13,8 @@ import (
 // (VPMAXUD) take 16 indices of each side per iteration; a scalar loop
 // takes the last n mod 16. It reads pi[0:n] and pj[0:n] and nothing else.
 func MaxIndex() {
-	TEXT("MaxIndexAVX2", NOSPLIT, "func(pi, pj *uint32, n int) uint32")
-	Pragma("noescape")
-	Doc("MaxIndexAVX2 returns the largest of pi[0:n] and pj[0:n] (0 when n = 0),",
-		"reading nothing else.")
+	text("MaxIndexAVX2", NOSPLIT, "func(pi, pj *uint32, n int) uint32", false,
+		[]string{"MaxIndexAVX2 returns the largest of pi[0:n] and pj[0:n] (0 when n = 0),", "reading nothing else."})
 	pi, pj, n := Load(Param("pi"), GP64()), Load(Param("pj"), GP64()), Load(Param("n"), GP64())
 	k, acc := GP64(), [4]VecVirtual{YMM(), YMM(), YMM(), YMM()}
 	XORQ(k, k)

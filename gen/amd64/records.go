@@ -18,14 +18,11 @@ import (
 // of that value among one capsule's seven inputs (A0 A1 A2 B0 B1 B2 r).
 var fieldInput = [7]int{0, 1, 2, 6, 3, 4, 5}
 
-// loadRecords loads the records of one group's pairs and stores the
-// transposed fields to set, side I's seven values then side J's. Side s
-// reads its records from bases[s] (the capsules for both sides, or the
-// planes for side J: a plane record is laid out as a capsule record); a
-// nil base skips its side.
-// index(side, lane) is the memory operand holding the record index of
-// lane on side 0 (I) or 1 (J); the values go to the set's slots from first
-// on.
+// loadRecords loads the records of one group's pairs and stores their
+// transposed fields to set's slots from first on, side I's seven values
+// then side J's. Side s (0: I, 1: J) reads lane's record index at
+// index(s, lane) and the record from bases[s] (the capsules, or the planes
+// for J: a plane record is laid out as a capsule record); a nil base skips s.
 func loadRecords(t *ir.Target, bases [2]GPPhysical, set GPPhysical, index func(side, lane int) Mem, first int) {
 	for side, caps := range bases {
 		if caps == nil {
@@ -57,7 +54,12 @@ func loadRecords(t *ir.Target, bases [2]GPPhysical, set GPPhysical, index func(s
 func transposeRecords(t *ir.Target, record func(lane, offset int) Mem, store func(field int, v Op)) {
 	switch {
 	case t.Elem == ir.F64 && evex(t):
-		records8x64(record, store)
+		var rows [8]Op
+		for k := range rows {
+			rows[k] = ZMM()
+			VMOVUPD(record(k, 0), rows[k])
+		}
+		transpose8x64(rows, 7, store)
 	case t.Elem == ir.F64:
 		records4x64(record, store)
 	case evex(t):
@@ -79,11 +81,7 @@ func records8(record func(lane, offset int) Mem, store func(field int, v Op)) {
 			VBROADCASTF128(record(k, 16*half), rows[k])
 			VINSERTF128(U8(1), record(k+4, 16*half), rows[k], rows[k])
 		}
-		fields := 4
-		if half == 1 {
-			fields = 3 // the last is padding
-		}
-		for f, v := range transpose4(rows, fields, YMM) {
+		for f, v := range transpose4(rows, 4-half, YMM) { // field 7 is padding
 			store(4*half+f, v)
 		}
 	}
@@ -98,8 +96,8 @@ func records8(record func(lane, offset int) Mem, store func(field int, v Op)) {
 // v_f and w_f. 16 loads, 8 inserts, 8 + 8 in-lane and 7 cross-lane
 // shuffles.
 func records16(record func(lane, offset int) Mem, store func(field int, v Op)) {
-	var v, w []Op
-	for block := range 2 {
+	var vw [2][]Op // v_f, w_f
+	for block := range vw {
 		var rows [4]VecVirtual
 		for k := range rows {
 			lo := 8*block + k
@@ -110,20 +108,12 @@ func records16(record func(lane, offset int) Mem, store func(field int, v Op)) {
 			rows[k] = ZMM()
 			VINSERTF32X8(U8(1), record(lo+4, 0), low.AsZ(), rows[k])
 		}
-		t := transpose4(rows, 4, ZMM)
-		if block == 0 {
-			v = t
-		} else {
-			w = t
-		}
+		vw[block] = transpose4(rows, 4, ZMM)
 	}
 	for f := range 7 {
 		out := ZMM()
-		if f < 4 {
-			VSHUFF32X4(U8(0x88), w[f], v[f], out) // lanes 0 2 of v, 0 2 of w
-		} else {
-			VSHUFF32X4(U8(0xDD), w[f-4], v[f-4], out) // lanes 1 3 of v, 1 3 of w
-		}
+		// Lanes 0 2 (fields 0-3) or 1 3 (fields 4-6) of v_f, then of w_f.
+		VSHUFF32X4([2]U8{0x88, 0xDD}[f/4], vw[1][f%4], vw[0][f%4], out)
 		store(f, out)
 	}
 }
@@ -141,69 +131,47 @@ func transpose4(rows [4]VecVirtual, fields int, newVec func() VecVirtual) []Op {
 	for f := range out {
 		out[f] = newVec()
 		lo, hi := t[2*(f/2)], t[2*(f/2)+1]
-		imm := U8(0x44) // elements 0 1 of lo, 0 1 of hi
-		if f%2 == 1 {
-			imm = U8(0xEE) // elements 2 3 of lo, 2 3 of hi
-		}
-		VSHUFPS(imm, hi, lo, out[f])
+		VSHUFPS([2]U8{0x44, 0xEE}[f%2], hi, lo, out[f]) // elements 0 1 (even f) or 2 3 of lo, then of hi
 	}
 	return out
 }
 
-// records8x64 is the AVX-512 transpose of 8 float64 records (one zmm
-// each): unpacking pairs of rows gives, in each 128-bit lane, one field of
-// two records (t: even fields, h: odd); two rounds of VSHUFF64X2 (lanes 0
-// and 2, or 1 and 3, of two vectors) then gather each field of all eight
-// records, in record order. 8 loads, 8 unpacks, 15 cross-lane shuffles.
-func records8x64(record func(lane, offset int) Mem, store func(field int, v Op)) {
-	var rows [8]Op
-	for k := range rows {
-		r := ZMM()
-		VMOVUPD(record(k, 0), r)
-		rows[k] = r
-	}
-	transpose8x64(rows, 7, store)
-}
-
 // transpose8x64 transposes the 8x8 float64 matrix rows (row k in a zmm
 // register, or in memory for odd k) and stores its columns 0 to fields-1
-// by store: the transpose of records8x64 and of the record sink
-// (recordsOut8x64).
+// by store: the AVX-512 transpose of 8 float64 records (transposeRecords)
+// and of the record sink (storeRecords). Unpacking pairs of rows gives, in
+// each 128-bit lane, one field of two records; two rounds of VSHUFF64X2
+// (lanes 0 and 2, or 1 and 3, of two vectors) then gather each field of all
+// eight records, in record order. 8 unpacks, 8 + fields cross-lane shuffles.
 func transpose8x64(rows [8]Op, fields int, store func(field int, v Op)) {
-	// lo[p], hi[p]: records 2p, 2p+1; lane j holds field 2j (lo) or 2j+1 (hi).
-	var lo, hi [4]VecVirtual
+	// u[0][p], u[1][p]: records 2p, 2p+1; lane j holds field 2j (u[0]) or 2j+1 (u[1]).
+	var u [2][4]VecVirtual
 	for p := range 4 {
-		lo[p], hi[p] = ZMM(), ZMM()
-		VUNPCKLPD(rows[2*p+1], rows[2*p], lo[p])
-		VUNPCKHPD(rows[2*p+1], rows[2*p], hi[p])
+		u[0][p], u[1][p] = ZMM(), ZMM()
+		VUNPCKLPD(rows[2*p+1], rows[2*p], u[0][p])
+		VUNPCKHPD(rows[2*p+1], rows[2*p], u[1][p])
 	}
-	// columns stores the even (lo) or odd (hi) fields f and f+4, f+2 and
-	// f+6.
-	columns := func(in [4]VecVirtual, base int) {
-		// a: lanes 0 2 (fields base, base+4) of records 0-3; b: lanes 1 3
-		// (fields base+2, base+6); c, d the same for records 4-7.
-		a, b, c, d := ZMM(), ZMM(), ZMM(), ZMM()
-		VSHUFF64X2(U8(0x88), in[1], in[0], a)
-		VSHUFF64X2(U8(0xDD), in[1], in[0], b)
-		VSHUFF64X2(U8(0x88), in[3], in[2], c)
-		VSHUFF64X2(U8(0xDD), in[3], in[2], d)
-		for _, f := range []struct {
-			field    int
-			imm      uint8
-			src1, s2 VecVirtual
-		}{
-			{base, 0x88, a, c}, {base + 4, 0xDD, a, c}, {base + 2, 0x88, b, d}, {base + 6, 0xDD, b, d},
-		} {
-			if f.field >= fields {
-				continue // the padding
+	shuf := [2]U8{0x88, 0xDD} // lanes 0 2, or 1 3, of each source
+	for odd, in := range u {
+		// s[h][i]: fields odd and odd+4 (i = 0) or odd+2 and odd+6 (i = 1)
+		// of records 4h to 4h+3, in 128-bit lanes.
+		var s [2][2]VecVirtual
+		for h := range s {
+			for i := range s[h] {
+				s[h][i] = ZMM()
+				VSHUFF64X2(shuf[i], in[2*h+1], in[2*h], s[h][i])
 			}
-			out := ZMM()
-			VSHUFF64X2(U8(f.imm), f.s2, f.src1, out)
-			store(f.field, out)
+		}
+		for i := range 2 {
+			for j := range 2 {
+				if f := odd + 2*i + 4*j; f < fields { // past fields: the padding
+					out := ZMM()
+					VSHUFF64X2(shuf[j], s[1][i], s[0][i], out)
+					store(f, out)
+				}
+			}
 		}
 	}
-	columns(lo, 0)
-	columns(hi, 1)
 }
 
 // records4x64 is the AVX2 transpose of 4 float64 records (two ymm each).
@@ -219,13 +187,12 @@ func records4x64(record func(lane, offset int) Mem, store func(field int, v Op))
 			VBROADCASTF128(record(k, 16*q), rows[k])
 			VINSERTF128(U8(1), record(k+2, 16*q), rows[k], rows[k])
 		}
-		lo := YMM()
-		VUNPCKLPD(rows[1], rows[0], lo)
-		store(2*q, lo)
-		if q < 3 { // field 7 is the padding
-			hi := YMM()
-			VUNPCKHPD(rows[1], rows[0], hi)
-			store(2*q+1, hi)
+		for h, unpack := range [2]func(...Op){VUNPCKLPD, VUNPCKHPD} {
+			if f := 2*q + h; f < 7 { // field 7 is the padding
+				v := YMM()
+				unpack(rows[1], rows[0], v)
+				store(f, v)
+			}
 		}
 	}
 }

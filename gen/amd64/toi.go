@@ -13,10 +13,9 @@ import (
 )
 
 // The time-of-impact kernels run the three TOI bodies (kernels.TOISetup,
-// TOIStep, TOIFinish) on Schedule.TOI.Groups groups of pairs at a time
-// (TOIISA), or on one under a mask (TOITailISA): the swept capsules' start and end records
-// loaded by index and transposed, the pads gathered, the setups, then
-// the steps until no lane of the groups is running, then the finishes
+// TOIStep, TOIFinish) on an iteration's groups of pairs: the swept
+// capsules' start and end records loaded by index and transposed, the pads
+// gathered, the setups, the steps until no lane is running, the finishes
 // and one row per pair. The values between the bodies live in a set of
 // slots per group in the frame; each body's registers are allocated on
 // their own (the spiller), so the loop between the steps carries nothing
@@ -44,44 +43,37 @@ const (
 	toiSetSize = toiOffsets + 4 + 2
 )
 
-// toiSignature is the Go signature of a TOI kernel with lanes of type e.
-func toiSignature(e ir.Elem) string {
-	sig := fmt.Sprintf("func(start, end, pad *F, pi, pj *uint32, out *[%d]*F, n int, margin, tol, tmax, maxiter F)", toiStreams)
-	return strings.ReplaceAll(sig, "F", e.String())
-}
-
 // toiKernel is one TOI kernel being emitted.
 type toiKernel struct {
 	t     *ir.Target
 	c     *constants
-	name  string
 	progs [3]*ir.Program // setup, step, finish
 	merge ir.Merge       // the groups per iteration and their skew
 	// outs is the kernel's copy of the fourteen output stream pointers
 	// (out), in its frame: a row's store then loads its pointer in one
 	// instruction, not two.
-	outs Mem
-	zero VecVirtual
-	one  VecVirtual
+	outs      Mem
+	zero, one VecVirtual
 }
 
-// TOI emits the time-of-impact kernels of the target, run as the
-// schedule's TOI says (Schedule.TOI: the groups merged per iteration and
-// their skew): TOIISA for the pairs of whole iterations, which returns
-// how many it computed, and TOITailISA, one group at a time under a mask,
-// for the rest. Two functions, not one: avo's register allocation takes
-// time that grows faster than a function's length.
+// TOI emits the time-of-impact kernels of the target: TOIISA for the
+// pairs of whole iterations (Schedule.TOI: the groups merged per iteration
+// and their skew), which returns how many it computed, and TOITailISA, one
+// group at a time under a mask, for the rest. Two functions, not one: avo's
+// register allocation takes time that grows faster than a function's length.
 func (e *emitter) TOI() {
 	t := e.t
 	check(t)
 	sfx := t.Elem.Suffix()
 	name, tail := "TOI"+sfx+t.Name, "TOITail"+sfx+t.Name
 	rec := fmt.Sprintf("%d bytes", 8*t.ElemBytes)
+	sig := fmt.Sprintf("func(start, end, pad *F, pi, pj *uint32, out *[%d]*F, n int, margin, tol, tmax, maxiter F)", toiStreams)
+	sig = strings.ReplaceAll(sig, "F", t.Elem.String())
 	args := []string{"start and end point at the capsule records (soa.Capsule" + sfx + ", " + rec + ") at the start and",
 		"the end of the step, pad at one pad per capsule or is nil (no pads), pi and pj at the n pair",
 		"indices (all in range and below 2^31), out holds the fourteen soa.TOIs" + sfx + " streams of n rows;",
 		"n > 0. tmax is clamped to [0, 1]; maxiter is MaxIter as a float (at least 1)."}
-	k := e.toiKernel(name, toiSignature(t.Elem)+" int", append([]string{name + " computes the time of impact of the first n - n mod " + fmt.Sprint(e.s.TOI.Groups*t.Lanes) + " of n pairs of",
+	k := e.toiKernel(name, sig+" int", append([]string{name + " computes the time of impact of the first n - n mod " + fmt.Sprint(e.s.TOI.Groups*t.Lanes) + " of n pairs of",
 		"swept capsules with " + t.Name + ", one row per pair, bit-identical to fallback.TOILane" + sfx + " on each, and",
 		"returns their number (" + tail + " computes the rest)."}, args...), e.s.TOI)
 	step := k.merge.Groups * t.Lanes
@@ -89,7 +81,7 @@ func (e *emitter) TOI() {
 	CMPQ(remain, U32(step))
 	JB(LabelRef(name + "_done"))
 	Label(name + "_loop")
-	k.groups(name+"_loop", k.merge.Groups, nil, func(g, side, lane int) Mem {
+	k.groups(name+"_loop", nil, func(g, side, lane int) Mem {
 		return Mem{Base: toiPairs[side], Index: index, Scale: 4, Disp: 4 * (g*t.Lanes + lane)}
 	})
 	ADDQ(U32(step), index)
@@ -98,10 +90,9 @@ func (e *emitter) TOI() {
 	JAE(LabelRef(name + "_loop"))
 	Label(name + "_done")
 	Store(index, ReturnIndex(0))
-	VZEROUPPER()
-	RET()
+	ret(t, nil)
 
-	k = e.toiKernel(tail, toiSignature(t.Elem), append([]string{tail + " computes the time of impact of n pairs of swept capsules with " + t.Name + ",",
+	k = e.toiKernel(tail, sig, append([]string{tail + " computes the time of impact of n pairs of swept capsules with " + t.Name + ",",
 		"one group of pairs at a time under a mask, one row per pair, bit-identical to fallback.TOILane" + sfx + " on",
 		"each (the rest of " + name + "'s pairs)."}, args...), ir.Merge{Groups: 1})
 	Label(tail + "_loop")
@@ -116,12 +107,11 @@ func (e *emitter) TOI() {
 		idx := (&lowering{t: t, consts: e.c}).loadIndices(Mem{Base: toiPairs[side], Index: index, Scale: 4}, mask)
 		VMOVUPS(idx, tailIdx.Offset(side*t.VecBytes()))
 	}
-	k.groups(tail+"_g", 1, mask, func(_, side, lane int) Mem { return tailIdx.Offset(side*t.VecBytes() + 4*lane) })
+	k.groups(tail+"_g", mask, func(_, side, lane int) Mem { return tailIdx.Offset(side*t.VecBytes() + 4*lane) })
 	ADDQ(U32(t.Lanes), index)
 	SUBQ(U32(t.Lanes), remain)
 	JG(LabelRef(tail + "_loop"))
-	VZEROUPPER()
-	RET()
+	ret(t, nil)
 }
 
 // toiKernel begins TOI function name, which runs merge's groups at a
@@ -129,10 +119,8 @@ func (e *emitter) TOI() {
 // and remain n.
 func (e *emitter) toiKernel(name, sig string, doc []string, merge ir.Merge) *toiKernel {
 	t := e.t
-	TEXT(name, 0, sig)
-	Pragma("noescape")
-	Doc(doc...)
-	k := &toiKernel{t: t, c: e.c, name: name, merge: merge}
+	text(name, 0, sig, false, doc)
+	k := &toiKernel{t: t, c: e.c, merge: merge}
 	for i, kk := range []*kernels.Kernel{kernels.TOISetup, kernels.TOIStep, kernels.TOIFinish} {
 		k.progs[i] = ir.Unpark(kk.ProgramOf(t.Elem))
 	}
@@ -143,10 +131,9 @@ func (e *emitter) toiKernel(name, sig string, doc []string, merge ir.Merge) *toi
 		MOVQ(Mem{Base: scratch, Disp: 8 * j}, r)
 		MOVQ(r, k.outs.Offset(8*j))
 	}
-	Load(Param("start"), toiStart)
-	Load(Param("end"), toiEnd)
-	Load(Param("pi"), toiPairs[0])
-	Load(Param("pj"), toiPairs[1])
+	for i, r := range []GPPhysical{toiStart, toiEnd, toiPairs[0], toiPairs[1]} {
+		Load(Param([]string{"start", "end", "pi", "pj"}[i]), r)
+	}
 	newSlots(toiArea, k.merge.Groups*(spillSlots+toiSetSize), t.VecBytes())
 	k.zero, k.one = vecOf(t.VecBytes()), vecOf(t.VecBytes())
 	VXORPS(k.zero, k.zero, k.zero)
@@ -162,31 +149,21 @@ func (k *toiKernel) slot(g, j int) Mem {
 	return Mem{Base: toiArea, Disp: (k.merge.Groups*spillSlots + g*toiSetSize + j) * k.t.VecBytes()}
 }
 
-// lowerings returns a lowering of body b for each of groups groups,
+// lowerings returns a lowering of body b for each group of an iteration,
 // reading group g's inputs from its set's slots at in(j) and its
 // arguments from the parameters args.
-func (k *toiKernel) lowerings(b, groups int, label string, in func(j int) int, args ...string) []*lowering {
-	ls := make([]*lowering, groups)
+func (k *toiKernel) lowerings(b int, label string, in func(j int) int, args ...string) []*lowering {
+	ls := make([]*lowering, k.merge.Groups)
 	for g := range ls {
-		ls[g] = k.lowering(b, g, fmt.Sprintf("%s_g%d", label, g), in, args...)
+		l := &lowering{t: k.t, p: k.progs[b], consts: k.c, zero: k.zero, one: k.one, spill: true}
+		l.label = fmt.Sprintf("%s_g%d", label, g)
+		l.slots = &slots{base: toiArea, bytes: k.t.VecBytes(), n: spillSlots, first: g * spillSlots}
+		l.input = func(j int) Op { return k.slot(g, in(j)) }
+		l.arg = func(j int) Mem { return addrOf(Param(args[j])) }
+		l.begin()
+		ls[g] = l
 	}
 	return ls
-}
-
-// lowering returns the lowering of body b for group g (see lowerings).
-func (k *toiKernel) lowering(b, g int, label string, in func(j int) int, args ...string) *lowering {
-	l := &lowering{t: k.t, p: k.progs[b], consts: k.c, zero: k.zero, one: k.one, spill: true, label: label}
-	l.slots = &slots{base: toiArea, bytes: k.t.VecBytes(), n: spillSlots, first: g * spillSlots}
-	l.input = func(j int) Op { return k.slot(g, in(j)) }
-	l.arg = func(j int) Mem {
-		a, err := Param(args[j]).Resolve()
-		if err != nil {
-			panic(err)
-		}
-		return a.Addr
-	}
-	l.begin()
-	return l
 }
 
 // run emits the bodies of ls, their instruction streams merged at the
@@ -197,21 +174,21 @@ func (k *toiKernel) run(ls []*lowering, mask Op, storeNeed int, done func(g int)
 	merge(ls, k.merge.Skew, done, newSpiller(ls, heldBy(mask)+1, storeNeed), nil)
 }
 
-// groups emits groups groups, group g on the pairs from index +
-// g*t.Lanes (their indices at index(g, side, lane)): each group's records,
-// the setups, the steps until no lane of any group is running, the
-// finishes and the rows, under mask (nil: whole groups; a mask is for
-// one group).
-func (k *toiKernel) groups(label string, groups int, mask Op, index func(g, side, lane int) Mem) {
+// groups emits the merged groups of an iteration, group g on the pairs
+// from index + g*t.Lanes (their indices at index(g, side, lane)): each
+// group's records, the setups, the steps until no lane of any group is
+// running, the finishes and the rows, under mask (nil: whole groups; a
+// mask is for one group).
+func (k *toiKernel) groups(label string, mask Op, index func(g, side, lane int) Mem) {
 	t := k.t
-	for g := range groups {
+	for g := range k.merge.Groups {
 		k.records(g, func(side, lane int) Mem { return index(g, side, lane) })
 		k.pads(fmt.Sprintf("%s_g%d", label, g), g, func(side, lane int) Mem { return index(g, side, lane) })
 	}
 
 	Comment("Setup: the frames and the initial states.")
 	frame := func(j int) int { return toiFrameAt + j }
-	ls := k.lowerings(0, groups, label+"_setup", func(j int) int { return toiRec + j }, "margin", "tol", "tmax")
+	ls := k.lowerings(0, label+"_setup", func(j int) int { return toiRec + j }, "margin", "tol", "tmax")
 	k.run(ls, mask, 0, func(g int) {
 		for j := range ls[g].p.Outputs {
 			VMOVUPS(ls[g].out(j), k.slot(g, frame(j)))
@@ -220,21 +197,18 @@ func (k *toiKernel) groups(label string, groups int, mask Op, index func(g, side
 
 	Comment("Steps until no lane is running.")
 	Label(label + "_step")
-	ls = k.lowerings(1, groups, label+"_step", frame, "tmax", "maxiter")
-	running := make([]GPVirtual, groups)
+	ls = k.lowerings(1, label+"_step", frame, "tmax", "maxiter")
+	running := make([]GPVirtual, k.merge.Groups)
 	k.run(ls, mask, 0, func(g int) {
 		l := ls[g]
 		for j := range 3 {
 			VMOVUPS(l.out(j), k.slot(g, frame(kernels.TOIState+j)))
 		}
 		running[g] = GP32()
-		switch {
-		case evex(t):
+		if evex(t) {
 			KMOVW(l.out(3), running[g])
-		case t.Elem == ir.F64:
-			VMOVMSKPD(l.out(3), running[g])
-		default:
-			VMOVMSKPS(l.out(3), running[g])
+		} else {
+			fpOf(t).movmsk(l.out(3), running[g])
 		}
 	})
 	for _, r := range running[1:] {
@@ -250,7 +224,7 @@ func (k *toiKernel) groups(label string, groups int, mask Op, index func(g, side
 		}
 		return frame(j)
 	}
-	ls = k.lowerings(2, groups, label+"_finish", origin)
+	ls = k.lowerings(2, label+"_finish", origin)
 	k.run(ls, mask, 2, func(g int) { k.rows(ls[g], mask, g) })
 }
 
@@ -292,23 +266,18 @@ func (k *toiKernel) pads(label string, g int, index func(side, lane int) Mem) {
 	Comment("The pads of I and J: gathered, or zero without pads.")
 	VMOVUPS(k.zero, k.slot(g, toiRec+kernels.TOIPadI))
 	VMOVUPS(k.zero, k.slot(g, toiRec+kernels.TOIPadJ))
-	pad := GP64()
-	Load(Param("pad"), pad)
+	pad := Load(Param("pad"), GP64())
 	TESTQ(pad, pad)
 	JZ(LabelRef(label + "_nopad"))
 	for side := range 2 {
-		m := index(side, 0)
 		dst, idx := vecOf(t.VecBytes()), vecOf(4*t.Lanes) // idx: t.Lanes 32-bit indices
-		VMOVUPS(m, idx)
+		VMOVUPS(index(side, 0), idx)
 		vm := Mem{Base: pad, Index: idx, Scale: uint8(t.ElemBytes)}
 		// Every register the gather reads is defined first, from 0 (avo
 		// would take a register read before it is written as live from
 		// the function's entry).
 		VMOVUPS(k.zero, dst)
-		gather := VGATHERDPS
-		if t.Elem == ir.F64 {
-			gather = VGATHERDPD
-		}
+		gather := fpOf(t).gather
 		if evex(t) {
 			all := K()
 			VPCMPEQD(k.zero, k.zero, all)
@@ -332,7 +301,7 @@ func (k *toiKernel) rows(l *lowering, mask Op, g int) {
 		return scratch
 	}
 	Commentf("Pair index k = i + %d + lane.", g*t.Lanes)
-	pair := k.int32Vec()
+	pair := vecOf(4 * t.Lanes)
 	first := GP64()
 	LEAQ(Mem{Base: index, Disp: g * t.Lanes}, first)
 	VMOVD(first.As32(), pair.AsX())
@@ -340,32 +309,19 @@ func (k *toiKernel) rows(l *lowering, mask Op, g int) {
 	VPADDD(k.c.iota, pair, pair)
 	k.storeInt32(pair, Mem{Base: ptr(0), Index: index, Scale: 4, Disp: 4 * g * t.Lanes}, mask)
 	for j := range 2 {
-		v := k.int32Vec()
-		if t.Elem == ir.F64 {
-			if evex(t) {
-				VCVTTPD2DQ(l.out(j), v)
-			} else {
-				VCVTTPD2DQY(l.out(j), v)
-			}
-		} else {
+		v := vecOf(4 * t.Lanes)
+		switch {
+		case t.Elem == ir.F32:
 			VCVTTPS2DQ(l.out(j), v)
+		case evex(t):
+			VCVTTPD2DQ(l.out(j), v)
+		default:
+			VCVTTPD2DQY(l.out(j), v)
 		}
 		k.storeInt32(v, Mem{Base: ptr(1 + j), Index: index, Scale: 4, Disp: 4 * g * t.Lanes}, mask)
 	}
 	for j := 2; j < len(l.p.Outputs); j++ {
 		storeLanes(t, l.out(j), mask, Mem{Base: ptr(1 + j), Index: index, Scale: scale(t), Disp: g * t.VecBytes()})
-	}
-}
-
-// int32Vec returns a register of one int32 per lane.
-func (k *toiKernel) int32Vec() VecVirtual {
-	switch n := 4 * k.t.Lanes; n {
-	case 64:
-		return ZMM()
-	case 32:
-		return YMM()
-	default:
-		return XMM()
 	}
 }
 
