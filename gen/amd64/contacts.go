@@ -509,68 +509,61 @@ func storeMaskOf(l *lowering) Op {
 	return ks
 }
 
-// stageRows stores a group's pair index vector and outputs (outs, in
-// stream order; float64: the pair index and count narrowed to 32 bits,
-// then the eleven floats) and its touching lanes' mask to the stage.
-func (ck *contactKernel) stageRows(l *lowering, outs []func() Op) {
+// stageRows stores a group's streams (for float64 the Pair and Count
+// narrowed to 32 bits, then the eleven floats) and its touching lanes'
+// mask to the stage.
+func (ck *contactKernel) stageRows(l *lowering, streams []rowStream, count Op) {
 	Comment("Compaction, one group late (LateCompaction): this group's rows and touching lanes")
 	Comment("wait in the stage for the next group.")
-	count := l.out(0)
-	switch {
-	case evex(l.t) && l.t.Elem == ir.F64: // 8 counts of 64 bits
-		k := K()
-		VPTESTMQ(count, count, k)
-		KMOVW(k, remain.As32())
-	case evex(l.t):
-		k := K()
-		VPTESTMD(count, count, k)
-		KMOVW(k, remain.As32())
-	default:
-		v := l.newVec()
-		VPCMPGTD(l.zero, count, v) // counts are 0, 1 or 2
-		VMOVMSKPS(v, remain.As32())
+	touch := touching(l, count)
+	if evex(l.t) {
+		KMOVW(touch, remain.As32())
+	} else {
+		VMOVMSKPS(touch, remain.As32())
 	}
 	MOVL(remain.As32(), ck.stage.mask)
-	for i, v := range outs {
-		VMOVUPS(v(), ck.stage.vecs.Offset(i*l.t.VecBytes()))
+	for i, s := range streams {
+		VMOVUPS(s.v(), ck.stage.vecs.Offset(i*l.t.VecBytes()))
 	}
 }
 
-// compactStaged stores the touching rows of the staged group, if any, at
-// the written rows (outPtr; rowPtr for float64), and empties the stage if
+// compactStaged stores the touching rows of the staged group (streams of
+// streams' kinds), if any, at the written rows, and empties the stage if
 // empty says so.
-func (ck *contactKernel) compactStaged(l *lowering, label string, outPtr func(k int) Mem, empty bool) {
+func (ck *contactKernel) compactStaged(l *lowering, label string, streams []rowStream, empty bool) {
+	t := l.t
 	Comment("The previous group's touching rows, from the stage (LateCompaction).")
 	MOVL(ck.stage.mask, remain.As32())
 	TESTL(remain.As32(), remain.As32())
 	JZ(LabelRef(label + "_nostaged"))
-	staged := func(k int) Mem { return ck.stage.vecs.Offset(k * l.t.VecBytes()) }
-	switch {
-	case l.t.Elem == ir.F64:
-		ck.compactStaged64(l, staged)
-	case evex(l.t):
+	staged := make([]rowStream, len(streams))
+	for k, s := range streams {
+		staged[k] = rowStream{func() Op { return ck.stage.vecs.Offset(k * t.VecBytes()) }, s.kind}
+	}
+	if evex(t) {
 		touch := K()
 		KMOVW(remain.As32(), touch)
 		ks := storeMaskOf(l)
-		// The touching lanes' numbers, first: one VPERMPS reading the stage
-		// then moves each stream's touching lanes down (loading each vector
-		// and compressing it was slower: docs/levers.md).
-		lanes := l.newVec()
+		// The touching lanes' numbers, first: one permutation reading the
+		// stage then moves each stream's touching lanes down (loading each
+		// vector and compressing it was slower: docs/levers.md).
+		lanes := vecOf(4 * t.Lanes)
 		VMOVDQU32(l.consts.iota, lanes)
 		VPCOMPRESSD_Z(lanes, touch, lanes)
-		for k := range contactStreams {
-			c := l.newVec()
-			VPERMPS(staged(k), lanes, c)
-			VMOVUPS(c, ks, outPtr(k))
+		for k, s := range staged {
+			if k == 2 && s.kind == float64Lanes { // the floats take 64-bit lane numbers
+				w := ZMM()
+				VPMOVZXDQ(lanes, w)
+				lanes = w
+			}
+			c := vecOf(int(s.kind.size) * t.Lanes)
+			s.kind.perm(s.v(), lanes, c)
+			s.kind.store(c, ks, ck.rowPtr(k, s.kind.size, 0))
 		}
-	default:
+	} else {
 		// A whole group was staged: written <= its first row, so the
 		// eight rows from written are in dst.
-		srcs := make([]func() Op, contactStreams)
-		for k := range srcs {
-			srcs[k] = func() Op { return staged(k) }
-		}
-		compact8(l, srcs, outPtr, nil)
+		ck.compact8(l, staged, nil)
 	}
 	ADDQ(remain, written)
 	if empty {
@@ -655,13 +648,67 @@ func contactBody(l *lowering, label string, g int) {
 // compacted; without it, a compacting kernel with a stage compacts the
 // staged rows before its own.
 func (ck *contactKernel) sink(l *lowering, label string, mask Op, g int, late bool) {
-	t := l.t
-	if t.Elem == ir.F64 {
-		ck.sink64(l, label, mask, g, late)
+	streams, count := rowStreams(l, g)
+	if !ck.compact {
+		ck.storeRows(l, streams, mask, g)
 		return
 	}
-	Comment("Pair index k = i + lane.")
-	pair := l.newVec()
+	if ck.stage != nil {
+		ck.compactStaged(l, label, streams, !late) // a late group refills the stage
+	}
+	if late {
+		ck.stageRows(l, streams, count())
+		return
+	}
+	ck.compactRows(l, label, mask, streams, count)
+}
+
+// rowStream is one of the thirteen output streams of a group's rows: the
+// vector of its lanes (read when stored) and their kind.
+type rowStream struct {
+	v    func() Op
+	kind *laneKind
+}
+
+// laneKind is the instructions that store and move one kind of lanes:
+// float32, float64, or the uint32 Pair and Count of a float64 kernel (a
+// float32 kernel moves those as float32).
+type laneKind struct {
+	size      uint8            // bytes per lane
+	store     func(...Op)      // a whole store, or an AVX-512 masked one
+	maskStore func(_, _, _ Op) // an AVX2 masked store
+	compress  func(_, _, _ Op) // an AVX-512 zeroing compress
+	perm      func(...Op)      // an AVX-512 variable permutation
+}
+
+var (
+	float32Lanes = &laneKind{4, VMOVUPS, VMASKMOVPS, VCOMPRESSPS_Z, VPERMPS}
+	float64Lanes = &laneKind{8, VMOVUPD, VMASKMOVPD, VCOMPRESSPD_Z, VPERMPD}
+	uint32Lanes  = &laneKind{4, storeDwords, VPMASKMOVD, VPCOMPRESSD_Z, VPERMD}
+)
+
+// storeDwords stores 32-bit lanes whole (VMOVDQU) or under an opmask
+// (VMOVDQU32).
+func storeDwords(ops ...Op) {
+	if len(ops) == 2 {
+		VMOVDQU(ops[0], ops[1])
+		return
+	}
+	VMOVDQU32(ops...)
+}
+
+// rowStreams returns the streams of group g's rows, the pair index
+// k = i + lane first, and the count as the compaction tests it (float64:
+// in 64-bit lanes, its stream narrowed: narrowPairCount).
+func rowStreams(l *lowering, g int) ([]rowStream, func() Op) {
+	t, kind := l.t, float32Lanes
+	if t.Elem == ir.F64 {
+		Commentf("Pair index k = i + lane (%d uint32), and the count narrowed to uint32.", t.Lanes)
+		kind = float64Lanes
+	} else {
+		Comment("Pair index k = i + lane.")
+	}
+	pair := vecOf(4 * t.Lanes)
 	first := firstPair(t, g)
 	if evex(t) {
 		VPBROADCASTD(first.As32(), pair)
@@ -670,73 +717,115 @@ func (ck *contactKernel) sink(l *lowering, label string, mask Op, g int, late bo
 		VPBROADCASTD(pair.AsX(), pair)
 	}
 	VPADDD(l.consts.iota, pair, pair)
-	outs := []func() Op{func() Op { return pair }}
+	streams := []rowStream{{func() Op { return pair }, kind}}
 	for j := range l.p.Outputs {
-		outs = append(outs, func() Op { return l.out(j) })
+		streams = append(streams, rowStream{func() Op { return l.out(j) }, kind})
 	}
-
-	outPtr := func(k int) Mem { return ck.rowPtr(k, 4, g*t.Lanes) }
-	if !ck.compact {
-		Comment("Store one row per pair.")
-		for k, v := range outs {
-			op := v()
-			storeLanes(t, op, mask, outPtr(k))
-		}
-		return
+	if t.Elem == ir.F32 {
+		return streams, streams[1].v
 	}
-
-	if ck.stage != nil {
-		ck.compactStaged(l, label, outPtr, !late) // a late group refills the stage
-	}
-	if late {
-		ck.stageRows(l, outs)
-		return
-	}
-	ck.compactRows(l, label, mask, outs, outPtr)
+	count64 := l.out(0)
+	narrowPairCount(l, streams, pair, count64)
+	return streams, func() Op { return count64 }
 }
 
-// compactRows stores the touching rows of group outs (count > 0, and
-// under mask if not nil) packed at outPtr, and adds their number to
-// written; a group without one stores nothing.
-func (ck *contactKernel) compactRows(l *lowering, label string, mask Op, outs []func() Op, outPtr func(k int) Mem) {
-	t := l.t
-	Comment("Compaction: the touching lanes (count > 0) first, then a store of that many")
-	Comment("lanes; nothing at all for a group without one (most groups at a low hit rate).")
-	count := l.out(0)
-	var touch Op
-	if evex(t) {
+// storeRows stores one row per pair of group g, under mask if not nil.
+func (ck *contactKernel) storeRows(l *lowering, streams []rowStream, mask Op, g int) {
+	Comment("Store one row per pair.")
+	var m32 Mem
+	if mask != nil && l.t.Elem == ir.F64 && !evex(l.t) {
+		m32 = l.slots.next()
+		VMOVDQU(mask32(l, mask), m32)
+	}
+	for k, s := range streams {
+		v, m := s.v(), mask
+		if slot, ok := v.(Mem); ok { // float64's Pair and Count on AVX2, and their mask
+			x := XMM()
+			VMOVDQU(slot, x)
+			v = x
+			if mask != nil {
+				mx := XMM()
+				VMOVDQU(m32, mx)
+				m = mx
+			}
+		}
+		dst := ck.rowPtr(k, s.kind.size, g*l.t.Lanes)
+		switch {
+		case mask == nil:
+			s.kind.store(v, dst)
+		case evex(l.t):
+			s.kind.store(v, mask, dst)
+		default:
+			s.kind.maskStore(v, m, dst)
+		}
+	}
+}
+
+// touching returns the touching lanes of a group (count > 0; counts are
+// 0, 1 or 2): an opmask on AVX-512, else a vector mask.
+func touching(l *lowering, count Op) Op {
+	testm, cmpgt := VPTESTMD, VPCMPGTD
+	if l.t.Elem == ir.F64 {
+		testm, cmpgt = VPTESTMQ, VPCMPGTQ
+	}
+	if evex(l.t) {
 		k := K()
-		VPTESTMD(count, count, k)
-		touch = k
+		testm(count, count, k)
+		return k
+	}
+	v := YMM()
+	cmpgt(l.zero, count, v)
+	return v
+}
+
+// compactRows stores the touching rows of group streams (count > 0, and
+// under mask if not nil) packed at the written rows, and adds their
+// number to written; a group without one stores nothing.
+func (ck *contactKernel) compactRows(l *lowering, label string, mask Op, streams []rowStream, count func() Op) {
+	t := l.t
+	switch {
+	case t.Elem == ir.F64 && !evex(t):
+		Comment("Compaction: the touching lanes (count > 0) moved first by a permutation, then",
+			"a masked store of that many lanes; nothing for a group without one.")
+	case t.Elem == ir.F64:
+		Comment("Compaction: the touching lanes (count > 0) first, then a store of that many",
+			"lanes; nothing at all for a group without one.")
+	default:
+		Comment("Compaction: the touching lanes (count > 0) first, then a store of that many",
+			"lanes; nothing at all for a group without one (most groups at a low hit rate).")
+	}
+	touch := touching(l, count())
+	if evex(t) {
 		if mask != nil {
-			k2 := K()
-			KANDW(mask, k, k2)
-			touch = k2
+			k := K()
+			KANDW(mask, touch, k)
+			touch = k
 		}
 		KORTESTW(touch, touch)
 	} else {
-		v := l.newVec()
-		VPCMPGTD(l.zero, count, v) // counts are 0, 1 or 2
-		touch = v
 		if mask != nil {
-			v2 := l.newVec()
-			VANDPS(mask, v, v2)
-			touch = v2
+			v := YMM()
+			fpOf(t).and(mask, touch, v)
+			touch = v
 		}
-		VTESTPS(touch, touch)
+		fpOf(t).test(touch, touch)
 	}
 	JZ(LabelRef(label + "_none"))
-	if evex(t) {
+	switch {
+	case evex(t):
 		KMOVW(touch, remain.As32())
 		ks := storeMaskOf(l)
-		for k, v := range outs {
-			c := l.newVec()
-			VCOMPRESSPS_Z(v(), touch, c)
-			VMOVUPS(c, ks, outPtr(k))
+		for k, s := range streams {
+			c := vecOf(int(s.kind.size) * t.Lanes)
+			s.kind.compress(s.v(), touch, c)
+			s.kind.store(c, ks, ck.rowPtr(k, s.kind.size, 0))
 		}
-	} else {
+	case t.Elem == ir.F64:
+		VMOVMSKPD(touch, remain.As32())
+		ck.compact4(l, streams, mask)
+	default:
 		VMOVMSKPS(touch, remain.As32())
-		compact8(l, outs, outPtr, mask)
+		ck.compact8(l, streams, mask)
 	}
 	ADDQ(remain, written)
 	Label(label + "_none")
@@ -753,12 +842,12 @@ func firstPair(t *ir.Target, g int) GPPhysical {
 	return remain
 }
 
-// compact8 stores the touching lanes of the eight-lane vectors outs (their
+// compact8 stores the touching lanes of the eight-lane streams (their
 // bits in remain, which it leaves holding their number) at the written
 // rows, in lane order: a permutation from the compress8 table, then a
 // blend into the rows there (a whole group, mask nil) or a masked store
 // (the tail).
-func compact8(l *lowering, outs []func() Op, outPtr func(k int) Mem, mask Op) {
+func (ck *contactKernel) compact8(l *lowering, streams []rowStream, mask Op) {
 	LEAQ(l.consts.compress8, scratch)
 	SHLQ(U8(5), remain)
 	perm := l.newVec()
@@ -779,15 +868,15 @@ func compact8(l *lowering, outs []func() Op, outPtr func(k int) Mem, mask Op) {
 		Comment("dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are")
 		Comment("microcoded on AMD). The rows past the count get their own bits back.")
 	}
-	for k, v := range outs {
+	for k, s := range streams {
 		c, pr, kr := l.newVec(), l.newVec(), l.newVec()
 		VMOVUPS(permSlot, pr)
-		VPERMPS(v(), pr, c)
+		VPERMPS(s.v(), pr, c)
 		VMOVUPS(ksSlot, kr)
 		if mask == nil {
-			blendStore(c, kr, outPtr(k), l.newVec())
+			blendStore(c, kr, ck.rowPtr(k, 4, 0), l.newVec())
 		} else {
-			VMASKMOVPS(c, kr, outPtr(k))
+			VMASKMOVPS(c, kr, ck.rowPtr(k, 4, 0))
 		}
 	}
 }
