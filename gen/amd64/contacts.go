@@ -73,7 +73,7 @@ func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 	contactDoc(name, t, compact, planes)
 	Comment("The thirteen stream pointers, copied to the frame: a row's store then loads its",
 		"pointer in one instruction, not two.")
-	ck := &contactKernel{t: t, compact: compact, outStreams: AllocLocal(8 * contactStreams)}
+	ck := &contactKernel{compact: compact, outStreams: AllocLocal(8 * contactStreams)}
 	Load(Param("out"), scratch)
 	for k := range contactStreams {
 		r := GP64()
@@ -172,7 +172,6 @@ func planeDoc(name string, t *ir.Target, compact bool) {
 // contactKernel is the contact kernel being emitted: what its sink
 // (contactKernel.sink) needs besides the group's lowering.
 type contactKernel struct {
-	t       *ir.Target
 	compact bool
 	// outStreams is the kernel's copy of the thirteen output stream
 	// pointers (out), in its frame.
@@ -191,7 +190,7 @@ const recordInputs = 14
 const sinkSlots = 8
 
 // contactSinkRegs is how many vector registers a spilling contact loop
-// leaves the sink (contactSink) besides the outputs in registers: an
+// leaves the sink (contactKernel.sink) besides the outputs in registers: an
 // allowance for its masks, permutations and blends, not a tuned figure
 // (TestGeneratedFunctions fails if it is too small).
 const contactSinkRegs = 6
@@ -235,9 +234,8 @@ type recordLoop struct {
 
 	// Set by emit.
 	l       *lowering // the one-group loops' lowering
-	area    *slots
-	nslots  int // slots per group
-	tailIdx Mem // the tail's two index vectors
+	nslots  int       // slots per group
+	tailIdx Mem       // the tail's two index vectors
 }
 
 // emit emits the loop.
@@ -264,16 +262,15 @@ func (r *recordLoop) setup() {
 	t, c, groups := r.e.t, r.e.c, r.loop.Groups
 	l := &lowering{t: t, p: r.p, consts: c, spill: r.spill}
 	l.zero, l.one = l.newVec(), l.newVec()
-	// The slots (groups shares of them; compaction on AVX2 parks two
-	// more vectors), then a set of 14 input vectors per group, then the
-	// tail's two index vectors.
+	// Each group's slots: the body's, then the sink's (the spiller leaves
+	// it sinkSlots, an AVX2 compaction parks two vectors).
 	r.nslots = slotsNeeded(t, r.p, r.spill)
 	if r.spill {
-		r.nslots += sinkSlots // the spiller leaves them to the sink
+		r.nslots += sinkSlots
 	} else {
 		r.nslots += 2
 	}
-	// The area: the slot shares, the sets of an iteration's groups, the
+	// The area: the groups' slots, the sets of an iteration's groups, the
 	// tail's two index vectors, the set the pipelined loops load the next
 	// records into, then the sink's stage (LateCompaction).
 	nextSize := recordInputs
@@ -290,8 +287,8 @@ func (r *recordLoop) setup() {
 		r.table.stage = r.table.fields.Offset(4 * t.VecBytes())
 		vecs += planeTableVecs(t)
 	}
-	r.area = newSlots(slotsBase, vecs, t.VecBytes())
-	l.slots = &slots{base: r.area.base, bytes: r.area.bytes, n: r.nslots}
+	area := newSlots(slotsBase, vecs, t.VecBytes())
+	l.slots = &slots{base: area.base, bytes: area.bytes, n: r.nslots}
 	LEAQ(Mem{Base: slotsBase, Disp: groups * r.nslots * t.VecBytes()}, set)
 	r.tailIdx = Mem{Base: slotsBase, Disp: (groups*r.nslots + groups*recordInputs) * t.VecBytes()}
 	VXORPS(l.zero, l.zero, l.zero)

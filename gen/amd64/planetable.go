@@ -31,7 +31,7 @@ type planeTable struct {
 func hasPlaneTable(t *ir.Target) bool { return t.Elem == ir.F32 || evex(t) }
 
 // planeTableVecs is the slot area a plane table takes on t (vectors).
-func planeTableVecs(t *ir.Target) int { return 4 + t.Lanes*8*t.ElemBytes/t.VecBytes() }
+func planeTableVecs(t *ir.Target) int { return 4 + stageVecs(t) }
 
 // build transposes the planes into the table when there are at most
 // t.Lanes of them: copied into the zeroed stage first, so that nothing
@@ -42,11 +42,8 @@ func (pt *planeTable) build(t *ir.Target, name string, zero VecVirtual) {
 	Load(Param("nplanes"), remain)
 	CMPQ(remain, U32(t.Lanes))
 	JA(LabelRef(name + "_notable"))
+	stageRecords(t, name+"_tablein", zero, Mem{Base: planesBase}, pt.stage)
 	rb := 8 * t.ElemBytes
-	for k := range t.Lanes * rb / t.VecBytes() {
-		VMOVUPS(zero, pt.stage.Offset(k*t.VecBytes()))
-	}
-	copyRecords(t, name+"_tablein", Mem{Base: planesBase}, pt.stage)
 	transposeRecords(t, func(lane, offset int) Mem { return pt.stage.Offset(lane*rb + offset) }, func(field int, v Op) {
 		if field < 4 {
 			VMOVUPS(v, pt.fields.Offset(field*t.VecBytes()))

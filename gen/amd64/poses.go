@@ -52,11 +52,10 @@ func (e *emitter) Poses(indexed bool) {
 		pl.m.Groups = 1
 	}
 	pl.setup()
-	switch {
-	case indexed:
+	if indexed {
 		pl.indexedLoop()
 		pl.indexedTail()
-	default:
+	} else {
 		if pl.m.Groups > 1 {
 			pl.loopOf(name+"_groups", pl.m.Groups)
 		}
@@ -125,11 +124,10 @@ func (pl *poseLoop) setup() {
 		p = ir.Schedule(p, latencyOf(t))
 	}
 	nslots, vb := slotsNeeded(t, p, true), t.VecBytes()
-	stageVecs := t.Lanes * 8 * t.ElemBytes / vb
-	area := newSlots(slotReg, groups*(nslots+poseStreams)+stageVecs+poseStreams+2, vb)
+	area := newSlots(slotReg, groups*(nslots+poseStreams)+stageVecs(t)+poseStreams+2, vb)
 	pl.sets = Mem{Base: slotReg, Disp: groups * nslots * vb}
 	pl.stage = pl.sets.Offset(groups * poseStreams * vb)
-	pl.gath = pl.stage.Offset(stageVecs * vb)
+	pl.gath = pl.stage.Offset(stageVecs(t) * vb)
 	pl.offs = pl.gath.Offset(poseStreams * vb)
 	for i := range poseStreams {
 		Load(Param(kernels.Pose.Inputs[i]), ptrRegs[i])
@@ -179,14 +177,23 @@ func (pl *poseLoop) tail() {
 	Comment("The bodies left: their records copied into the zeroed stage, their streams",
 		"loaded under a mask, the records written to the stage and copied out; nothing",
 		"past n is read or written.")
-	for k := range t.Lanes * 8 * t.ElemBytes / t.VecBytes() {
-		VMOVUPS(pl.ls[0].zero, pl.stage.Offset(k*t.VecBytes()))
-	}
-	copyRecords(t, pl.name+"_tailin", Mem{Base: localPtr}, pl.stage)
+	stageRecords(t, pl.name+"_tailin", pl.ls[0].zero, Mem{Base: localPtr}, pl.stage)
 	pl.iteration(pl.name+"_tailgroup", pl.ls[:1], tailMask(t, pl.e.c), pl.inOrder(pl.stage), pl.inOrder(pl.stage))
 	left(0, "") // tailMask may have turned it into the mask's bits
 	copyRecords(t, pl.name+"_tailout", pl.stage, Mem{Base: dstPtr})
 	Label(pl.name + "_done")
+}
+
+// stageVecs is the size of a stage of t.Lanes records (vectors).
+func stageVecs(t *ir.Target) int { return t.Lanes * 8 * t.ElemBytes / t.VecBytes() }
+
+// stageRecords copies the first remain records from from into the stage
+// of t.Lanes records at stage, zeroed first (label: the copy's loop).
+func stageRecords(t *ir.Target, label string, zero VecVirtual, from, stage Mem) {
+	for k := range stageVecs(t) {
+		VMOVUPS(zero, stage.Offset(k*t.VecBytes()))
+	}
+	copyRecords(t, label, from, stage)
 }
 
 // copyRecords copies the first remain records from from to to, the last
@@ -204,10 +211,7 @@ func copyRecords(t *ir.Target, label string, from, to Mem) {
 func copyRecord(t *ir.Target, from, to Mem) {
 	rb := 8 * t.ElemBytes
 	for off := 0; off < rb; off += min(rb, t.VecBytes()) {
-		v := YMM()
-		if rb == 64 && evex(t) {
-			v = ZMM()
-		}
+		v := vecOf(min(rb, t.VecBytes()))
 		VMOVUPS(from.Offset(off), v)
 		VMOVUPS(v, to.Offset(off))
 	}
@@ -342,28 +346,20 @@ func (pl *poseLoop) gather(mask Op) {
 	Load(Param("bodies"), scratch)
 	m := Mem{Base: scratch, Index: index, Scale: 4}
 	x := pl.ls[0].loadIndices(m, mask)
-	so, ro := YMM, YMM
-	if t.Lanes == 16 {
-		so, ro = ZMM, ZMM
-	} else if t.Lanes == 4 {
-		so, ro = XMM, XMM
-	}
-	s, r := so(), ro()
+	s, r := vecOf(4*t.Lanes), vecOf(4*t.Lanes)
 	VPSLLD(U8(2+uint8(t.Elem)), x, s) // 4 or 8 bytes per float
 	VPSLLD(U8(5+uint8(t.Elem)), x, r) // 32 or 64 bytes per record
 	VMOVUPS(s, pl.offs)
 	VMOVUPS(r, pl.offs.Offset(t.VecBytes()))
-	for lane := range t.Lanes {
-		MOVL(pl.offs.Offset(4*lane), scratch.As32())
+	mov, lane := MOVL, Op(remain.As32())
+	if t.Elem == ir.F64 {
+		mov, lane = MOVQ, remain
+	}
+	for k := range t.Lanes {
+		MOVL(pl.offs.Offset(4*k), scratch.As32())
 		for st := range poseStreams {
-			src, dst := Mem{Base: ptrRegs[st], Index: scratch, Scale: 1}, pl.gath.Offset(st*t.VecBytes()+lane*t.ElemBytes)
-			if t.Elem == ir.F64 {
-				MOVQ(src, remain)
-				MOVQ(remain, dst)
-			} else {
-				MOVL(src, remain.As32())
-				MOVL(remain.As32(), dst)
-			}
+			mov(Mem{Base: ptrRegs[st], Index: scratch, Scale: 1}, lane)
+			mov(lane, pl.gath.Offset(st*t.VecBytes()+k*t.ElemBytes))
 		}
 	}
 }

@@ -24,10 +24,8 @@ func storeRecords(t *ir.Target, c *constants, f [8]Op, rec func(k int) Mem, inOr
 			func(k int, v Op) { VMOVUPD(v, rec(k)) })
 	case t.Elem == ir.F64:
 		recordsOut4x64(f, rec)
-	case evex(t) && inOrder:
-		recordsOut16(f, c.sinkPerm, rec)
 	case evex(t):
-		recordsOut16Apart(f, c.apartPerm, rec)
+		recordsOut16(f, c, rec, inOrder)
 	default:
 		recordsOut8(f, rec)
 	}
@@ -72,42 +70,35 @@ func recordsOut8(f [8]Op, rec func(k int) Mem) {
 	}
 }
 
-// recordsOut16 is the AVX-512 sink of 16 float32 records: for records
-// 8q to 8q+7, u_i holds field i of the even records, field i+4 of the
-// even records, then the same of the odd ones, a 128-bit lane each (one
-// VPERMI2PS of f_i and f_i+4 with the sinkPerm indices); a 4x4 transpose
-// within each 128-bit lane then gives row k = [record 8q+2k | record
-// 8q+2k+1], stored whole. 8 two-table and 16 in-lane shuffles, 8 stores.
-func recordsOut16(f [8]Op, perm Mem, rec func(k int) Mem) {
-	for q := range 2 {
-		var u [4]VecVirtual
-		for i := range u {
-			u[i] = ZMM()
-			VMOVDQU32(perm.Offset(64*q), u[i])
-			VPERMI2PS(f[i+4], inReg(f[i], ZMM), u[i])
-		}
-		for k, v := range transpose4(u, 4, ZMM) {
-			VMOVUPS(v, rec(8*q+2*k))
-		}
+// recordsOut16 is the AVX-512 sink of 16 float32 records. In order
+// (records following each other): for records 8q to 8q+7, u_i holds field
+// i of the even records, field i+4 of them, then the same of the odd ones,
+// a 128-bit lane each (one VPERMI2PS of f_i and f_i+4 with the sinkPerm
+// indices); a 4x4 transpose within each 128-bit lane then gives row k =
+// [record 8q+2k | record 8q+2k+1], stored whole. Apart (records anywhere):
+// u_i = [f_i, f_i+4, f_i, f_i+4] of 128-bit lanes 2q and 2q+1 in turn (one
+// VPERMI2PD with the apartPerm indices), so that the transpose gives row k
+// = [record 8q+k | record 8q+4+k], stored as two halves. 8 two-table and
+// 16 in-lane shuffles, 8 stores (apart: 8 extracts, 16 stores).
+func recordsOut16(f [8]Op, c *constants, rec func(k int) Mem, inOrder bool) {
+	perm, load, permute := c.sinkPerm, VMOVDQU32, VPERMI2PS
+	if !inOrder {
+		perm, load, permute = c.apartPerm, VMOVDQU64, VPERMI2PD
 	}
-}
-
-// recordsOut16Apart is recordsOut16 for records anywhere in memory: u_i
-// = [f_i, f_i+4, f_i, f_i+4] of 128-bit lanes 2q and 2q+1 in turn (one
-// VPERMI2PD with the apartPerm indices), so that the transpose gives row
-// k = [record 8q+k | record 8q+4+k], stored as two halves. 8 two-table
-// and 16 in-lane shuffles, 8 extracts, 16 stores.
-func recordsOut16Apart(f [8]Op, perm Mem, rec func(k int) Mem) {
 	for q := range 2 {
 		var u [4]VecVirtual
 		for i := range u {
 			u[i] = ZMM()
-			VMOVDQU64(perm.Offset(64*q), u[i])
-			VPERMI2PD(f[i+4], inReg(f[i], ZMM), u[i])
+			load(perm.Offset(64*q), u[i])
+			permute(f[i+4], inReg(f[i], ZMM), u[i])
 		}
 		for k, v := range transpose4(u, 4, ZMM) {
-			VMOVUPS(v.(VecVirtual).AsY(), rec(8*q+k))
-			VEXTRACTF32X8(U8(1), v, rec(8*q+4+k))
+			if inOrder {
+				VMOVUPS(v, rec(8*q+2*k))
+			} else {
+				VMOVUPS(v.(VecVirtual).AsY(), rec(8*q+k))
+				VEXTRACTF32X8(U8(1), v, rec(8*q+4+k))
+			}
 		}
 	}
 }
