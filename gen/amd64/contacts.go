@@ -169,20 +169,16 @@ func planeDoc(name string, t *ir.Target, compact bool) {
 		"nplanes is the number of planes (at most lanes of them go to the plane table).")...)
 }
 
-// contactKernel is the contact kernel being emitted: what its sink
-// (contactKernel.sink) needs besides the group's lowering.
+// contactKernel is what the sink of the contact kernel being emitted
+// needs besides the group's lowering.
 type contactKernel struct {
-	compact bool
-	// outStreams is the kernel's copy of the thirteen output stream
-	// pointers (out), in its frame.
-	outStreams Mem
-	// stage is where its groups stage their rows (LateCompaction), or nil.
-	stage *staged
+	compact    bool
+	outStreams Mem     // the thirteen output stream pointers (out), copied to the frame
+	stage      *staged // where the groups stage their rows (LateCompaction), or nil
 }
 
-// recordInputs is the size of one group's set of input vectors (slots)
-// that loadRecords fills from two capsule records per pair: A, B and r of
-// each capsule.
+// recordInputs is the size of a group's set: the input vectors loadRecords
+// fills from a pair's two capsule records (A, B and r of each).
 const recordInputs = 14
 
 // sinkSlots is how many stack slots a spilling loop leaves the contact
@@ -190,15 +186,13 @@ const recordInputs = 14
 const sinkSlots = 8
 
 // contactSinkRegs is how many vector registers a spilling contact loop
-// leaves the sink (contactKernel.sink) besides the outputs in registers: an
-// allowance for its masks, permutations and blends, not a tuned figure
-// (TestGeneratedFunctions fails if it is too small).
+// leaves the sink besides the outputs in registers: an allowance, not a
+// tuned figure (TestGeneratedFunctions fails if it is too small).
 const contactSinkRegs = 6
 
-// rowPtr returns the address of the current row of output stream s (of
-// elements size bytes): row index + lane (one row per pair; lane is the
-// first lane of the group within its iteration) or written (compaction).
-// It loads the stream pointer into scratch from outStreams.
+// rowPtr loads the pointer of output stream s (of elements size bytes)
+// into scratch and returns the address of the current row: index + lane
+// (lane: the group's first within its iteration) or written (compaction).
 func (k *contactKernel) rowPtr(s int, size uint8, lane int) Mem {
 	MOVQ(k.outStreams.Offset(8*s), scratch)
 	if k.compact {
@@ -220,12 +214,8 @@ type recordLoop struct {
 	loop   RecordLoop
 	sides  [2]GPPhysical // where each side's records are: capsSides or planeSides
 	pinned []string      // the constants held in registers (ContactLoops.PinnedConstants)
-	// stage, if not nil, receives where the sink's stage is:
-	// contactStreams vectors after the sets.
-	stage *staged
-	// table, if not nil, is the plane kernel's plane table (its place set
-	// by setup).
-	table *planeTable
+	stage  *staged       // if not nil, setup places the sink's stage in the area
+	table  *planeTable   // if not nil, the plane table, placed by setup
 	// run computes and stores the groups of an iteration (lowerings ls,
 	// one per group, sharing the registers holding 0 and 1 and the slot
 	// area, each group its own slots; mask the tail's, or nil), with the
@@ -339,21 +329,22 @@ func left(below int, label string) {
 	}
 }
 
-// pipelined emits a loop whose iterations run per groups (run) with the
+// pipelined emits a loop whose iterations run the groups ls with the
 // next iteration's records loaded into the other set as an interlude at
 // fraction at of the body; set holds the first iteration's records. The
 // sets swap after each iteration, and the last whole iteration (label
 // prefix+"last") loads none; the others run at label prefix+"ahead".
-// prefetch, if not nil, runs before each iteration but the last.
-func (r *recordLoop) pipelined(prefix string, per int, at float64, prefetch func(), run func(label string, in *interlude)) {
-	t, label, last := r.e.t, prefix+"ahead", prefix+"last"
+// With prefetch, each iteration but the last prefetches the records
+// PrefetchRecordsAhead groups ahead (prefetchRecords).
+func (r *recordLoop) pipelined(prefix string, ls []*lowering, at float64, prefetch bool) {
+	t, label, last, per := r.e.t, prefix+"ahead", prefix+"last", len(ls)
 	LEAQ(r.tailIdx.Offset(2*t.VecBytes()), nextSet)
 	Label(label)
 	left(2*per*t.Lanes, last)
-	if prefetch != nil {
-		prefetch()
+	if prefetch {
+		prefetchRecords(t, r.sides, label, PrefetchRecordsAhead, per)
 	}
-	run(label, &interlude{at: at, regs: recordRegs(t), emit: func() {
+	r.run(ls, label, nil, &interlude{at: at, regs: recordRegs(t), emit: func() {
 		Commentf("The records of the next %d group(s).", per)
 		r.loadGroups(nextSet, per, per)
 	}})
@@ -361,7 +352,7 @@ func (r *recordLoop) pipelined(prefix string, per int, at float64, prefetch func
 	XCHGQ(set, nextSet)
 	JMP(LabelRef(label))
 	Label(last)
-	run(last, nil)
+	r.run(ls, last, nil, nil)
 	ADDQ(U32(per*t.Lanes), index)
 }
 
@@ -388,8 +379,7 @@ func (r *recordLoop) wideLoop() {
 	Label(name + "_wide")
 	left(groups*t.Lanes, name+"_loop")
 	if !r.wideAhead() {
-		// The next iteration's records, a whole iteration (groups groups)
-		// ahead.
+		// Prefetch a whole iteration ahead.
 		prefetchRecords(t, r.sides, name+"_wide", groups, groups)
 		r.loadGroups(set, 0, groups)
 		r.run(ls, name+"_wide", nil, nil)
@@ -400,8 +390,7 @@ func (r *recordLoop) wideLoop() {
 	Comment("Each iteration loads the next one's records into the other set part-way",
 		"through its body (WideRecordsAt); the last whole iteration loads none.")
 	r.loadGroups(set, 0, groups)
-	r.pipelined(name+"_wide", groups, r.loop.WideRecordsAt, nil,
-		func(label string, in *interlude) { r.run(ls, label, nil, in) })
+	r.pipelined(name+"_wide", ls, r.loop.WideRecordsAt, false)
 	LEAQ(Mem{Base: slotsBase, Disp: groups * r.nslots * t.VecBytes()}, set) // swapped or not
 }
 
@@ -425,9 +414,7 @@ func (r *recordLoop) groupLoop() {
 		JMP(LabelRef(name + "_loop"))
 		return
 	}
-	pf := func() { prefetchRecords(t, r.sides, name+"_ahead", PrefetchRecordsAhead, 1) }
-	r.pipelined(name+"_", 1, r.loop.NextRecordsAt, pf,
-		func(label string, in *interlude) { r.run([]*lowering{r.l}, label, nil, in) })
+	r.pipelined(name+"_", []*lowering{r.l}, r.loop.NextRecordsAt, true)
 	left(0, "")
 }
 
@@ -569,12 +556,11 @@ func (ck *contactKernel) compactStaged(l *lowering, label string, streams []rowS
 	Label(label + "_nostaged")
 }
 
-// blendStore stores the lanes of v selected by the vector mask m to dst
-// and leaves dst's other lanes with their bits: a load, VBLENDVPS and a
-// plain store, which whole AVX2 compaction groups use instead of masked
-// stores (microcoded on AMD). m's lanes are all-ones or zero, whatever
-// their width, so the 32-bit blend serves 64-bit lanes too; old is a fresh
-// register of v's width.
+// blendStore stores the lanes of v selected by the vector mask m to dst,
+// the others keeping their bits: a load, VBLENDVPS and a plain store, for
+// whole AVX2 compaction groups (masked stores are microcoded on AMD). m's
+// lanes are all-ones or zero, so the 32-bit blend serves 64-bit lanes too;
+// old is a fresh register of v's width.
 func blendStore(v, m Op, dst Mem, old VecVirtual) {
 	VMOVUPS(dst, old)
 	VBLENDVPS(m, v, old, old)
@@ -595,9 +581,9 @@ func recordRegs(t *ir.Target) int {
 	return 8 // four rows and three unpacks, then the fields
 }
 
-// pinConstants broadcasts the constants named (ContactLoops.PinnedConstants) that
-// l's program uses into registers and returns them by constant name (with
-// the element suffix).
+// pinConstants broadcasts the constants named (PinnedConstants) that l's
+// program uses into registers and returns them by name with the element
+// suffix.
 func (l *lowering) pinConstants(names []string) map[string]VecVirtual {
 	var pinned map[string]VecVirtual
 	for _, name := range names {

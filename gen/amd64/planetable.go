@@ -66,29 +66,15 @@ func (pt *planeTable) load(t *ir.Target, name string, dst GPPhysical, index func
 	}
 	CMPQ(n.Addr, U32(t.Lanes))
 	JA(LabelRef(records))
-	var x Op
-	switch {
-	case t.Elem == ir.F64: // 8 indices widened to 64 bits
-		y, z := YMM(), ZMM()
-		VMOVDQU(index(1, 0), y)
-		VPMOVZXDQ(y, z)
-		x = z
-	case evex(t):
+	x, perm := (&lowering{t: t}).loadIndices(index(1, 0), nil), VPERMPS
+	if t.Elem == ir.F64 { // 8 indices widened to 64 bits
 		z := ZMM()
-		VMOVDQU32(index(1, 0), z)
-		x = z
-	default:
-		y := YMM()
-		VMOVDQU(index(1, 0), y)
-		x = y
+		VPMOVZXDQ(x, z)
+		x, perm = z, VPERMPD
 	}
 	for f := range 4 {
 		v := vecOf(t.VecBytes())
-		if t.Elem == ir.F64 {
-			VPERMPD(pt.fields.Offset(f*t.VecBytes()), x, v)
-		} else {
-			VPERMPS(pt.fields.Offset(f*t.VecBytes()), x, v)
-		}
+		perm(pt.fields.Offset(f*t.VecBytes()), x, v)
 		VMOVUPS(v, Mem{Base: dst, Disp: (first + 7 + fieldInput[f]) * t.VecBytes()})
 	}
 	JMP(LabelRef(done))

@@ -91,12 +91,9 @@ type poseLoop struct {
 	indexed bool        // the bodies listed (PosesIndexed)
 	ls      []*lowering // one per group of an iteration
 	sets    Mem         // group g's seven local fields: vectors 7g to 7g+6 from here
-	// stage holds the tail's records (lanes records, zero past n).
-	stage Mem
-	// gath holds an indexed group's seven streams, gathered; offs its
-	// bodies' stream offsets, then their record offsets (bytes, 32 bits
-	// each).
-	gath, offs Mem
+	stage   Mem         // the tail's records (lanes records, zero past n)
+	gath    Mem         // an indexed group's seven streams, gathered
+	offs    Mem         // its bodies' stream offsets, then their record offsets (bytes, 32 bits each)
 }
 
 // records says where a group's records are: at(g, lane) addresses the
@@ -282,8 +279,7 @@ func (pl *poseLoop) inputs(l *lowering, label string, g int, mask Op, fields [po
 
 // poseSinkRegs is how many vector registers a spilling pose loop leaves
 // the record sink besides the outputs in registers: the transposes'
-// vectors in flight (an allowance, not a tuned figure; the generator
-// fails if it is too small).
+// vectors in flight (an allowance; the generator fails if it is too small).
 func poseSinkRegs(t *ir.Target) int {
 	if evex(t) && t.Elem == ir.F64 {
 		return 16
