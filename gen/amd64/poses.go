@@ -35,7 +35,7 @@ const poseStreams = 7
 // bodies left, whose records are copied one at a time into a zeroed stage
 // in the frame and back, and whose streams are loaded under a mask, so
 // that nothing past n is read or written. With indexed, PosesIndexedISA:
-// one group at a time of the bodies listed (posesIndexed).
+// one group at a time of the bodies listed (indexedLoop).
 func (e *emitter) Poses(indexed bool) {
 	t := e.t
 	check(t)
@@ -54,14 +54,21 @@ func (e *emitter) Poses(indexed bool) {
 	pl.setup()
 	if indexed {
 		pl.indexedLoop()
-		pl.indexedTail()
 	} else {
 		if pl.m.Groups > 1 {
 			pl.loopOf(name+"_groups", pl.m.Groups)
 		}
 		pl.loopOf(name+"_loop", 1)
+	}
+	Label(name + "_tail")
+	TESTQ(remain, remain)
+	JZ(LabelRef(name + "_done"))
+	if indexed {
+		pl.indexedTail()
+	} else {
 		pl.tail()
 	}
+	Label(name + "_done")
 	VZEROUPPER()
 	RET()
 }
@@ -165,12 +172,9 @@ func (pl *poseLoop) loopOf(label string, n int) {
 	Label(label + "_end")
 }
 
-// tail emits the group of the n mod lanes bodies left (remain of them).
+// tail emits the group of the n mod lanes bodies left (remain > 0 of them).
 func (pl *poseLoop) tail() {
 	t := pl.e.t
-	Label(pl.name + "_tail")
-	TESTQ(remain, remain)
-	JZ(LabelRef(pl.name + "_done"))
 	Comment("The bodies left: their records copied into the zeroed stage, their streams",
 		"loaded under a mask, the records written to the stage and copied out; nothing",
 		"past n is read or written.")
@@ -178,7 +182,6 @@ func (pl *poseLoop) tail() {
 	pl.iteration(pl.name+"_tailgroup", pl.ls[:1], tailMask(t, pl.e.c), pl.inOrder(pl.stage), pl.inOrder(pl.stage))
 	left(0, "") // tailMask may have turned it into the mask's bits
 	copyRecords(t, pl.name+"_tailout", pl.stage, Mem{Base: dstPtr})
-	Label(pl.name + "_done")
 }
 
 // stageVecs is the size of a stage of t.Lanes records (vectors).
@@ -315,9 +318,6 @@ func (pl *poseLoop) indexedLoop() {
 // the bodies left copied to dst one at a time.
 func (pl *poseLoop) indexedTail() {
 	t, rb := pl.e.t, 8*pl.e.t.ElemBytes
-	Label(pl.name + "_tail")
-	TESTQ(remain, remain)
-	JZ(LabelRef(pl.name + "_done"))
 	pl.gather(tailMask(t, pl.e.c))
 	pl.iteration(pl.name+"_tailgroup", pl.ls[:1], nil, pl.byIndex(localPtr), pl.inOrder(pl.stage))
 	Comment("The records of the bodies left, from the stage.")
@@ -329,7 +329,6 @@ func (pl *poseLoop) indexedTail() {
 		}
 		copyRecord(t, pl.stage.Offset(k*rb), pl.byIndex(dstPtr).at(0, k))
 	}
-	Label(pl.name + "_done")
 }
 
 // gather loads the group's body indices (under mask, zero past n, if not
