@@ -356,10 +356,8 @@ func (r *recordLoop) pipelined(prefix string, ls []*lowering, at float64, prefet
 	ADDQ(U32(per*t.Lanes), index)
 }
 
-// wideLoop emits the loop of several groups per iteration: group g's set
-// at slot g*14. With WideRecordsAt it loads the next iteration's records
-// into the other set as an interlude of wide (the sets swap after each
-// iteration; the last whole iteration loads none), and runs only when the
+// wideLoop emits the loop of several groups per iteration, group g's set
+// at slot g*14. With WideRecordsAt it is pipelined and runs only when the
 // kernel's prefetch argument is 0; without, it prefetches a whole
 // iteration ahead.
 func (r *recordLoop) wideLoop() {
@@ -379,7 +377,6 @@ func (r *recordLoop) wideLoop() {
 	Label(name + "_wide")
 	left(groups*t.Lanes, name+"_loop")
 	if !r.wideAhead() {
-		// Prefetch a whole iteration ahead.
 		prefetchRecords(t, r.sides, name+"_wide", groups, groups)
 		r.loadGroups(set, 0, groups)
 		r.run(ls, name+"_wide", nil, nil)
@@ -394,10 +391,8 @@ func (r *recordLoop) wideLoop() {
 	LEAQ(Mem{Base: slotsBase, Disp: groups * r.nslots * t.VecBytes()}, set) // swapped or not
 }
 
-// groupLoop emits the loop of one group at a time; with NextRecordsAt
-// each group loads the next one's records into the other set as an
-// interlude (the registers set and nextSet swap after each group), and
-// the last whole group runs alone.
+// groupLoop emits the loop of one group at a time, pipelined with
+// NextRecordsAt.
 func (r *recordLoop) groupLoop() {
 	t, name := r.e.t, r.name
 	Label(name + "_loop")
@@ -444,12 +439,11 @@ func (r *recordLoop) tail() {
 // (docs/levers.md, "Large batches and memory").
 const PrefetchRecordsAhead = 3
 
-// prefetchRecords emits the prefetches of the capsule records of count
-// groups starting ahead groups past the current one, if the kernel's
-// prefetch argument is set and those groups are whole (their indices are
-// then within pi[0:n] and pj[0:n]; a prefetch itself never faults). Of
-// sides (recordLoop.sides), only those read from the capsules: plane
-// records are few and stay in L1.
+// prefetchRecords prefetches the capsule records of count groups from
+// ahead groups past the current one, if the prefetch argument is set and
+// those groups are whole (their indices are then within pi[0:n] and
+// pj[0:n]; a prefetch itself never faults). Plane records (sides) are few
+// and stay in L1.
 func prefetchRecords(t *ir.Target, sides [2]GPPhysical, label string, ahead, count int) {
 	skip := label + "_noprefetch"
 	Comment("Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).")
@@ -499,7 +493,7 @@ func storeMaskOf(l *lowering) Op {
 func (ck *contactKernel) stageRows(l *lowering, streams []rowStream, count Op) {
 	Comment("Compaction, one group late (LateCompaction): this group's rows and touching lanes")
 	Comment("wait in the stage for the next group.")
-	touch := touching(l, count)
+	touch := touching(l, count, nil)
 	if evex(l.t) {
 		KMOVW(touch, remain.As32())
 	} else {
@@ -691,8 +685,11 @@ func rowStreams(l *lowering, g int) ([]rowStream, func() Op) {
 	} else {
 		Comment("Pair index k = i + lane.")
 	}
-	pair := vecOf(4 * t.Lanes)
-	first := firstPair(t, g)
+	pair, first := vecOf(4*t.Lanes), index
+	if g > 0 { // remain is free in a sink: the loop recomputes it
+		first = remain
+		LEAQ(Mem{Base: index, Disp: g * t.Lanes}, remain)
+	}
 	if evex(t) {
 		VPBROADCASTD(first.As32(), pair)
 	} else {
@@ -745,8 +742,9 @@ func (ck *contactKernel) storeRows(l *lowering, streams []rowStream, mask Op, g 
 }
 
 // touching returns the touching lanes of a group (count > 0; counts are
-// 0, 1 or 2): an opmask on AVX-512, else a vector mask.
-func touching(l *lowering, count Op) Op {
+// 0, 1 or 2), those under mask if not nil: an opmask on AVX-512, else a
+// vector mask.
+func touching(l *lowering, count, mask Op) Op {
 	testm, cmpgt := VPTESTMD, VPCMPGTD
 	if l.t.Elem == ir.F64 {
 		testm, cmpgt = VPTESTMQ, VPCMPGTQ
@@ -754,11 +752,21 @@ func touching(l *lowering, count Op) Op {
 	if evex(l.t) {
 		k := K()
 		testm(count, count, k)
-		return k
+		if mask == nil {
+			return k
+		}
+		km := K()
+		KANDW(mask, k, km)
+		return km
 	}
 	v := YMM()
 	cmpgt(l.zero, count, v)
-	return v
+	if mask == nil {
+		return v
+	}
+	vm := YMM()
+	fpOf(l.t).and(mask, v, vm)
+	return vm
 }
 
 // compactRows stores the touching rows of group streams (count > 0, and
@@ -777,20 +785,10 @@ func (ck *contactKernel) compactRows(l *lowering, label string, mask Op, streams
 		Comment("Compaction: the touching lanes (count > 0) first, then a store of that many",
 			"lanes; nothing at all for a group without one (most groups at a low hit rate).")
 	}
-	touch := touching(l, count())
+	touch := touching(l, count(), mask)
 	if evex(t) {
-		if mask != nil {
-			k := K()
-			KANDW(mask, touch, k)
-			touch = k
-		}
 		KORTESTW(touch, touch)
 	} else {
-		if mask != nil {
-			v := YMM()
-			fpOf(t).and(mask, touch, v)
-			touch = v
-		}
 		fpOf(t).test(touch, touch)
 	}
 	JZ(LabelRef(label + "_none"))
@@ -812,17 +810,6 @@ func (ck *contactKernel) compactRows(l *lowering, label string, mask Op, streams
 	}
 	ADDQ(remain, written)
 	Label(label + "_none")
-}
-
-// firstPair returns a register holding the index of the first pair of
-// group g of an iteration: index itself for group 0, else remain (free in
-// a sink: the loop recomputes it) set to index + g lanes.
-func firstPair(t *ir.Target, g int) GPPhysical {
-	if g == 0 {
-		return index
-	}
-	LEAQ(Mem{Base: index, Disp: g * t.Lanes}, remain)
-	return remain
 }
 
 // compact8 stores the touching lanes of the eight-lane streams (their

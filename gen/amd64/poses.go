@@ -32,10 +32,8 @@ const poseStreams = 7
 
 // Poses emits PosesISA: a loop of the schedule's Poses.Groups groups per
 // iteration (if more than one), then of one group, then the n mod lanes
-// bodies left, whose records are copied one at a time into a zeroed stage
-// in the frame and back, and whose streams are loaded under a mask, so
-// that nothing past n is read or written. With indexed, PosesIndexedISA:
-// one group at a time of the bodies listed (indexedLoop).
+// bodies left (tail). With indexed, PosesIndexedISA: one group at a time
+// of the bodies listed (indexedLoop, indexedTail).
 func (e *emitter) Poses(indexed bool) {
 	t := e.t
 	check(t)
@@ -172,7 +170,8 @@ func (pl *poseLoop) loopOf(label string, n int) {
 	Label(label + "_end")
 }
 
-// tail emits the group of the n mod lanes bodies left (remain > 0 of them).
+// tail emits the group of the n mod lanes bodies left (remain > 0 of
+// them) through a stage in the frame, reading and writing nothing past n.
 func (pl *poseLoop) tail() {
 	t := pl.e.t
 	Comment("The bodies left: their records copied into the zeroed stage, their streams",
