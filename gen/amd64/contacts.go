@@ -19,15 +19,13 @@ import (
 // kernels are the same loops with side J's records read from the planes
 // (kernels.PlaneContact).
 
-// contactStreams is the number of soa.Contacts streams a contact kernel
-// writes: Pair, Count, the normal (3), the two depths and the two points
-// (3 each).
+// contactStreams is the number of soa.Contacts streams: Pair, Count, the
+// normal (3), the two depths and the two points (3 each).
 const contactStreams = 13
 
-// contactSignature is the Go signature of a contact kernel with lanes of
-// type e: caps points at the first record (and planes at the first plane
-// record, for the plane kernels), out holds the contactStreams
-// soa.Contacts stream pointers (Pair and Count among them, as *e).
+// contactSignature is the Go signature of a (plane) contact kernel with
+// lanes of type e: out holds the contactStreams soa.Contacts stream
+// pointers, Pair and Count among them as *e.
 func contactSignature(e ir.Elem, planes bool) string {
 	sig := fmt.Sprintf("func(caps *F, pi, pj *uint32, out *[%d]*F, n int, margin F, prefetch int) int", contactStreams)
 	if planes {
@@ -136,20 +134,19 @@ func contactDoc(name string, t *ir.Target, compact, planes bool) {
 		planeDoc(name, t, compact)
 		return
 	}
+	lines := []string{name + " computes the contacts of n capsule pairs with " + t.Name + ", one row",
+		"per pair, bit-identical to fallback.ContactLane" + sfx + " on each; it returns n. caps points",
+		"at the capsule records (soa.Capsule" + sfx + ", " + rec + "), pi and pj at the n pair indices",
+		"(all in range), out holds the thirteen soa.Contacts" + sfx + " streams of n rows; n > 0."}
 	if compact {
-		Doc(name+" computes the contacts of n capsule pairs with "+t.Name+" and writes",
+		lines = []string{name + " computes the contacts of n capsule pairs with " + t.Name + " and writes",
 			"those of the touching pairs densely, in pair order; it returns their number.",
-			"Bit-identical to fallback.ContactLane"+sfx+" on each. caps points at the capsule",
-			"records (soa.Capsule"+sfx+", "+rec+"), pi and pj at the n pair indices (all in",
-			"range), out holds the thirteen soa.Contacts"+sfx+" streams, each with room for n rows; n > 0.",
-			"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")
-		return
+			"Bit-identical to fallback.ContactLane" + sfx + " on each. caps points at the capsule",
+			"records (soa.Capsule" + sfx + ", " + rec + "), pi and pj at the n pair indices (all in",
+			"range), out holds the thirteen soa.Contacts" + sfx + " streams, each with room for n rows; n > 0."}
 	}
-	Doc(name+" computes the contacts of n capsule pairs with "+t.Name+", one row",
-		"per pair, bit-identical to fallback.ContactLane"+sfx+" on each; it returns n. caps points",
-		"at the capsule records (soa.Capsule"+sfx+", "+rec+"), pi and pj at the n pair indices",
-		"(all in range), out holds the thirteen soa.Contacts"+sfx+" streams of n rows; n > 0.",
-		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")
+	Doc(append(lines,
+		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")...)
 }
 
 // planeDoc writes the doc comment of plane contact kernel name.
@@ -217,9 +214,8 @@ type recordLoop struct {
 	stage  *staged       // if not nil, setup places the sink's stage in the area
 	table  *planeTable   // if not nil, the plane table, placed by setup
 	// run computes and stores the groups of an iteration (lowerings ls,
-	// one per group, sharing the registers holding 0 and 1 and the slot
-	// area, each group its own slots; mask the tail's, or nil), with the
-	// interlude in, if not nil, among their instructions.
+	// sharing the registers of 0 and 1 and the slot area, each with its own
+	// slots; mask the tail's, or nil), with the interlude in, if not nil.
 	run func(ls []*lowering, label string, mask Op, in *interlude)
 
 	// Set by emit.
@@ -550,14 +546,20 @@ func (ck *contactKernel) compactStaged(l *lowering, label string, streams []rowS
 	Label(label + "_nostaged")
 }
 
-// blendStore stores the lanes of v selected by the vector mask m to dst,
-// the others keeping their bits: a load, VBLENDVPS and a plain store, for
-// whole AVX2 compaction groups (masked stores are microcoded on AMD). m's
-// lanes are all-ones or zero, so the 32-bit blend serves 64-bit lanes too;
-// old is a fresh register of v's width.
-func blendStore(v, m Op, dst Mem, old VecVirtual) {
+// storePacked stores the packed lanes c of stream k (of kind s) under the
+// vector store mask kr: masked in the tail (mask not nil), else blended
+// into the rows there by a load, VBLENDVPS and a plain store (masked stores
+// are microcoded on AMD). kr's lanes are all-ones or zero, so the 32-bit
+// blend serves 64-bit lanes too.
+func (ck *contactKernel) storePacked(k int, s rowStream, c Register, kr, mask Op) {
+	dst := ck.rowPtr(k, s.kind.size, 0)
+	if mask != nil {
+		s.kind.maskStore(c, kr, dst)
+		return
+	}
+	old := vecOf(int(c.Size()))
 	VMOVUPS(dst, old)
-	VBLENDVPS(m, v, old, old)
+	VBLENDVPS(kr, c, old, old)
 	VMOVUPS(old, dst)
 }
 
@@ -843,10 +845,6 @@ func (ck *contactKernel) compact8(l *lowering, streams []rowStream, mask Op) {
 		VMOVUPS(permSlot, pr)
 		VPERMPS(s.v(), pr, c)
 		VMOVUPS(ksSlot, kr)
-		if mask == nil {
-			blendStore(c, kr, ck.rowPtr(k, 4, 0), l.newVec())
-		} else {
-			VMASKMOVPS(c, kr, ck.rowPtr(k, 4, 0))
-		}
+		ck.storePacked(k, s, c, kr, mask)
 	}
 }

@@ -82,11 +82,6 @@ func (ck *contactKernel) compact4(l *lowering, streams []rowStream, mask Op) {
 			VPERMPS(s.v(), p, c)
 			VMOVDQU(slots[2], kr)
 		}
-		dst := ck.rowPtr(k, s.kind.size, 0)
-		if mask == nil {
-			blendStore(c, kr, dst, vecOf(int(c.Size())))
-		} else {
-			s.kind.maskStore(c, kr, dst)
-		}
+		ck.storePacked(k, s, c, kr, mask)
 	}
 }

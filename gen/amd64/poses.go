@@ -103,11 +103,10 @@ type poseLoop struct {
 
 // records says where a group's records are: at(g, lane) addresses the
 // record of lane in group g (it may load the record's offset into scratch
-// first: the caller uses the address at once); inOrder says that each
-// group's records follow each other in memory.
+// first: the caller uses the address at once).
 type records struct {
 	at      func(g, lane int) Mem
-	inOrder bool
+	inOrder bool // each group's records follow each other in memory
 }
 
 // inOrder is the records from base on, one per lane.
@@ -338,8 +337,7 @@ func (pl *poseLoop) gather(mask Op) {
 	t := pl.e.t
 	Comment("The group's body indices, their offsets, and their streams' lanes gathered.")
 	Load(Param("bodies"), scratch)
-	m := Mem{Base: scratch, Index: index, Scale: 4}
-	x := pl.ls[0].loadIndices(m, mask)
+	x := pl.ls[0].loadIndices(Mem{Base: scratch, Index: index, Scale: 4}, mask)
 	s, r := vecOf(4*t.Lanes), vecOf(4*t.Lanes)
 	VPSLLD(U8(2+uint8(t.Elem)), x, s) // 4 or 8 bytes per float
 	VPSLLD(U8(5+uint8(t.Elem)), x, r) // 32 or 64 bytes per record
