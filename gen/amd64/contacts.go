@@ -620,12 +620,10 @@ func contactBody(l *lowering, label string, g int) {
 	l.arg = func(int) Mem { return margin.Addr }
 }
 
-// sink stores the contacts of group g of an iteration, computed by l:
-// one row per pair, or only the touching pairs' rows (compact). mask is
-// nil for a whole group. With late (compacting, with a stage), the
-// group's rows go to the stage and the previous group's staged rows are
-// compacted; without it, a compacting kernel with a stage compacts the
-// staged rows before its own.
+// sink stores the rows of group g of an iteration, computed by l: one per
+// pair, or only the touching pairs' (compact); mask is nil for a whole
+// group. A kernel with a stage compacts the staged rows first, then stages
+// the group's rows (late) or compacts them too.
 func (ck *contactKernel) sink(l *lowering, label string, mask Op, g int, late bool) {
 	streams, count := rowStreams(l, g)
 	if !ck.compact {

@@ -6,9 +6,8 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// The float64 parts of the contact sink: a float64 group's count comes out
-// in 64-bit lanes and its Pair and Count streams are uint32, so every group
-// narrows them before it stores.
+// The float64 parts of the contact sink: its count comes out in 64-bit
+// lanes, its Pair and Count streams are uint32 (narrowPairCount).
 
 // mask32 returns the low halves of the 64-bit lanes of AVX2 float64 vector
 // v (a tail mask, or the counts) packed into an xmm register: four 32-bit
