@@ -19,15 +19,13 @@ import (
 // kernels are the same loops with side J's records read from the planes
 // (kernels.PlaneContact).
 
-// contactStreams is the number of soa.Contacts streams a contact kernel
-// writes: Pair, Count, the normal (3), the two depths and the two points
-// (3 each).
+// contactStreams is the number of soa.Contacts streams: Pair, Count, the
+// normal (3), the two depths and the two points (3 each).
 const contactStreams = 13
 
-// contactSignature is the Go signature of a contact kernel with lanes of
-// type e: caps points at the first record (and planes at the first plane
-// record, for the plane kernels), out holds the contactStreams
-// soa.Contacts stream pointers (Pair and Count among them, as *e).
+// contactSignature is the Go signature of a (plane) contact kernel with
+// lanes of type e: out holds the contactStreams soa.Contacts stream
+// pointers, Pair and Count among them as *e.
 func contactSignature(e ir.Elem, planes bool) string {
 	sig := fmt.Sprintf("func(caps *F, pi, pj *uint32, out *[%d]*F, n int, margin F, prefetch int) int", contactStreams)
 	if planes {
@@ -73,7 +71,7 @@ func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 	contactDoc(name, t, compact, planes)
 	Comment("The thirteen stream pointers, copied to the frame: a row's store then loads its",
 		"pointer in one instruction, not two.")
-	ck := &contactKernel{t: t, compact: compact, outStreams: AllocLocal(8 * contactStreams)}
+	ck := &contactKernel{compact: compact, outStreams: AllocLocal(8 * contactStreams)}
 	Load(Param("out"), scratch)
 	for k := range contactStreams {
 		r := GP64()
@@ -136,20 +134,19 @@ func contactDoc(name string, t *ir.Target, compact, planes bool) {
 		planeDoc(name, t, compact)
 		return
 	}
+	lines := []string{name + " computes the contacts of n capsule pairs with " + t.Name + ", one row",
+		"per pair, bit-identical to fallback.ContactLane" + sfx + " on each; it returns n. caps points",
+		"at the capsule records (soa.Capsule" + sfx + ", " + rec + "), pi and pj at the n pair indices",
+		"(all in range), out holds the thirteen soa.Contacts" + sfx + " streams of n rows; n > 0."}
 	if compact {
-		Doc(name+" computes the contacts of n capsule pairs with "+t.Name+" and writes",
+		lines = []string{name + " computes the contacts of n capsule pairs with " + t.Name + " and writes",
 			"those of the touching pairs densely, in pair order; it returns their number.",
-			"Bit-identical to fallback.ContactLane"+sfx+" on each. caps points at the capsule",
-			"records (soa.Capsule"+sfx+", "+rec+"), pi and pj at the n pair indices (all in",
-			"range), out holds the thirteen soa.Contacts"+sfx+" streams, each with room for n rows; n > 0.",
-			"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")
-		return
+			"Bit-identical to fallback.ContactLane" + sfx + " on each. caps points at the capsule",
+			"records (soa.Capsule" + sfx + ", " + rec + "), pi and pj at the n pair indices (all in",
+			"range), out holds the thirteen soa.Contacts" + sfx + " streams, each with room for n rows; n > 0."}
 	}
-	Doc(name+" computes the contacts of n capsule pairs with "+t.Name+", one row",
-		"per pair, bit-identical to fallback.ContactLane"+sfx+" on each; it returns n. caps points",
-		"at the capsule records (soa.Capsule"+sfx+", "+rec+"), pi and pj at the n pair indices",
-		"(all in range), out holds the thirteen soa.Contacts"+sfx+" streams of n rows; n > 0.",
-		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")
+	Doc(append(lines,
+		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")...)
 }
 
 // planeDoc writes the doc comment of plane contact kernel name.
@@ -169,21 +166,16 @@ func planeDoc(name string, t *ir.Target, compact bool) {
 		"nplanes is the number of planes (at most lanes of them go to the plane table).")...)
 }
 
-// contactKernel is the contact kernel being emitted: what its sink
-// (contactKernel.sink) needs besides the group's lowering.
+// contactKernel is what the sink of the contact kernel being emitted
+// needs besides the group's lowering.
 type contactKernel struct {
-	t       *ir.Target
-	compact bool
-	// outStreams is the kernel's copy of the thirteen output stream
-	// pointers (out), in its frame.
-	outStreams Mem
-	// stage is where its groups stage their rows (LateCompaction), or nil.
-	stage *staged
+	compact    bool
+	outStreams Mem     // the thirteen output stream pointers (out), copied to the frame
+	stage      *staged // where the groups stage their rows (LateCompaction), or nil
 }
 
-// recordInputs is the size of one group's set of input vectors (slots)
-// that loadRecords fills from two capsule records per pair: A, B and r of
-// each capsule.
+// recordInputs is the size of a group's set: the input vectors loadRecords
+// fills from a pair's two capsule records (A, B and r of each).
 const recordInputs = 14
 
 // sinkSlots is how many stack slots a spilling loop leaves the contact
@@ -191,15 +183,13 @@ const recordInputs = 14
 const sinkSlots = 8
 
 // contactSinkRegs is how many vector registers a spilling contact loop
-// leaves the sink (contactSink) besides the outputs in registers: an
-// allowance for its masks, permutations and blends, not a tuned figure
-// (TestGeneratedFunctions fails if it is too small).
+// leaves the sink besides the outputs in registers: an allowance, not a
+// tuned figure (TestGeneratedFunctions fails if it is too small).
 const contactSinkRegs = 6
 
-// rowPtr returns the address of the current row of output stream s (of
-// elements size bytes): row index + lane (one row per pair; lane is the
-// first lane of the group within its iteration) or written (compaction).
-// It loads the stream pointer into scratch from outStreams.
+// rowPtr loads the pointer of output stream s (of elements size bytes)
+// into scratch and returns the address of the current row: index + lane
+// (lane: the group's first within its iteration) or written (compaction).
 func (k *contactKernel) rowPtr(s int, size uint8, lane int) Mem {
 	MOVQ(k.outStreams.Offset(8*s), scratch)
 	if k.compact {
@@ -221,23 +211,17 @@ type recordLoop struct {
 	loop   RecordLoop
 	sides  [2]GPPhysical // where each side's records are: capsSides or planeSides
 	pinned []string      // the constants held in registers (ContactLoops.PinnedConstants)
-	// stage, if not nil, receives where the sink's stage is:
-	// contactStreams vectors after the sets.
-	stage *staged
-	// table, if not nil, is the plane kernel's plane table (its place set
-	// by setup).
-	table *planeTable
+	stage  *staged       // if not nil, setup places the sink's stage in the area
+	table  *planeTable   // if not nil, the plane table, placed by setup
 	// run computes and stores the groups of an iteration (lowerings ls,
-	// one per group, sharing the registers holding 0 and 1 and the slot
-	// area, each group its own slots; mask the tail's, or nil), with the
-	// interlude in, if not nil, among their instructions.
+	// sharing the registers of 0 and 1 and the slot area, each with its own
+	// slots; mask the tail's, or nil), with the interlude in, if not nil.
 	run func(ls []*lowering, label string, mask Op, in *interlude)
 
 	// Set by emit.
 	l       *lowering // the one-group loops' lowering
-	area    *slots
-	nslots  int // slots per group
-	tailIdx Mem // the tail's two index vectors
+	nslots  int       // slots per group
+	tailIdx Mem       // the tail's two index vectors
 }
 
 // emit emits the loop.
@@ -264,16 +248,15 @@ func (r *recordLoop) setup() {
 	t, c, groups := r.e.t, r.e.c, r.loop.Groups
 	l := &lowering{t: t, p: r.p, consts: c, spill: r.spill}
 	l.zero, l.one = l.newVec(), l.newVec()
-	// The slots (groups shares of them; compaction on AVX2 parks two
-	// more vectors), then a set of 14 input vectors per group, then the
-	// tail's two index vectors.
+	// Each group's slots: the body's, then the sink's (the spiller leaves
+	// it sinkSlots, an AVX2 compaction parks two vectors).
 	r.nslots = slotsNeeded(t, r.p, r.spill)
 	if r.spill {
-		r.nslots += sinkSlots // the spiller leaves them to the sink
+		r.nslots += sinkSlots
 	} else {
 		r.nslots += 2
 	}
-	// The area: the slot shares, the sets of an iteration's groups, the
+	// The area: the groups' slots, the sets of an iteration's groups, the
 	// tail's two index vectors, the set the pipelined loops load the next
 	// records into, then the sink's stage (LateCompaction).
 	nextSize := recordInputs
@@ -290,8 +273,8 @@ func (r *recordLoop) setup() {
 		r.table.stage = r.table.fields.Offset(4 * t.VecBytes())
 		vecs += planeTableVecs(t)
 	}
-	r.area = newSlots(slotsBase, vecs, t.VecBytes())
-	l.slots = &slots{base: r.area.base, bytes: r.area.bytes, n: r.nslots}
+	area := newSlots(slotsBase, vecs, t.VecBytes())
+	l.slots = &slots{base: area.base, bytes: area.bytes, n: r.nslots}
 	LEAQ(Mem{Base: slotsBase, Disp: groups * r.nslots * t.VecBytes()}, set)
 	r.tailIdx = Mem{Base: slotsBase, Disp: (groups*r.nslots + groups*recordInputs) * t.VecBytes()}
 	VXORPS(l.zero, l.zero, l.zero)
@@ -342,21 +325,22 @@ func left(below int, label string) {
 	}
 }
 
-// pipelined emits a loop whose iterations run per groups (run) with the
+// pipelined emits a loop whose iterations run the groups ls with the
 // next iteration's records loaded into the other set as an interlude at
 // fraction at of the body; set holds the first iteration's records. The
 // sets swap after each iteration, and the last whole iteration (label
 // prefix+"last") loads none; the others run at label prefix+"ahead".
-// prefetch, if not nil, runs before each iteration but the last.
-func (r *recordLoop) pipelined(prefix string, per int, at float64, prefetch func(), run func(label string, in *interlude)) {
-	t, label, last := r.e.t, prefix+"ahead", prefix+"last"
+// With prefetch, each iteration but the last prefetches the records
+// PrefetchRecordsAhead groups ahead (prefetchRecords).
+func (r *recordLoop) pipelined(prefix string, ls []*lowering, at float64, prefetch bool) {
+	t, label, last, per := r.e.t, prefix+"ahead", prefix+"last", len(ls)
 	LEAQ(r.tailIdx.Offset(2*t.VecBytes()), nextSet)
 	Label(label)
 	left(2*per*t.Lanes, last)
-	if prefetch != nil {
-		prefetch()
+	if prefetch {
+		prefetchRecords(t, r.sides, label, PrefetchRecordsAhead, per)
 	}
-	run(label, &interlude{at: at, regs: recordRegs(t), emit: func() {
+	r.run(ls, label, nil, &interlude{at: at, regs: recordRegs(t), emit: func() {
 		Commentf("The records of the next %d group(s).", per)
 		r.loadGroups(nextSet, per, per)
 	}})
@@ -364,14 +348,12 @@ func (r *recordLoop) pipelined(prefix string, per int, at float64, prefetch func
 	XCHGQ(set, nextSet)
 	JMP(LabelRef(label))
 	Label(last)
-	run(last, nil)
+	r.run(ls, last, nil, nil)
 	ADDQ(U32(per*t.Lanes), index)
 }
 
-// wideLoop emits the loop of several groups per iteration: group g's set
-// at slot g*14. With WideRecordsAt it loads the next iteration's records
-// into the other set as an interlude of wide (the sets swap after each
-// iteration; the last whole iteration loads none), and runs only when the
+// wideLoop emits the loop of several groups per iteration, group g's set
+// at slot g*14. With WideRecordsAt it is pipelined and runs only when the
 // kernel's prefetch argument is 0; without, it prefetches a whole
 // iteration ahead.
 func (r *recordLoop) wideLoop() {
@@ -391,8 +373,6 @@ func (r *recordLoop) wideLoop() {
 	Label(name + "_wide")
 	left(groups*t.Lanes, name+"_loop")
 	if !r.wideAhead() {
-		// The next iteration's records, a whole iteration (groups groups)
-		// ahead.
 		prefetchRecords(t, r.sides, name+"_wide", groups, groups)
 		r.loadGroups(set, 0, groups)
 		r.run(ls, name+"_wide", nil, nil)
@@ -403,15 +383,12 @@ func (r *recordLoop) wideLoop() {
 	Comment("Each iteration loads the next one's records into the other set part-way",
 		"through its body (WideRecordsAt); the last whole iteration loads none.")
 	r.loadGroups(set, 0, groups)
-	r.pipelined(name+"_wide", groups, r.loop.WideRecordsAt, nil,
-		func(label string, in *interlude) { r.run(ls, label, nil, in) })
+	r.pipelined(name+"_wide", ls, r.loop.WideRecordsAt, false)
 	LEAQ(Mem{Base: slotsBase, Disp: groups * r.nslots * t.VecBytes()}, set) // swapped or not
 }
 
-// groupLoop emits the loop of one group at a time; with NextRecordsAt
-// each group loads the next one's records into the other set as an
-// interlude (the registers set and nextSet swap after each group), and
-// the last whole group runs alone.
+// groupLoop emits the loop of one group at a time, pipelined with
+// NextRecordsAt.
 func (r *recordLoop) groupLoop() {
 	t, name := r.e.t, r.name
 	Label(name + "_loop")
@@ -428,9 +405,7 @@ func (r *recordLoop) groupLoop() {
 		JMP(LabelRef(name + "_loop"))
 		return
 	}
-	pf := func() { prefetchRecords(t, r.sides, name+"_ahead", PrefetchRecordsAhead, 1) }
-	r.pipelined(name+"_", 1, r.loop.NextRecordsAt, pf,
-		func(label string, in *interlude) { r.run([]*lowering{r.l}, label, nil, in) })
+	r.pipelined(name+"_", []*lowering{r.l}, r.loop.NextRecordsAt, true)
 	left(0, "")
 }
 
@@ -460,12 +435,11 @@ func (r *recordLoop) tail() {
 // (docs/levers.md, "Large batches and memory").
 const PrefetchRecordsAhead = 3
 
-// prefetchRecords emits the prefetches of the capsule records of count
-// groups starting ahead groups past the current one, if the kernel's
-// prefetch argument is set and those groups are whole (their indices are
-// then within pi[0:n] and pj[0:n]; a prefetch itself never faults). Of
-// sides (recordLoop.sides), only those read from the capsules: plane
-// records are few and stay in L1.
+// prefetchRecords prefetches the capsule records of count groups from
+// ahead groups past the current one, if the prefetch argument is set and
+// those groups are whole (their indices are then within pi[0:n] and
+// pj[0:n]; a prefetch itself never faults). Plane records (sides) are few
+// and stay in L1.
 func prefetchRecords(t *ir.Target, sides [2]GPPhysical, label string, ahead, count int) {
 	skip := label + "_noprefetch"
 	Comment("Prefetch the records of the groups ahead (prefetch != 0; PrefetchRecordsAhead).")
@@ -509,68 +483,61 @@ func storeMaskOf(l *lowering) Op {
 	return ks
 }
 
-// stageRows stores a group's pair index vector and outputs (outs, in
-// stream order; float64: the pair index and count narrowed to 32 bits,
-// then the eleven floats) and its touching lanes' mask to the stage.
-func (ck *contactKernel) stageRows(l *lowering, outs []func() Op) {
+// stageRows stores a group's streams (for float64 the Pair and Count
+// narrowed to 32 bits, then the eleven floats) and its touching lanes'
+// mask to the stage.
+func (ck *contactKernel) stageRows(l *lowering, streams []rowStream, count Op) {
 	Comment("Compaction, one group late (LateCompaction): this group's rows and touching lanes")
 	Comment("wait in the stage for the next group.")
-	count := l.out(0)
-	switch {
-	case evex(l.t) && l.t.Elem == ir.F64: // 8 counts of 64 bits
-		k := K()
-		VPTESTMQ(count, count, k)
-		KMOVW(k, remain.As32())
-	case evex(l.t):
-		k := K()
-		VPTESTMD(count, count, k)
-		KMOVW(k, remain.As32())
-	default:
-		v := l.newVec()
-		VPCMPGTD(l.zero, count, v) // counts are 0, 1 or 2
-		VMOVMSKPS(v, remain.As32())
+	touch := touching(l, count, nil)
+	if evex(l.t) {
+		KMOVW(touch, remain.As32())
+	} else {
+		VMOVMSKPS(touch, remain.As32())
 	}
 	MOVL(remain.As32(), ck.stage.mask)
-	for i, v := range outs {
-		VMOVUPS(v(), ck.stage.vecs.Offset(i*l.t.VecBytes()))
+	for i, s := range streams {
+		VMOVUPS(s.v(), ck.stage.vecs.Offset(i*l.t.VecBytes()))
 	}
 }
 
-// compactStaged stores the touching rows of the staged group, if any, at
-// the written rows (outPtr; rowPtr for float64), and empties the stage if
+// compactStaged stores the touching rows of the staged group (streams of
+// streams' kinds), if any, at the written rows, and empties the stage if
 // empty says so.
-func (ck *contactKernel) compactStaged(l *lowering, label string, outPtr func(k int) Mem, empty bool) {
+func (ck *contactKernel) compactStaged(l *lowering, label string, streams []rowStream, empty bool) {
+	t := l.t
 	Comment("The previous group's touching rows, from the stage (LateCompaction).")
 	MOVL(ck.stage.mask, remain.As32())
 	TESTL(remain.As32(), remain.As32())
 	JZ(LabelRef(label + "_nostaged"))
-	staged := func(k int) Mem { return ck.stage.vecs.Offset(k * l.t.VecBytes()) }
-	switch {
-	case l.t.Elem == ir.F64:
-		ck.compactStaged64(l, staged)
-	case evex(l.t):
+	staged := make([]rowStream, len(streams))
+	for k, s := range streams {
+		staged[k] = rowStream{func() Op { return ck.stage.vecs.Offset(k * t.VecBytes()) }, s.kind}
+	}
+	if evex(t) {
 		touch := K()
 		KMOVW(remain.As32(), touch)
 		ks := storeMaskOf(l)
-		// The touching lanes' numbers, first: one VPERMPS reading the stage
-		// then moves each stream's touching lanes down (loading each vector
-		// and compressing it was slower: docs/levers.md).
-		lanes := l.newVec()
+		// The touching lanes' numbers, first: one permutation reading the
+		// stage then moves each stream's touching lanes down (loading each
+		// vector and compressing it was slower: docs/levers.md).
+		lanes := vecOf(4 * t.Lanes)
 		VMOVDQU32(l.consts.iota, lanes)
 		VPCOMPRESSD_Z(lanes, touch, lanes)
-		for k := range contactStreams {
-			c := l.newVec()
-			VPERMPS(staged(k), lanes, c)
-			VMOVUPS(c, ks, outPtr(k))
+		for k, s := range staged {
+			if k == 2 && s.kind == float64Lanes { // the floats take 64-bit lane numbers
+				w := ZMM()
+				VPMOVZXDQ(lanes, w)
+				lanes = w
+			}
+			c := vecOf(int(s.kind.size) * t.Lanes)
+			s.kind.perm(s.v(), lanes, c)
+			s.kind.store(c, ks, ck.rowPtr(k, s.kind.size, 0))
 		}
-	default:
+	} else {
 		// A whole group was staged: written <= its first row, so the
 		// eight rows from written are in dst.
-		srcs := make([]func() Op, contactStreams)
-		for k := range srcs {
-			srcs[k] = func() Op { return staged(k) }
-		}
-		compact8(l, srcs, outPtr, nil)
+		ck.compact8(l, staged, nil)
 	}
 	ADDQ(remain, written)
 	if empty {
@@ -579,15 +546,20 @@ func (ck *contactKernel) compactStaged(l *lowering, label string, outPtr func(k 
 	Label(label + "_nostaged")
 }
 
-// blendStore stores the lanes of v selected by the vector mask m to dst
-// and leaves dst's other lanes with their bits: a load, VBLENDVPS and a
-// plain store, which whole AVX2 compaction groups use instead of masked
-// stores (microcoded on AMD). m's lanes are all-ones or zero, whatever
-// their width, so the 32-bit blend serves 64-bit lanes too; old is a fresh
-// register of v's width.
-func blendStore(v, m Op, dst Mem, old VecVirtual) {
+// storePacked stores the packed lanes c of stream k (of kind s) under the
+// vector store mask kr: masked in the tail (mask not nil), else blended
+// into the rows there by a load, VBLENDVPS and a plain store (masked stores
+// are microcoded on AMD). kr's lanes are all-ones or zero, so the 32-bit
+// blend serves 64-bit lanes too.
+func (ck *contactKernel) storePacked(k int, s rowStream, c Register, kr, mask Op) {
+	dst := ck.rowPtr(k, s.kind.size, 0)
+	if mask != nil {
+		s.kind.maskStore(c, kr, dst)
+		return
+	}
+	old := vecOf(int(c.Size()))
 	VMOVUPS(dst, old)
-	VBLENDVPS(m, v, old, old)
+	VBLENDVPS(kr, c, old, old)
 	VMOVUPS(old, dst)
 }
 
@@ -605,9 +577,9 @@ func recordRegs(t *ir.Target) int {
 	return 8 // four rows and three unpacks, then the fields
 }
 
-// pinConstants broadcasts the constants named (ContactLoops.PinnedConstants) that
-// l's program uses into registers and returns them by constant name (with
-// the element suffix).
+// pinConstants broadcasts the constants named (PinnedConstants) that l's
+// program uses into registers and returns them by name with the element
+// suffix.
 func (l *lowering) pinConstants(names []string) map[string]VecVirtual {
 	var pinned map[string]VecVirtual
 	for _, name := range names {
@@ -648,21 +620,76 @@ func contactBody(l *lowering, label string, g int) {
 	l.arg = func(int) Mem { return margin.Addr }
 }
 
-// sink stores the contacts of group g of an iteration, computed by l:
-// one row per pair, or only the touching pairs' rows (compact). mask is
-// nil for a whole group. With late (compacting, with a stage), the
-// group's rows go to the stage and the previous group's staged rows are
-// compacted; without it, a compacting kernel with a stage compacts the
-// staged rows before its own.
+// sink stores the rows of group g of an iteration, computed by l: one per
+// pair, or only the touching pairs' (compact); mask is nil for a whole
+// group. A kernel with a stage compacts the staged rows first, then stages
+// the group's rows (late) or compacts them too.
 func (ck *contactKernel) sink(l *lowering, label string, mask Op, g int, late bool) {
-	t := l.t
-	if t.Elem == ir.F64 {
-		ck.sink64(l, label, mask, g, late)
+	streams, count := rowStreams(l, g)
+	if !ck.compact {
+		ck.storeRows(l, streams, mask, g)
 		return
 	}
-	Comment("Pair index k = i + lane.")
-	pair := l.newVec()
-	first := firstPair(t, g)
+	if ck.stage != nil {
+		ck.compactStaged(l, label, streams, !late) // a late group refills the stage
+	}
+	if late {
+		ck.stageRows(l, streams, count())
+		return
+	}
+	ck.compactRows(l, label, mask, streams, count)
+}
+
+// rowStream is one of the thirteen output streams of a group's rows: the
+// vector of its lanes (read when stored) and their kind.
+type rowStream struct {
+	v    func() Op
+	kind *laneKind
+}
+
+// laneKind is the instructions that store and move one kind of lanes:
+// float32, float64, or the uint32 Pair and Count of a float64 kernel (a
+// float32 kernel moves those as float32).
+type laneKind struct {
+	size      uint8            // bytes per lane
+	store     func(...Op)      // a whole store, or an AVX-512 masked one
+	maskStore func(_, _, _ Op) // an AVX2 masked store
+	compress  func(_, _, _ Op) // an AVX-512 zeroing compress
+	perm      func(...Op)      // an AVX-512 variable permutation
+}
+
+var (
+	float32Lanes = &laneKind{4, VMOVUPS, VMASKMOVPS, VCOMPRESSPS_Z, VPERMPS}
+	float64Lanes = &laneKind{8, VMOVUPD, VMASKMOVPD, VCOMPRESSPD_Z, VPERMPD}
+	uint32Lanes  = &laneKind{4, storeDwords, VPMASKMOVD, VPCOMPRESSD_Z, VPERMD}
+)
+
+// storeDwords stores 32-bit lanes whole (VMOVDQU) or under an opmask
+// (VMOVDQU32).
+func storeDwords(ops ...Op) {
+	if len(ops) == 2 {
+		VMOVDQU(ops[0], ops[1])
+		return
+	}
+	VMOVDQU32(ops...)
+}
+
+// rowStreams returns the streams of group g's rows, the pair index
+// k = i + lane first, and the count as the compaction tests it (float64:
+// in 64-bit lanes, its stream narrowed: narrowPairCount).
+func rowStreams(l *lowering, g int) ([]rowStream, func() Op) {
+	t, kind := l.t, float32Lanes
+	if t.Elem == ir.F64 {
+		Commentf("Pair index k = i + lane (%d uint32), and the count narrowed to uint32.", t.Lanes)
+		kind = float64Lanes
+	} else {
+		Comment("Pair index k = i + lane.")
+	}
+	pair, first := vecOf(4*t.Lanes), index
+	if g > 0 { // remain is free in a sink: the loop recomputes it
+		first = remain
+		LEAQ(Mem{Base: index, Disp: g * t.Lanes}, remain)
+	}
 	if evex(t) {
 		VPBROADCASTD(first.As32(), pair)
 	} else {
@@ -670,95 +697,127 @@ func (ck *contactKernel) sink(l *lowering, label string, mask Op, g int, late bo
 		VPBROADCASTD(pair.AsX(), pair)
 	}
 	VPADDD(l.consts.iota, pair, pair)
-	outs := []func() Op{func() Op { return pair }}
+	streams := []rowStream{{func() Op { return pair }, kind}}
 	for j := range l.p.Outputs {
-		outs = append(outs, func() Op { return l.out(j) })
+		streams = append(streams, rowStream{func() Op { return l.out(j) }, kind})
 	}
-
-	outPtr := func(k int) Mem { return ck.rowPtr(k, 4, g*t.Lanes) }
-	if !ck.compact {
-		Comment("Store one row per pair.")
-		for k, v := range outs {
-			op := v()
-			storeLanes(t, op, mask, outPtr(k))
-		}
-		return
+	if t.Elem == ir.F32 {
+		return streams, streams[1].v
 	}
-
-	if ck.stage != nil {
-		ck.compactStaged(l, label, outPtr, !late) // a late group refills the stage
-	}
-	if late {
-		ck.stageRows(l, outs)
-		return
-	}
-	ck.compactRows(l, label, mask, outs, outPtr)
+	count64 := l.out(0)
+	narrowPairCount(l, streams, pair, count64)
+	return streams, func() Op { return count64 }
 }
 
-// compactRows stores the touching rows of group outs (count > 0, and
-// under mask if not nil) packed at outPtr, and adds their number to
-// written; a group without one stores nothing.
-func (ck *contactKernel) compactRows(l *lowering, label string, mask Op, outs []func() Op, outPtr func(k int) Mem) {
-	t := l.t
-	Comment("Compaction: the touching lanes (count > 0) first, then a store of that many")
-	Comment("lanes; nothing at all for a group without one (most groups at a low hit rate).")
-	count := l.out(0)
-	var touch Op
-	if evex(t) {
-		k := K()
-		VPTESTMD(count, count, k)
-		touch = k
-		if mask != nil {
-			k2 := K()
-			KANDW(mask, k, k2)
-			touch = k2
+// storeRows stores one row per pair of group g, under mask if not nil.
+func (ck *contactKernel) storeRows(l *lowering, streams []rowStream, mask Op, g int) {
+	Comment("Store one row per pair.")
+	var m32 Mem
+	if mask != nil && l.t.Elem == ir.F64 && !evex(l.t) {
+		m32 = l.slots.next()
+		VMOVDQU(mask32(l, mask), m32)
+	}
+	for k, s := range streams {
+		v, m := s.v(), mask
+		if slot, ok := v.(Mem); ok { // float64's Pair and Count on AVX2, and their mask
+			x := XMM()
+			VMOVDQU(slot, x)
+			v = x
+			if mask != nil {
+				mx := XMM()
+				VMOVDQU(m32, mx)
+				m = mx
+			}
 		}
+		dst := ck.rowPtr(k, s.kind.size, g*l.t.Lanes)
+		switch {
+		case mask == nil:
+			s.kind.store(v, dst)
+		case evex(l.t):
+			s.kind.store(v, mask, dst)
+		default:
+			s.kind.maskStore(v, m, dst)
+		}
+	}
+}
+
+// touching returns the touching lanes of a group (count > 0; counts are
+// 0, 1 or 2), those under mask if not nil: an opmask on AVX-512, else a
+// vector mask.
+func touching(l *lowering, count, mask Op) Op {
+	testm, cmpgt := VPTESTMD, VPCMPGTD
+	if l.t.Elem == ir.F64 {
+		testm, cmpgt = VPTESTMQ, VPCMPGTQ
+	}
+	if evex(l.t) {
+		k := K()
+		testm(count, count, k)
+		if mask == nil {
+			return k
+		}
+		km := K()
+		KANDW(mask, k, km)
+		return km
+	}
+	v := YMM()
+	cmpgt(l.zero, count, v)
+	if mask == nil {
+		return v
+	}
+	vm := YMM()
+	fpOf(l.t).and(mask, v, vm)
+	return vm
+}
+
+// compactRows stores the touching rows of group streams (count > 0, and
+// under mask if not nil) packed at the written rows, and adds their
+// number to written; a group without one stores nothing.
+func (ck *contactKernel) compactRows(l *lowering, label string, mask Op, streams []rowStream, count func() Op) {
+	t := l.t
+	switch {
+	case t.Elem == ir.F64 && !evex(t):
+		Comment("Compaction: the touching lanes (count > 0) moved first by a permutation, then",
+			"a masked store of that many lanes; nothing for a group without one.")
+	case t.Elem == ir.F64:
+		Comment("Compaction: the touching lanes (count > 0) first, then a store of that many",
+			"lanes; nothing at all for a group without one.")
+	default:
+		Comment("Compaction: the touching lanes (count > 0) first, then a store of that many",
+			"lanes; nothing at all for a group without one (most groups at a low hit rate).")
+	}
+	touch := touching(l, count(), mask)
+	if evex(t) {
 		KORTESTW(touch, touch)
 	} else {
-		v := l.newVec()
-		VPCMPGTD(l.zero, count, v) // counts are 0, 1 or 2
-		touch = v
-		if mask != nil {
-			v2 := l.newVec()
-			VANDPS(mask, v, v2)
-			touch = v2
-		}
-		VTESTPS(touch, touch)
+		fpOf(t).test(touch, touch)
 	}
 	JZ(LabelRef(label + "_none"))
-	if evex(t) {
+	switch {
+	case evex(t):
 		KMOVW(touch, remain.As32())
 		ks := storeMaskOf(l)
-		for k, v := range outs {
-			c := l.newVec()
-			VCOMPRESSPS_Z(v(), touch, c)
-			VMOVUPS(c, ks, outPtr(k))
+		for k, s := range streams {
+			c := vecOf(int(s.kind.size) * t.Lanes)
+			s.kind.compress(s.v(), touch, c)
+			s.kind.store(c, ks, ck.rowPtr(k, s.kind.size, 0))
 		}
-	} else {
+	case t.Elem == ir.F64:
+		VMOVMSKPD(touch, remain.As32())
+		ck.compact4(l, streams, mask)
+	default:
 		VMOVMSKPS(touch, remain.As32())
-		compact8(l, outs, outPtr, mask)
+		ck.compact8(l, streams, mask)
 	}
 	ADDQ(remain, written)
 	Label(label + "_none")
 }
 
-// firstPair returns a register holding the index of the first pair of
-// group g of an iteration: index itself for group 0, else remain (free in
-// a sink: the loop recomputes it) set to index + g lanes.
-func firstPair(t *ir.Target, g int) GPPhysical {
-	if g == 0 {
-		return index
-	}
-	LEAQ(Mem{Base: index, Disp: g * t.Lanes}, remain)
-	return remain
-}
-
-// compact8 stores the touching lanes of the eight-lane vectors outs (their
+// compact8 stores the touching lanes of the eight-lane streams (their
 // bits in remain, which it leaves holding their number) at the written
 // rows, in lane order: a permutation from the compress8 table, then a
 // blend into the rows there (a whole group, mask nil) or a masked store
 // (the tail).
-func compact8(l *lowering, outs []func() Op, outPtr func(k int) Mem, mask Op) {
+func (ck *contactKernel) compact8(l *lowering, streams []rowStream, mask Op) {
 	LEAQ(l.consts.compress8, scratch)
 	SHLQ(U8(5), remain)
 	perm := l.newVec()
@@ -779,15 +838,11 @@ func compact8(l *lowering, outs []func() Op, outPtr func(k int) Mem, mask Op) {
 		Comment("dst; blend the new rows into them and store all 8 (VMASKMOVPS stores are")
 		Comment("microcoded on AMD). The rows past the count get their own bits back.")
 	}
-	for k, v := range outs {
+	for k, s := range streams {
 		c, pr, kr := l.newVec(), l.newVec(), l.newVec()
 		VMOVUPS(permSlot, pr)
-		VPERMPS(v(), pr, c)
+		VPERMPS(s.v(), pr, c)
 		VMOVUPS(ksSlot, kr)
-		if mask == nil {
-			blendStore(c, kr, outPtr(k), l.newVec())
-		} else {
-			VMASKMOVPS(c, kr, outPtr(k))
-		}
+		ck.storePacked(k, s, c, kr, mask)
 	}
 }

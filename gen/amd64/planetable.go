@@ -31,7 +31,7 @@ type planeTable struct {
 func hasPlaneTable(t *ir.Target) bool { return t.Elem == ir.F32 || evex(t) }
 
 // planeTableVecs is the slot area a plane table takes on t (vectors).
-func planeTableVecs(t *ir.Target) int { return 4 + t.Lanes*8*t.ElemBytes/t.VecBytes() }
+func planeTableVecs(t *ir.Target) int { return 4 + stageVecs(t) }
 
 // build transposes the planes into the table when there are at most
 // t.Lanes of them: copied into the zeroed stage first, so that nothing
@@ -42,11 +42,8 @@ func (pt *planeTable) build(t *ir.Target, name string, zero VecVirtual) {
 	Load(Param("nplanes"), remain)
 	CMPQ(remain, U32(t.Lanes))
 	JA(LabelRef(name + "_notable"))
+	stageRecords(t, name+"_tablein", zero, Mem{Base: planesBase}, pt.stage)
 	rb := 8 * t.ElemBytes
-	for k := range t.Lanes * rb / t.VecBytes() {
-		VMOVUPS(zero, pt.stage.Offset(k*t.VecBytes()))
-	}
-	copyRecords(t, name+"_tablein", Mem{Base: planesBase}, pt.stage)
 	transposeRecords(t, func(lane, offset int) Mem { return pt.stage.Offset(lane*rb + offset) }, func(field int, v Op) {
 		if field < 4 {
 			VMOVUPS(v, pt.fields.Offset(field*t.VecBytes()))
@@ -69,29 +66,15 @@ func (pt *planeTable) load(t *ir.Target, name string, dst GPPhysical, index func
 	}
 	CMPQ(n.Addr, U32(t.Lanes))
 	JA(LabelRef(records))
-	var x Op
-	switch {
-	case t.Elem == ir.F64: // 8 indices widened to 64 bits
-		y, z := YMM(), ZMM()
-		VMOVDQU(index(1, 0), y)
-		VPMOVZXDQ(y, z)
-		x = z
-	case evex(t):
+	x, perm := (&lowering{t: t}).loadIndices(index(1, 0), nil), VPERMPS
+	if t.Elem == ir.F64 { // 8 indices widened to 64 bits
 		z := ZMM()
-		VMOVDQU32(index(1, 0), z)
-		x = z
-	default:
-		y := YMM()
-		VMOVDQU(index(1, 0), y)
-		x = y
+		VPMOVZXDQ(x, z)
+		x, perm = z, VPERMPD
 	}
 	for f := range 4 {
 		v := vecOf(t.VecBytes())
-		if t.Elem == ir.F64 {
-			VPERMPD(pt.fields.Offset(f*t.VecBytes()), x, v)
-		} else {
-			VPERMPS(pt.fields.Offset(f*t.VecBytes()), x, v)
-		}
+		perm(pt.fields.Offset(f*t.VecBytes()), x, v)
 		VMOVUPS(v, Mem{Base: dst, Disp: (first + 7 + fieldInput[f]) * t.VecBytes()})
 	}
 	JMP(LabelRef(done))

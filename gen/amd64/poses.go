@@ -32,10 +32,8 @@ const poseStreams = 7
 
 // Poses emits PosesISA: a loop of the schedule's Poses.Groups groups per
 // iteration (if more than one), then of one group, then the n mod lanes
-// bodies left, whose records are copied one at a time into a zeroed stage
-// in the frame and back, and whose streams are loaded under a mask, so
-// that nothing past n is read or written. With indexed, PosesIndexedISA:
-// one group at a time of the bodies listed (posesIndexed).
+// bodies left (tail). With indexed, PosesIndexedISA: one group at a time
+// of the bodies listed (indexedLoop, indexedTail).
 func (e *emitter) Poses(indexed bool) {
 	t := e.t
 	check(t)
@@ -52,17 +50,23 @@ func (e *emitter) Poses(indexed bool) {
 		pl.m.Groups = 1
 	}
 	pl.setup()
-	switch {
-	case indexed:
+	if indexed {
 		pl.indexedLoop()
-		pl.indexedTail()
-	default:
+	} else {
 		if pl.m.Groups > 1 {
 			pl.loopOf(name+"_groups", pl.m.Groups)
 		}
 		pl.loopOf(name+"_loop", 1)
+	}
+	Label(name + "_tail")
+	TESTQ(remain, remain)
+	JZ(LabelRef(name + "_done"))
+	if indexed {
+		pl.indexedTail()
+	} else {
 		pl.tail()
 	}
+	Label(name + "_done")
 	VZEROUPPER()
 	RET()
 }
@@ -92,21 +96,17 @@ type poseLoop struct {
 	indexed bool        // the bodies listed (PosesIndexed)
 	ls      []*lowering // one per group of an iteration
 	sets    Mem         // group g's seven local fields: vectors 7g to 7g+6 from here
-	// stage holds the tail's records (lanes records, zero past n).
-	stage Mem
-	// gath holds an indexed group's seven streams, gathered; offs its
-	// bodies' stream offsets, then their record offsets (bytes, 32 bits
-	// each).
-	gath, offs Mem
+	stage   Mem         // the tail's records (lanes records, zero past n)
+	gath    Mem         // an indexed group's seven streams, gathered
+	offs    Mem         // its bodies' stream offsets, then their record offsets (bytes, 32 bits each)
 }
 
 // records says where a group's records are: at(g, lane) addresses the
 // record of lane in group g (it may load the record's offset into scratch
-// first: the caller uses the address at once); inOrder says that each
-// group's records follow each other in memory.
+// first: the caller uses the address at once).
 type records struct {
 	at      func(g, lane int) Mem
-	inOrder bool
+	inOrder bool // each group's records follow each other in memory
 }
 
 // inOrder is the records from base on, one per lane.
@@ -125,11 +125,10 @@ func (pl *poseLoop) setup() {
 		p = ir.Schedule(p, latencyOf(t))
 	}
 	nslots, vb := slotsNeeded(t, p, true), t.VecBytes()
-	stageVecs := t.Lanes * 8 * t.ElemBytes / vb
-	area := newSlots(slotReg, groups*(nslots+poseStreams)+stageVecs+poseStreams+2, vb)
+	area := newSlots(slotReg, groups*(nslots+poseStreams)+stageVecs(t)+poseStreams+2, vb)
 	pl.sets = Mem{Base: slotReg, Disp: groups * nslots * vb}
 	pl.stage = pl.sets.Offset(groups * poseStreams * vb)
-	pl.gath = pl.stage.Offset(stageVecs * vb)
+	pl.gath = pl.stage.Offset(stageVecs(t) * vb)
 	pl.offs = pl.gath.Offset(poseStreams * vb)
 	for i := range poseStreams {
 		Load(Param(kernels.Pose.Inputs[i]), ptrRegs[i])
@@ -170,23 +169,29 @@ func (pl *poseLoop) loopOf(label string, n int) {
 	Label(label + "_end")
 }
 
-// tail emits the group of the n mod lanes bodies left (remain of them).
+// tail emits the group of the n mod lanes bodies left (remain > 0 of
+// them) through a stage in the frame, reading and writing nothing past n.
 func (pl *poseLoop) tail() {
 	t := pl.e.t
-	Label(pl.name + "_tail")
-	TESTQ(remain, remain)
-	JZ(LabelRef(pl.name + "_done"))
 	Comment("The bodies left: their records copied into the zeroed stage, their streams",
 		"loaded under a mask, the records written to the stage and copied out; nothing",
 		"past n is read or written.")
-	for k := range t.Lanes * 8 * t.ElemBytes / t.VecBytes() {
-		VMOVUPS(pl.ls[0].zero, pl.stage.Offset(k*t.VecBytes()))
-	}
-	copyRecords(t, pl.name+"_tailin", Mem{Base: localPtr}, pl.stage)
+	stageRecords(t, pl.name+"_tailin", pl.ls[0].zero, Mem{Base: localPtr}, pl.stage)
 	pl.iteration(pl.name+"_tailgroup", pl.ls[:1], tailMask(t, pl.e.c), pl.inOrder(pl.stage), pl.inOrder(pl.stage))
 	left(0, "") // tailMask may have turned it into the mask's bits
 	copyRecords(t, pl.name+"_tailout", pl.stage, Mem{Base: dstPtr})
-	Label(pl.name + "_done")
+}
+
+// stageVecs is the size of a stage of t.Lanes records (vectors).
+func stageVecs(t *ir.Target) int { return t.Lanes * 8 * t.ElemBytes / t.VecBytes() }
+
+// stageRecords copies the first remain records from from into the stage
+// of t.Lanes records at stage, zeroed first (label: the copy's loop).
+func stageRecords(t *ir.Target, label string, zero VecVirtual, from, stage Mem) {
+	for k := range stageVecs(t) {
+		VMOVUPS(zero, stage.Offset(k*t.VecBytes()))
+	}
+	copyRecords(t, label, from, stage)
 }
 
 // copyRecords copies the first remain records from from to to, the last
@@ -204,10 +209,7 @@ func copyRecords(t *ir.Target, label string, from, to Mem) {
 func copyRecord(t *ir.Target, from, to Mem) {
 	rb := 8 * t.ElemBytes
 	for off := 0; off < rb; off += min(rb, t.VecBytes()) {
-		v := YMM()
-		if rb == 64 && evex(t) {
-			v = ZMM()
-		}
+		v := vecOf(min(rb, t.VecBytes()))
 		VMOVUPS(from.Offset(off), v)
 		VMOVUPS(v, to.Offset(off))
 	}
@@ -278,8 +280,7 @@ func (pl *poseLoop) inputs(l *lowering, label string, g int, mask Op, fields [po
 
 // poseSinkRegs is how many vector registers a spilling pose loop leaves
 // the record sink besides the outputs in registers: the transposes'
-// vectors in flight (an allowance, not a tuned figure; the generator
-// fails if it is too small).
+// vectors in flight (an allowance; the generator fails if it is too small).
 func poseSinkRegs(t *ir.Target) int {
 	if evex(t) && t.Elem == ir.F64 {
 		return 16
@@ -315,9 +316,6 @@ func (pl *poseLoop) indexedLoop() {
 // the bodies left copied to dst one at a time.
 func (pl *poseLoop) indexedTail() {
 	t, rb := pl.e.t, 8*pl.e.t.ElemBytes
-	Label(pl.name + "_tail")
-	TESTQ(remain, remain)
-	JZ(LabelRef(pl.name + "_done"))
 	pl.gather(tailMask(t, pl.e.c))
 	pl.iteration(pl.name+"_tailgroup", pl.ls[:1], nil, pl.byIndex(localPtr), pl.inOrder(pl.stage))
 	Comment("The records of the bodies left, from the stage.")
@@ -329,7 +327,6 @@ func (pl *poseLoop) indexedTail() {
 		}
 		copyRecord(t, pl.stage.Offset(k*rb), pl.byIndex(dstPtr).at(0, k))
 	}
-	Label(pl.name + "_done")
 }
 
 // gather loads the group's body indices (under mask, zero past n, if not
@@ -340,30 +337,21 @@ func (pl *poseLoop) gather(mask Op) {
 	t := pl.e.t
 	Comment("The group's body indices, their offsets, and their streams' lanes gathered.")
 	Load(Param("bodies"), scratch)
-	m := Mem{Base: scratch, Index: index, Scale: 4}
-	x := pl.ls[0].loadIndices(m, mask)
-	so, ro := YMM, YMM
-	if t.Lanes == 16 {
-		so, ro = ZMM, ZMM
-	} else if t.Lanes == 4 {
-		so, ro = XMM, XMM
-	}
-	s, r := so(), ro()
+	x := pl.ls[0].loadIndices(Mem{Base: scratch, Index: index, Scale: 4}, mask)
+	s, r := vecOf(4*t.Lanes), vecOf(4*t.Lanes)
 	VPSLLD(U8(2+uint8(t.Elem)), x, s) // 4 or 8 bytes per float
 	VPSLLD(U8(5+uint8(t.Elem)), x, r) // 32 or 64 bytes per record
 	VMOVUPS(s, pl.offs)
 	VMOVUPS(r, pl.offs.Offset(t.VecBytes()))
-	for lane := range t.Lanes {
-		MOVL(pl.offs.Offset(4*lane), scratch.As32())
+	mov, lane := MOVL, Op(remain.As32())
+	if t.Elem == ir.F64 {
+		mov, lane = MOVQ, remain
+	}
+	for k := range t.Lanes {
+		MOVL(pl.offs.Offset(4*k), scratch.As32())
 		for st := range poseStreams {
-			src, dst := Mem{Base: ptrRegs[st], Index: scratch, Scale: 1}, pl.gath.Offset(st*t.VecBytes()+lane*t.ElemBytes)
-			if t.Elem == ir.F64 {
-				MOVQ(src, remain)
-				MOVQ(remain, dst)
-			} else {
-				MOVL(src, remain.As32())
-				MOVL(remain.As32(), dst)
-			}
+			mov(Mem{Base: ptrRegs[st], Index: scratch, Scale: 1}, lane)
+			mov(lane, pl.gath.Offset(st*t.VecBytes()+k*t.ElemBytes))
 		}
 	}
 }

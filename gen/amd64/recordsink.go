@@ -24,12 +24,8 @@ func storeRecords(t *ir.Target, c *constants, f [8]Op, rec func(k int) Mem, inOr
 			func(k int, v Op) { VMOVUPD(v, rec(k)) })
 	case t.Elem == ir.F64:
 		recordsOut4x64(f, rec)
-	case evex(t) && inOrder:
-		recordsOut16(f, c.sinkPerm, rec)
-	case evex(t):
-		recordsOut16Apart(f, c.apartPerm, rec)
 	default:
-		recordsOut8(f, rec)
+		recordsOut32(t, f, c, rec, inOrder)
 	}
 }
 
@@ -45,69 +41,55 @@ func inReg(v Op, newVec func() VecVirtual) Op {
 	return r
 }
 
-// recordsOut8 is the AVX2 sink of 8 float32 records. For each half of the
-// group (records 0-3, 4-7), u_i holds field i of those records in its low
-// 128 bits and field i+4 in its high 128 bits (an insert or a VPERM2F128);
-// a 4x4 transpose within each 128-bit lane of u_0..u_3 then gives record
-// k whole in row k. 8 cross-lane and 16 in-lane shuffles, 8 stores.
-func recordsOut8(f [8]Op, rec func(k int) Mem) {
-	for half := range 2 {
+// recordsOut32 is the sink of t.Lanes float32 records, by halves of the
+// group (q): u_0..u_3 are built from the fields, then a 4x4 transpose
+// within each 128-bit lane gives rows of whole records. AVX2: u_i holds
+// field i of records 4q to 4q+3 in its low 128 bits and field i+4 in its
+// high ones (an insert or a VPERM2F128), and row k is record 4q+k. AVX-512
+// in order: u_i holds field i of the even records of 8q to 8q+7, field i+4
+// of them, then the same of the odd ones, a 128-bit lane each (one
+// VPERMI2PS with the sinkPerm indices), and row k = [record 8q+2k | record
+// 8q+2k+1], stored whole. AVX-512 apart (records anywhere): u_i = [f_i,
+// f_i+4, f_i, f_i+4] of 128-bit lanes 2q and 2q+1 in turn (one VPERMI2PD
+// with the apartPerm indices), and row k = [record 8q+k | record 8q+4+k],
+// stored as two halves. 8 cross-lane and 16 in-lane shuffles, 8 stores
+// (apart: 8 extracts, 16 stores).
+func recordsOut32(t *ir.Target, f [8]Op, c *constants, rec func(k int) Mem, inOrder bool) {
+	newVec, perm, load, permute := YMM, c.sinkPerm, VMOVDQU32, VPERMI2PS
+	if evex(t) {
+		newVec = ZMM
+	}
+	if !inOrder {
+		perm, load, permute = c.apartPerm, VMOVDQU64, VPERMI2PD
+	}
+	for q := range 2 {
 		var u [4]VecVirtual
 		for i := range u {
-			u[i] = YMM()
-			lo := inReg(f[i], YMM)
-			if half == 0 {
+			u[i] = newVec()
+			switch {
+			case evex(t):
+				load(perm.Offset(64*q), u[i])
+				permute(f[i+4], inReg(f[i], ZMM), u[i])
+			case q == 0:
 				hi := f[i+4]
 				if r, ok := hi.(VecVirtual); ok {
 					hi = r.AsX()
 				}
-				VINSERTF128(U8(1), hi, lo, u[i])
-			} else {
-				VPERM2F128(U8(0x31), f[i+4], lo, u[i]) // the high halves of f_i and f_i+4
+				VINSERTF128(U8(1), hi, inReg(f[i], YMM), u[i])
+			default:
+				VPERM2F128(U8(0x31), f[i+4], inReg(f[i], YMM), u[i]) // the high halves of f_i and f_i+4
 			}
 		}
-		for k, v := range transpose4(u, 4, YMM) {
-			VMOVUPS(v, rec(4*half+k))
-		}
-	}
-}
-
-// recordsOut16 is the AVX-512 sink of 16 float32 records: for records
-// 8q to 8q+7, u_i holds field i of the even records, field i+4 of the
-// even records, then the same of the odd ones, a 128-bit lane each (one
-// VPERMI2PS of f_i and f_i+4 with the sinkPerm indices); a 4x4 transpose
-// within each 128-bit lane then gives row k = [record 8q+2k | record
-// 8q+2k+1], stored whole. 8 two-table and 16 in-lane shuffles, 8 stores.
-func recordsOut16(f [8]Op, perm Mem, rec func(k int) Mem) {
-	for q := range 2 {
-		var u [4]VecVirtual
-		for i := range u {
-			u[i] = ZMM()
-			VMOVDQU32(perm.Offset(64*q), u[i])
-			VPERMI2PS(f[i+4], inReg(f[i], ZMM), u[i])
-		}
-		for k, v := range transpose4(u, 4, ZMM) {
-			VMOVUPS(v, rec(8*q+2*k))
-		}
-	}
-}
-
-// recordsOut16Apart is recordsOut16 for records anywhere in memory: u_i
-// = [f_i, f_i+4, f_i, f_i+4] of 128-bit lanes 2q and 2q+1 in turn (one
-// VPERMI2PD with the apartPerm indices), so that the transpose gives row
-// k = [record 8q+k | record 8q+4+k], stored as two halves. 8 two-table
-// and 16 in-lane shuffles, 8 extracts, 16 stores.
-func recordsOut16Apart(f [8]Op, perm Mem, rec func(k int) Mem) {
-	for q := range 2 {
-		var u [4]VecVirtual
-		for i := range u {
-			u[i] = ZMM()
-			VMOVDQU64(perm.Offset(64*q), u[i])
-			VPERMI2PD(f[i+4], inReg(f[i], ZMM), u[i])
-		}
-		for k, v := range transpose4(u, 4, ZMM) {
-			VMOVUPS(v.(VecVirtual).AsY(), rec(8*q+k))
-			VEXTRACTF32X8(U8(1), v, rec(8*q+4+k))
+		for k, v := range transpose4(u, 4, newVec) {
+			switch {
+			case !evex(t):
+				VMOVUPS(v, rec(4*q+k))
+			case inOrder:
+				VMOVUPS(v, rec(8*q+2*k))
+			default:
+				VMOVUPS(v.(VecVirtual).AsY(), rec(8*q+k))
+				VEXTRACTF32X8(U8(1), v, rec(8*q+4+k))
+			}
 		}
 	}
 }
