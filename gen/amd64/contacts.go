@@ -66,9 +66,8 @@ func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 	if compact {
 		name = "Compact" + name
 	}
-	TEXT(name, 0, contactSignature(t.Elem, planes)) // not NOSPLIT: the slot area is several KiB
-	Pragma("noescape")
-	contactDoc(name, t, compact, planes)
+	// Not NOSPLIT: the slot area is several KiB.
+	text(name, 0, contactSignature(t.Elem, planes), false, contactDoc(name, t, compact, planes))
 	Comment("The thirteen stream pointers, copied to the frame: a row's store then loads its",
 		"pointer in one instruction, not two.")
 	ck := &contactKernel{compact: compact, outStreams: AllocLocal(8 * contactStreams)}
@@ -123,16 +122,14 @@ func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 		Load(Param("n"), remain)
 		Store(remain, ReturnIndex(0))
 	}
-	VZEROUPPER()
-	RET()
+	ret(t, nil)
 }
 
-// contactDoc writes the doc comment of contact kernel name.
-func contactDoc(name string, t *ir.Target, compact, planes bool) {
+// contactDoc returns the doc comment of contact kernel name.
+func contactDoc(name string, t *ir.Target, compact, planes bool) []string {
 	sfx, rec := t.Elem.Suffix(), fmt.Sprintf("%d bytes", 8*t.ElemBytes)
 	if planes {
-		planeDoc(name, t, compact)
-		return
+		return planeDoc(name, t, compact)
 	}
 	lines := []string{name + " computes the contacts of n capsule pairs with " + t.Name + ", one row",
 		"per pair, bit-identical to fallback.ContactLane" + sfx + " on each; it returns n. caps points",
@@ -145,12 +142,12 @@ func contactDoc(name string, t *ir.Target, compact, planes bool) {
 			"records (soa.Capsule" + sfx + ", " + rec + "), pi and pj at the n pair indices (all in",
 			"range), out holds the thirteen soa.Contacts" + sfx + " streams, each with room for n rows; n > 0."}
 	}
-	Doc(append(lines,
-		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")...)
+	return append(lines,
+		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead).")
 }
 
-// planeDoc writes the doc comment of plane contact kernel name.
-func planeDoc(name string, t *ir.Target, compact bool) {
+// planeDoc returns the doc comment of plane contact kernel name.
+func planeDoc(name string, t *ir.Target, compact bool) []string {
 	sfx, rec := t.Elem.Suffix(), fmt.Sprintf("%d bytes", 8*t.ElemBytes)
 	what := []string{"one row per pair; it returns n."}
 	if compact {
@@ -158,12 +155,12 @@ func planeDoc(name string, t *ir.Target, compact bool) {
 			"their number."}
 	}
 	what[len(what)-1] += " Bit-identical to fallback.PlaneContactLane" + sfx + " on each."
-	Doc(append(append([]string{name + " computes the contacts of n capsule-plane pairs with " + t.Name + ","}, what...),
+	return append(append([]string{name + " computes the contacts of n capsule-plane pairs with " + t.Name + ","}, what...),
 		"caps points at the capsule records (soa.Capsule"+sfx+", "+rec+"), planes at the plane records",
 		"(soa.Plane"+sfx+", "+rec+"), pi at the n capsule indices and pj at the n plane indices (all in",
 		"range), out holds the thirteen soa.Contacts"+sfx+" streams, each with room for n rows; n > 0.",
 		"A prefetch other than 0 prefetches the capsule records of the groups ahead (PrefetchRecordsAhead);",
-		"nplanes is the number of planes (at most lanes of them go to the plane table).")...)
+		"nplanes is the number of planes (at most lanes of them go to the plane table).")
 }
 
 // contactKernel is what the sink of the contact kernel being emitted
@@ -613,11 +610,8 @@ func contactBody(l *lowering, label string, g int) {
 	l.slots.used = 0
 	l.label = label
 	l.input = func(pos int) Op { return Mem{Base: set, Disp: (recordInputs*g + pos) * t.VecBytes()} }
-	margin, err := Param("margin").Resolve()
-	if err != nil {
-		panic(err)
-	}
-	l.arg = func(int) Mem { return margin.Addr }
+	margin := addrOf(Param("margin"))
+	l.arg = func(int) Mem { return margin }
 }
 
 // sink stores the rows of group g of an iteration, computed by l: one per

@@ -60,11 +60,7 @@ func (pt *planeTable) load(t *ir.Target, name string, dst GPPhysical, index func
 	pt.labels++
 	records, done := fmt.Sprintf("%s_planerecords%d", name, pt.labels), fmt.Sprintf("%s_planesdone%d", name, pt.labels)
 	Comment("Plane fields of side J from the plane table (at most lanes planes), else from their records.")
-	n, err := Param("nplanes").Resolve()
-	if err != nil {
-		panic(err)
-	}
-	CMPQ(n.Addr, U32(t.Lanes))
+	CMPQ(addrOf(Param("nplanes")), U32(t.Lanes))
 	JA(LabelRef(records))
 	x, perm := (&lowering{t: t}).loadIndices(index(1, 0), nil), VPERMPS
 	if t.Elem == ir.F64 { // 8 indices widened to 64 bits

@@ -42,9 +42,7 @@ func (e *emitter) Poses(indexed bool) {
 		name = "PosesIndexed" + t.Elem.Suffix() + t.Name
 		sig = strings.Replace(sig, "n int", "bodies *uint32, n int", 1)
 	}
-	TEXT(name, 0, strings.ReplaceAll(sig, "F", t.Elem.String()))
-	Pragma("noescape")
-	poseDoc(name, t, indexed)
+	text(name, 0, strings.ReplaceAll(sig, "F", t.Elem.String()), false, poseDoc(name, t, indexed))
 	pl := &poseLoop{e: e, name: name, m: e.s.Poses, indexed: indexed}
 	if indexed {
 		pl.m.Groups = 1
@@ -67,25 +65,23 @@ func (e *emitter) Poses(indexed bool) {
 		pl.tail()
 	}
 	Label(name + "_done")
-	VZEROUPPER()
-	RET()
+	ret(t, nil)
 }
 
-// poseDoc writes the doc comment of pose kernel name.
-func poseDoc(name string, t *ir.Target, indexed bool) {
+// poseDoc returns the doc comment of pose kernel name.
+func poseDoc(name string, t *ir.Target, indexed bool) []string {
 	sfx, rec := t.Elem.Suffix(), fmt.Sprintf("%d bytes", 8*t.ElemBytes)
 	if indexed {
-		Doc(name+" moves the capsules of the n bodies listed in bodies to their poses with",
-			t.Name+", bit-identical to fallback.PoseCapsuleLane"+sfx+" on each: for each b of bodies,",
-			"dst[b] is local[b] (soa.Capsule"+sfx+", "+rec+") moved to position p[b] and quaternion q[b],",
+		return []string{name + " moves the capsules of the n bodies listed in bodies to their poses with",
+			t.Name + ", bit-identical to fallback.PoseCapsuleLane" + sfx + " on each: for each b of bodies,",
+			"dst[b] is local[b] (soa.Capsule" + sfx + ", " + rec + ") moved to position p[b] and quaternion q[b],",
 			"its padding zero; no other record of dst is written. Every index must address a",
-			"float of each of px to qw and a record of local and dst; n > 0.")
-		return
+			"float of each of px to qw and a record of local and dst; n > 0."}
 	}
-	Doc(name+" moves n capsules to their bodies' poses with "+t.Name+", bit-identical to",
-		"fallback.PoseCapsuleLane"+sfx+" on each: dst[i] is local[i] (soa.Capsule"+sfx+", "+rec+") moved",
+	return []string{name + " moves n capsules to their bodies' poses with " + t.Name + ", bit-identical to",
+		"fallback.PoseCapsuleLane" + sfx + " on each: dst[i] is local[i] (soa.Capsule" + sfx + ", " + rec + ") moved",
 		"to position p[i] and quaternion q[i], its padding zero. px to qw point at n floats",
-		"each, local and dst at n records; n > 0.")
+		"each, local and dst at n records; n > 0."}
 }
 
 // poseLoop is the pose kernel being emitted.
