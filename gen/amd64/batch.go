@@ -77,7 +77,7 @@ func KernelName(k *kernels.Kernel, t *ir.Target) string { return k.Name + t.Elem
 func (e *emitter) Batch(k *kernels.Kernel, loop StreamLoop, doc ...string) {
 	t := e.t
 	check(t)
-	p := e.program(k)
+	p := e.program(k, e.s.Bodies.Spill, e.s.Bodies.Reorder)
 	f := &batchFunc{e: e, k: k, p: p, name: KernelName(k, t), loop: loop, doc: doc}
 	if loop.Groups > 1 && e.batchSlots(p, loop.Groups) > 0 && e.batchSlots(p, 1) == 0 {
 		small := *f
@@ -321,14 +321,15 @@ func (f *batchFunc) loopOf(label string, n, minRemain, prefetch int, nt bool) {
 	Label(label + "_end")
 }
 
-// program returns closest-point kernel k's body, prepared as Bodies says:
-// unparked where the loops spill, reordered where they reorder.
-func (e *emitter) program(k *kernels.Kernel) *ir.Program {
+// program returns kernel k's body unparked where its loops spill and
+// reordered (latencyOf) where they reorder (Bodies for the closest-point
+// kernels).
+func (e *emitter) program(k *kernels.Kernel, spill, reorder bool) *ir.Program {
 	p := k.ProgramOf(e.t.Elem)
-	if e.s.Bodies.Spill {
+	if spill {
 		p = ir.Unpark(p)
 	}
-	if e.s.Bodies.Reorder {
+	if reorder {
 		p = ir.Schedule(p, latencyOf(e.t))
 	}
 	return p

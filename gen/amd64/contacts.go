@@ -88,13 +88,7 @@ func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 	// Loops of several groups spill selectively (parking their long-lived
 	// values instead measured slower: ContactLoops.Spill).
 	spill := cl.Spill || loop.Groups > 1
-	p := k.ProgramOf(t.Elem)
-	if spill {
-		p = ir.Unpark(p)
-	}
-	if cl.Reorder {
-		p = ir.Schedule(p, latencyOf(t))
-	}
+	p := e.program(k, spill, cl.Reorder)
 	if compact && cl.LateCompaction {
 		ck.stage = &staged{mask: AllocLocal(8)}
 		MOVL(U32(0), ck.stage.mask) // nothing staged

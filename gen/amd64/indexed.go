@@ -22,7 +22,7 @@ func (e *emitter) ClosestIndexed() {
 	check(t)
 	k := kernels.Closest
 	name := k.Name + "Indexed" + t.Elem.Suffix() + t.Name
-	body := e.program(k)
+	body := e.program(k, e.s.Bodies.Spill, e.s.Bodies.Reorder)
 	deferred, sfx := e.defersOverrides(body), t.Elem.Suffix()
 	sig := strings.ReplaceAll("func(caps *F, pi, pj *uint32, s, t, dist2 *F, n int, prefetch int)", "F", t.Elem.String())
 	text(name, 0, sig, deferred, []string{ // not NOSPLIT: the slot area

@@ -116,10 +116,7 @@ func (pl *poseLoop) inOrder(base Mem) records {
 // 1, and prepares a lowering per group.
 func (pl *poseLoop) setup() {
 	t, groups := pl.e.t, pl.m.Groups
-	p := ir.Unpark(kernels.Pose.ProgramOf(t.Elem))
-	if pl.m.Reorder {
-		p = ir.Schedule(p, latencyOf(t))
-	}
+	p := pl.e.program(kernels.Pose, true, pl.m.Reorder)
 	nslots, vb := slotsNeeded(t, p, true), t.VecBytes()
 	area := newSlots(slotReg, groups*(nslots+poseStreams)+stageVecs(t)+poseStreams+2, vb)
 	pl.sets = Mem{Base: slotReg, Disp: groups * nslots * vb}
