@@ -740,19 +740,14 @@ func touching(l *lowering, count, mask Op) Op {
 	if evex(l.t) {
 		k := K()
 		testm(count, count, k)
-		if mask == nil {
-			return k
-		}
-		km := K()
-		KANDW(mask, k, km)
-		return km
+		return l.underTail(mask, k)
 	}
 	v := YMM()
 	cmpgt(l.zero, count, v)
 	if mask == nil {
 		return v
 	}
-	vm := YMM()
+	vm := YMM() // VANDPD for float64, where underTail would AND with VANDPS
 	fpOf(l.t).and(mask, v, vm)
 	return vm
 }
