@@ -69,7 +69,9 @@ func (b *Builder) want(t Type, vs ...Value) {
 	}
 }
 
+// op emits op on arguments of type t, its result of type t.
 func (b *Builder) op(op Op, t Type, args ...Value) Value {
+	b.want(t, args...)
 	return b.emit(Instr{Op: op, Type: t, Args: args})
 }
 
@@ -144,58 +146,48 @@ func (b *Builder) constant(name string, bits uint64, t Type) Value {
 	return v
 }
 
-// Zero is +0 in every lane; One is 1.
+// Zero is +0 in every lane.
 func (b *Builder) Zero() Value { return b.Const("zero", 0) }
 
 // One is 1.0 in every lane.
 func (b *Builder) One() Value { return b.Constant(One) }
 
-func (b *Builder) float2(op Op, x, y Value) Value {
-	b.want(Float, x, y)
-	return b.op(op, Float, x, y)
-}
-
-func (b *Builder) float1(op Op, x Value) Value {
-	b.want(Float, x)
-	return b.op(op, Float, x)
-}
-
 // Add returns x + y.
-func (b *Builder) Add(x, y Value) Value { return b.float2(OpAdd, x, y) }
+func (b *Builder) Add(x, y Value) Value { return b.op(OpAdd, Float, x, y) }
 
 // Sub returns x - y.
-func (b *Builder) Sub(x, y Value) Value { return b.float2(OpSub, x, y) }
+func (b *Builder) Sub(x, y Value) Value { return b.op(OpSub, Float, x, y) }
 
 // Mul returns x * y.
-func (b *Builder) Mul(x, y Value) Value { return b.float2(OpMul, x, y) }
+func (b *Builder) Mul(x, y Value) Value { return b.op(OpMul, Float, x, y) }
 
 // Div returns x / y.
-func (b *Builder) Div(x, y Value) Value { return b.float2(OpDiv, x, y) }
+func (b *Builder) Div(x, y Value) Value { return b.op(OpDiv, Float, x, y) }
 
 // Sqrt returns the square root of x.
-func (b *Builder) Sqrt(x Value) Value { return b.float1(OpSqrt, x) }
+func (b *Builder) Sqrt(x Value) Value { return b.op(OpSqrt, Float, x) }
 
 // Neg returns -x (sign bit flipped).
-func (b *Builder) Neg(x Value) Value { return b.float1(OpNeg, x) }
+func (b *Builder) Neg(x Value) Value { return b.op(OpNeg, Float, x) }
 
 // Abs returns |x| (sign bit cleared).
-func (b *Builder) Abs(x Value) Value { return b.float1(OpAbs, x) }
+func (b *Builder) Abs(x Value) Value { return b.op(OpAbs, Float, x) }
 
 // Min returns x < y ? x : y (fallback's minps).
-func (b *Builder) Min(x, y Value) Value { return b.float2(OpMin, x, y) }
+func (b *Builder) Min(x, y Value) Value { return b.op(OpMin, Float, x, y) }
 
 // Max returns x > y ? x : y (fallback's maxps).
-func (b *Builder) Max(x, y Value) Value { return b.float2(OpMax, x, y) }
+func (b *Builder) Max(x, y Value) Value { return b.op(OpMax, Float, x, y) }
 
 // Clamp01 returns fallback's clamp01(x) = Max(Min(x, 1), 0).
-func (b *Builder) Clamp01(x Value) Value { return b.float1(OpClamp01, x) }
+func (b *Builder) Clamp01(x Value) Value { return b.op(OpClamp01, Float, x) }
 
 // DivOrZero returns fallback's divOrZero(x, y): x/y, or +0 where y == 0.
-func (b *Builder) DivOrZero(x, y Value) Value { return b.float2(OpDivOrZero, x, y) }
+func (b *Builder) DivOrZero(x, y Value) Value { return b.op(OpDivOrZero, Float, x, y) }
 
 // RecipOrZero returns fallback's recipOrZero(x): 1/x, or +0 where x is
 // below 2^-126 (or NaN).
-func (b *Builder) RecipOrZero(x Value) Value { return b.float1(OpRecipOrZero, x) }
+func (b *Builder) RecipOrZero(x Value) Value { return b.op(OpRecipOrZero, Float, x) }
 
 // Cmp returns the mask of lanes where x p y.
 func (b *Builder) Cmp(p Pred, x, y Value) Value {
@@ -204,20 +196,20 @@ func (b *Builder) Cmp(p Pred, x, y Value) Value {
 }
 
 // And returns the mask x & y.
-func (b *Builder) And(x, y Value) Value { b.want(Mask, x, y); return b.op(OpAnd, Mask, x, y) }
+func (b *Builder) And(x, y Value) Value { return b.op(OpAnd, Mask, x, y) }
 
 // Or returns the mask x | y.
-func (b *Builder) Or(x, y Value) Value { b.want(Mask, x, y); return b.op(OpOr, Mask, x, y) }
+func (b *Builder) Or(x, y Value) Value { return b.op(OpOr, Mask, x, y) }
 
 // AndNot returns the mask x & !y.
-func (b *Builder) AndNot(x, y Value) Value { b.want(Mask, x, y); return b.op(OpAndNot, Mask, x, y) }
+func (b *Builder) AndNot(x, y Value) Value { return b.op(OpAndNot, Mask, x, y) }
 
 // Select returns m ? x : y per lane (x and y both float or both int).
 func (b *Builder) Select(m, x, y Value) Value {
 	b.want(Mask, m)
 	t := b.typ(x)
 	b.want(t, y)
-	return b.op(OpSelect, t, m, x, y)
+	return b.emit(Instr{Op: OpSelect, Type: t, Args: []Value{m, x, y}})
 }
 
 // Park returns x, marked as living long for the reason why: a target
