@@ -96,10 +96,8 @@ func (b *Builder) Arg(k int) Value {
 // symbol on targets that load constants from memory (with Elem.Suffix).
 // Each name is recorded once per program.
 func (b *Builder) Const(name string, bits uint32) Value {
-	if b.p.Elem == F64 {
-		return b.constant(name, math.Float64bits(float64(math.Float32frombits(bits))), Float)
-	}
-	return b.constant(name, uint64(bits), Float)
+	f64 := math.Float64bits(float64(math.Float32frombits(bits)))
+	return b.Constant(Constant{name, [2]uint64{uint64(bits), f64}})
 }
 
 // Constant is a named float constant, its bits in each element type
@@ -127,10 +125,7 @@ func (b *Builder) Constant(c Constant) Value { return b.constant(c.Name, c.Bits[
 // the program's float lanes: int32 in a float32 program, int64 in a
 // float64 one (the drivers narrow them to the uint32 streams they fill).
 func (b *Builder) ConstInt(name string, x int32) Value {
-	if b.p.Elem == F64 {
-		return b.constant(name, uint64(int64(x)), Int)
-	}
-	return b.constant(name, uint64(uint32(x)), Int)
+	return b.constant(name, [2]uint64{uint64(uint32(x)), uint64(int64(x))}[b.p.Elem], Int)
 }
 
 func (b *Builder) constant(name string, bits uint64, t Type) Value {
