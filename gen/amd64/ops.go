@@ -234,19 +234,15 @@ func (l *lowering) selectOp(v ir.Value, in *ir.Instr) {
 }
 
 // park places a value parked for why: in a new stack slot if the target
-// parks such values and it is in a register, else where it is. Opmask
-// registers are never parked.
+// parks such values and it is in a register, else where it is (memory, or
+// an opmask register, which is never parked).
 func (l *lowering) park(v ir.Value, in *ir.Instr) {
 	x := in.Args[0]
-	op := l.loc[x]
-	l.loc[v] = op
-	r, ok := op.(VecVirtual)
-	if !parked(l.t, ir.Park(in.Aux)) || !ok || l.p.Code[x].Op == ir.OpConst {
-		return // in memory already, or an opmask register
+	l.loc[v] = l.loc[x]
+	if r, ok := l.loc[x].(VecVirtual); ok && parked(l.t, ir.Park(in.Aux)) && l.p.Code[x].Op != ir.OpConst {
+		l.loc[v] = l.slots.next()
+		VMOVUPS(r, l.loc[v])
 	}
-	m := l.slots.next()
-	VMOVUPS(r, m)
-	l.loc[v] = m
 }
 
 // variable emits a Var: a copy of x in a register of its own (x itself
@@ -258,21 +254,20 @@ func (l *lowering) variable(v ir.Value, in *ir.Instr) {
 		return
 	}
 	r := l.fresh(v)
-	if m, ok := l.loc[x].(Mem); ok && l.p.Code[x].Op != ir.OpConst {
-		VMOVUPS(m, r)
-	} else {
-		VMOVAPS(l.reg(x), r)
-	}
+	move(l.mem(x), r)
 }
 
 // assign copies x into the register or stack slot of variable v.
-func (l *lowering) assign(_ ir.Value, in *ir.Instr) {
-	dst, x := l.loc[in.Args[0]], in.Args[1]
-	if isMem(dst) {
-		VMOVUPS(l.reg(x), dst)
-		return
+func (l *lowering) assign(_ ir.Value, in *ir.Instr) { move(l.reg(in.Args[1]), l.loc[in.Args[0]]) }
+
+// move copies a vector from src to dst: VMOVUPS where either is in memory
+// (a stack slot or a stream), VMOVAPS between registers.
+func move(src, dst Op) {
+	if isMem(src) || isMem(dst) {
+		VMOVUPS(src, dst)
+	} else {
+		VMOVAPS(src, dst)
 	}
-	VMOVAPS(l.reg(x), dst)
 }
 
 // rareBlock opens a rare block: a jump past it where no lane of its mask
