@@ -11,7 +11,7 @@ import (
 type Builder struct {
 	p       Program
 	comment string
-	rare    []Value // masks of the open rare blocks
+	rare    int // open rare blocks
 	consts  map[string]Value
 }
 
@@ -23,7 +23,7 @@ func NewBuilder(elem Elem, name string, inputs, args int) *Builder {
 
 // Program returns the recorded program with the given outputs.
 func (b *Builder) Program(outputs ...Value) *Program {
-	if len(b.rare) != 0 {
+	if b.rare != 0 {
 		panic("ir: rare block not closed")
 	}
 	for _, o := range outputs {
@@ -219,7 +219,7 @@ func (b *Builder) Var(x Value) Value { return b.op(OpVar, b.typ(x), x) }
 // Assign overwrites the variable v with x. Outside a rare block values are
 // never reassigned: compute a new one instead.
 func (b *Builder) Assign(v, x Value) {
-	if len(b.rare) == 0 {
+	if b.rare == 0 {
 		panic("ir: Assign outside a rare block")
 	}
 	if b.p.Code[v].Op != OpVar {
@@ -239,14 +239,12 @@ func (b *Builder) Rare(label string, m Value, f func()) {
 	b.want(Mask, m)
 	b.emit(Instr{Op: OpRare, Args: []Value{m}, Name: label})
 	start := len(b.p.Code)
-	b.rare = append(b.rare, m)
+	b.rare++
 	f()
-	b.rare = b.rare[:len(b.rare)-1]
+	b.rare--
 	b.emit(Instr{Op: OpEndRare})
 	end := len(b.p.Code)
 	for v := start; v < end; v++ { // emit panics where one is read after the block
-		if b.p.Code[v].HasValue() {
-			b.p.Code[v].rareUntil = end
-		}
+		b.p.Code[v].rareUntil = end
 	}
 }
