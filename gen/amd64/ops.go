@@ -114,8 +114,7 @@ func (l *lowering) constant(v ir.Value, in *ir.Instr) {
 // a 32-byte constant on AVX2.
 func (l *lowering) bitwise(op, bcst func(...Op), c Mem, x ir.Value, dst Op) {
 	if evex(l.t) {
-		bcst(c, l.reg(x), dst)
-		return
+		op = bcst
 	}
 	op(c, l.reg(x), dst)
 }
