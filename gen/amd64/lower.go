@@ -131,6 +131,25 @@ func (l *lowering) constMem(v ir.Value) (Mem, bool) {
 	return m, ok
 }
 
+// src returns v as the source that may be memory: mem(v), but a constant
+// held in memory as it is, which AVX2 reads whole (32 bytes) and AVX-512
+// broadcasts (bcstForm).
+func (l *lowering) src(v ir.Value) Op {
+	if c, ok := l.constMem(v); ok {
+		return c
+	}
+	return l.mem(v)
+}
+
+// bcstForm returns bcst, the embedded-broadcast form of op, where src(v)
+// is a constant on AVX-512, else op.
+func (l *lowering) bcstForm(v ir.Value, op, bcst func(...Op)) func(...Op) {
+	if _, ok := l.constMem(v); ok && evex(l.t) {
+		return bcst
+	}
+	return op
+}
+
 // commutative returns the sources of a commutative operation with a
 // memory operand, if any, in the position that may be memory (Go order:
 // first), the other one in a register.

@@ -114,8 +114,7 @@ func (l *lowering) constant(v ir.Value, in *ir.Instr) {
 // a 32-byte constant on AVX2.
 func (l *lowering) bitwise(op, bcst func(...Op), c Mem, x ir.Value, dst Op) {
 	if evex(l.t) {
-		bcst(c, l.reg(x), dst)
-		return
+		op = bcst
 	}
 	op(c, l.reg(x), dst)
 }
@@ -166,23 +165,15 @@ func (l *lowering) recipOrZero(v ir.Value, in *ir.Instr) {
 // cmp emits the mask of lanes where x pred y: an opmask register on
 // AVX-512, a vector of all-ones lanes on AVX2.
 func (l *lowering) cmp(v ir.Value, in *ir.Instr) {
-	pred, x, y := U8(predicates[ir.Pred(in.Aux)]), in.Args[0], in.Args[1]
-	var dst Op
+	x, y := in.Args[0], in.Args[1]
 	if evex(l.t) {
-		dst = K()
+		l.loc[v] = K()
 	} else {
-		dst = l.newVec()
+		l.loc[v] = l.newVec()
 	}
 	src1 := l.reg(x)
 	f := l.fp()
-	if c, ok := l.constMem(y); ok && evex(l.t) {
-		f.cmpBcst(pred, c, src1, dst)
-	} else if ok {
-		f.cmp(pred, c, src1, dst)
-	} else {
-		f.cmp(pred, l.mem(y), src1, dst)
-	}
-	l.loc[v] = dst
+	l.bcstForm(y, f.cmp, f.cmpBcst)(U8(predicates[ir.Pred(in.Aux)]), l.src(y), src1, l.loc[v])
 }
 
 // maskOp emits the mask operations And, Or and AndNot.
@@ -202,73 +193,55 @@ func (l *lowering) maskOp(v ir.Value, in *ir.Instr) {
 	}
 	f := l.fp()
 	op := map[ir.Op]func(...Op){ir.OpAnd: f.and, ir.OpOr: f.or, ir.OpAndNot: f.andn}[in.Op]
-	r := l.newVec()
+	r := l.fresh(v)
 	op(l.mem(y), l.reg(x), r)
-	l.loc[v] = r
 }
 
 // selectOp emits m ? x : y.
 func (l *lowering) selectOp(v ir.Value, in *ir.Instr) {
 	m, x, y := in.Args[0], in.Args[1], in.Args[2]
-	yc := &l.p.Code[y]
-	if yc.Op == ir.OpConst && yc.Bits == 0 {
-		// m ? x : 0: a zeroing masked broadcast (AVX-512) or an AND.
+	f := l.fp()
+	if yc := &l.p.Code[y]; yc.Op == ir.OpConst && yc.Bits == 0 {
+		// m ? x : 0: a zeroing masked broadcast or copy (AVX-512) or an AND.
 		r := l.fresh(v)
-		c, isC := l.constMem(x)
-		switch f := l.fp(); {
+		switch c, isC := l.constMem(x); {
 		case evex(l.t) && isC:
 			f.bcstZ(c, l.loc[m], r)
 		case evex(l.t):
 			f.movaZ(l.reg(x), l.loc[m], r)
-		case isC:
-			f.and(c, l.reg(m), r)
 		default:
-			f.and(l.mem(x), l.reg(m), r)
+			f.and(l.src(x), l.reg(m), r)
 		}
 		return
 	}
-	if evex(l.t) {
-		// avo models the masked VBLENDMPS as reading its destination: blend
-		// into y where y dies here, else into a register zeroed first (so
-		// that it does not look live since the function's entry).
-		r := l.loc[y]
-		if !l.dies(y, v) {
-			nr := l.newVec()
-			VXORPS(nr, nr, nr)
-			r = nr
-		}
-		src1 := l.reg(y)
-		if c, ok := l.constMem(x); ok {
-			l.fp().blendmBcst(c, src1, l.loc[m], r)
-		} else {
-			l.fp().blendm(l.mem(x), src1, l.loc[m], r)
-		}
-		l.loc[v] = r
+	if !evex(l.t) {
+		r := l.fresh(v)
+		f.blendv(l.reg(m), l.src(x), l.reg(y), r)
 		return
 	}
-	r := l.newVec()
-	if c, ok := l.constMem(x); ok {
-		l.fp().blendv(l.reg(m), c, l.reg(y), r)
-	} else {
-		l.fp().blendv(l.reg(m), l.mem(x), l.reg(y), r)
+	// avo models the masked VBLENDMPS as reading its destination: blend
+	// into y where y dies here, else into a register zeroed first (so
+	// that it does not look live since the function's entry).
+	r := l.loc[y]
+	if !l.dies(y, v) {
+		r = l.newVec()
+		VXORPS(r, r, r)
 	}
+	src1 := l.reg(y)
+	l.bcstForm(x, f.blendm, f.blendmBcst)(l.src(x), src1, l.loc[m], r)
 	l.loc[v] = r
 }
 
 // park places a value parked for why: in a new stack slot if the target
-// parks such values and it is in a register, else where it is. Opmask
-// registers are never parked.
+// parks such values and it is in a register, else where it is (memory, or
+// an opmask register, which is never parked).
 func (l *lowering) park(v ir.Value, in *ir.Instr) {
 	x := in.Args[0]
-	op := l.loc[x]
-	l.loc[v] = op
-	r, ok := op.(VecVirtual)
-	if !parked(l.t, ir.Park(in.Aux)) || !ok || l.p.Code[x].Op == ir.OpConst {
-		return // in memory already, or an opmask register
+	l.loc[v] = l.loc[x]
+	if r, ok := l.loc[x].(VecVirtual); ok && parked(l.t, ir.Park(in.Aux)) && l.p.Code[x].Op != ir.OpConst {
+		l.loc[v] = l.slots.next()
+		VMOVUPS(r, l.loc[v])
 	}
-	m := l.slots.next()
-	VMOVUPS(r, m)
-	l.loc[v] = m
 }
 
 // variable emits a Var: a copy of x in a register of its own (x itself
@@ -279,23 +252,21 @@ func (l *lowering) variable(v ir.Value, in *ir.Instr) {
 		l.loc[v] = l.loc[x]
 		return
 	}
-	r := l.newVec()
-	if m, ok := l.loc[x].(Mem); ok && l.p.Code[x].Op != ir.OpConst {
-		VMOVUPS(m, r)
-	} else {
-		VMOVAPS(l.reg(x), r)
-	}
-	l.loc[v] = r
+	r := l.fresh(v)
+	move(l.mem(x), r)
 }
 
 // assign copies x into the register or stack slot of variable v.
-func (l *lowering) assign(_ ir.Value, in *ir.Instr) {
-	dst, x := l.loc[in.Args[0]], in.Args[1]
-	if isMem(dst) {
-		VMOVUPS(l.reg(x), dst)
-		return
+func (l *lowering) assign(_ ir.Value, in *ir.Instr) { move(l.reg(in.Args[1]), l.loc[in.Args[0]]) }
+
+// move copies a vector from src to dst: VMOVUPS where either is in memory
+// (a stack slot or a stream), VMOVAPS between registers.
+func move(src, dst Op) {
+	if isMem(src) || isMem(dst) {
+		VMOVUPS(src, dst)
+	} else {
+		VMOVAPS(src, dst)
 	}
-	VMOVAPS(l.reg(x), dst)
 }
 
 // rareBlock opens a rare block: a jump past it where no lane of its mask

@@ -11,7 +11,7 @@ import (
 type Builder struct {
 	p       Program
 	comment string
-	rare    []Value // masks of the open rare blocks
+	rare    int // open rare blocks
 	consts  map[string]Value
 }
 
@@ -23,7 +23,7 @@ func NewBuilder(elem Elem, name string, inputs, args int) *Builder {
 
 // Program returns the recorded program with the given outputs.
 func (b *Builder) Program(outputs ...Value) *Program {
-	if len(b.rare) != 0 {
+	if b.rare != 0 {
 		panic("ir: rare block not closed")
 	}
 	for _, o := range outputs {
@@ -69,7 +69,9 @@ func (b *Builder) want(t Type, vs ...Value) {
 	}
 }
 
+// op emits op on arguments of type t, its result of type t.
 func (b *Builder) op(op Op, t Type, args ...Value) Value {
+	b.want(t, args...)
 	return b.emit(Instr{Op: op, Type: t, Args: args})
 }
 
@@ -94,10 +96,8 @@ func (b *Builder) Arg(k int) Value {
 // symbol on targets that load constants from memory (with Elem.Suffix).
 // Each name is recorded once per program.
 func (b *Builder) Const(name string, bits uint32) Value {
-	if b.p.Elem == F64 {
-		return b.constant(name, math.Float64bits(float64(math.Float32frombits(bits))), Float)
-	}
-	return b.constant(name, uint64(bits), Float)
+	f64 := math.Float64bits(float64(math.Float32frombits(bits)))
+	return b.Constant(Constant{name, [2]uint64{uint64(bits), f64}})
 }
 
 // Constant is a named float constant, its bits in each element type
@@ -125,10 +125,7 @@ func (b *Builder) Constant(c Constant) Value { return b.constant(c.Name, c.Bits[
 // the program's float lanes: int32 in a float32 program, int64 in a
 // float64 one (the drivers narrow them to the uint32 streams they fill).
 func (b *Builder) ConstInt(name string, x int32) Value {
-	if b.p.Elem == F64 {
-		return b.constant(name, uint64(int64(x)), Int)
-	}
-	return b.constant(name, uint64(uint32(x)), Int)
+	return b.constant(name, [2]uint64{uint64(uint32(x)), uint64(int64(x))}[b.p.Elem], Int)
 }
 
 func (b *Builder) constant(name string, bits uint64, t Type) Value {
@@ -144,58 +141,48 @@ func (b *Builder) constant(name string, bits uint64, t Type) Value {
 	return v
 }
 
-// Zero is +0 in every lane; One is 1.
+// Zero is +0 in every lane.
 func (b *Builder) Zero() Value { return b.Const("zero", 0) }
 
 // One is 1.0 in every lane.
 func (b *Builder) One() Value { return b.Constant(One) }
 
-func (b *Builder) float2(op Op, x, y Value) Value {
-	b.want(Float, x, y)
-	return b.op(op, Float, x, y)
-}
-
-func (b *Builder) float1(op Op, x Value) Value {
-	b.want(Float, x)
-	return b.op(op, Float, x)
-}
-
 // Add returns x + y.
-func (b *Builder) Add(x, y Value) Value { return b.float2(OpAdd, x, y) }
+func (b *Builder) Add(x, y Value) Value { return b.op(OpAdd, Float, x, y) }
 
 // Sub returns x - y.
-func (b *Builder) Sub(x, y Value) Value { return b.float2(OpSub, x, y) }
+func (b *Builder) Sub(x, y Value) Value { return b.op(OpSub, Float, x, y) }
 
 // Mul returns x * y.
-func (b *Builder) Mul(x, y Value) Value { return b.float2(OpMul, x, y) }
+func (b *Builder) Mul(x, y Value) Value { return b.op(OpMul, Float, x, y) }
 
 // Div returns x / y.
-func (b *Builder) Div(x, y Value) Value { return b.float2(OpDiv, x, y) }
+func (b *Builder) Div(x, y Value) Value { return b.op(OpDiv, Float, x, y) }
 
 // Sqrt returns the square root of x.
-func (b *Builder) Sqrt(x Value) Value { return b.float1(OpSqrt, x) }
+func (b *Builder) Sqrt(x Value) Value { return b.op(OpSqrt, Float, x) }
 
 // Neg returns -x (sign bit flipped).
-func (b *Builder) Neg(x Value) Value { return b.float1(OpNeg, x) }
+func (b *Builder) Neg(x Value) Value { return b.op(OpNeg, Float, x) }
 
 // Abs returns |x| (sign bit cleared).
-func (b *Builder) Abs(x Value) Value { return b.float1(OpAbs, x) }
+func (b *Builder) Abs(x Value) Value { return b.op(OpAbs, Float, x) }
 
 // Min returns x < y ? x : y (fallback's minps).
-func (b *Builder) Min(x, y Value) Value { return b.float2(OpMin, x, y) }
+func (b *Builder) Min(x, y Value) Value { return b.op(OpMin, Float, x, y) }
 
 // Max returns x > y ? x : y (fallback's maxps).
-func (b *Builder) Max(x, y Value) Value { return b.float2(OpMax, x, y) }
+func (b *Builder) Max(x, y Value) Value { return b.op(OpMax, Float, x, y) }
 
 // Clamp01 returns fallback's clamp01(x) = Max(Min(x, 1), 0).
-func (b *Builder) Clamp01(x Value) Value { return b.float1(OpClamp01, x) }
+func (b *Builder) Clamp01(x Value) Value { return b.op(OpClamp01, Float, x) }
 
 // DivOrZero returns fallback's divOrZero(x, y): x/y, or +0 where y == 0.
-func (b *Builder) DivOrZero(x, y Value) Value { return b.float2(OpDivOrZero, x, y) }
+func (b *Builder) DivOrZero(x, y Value) Value { return b.op(OpDivOrZero, Float, x, y) }
 
 // RecipOrZero returns fallback's recipOrZero(x): 1/x, or +0 where x is
 // below 2^-126 (or NaN).
-func (b *Builder) RecipOrZero(x Value) Value { return b.float1(OpRecipOrZero, x) }
+func (b *Builder) RecipOrZero(x Value) Value { return b.op(OpRecipOrZero, Float, x) }
 
 // Cmp returns the mask of lanes where x p y.
 func (b *Builder) Cmp(p Pred, x, y Value) Value {
@@ -204,20 +191,20 @@ func (b *Builder) Cmp(p Pred, x, y Value) Value {
 }
 
 // And returns the mask x & y.
-func (b *Builder) And(x, y Value) Value { b.want(Mask, x, y); return b.op(OpAnd, Mask, x, y) }
+func (b *Builder) And(x, y Value) Value { return b.op(OpAnd, Mask, x, y) }
 
 // Or returns the mask x | y.
-func (b *Builder) Or(x, y Value) Value { b.want(Mask, x, y); return b.op(OpOr, Mask, x, y) }
+func (b *Builder) Or(x, y Value) Value { return b.op(OpOr, Mask, x, y) }
 
 // AndNot returns the mask x & !y.
-func (b *Builder) AndNot(x, y Value) Value { b.want(Mask, x, y); return b.op(OpAndNot, Mask, x, y) }
+func (b *Builder) AndNot(x, y Value) Value { return b.op(OpAndNot, Mask, x, y) }
 
 // Select returns m ? x : y per lane (x and y both float or both int).
 func (b *Builder) Select(m, x, y Value) Value {
 	b.want(Mask, m)
 	t := b.typ(x)
 	b.want(t, y)
-	return b.op(OpSelect, t, m, x, y)
+	return b.emit(Instr{Op: OpSelect, Type: t, Args: []Value{m, x, y}})
 }
 
 // Park returns x, marked as living long for the reason why: a target
@@ -232,7 +219,7 @@ func (b *Builder) Var(x Value) Value { return b.op(OpVar, b.typ(x), x) }
 // Assign overwrites the variable v with x. Outside a rare block values are
 // never reassigned: compute a new one instead.
 func (b *Builder) Assign(v, x Value) {
-	if len(b.rare) == 0 {
+	if b.rare == 0 {
 		panic("ir: Assign outside a rare block")
 	}
 	if b.p.Code[v].Op != OpVar {
@@ -252,14 +239,12 @@ func (b *Builder) Rare(label string, m Value, f func()) {
 	b.want(Mask, m)
 	b.emit(Instr{Op: OpRare, Args: []Value{m}, Name: label})
 	start := len(b.p.Code)
-	b.rare = append(b.rare, m)
+	b.rare++
 	f()
-	b.rare = b.rare[:len(b.rare)-1]
+	b.rare--
 	b.emit(Instr{Op: OpEndRare})
 	end := len(b.p.Code)
 	for v := start; v < end; v++ { // emit panics where one is read after the block
-		if b.p.Code[v].HasValue() {
-			b.p.Code[v].rareUntil = end
-		}
+		b.p.Code[v].rareUntil = end
 	}
 }

@@ -57,100 +57,79 @@ func eval[F lane](p *Program, inputs, args []F) []uint64 {
 	}
 	val := make([]uint64, len(p.Code)) // every value as bits; masks are 0 or ones
 	for i := range p.Code {
-		in := &p.Code[i]
-		if r, ok := evalFloat(in, val, inputs, args); ok {
-			val[i] = bitsOf(r)
-		} else {
-			evalBits[F](in, i, val)
-		}
+		val[i] = evalInstr(&p.Code[i], val, inputs, args)
 	}
 	return renumbered(p.Outputs, val)
 }
 
-// evalFloat evaluates in if its op computes a float with F's arithmetic,
-// its arguments read from val.
-func evalFloat[F lane](in *Instr, val []uint64, inputs, args []F) (r F, ok bool) {
+// evalInstr returns the bits of in's value, its arguments read from val
+// (an Assign writes its variable there instead).
+func evalInstr[F lane](in *Instr, val []uint64, inputs, args []F) uint64 {
 	a := in.Args
-	f := func(v Value) F { return fromBits[F](val[v]) }
+	f := func(k int) F { return fromBits[F](val[a[k]]) }
+	width := 8 * uint(unsafe.Sizeof(F(0)))
+	sign := uint64(1) << (width - 1)
 	switch in.Op {
 	case OpInput:
-		r = inputs[in.Aux]
+		return bitsOf(inputs[in.Aux])
 	case OpArg:
-		r = args[in.Aux]
+		return bitsOf(args[in.Aux])
+	case OpConst:
+		return in.Bits
 	case OpAdd:
-		r = f(a[0]) + f(a[1])
+		return bitsOf(f(0) + f(1))
 	case OpSub:
-		r = f(a[0]) - f(a[1])
+		return bitsOf(f(0) - f(1))
 	case OpMul:
-		r = f(a[0]) * f(a[1])
+		return bitsOf(f(0) * f(1))
 	case OpDiv:
-		r = f(a[0]) / f(a[1])
+		return bitsOf(f(0) / f(1))
 	case OpSqrt:
 		// For float32, the float64 root rounded again is the correctly
 		// rounded float32 root (53 >= 2*24+2 bits).
-		r = F(math.Sqrt(float64(f(a[0]))))
+		return bitsOf(F(math.Sqrt(float64(f(0)))))
 	case OpDivOrZero:
-		if f(a[1]) != 0 {
-			r = f(a[0]) / f(a[1])
+		if f(1) != 0 {
+			return bitsOf(f(0) / f(1))
 		}
 	case OpRecipOrZero:
-		if f(a[0]) >= fromBits[F](MinNormal.Bits[unsafe.Sizeof(r)/8]) {
-			r = 1 / f(a[0])
+		if f(0) >= fromBits[F](MinNormal.Bits[width/64]) {
+			return bitsOf(1 / f(0))
 		}
-	default:
-		return 0, false
-	}
-	return r, true
-}
-
-// evalBits evaluates in, instruction i, on the bit patterns in val: every
-// op evalFloat does not.
-func evalBits[F lane](in *Instr, i int, val []uint64) {
-	a := in.Args
-	var zero F
-	width := 8 * uint(unsafe.Sizeof(zero))
-	ones := ^uint64(0) >> (64 - width) // a set mask lane
-	sign := uint64(1) << (width - 1)
-	mask := func(b bool) uint64 {
-		if b {
-			return ones
-		}
-		return 0
-	}
-	switch in.Op {
-	case OpConst:
-		val[i] = in.Bits
 	case OpNeg:
-		val[i] = val[a[0]] ^ sign
+		return val[a[0]] ^ sign
 	case OpAbs:
-		val[i] = val[a[0]] &^ sign
+		return val[a[0]] &^ sign
 	case OpMin:
-		val[i] = minps[F](val[a[0]], val[a[1]])
+		return minps[F](val[a[0]], val[a[1]])
 	case OpMax:
-		val[i] = maxps[F](val[a[0]], val[a[1]])
+		return maxps[F](val[a[0]], val[a[1]])
 	case OpClamp01:
-		val[i] = maxps[F](minps[F](val[a[0]], bitsOf(F(1))), 0)
+		return maxps[F](minps[F](val[a[0]], bitsOf(F(1))), 0)
 	case OpCmp:
-		val[i] = mask(holds(Pred(in.Aux), fromBits[F](val[a[0]]), fromBits[F](val[a[1]])))
-	case OpAnd:
-		val[i] = val[a[0]] & val[a[1]]
-	case OpOr:
-		val[i] = val[a[0]] | val[a[1]]
-	case OpAndNot:
-		val[i] = val[a[0]] &^ val[a[1]]
-	case OpSelect:
-		val[i] = val[a[2]]
-		if val[a[0]] != 0 {
-			val[i] = val[a[1]]
+		if holds(Pred(in.Aux), f(0), f(1)) {
+			return ^uint64(0) >> (64 - width) // a set mask lane
 		}
+	case OpAnd:
+		return val[a[0]] & val[a[1]]
+	case OpOr:
+		return val[a[0]] | val[a[1]]
+	case OpAndNot:
+		return val[a[0]] &^ val[a[1]]
+	case OpSelect:
+		if val[a[0]] != 0 {
+			return val[a[1]]
+		}
+		return val[a[2]]
 	case OpPark, OpVar:
-		val[i] = val[a[0]]
+		return val[a[0]]
 	case OpAssign:
 		val[a[0]] = val[a[1]]
 	case OpRare, OpEndRare:
 	default:
 		panic("ir: Eval: unknown op " + in.Op.String())
 	}
+	return 0 // +0, a clear mask lane, or no value
 }
 
 // minps and maxps are x86 MINPS/MAXPS (and the PD forms) on bit

@@ -41,12 +41,12 @@ func SplitOverrides(p *Program) (*Program, []Override) {
 	if len(ovs) == 0 {
 		return p, nil
 	}
-	q, at := bypass(p, func(i int, in *Instr) (Value, bool) {
+	q, at := bypass(p, nil, func(i int, in *Instr) (Value, bool) {
 		if !drop[i] {
 			return 0, false
 		}
 		return in.Args[2], true // the Select's value outside the mask
-	}, nil)
+	})
 	for k := range ovs {
 		ovs[k].Mask, ovs[k].Const = at[ovs[k].Mask], at[ovs[k].Const]
 		q.Outputs = append(q.Outputs, ovs[k].Mask, ovs[k].Const)

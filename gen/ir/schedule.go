@@ -126,27 +126,14 @@ func unitDeps(p *Program, unit []int, isBlock []bool) [][]int {
 // indices), their arguments and outputs renumbered; inBlock(i) says
 // whether old instruction i is in a rare block, whose comments stay.
 func reorder(p *Program, code []int, inBlock func(i int) bool) *Program {
-	n := len(p.Code)
-	at := make([]Value, n) // old index -> new
+	q, _ := bypass(p, code, func(int, *Instr) (Value, bool) { return 0, false })
 	for k, i := range code {
-		at[i] = Value(k)
-	}
-	q := *p
-	q.Code = make([]Instr, n)
-	for k, i := range code {
-		in := p.Code[i]
 		if !inBlock(i) {
-			in.Comment = "" // a rare block's comments stay: its order is p's
+			q.Code[k].Comment = "" // a rare block's comments stay: its order is p's
 		}
-		if k == 0 {
-			in.Comment = "The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels."
-		}
-		in.Args = renumbered(in.Args, at)
-		in.rareUntil = 0 // only the Builder reads it, while it builds
-		q.Code[k] = in
 	}
-	q.Outputs = renumbered(p.Outputs, at)
-	return &q
+	q.Code[0].Comment = "The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels."
+	return q
 }
 
 // renumbered returns at[v] for each value v of vs, in order.
@@ -162,27 +149,32 @@ func renumbered[T any](vs []Value, at []T) []T {
 // parked value reads the value itself. A backend that decides for itself
 // which values leave their registers (amd64's spiller) starts from it.
 func Unpark(p *Program) *Program {
-	q, _ := bypass(p, func(_ int, in *Instr) (Value, bool) {
+	q, _ := bypass(p, nil, func(_ int, in *Instr) (Value, bool) {
 		if in.Op != OpPark {
 			return 0, false
 		}
 		return in.Args[0], true
-	}, nil)
+	})
 	return q
 }
 
-// bypass returns p without the instructions that drop (given an
-// instruction and its index) says to drop; the readers of a dropped
-// instruction (outputs included) read the value drop names instead, and a
-// dropped instruction's comment moves to the next one kept. edit, if not
-// nil, changes each kept instruction. It also returns where each old value
-// went.
-func bypass(p *Program, drop func(i int, in *Instr) (Value, bool), edit func(in *Instr)) (*Program, []Value) {
+// bypass returns p with its instructions in the order code (old indices;
+// nil: p's order) but those that drop (given an instruction and its
+// index) says to drop; the readers of a dropped instruction (outputs
+// included) read the value drop names instead, and a dropped
+// instruction's comment moves to the next one kept. It also returns
+// where each old value went.
+func bypass(p *Program, code []int, drop func(i int, in *Instr) (Value, bool)) (*Program, []Value) {
 	q := *p
 	q.Code = nil
 	at := make([]Value, len(p.Code)) // old index -> new (a dropped one: its argument's)
 	comment := ""                    // a dropped instruction's, for the next one kept
-	for i, in := range p.Code {
+	for k := range p.Code {
+		i := k
+		if code != nil {
+			i = code[k]
+		}
+		in := p.Code[i]
 		if a, ok := drop(i, &in); ok {
 			at[i] = at[a]
 			if comment == "" {
@@ -196,9 +188,6 @@ func bypass(p *Program, drop func(i int, in *Instr) (Value, bool), edit func(in 
 		}
 		comment = ""
 		in.Args = renumbered(in.Args, at)
-		if edit != nil {
-			edit(&in)
-		}
 		in.rareUntil = 0 // only the Builder reads it, while it builds
 		q.Code = append(q.Code, in)
 	}

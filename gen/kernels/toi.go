@@ -1,6 +1,10 @@
 package kernels
 
-import "github.com/segdist/segdist/gen/ir"
+import (
+	"slices"
+
+	"github.com/segdist/segdist/gen/ir"
+)
 
 // The time of impact (fallback.TOILane) is three bodies that a loop
 // driver runs in turn on one group of pairs, the values between them kept
@@ -50,7 +54,7 @@ const (
 var TOISetup = &Kernel{Name: "TOISetup",
 	Inputs: []string{"iax0", "iay0", "iaz0", "ibx0", "iby0", "ibz0", "ir0", "jax0", "jay0", "jaz0", "jbx0", "jby0", "jbz0", "jr0",
 		"iax1", "iay1", "iaz1", "ibx1", "iby1", "ibz1", "ir1", "jax1", "jay1", "jaz1", "jbx1", "jby1", "jbz1", "jr1", "padi", "padj"},
-	Outputs: append(append([]string{}, toiFrameNames...), toiStateNames...),
+	Outputs: slices.Concat(toiFrameNames, toiStateNames),
 	Args:    []string{"margin", "tol", "tmax"},
 	body:    toiSetup,
 }
@@ -59,8 +63,8 @@ var TOISetup = &Kernel{Name: "TOISetup",
 // running: its outputs are the state after it, then the mask of the lanes
 // still running.
 var TOIStep = &Kernel{Name: "TOIStep",
-	Inputs:  append(append([]string{}, toiFrameNames...), toiStateNames...),
-	Outputs: append(append([]string{}, toiStateNames...), "running"),
+	Inputs:  slices.Concat(toiFrameNames, toiStateNames),
+	Outputs: append(slices.Clone(toiStateNames), "running"),
 	Args:    []string{"tmax", "maxiter"},
 	body:    toiStep,
 }
@@ -69,7 +73,7 @@ var TOIStep = &Kernel{Name: "TOIStep",
 // status, iter, T, Dist, the normal, P and Q (the canonical NaN in every
 // float of an invalid lane).
 var TOIFinish = &Kernel{Name: "TOIFinish",
-	Inputs:  append(append(append([]string{}, toiFrameNames...), toiStateNames...), "ox", "oy", "oz"),
+	Inputs:  slices.Concat(toiFrameNames, toiStateNames, []string{"ox", "oy", "oz"}),
 	Outputs: []string{"status", "iter", "t", "dist", "nx", "ny", "nz", "px", "py", "pz", "qx", "qy", "qz"},
 	body:    toiFinish,
 }
@@ -147,10 +151,7 @@ func toiSetup(b *ir.Builder) []ir.Value {
 	target := b.Max(b.Add(b.Add(b.Add(ri, padI), b.Add(rj, padJ)), margin), tol)
 	reach := b.Add(target, tol)
 
-	out := []ir.Value{x0[0][0], x0[0][1], x0[0][2], x0[1][0], x0[1][1], x0[1][2], x0[3][0], x0[3][1], x0[3][2]}
-	for k := range 4 {
-		out = append(out, v[k][0], v[k][1], v[k][2])
-	}
+	out := slices.Concat(x0[0][:], x0[1][:], x0[3][:], v[0][:], v[1][:], v[2][:], v[3][:])
 	state := b.Select(valid, b.Constant(toiRunning), b.Constant(toiInvalid))
 	return append(out, target, reach, zero, zero, state)
 }
