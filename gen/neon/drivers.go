@@ -530,9 +530,7 @@ func (pk *pairKernel) storeContacts(l *lowering) {
 	switch {
 	case pk.compact:
 		w.comment("Compaction: the touching lanes' rows, in pair order; nothing for a group without one.")
-		w.op(umaxv(scratch0, l.output(0)))
-		w.op(fmovws(anyReg, scratch0))
-		w.line("CBZW R%d, %s_none", anyReg, name)
+		anyLane(w, l.output(0), "CBZW", name+"_none")
 		pk.stageRows(pk.contactRow(l, false))
 		for lane := range pk.lanes {
 			pk.row(name+"_group", lane)

@@ -59,18 +59,18 @@ func two(base uint32, d, n int, text string) inst {
 	return inst{base | reg(n)<<5 | reg(d), fmt.Sprintf(text, d, n)}
 }
 
-// Floating point, four float32 lanes (IEEE, round to nearest).
-// of returns the floating-point instruction i (encoded for .4s lanes)
-// for lanes of type e: the .2d form sets the sz bit, bit 22, in every
-// vector FP arithmetic and compare instruction used here.
+// of returns instruction i for lanes of type e: a floating-point one
+// (encoded for .4s lanes) takes its .2d form, the sz bit (bit 22) set;
+// the bitwise ones (.16b) are the same for both.
 func of(e ir.Elem, i inst) inst {
-	if e == ir.F64 {
+	if e == ir.F64 && strings.Contains(i.text, ".4s") {
 		i.word |= 1 << 22
 		i.text = strings.ReplaceAll(i.text, ".4s", ".2d")
 	}
 	return i
 }
 
+// Floating point (IEEE, round to nearest), encoded for four float32 lanes.
 func fadd(d, n, m int) inst  { return three(0x4E20D400, "fadd", "4s")(d, n, m) }
 func fsub(d, n, m int) inst  { return three(0x4EA0D400, "fsub", "4s")(d, n, m) }
 func fmul(d, n, m int) inst  { return three(0x6E20DC00, "fmul", "4s")(d, n, m) }

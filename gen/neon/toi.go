@@ -100,9 +100,7 @@ func (k *toiKernel) group(label string, index func(side, lane int)) *lowering {
 	w.label(label + "_steps")
 	l = k.body(1, label+"_step", slots(k.state), slots(k.args+32)) // tmax, maxiter
 	l.storeOutputs(3, k.state+16*kernels.TOIState)
-	w.op(umaxv(scratch0, l.output(3)))
-	w.op(fmovws(anyReg, scratch0))
-	w.line("CBNZW R%d, %s_steps", anyReg, label)
+	anyLane(w, l.output(3), "CBNZW", label+"_steps")
 
 	w.comment("Finish: the outputs at the time reached; C0 is J's A at the start.")
 	return k.body(2, label+"_finish", func(j int) source {
