@@ -35,18 +35,6 @@ func (f *frame) take(n int) int {
 	return off
 }
 
-// text writes the TEXT line and the register use: the area starts 16
-// bytes above RSP, past the saved link register (Go's arm64 prologue
-// keeps RSP 16-byte aligned).
-func (f *frame) text(w *writer, name string, nosplit bool, args int) {
-	flags := ""
-	if nosplit {
-		flags = "NOSPLIT, "
-	}
-	w.raw(fmt.Sprintf("TEXT ·%s(SB), %s$%d-%d\n", name, flags, f.size+16, args))
-	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", f.regs, numRegs, f.spills))
-}
-
 // spillsOf lowers p once into a throwaway writer to learn how many spill
 // slots it needs, and makes room for them (before any take).
 func (f *frame) spillsOf(p *ir.Program, input, arg func(int) source) {
@@ -58,13 +46,39 @@ func (f *frame) spillsOf(p *ir.Program, input, arg func(int) source) {
 	f.size = 16 * f.spills
 }
 
-// stats returns the register use of kernel name.
-func (f *frame) stats(name string) Stats { return Stats{name, f.regs, f.spills} }
+// kernel is the kernel a driver is writing: its name, lanes and frame.
+type kernel struct {
+	w           *writer
+	c           *constTable
+	e           ir.Elem
+	name        string
+	lanes, size int // lanes of a vector, bytes of a lane
+	f           frame
+}
 
-// lowering returns a lowering of p into w whose spill slots are the frame's.
-func (f *frame) lowering(p *ir.Program, w *writer, c *constTable) *lowering {
-	l := newLowering(p, w, c)
-	l.slotEnd = 16 * f.spills
+func newKernel(w *writer, c *constTable, e ir.Elem, name string) kernel {
+	return kernel{w: w, c: c, e: e, name: name, lanes: 16 / e.Bytes(), size: e.Bytes()}
+}
+
+// text writes the Go signature sig as a comment, the TEXT line and the
+// register use: the frame area starts 16 bytes above RSP, past the saved
+// link register (Go's arm64 prologue keeps RSP 16-byte aligned).
+func (k *kernel) text(sig string, nosplit bool, args int) {
+	flags := ""
+	if nosplit {
+		flags = "NOSPLIT, "
+	}
+	k.w.raw(fmt.Sprintf("\n// func %[1]s%[2]s\nTEXT ·%[1]s(SB), %[3]s$%[4]d-%[5]d\n", k.name, sig, flags, k.f.size+16, args))
+	k.w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", k.f.regs, numRegs, k.f.spills))
+}
+
+// stats returns the kernel's register use.
+func (k *kernel) stats() Stats { return Stats{k.name, k.f.regs, k.f.spills} }
+
+// lowering returns a lowering of p into the kernel whose spill slots are the frame's.
+func (k *kernel) lowering(p *ir.Program) *lowering {
+	l := newLowering(p, k.w, k.c)
+	l.slotEnd = 16 * k.f.spills
 	return l
 }
 
@@ -83,63 +97,56 @@ func dry(int) source { return slot(0) }
 // (copied in and out one float at a time, so nothing past n is read or
 // written). It returns the kernel's register use and Go declaration.
 func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (Stats, string) {
-	name := k.Name + e.Suffix() + "NEON"
 	p := k.ProgramOf(e)
-	lanes := 16 / e.Bytes()
 	nin, nout := len(k.Inputs), len(k.Outputs)
 	if nin+nout > 15 {
 		panic("neon: more streams than registers")
 	}
+	bk := &batchKernel{kernel: newKernel(w, c, e, k.Name+e.Suffix()+"NEON"), nin: nin, nout: nout, skew: m.Skew}
 	// Input g*nin+s is stream s of group g (of two at most: one more offset register).
 	in := func(s int) source {
 		off := []int{offReg, off2Reg}[s/nin]
 		return func(d int) inst { return ldrqr(d, s%nin, off) }
 	}
-	var f frame
-	f.spillsOf(p, in, nil)
-	groups := m.Groups
+	bk.f.spillsOf(p, in, nil)
 	var pg *ir.Program
-	if groups > 1 {
+	if m.Groups > 1 {
 		pg = ir.Interleave(p, m)
-		f.spillsOf(pg, in, nil)
+		bk.f.spillsOf(pg, in, nil)
 	}
-	stageIn, stageOut := f.take(nin), f.take(nout)
+	stageIn, stageOut := bk.f.take(nin), bk.f.take(nout)
 	streams, argRegs := append(append([]string{}, k.Inputs...), k.Outputs...), []int{} // stream s in Rs
 	for s := range streams {
 		argRegs = append(argRegs, s)
 	}
-	w.raw(fmt.Sprintf("\n// func %s(%s *%s, n int)\n", name, strings.Join(streams, ", "), e))
-	f.text(w, name, true, 8*(nin+nout+1))
+	sig := fmt.Sprintf("(%s *%s, n int)", strings.Join(streams, ", "), e)
+	bk.text(sig, true, 8*(nin+nout+1))
 	loadArgs(w, append(streams, "n"), append(argRegs, remainReg), offReg)
 
-	be := &batchEmitter{w: w, c: c, name: name, lanes: lanes, nin: nin, nout: nout, f: &f, skew: m.Skew}
-	if groups > 1 {
-		be.loop(name+"_groups", pg, groups, in)
+	if m.Groups > 1 {
+		bk.loop(bk.name+"_groups", pg, m.Groups, in)
 	}
-	be.loop(name+"_loop", p, 1, in)
-	be.tail(p, stageIn, stageOut)
+	bk.loop(bk.name+"_loop", p, 1, in)
+	bk.tail(p, stageIn, stageOut)
 	w.line("RET")
-	return f.stats(name), fmt.Sprintf("// %s is the %s on arm64 NEON, %d %s lanes per vector,\n// bit-identical to the pure-Go spec. Every pointer must address at least n %ss; n > 0.\n//\n//go:noescape\nfunc %s(%s *%s, n int)\n",
-		name, strings.ReplaceAll(batchDoc[k.Name], "{64}", e.Suffix()), lanes, e, e, name, strings.Join(streams, ", "), e)
+	return bk.stats(), fmt.Sprintf("// %s is the %s on arm64 NEON, %d %s lanes per vector,\n// bit-identical to the pure-Go spec. Every pointer must address at least n %ss; n > 0.\n//\n//go:noescape\nfunc %[1]s%[6]s\n",
+		bk.name, strings.ReplaceAll(batchDoc[k.Name], "{64}", e.Suffix()), bk.lanes, e, e, sig)
 }
 
-// batchEmitter carries the state of one batch kernel that Batch writes
-// across its loops and tail: the frame and the streams.
-type batchEmitter struct {
-	w                *writer
-	c                *constTable
-	name             string
-	lanes, nin, nout int
-	f                *frame
-	skew             float64
+// batchKernel is a batch kernel being written: its streams, nin inputs
+// then nout outputs, and the skew of its merged groups.
+type batchKernel struct {
+	kernel
+	nin, nout int
+	skew      float64
 }
 
 // loop emits a rotated loop over p (groups groups of lanes merged)
 // while at least lanes*groups lanes remain, then falls through.
-func (be *batchEmitter) loop(label string, p *ir.Program, groups int, in func(int) source) {
-	w, lanes, nin, nout := be.w, be.lanes, be.nin, be.nout
+func (bk *batchKernel) loop(label string, p *ir.Program, groups int, in func(int) source) {
+	w, lanes, nin, nout := bk.w, bk.lanes, bk.nin, bk.nout
 	if groups > 1 {
-		w.comment(fmt.Sprintf("%d groups of %d lanes at a time, their instructions merged with skew %v.", groups, lanes, be.skew))
+		w.comment(fmt.Sprintf("%d groups of %d lanes at a time, their instructions merged with skew %v.", groups, lanes, bk.skew))
 	} else {
 		w.comment(fmt.Sprintf("Whole groups of %d lanes.", lanes))
 	}
@@ -149,7 +156,7 @@ func (be *batchEmitter) loop(label string, p *ir.Program, groups int, in func(in
 	if groups > 1 {
 		w.line("ADD $16, R%d, R%d", offReg, off2Reg)
 	}
-	l := be.f.lowering(p, w, be.c)
+	l := bk.lowering(p)
 	l.input, l.label = in, label
 	l.emit()
 	w.comment("Store the results.")
@@ -167,11 +174,10 @@ func (be *batchEmitter) loop(label string, p *ir.Program, groups int, in func(in
 
 // tail emits the lanes left after the loops, staged through the frame at
 // offsets stageIn and stageOut one float at a time.
-func (be *batchEmitter) tail(p *ir.Program, stageIn, stageOut int) {
-	w, name, lanes, nin, nout := be.w, be.name, be.lanes, be.nin, be.nout
-	size := 16 / lanes
+func (bk *batchKernel) tail(p *ir.Program, stageIn, stageOut int) {
+	w, name, lanes, size, nin, nout := bk.w, bk.name, bk.lanes, bk.size, bk.nin, bk.nout
 	load, store, _ := moves(size)
-	l := be.f.lowering(p, w, be.c)
+	l := bk.lowering(p)
 	w.label(name + "_tail")
 	w.comment(fmt.Sprintf("The n mod %d lanes left, staged through the frame one float at a time.", lanes))
 	w.line("CBZ R%d, %s_done", remainReg, name)
@@ -325,22 +331,17 @@ func indexFromPairs(w *writer, side, lane int) {
 // offsets and, for those writing rows to the streams listed at outReg
 // (contacts, TOI), the layout of a row.
 type pairKernel struct {
-	w           *writer
-	c           *constTable
-	e           ir.Elem
-	name        string
-	lanes, size int
-	f           frame
-	tailIdx     int  // the tail's pair indices I, then J
-	stage       int  // the staged rows, stream s at stage+16*s
-	streams     int  // the streams of a row, the pair index first
-	u32         int  // the first u32 streams are uint32, the rest of type e
-	narrowed    bool // the staged uint32 streams have 32-bit lanes (else the pair index only)
-	compact     bool // only the touching pairs' rows, densely (contacts)
+	kernel
+	tailIdx  int  // the tail's pair indices I, then J
+	stage    int  // the staged rows, stream s at stage+16*s
+	streams  int  // the streams of a row, the pair index first
+	u32      int  // the first u32 streams are uint32, the rest of type e
+	narrowed bool // the staged uint32 streams have 32-bit lanes (else the pair index only)
+	compact  bool // only the touching pairs' rows, densely (contacts)
 }
 
 func newPairKernel(w *writer, c *constTable, e ir.Elem, name string) *pairKernel {
-	return &pairKernel{w: w, c: c, e: e, name: name, lanes: 16 / e.Bytes(), size: e.Bytes()}
+	return &pairKernel{kernel: newKernel(w, c, e, name)}
 }
 
 // loop emits the loop over the whole groups of pairs, group(label, index)
@@ -485,13 +486,12 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 		names, argRegs = slices.Insert(names, 1, "planes"), slices.Insert(argRegs, 1, planesReg)
 	}
 	a := 8 * (len(names) - 5) // the offset of the arguments after caps (and planes)
-	w.raw(fmt.Sprintf("\n// func %s(%s *%s, pi, pj *uint32, out *[13]*%s, n int, margin %s, prefetch%s int) int\n", name, params, e, e, e, extra))
-	pk.f.text(w, name, false, 64+2*a)
+	pk.text(fmt.Sprintf("(%s *%s, pi, pj *uint32, out *[13]*%s, n int, margin %s, prefetch%s int) int", params, e, e, e, extra), false, 64+2*a)
 	loadArgs(w, names, argRegs, iReg, written)
 	w.comment("The margin in every lane, in its slot.")
 	broadcast(w, e, "margin", a+40, marginOff)
 
-	l := pk.f.lowering(p, w, c)
+	l := pk.lowering(p)
 	l.input, l.arg = slots(set), func(int) source { return slot(marginOff) }
 	pk.loop(pk.oneBody(l, set, planes), func() { pk.storeContacts(l) }, "rows")
 	pk.tailRows(pk.contactRow(l, false))
@@ -504,7 +504,7 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 	}
 	w.line("MOVD R%d, ret+%d(FP)", ret, 2*a+56)
 	w.line("RET")
-	return pk.f.stats(name), contactDecl(name, k, compact, e)
+	return pk.stats(), contactDecl(name, k, compact, e)
 }
 
 // contactRow returns the register of row stream s of the contact body
@@ -576,12 +576,11 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	outs := []int{1, 2, 3} // R1-R3: s, t, dist2
 
 	// prefetch is ignored here, as in the contact kernels.
-	w.raw(fmt.Sprintf("\n// func %s(caps *%s, pi, pj *uint32, s, t, dist2 *%s, n int, prefetch int)\n", name, e, e))
-	pk.f.text(w, name, false, 64)
+	pk.text(fmt.Sprintf("(caps *%s, pi, pj *uint32, s, t, dist2 *%s, n int, prefetch int)", e, e), false, 64)
 	loadArgs(w, []string{"caps", "pi", "pj", "s", "t", "dist2", "n"},
 		[]int{capsReg, piReg, pjReg, outs[0], outs[1], outs[2], nReg}, iReg)
 
-	l := pk.f.lowering(p, w, c)
+	l := pk.lowering(p)
 	// The body's inputs A B C D are the set's A B of capsule I (0-5) and
 	// of capsule J (7-12): the radii are skipped.
 	l.input = func(s int) source {
@@ -608,6 +607,6 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	})
 	w.label(name + "_done")
 	w.line("RET")
-	return pk.f.stats(name), fmt.Sprintf("// %s computes the closest points of the axes of n capsule pairs on arm64\n// NEON, bit-identical to fallback.ClosestLane%s on each. caps points at the capsule\n// records (soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range),\n// s, t and dist2 at n results each; n > 0. prefetch is ignored (amd64 prefetches\n// capsule records ahead when it is not zero).\n//\n//go:noescape\nfunc %s(caps *%s, pi *uint32, pj *uint32, s *%s, t *%s, dist2 *%s, n int, prefetch int)\n",
+	return pk.stats(), fmt.Sprintf("// %s computes the closest points of the axes of n capsule pairs on arm64\n// NEON, bit-identical to fallback.ClosestLane%s on each. caps points at the capsule\n// records (soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range),\n// s, t and dist2 at n results each; n > 0. prefetch is ignored (amd64 prefetches\n// capsule records ahead when it is not zero).\n//\n//go:noescape\nfunc %s(caps *%s, pi *uint32, pj *uint32, s *%s, t *%s, dist2 *%s, n int, prefetch int)\n",
 		name, e.Suffix(), e.Suffix(), 8*e.Bytes(), name, e, e, e, e)
 }

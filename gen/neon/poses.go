@@ -21,10 +21,8 @@ const poseStreams = 7
 
 // poseKernel is the pose kernel being written: its frame offsets.
 type poseKernel struct {
-	w          *writer
-	e          ir.Elem
+	kernel
 	l          *lowering
-	name       string
 	indexed    bool // the bodies listed in bodiesReg (PosesIndexed)
 	set, stage int  // the record's fields; the tail's (or gathered) streams, then the outputs
 }
@@ -47,17 +45,15 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (Stats, string) {
 		names, argRegs = slices.Insert(names, 9, "bodies"), slices.Insert(argRegs, 9, bodiesReg)
 	}
 	p := k.ProgramOf(e)
-	lanes := 16 / e.Bytes()
-	_, _, shift := moves(e.Bytes())
-	var f frame
-	f.spillsOf(p, dry, nil)
-	pk := &poseKernel{w: w, e: e, name: name, indexed: indexed, set: f.take(poseStreams), stage: f.take(2 * poseStreams)}
-
-	w.raw(fmt.Sprintf("\n// func %s(px, py, pz, qx, qy, qz, qw *%s, "+params+")\n", name, e, e))
-	f.text(w, name, false, 8*len(names))
+	pk := &poseKernel{kernel: newKernel(w, c, e, name), indexed: indexed}
+	lanes := pk.lanes
+	_, _, shift := moves(pk.size)
+	pk.f.spillsOf(p, dry, nil)
+	pk.set, pk.stage = pk.f.take(poseStreams), pk.f.take(2*poseStreams)
+	pk.text(fmt.Sprintf("(px, py, pz, qx, qy, qz, qw *%s, "+params+")", e, e), false, 8*len(names))
 	loadArgs(w, names, argRegs, iReg)
 
-	pk.l = f.lowering(p, w, c)
+	pk.l = pk.lowering(p)
 	groupLoop(w, name, lanes, func() {
 		w.line("LSL $%d, R%d, R%d", shift, iReg, offReg)
 		in := func(s int) source { return func(d int) inst { return ldrqr(d, s, offReg) } }
@@ -73,7 +69,7 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (Stats, string) {
 	pk.tail(lanes)
 	w.label(name + "_done")
 	w.line("RET")
-	return f.stats(name), poseDecl(name, indexed, e)
+	return pk.stats(), poseDecl(name, indexed, e)
 }
 
 // group writes one group: its records (lanes of them, from record iReg
@@ -133,7 +129,7 @@ func (pk *poseKernel) records(label string, lanes int, op func(ir.Elem, int, int
 // copied into a zeroed stage one float at a time, then the group reading
 // only their records and writing only theirs.
 func (pk *poseKernel) tail(lanes int) {
-	w, size := pk.w, pk.e.Bytes()
+	w, size := pk.w, pk.size
 	zeroSlots(w, pk.stage, poseStreams)
 	copyLanesOf(w, leftReg, lanes-1, pk.name+"_tailstreams", func(lane int) {
 		if pk.indexed {
@@ -148,7 +144,7 @@ func (pk *poseKernel) tail(lanes int) {
 // gather copies the values of lane's body in the seven streams to lane of
 // the staged streams, one float at a time.
 func (pk *poseKernel) gather(lane int) {
-	w, size := pk.w, pk.e.Bytes()
+	w, size := pk.w, pk.size
 	load, store, shift := moves(size)
 	indexOf(pk.w, bodiesReg, lane)
 	for s := range poseStreams {

@@ -67,7 +67,7 @@ func TOI(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	w.line("RET")
 
 	sfx := e.Suffix()
-	return k.f.stats(name), fmt.Sprintf(`// %s computes the time of impact of n pairs of swept capsules on arm64 NEON,
+	return k.stats(), fmt.Sprintf(`// %s computes the time of impact of n pairs of swept capsules on arm64 NEON,
 // one row per pair, bit-identical to fallback.TOILane%s on each. start and end point at
 // the capsule records (soa.Capsule%[2]s, %[3]d bytes) at the start and the end of the step, pad
 // at one pad per capsule or is nil (no pads), pi and pj at the n pair indices (all in
@@ -114,7 +114,7 @@ func (k *toiKernel) group(label string, index func(side, lane int)) *lowering {
 // body lowers TOI body i (setup, step, finish) at label, its inputs from
 // in and its arguments from arg.
 func (k *toiKernel) body(i int, label string, in, arg func(int) source) *lowering {
-	l := k.f.lowering(k.progs[i], k.w, k.c)
+	l := k.lowering(k.progs[i])
 	l.input, l.arg, l.label = in, arg, label
 	l.emit()
 	return l
@@ -165,11 +165,10 @@ func fcvtzu(d, n int) inst { return two(0x6EA1B800, d, n, "fcvtzu v%d.4s, v%d.4s
 // scalar arguments (margin, tol, tmax and maxiter in every lane of their
 // slots).
 func (k *toiKernel) header() {
-	w, name, e := k.w, k.name, k.e
+	w, e := k.w, k.e
 	argOff := 56 // the scalar arguments follow start, end, pad, pi, pj, out, n
-	w.raw(fmt.Sprintf("\n// func %s(start, end, pad *%[2]s, pi, pj *uint32, out *[%d]*%[2]s, n int, margin, tol, tmax, maxiter %[2]s)\n",
-		name, e, toiStreams))
-	k.f.text(w, name, false, argOff+len(toiArgs)*k.size)
+	k.text(fmt.Sprintf("(start, end, pad *%[1]s, pi, pj *uint32, out *[%d]*%[1]s, n int, margin, tol, tmax, maxiter %[1]s)",
+		e, toiStreams), false, argOff+len(toiArgs)*k.size)
 	loadArgs(w, []string{"start", "end", "pad", "pi", "pj", "out", "n"},
 		[]int{-1, -1, toiPadReg, piReg, pjReg, outReg, nReg}, iReg)
 	w.comment("margin, tol, tmax and maxiter in every lane, in their slots.")
