@@ -68,7 +68,8 @@ func (k *kernel) text(sig string, nosplit bool, args int) {
 	if nosplit {
 		flags = "NOSPLIT, "
 	}
-	k.w.raw(fmt.Sprintf("\n// func %[1]s%[2]s\nTEXT ·%[1]s(SB), %[3]s$%[4]d-%[5]d\n", k.name, sig, flags, k.f.size+16, args))
+	k.w.raw(fmt.Sprintf("\n// func %s%s\n", k.name, sig))
+	k.w.raw(fmt.Sprintf("TEXT ·%s(SB), %s$%d-%d\n", k.name, flags, k.f.size+16, args))
 	k.w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", k.f.regs, numRegs, k.f.spills))
 }
 
@@ -102,7 +103,7 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (
 	if nin+nout > 15 {
 		panic("neon: more streams than registers")
 	}
-	bk := &batchKernel{kernel: newKernel(w, c, e, k.Name+e.Suffix()+"NEON"), nin: nin, nout: nout, skew: m.Skew}
+	bk := &batchKernel{newKernel(w, c, e, k.Name+e.Suffix()+"NEON"), nin, nout, m.Skew}
 	// Input g*nin+s is stream s of group g (of two at most: one more offset register).
 	in := func(s int) source {
 		off := []int{offReg, off2Reg}[s/nin]
@@ -486,7 +487,8 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 		names, argRegs = slices.Insert(names, 1, "planes"), slices.Insert(argRegs, 1, planesReg)
 	}
 	a := 8 * (len(names) - 5) // the offset of the arguments after caps (and planes)
-	pk.text(fmt.Sprintf("(%s *%s, pi, pj *uint32, out *[13]*%s, n int, margin %s, prefetch%s int) int", params, e, e, e, extra), false, 64+2*a)
+	pk.text(fmt.Sprintf("(%s *%s, pi, pj *uint32, out *[13]*%s, n int, margin %s, prefetch%s int) int",
+		params, e, e, e, extra), false, 64+2*a)
 	loadArgs(w, names, argRegs, iReg, written)
 	w.comment("The margin in every lane, in its slot.")
 	broadcast(w, e, "margin", a+40, marginOff)
@@ -576,7 +578,7 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	outs := []int{1, 2, 3} // R1-R3: s, t, dist2
 
 	// prefetch is ignored here, as in the contact kernels.
-	pk.text(fmt.Sprintf("(caps *%s, pi, pj *uint32, s, t, dist2 *%s, n int, prefetch int)", e, e), false, 64)
+	pk.text(fmt.Sprintf("(caps *%[1]s, pi, pj *uint32, s, t, dist2 *%[1]s, n int, prefetch int)", e), false, 64)
 	loadArgs(w, []string{"caps", "pi", "pj", "s", "t", "dist2", "n"},
 		[]int{capsReg, piReg, pjReg, outs[0], outs[1], outs[2], nReg}, iReg)
 

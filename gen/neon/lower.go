@@ -278,8 +278,8 @@ func (l *lowering) constant(c ir.Constant) int {
 }
 
 // binaryOps and unaryOps are the ops lowered to one instruction, d = x op y or op x.
-var binaryOps = map[ir.Op]func(d, n, m int) inst{ir.OpAdd: fadd, ir.OpSub: fsub, ir.OpMul: fmul, ir.OpDiv: fdiv,
-	ir.OpAnd: and, ir.OpOr: orr, ir.OpAndNot: bic}
+var binaryOps = map[ir.Op]func(d, n, m int) inst{ir.OpAdd: fadd, ir.OpSub: fsub, ir.OpMul: fmul,
+	ir.OpDiv: fdiv, ir.OpAnd: and, ir.OpOr: orr, ir.OpAndNot: bic}
 var unaryOps = map[ir.Op]func(d, n int) inst{ir.OpSqrt: fsqrt, ir.OpNeg: fneg, ir.OpAbs: fabs}
 
 func (l *lowering) instr(in *ir.Instr) {
@@ -340,23 +340,18 @@ func (l *lowering) instr(in *ir.Instr) {
 	}
 }
 
-// compare lowers an OpCmp: a lane mask, all ones where the predicate holds.
+// compare lowers an OpCmp: a lane mask, all ones where the predicate
+// holds: x == y, y > x, y >= x, NOT x >= y, NOT y >= x.
 func (l *lowering) compare(in *ir.Instr) {
-	a := in.Args
+	a, p := in.Args, ir.Pred(in.Aux)
 	x, y := l.use(a[0], 0), l.use(a[1], 1)
 	d := l.result(a)
-	switch ir.Pred(in.Aux) {
-	case ir.EQ:
-		l.fp(fcmeq(d, x, y))
-	case ir.LT:
-		l.fp(fcmgt(d, y, x))
-	case ir.LE:
-		l.fp(fcmge(d, y, x))
-	case ir.NotGE:
-		l.fp(fcmge(d, x, y))
-		l.out.op(not(d, d))
-	case ir.NotLE:
-		l.fp(fcmge(d, y, x))
+	if p == ir.LT || p == ir.LE || p == ir.NotLE {
+		x, y = y, x
+	}
+	cmp := [...]func(d, n, m int) inst{ir.EQ: fcmeq, ir.LT: fcmgt, ir.LE: fcmge, ir.NotGE: fcmge, ir.NotLE: fcmge}
+	l.fp(cmp[p](d, x, y))
+	if p == ir.NotGE || p == ir.NotLE {
 		l.out.op(not(d, d))
 	}
 }

@@ -167,8 +167,8 @@ func fcvtzu(d, n int) inst { return two(0x6EA1B800, d, n, "fcvtzu v%d.4s, v%d.4s
 func (k *toiKernel) header() {
 	w, e := k.w, k.e
 	argOff := 56 // the scalar arguments follow start, end, pad, pi, pj, out, n
-	k.text(fmt.Sprintf("(start, end, pad *%[1]s, pi, pj *uint32, out *[%d]*%[1]s, n int, margin, tol, tmax, maxiter %[1]s)",
-		e, toiStreams), false, argOff+len(toiArgs)*k.size)
+	sig := "(start, end, pad *%[1]s, pi, pj *uint32, out *[%d]*%[1]s, n int, margin, tol, tmax, maxiter %[1]s)"
+	k.text(fmt.Sprintf(sig, e, toiStreams), false, argOff+len(toiArgs)*k.size)
 	loadArgs(w, []string{"start", "end", "pad", "pi", "pj", "out", "n"},
 		[]int{-1, -1, toiPadReg, piReg, pjReg, outReg, nReg}, iReg)
 	w.comment("margin, tol, tmax and maxiter in every lane, in their slots.")
