@@ -21,39 +21,35 @@ const (
 	tmpC      = 23
 )
 
-// frame is the layout of a kernel's frame area (from frameReg): the
-// body's spill slots first (spillsOf), then what the driver takes.
-type frame struct {
-	size         int
+// kernel is the kernel a driver is writing: its name, its lanes and the
+// layout of its frame area (from frameReg), the body's spill slots first
+// (spillsOf), then what the driver takes.
+type kernel struct {
+	w            *writer
+	c            *constTable
+	e            ir.Elem
+	name         string
+	lanes, size  int // lanes of a vector, bytes of a lane
+	frame        int // the bytes of the frame area
 	spills, regs int // the body's spill slots and most registers in use
 }
 
-// take reserves n vectors and returns the offset of the first.
-func (f *frame) take(n int) int {
-	off := f.size
-	f.size += 16 * n
+// take reserves n vectors of the frame and returns the offset of the first.
+func (k *kernel) take(n int) int {
+	off := k.frame
+	k.frame += 16 * n
 	return off
 }
 
 // spillsOf lowers p once into a throwaway writer to learn how many spill
 // slots it needs, and makes room for them (before any take).
-func (f *frame) spillsOf(p *ir.Program, input, arg func(int) source) {
+func (k *kernel) spillsOf(p *ir.Program, input, arg func(int) source) {
 	l := newLowering(p, &writer{}, newConstTable())
 	l.input, l.arg, l.label = input, arg, "dry"
 	l.slotEnd = 1 << 20
 	l.emit()
-	f.spills, f.regs = max(f.spills, l.spills), max(f.regs, l.maxRegs)
-	f.size = 16 * f.spills
-}
-
-// kernel is the kernel a driver is writing: its name, lanes and frame.
-type kernel struct {
-	w           *writer
-	c           *constTable
-	e           ir.Elem
-	name        string
-	lanes, size int // lanes of a vector, bytes of a lane
-	f           frame
+	k.spills, k.regs = max(k.spills, l.spills), max(k.regs, l.maxRegs)
+	k.frame = 16 * k.spills
 }
 
 func newKernel(w *writer, c *constTable, e ir.Elem, name string) kernel {
@@ -69,17 +65,17 @@ func (k *kernel) text(sig string, nosplit bool, args int) {
 		flags = "NOSPLIT, "
 	}
 	k.w.raw(fmt.Sprintf("\n// func %s%s\n", k.name, sig))
-	k.w.raw(fmt.Sprintf("TEXT ·%s(SB), %s$%d-%d\n", k.name, flags, k.f.size+16, args))
-	k.w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", k.f.regs, numRegs, k.f.spills))
+	k.w.raw(fmt.Sprintf("TEXT ·%s(SB), %s$%d-%d\n", k.name, flags, k.frame+16, args))
+	k.w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", k.regs, numRegs, k.spills))
 }
 
 // stats returns the kernel's register use.
-func (k *kernel) stats() Stats { return Stats{k.name, k.f.regs, k.f.spills} }
+func (k *kernel) stats() Stats { return Stats{k.name, k.regs, k.spills} }
 
 // lowering returns a lowering of p into the kernel whose spill slots are the frame's.
 func (k *kernel) lowering(p *ir.Program) *lowering {
 	l := newLowering(p, k.w, k.c)
-	l.slotEnd = 16 * k.f.spills
+	l.slotEnd = 16 * k.spills
 	return l
 }
 
@@ -109,13 +105,13 @@ func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (
 		off := []int{offReg, off2Reg}[s/nin]
 		return func(d int) inst { return ldrqr(d, s%nin, off) }
 	}
-	bk.f.spillsOf(p, in, nil)
+	bk.spillsOf(p, in, nil)
 	var pg *ir.Program
 	if m.Groups > 1 {
 		pg = ir.Interleave(p, m)
-		bk.f.spillsOf(pg, in, nil)
+		bk.spillsOf(pg, in, nil)
 	}
-	stageIn, stageOut := bk.f.take(nin), bk.f.take(nout)
+	stageIn, stageOut := bk.take(nin), bk.take(nout)
 	streams, argRegs := append(append([]string{}, k.Inputs...), k.Outputs...), []int{} // stream s in Rs
 	for s := range streams {
 		argRegs = append(argRegs, s)
@@ -470,12 +466,12 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 	}
 	p := k.ProgramOf(e)
 	pk := newPairKernel(w, c, e, name)
-	pk.f.spillsOf(p, dry, dry)
+	pk.spillsOf(p, dry, dry)
 	pk.streams, pk.u32, pk.compact = 1+len(k.Outputs), 2, compact
-	set := pk.f.take(len(k.Inputs))
-	pk.stage = pk.f.take(pk.streams)
-	marginOff := pk.f.take(1)
-	pk.tailIdx = pk.f.take(2)
+	set := pk.take(len(k.Inputs))
+	pk.stage = pk.take(pk.streams)
+	marginOff := pk.take(1)
+	pk.tailIdx = pk.take(2)
 
 	// prefetch (amd64: prefetch capsule records ahead) and the plane
 	// kernels' nplanes (amd64: at most lanes planes go to a table) are
@@ -571,10 +567,10 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	p := k.ProgramOf(e)
 	pk := newPairKernel(w, c, e, name)
 	load, store, shift := moves(pk.size)
-	pk.f.spillsOf(p, dry, nil)
-	set := pk.f.take(14)
-	stage := pk.f.take(len(k.Outputs))
-	pk.tailIdx = pk.f.take(2)
+	pk.spillsOf(p, dry, nil)
+	set := pk.take(14)
+	stage := pk.take(len(k.Outputs))
+	pk.tailIdx = pk.take(2)
 	outs := []int{1, 2, 3} // R1-R3: s, t, dist2
 
 	// prefetch is ignored here, as in the contact kernels.

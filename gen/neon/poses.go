@@ -48,8 +48,8 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (Stats, string) {
 	pk := &poseKernel{kernel: newKernel(w, c, e, name), indexed: indexed}
 	lanes := pk.lanes
 	_, _, shift := moves(pk.size)
-	pk.f.spillsOf(p, dry, nil)
-	pk.set, pk.stage = pk.f.take(poseStreams), pk.f.take(2*poseStreams)
+	pk.spillsOf(p, dry, nil)
+	pk.set, pk.stage = pk.take(poseStreams), pk.take(2*poseStreams)
 	pk.text(fmt.Sprintf("(px, py, pz, qx, qy, qz, qw *%s, "+params+")", e, e), false, 8*len(names))
 	loadArgs(w, names, argRegs, iReg)
 

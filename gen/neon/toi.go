@@ -41,7 +41,7 @@ func TOI(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	k.streams, k.u32, k.narrowed = toiStreams, 3, true
 	for i, kk := range []*kernels.Kernel{kernels.TOISetup, kernels.TOIStep, kernels.TOIFinish} {
 		k.progs[i] = kk.ProgramOf(e)
-		k.f.spillsOf(k.progs[i], dry, dry)
+		k.spillsOf(k.progs[i], dry, dry)
 	}
 	for _, o := range k.progs[1].Outputs {
 		// The step's outputs overwrite its inputs' slots: none may be an
@@ -50,11 +50,11 @@ func TOI(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 			panic("neon: a TOIStep output is one of its inputs")
 		}
 	}
-	k.set = k.f.take(kernels.TOIPadJ + 1)
-	k.state = k.f.take(kernels.TOIOrigin)
-	k.args = k.f.take(len(toiArgs))
-	k.stage = k.f.take(toiStreams)
-	k.tailIdx = k.f.take(2)
+	k.set = k.take(kernels.TOIPadJ + 1)
+	k.state = k.take(kernels.TOIOrigin)
+	k.args = k.take(len(toiArgs))
+	k.stage = k.take(toiStreams)
+	k.tailIdx = k.take(2)
 
 	k.header()
 	var l *lowering
