@@ -179,12 +179,12 @@ func (bk *batchKernel) tail(p *ir.Program, stageIn, stageOut int) {
 	w.comment(fmt.Sprintf("The n mod %d lanes left, staged through the frame one float at a time.", lanes))
 	w.line("CBZ R%d, %s_done", remainReg, name)
 	zeroSlots(w, stageIn, nin)
-	copyLanesOf(w, remainReg, lanes-1, name+"_in", func(lane int) { stageLane(w, nin, stageIn, size, lane) })
+	bk.copyLanes(remainReg, name+"_in", func(lane int) { bk.stageLane(nin, stageIn, lane) })
 	l.input = slots(stageIn)
 	l.label = name + "_tailgroup"
 	l.emit()
 	l.storeOutputs(nout, stageOut)
-	copyLanesOf(w, remainReg, lanes-1, name+"_out", func(lane int) {
+	bk.copyLanes(remainReg, name+"_out", func(lane int) {
 		for j := range nout {
 			w.line("%s %d(R%d), R%d", load, stageOut+16*j+size*lane, frameReg, tmpB)
 			w.line("ADD R%d, R%d, R%d", offReg, nin+j, tmpA)
@@ -203,14 +203,13 @@ func zeroSlots(w *writer, base, n int) {
 }
 
 // stageLane copies lane of the streams in R0 to Rn-1, at byte offset
-// offReg, to the stage at frame offset stage, one float of size bytes at
-// a time.
-func stageLane(w *writer, n, stage, size, lane int) {
-	load, store, _ := moves(size)
+// offReg, to the stage at frame offset stage, one float at a time.
+func (k *kernel) stageLane(n, stage, lane int) {
+	load, store, _ := moves(k.size)
 	for s := range n {
-		w.line("ADD R%d, R%d, R%d", offReg, s, tmpA)
-		w.line("%s %d(R%d), R%d", load, size*lane, tmpA, tmpB)
-		w.line("%s R%d, %d(R%d)", store, tmpB, stage+16*s+size*lane, frameReg)
+		k.w.line("ADD R%d, R%d, R%d", offReg, s, tmpA)
+		k.w.line("%s %d(R%d), R%d", load, k.size*lane, tmpA, tmpB)
+		k.w.line("%s R%d, %d(R%d)", store, tmpB, stage+16*s+k.size*lane, frameReg)
 	}
 }
 
@@ -252,17 +251,17 @@ func loadArgs(w *writer, names []string, regs []int, zero ...int) {
 	w.line("ADD $16, RSP, R%d", frameReg)
 }
 
-// broadcast loads the scalar argument name of type e at offset off into
-// every lane of the slot at frame offset slot.
-func broadcast(w *writer, e ir.Elem, name string, off, slot int) {
-	load, _, _ := moves(e.Bytes())
-	w.line("%s %s+%d(FP), R%d", load, name, off, tmpA)
-	if e == ir.F64 {
-		w.op(dupx(operand0, tmpA))
+// broadcast loads the scalar argument name at offset off into every
+// lane of the slot at frame offset slot.
+func (k *kernel) broadcast(name string, off, slot int) {
+	load, _, _ := moves(k.size)
+	k.w.line("%s %s+%d(FP), R%d", load, name, off, tmpA)
+	if k.e == ir.F64 {
+		k.w.op(dupx(operand0, tmpA))
 	} else {
-		w.op(dupw(operand0, tmpA))
+		k.w.op(dupw(operand0, tmpA))
 	}
-	w.op(strqi(operand0, frameReg, slot))
+	k.w.op(strqi(operand0, frameReg, slot))
 }
 
 // loadRecords loads the records of a group's pairs into the set of 14
@@ -270,14 +269,15 @@ func broadcast(w *writer, e ir.Elem, name string, off, slot int) {
 // transposing LD4 lane loads: the capsules' at capsReg, or on side J, with
 // planes, the planes' at planesReg (laid out as capsule records).
 // index(side, lane) loads the record index of lane into tmpB.
-func loadRecords(w *writer, e ir.Elem, set int, planes bool, index func(side, lane int)) {
+func (k *kernel) loadRecords(set int, planes bool, index func(side, lane int)) {
+	w, e := k.w, k.e
 	for side := range 2 {
 		base, what := capsReg, "Capsule"
 		if planes && side == 1 {
 			base, what = planesReg, "Plane"
 		}
 		w.comment(fmt.Sprintf("%s records of side %c, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.", what, "IJ"[side]))
-		for lane := range 16 / e.Bytes() {
+		for lane := range k.lanes {
 			index(side, lane)
 			w.line("ADD R%d<<%d, R%d, R%d", tmpB, 5+int(e), base, tmpC) // 32 or 64 bytes a record
 			w.op(ld4(e, 0, lane, tmpC, 4*e.Bytes()))
@@ -289,11 +289,11 @@ func loadRecords(w *writer, e ir.Elem, set int, planes bool, index func(side, la
 	}
 }
 
-// groupLoop emits the loop over the whole groups of lanes items from
-// iReg up to nReg (leftReg: the items left), group writing one, then the
-// start of the tail: its label, the comment tail, the exit if none is
-// left.
-func groupLoop(w *writer, name string, lanes int, group func(), tail string) {
+// groupLoop emits the loop over the whole groups of items from iReg up
+// to nReg (leftReg: the items left), group writing one, then the start of
+// the tail: its label, the comment tail, the exit if none is left.
+func (k *kernel) groupLoop(group func(), tail string) {
+	w, name, lanes := k.w, k.name, k.lanes
 	w.label(name + "_loop")
 	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
 	w.line("CMP $%d, R%d", lanes, leftReg)
@@ -347,12 +347,12 @@ func newPairKernel(w *writer, c *constTable, e ir.Elem, name string) *pairKernel
 // n. what names the tail's lane-by-lane stores, which follow.
 func (pk *pairKernel) loop(group func(label string, index func(side, lane int)), store func(), what string) {
 	w, name, lanes := pk.w, pk.name, pk.lanes
-	groupLoop(w, name, lanes, func() {
+	pk.groupLoop(func() {
 		group(name+"_group", func(side, lane int) { indexFromPairs(w, side, lane) })
 		store()
 	}, fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; %s lane by lane.", lanes, what))
 	zeroSlots(w, pk.tailIdx, 2)
-	copyLanesOf(w, leftReg, lanes-1, name+"_tailin", func(lane int) {
+	pk.copyLanes(leftReg, name+"_tailin", func(lane int) {
 		for side, idx := range []int{piReg, pjReg} {
 			indexOf(w, idx, lane)
 			w.line("MOVW R%d, %d(R%d)", tmpB, pk.tailIdx+16*side+4*lane, frameReg)
@@ -368,7 +368,7 @@ func (pk *pairKernel) loop(group func(label string, index func(side, lane int)),
 // frame offset set.
 func (pk *pairKernel) oneBody(l *lowering, set int, planes bool) func(string, func(side, lane int)) {
 	return func(label string, index func(side, lane int)) {
-		loadRecords(pk.w, pk.e, set, planes, index)
+		pk.loadRecords(set, planes, index)
 		l.label = label
 		l.emit()
 	}
@@ -447,7 +447,7 @@ func (pk *pairKernel) row(label string, lane int) {
 // those of the pairs left.
 func (pk *pairKernel) tailRows(vec func(s int) int) {
 	pk.stageRows(vec)
-	copyLanesOf(pk.w, leftReg, pk.lanes-1, pk.name+"_tailout", func(lane int) {
+	pk.copyLanes(leftReg, pk.name+"_tailout", func(lane int) {
 		pk.row(pk.name+"_tailrow", lane)
 	})
 }
@@ -487,7 +487,7 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 		params, e, e, e, extra), false, 64+2*a)
 	loadArgs(w, names, argRegs, iReg, written)
 	w.comment("The margin in every lane, in its slot.")
-	broadcast(w, e, "margin", a+40, marginOff)
+	pk.broadcast("margin", a+40, marginOff)
 
 	l := pk.lowering(p)
 	l.input, l.arg = slots(set), func(int) source { return slot(marginOff) }
@@ -543,17 +543,17 @@ func (pk *pairKernel) storeContacts(l *lowering) {
 	}
 }
 
-// copyLanesOf emits body(lane) for lanes 0, 1, ... up to max-1 while
-// lane < the count in register r (1 to max).
-func copyLanesOf(w *writer, r, max int, label string, body func(lane int)) {
-	for lane := range max {
+// copyLanes emits body(lane) for lanes 0, 1, ... up to lanes-2 while
+// lane < the count in register r (1 to lanes-1).
+func (k *kernel) copyLanes(r int, label string, body func(lane int)) {
+	for lane := range k.lanes - 1 {
 		if lane > 0 {
-			w.line("CMP $%d, R%d", lane+1, r)
-			w.line("BLT %s_end", label)
+			k.w.line("CMP $%d, R%d", lane+1, r)
+			k.w.line("BLT %s_end", label)
 		}
 		body(lane)
 	}
-	w.label(label + "_end")
+	k.w.label(label + "_end")
 }
 
 // ClosestIndexed writes ClosestIndexedNEON (or ClosestIndexed64NEON): the
@@ -596,7 +596,7 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 		}
 	}, "results")
 	l.storeOutputs(len(k.Outputs), stage)
-	copyLanesOf(w, leftReg, pk.lanes-1, name+"_tailout", func(lane int) {
+	pk.copyLanes(leftReg, name+"_tailout", func(lane int) {
 		for j := range k.Outputs {
 			w.line("%s %d(R%d), R%d", load, stage+16*j+pk.size*lane, frameReg, tmpB)
 			w.line("ADD R%d<<%d, R%d, R%d", iReg, shift, outs[j], tmpA)

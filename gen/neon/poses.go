@@ -54,7 +54,7 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (Stats, string) {
 	loadArgs(w, names, argRegs, iReg)
 
 	pk.l = pk.lowering(p)
-	groupLoop(w, name, lanes, func() {
+	pk.groupLoop(func() {
 		w.line("LSL $%d, R%d, R%d", shift, iReg, offReg)
 		in := func(s int) source { return func(d int) inst { return ldrqr(d, s, offReg) } }
 		if indexed {
@@ -66,7 +66,7 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (Stats, string) {
 		pk.group(name+"_group", lanes, in)
 	}, fmt.Sprintf("The n mod %d bodies left: streams staged through the frame, records lane by lane.", lanes))
 	w.line("LSL $%d, R%d, R%d", shift, iReg, offReg)
-	pk.tail(lanes)
+	pk.tail()
 	w.label(name + "_done")
 	w.line("RET")
 	return pk.stats(), poseDecl(name, indexed, e)
@@ -118,7 +118,7 @@ func (pk *poseKernel) records(label string, lanes int, op func(ir.Elem, int, int
 		w.op(op(e, 4, lane, tmpC, 4*e.Bytes()))
 	}
 	if lanes == 0 {
-		copyLanesOf(w, leftReg, 16/e.Bytes()-1, label, one)
+		pk.copyLanes(leftReg, label, one)
 	}
 	for lane := range lanes {
 		one(lane)
@@ -128,14 +128,13 @@ func (pk *poseKernel) records(label string, lanes int, op func(ir.Elem, int, int
 // tail writes the group of the n mod lanes bodies left: their streams
 // copied into a zeroed stage one float at a time, then the group reading
 // only their records and writing only theirs.
-func (pk *poseKernel) tail(lanes int) {
-	w, size := pk.w, pk.size
-	zeroSlots(w, pk.stage, poseStreams)
-	copyLanesOf(w, leftReg, lanes-1, pk.name+"_tailstreams", func(lane int) {
+func (pk *poseKernel) tail() {
+	zeroSlots(pk.w, pk.stage, poseStreams)
+	pk.copyLanes(leftReg, pk.name+"_tailstreams", func(lane int) {
 		if pk.indexed {
 			pk.gather(lane)
 		} else {
-			stageLane(w, poseStreams, pk.stage, size, lane)
+			pk.stageLane(poseStreams, pk.stage, lane)
 		}
 	})
 	pk.group(pk.name+"_tailgroup", 0, slots(pk.stage))

@@ -84,12 +84,12 @@ func %[1]s(start *%[4]s, end *%[4]s, pad *%[4]s, pi *uint32, pj *uint32, out *[1
 // steps until no lane runs, and the finish, whose lowering it returns
 // (its outputs in place).
 func (k *toiKernel) group(label string, index func(side, lane int)) *lowering {
-	w, e := k.w, k.e
+	w := k.w
 	w.comment("The start records of I and J, then the end records.")
 	w.line("MOVD start+0(FP), R%d", capsReg)
-	loadRecords(w, e, k.set+16*kernels.TOIStartI, false, index)
+	k.loadRecords(k.set+16*kernels.TOIStartI, false, index)
 	w.line("MOVD end+8(FP), R%d", capsReg)
-	loadRecords(w, e, k.set+16*kernels.TOIEndI, false, index)
+	k.loadRecords(k.set+16*kernels.TOIEndI, false, index)
 	k.pads(label, index)
 
 	w.comment("Setup: the frame and the initial state.")
@@ -173,6 +173,6 @@ func (k *toiKernel) header() {
 		[]int{-1, -1, toiPadReg, piReg, pjReg, outReg, nReg}, iReg)
 	w.comment("margin, tol, tmax and maxiter in every lane, in their slots.")
 	for j, a := range toiArgs {
-		broadcast(w, e, a, argOff+k.size*j, k.args+16*j)
+		k.broadcast(a, argOff+k.size*j, k.args+16*j)
 	}
 }
