@@ -453,12 +453,11 @@ func (pk *pairKernel) tailRows(vec func(s int) int) {
 }
 
 // Contacts writes the contact kernel of body k (kernels.Contact or
-// kernels.PlaneContact) with lanes of type e: ContactsNEON (compact
-// false) or CompactContactsNEON, or their plane and float64 forms. The
-// records load as loop says; rows are stored whole, or lane by lane
-// for the touching pairs only (compact). A float64 count comes out in
-// 64-bit lanes: its low 32 bits are the row value. It returns the
-// kernel's register use and Go declaration.
+// kernels.PlaneContact) with lanes of type e: ContactsNEON, or with compact
+// CompactContactsNEON (the touching pairs' rows only, lane by lane), or
+// their plane and float64 forms. A float64 count comes out in 64-bit lanes:
+// its low 32 bits are the row value. It returns the kernel's register use
+// and Go declaration.
 func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.Elem) (Stats, string) {
 	name := k.Name + e.Suffix() + "NEON"
 	if compact {

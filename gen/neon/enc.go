@@ -142,13 +142,6 @@ func strqi(t, base, off int) inst {
 	return inst{0x3D800000 | qoff(off) | reg(base)<<5 | reg(t), fmt.Sprintf("str q%d, [%s, #%d]", t, xbase(base), off)}
 }
 
-func laneBits(lane int) uint32 {
-	if lane < 0 || lane > 3 {
-		panic(fmt.Sprintf("neon: lane %d", lane))
-	}
-	return uint32(lane>>1)<<30 | uint32(lane&1)<<12
-}
-
 // ld4 loads the four values of type e at [base] into one lane of t, t+1,
 // t+2 and t+3 (a transposing load: one record's four values into four
 // vectors), then adds post (0 or the four values' bytes) to base.
@@ -157,22 +150,19 @@ func ld4(e ir.Elem, t, lane, base, post int) inst {
 }
 
 // lanes4 completes in, an ld4 or st4 of 32-bit lanes, for lane of t..t+3
-// with lanes of type e (float64: lanes 0 and 1).
+// with lanes of type e (float64: lanes 0 and 1, size 01). The lane is
+// Q:S in 32-bit lanes, so a 64-bit lane l is 32-bit lane 2l (S zero).
 func lanes4(in inst, e ir.Elem, t, lane int) inst {
-	if t > 28 {
-		panic(fmt.Sprintf("neon: %s from v%d", in.text, t))
+	s := lane << int(e) // the first 32-bit lane
+	if t > 28 || s < 0 || s > 3 {
+		panic(fmt.Sprintf("neon: %s from v%d, lane %d", in.text, t, lane))
 	}
 	arr := "s"
 	if e == ir.F64 {
-		if lane < 0 || lane > 1 {
-			panic(fmt.Sprintf("neon: .d lane %d", lane))
-		}
-		in.word |= 0x400 | uint32(lane)<<30
+		in.word |= 0x400
 		arr = "d"
-	} else {
-		in.word |= laneBits(lane)
 	}
-	in.word |= reg(t)
+	in.word |= uint32(s>>1)<<30 | uint32(s&1)<<12 | reg(t)
 	in.text += fmt.Sprintf(" {v%d.%s-v%d.%s}[%d]", t, arr, t+3, arr, lane)
 	return in
 }

@@ -28,12 +28,11 @@ type poseKernel struct {
 }
 
 // Poses writes PosesNEON (or Poses64NEON): kernels.Pose over bodies, one
-// group of lanes at a time, the records loaded and stored with
-// transposing LD4/ST4 lane accesses (group) and the tail's streams staged
-// one float at a time (tail). With indexed, PosesIndexedNEON: the bodies
-// listed, their stream values gathered into the frame (gather) and their
-// records at their bodies' offsets. It returns the kernel's register use
-// and Go declaration.
+// group of lanes at a time, records loaded and stored by transposing
+// LD4/ST4 lane accesses, the tail's streams staged one float at a time.
+// With indexed, PosesIndexedNEON: the bodies listed, their stream values
+// gathered into the frame, their records at their bodies' offsets. It
+// returns the kernel's register use and Go declaration.
 func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (Stats, string) {
 	k := kernels.Pose
 	name := k.Name + e.Suffix() + "NEON"
