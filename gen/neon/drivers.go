@@ -79,6 +79,14 @@ func (k *kernel) lowering(p *ir.Program) *lowering {
 	return l
 }
 
+// body lowers p at label, its inputs from in and its arguments from arg.
+func (k *kernel) body(p *ir.Program, label string, in, arg func(int) source) *lowering {
+	l := k.lowering(p)
+	l.input, l.arg, l.label = in, arg, label
+	l.emit()
+	return l
+}
+
 // slot is the source of the value in the frame slot at offset off.
 func slot(off int) source { return func(d int) inst { return ldrqi(d, frameReg, off) } }
 
@@ -153,9 +161,7 @@ func (bk *batchKernel) loop(label string, p *ir.Program, groups int, in func(int
 	if groups > 1 {
 		w.line("ADD $16, R%d, R%d", offReg, off2Reg)
 	}
-	l := bk.lowering(p)
-	l.input, l.label = in, label
-	l.emit()
+	l := bk.body(p, label, in, nil)
 	w.comment("Store the results.")
 	for g := range groups {
 		for j := range nout {
@@ -174,15 +180,12 @@ func (bk *batchKernel) loop(label string, p *ir.Program, groups int, in func(int
 func (bk *batchKernel) tail(p *ir.Program, stageIn, stageOut int) {
 	w, name, lanes, size, nin, nout := bk.w, bk.name, bk.lanes, bk.size, bk.nin, bk.nout
 	load, store, _ := moves(size)
-	l := bk.lowering(p)
 	w.label(name + "_tail")
 	w.comment(fmt.Sprintf("The n mod %d lanes left, staged through the frame one float at a time.", lanes))
 	w.line("CBZ R%d, %s_done", remainReg, name)
 	zeroSlots(w, stageIn, nin)
 	bk.copyLanes(remainReg, name+"_in", func(lane int) { bk.stageLane(nin, stageIn, lane) })
-	l.input = slots(stageIn)
-	l.label = name + "_tailgroup"
-	l.emit()
+	l := bk.body(p, name+"_tailgroup", slots(stageIn), nil)
 	l.storeOutputs(nout, stageOut)
 	bk.copyLanes(remainReg, name+"_out", func(lane int) {
 		for j := range nout {

@@ -19,10 +19,10 @@ const (
 // body's first inputs; the local record's seven fields follow.
 const poseStreams = 7
 
-// poseKernel is the pose kernel being written: its frame offsets.
+// poseKernel is the pose kernel being written: its body and frame offsets.
 type poseKernel struct {
 	kernel
-	l          *lowering
+	p          *ir.Program
 	indexed    bool // the bodies listed in bodiesReg (PosesIndexed)
 	set, stage int  // the record's fields; the tail's (or gathered) streams, then the outputs
 }
@@ -43,16 +43,14 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (Stats, string) {
 		params = "local, dst *%s, bodies *uint32, n int"
 		names, argRegs = slices.Insert(names, 9, "bodies"), slices.Insert(argRegs, 9, bodiesReg)
 	}
-	p := k.ProgramOf(e)
-	pk := &poseKernel{kernel: newKernel(w, c, e, name), indexed: indexed}
+	pk := &poseKernel{kernel: newKernel(w, c, e, name), p: k.ProgramOf(e), indexed: indexed}
 	lanes := pk.lanes
 	_, _, shift := moves(pk.size)
-	pk.spillsOf(p, dry, nil)
+	pk.spillsOf(pk.p, dry, nil)
 	pk.set, pk.stage = pk.take(poseStreams), pk.take(2*poseStreams)
 	pk.text(fmt.Sprintf("(px, py, pz, qx, qy, qz, qw *%s, "+params+")", e, e), false, 8*len(names))
 	loadArgs(w, names, argRegs, iReg)
 
-	pk.l = pk.lowering(p)
 	pk.groupLoop(func() {
 		w.line("LSL $%d, R%d, R%d", shift, iReg, offReg)
 		in := func(s int) source { return func(d int) inst { return ldrqr(d, s, offReg) } }
@@ -75,19 +73,17 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (Stats, string) {
 // on), the body, its records out. stream(s) is where the body reads
 // stream s.
 func (pk *poseKernel) group(label string, lanes int, stream func(s int) source) {
-	w, l := pk.w, pk.l
+	w := pk.w
 	pk.records(label+"_in", lanes, ld4, localReg)
 	for v := range poseStreams {
 		w.op(strqi(v, frameReg, pk.set+16*v))
 	}
-	l.input = func(s int) source {
+	l := pk.body(pk.p, label, func(s int) source {
 		if s >= poseStreams {
 			return slot(pk.set + 16*(s-poseStreams))
 		}
 		return stream(s)
-	}
-	l.label = label
-	l.emit()
+	}, nil)
 	w.comment("The outputs in V0-V6 (through the frame), V7 zero, stored as records.")
 	out := pk.stage + 16*poseStreams
 	l.storeOutputs(poseStreams, out)

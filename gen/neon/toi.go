@@ -93,31 +93,22 @@ func (k *toiKernel) group(label string, index func(side, lane int)) *lowering {
 	k.pads(label, index)
 
 	w.comment("Setup: the frame and the initial state.")
-	l := k.body(0, label+"_setup", slots(k.set), slots(k.args)) // margin, tol, tmax
+	l := k.body(k.progs[0], label+"_setup", slots(k.set), slots(k.args)) // margin, tol, tmax
 	l.storeOutputs(len(l.p.Outputs), k.state)
 
 	w.comment("Steps until no lane is running.")
 	w.label(label + "_steps")
-	l = k.body(1, label+"_step", slots(k.state), slots(k.args+32)) // tmax, maxiter
+	l = k.body(k.progs[1], label+"_step", slots(k.state), slots(k.args+32)) // tmax, maxiter
 	l.storeOutputs(3, k.state+16*kernels.TOIState)
 	anyLane(w, l.output(3), "CBNZW", label+"_steps")
 
 	w.comment("Finish: the outputs at the time reached; C0 is J's A at the start.")
-	return k.body(2, label+"_finish", func(j int) source {
+	return k.body(k.progs[2], label+"_finish", func(j int) source {
 		if j >= kernels.TOIOrigin {
 			return slot(k.set + 16*(kernels.TOIStartJ+j-kernels.TOIOrigin))
 		}
 		return slot(k.state + 16*j)
 	}, nil)
-}
-
-// body lowers TOI body i (setup, step, finish) at label, its inputs from
-// in and its arguments from arg.
-func (k *toiKernel) body(i int, label string, in, arg func(int) source) *lowering {
-	l := k.lowering(k.progs[i])
-	l.input, l.arg, l.label = in, arg, label
-	l.emit()
-	return l
 }
 
 // pads stores the pads of the group's capsules I and J to their slots:
