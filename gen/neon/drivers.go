@@ -316,16 +316,6 @@ func indexOf(w *writer, r, lane int) {
 	w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
 }
 
-// indexFromPairs loads into tmpB the capsule index of lane of the group
-// at iReg on side 0 (pi) or 1 (pj) (tmpA: the group's indices, set at
-// lane 0).
-func indexFromPairs(w *writer, side, lane int) {
-	if lane == 0 {
-		w.line("ADD R%d<<2, R%d, R%d", iReg, []int{piReg, pjReg}[side], tmpA)
-	}
-	w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
-}
-
 // pairKernel is what the kernels over pairs of records (contacts, indexed
 // closest points, TOI) share: the kernel being written and its frame
 // offsets and, for those writing rows to the streams listed at outReg
@@ -340,10 +330,6 @@ type pairKernel struct {
 	compact  bool // only the touching pairs' rows, densely (contacts)
 }
 
-func newPairKernel(w *writer, c *constTable, e ir.Elem, name string) *pairKernel {
-	return &pairKernel{kernel: newKernel(w, c, e, name)}
-}
-
 // loop emits the loop over the whole groups of pairs, group(label, index)
 // writing one (index(side, lane) loads the capsule index of lane into
 // tmpB) and store its results, then the tail's whole group: capsule 0 past
@@ -351,7 +337,12 @@ func newPairKernel(w *writer, c *constTable, e ir.Elem, name string) *pairKernel
 func (pk *pairKernel) loop(group func(label string, index func(side, lane int)), store func(), what string) {
 	w, name, lanes := pk.w, pk.name, pk.lanes
 	pk.groupLoop(func() {
-		group(name+"_group", func(side, lane int) { indexFromPairs(w, side, lane) })
+		group(name+"_group", func(side, lane int) {
+			if lane == 0 { // tmpA: the group's indices on side 0 (pi) or 1 (pj)
+				w.line("ADD R%d<<2, R%d, R%d", iReg, []int{piReg, pjReg}[side], tmpA)
+			}
+			w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
+		})
 		store()
 	}, fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; %s lane by lane.", lanes, what))
 	zeroSlots(w, pk.tailIdx, 2)
@@ -467,7 +458,7 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 		name = "Compact" + name
 	}
 	p := k.ProgramOf(e)
-	pk := newPairKernel(w, c, e, name)
+	pk := &pairKernel{kernel: newKernel(w, c, e, name)}
 	pk.spillsOf(p, dry, dry)
 	pk.streams, pk.u32, pk.compact = 1+len(k.Outputs), 2, compact
 	set := pk.take(len(k.Inputs))
@@ -567,7 +558,7 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	k := kernels.Closest
 	name := k.Name + "Indexed" + e.Suffix() + "NEON"
 	p := k.ProgramOf(e)
-	pk := newPairKernel(w, c, e, name)
+	pk := &pairKernel{kernel: newKernel(w, c, e, name)}
 	load, store, shift := moves(pk.size)
 	pk.spillsOf(p, dry, nil)
 	set := pk.take(14)

@@ -37,7 +37,7 @@ type toiKernel struct {
 // kernel's register use (the most of the three bodies) and Go declaration.
 func TOI(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	name := "TOI" + e.Suffix() + "NEON"
-	k := &toiKernel{pairKernel: newPairKernel(w, c, e, name)}
+	k := &toiKernel{pairKernel: &pairKernel{kernel: newKernel(w, c, e, name)}}
 	k.streams, k.u32, k.narrowed = toiStreams, 3, true
 	for i, kk := range []*kernels.Kernel{kernels.TOISetup, kernels.TOIStep, kernels.TOIFinish} {
 		k.progs[i] = kk.ProgramOf(e)
