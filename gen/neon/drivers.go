@@ -357,17 +357,6 @@ func (pk *pairKernel) loop(group func(label string, index func(side, lane int)),
 	})
 }
 
-// oneBody returns the group of a kernel with the one body l, reading the
-// records of the pairs (as loadRecords, with planes) into the set at
-// frame offset set.
-func (pk *pairKernel) oneBody(l *lowering, set int, planes bool) func(string, func(side, lane int)) {
-	return func(label string, index func(side, lane int)) {
-		pk.loadRecords(set, planes, index)
-		l.label = label
-		l.emit()
-	}
-}
-
 // pairIndex sets vector dst to the pair indices of the group at iReg.
 func (pk *pairKernel) pairIndex(dst int) int {
 	pk.w.op(dupw(dst, iReg))
@@ -482,9 +471,11 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 	w.comment("The margin in every lane, in its slot.")
 	pk.broadcast("margin", a+40, marginOff)
 
-	l := pk.lowering(p)
-	l.input, l.arg = slots(set), func(int) source { return slot(marginOff) }
-	pk.loop(pk.oneBody(l, set, planes), func() { pk.storeContacts(l) }, "rows")
+	var l *lowering
+	pk.loop(func(label string, index func(side, lane int)) {
+		pk.loadRecords(set, planes, index)
+		l = pk.body(p, label, slots(set), func(int) source { return slot(marginOff) })
+	}, func() { pk.storeContacts(l) }, "rows")
 	pk.tailRows(pk.contactRow(l, false))
 	w.line("ADD R%d, R%d, R%d", leftReg, iReg, iReg)
 
@@ -571,17 +562,19 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	loadArgs(w, []string{"caps", "pi", "pj", "s", "t", "dist2", "n"},
 		[]int{capsReg, piReg, pjReg, outs[0], outs[1], outs[2], nReg}, iReg)
 
-	l := pk.lowering(p)
 	// The body's inputs A B C D are the set's A B of capsule I (0-5) and
 	// of capsule J (7-12): the radii are skipped.
-	l.input = func(s int) source {
+	in := func(s int) source {
 		if s >= 6 {
 			s++
 		}
 		return slot(set + 16*s)
 	}
-
-	pk.loop(pk.oneBody(l, set, false), func() {
+	var l *lowering
+	pk.loop(func(label string, index func(side, lane int)) {
+		pk.loadRecords(set, false, index)
+		l = pk.body(p, label, in, nil)
+	}, func() {
 		w.comment("Store S, T and Dist2.")
 		w.line("LSL $%d, R%d, R%d", shift, iReg, tmpA)
 		for j := range k.Outputs {
