@@ -72,17 +72,11 @@ func (k *kernel) text(sig string, nosplit bool, args int) {
 // stats returns the kernel's register use.
 func (k *kernel) stats() Stats { return Stats{k.name, k.regs, k.spills} }
 
-// lowering returns a lowering of p into the kernel whose spill slots are the frame's.
-func (k *kernel) lowering(p *ir.Program) *lowering {
-	l := newLowering(p, k.w, k.c)
-	l.slotEnd = 16 * k.spills
-	return l
-}
-
-// body lowers p at label, its inputs from in and its arguments from arg.
+// body lowers p at label, its inputs from in and its arguments from arg,
+// into the frame's spill slots.
 func (k *kernel) body(p *ir.Program, label string, in, arg func(int) source) *lowering {
-	l := k.lowering(p)
-	l.input, l.arg, l.label = in, arg, label
+	l := newLowering(p, k.w, k.c)
+	l.input, l.arg, l.label, l.slotEnd = in, arg, label, 16*k.spills
 	l.emit()
 	return l
 }
