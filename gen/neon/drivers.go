@@ -44,10 +44,8 @@ func (k *kernel) take(n int) int {
 // spillsOf lowers p once into a throwaway writer to learn how many spill
 // slots it needs, and makes room for them (before any take).
 func (k *kernel) spillsOf(p *ir.Program, input, arg func(int) source) {
-	l := newLowering(p, &writer{}, newConstTable())
-	l.input, l.arg, l.label = input, arg, "dry"
-	l.slotEnd = 1 << 20
-	l.emit()
+	throwaway := kernel{w: &writer{}, c: newConstTable(), spills: 1 << 16} // slots enough for any body
+	l := throwaway.body(p, "dry", input, arg)
 	k.spills, k.regs = max(k.spills, l.spills), max(k.regs, l.maxRegs)
 	k.frame = 16 * k.spills
 }
