@@ -56,7 +56,16 @@ func TOI(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	k.stage = k.take(toiStreams)
 	k.tailIdx = k.take(2)
 
-	k.header()
+	argOff := 56 // the scalar arguments follow start, end, pad, pi, pj, out, n
+	sig := "(start, end, pad *%[1]s, pi, pj *uint32, out *[%d]*%[1]s, n int, margin, tol, tmax, maxiter %[1]s)"
+	k.text(fmt.Sprintf(sig, e, toiStreams), false, argOff+len(toiArgs)*k.size)
+	loadArgs(w, []string{"start", "end", "pad", "pi", "pj", "out", "n"},
+		[]int{-1, -1, toiPadReg, piReg, pjReg, outReg, nReg}, iReg)
+	w.comment("margin, tol, tmax and maxiter in every lane, in their slots.")
+	for j, a := range toiArgs {
+		k.broadcast(a, argOff+k.size*j, k.args+16*j)
+	}
+
 	var l *lowering
 	k.loop(func(label string, index func(side, lane int)) { l = k.group(label, index) }, func() {
 		w.comment("Store one row per pair.")
@@ -66,7 +75,6 @@ func TOI(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	w.label(name + "_done")
 	w.line("RET")
 
-	sfx := e.Suffix()
 	return k.stats(), fmt.Sprintf(`// %s computes the time of impact of n pairs of swept capsules on arm64 NEON,
 // one row per pair, bit-identical to fallback.TOILane%s on each. start and end point at
 // the capsule records (soa.Capsule%[2]s, %[3]d bytes) at the start and the end of the step, pad
@@ -76,7 +84,7 @@ func TOI(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 //
 //go:noescape
 func %[1]s(start *%[4]s, end *%[4]s, pad *%[4]s, pi *uint32, pj *uint32, out *[14]*%[4]s, n int, margin %[4]s, tol %[4]s, tmax %[4]s, maxiter %[4]s)
-`, name, sfx, 8*e.Bytes(), e)
+`, name, e.Suffix(), 8*e.Bytes(), e)
 }
 
 // group emits one group: the records of its pairs (index(side, lane)
@@ -151,19 +159,3 @@ func (k *toiKernel) rowVec(l *lowering, s int) int {
 // fcvtzu converts the float32 lanes of n to uint32, rounding toward
 // zero (of makes it the float64 form).
 func fcvtzu(d, n int) inst { return two(0x6EA1B800, d, n, "fcvtzu v%d.4s, v%d.4s") }
-
-// header emits the TEXT line and the loads of the pointers and the
-// scalar arguments (margin, tol, tmax and maxiter in every lane of their
-// slots).
-func (k *toiKernel) header() {
-	w, e := k.w, k.e
-	argOff := 56 // the scalar arguments follow start, end, pad, pi, pj, out, n
-	sig := "(start, end, pad *%[1]s, pi, pj *uint32, out *[%d]*%[1]s, n int, margin, tol, tmax, maxiter %[1]s)"
-	k.text(fmt.Sprintf(sig, e, toiStreams), false, argOff+len(toiArgs)*k.size)
-	loadArgs(w, []string{"start", "end", "pad", "pi", "pj", "out", "n"},
-		[]int{-1, -1, toiPadReg, piReg, pjReg, outReg, nReg}, iReg)
-	w.comment("margin, tol, tmax and maxiter in every lane, in their slots.")
-	for j, a := range toiArgs {
-		k.broadcast(a, argOff+k.size*j, k.args+16*j)
-	}
-}
