@@ -34,6 +34,10 @@ type kernel struct {
 	spills, regs int // the body's spill slots and most registers in use
 }
 
+func newKernel(w *writer, c *constTable, e ir.Elem, name string) kernel {
+	return kernel{w: w, c: c, e: e, name: name, lanes: 16 / e.Bytes(), size: e.Bytes()}
+}
+
 // take reserves n vectors of the frame and returns the offset of the first.
 func (k *kernel) take(n int) int {
 	off := k.frame
@@ -48,10 +52,6 @@ func (k *kernel) spillsOf(p *ir.Program, input, arg func(int) source) {
 	l := throwaway.body(p, "dry", input, arg)
 	k.spills, k.regs = max(k.spills, l.spills), max(k.regs, l.maxRegs)
 	k.frame = 16 * k.spills
-}
-
-func newKernel(w *writer, c *constTable, e ir.Elem, name string) kernel {
-	return kernel{w: w, c: c, e: e, name: name, lanes: 16 / e.Bytes(), size: e.Bytes()}
 }
 
 // text writes the Go signature sig as a comment, the TEXT line and the
