@@ -21,50 +21,61 @@ const (
 	tmpC      = 23
 )
 
-// frame is the layout of a kernel's frame area (from frameReg): the
-// body's spill slots first (spillsOf), then what the driver takes.
-type frame struct {
-	size         int
+// kernel is the kernel a driver is writing: its name, its lanes and the
+// layout of its frame area (from frameReg), the body's spill slots first
+// (spillsOf), then what the driver takes.
+type kernel struct {
+	w            *writer
+	c            *constTable
+	e            ir.Elem
+	name         string
+	lanes, size  int // lanes of a vector, bytes of a lane
+	frame        int // the bytes of the frame area
 	spills, regs int // the body's spill slots and most registers in use
 }
 
-// take reserves n vectors and returns the offset of the first.
-func (f *frame) take(n int) int {
-	off := f.size
-	f.size += 16 * n
-	return off
+func newKernel(w *writer, c *constTable, e ir.Elem, name string) kernel {
+	return kernel{w: w, c: c, e: e, name: name, lanes: 16 / e.Bytes(), size: e.Bytes()}
 }
 
-// text writes the TEXT line and the register use: the area starts 16
-// bytes above RSP, past the saved link register (Go's arm64 prologue
-// keeps RSP 16-byte aligned).
-func (f *frame) text(w *writer, name string, nosplit bool, args int) {
-	flags := ""
-	if nosplit {
-		flags = "NOSPLIT, "
-	}
-	w.raw(fmt.Sprintf("TEXT ·%s(SB), %s$%d-%d\n", name, flags, f.size+16, args))
-	w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", f.regs, numRegs, f.spills))
+// take reserves n vectors of the frame and returns the offset of the first.
+func (k *kernel) take(n int) int {
+	off := k.frame
+	k.frame += 16 * n
+	return off
 }
 
 // spillsOf lowers p once into a throwaway writer to learn how many spill
 // slots it needs, and makes room for them (before any take).
-func (f *frame) spillsOf(p *ir.Program, input, arg func(int) source) {
-	l := newLowering(p, &writer{}, newConstTable())
-	l.input, l.arg, l.label = input, arg, "dry"
-	l.slotEnd = 1 << 20
-	l.emit()
-	f.spills, f.regs = max(f.spills, l.spills), max(f.regs, l.maxRegs)
-	f.size = 16 * f.spills
+func (k *kernel) spillsOf(p *ir.Program, input, arg func(int) source) {
+	throwaway := kernel{w: &writer{}, c: newConstTable(), spills: 1 << 16} // slots enough for any body
+	l := throwaway.body(p, "dry", input, arg)
+	k.spills, k.regs = max(k.spills, l.spills), max(k.regs, l.maxRegs)
+	k.frame = 16 * k.spills
 }
 
-// stats returns the register use of kernel name.
-func (f *frame) stats(name string) Stats { return Stats{name, f.regs, f.spills} }
+// text writes the Go signature sig as a comment, the TEXT line and the
+// register use: the frame area starts 16 bytes above RSP, past the saved
+// link register (Go's arm64 prologue keeps RSP 16-byte aligned).
+func (k *kernel) text(sig string, nosplit bool, args int) {
+	flags := ""
+	if nosplit {
+		flags = "NOSPLIT, "
+	}
+	k.w.raw(fmt.Sprintf("\n// func %s%s\n", k.name, sig))
+	k.w.raw(fmt.Sprintf("TEXT ·%s(SB), %s$%d-%d\n", k.name, flags, k.frame+16, args))
+	k.w.comment(fmt.Sprintf("%d of %d vector registers for values, %d spilled per group.", k.regs, numRegs, k.spills))
+}
 
-// lowering returns a lowering of p into w whose spill slots are the frame's.
-func (f *frame) lowering(p *ir.Program, w *writer, c *constTable) *lowering {
-	l := newLowering(p, w, c)
-	l.slotEnd = 16 * f.spills
+// stats returns the kernel's register use.
+func (k *kernel) stats() Stats { return Stats{k.name, k.regs, k.spills} }
+
+// body lowers p at label, its inputs from in and its arguments from arg,
+// into the frame's spill slots.
+func (k *kernel) body(p *ir.Program, label string, in, arg func(int) source) *lowering {
+	l := newLowering(p, k.w, k.c)
+	l.input, l.arg, l.label, l.slotEnd = in, arg, label, 16*k.spills
+	l.emit()
 	return l
 }
 
@@ -83,63 +94,56 @@ func dry(int) source { return slot(0) }
 // (copied in and out one float at a time, so nothing past n is read or
 // written). It returns the kernel's register use and Go declaration.
 func Batch(w *writer, c *constTable, k *kernels.Kernel, e ir.Elem, m ir.Merge) (Stats, string) {
-	name := k.Name + e.Suffix() + "NEON"
 	p := k.ProgramOf(e)
-	lanes := 16 / e.Bytes()
 	nin, nout := len(k.Inputs), len(k.Outputs)
 	if nin+nout > 15 {
 		panic("neon: more streams than registers")
 	}
+	bk := &batchKernel{newKernel(w, c, e, k.Name+e.Suffix()+"NEON"), nin, nout, m.Skew}
 	// Input g*nin+s is stream s of group g (of two at most: one more offset register).
 	in := func(s int) source {
 		off := []int{offReg, off2Reg}[s/nin]
 		return func(d int) inst { return ldrqr(d, s%nin, off) }
 	}
-	var f frame
-	f.spillsOf(p, in, nil)
-	groups := m.Groups
+	bk.spillsOf(p, in, nil)
 	var pg *ir.Program
-	if groups > 1 {
+	if m.Groups > 1 {
 		pg = ir.Interleave(p, m)
-		f.spillsOf(pg, in, nil)
+		bk.spillsOf(pg, in, nil)
 	}
-	stageIn, stageOut := f.take(nin), f.take(nout)
+	stageIn, stageOut := bk.take(nin), bk.take(nout)
 	streams, argRegs := append(append([]string{}, k.Inputs...), k.Outputs...), []int{} // stream s in Rs
 	for s := range streams {
 		argRegs = append(argRegs, s)
 	}
-	w.raw(fmt.Sprintf("\n// func %s(%s *%s, n int)\n", name, strings.Join(streams, ", "), e))
-	f.text(w, name, true, 8*(nin+nout+1))
+	sig := fmt.Sprintf("(%s *%s, n int)", strings.Join(streams, ", "), e)
+	bk.text(sig, true, 8*(nin+nout+1))
 	loadArgs(w, append(streams, "n"), append(argRegs, remainReg), offReg)
 
-	be := &batchEmitter{w: w, c: c, name: name, lanes: lanes, nin: nin, nout: nout, f: &f, skew: m.Skew}
-	if groups > 1 {
-		be.loop(name+"_groups", pg, groups, in)
+	if m.Groups > 1 {
+		bk.loop(bk.name+"_groups", pg, m.Groups, in)
 	}
-	be.loop(name+"_loop", p, 1, in)
-	be.tail(p, stageIn, stageOut)
+	bk.loop(bk.name+"_loop", p, 1, in)
+	bk.tail(p, stageIn, stageOut)
 	w.line("RET")
-	return f.stats(name), fmt.Sprintf("// %s is the %s on arm64 NEON, %d %s lanes per vector,\n// bit-identical to the pure-Go spec. Every pointer must address at least n %ss; n > 0.\n//\n//go:noescape\nfunc %s(%s *%s, n int)\n",
-		name, strings.ReplaceAll(batchDoc[k.Name], "{64}", e.Suffix()), lanes, e, e, name, strings.Join(streams, ", "), e)
+	return bk.stats(), fmt.Sprintf("// %s is the %s on arm64 NEON, %d %s lanes per vector,\n// bit-identical to the pure-Go spec. Every pointer must address at least n %ss; n > 0.\n//\n//go:noescape\nfunc %[1]s%[6]s\n",
+		bk.name, strings.ReplaceAll(batchDoc[k.Name], "{64}", e.Suffix()), bk.lanes, e, e, sig)
 }
 
-// batchEmitter carries the state of one batch kernel that Batch writes
-// across its loops and tail: the frame and the streams.
-type batchEmitter struct {
-	w                *writer
-	c                *constTable
-	name             string
-	lanes, nin, nout int
-	f                *frame
-	skew             float64
+// batchKernel is a batch kernel being written: its streams, nin inputs
+// then nout outputs, and the skew of its merged groups.
+type batchKernel struct {
+	kernel
+	nin, nout int
+	skew      float64
 }
 
 // loop emits a rotated loop over p (groups groups of lanes merged)
 // while at least lanes*groups lanes remain, then falls through.
-func (be *batchEmitter) loop(label string, p *ir.Program, groups int, in func(int) source) {
-	w, lanes, nin, nout := be.w, be.lanes, be.nin, be.nout
+func (bk *batchKernel) loop(label string, p *ir.Program, groups int, in func(int) source) {
+	w, lanes, nin, nout := bk.w, bk.lanes, bk.nin, bk.nout
 	if groups > 1 {
-		w.comment(fmt.Sprintf("%d groups of %d lanes at a time, their instructions merged with skew %v.", groups, lanes, be.skew))
+		w.comment(fmt.Sprintf("%d groups of %d lanes at a time, their instructions merged with skew %v.", groups, lanes, bk.skew))
 	} else {
 		w.comment(fmt.Sprintf("Whole groups of %d lanes.", lanes))
 	}
@@ -149,9 +153,7 @@ func (be *batchEmitter) loop(label string, p *ir.Program, groups int, in func(in
 	if groups > 1 {
 		w.line("ADD $16, R%d, R%d", offReg, off2Reg)
 	}
-	l := be.f.lowering(p, w, be.c)
-	l.input, l.label = in, label
-	l.emit()
+	l := bk.body(p, label, in, nil)
 	w.comment("Store the results.")
 	for g := range groups {
 		for j := range nout {
@@ -167,21 +169,17 @@ func (be *batchEmitter) loop(label string, p *ir.Program, groups int, in func(in
 
 // tail emits the lanes left after the loops, staged through the frame at
 // offsets stageIn and stageOut one float at a time.
-func (be *batchEmitter) tail(p *ir.Program, stageIn, stageOut int) {
-	w, name, lanes, nin, nout := be.w, be.name, be.lanes, be.nin, be.nout
-	size := 16 / lanes
+func (bk *batchKernel) tail(p *ir.Program, stageIn, stageOut int) {
+	w, name, lanes, size, nin, nout := bk.w, bk.name, bk.lanes, bk.size, bk.nin, bk.nout
 	load, store, _ := moves(size)
-	l := be.f.lowering(p, w, be.c)
 	w.label(name + "_tail")
 	w.comment(fmt.Sprintf("The n mod %d lanes left, staged through the frame one float at a time.", lanes))
 	w.line("CBZ R%d, %s_done", remainReg, name)
 	zeroSlots(w, stageIn, nin)
-	copyLanesOf(w, remainReg, lanes-1, name+"_in", func(lane int) { stageLane(w, nin, stageIn, size, lane) })
-	l.input = slots(stageIn)
-	l.label = name + "_tailgroup"
-	l.emit()
+	bk.copyLanes(remainReg, name+"_in", func(lane int) { bk.stageLane(nin, stageIn, lane) })
+	l := bk.body(p, name+"_tailgroup", slots(stageIn), nil)
 	l.storeOutputs(nout, stageOut)
-	copyLanesOf(w, remainReg, lanes-1, name+"_out", func(lane int) {
+	bk.copyLanes(remainReg, name+"_out", func(lane int) {
 		for j := range nout {
 			w.line("%s %d(R%d), R%d", load, stageOut+16*j+size*lane, frameReg, tmpB)
 			w.line("ADD R%d, R%d, R%d", offReg, nin+j, tmpA)
@@ -200,14 +198,13 @@ func zeroSlots(w *writer, base, n int) {
 }
 
 // stageLane copies lane of the streams in R0 to Rn-1, at byte offset
-// offReg, to the stage at frame offset stage, one float of size bytes at
-// a time.
-func stageLane(w *writer, n, stage, size, lane int) {
-	load, store, _ := moves(size)
+// offReg, to the stage at frame offset stage, one float at a time.
+func (k *kernel) stageLane(n, stage, lane int) {
+	load, store, _ := moves(k.size)
 	for s := range n {
-		w.line("ADD R%d, R%d, R%d", offReg, s, tmpA)
-		w.line("%s %d(R%d), R%d", load, size*lane, tmpA, tmpB)
-		w.line("%s R%d, %d(R%d)", store, tmpB, stage+16*s+size*lane, frameReg)
+		k.w.line("ADD R%d, R%d, R%d", offReg, s, tmpA)
+		k.w.line("%s %d(R%d), R%d", load, k.size*lane, tmpA, tmpB)
+		k.w.line("%s R%d, %d(R%d)", store, tmpB, stage+16*s+k.size*lane, frameReg)
 	}
 }
 
@@ -249,17 +246,17 @@ func loadArgs(w *writer, names []string, regs []int, zero ...int) {
 	w.line("ADD $16, RSP, R%d", frameReg)
 }
 
-// broadcast loads the scalar argument name of type e at offset off into
-// every lane of the slot at frame offset slot.
-func broadcast(w *writer, e ir.Elem, name string, off, slot int) {
-	load, _, _ := moves(e.Bytes())
-	w.line("%s %s+%d(FP), R%d", load, name, off, tmpA)
-	if e == ir.F64 {
-		w.op(dupx(operand0, tmpA))
+// broadcast loads the scalar argument name at offset off into every
+// lane of the slot at frame offset slot.
+func (k *kernel) broadcast(name string, off, slot int) {
+	load, _, _ := moves(k.size)
+	k.w.line("%s %s+%d(FP), R%d", load, name, off, tmpA)
+	if k.e == ir.F64 {
+		k.w.op(dupx(operand0, tmpA))
 	} else {
-		w.op(dupw(operand0, tmpA))
+		k.w.op(dupw(operand0, tmpA))
 	}
-	w.op(strqi(operand0, frameReg, slot))
+	k.w.op(strqi(operand0, frameReg, slot))
 }
 
 // loadRecords loads the records of a group's pairs into the set of 14
@@ -267,14 +264,15 @@ func broadcast(w *writer, e ir.Elem, name string, off, slot int) {
 // transposing LD4 lane loads: the capsules' at capsReg, or on side J, with
 // planes, the planes' at planesReg (laid out as capsule records).
 // index(side, lane) loads the record index of lane into tmpB.
-func loadRecords(w *writer, e ir.Elem, set int, planes bool, index func(side, lane int)) {
+func (k *kernel) loadRecords(set int, planes bool, index func(side, lane int)) {
+	w, e := k.w, k.e
 	for side := range 2 {
 		base, what := capsReg, "Capsule"
 		if planes && side == 1 {
 			base, what = planesReg, "Plane"
 		}
 		w.comment(fmt.Sprintf("%s records of side %c, transposed by LD4: V0-V3 ax ay az r, V4-V7 bx by bz pad.", what, "IJ"[side]))
-		for lane := range 16 / e.Bytes() {
+		for lane := range k.lanes {
 			index(side, lane)
 			w.line("ADD R%d<<%d, R%d, R%d", tmpB, 5+int(e), base, tmpC) // 32 or 64 bytes a record
 			w.op(ld4(e, 0, lane, tmpC, 4*e.Bytes()))
@@ -286,11 +284,11 @@ func loadRecords(w *writer, e ir.Elem, set int, planes bool, index func(side, la
 	}
 }
 
-// groupLoop emits the loop over the whole groups of lanes items from
-// iReg up to nReg (leftReg: the items left), group writing one, then the
-// start of the tail: its label, the comment tail, the exit if none is
-// left.
-func groupLoop(w *writer, name string, lanes int, group func(), tail string) {
+// groupLoop emits the loop over the whole groups of items from iReg up
+// to nReg (leftReg: the items left), group writing one, then the start of
+// the tail: its label, the comment tail, the exit if none is left.
+func (k *kernel) groupLoop(group func(), tail string) {
+	w, name, lanes := k.w, k.name, k.lanes
 	w.label(name + "_loop")
 	w.line("SUB R%d, R%d, R%d", iReg, nReg, leftReg)
 	w.line("CMP $%d, R%d", lanes, leftReg)
@@ -310,37 +308,18 @@ func indexOf(w *writer, r, lane int) {
 	w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
 }
 
-// indexFromPairs loads into tmpB the capsule index of lane of the group
-// at iReg on side 0 (pi) or 1 (pj) (tmpA: the group's indices, set at
-// lane 0).
-func indexFromPairs(w *writer, side, lane int) {
-	if lane == 0 {
-		w.line("ADD R%d<<2, R%d, R%d", iReg, []int{piReg, pjReg}[side], tmpA)
-	}
-	w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
-}
-
 // pairKernel is what the kernels over pairs of records (contacts, indexed
 // closest points, TOI) share: the kernel being written and its frame
 // offsets and, for those writing rows to the streams listed at outReg
 // (contacts, TOI), the layout of a row.
 type pairKernel struct {
-	w           *writer
-	c           *constTable
-	e           ir.Elem
-	name        string
-	lanes, size int
-	f           frame
-	tailIdx     int  // the tail's pair indices I, then J
-	stage       int  // the staged rows, stream s at stage+16*s
-	streams     int  // the streams of a row, the pair index first
-	u32         int  // the first u32 streams are uint32, the rest of type e
-	narrowed    bool // the staged uint32 streams have 32-bit lanes (else the pair index only)
-	compact     bool // only the touching pairs' rows, densely (contacts)
-}
-
-func newPairKernel(w *writer, c *constTable, e ir.Elem, name string) *pairKernel {
-	return &pairKernel{w: w, c: c, e: e, name: name, lanes: 16 / e.Bytes(), size: e.Bytes()}
+	kernel
+	tailIdx  int  // the tail's pair indices I, then J
+	stage    int  // the staged rows, stream s at stage+16*s
+	streams  int  // the streams of a row, the pair index first
+	u32      int  // the first u32 streams are uint32, the rest of type e
+	narrowed bool // the staged uint32 streams have 32-bit lanes (else the pair index only)
+	compact  bool // only the touching pairs' rows, densely (contacts)
 }
 
 // loop emits the loop over the whole groups of pairs, group(label, index)
@@ -349,12 +328,17 @@ func newPairKernel(w *writer, c *constTable, e ir.Elem, name string) *pairKernel
 // n. what names the tail's lane-by-lane stores, which follow.
 func (pk *pairKernel) loop(group func(label string, index func(side, lane int)), store func(), what string) {
 	w, name, lanes := pk.w, pk.name, pk.lanes
-	groupLoop(w, name, lanes, func() {
-		group(name+"_group", func(side, lane int) { indexFromPairs(w, side, lane) })
+	pk.groupLoop(func() {
+		group(name+"_group", func(side, lane int) {
+			if lane == 0 { // tmpA: the group's indices on side 0 (pi) or 1 (pj)
+				w.line("ADD R%d<<2, R%d, R%d", iReg, []int{piReg, pjReg}[side], tmpA)
+			}
+			w.line("MOVWU %d(R%d), R%d", 4*lane, tmpA, tmpB)
+		})
 		store()
 	}, fmt.Sprintf("The n mod %d pairs left: their indices, zero past n, then a whole group; %s lane by lane.", lanes, what))
 	zeroSlots(w, pk.tailIdx, 2)
-	copyLanesOf(w, leftReg, lanes-1, name+"_tailin", func(lane int) {
+	pk.copyLanes(leftReg, name+"_tailin", func(lane int) {
 		for side, idx := range []int{piReg, pjReg} {
 			indexOf(w, idx, lane)
 			w.line("MOVW R%d, %d(R%d)", tmpB, pk.tailIdx+16*side+4*lane, frameReg)
@@ -363,17 +347,6 @@ func (pk *pairKernel) loop(group func(label string, index func(side, lane int)),
 	group(name+"_tailgroup", func(side, lane int) {
 		w.line("MOVWU %d(R%d), R%d", pk.tailIdx+16*side+4*lane, frameReg, tmpB)
 	})
-}
-
-// oneBody returns the group of a kernel with the one body l, reading the
-// records of the pairs (as loadRecords, with planes) into the set at
-// frame offset set.
-func (pk *pairKernel) oneBody(l *lowering, set int, planes bool) func(string, func(side, lane int)) {
-	return func(label string, index func(side, lane int)) {
-		loadRecords(pk.w, pk.e, set, planes, index)
-		l.label = label
-		l.emit()
-	}
 }
 
 // pairIndex sets vector dst to the pair indices of the group at iReg.
@@ -449,31 +422,30 @@ func (pk *pairKernel) row(label string, lane int) {
 // those of the pairs left.
 func (pk *pairKernel) tailRows(vec func(s int) int) {
 	pk.stageRows(vec)
-	copyLanesOf(pk.w, leftReg, pk.lanes-1, pk.name+"_tailout", func(lane int) {
+	pk.copyLanes(leftReg, pk.name+"_tailout", func(lane int) {
 		pk.row(pk.name+"_tailrow", lane)
 	})
 }
 
 // Contacts writes the contact kernel of body k (kernels.Contact or
-// kernels.PlaneContact) with lanes of type e: ContactsNEON (compact
-// false) or CompactContactsNEON, or their plane and float64 forms. The
-// records load as loop says; rows are stored whole, or lane by lane
-// for the touching pairs only (compact). A float64 count comes out in
-// 64-bit lanes: its low 32 bits are the row value. It returns the
-// kernel's register use and Go declaration.
+// kernels.PlaneContact) with lanes of type e: ContactsNEON, or with compact
+// CompactContactsNEON (the touching pairs' rows only, lane by lane), or
+// their plane and float64 forms. A float64 count comes out in 64-bit lanes:
+// its low 32 bits are the row value. It returns the kernel's register use
+// and Go declaration.
 func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.Elem) (Stats, string) {
 	name := k.Name + e.Suffix() + "NEON"
 	if compact {
 		name = "Compact" + name
 	}
 	p := k.ProgramOf(e)
-	pk := newPairKernel(w, c, e, name)
-	pk.f.spillsOf(p, dry, dry)
+	pk := &pairKernel{kernel: newKernel(w, c, e, name)}
+	pk.spillsOf(p, dry, dry)
 	pk.streams, pk.u32, pk.compact = 1+len(k.Outputs), 2, compact
-	set := pk.f.take(len(k.Inputs))
-	pk.stage = pk.f.take(pk.streams)
-	marginOff := pk.f.take(1)
-	pk.tailIdx = pk.f.take(2)
+	set := pk.take(len(k.Inputs))
+	pk.stage = pk.take(pk.streams)
+	marginOff := pk.take(1)
+	pk.tailIdx = pk.take(2)
 
 	// prefetch (amd64: prefetch capsule records ahead) and the plane
 	// kernels' nplanes (amd64: at most lanes planes go to a table) are
@@ -485,15 +457,17 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 		names, argRegs = slices.Insert(names, 1, "planes"), slices.Insert(argRegs, 1, planesReg)
 	}
 	a := 8 * (len(names) - 5) // the offset of the arguments after caps (and planes)
-	w.raw(fmt.Sprintf("\n// func %s(%s *%s, pi, pj *uint32, out *[13]*%s, n int, margin %s, prefetch%s int) int\n", name, params, e, e, e, extra))
-	pk.f.text(w, name, false, 64+2*a)
+	pk.text(fmt.Sprintf("(%s *%s, pi, pj *uint32, out *[13]*%s, n int, margin %s, prefetch%s int) int",
+		params, e, e, e, extra), false, 64+2*a)
 	loadArgs(w, names, argRegs, iReg, written)
 	w.comment("The margin in every lane, in its slot.")
-	broadcast(w, e, "margin", a+40, marginOff)
+	pk.broadcast("margin", a+40, marginOff)
 
-	l := pk.f.lowering(p, w, c)
-	l.input, l.arg = slots(set), func(int) source { return slot(marginOff) }
-	pk.loop(pk.oneBody(l, set, planes), func() { pk.storeContacts(l) }, "rows")
+	var l *lowering
+	pk.loop(func(label string, index func(side, lane int)) {
+		pk.loadRecords(set, planes, index)
+		l = pk.body(p, label, slots(set), func(int) source { return slot(marginOff) })
+	}, func() { pk.storeContacts(l) }, "rows")
 	pk.tailRows(pk.contactRow(l, false))
 	w.line("ADD R%d, R%d, R%d", leftReg, iReg, iReg)
 
@@ -504,7 +478,7 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 	}
 	w.line("MOVD R%d, ret+%d(FP)", ret, 2*a+56)
 	w.line("RET")
-	return pk.f.stats(name), contactDecl(name, k, compact, e)
+	return pk.stats(), contactDecl(name, k, compact, e)
 }
 
 // contactRow returns the register of row stream s of the contact body
@@ -530,9 +504,7 @@ func (pk *pairKernel) storeContacts(l *lowering) {
 	switch {
 	case pk.compact:
 		w.comment("Compaction: the touching lanes' rows, in pair order; nothing for a group without one.")
-		w.op(umaxv(scratch0, l.output(0)))
-		w.op(fmovws(anyReg, scratch0))
-		w.line("CBZW R%d, %s_none", anyReg, name)
+		anyLane(w, l.output(0), "CBZW", name+"_none")
 		pk.stageRows(pk.contactRow(l, false))
 		for lane := range pk.lanes {
 			pk.row(name+"_group", lane)
@@ -547,17 +519,17 @@ func (pk *pairKernel) storeContacts(l *lowering) {
 	}
 }
 
-// copyLanesOf emits body(lane) for lanes 0, 1, ... up to max-1 while
-// lane < the count in register r (1 to max).
-func copyLanesOf(w *writer, r, max int, label string, body func(lane int)) {
-	for lane := range max {
+// copyLanes emits body(lane) for lanes 0, 1, ... up to lanes-2 while
+// lane < the count in register r (1 to lanes-1).
+func (k *kernel) copyLanes(r int, label string, body func(lane int)) {
+	for lane := range k.lanes - 1 {
 		if lane > 0 {
-			w.line("CMP $%d, R%d", lane+1, r)
-			w.line("BLT %s_end", label)
+			k.w.line("CMP $%d, R%d", lane+1, r)
+			k.w.line("BLT %s_end", label)
 		}
 		body(lane)
 	}
-	w.label(label + "_end")
+	k.w.label(label + "_end")
 }
 
 // ClosestIndexed writes ClosestIndexedNEON (or ClosestIndexed64NEON): the
@@ -569,31 +541,32 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	k := kernels.Closest
 	name := k.Name + "Indexed" + e.Suffix() + "NEON"
 	p := k.ProgramOf(e)
-	pk := newPairKernel(w, c, e, name)
+	pk := &pairKernel{kernel: newKernel(w, c, e, name)}
 	load, store, shift := moves(pk.size)
-	pk.f.spillsOf(p, dry, nil)
-	set := pk.f.take(14)
-	stage := pk.f.take(len(k.Outputs))
-	pk.tailIdx = pk.f.take(2)
+	pk.spillsOf(p, dry, nil)
+	set := pk.take(14)
+	stage := pk.take(len(k.Outputs))
+	pk.tailIdx = pk.take(2)
 	outs := []int{1, 2, 3} // R1-R3: s, t, dist2
 
 	// prefetch is ignored here, as in the contact kernels.
-	w.raw(fmt.Sprintf("\n// func %s(caps *%s, pi, pj *uint32, s, t, dist2 *%s, n int, prefetch int)\n", name, e, e))
-	pk.f.text(w, name, false, 64)
+	pk.text(fmt.Sprintf("(caps *%[1]s, pi, pj *uint32, s, t, dist2 *%[1]s, n int, prefetch int)", e), false, 64)
 	loadArgs(w, []string{"caps", "pi", "pj", "s", "t", "dist2", "n"},
 		[]int{capsReg, piReg, pjReg, outs[0], outs[1], outs[2], nReg}, iReg)
 
-	l := pk.f.lowering(p, w, c)
 	// The body's inputs A B C D are the set's A B of capsule I (0-5) and
 	// of capsule J (7-12): the radii are skipped.
-	l.input = func(s int) source {
+	in := func(s int) source {
 		if s >= 6 {
 			s++
 		}
 		return slot(set + 16*s)
 	}
-
-	pk.loop(pk.oneBody(l, set, false), func() {
+	var l *lowering
+	pk.loop(func(label string, index func(side, lane int)) {
+		pk.loadRecords(set, false, index)
+		l = pk.body(p, label, in, nil)
+	}, func() {
 		w.comment("Store S, T and Dist2.")
 		w.line("LSL $%d, R%d, R%d", shift, iReg, tmpA)
 		for j := range k.Outputs {
@@ -601,7 +574,7 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 		}
 	}, "results")
 	l.storeOutputs(len(k.Outputs), stage)
-	copyLanesOf(w, leftReg, pk.lanes-1, name+"_tailout", func(lane int) {
+	pk.copyLanes(leftReg, name+"_tailout", func(lane int) {
 		for j := range k.Outputs {
 			w.line("%s %d(R%d), R%d", load, stage+16*j+pk.size*lane, frameReg, tmpB)
 			w.line("ADD R%d<<%d, R%d, R%d", iReg, shift, outs[j], tmpA)
@@ -610,6 +583,6 @@ func ClosestIndexed(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	})
 	w.label(name + "_done")
 	w.line("RET")
-	return pk.f.stats(name), fmt.Sprintf("// %s computes the closest points of the axes of n capsule pairs on arm64\n// NEON, bit-identical to fallback.ClosestLane%s on each. caps points at the capsule\n// records (soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range),\n// s, t and dist2 at n results each; n > 0. prefetch is ignored (amd64 prefetches\n// capsule records ahead when it is not zero).\n//\n//go:noescape\nfunc %s(caps *%s, pi *uint32, pj *uint32, s *%s, t *%s, dist2 *%s, n int, prefetch int)\n",
+	return pk.stats(), fmt.Sprintf("// %s computes the closest points of the axes of n capsule pairs on arm64\n// NEON, bit-identical to fallback.ClosestLane%s on each. caps points at the capsule\n// records (soa.Capsule%s, %d bytes), pi and pj at the n pair indices (all in range),\n// s, t and dist2 at n results each; n > 0. prefetch is ignored (amd64 prefetches\n// capsule records ahead when it is not zero).\n//\n//go:noescape\nfunc %s(caps *%s, pi *uint32, pj *uint32, s *%s, t *%s, dist2 *%s, n int, prefetch int)\n",
 		name, e.Suffix(), e.Suffix(), 8*e.Bytes(), name, e, e, e, e)
 }

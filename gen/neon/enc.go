@@ -59,18 +59,18 @@ func two(base uint32, d, n int, text string) inst {
 	return inst{base | reg(n)<<5 | reg(d), fmt.Sprintf(text, d, n)}
 }
 
-// Floating point, four float32 lanes (IEEE, round to nearest).
-// of returns the floating-point instruction i (encoded for .4s lanes)
-// for lanes of type e: the .2d form sets the sz bit, bit 22, in every
-// vector FP arithmetic and compare instruction used here.
+// of returns instruction i for lanes of type e: a floating-point one
+// (encoded for .4s lanes) takes its .2d form, the sz bit (bit 22) set;
+// the bitwise ones (.16b) are the same for both.
 func of(e ir.Elem, i inst) inst {
-	if e == ir.F64 {
+	if e == ir.F64 && strings.Contains(i.text, ".4s") {
 		i.word |= 1 << 22
 		i.text = strings.ReplaceAll(i.text, ".4s", ".2d")
 	}
 	return i
 }
 
+// Floating point (IEEE, round to nearest), encoded for four float32 lanes.
 func fadd(d, n, m int) inst  { return three(0x4E20D400, "fadd", "4s")(d, n, m) }
 func fsub(d, n, m int) inst  { return three(0x4EA0D400, "fsub", "4s")(d, n, m) }
 func fmul(d, n, m int) inst  { return three(0x6E20DC00, "fmul", "4s")(d, n, m) }
@@ -119,34 +119,32 @@ func umaxv(d, n int) inst  { return two(0x6EB0A800, d, n, "umaxv s%d, v%d.4s") }
 func fmovws(w, n int) inst { return two(0x1E260000, w, n, "fmov w%d, s%d") }
 func xtn2s(d, n int) inst  { return two(0x0EA12800, d, n, "xtn v%d.2s, v%d.2d") }
 
-// Loads and stores of whole registers: [base, index] (byte index) and
-// [base, #off] (off a multiple of 16 below 65536).
-func ldrqr(t, base, idx int) inst {
-	return inst{0x3CE06800 | reg(idx)<<16 | reg(base)<<5 | reg(t), fmt.Sprintf("ldr q%d, [%s, x%d]", t, xbase(base), idx)}
-}
-func strqr(t, base, idx int) inst {
-	return inst{0x3CA06800 | reg(idx)<<16 | reg(base)<<5 | reg(t), fmt.Sprintf("str q%d, [%s, x%d]", t, xbase(base), idx)}
-}
+// Loads and stores of whole registers (q) and of their low 64 bits (d):
+// at [base, index], a byte index, or at [base, #off], off a multiple of
+// the register's bytes below 4096 of them.
+var (
+	ldrqr = indexed(0x3CE06800, "ldr")
+	strqr = indexed(0x3CA06800, "str")
+	ldrqi = scaled(0x3DC00000, "ldr q", 16)
+	strqi = scaled(0x3D800000, "str q", 16)
+	strdi = scaled(0xFD000000, "str d", 8)
+)
 
-func qoff(off int) uint32 {
-	if off < 0 || off%16 != 0 || off >= 65536 {
-		panic(fmt.Sprintf("neon: q offset %d", off))
+func indexed(op uint32, name string) func(t, base, idx int) inst {
+	return func(t, base, idx int) inst {
+		text := fmt.Sprintf("%s q%d, [%s, x%d]", name, t, xbase(base), idx)
+		return inst{op | reg(idx)<<16 | reg(base)<<5 | reg(t), text}
 	}
-	return uint32(off/16) << 10
 }
 
-func ldrqi(t, base, off int) inst {
-	return inst{0x3DC00000 | qoff(off) | reg(base)<<5 | reg(t), fmt.Sprintf("ldr q%d, [%s, #%d]", t, xbase(base), off)}
-}
-func strqi(t, base, off int) inst {
-	return inst{0x3D800000 | qoff(off) | reg(base)<<5 | reg(t), fmt.Sprintf("str q%d, [%s, #%d]", t, xbase(base), off)}
-}
-
-func laneBits(lane int) uint32 {
-	if lane < 0 || lane > 3 {
-		panic(fmt.Sprintf("neon: lane %d", lane))
+func scaled(op uint32, name string, size int) func(t, base, off int) inst {
+	return func(t, base, off int) inst {
+		if off < 0 || off%size != 0 || off >= 4096*size {
+			panic(fmt.Sprintf("neon: %s offset %d", name, off))
+		}
+		text := fmt.Sprintf("%s%d, [%s, #%d]", name, t, xbase(base), off)
+		return inst{op | uint32(off/size)<<10 | reg(base)<<5 | reg(t), text}
 	}
-	return uint32(lane>>1)<<30 | uint32(lane&1)<<12
 }
 
 // ld4 loads the four values of type e at [base] into one lane of t, t+1,
@@ -157,22 +155,19 @@ func ld4(e ir.Elem, t, lane, base, post int) inst {
 }
 
 // lanes4 completes in, an ld4 or st4 of 32-bit lanes, for lane of t..t+3
-// with lanes of type e (float64: lanes 0 and 1).
+// with lanes of type e (float64: lanes 0 and 1, size 01). The lane is
+// Q:S in 32-bit lanes, so a 64-bit lane l is 32-bit lane 2l (S zero).
 func lanes4(in inst, e ir.Elem, t, lane int) inst {
-	if t > 28 {
-		panic(fmt.Sprintf("neon: %s from v%d", in.text, t))
+	s := lane << int(e) // the first 32-bit lane
+	if t > 28 || s < 0 || s > 3 {
+		panic(fmt.Sprintf("neon: %s from v%d, lane %d", in.text, t, lane))
 	}
 	arr := "s"
 	if e == ir.F64 {
-		if lane < 0 || lane > 1 {
-			panic(fmt.Sprintf("neon: .d lane %d", lane))
-		}
-		in.word |= 0x400 | uint32(lane)<<30
+		in.word |= 0x400
 		arr = "d"
-	} else {
-		in.word |= laneBits(lane)
 	}
-	in.word |= reg(t)
+	in.word |= uint32(s>>1)<<30 | uint32(s&1)<<12 | reg(t)
 	in.text += fmt.Sprintf(" {v%d.%s-v%d.%s}[%d]", t, arr, t+3, arr, lane)
 	return in
 }
@@ -191,15 +186,6 @@ func (i inst) at(base, post, size int) inst {
 		return i
 	}
 	panic(fmt.Sprintf("neon: %s post-increment %d", i.text, post))
-}
-
-// strdi stores the low 64 bits of t to [base, #off] (off a multiple of 8
-// below 32768).
-func strdi(t, base, off int) inst {
-	if off < 0 || off%8 != 0 || off >= 32768 {
-		panic(fmt.Sprintf("neon: d offset %d", off))
-	}
-	return inst{0xFD000000 | uint32(off/8)<<10 | reg(base)<<5 | reg(t), fmt.Sprintf("str d%d, [%s, #%d]", t, xbase(base), off)}
 }
 
 // st4 stores one lane of t, t+1, t+2 and t+3 as four values of type e

@@ -8,16 +8,16 @@ import (
 	"github.com/segdist/segdist/gen/ir"
 )
 
-// Every encoder, on registers and lanes at the ends of their fields,
-// decodes to the instruction its text names (built here independently of
-// the encoders' own text).
-func TestEncoders(t *testing.T) {
-	regs := []int{0, 1, 15, 16, 31}
-	type enc struct {
-		name string
-		f    func(a, b, c int) inst
-		want func(a, b, c int) string
-	}
+// encCase is an encoder on three operands and the GNU syntax it should give.
+type encCase struct {
+	name string
+	f    func(a, b, c int) inst
+	want func(a, b, c int) string
+}
+
+// encoderCases lists every encoder with its text, built here independently
+// of the encoders' own text.
+func encoderCases() []encCase {
 	v := func(r int) string { return fmt.Sprintf("v%d.4s", r) }
 	xb := func(r int) string {
 		if r == 31 {
@@ -32,7 +32,16 @@ func TestEncoders(t *testing.T) {
 	twoOf := func(op string, arr func(int) string) func(a, b, c int) string {
 		return func(x, y, _ int) string { return fmt.Sprintf("%s %s, %s", op, arr(x), arr(y)) }
 	}
-	encs := []enc{
+	lane4 := func(op, arr string, lanes, post int) func(a, b, c int) string {
+		return func(x, y, z int) string {
+			p := ""
+			if z%2 == 1 {
+				p = fmt.Sprintf(", #%d", post)
+			}
+			return fmt.Sprintf("%s {v%d.%s-v%d.%s}[%d], [%s]%s", op, x%29, arr, x%29+3, arr, z%lanes, xb(y), p)
+		}
+	}
+	return []encCase{
 		{"fadd", func(a, b, c int) inst { return fadd(a, b, c) }, three("fadd", v)},
 		{"fsub", func(a, b, c int) inst { return fsub(a, b, c) }, three("fsub", v)},
 		{"fmul", func(a, b, c int) inst { return fmul(a, b, c) }, three("fmul", v)},
@@ -67,39 +76,21 @@ func TestEncoders(t *testing.T) {
 		{"strqr", func(a, b, c int) inst { return strqr(a, b, c%31) }, func(x, y, z int) string { return fmt.Sprintf("str q%d, [%s, x%d]", x, xb(y), z%31) }},
 		{"ldrqi", func(a, b, c int) inst { return ldrqi(a, b, 16*c) }, func(x, y, z int) string { return fmt.Sprintf("ldr q%d, [%s, #%d]", x, xb(y), 16*z) }},
 		{"strqi", func(a, b, c int) inst { return strqi(a, b, 16*c) }, func(x, y, z int) string { return fmt.Sprintf("str q%d, [%s, #%d]", x, xb(y), 16*z) }},
-		{"ld4lane", func(a, b, c int) inst { return ld4(ir.F32, a%29, c%4, b, 16*(c%2)) }, func(x, y, z int) string {
-			post := ""
-			if z%2 == 1 {
-				post = ", #16"
-			}
-			return fmt.Sprintf("ld4 {v%d.s-v%d.s}[%d], [%s]%s", x%29, x%29+3, z%4, xb(y), post)
-		}},
-		{"ld4laneD", func(a, b, c int) inst { return ld4(ir.F64, a%29, c%2, b, 32*(c%2)) }, func(x, y, z int) string {
-			post := ""
-			if z%2 == 1 {
-				post = ", #32"
-			}
-			return fmt.Sprintf("ld4 {v%d.d-v%d.d}[%d], [%s]%s", x%29, x%29+3, z%2, xb(y), post)
-		}},
-		{"st4lane", func(a, b, c int) inst { return st4(ir.F32, a%29, c%4, b, 16*(c%2)) }, func(x, y, z int) string {
-			post := ""
-			if z%2 == 1 {
-				post = ", #16"
-			}
-			return fmt.Sprintf("st4 {v%d.s-v%d.s}[%d], [%s]%s", x%29, x%29+3, z%4, xb(y), post)
-		}},
-		{"st4laneD", func(a, b, c int) inst { return st4(ir.F64, a%29, c%2, b, 32*(c%2)) }, func(x, y, z int) string {
-			post := ""
-			if z%2 == 1 {
-				post = ", #32"
-			}
-			return fmt.Sprintf("st4 {v%d.d-v%d.d}[%d], [%s]%s", x%29, x%29+3, z%2, xb(y), post)
-		}},
+		{"ld4lane", func(a, b, c int) inst { return ld4(ir.F32, a%29, c%4, b, 16*(c%2)) }, lane4("ld4", "s", 4, 16)},
+		{"ld4laneD", func(a, b, c int) inst { return ld4(ir.F64, a%29, c%2, b, 32*(c%2)) }, lane4("ld4", "d", 2, 32)},
+		{"st4lane", func(a, b, c int) inst { return st4(ir.F32, a%29, c%4, b, 16*(c%2)) }, lane4("st4", "s", 4, 16)},
+		{"st4laneD", func(a, b, c int) inst { return st4(ir.F64, a%29, c%2, b, 32*(c%2)) }, lane4("st4", "d", 2, 32)},
 		{"strdi", func(a, b, c int) inst { return strdi(a, b, 8*c) }, func(x, y, z int) string { return fmt.Sprintf("str d%d, [%s, #%d]", x, xb(y), 8*z) }},
 		{"xtn2s", func(a, b, _ int) inst { return xtn2s(a, b) }, func(x, y, _ int) string { return fmt.Sprintf("xtn v%d.2s, v%d.2d", x, y) }},
 		{"dupx", func(a, b, _ int) inst { return dupx(a, b%31) }, func(x, y, _ int) string { return fmt.Sprintf("dup v%d.2d, x%d", x, y%31) }},
 	}
-	for _, e := range encs {
+}
+
+// Every encoder, on registers and lanes at the ends of their fields,
+// decodes to the instruction its text names.
+func TestEncoders(t *testing.T) {
+	regs := []int{0, 1, 15, 16, 31}
+	for _, e := range encoderCases() {
 		for _, a := range regs {
 			for _, b := range regs {
 				for _, c := range regs {

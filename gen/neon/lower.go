@@ -21,7 +21,7 @@ const (
 
 // General registers the lowering uses: the constant table and the base of
 // the frame area (slots and staged values), both set by the driver; R17
-// takes a rare block's "any lane" test.
+// takes the "any lane" tests (anyLane).
 const (
 	constReg = 20 // address of the constant table
 	frameReg = 21 // RSP+16: the frame area, 16-byte aligned
@@ -268,7 +268,7 @@ func (l *lowering) result(args []ir.Value, keep ...int) int {
 	panic(fmt.Sprintf("neon: %s: no register free at instruction %d", l.p.Name, l.pos))
 }
 
-// fp emits a floating-point instruction for the program's lane type.
+// fp emits a vector instruction for the program's lane type (of).
 func (l *lowering) fp(i inst) { l.out.op(of(l.p.Elem, i)) }
 
 // constant returns the offset of the element type's constant c (ir.One,
@@ -276,6 +276,11 @@ func (l *lowering) fp(i inst) { l.out.op(of(l.p.Elem, i)) }
 func (l *lowering) constant(c ir.Constant) int {
 	return l.consts.of(l.p.Elem, c.Name+l.p.Elem.Suffix(), c.Bits[l.p.Elem])
 }
+
+// binaryOps and unaryOps are the ops lowered to one instruction, d = x op y or op x.
+var binaryOps = map[ir.Op]func(d, n, m int) inst{ir.OpAdd: fadd, ir.OpSub: fsub, ir.OpMul: fmul,
+	ir.OpDiv: fdiv, ir.OpAnd: and, ir.OpOr: orr, ir.OpAndNot: bic}
+var unaryOps = map[ir.Op]func(d, n int) inst{ir.OpSqrt: fsqrt, ir.OpNeg: fneg, ir.OpAbs: fabs}
 
 func (l *lowering) instr(in *ir.Instr) {
 	a := in.Args
@@ -285,16 +290,12 @@ func (l *lowering) instr(in *ir.Instr) {
 		l.loc[l.pos] = location{-1, -1}
 	case ir.OpPark:
 		// NEON parks nothing: the value stays where it is (alias).
-	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpDiv:
+	case ir.OpAdd, ir.OpSub, ir.OpMul, ir.OpDiv, ir.OpAnd, ir.OpOr, ir.OpAndNot:
 		x, y := l.use(a[0], 0), l.use(a[1], 1)
-		d := l.result(a)
-		f := map[ir.Op]func(int, int, int) inst{ir.OpAdd: fadd, ir.OpSub: fsub, ir.OpMul: fmul, ir.OpDiv: fdiv}[in.Op]
-		l.fp(f(d, x, y))
+		l.fp(binaryOps[in.Op](l.result(a), x, y))
 	case ir.OpSqrt, ir.OpNeg, ir.OpAbs:
 		x := l.use(a[0], 0)
-		d := l.result(a)
-		f := map[ir.Op]func(int, int) inst{ir.OpSqrt: fsqrt, ir.OpNeg: fneg, ir.OpAbs: fabs}[in.Op]
-		l.fp(f(d, x))
+		l.fp(unaryOps[in.Op](l.result(a), x))
 	case ir.OpMin, ir.OpMax:
 		// Min(x, y) = x < y ? x : y, Max = x > y ? x : y: a compare and a
 		// select (ARM's FMIN/FMAX differ from the spec on NaN and -0).
@@ -330,11 +331,6 @@ func (l *lowering) instr(in *ir.Instr) {
 		l.out.op(and(d, d, scratch0))
 	case ir.OpCmp:
 		l.compare(in)
-	case ir.OpAnd, ir.OpOr, ir.OpAndNot:
-		x, y := l.use(a[0], 0), l.use(a[1], 1)
-		d := l.result(a)
-		f := map[ir.Op]func(int, int, int) inst{ir.OpAnd: and, ir.OpOr: orr, ir.OpAndNot: bic}[in.Op]
-		l.out.op(f(d, x, y))
 	case ir.OpSelect:
 		m, x, y := l.use(a[0], 0), l.use(a[1], 1), l.use(a[2], 2)
 		l.out.op(vmov(scratch0, m))
@@ -344,23 +340,18 @@ func (l *lowering) instr(in *ir.Instr) {
 	}
 }
 
-// compare lowers an OpCmp: a lane mask, all ones where the predicate holds.
+// compare lowers an OpCmp: a lane mask, all ones where the predicate
+// holds: x == y, y > x, y >= x, NOT x >= y, NOT y >= x.
 func (l *lowering) compare(in *ir.Instr) {
-	a := in.Args
+	a, p := in.Args, ir.Pred(in.Aux)
 	x, y := l.use(a[0], 0), l.use(a[1], 1)
 	d := l.result(a)
-	switch ir.Pred(in.Aux) {
-	case ir.EQ:
-		l.fp(fcmeq(d, x, y))
-	case ir.LT:
-		l.fp(fcmgt(d, y, x))
-	case ir.LE:
-		l.fp(fcmge(d, y, x))
-	case ir.NotGE:
-		l.fp(fcmge(d, x, y))
-		l.out.op(not(d, d))
-	case ir.NotLE:
-		l.fp(fcmge(d, y, x))
+	if p == ir.LT || p == ir.LE || p == ir.NotLE {
+		x, y = y, x
+	}
+	cmp := [...]func(d, n, m int) inst{ir.EQ: fcmeq, ir.LT: fcmgt, ir.LE: fcmge, ir.NotGE: fcmge, ir.NotLE: fcmge}
+	l.fp(cmp[p](d, x, y))
+	if p == ir.NotGE || p == ir.NotLE {
 		l.out.op(not(d, d))
 	}
 }
@@ -391,10 +382,7 @@ func (l *lowering) control(in *ir.Instr) {
 		l.free(a[1:])
 	case ir.OpRare:
 		// Skip the block for a group with no lane of the mask set.
-		m := l.use(a[0], 0)
-		l.out.op(umaxv(scratch0, m))
-		l.out.op(fmovws(anyReg, scratch0))
-		l.out.line("CBZW R%d, %s_%s", anyReg, l.label, in.Name)
+		anyLane(l.out, l.use(a[0], 0), "CBZW", l.label+"_"+in.Name)
 		l.free(a)
 		l.blockNames = append(l.blockNames, in.Name)
 	case ir.OpEndRare:
@@ -404,6 +392,13 @@ func (l *lowering) control(in *ir.Instr) {
 	default:
 		panic(fmt.Sprintf("neon: %s has no lowering", in.Op))
 	}
+}
+
+// anyLane branches to label by op: CBZW if no lane of the mask in v is set, CBNZW if one is.
+func anyLane(w *writer, v int, op, label string) {
+	w.op(umaxv(scratch0, v))
+	w.op(fmovws(anyReg, scratch0))
+	w.line("%s R%d, %s", op, anyReg, label)
 }
 
 // selectInto emits result = mask ? x : y, where the mask is in scratch0

@@ -19,23 +19,20 @@ const (
 // body's first inputs; the local record's seven fields follow.
 const poseStreams = 7
 
-// poseKernel is the pose kernel being written: its frame offsets.
+// poseKernel is the pose kernel being written: its body and frame offsets.
 type poseKernel struct {
-	w          *writer
-	e          ir.Elem
-	l          *lowering
-	name       string
+	kernel
+	p          *ir.Program
 	indexed    bool // the bodies listed in bodiesReg (PosesIndexed)
 	set, stage int  // the record's fields; the tail's (or gathered) streams, then the outputs
 }
 
 // Poses writes PosesNEON (or Poses64NEON): kernels.Pose over bodies, one
-// group of lanes at a time, the records loaded and stored with
-// transposing LD4/ST4 lane accesses (group) and the tail's streams staged
-// one float at a time (tail). With indexed, PosesIndexedNEON: the bodies
-// listed, their stream values gathered into the frame (gather) and their
-// records at their bodies' offsets. It returns the kernel's register use
-// and Go declaration.
+// group of lanes at a time, records loaded and stored by transposing
+// LD4/ST4 lane accesses, the tail's streams staged one float at a time.
+// With indexed, PosesIndexedNEON: the bodies listed, their stream values
+// gathered into the frame, their records at their bodies' offsets. It
+// returns the kernel's register use and Go declaration.
 func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (Stats, string) {
 	k := kernels.Pose
 	name := k.Name + e.Suffix() + "NEON"
@@ -46,19 +43,15 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (Stats, string) {
 		params = "local, dst *%s, bodies *uint32, n int"
 		names, argRegs = slices.Insert(names, 9, "bodies"), slices.Insert(argRegs, 9, bodiesReg)
 	}
-	p := k.ProgramOf(e)
-	lanes := 16 / e.Bytes()
-	_, _, shift := moves(e.Bytes())
-	var f frame
-	f.spillsOf(p, dry, nil)
-	pk := &poseKernel{w: w, e: e, name: name, indexed: indexed, set: f.take(poseStreams), stage: f.take(2 * poseStreams)}
-
-	w.raw(fmt.Sprintf("\n// func %s(px, py, pz, qx, qy, qz, qw *%s, "+params+")\n", name, e, e))
-	f.text(w, name, false, 8*len(names))
+	pk := &poseKernel{kernel: newKernel(w, c, e, name), p: k.ProgramOf(e), indexed: indexed}
+	lanes := pk.lanes
+	_, _, shift := moves(pk.size)
+	pk.spillsOf(pk.p, dry, nil)
+	pk.set, pk.stage = pk.take(poseStreams), pk.take(2*poseStreams)
+	pk.text(fmt.Sprintf("(px, py, pz, qx, qy, qz, qw *%s, "+params+")", e, e), false, 8*len(names))
 	loadArgs(w, names, argRegs, iReg)
 
-	pk.l = f.lowering(p, w, c)
-	groupLoop(w, name, lanes, func() {
+	pk.groupLoop(func() {
 		w.line("LSL $%d, R%d, R%d", shift, iReg, offReg)
 		in := func(s int) source { return func(d int) inst { return ldrqr(d, s, offReg) } }
 		if indexed {
@@ -70,29 +63,27 @@ func Poses(w *writer, c *constTable, e ir.Elem, indexed bool) (Stats, string) {
 		pk.group(name+"_group", lanes, in)
 	}, fmt.Sprintf("The n mod %d bodies left: streams staged through the frame, records lane by lane.", lanes))
 	w.line("LSL $%d, R%d, R%d", shift, iReg, offReg)
-	pk.tail(lanes)
+	pk.tail()
 	w.label(name + "_done")
 	w.line("RET")
-	return f.stats(name), poseDecl(name, indexed, e)
+	return pk.stats(), poseDecl(name, indexed, e)
 }
 
 // group writes one group: its records (lanes of them, from record iReg
 // on), the body, its records out. stream(s) is where the body reads
 // stream s.
 func (pk *poseKernel) group(label string, lanes int, stream func(s int) source) {
-	w, l := pk.w, pk.l
+	w := pk.w
 	pk.records(label+"_in", lanes, ld4, localReg)
 	for v := range poseStreams {
 		w.op(strqi(v, frameReg, pk.set+16*v))
 	}
-	l.input = func(s int) source {
+	l := pk.body(pk.p, label, func(s int) source {
 		if s >= poseStreams {
 			return slot(pk.set + 16*(s-poseStreams))
 		}
 		return stream(s)
-	}
-	l.label = label
-	l.emit()
+	}, nil)
 	w.comment("The outputs in V0-V6 (through the frame), V7 zero, stored as records.")
 	out := pk.stage + 16*poseStreams
 	l.storeOutputs(poseStreams, out)
@@ -122,7 +113,7 @@ func (pk *poseKernel) records(label string, lanes int, op func(ir.Elem, int, int
 		w.op(op(e, 4, lane, tmpC, 4*e.Bytes()))
 	}
 	if lanes == 0 {
-		copyLanesOf(w, leftReg, 16/e.Bytes()-1, label, one)
+		pk.copyLanes(leftReg, label, one)
 	}
 	for lane := range lanes {
 		one(lane)
@@ -132,14 +123,13 @@ func (pk *poseKernel) records(label string, lanes int, op func(ir.Elem, int, int
 // tail writes the group of the n mod lanes bodies left: their streams
 // copied into a zeroed stage one float at a time, then the group reading
 // only their records and writing only theirs.
-func (pk *poseKernel) tail(lanes int) {
-	w, size := pk.w, pk.e.Bytes()
-	zeroSlots(w, pk.stage, poseStreams)
-	copyLanesOf(w, leftReg, lanes-1, pk.name+"_tailstreams", func(lane int) {
+func (pk *poseKernel) tail() {
+	zeroSlots(pk.w, pk.stage, poseStreams)
+	pk.copyLanes(leftReg, pk.name+"_tailstreams", func(lane int) {
 		if pk.indexed {
 			pk.gather(lane)
 		} else {
-			stageLane(w, poseStreams, pk.stage, size, lane)
+			pk.stageLane(poseStreams, pk.stage, lane)
 		}
 	})
 	pk.group(pk.name+"_tailgroup", 0, slots(pk.stage))
@@ -148,7 +138,7 @@ func (pk *poseKernel) tail(lanes int) {
 // gather copies the values of lane's body in the seven streams to lane of
 // the staged streams, one float at a time.
 func (pk *poseKernel) gather(lane int) {
-	w, size := pk.w, pk.e.Bytes()
+	w, size := pk.w, pk.size
 	load, store, shift := moves(size)
 	indexOf(pk.w, bodiesReg, lane)
 	for s := range poseStreams {

@@ -2,8 +2,10 @@ package neon
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/segdist/segdist/gen/ir"
+	"github.com/segdist/segdist/gen/tuning"
 )
 
 // Default returns the schedule of the NEON kernels, chosen with llvm-mca
@@ -38,15 +40,12 @@ func (ss *Schedules) All() []*Schedule { return []*Schedule{&ss.NEONF32, &ss.NEO
 
 // Validate reports the first setting that cannot work, naming it.
 func (ss *Schedules) Validate() error {
-	for _, s := range ss.All() {
-		for _, m := range []struct {
-			name string
-			m    ir.Merge
-		}{{"Closest", s.Closest}, {"Point", s.Point}, {"Stream", s.Stream}} {
-			if m.m.Groups < 1 || m.m.Groups > 2 || m.m.Skew < 0 || m.m.Skew > 1 {
-				return fmt.Errorf("%s%s: %s = %d groups at skew %v: want 1 or 2 groups (one more offset register), skew from 0 to 1",
-					s.Target.Name, [...]string{"F32", "F64"}[s.Target.Elem], m.name, m.m.Groups, m.m.Skew)
-			}
+	for _, f := range tuning.Fields(ss) {
+		switch v := f.Value; {
+		case strings.HasSuffix(f.Path, ".Groups") && (v.Int() < 1 || v.Int() > 2):
+			return fmt.Errorf("%s = %d: want 1 or 2 groups (one more offset register)", f.Path, v.Int())
+		case strings.HasSuffix(f.Path, ".Skew") && (v.Float() < 0 || v.Float() > 1):
+			return fmt.Errorf("%s = %v: want a skew from 0 to 1", f.Path, v.Float())
 		}
 	}
 	return nil

@@ -37,11 +37,11 @@ type toiKernel struct {
 // kernel's register use (the most of the three bodies) and Go declaration.
 func TOI(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	name := "TOI" + e.Suffix() + "NEON"
-	k := &toiKernel{pairKernel: newPairKernel(w, c, e, name)}
+	k := &toiKernel{pairKernel: &pairKernel{kernel: newKernel(w, c, e, name)}}
 	k.streams, k.u32, k.narrowed = toiStreams, 3, true
 	for i, kk := range []*kernels.Kernel{kernels.TOISetup, kernels.TOIStep, kernels.TOIFinish} {
 		k.progs[i] = kk.ProgramOf(e)
-		k.f.spillsOf(k.progs[i], dry, dry)
+		k.spillsOf(k.progs[i], dry, dry)
 	}
 	for _, o := range k.progs[1].Outputs {
 		// The step's outputs overwrite its inputs' slots: none may be an
@@ -50,13 +50,22 @@ func TOI(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 			panic("neon: a TOIStep output is one of its inputs")
 		}
 	}
-	k.set = k.f.take(kernels.TOIPadJ + 1)
-	k.state = k.f.take(kernels.TOIOrigin)
-	k.args = k.f.take(len(toiArgs))
-	k.stage = k.f.take(toiStreams)
-	k.tailIdx = k.f.take(2)
+	k.set = k.take(kernels.TOIPadJ + 1)
+	k.state = k.take(kernels.TOIOrigin)
+	k.args = k.take(len(toiArgs))
+	k.stage = k.take(toiStreams)
+	k.tailIdx = k.take(2)
 
-	k.header()
+	argOff := 56 // the scalar arguments follow start, end, pad, pi, pj, out, n
+	sig := "(start, end, pad *%[1]s, pi, pj *uint32, out *[%d]*%[1]s, n int, margin, tol, tmax, maxiter %[1]s)"
+	k.text(fmt.Sprintf(sig, e, toiStreams), false, argOff+len(toiArgs)*k.size)
+	loadArgs(w, []string{"start", "end", "pad", "pi", "pj", "out", "n"},
+		[]int{-1, -1, toiPadReg, piReg, pjReg, outReg, nReg}, iReg)
+	w.comment("margin, tol, tmax and maxiter in every lane, in their slots.")
+	for j, a := range toiArgs {
+		k.broadcast(a, argOff+k.size*j, k.args+16*j)
+	}
+
 	var l *lowering
 	k.loop(func(label string, index func(side, lane int)) { l = k.group(label, index) }, func() {
 		w.comment("Store one row per pair.")
@@ -66,8 +75,7 @@ func TOI(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 	w.label(name + "_done")
 	w.line("RET")
 
-	sfx := e.Suffix()
-	return k.f.stats(name), fmt.Sprintf(`// %s computes the time of impact of n pairs of swept capsules on arm64 NEON,
+	return k.stats(), fmt.Sprintf(`// %s computes the time of impact of n pairs of swept capsules on arm64 NEON,
 // one row per pair, bit-identical to fallback.TOILane%s on each. start and end point at
 // the capsule records (soa.Capsule%[2]s, %[3]d bytes) at the start and the end of the step, pad
 // at one pad per capsule or is nil (no pads), pi and pj at the n pair indices (all in
@@ -76,7 +84,7 @@ func TOI(w *writer, c *constTable, e ir.Elem) (Stats, string) {
 //
 //go:noescape
 func %[1]s(start *%[4]s, end *%[4]s, pad *%[4]s, pi *uint32, pj *uint32, out *[14]*%[4]s, n int, margin %[4]s, tol %[4]s, tmax %[4]s, maxiter %[4]s)
-`, name, sfx, 8*e.Bytes(), e)
+`, name, e.Suffix(), 8*e.Bytes(), e)
 }
 
 // group emits one group: the records of its pairs (index(side, lane)
@@ -84,42 +92,31 @@ func %[1]s(start *%[4]s, end *%[4]s, pad *%[4]s, pi *uint32, pj *uint32, out *[1
 // steps until no lane runs, and the finish, whose lowering it returns
 // (its outputs in place).
 func (k *toiKernel) group(label string, index func(side, lane int)) *lowering {
-	w, e := k.w, k.e
+	w := k.w
 	w.comment("The start records of I and J, then the end records.")
 	w.line("MOVD start+0(FP), R%d", capsReg)
-	loadRecords(w, e, k.set+16*kernels.TOIStartI, false, index)
+	k.loadRecords(k.set+16*kernels.TOIStartI, false, index)
 	w.line("MOVD end+8(FP), R%d", capsReg)
-	loadRecords(w, e, k.set+16*kernels.TOIEndI, false, index)
+	k.loadRecords(k.set+16*kernels.TOIEndI, false, index)
 	k.pads(label, index)
 
 	w.comment("Setup: the frame and the initial state.")
-	l := k.body(0, label+"_setup", slots(k.set), slots(k.args)) // margin, tol, tmax
+	l := k.body(k.progs[0], label+"_setup", slots(k.set), slots(k.args)) // margin, tol, tmax
 	l.storeOutputs(len(l.p.Outputs), k.state)
 
 	w.comment("Steps until no lane is running.")
 	w.label(label + "_steps")
-	l = k.body(1, label+"_step", slots(k.state), slots(k.args+32)) // tmax, maxiter
+	l = k.body(k.progs[1], label+"_step", slots(k.state), slots(k.args+32)) // tmax, maxiter
 	l.storeOutputs(3, k.state+16*kernels.TOIState)
-	w.op(umaxv(scratch0, l.output(3)))
-	w.op(fmovws(anyReg, scratch0))
-	w.line("CBNZW R%d, %s_steps", anyReg, label)
+	anyLane(w, l.output(3), "CBNZW", label+"_steps")
 
 	w.comment("Finish: the outputs at the time reached; C0 is J's A at the start.")
-	return k.body(2, label+"_finish", func(j int) source {
+	return k.body(k.progs[2], label+"_finish", func(j int) source {
 		if j >= kernels.TOIOrigin {
 			return slot(k.set + 16*(kernels.TOIStartJ+j-kernels.TOIOrigin))
 		}
 		return slot(k.state + 16*j)
 	}, nil)
-}
-
-// body lowers TOI body i (setup, step, finish) at label, its inputs from
-// in and its arguments from arg.
-func (k *toiKernel) body(i int, label string, in, arg func(int) source) *lowering {
-	l := k.f.lowering(k.progs[i], k.w, k.c)
-	l.input, l.arg, l.label = in, arg, label
-	l.emit()
-	return l
 }
 
 // pads stores the pads of the group's capsules I and J to their slots:
@@ -162,20 +159,3 @@ func (k *toiKernel) rowVec(l *lowering, s int) int {
 // fcvtzu converts the float32 lanes of n to uint32, rounding toward
 // zero (of makes it the float64 form).
 func fcvtzu(d, n int) inst { return two(0x6EA1B800, d, n, "fcvtzu v%d.4s, v%d.4s") }
-
-// header emits the TEXT line and the loads of the pointers and the
-// scalar arguments (margin, tol, tmax and maxiter in every lane of their
-// slots).
-func (k *toiKernel) header() {
-	w, name, e := k.w, k.name, k.e
-	argOff := 56 // the scalar arguments follow start, end, pad, pi, pj, out, n
-	w.raw(fmt.Sprintf("\n// func %s(start, end, pad *%[2]s, pi, pj *uint32, out *[%d]*%[2]s, n int, margin, tol, tmax, maxiter %[2]s)\n",
-		name, e, toiStreams))
-	k.f.text(w, name, false, argOff+len(toiArgs)*k.size)
-	loadArgs(w, []string{"start", "end", "pad", "pi", "pj", "out", "n"},
-		[]int{-1, -1, toiPadReg, piReg, pjReg, outReg, nReg}, iReg)
-	w.comment("margin, tol, tmax and maxiter in every lane, in their slots.")
-	for j, a := range toiArgs {
-		broadcast(w, e, a, argOff+k.size*j, k.args+16*j)
-	}
-}
