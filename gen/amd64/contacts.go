@@ -70,13 +70,7 @@ func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 	text(name, 0, contactSignature(t.Elem, planes), false, contactDoc(name, t, compact, planes))
 	Comment("The thirteen stream pointers, copied to the frame: a row's store then loads its",
 		"pointer in one instruction, not two.")
-	ck := &contactKernel{compact: compact, outStreams: AllocLocal(8 * contactStreams)}
-	Load(Param("out"), scratch)
-	for k := range contactStreams {
-		r := GP64()
-		MOVQ(Mem{Base: scratch, Disp: 8 * k}, r)
-		MOVQ(r, ck.outStreams.Offset(8*k))
-	}
+	ck := &contactKernel{compact: compact, outStreams: outPointers(contactStreams)}
 	cl, sides := &e.s.Contacts, capsSides
 	if planes {
 		cl, sides = &e.s.Planes, planeSides
@@ -117,6 +111,20 @@ func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 		Store(remain, ReturnIndex(0))
 	}
 	ret(t, nil)
+}
+
+// outPointers copies the n output stream pointers of out to the frame and
+// returns the copy: a row's store then loads its pointer in one
+// instruction, not two.
+func outPointers(n int) Mem {
+	m := AllocLocal(8 * n)
+	Load(Param("out"), scratch)
+	for k := range n {
+		r := GP64()
+		MOVQ(Mem{Base: scratch, Disp: 8 * k}, r)
+		MOVQ(r, m.Offset(8*k))
+	}
+	return m
 }
 
 // contactDoc returns the doc comment of contact kernel name.
@@ -408,15 +416,20 @@ func (r *recordLoop) tail() {
 	JZ(LabelRef(name + "_done"))
 	mask := tailMask(t, r.e.c)
 	Comment("The remaining pair indices, zero (capsule 0) past n.")
-	for side := range 2 {
-		idx := l.loadIndices(Mem{Base: pairIdx[side], Index: index, Scale: 4}, mask)
-		VMOVUPS(idx, r.tailIdx.Offset(side*t.VecBytes()))
-	}
-	r.loadSet(set, func(side, lane int) Mem {
-		return r.tailIdx.Offset(side*t.VecBytes() + 4*lane)
-	}, 0)
+	r.loadSet(set, tailIndices(l, r.tailIdx, mask), 0)
 	r.run([]*lowering{l}, name+"_tailgroup", mask, nil)
 	Label(name + "_done")
+}
+
+// tailIndices loads the tail group's pair indices under mask (zero past n:
+// capsule 0) into the two vectors at at and returns the address of each
+// lane's index, as loadRecords reads them.
+func tailIndices(l *lowering, at Mem, mask Op) func(side, lane int) Mem {
+	for side := range 2 {
+		idx := l.loadIndices(Mem{Base: pairIdx[side], Index: index, Scale: 4}, mask)
+		VMOVUPS(idx, at.Offset(side*l.t.VecBytes()))
+	}
+	return func(side, lane int) Mem { return at.Offset(side*l.t.VecBytes() + 4*lane) }
 }
 
 // PrefetchRecordsAhead is how many groups ahead the one-group record loops

@@ -25,12 +25,11 @@ import (
 // Status, Iter (uint32), then T, Dist, the normal, P and Q.
 const toiStreams = 14
 
-// Registers of the TOI kernels.
+// Registers of the TOI kernels besides pairIdx (pi and pj).
 var (
-	toiStart = RAX                     // the start records
-	toiEnd   = RCX                     // the end records
-	toiArea  = R9                      // the aligned slot area: spill slots, then the set
-	toiPairs = [2]GPPhysical{RDX, RSI} // pi and pj
+	toiStart = RAX // the start records
+	toiEnd   = RCX // the end records
+	toiArea  = R9  // the aligned slot area: spill slots, then the set
 )
 
 // The set's layout, in vectors from the spill slots on: the 28 record
@@ -45,14 +44,11 @@ const (
 
 // toiKernel is one TOI kernel being emitted.
 type toiKernel struct {
-	t     *ir.Target
-	c     *constants
-	progs [3]*ir.Program // setup, step, finish
-	merge ir.Merge       // the groups per iteration and their skew
-	// outs is the kernel's copy of the fourteen output stream pointers
-	// (out), in its frame: a row's store then loads its pointer in one
-	// instruction, not two.
-	outs      Mem
+	t         *ir.Target
+	c         *constants
+	progs     [3]*ir.Program // setup, step, finish
+	merge     ir.Merge       // the groups per iteration and their skew
+	outs      Mem            // the fourteen output stream pointers (outPointers)
 	zero, one VecVirtual
 }
 
@@ -82,7 +78,7 @@ func (e *emitter) TOI() {
 	JB(LabelRef(name + "_done"))
 	Label(name + "_loop")
 	k.groups(name+"_loop", nil, func(g, side, lane int) Mem {
-		return Mem{Base: toiPairs[side], Index: index, Scale: 4, Disp: 4 * (g*t.Lanes + lane)}
+		return Mem{Base: pairIdx[side], Index: index, Scale: 4, Disp: 4 * (g*t.Lanes + lane)}
 	})
 	ADDQ(U32(step), index)
 	SUBQ(U32(step), remain)
@@ -102,12 +98,8 @@ func (e *emitter) TOI() {
 	mask := tailMask(t, e.c)
 	MOVQ(left, remain)
 	Comment("The pair indices, zero (capsule 0) past n.")
-	tailIdx := k.slot(0, toiSetSize-2)
-	for side := range 2 {
-		idx := (&lowering{t: t, consts: e.c}).loadIndices(Mem{Base: toiPairs[side], Index: index, Scale: 4}, mask)
-		VMOVUPS(idx, tailIdx.Offset(side*t.VecBytes()))
-	}
-	k.groups(tail+"_g", mask, func(_, side, lane int) Mem { return tailIdx.Offset(side*t.VecBytes() + 4*lane) })
+	idx := tailIndices(&lowering{t: t, consts: e.c}, k.slot(0, toiSetSize-2), mask)
+	k.groups(tail+"_g", mask, func(_, side, lane int) Mem { return idx(side, lane) })
 	ADDQ(U32(t.Lanes), index)
 	SUBQ(U32(t.Lanes), remain)
 	JG(LabelRef(tail + "_loop"))
@@ -124,14 +116,8 @@ func (e *emitter) toiKernel(name, sig string, doc []string, merge ir.Merge) *toi
 	for i, kk := range []*kernels.Kernel{kernels.TOISetup, kernels.TOIStep, kernels.TOIFinish} {
 		k.progs[i] = ir.Unpark(kk.ProgramOf(t.Elem))
 	}
-	k.outs = AllocLocal(8 * toiStreams)
-	Load(Param("out"), scratch)
-	for j := range toiStreams {
-		r := GP64()
-		MOVQ(Mem{Base: scratch, Disp: 8 * j}, r)
-		MOVQ(r, k.outs.Offset(8*j))
-	}
-	for i, r := range []GPPhysical{toiStart, toiEnd, toiPairs[0], toiPairs[1]} {
+	k.outs = outPointers(toiStreams)
+	for i, r := range []GPPhysical{toiStart, toiEnd, pairIdx[0], pairIdx[1]} {
 		Load(Param([]string{"start", "end", "pi", "pj"}[i]), r)
 	}
 	newSlots(toiArea, k.merge.Groups*(spillSlots+toiSetSize), t.VecBytes())
