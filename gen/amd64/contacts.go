@@ -46,13 +46,6 @@ var (
 	written    = R11                    // rows written (compaction)
 )
 
-// The record sources of the loops over pairs: both sides' records from
-// the capsules, or side J's from the planes.
-var (
-	capsSides  = [2]GPPhysical{capsBase, capsBase}
-	planeSides = [2]GPPhysical{capsBase, planesBase}
-)
-
 // Contacts emits the contact kernel of body k (kernels.Contact or
 // kernels.PlaneContact): ContactsISA (compact false) or
 // CompactContactsISA, PlaneContactsISA or CompactPlaneContactsISA, run
@@ -71,9 +64,9 @@ func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 	Comment("The thirteen stream pointers, copied to the frame: a row's store then loads its",
 		"pointer in one instruction, not two.")
 	ck := &contactKernel{compact: compact, outStreams: outPointers(contactStreams)}
-	cl, sides := &e.s.Contacts, capsSides
+	cl, sides := &e.s.Contacts, [2]GPPhysical{capsBase, capsBase}
 	if planes {
-		cl, sides = &e.s.Planes, planeSides
+		cl, sides[1] = &e.s.Planes, planesBase
 	}
 	loop := cl.Rows
 	if compact {
@@ -208,7 +201,7 @@ type recordLoop struct {
 	spill  bool // p is unparked: the loops spill selectively
 	name   string
 	loop   RecordLoop
-	sides  [2]GPPhysical // where each side's records are: capsSides or planeSides
+	sides  [2]GPPhysical // where each side's records are: capsBase, or planesBase for J
 	pinned []string      // the constants held in registers (ContactLoops.PinnedConstants)
 	stage  *staged       // if not nil, setup places the sink's stage in the area
 	table  *planeTable   // if not nil, the plane table, placed by setup

@@ -6,6 +6,7 @@ import (
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
 
 	"github.com/segdist/segdist/gen/kernels"
 )
@@ -50,7 +51,8 @@ func (e *emitter) ClosestIndexed() {
 	// On AVX-512 the canonical NaN goes in with masked stores
 	// (storeOverrides), or its lanes' mask into bad (DeferOverrides).
 	p, ovs := e.splitOverrides(body)
-	r := &recordLoop{e: e, p: p, spill: e.s.Bodies.Spill, name: name, loop: e.s.Indexed, sides: capsSides}
+	r := &recordLoop{e: e, p: p, spill: e.s.Bodies.Spill, name: name, loop: e.s.Indexed,
+		sides: [2]GPPhysical{capsBase, capsBase}}
 	r.run = func(ls []*lowering, label string, mask Op, in *interlude) {
 		for g, l := range ls {
 			l.slots.used, l.label, l.arg, l.overrides, l.badLanes = 0, groupLabel(label, g, len(ls)), noArgs, ovs, bad
