@@ -87,7 +87,6 @@ func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 	r.run = func(ls []*lowering, label string, mask Op, in *interlude) {
 		for g, l := range ls {
 			contactBody(l, groupLabel(label, g, len(ls)), g)
-			l.begin()
 		}
 		// The pipelined one-group loop's groups (those with an interlude)
 		// stage their rows; the last group and the tail compact the staged
@@ -603,15 +602,12 @@ func groupLabel(label string, g, n int) string {
 	return fmt.Sprintf("%s_g%d", label, g)
 }
 
-// contactBody prepares l to compute the contacts of group g of an
-// iteration, whose capsule pairs are loaded into set from slot 14g.
+// contactBody begins l on the contacts of group g of an iteration, whose
+// capsule pairs are loaded into set from slot 14g.
 func contactBody(l *lowering, label string, g int) {
-	t := l.t
-	l.slots.used = 0
-	l.label = label
-	l.input = func(pos int) Op { return Mem{Base: set, Disp: (recordInputs*g + pos) * t.VecBytes()} }
 	margin := addrOf(Param("margin"))
-	l.arg = func(int) Mem { return margin }
+	input := func(pos int) Op { return Mem{Base: set, Disp: (recordInputs*g + pos) * l.t.VecBytes()} }
+	l.beginGroup(label, input, func(int) Mem { return margin })
 }
 
 // sink stores the rows of group g of an iteration, computed by l: one per

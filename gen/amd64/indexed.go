@@ -55,16 +55,15 @@ func (e *emitter) ClosestIndexed() {
 		sides: [2]GPPhysical{capsBase, capsBase}}
 	r.run = func(ls []*lowering, label string, mask Op, in *interlude) {
 		for g, l := range ls {
-			l.slots.used, l.label, l.arg, l.overrides, l.badLanes = 0, groupLabel(label, g, len(ls)), noArgs, ovs, bad
+			l.overrides, l.badLanes = ovs, bad
 			// The body's A B C D are the set's A B of capsule I (slots
 			// 0-5) and of capsule J (7-12); the radii (6, 13) are skipped.
-			l.input = func(pos int) Op {
+			l.beginGroup(groupLabel(label, g, len(ls)), func(pos int) Op {
 				if pos >= 6 {
 					pos++
 				}
 				return Mem{Base: set, Disp: (recordInputs*g + pos) * t.VecBytes()}
-			}
-			l.begin()
+			}, noArgs)
 		}
 		merge(ls, e.s.Indexed.Skew, func(g int) { store(ls[g], g, mask) }, newSpiller(ls, heldBy(mask), overrideRegs(ls[0])), in)
 	}

@@ -250,11 +250,7 @@ func (pl *poseLoop) iteration(label string, ls []*lowering, mask Op, from, to re
 // instead measured no faster on AVX-512 (docs/levers.md, "Pose kernels").
 func (pl *poseLoop) inputs(l *lowering, label string, g int, mask Op, fields [poseStreams]Op) {
 	t := pl.e.t
-	if l.slots != nil {
-		l.slots.used = 0
-	}
-	l.label = label
-	l.input = func(s int) Op {
+	input := func(s int) Op {
 		if s >= poseStreams {
 			return fields[s-poseStreams]
 		}
@@ -267,8 +263,7 @@ func (pl *poseLoop) inputs(l *lowering, label string, g int, mask Op, fields [po
 		}
 		return l.loadLanes(m, mask)
 	}
-	l.arg = func(int) Mem { panic("the pose kernel takes no scalar arguments") }
-	l.begin()
+	l.beginGroup(label, input, func(int) Mem { panic("the pose kernel takes no scalar arguments") })
 }
 
 // poseSinkRegs is how many vector registers a spilling pose loop leaves

@@ -141,13 +141,10 @@ func (k *toiKernel) slot(g, j int) Mem {
 func (k *toiKernel) lowerings(b int, label string, in func(j int) int, args ...string) []*lowering {
 	ls := make([]*lowering, k.merge.Groups)
 	for g := range ls {
-		l := &lowering{t: k.t, p: k.progs[b], consts: k.c, zero: k.zero, one: k.one, spill: true}
-		l.label = fmt.Sprintf("%s_g%d", label, g)
-		l.slots = &slots{base: toiArea, bytes: k.t.VecBytes(), n: spillSlots, first: g * spillSlots}
-		l.input = func(j int) Op { return k.slot(g, in(j)) }
-		l.arg = func(j int) Mem { return addrOf(Param(args[j])) }
-		l.begin()
-		ls[g] = l
+		ls[g] = &lowering{t: k.t, p: k.progs[b], consts: k.c, zero: k.zero, one: k.one, spill: true,
+			slots: &slots{base: toiArea, bytes: k.t.VecBytes(), n: spillSlots, first: g * spillSlots}}
+		ls[g].beginGroup(fmt.Sprintf("%s_g%d", label, g), func(j int) Op { return k.slot(g, in(j)) },
+			func(j int) Mem { return addrOf(Param(args[j])) })
 	}
 	return ls
 }
