@@ -47,10 +47,8 @@ var (
 )
 
 // Contacts emits the contact kernel of body k (kernels.Contact or
-// kernels.PlaneContact): ContactsISA (compact false) or
-// CompactContactsISA, PlaneContactsISA or CompactPlaneContactsISA, run
-// by the schedule's Contacts (or Planes) Rows or Compact loop
-// (recordLoop).
+// kernels.PlaneContact), [Compact]ContactsISA or [Compact]PlaneContactsISA,
+// run by the schedule's Contacts (or Planes) Rows or Compact loop (recordLoop).
 func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 	t := e.t
 	check(t)

@@ -231,13 +231,11 @@ func (pl *poseLoop) iteration(label string, ls []*lowering, mask Op, from, to re
 	sink := func(g int) {
 		Commentf("The records of group %d.", g)
 		l := ls[g]
-		var f [8]Op
+		f := [8]Op{7: l.zero}
 		for j := range 7 {
-			f[j] = l.mem(l.p.Outputs[j])
-		}
-		f[7] = l.zero
-		for _, j := range []int{0, 2, 4, 6} {
-			f[j] = l.out(j) // read as registers
+			if f[j] = l.mem(l.p.Outputs[j]); j%2 == 0 {
+				f[j] = l.out(j) // read as registers
+			}
 		}
 		storeRecords(t, pl.e.c, f, func(k int) Mem { return to.at(g, k) }, to.inOrder)
 	}
