@@ -13,13 +13,10 @@ import (
 )
 
 // The time-of-impact kernels run the three TOI bodies (kernels.TOISetup,
-// TOIStep, TOIFinish) on an iteration's groups of pairs: the swept
-// capsules' start and end records loaded by index and transposed, the pads
-// gathered, the setups, the steps until no lane is running, the finishes
-// and one row per pair. The values between the bodies live in a set of
-// slots per group in the frame; each body's registers are allocated on
-// their own (the spiller), so the loop between the steps carries nothing
-// in vector registers but 0 and 1.
+// TOIStep, TOIFinish) on an iteration's groups of pairs (toiKernel.groups).
+// The values between the bodies live in a set of slots per group in the
+// frame; each body's registers are allocated on their own (the spiller), so
+// the loop between the steps carries nothing in vector registers but 0 and 1.
 
 // toiStreams is the number of soa.TOIs streams a TOI kernel writes: Pair,
 // Status, Iter (uint32), then T, Dist, the normal, P and Q.
@@ -159,9 +156,9 @@ func (k *toiKernel) run(ls []*lowering, mask Op, storeNeed int, done func(g int)
 
 // groups emits the merged groups of an iteration, group g on the pairs
 // from index + g*t.Lanes (their indices at index(g, side, lane)): each
-// group's records, the setups, the steps until no lane of any group is
-// running, the finishes and the rows, under mask (nil: whole groups; a
-// mask is for one group).
+// group's start and end records and pads, the setups, the steps until no
+// lane of any group is running, the finishes and the rows, under mask
+// (nil: whole groups; a mask is for one group).
 func (k *toiKernel) groups(label string, mask Op, index func(g, side, lane int) Mem) {
 	t := k.t
 	for g := range k.merge.Groups {
