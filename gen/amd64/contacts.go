@@ -82,9 +82,11 @@ func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 	if planes && hasPlaneTable(t) {
 		r.table = &planeTable{}
 	}
+	margin := addrOf(Param("margin"))
 	r.run = func(ls []*lowering, label string, mask Op, in *interlude) {
-		for g, l := range ls {
-			contactBody(l, groupLabel(label, g, len(ls)), g)
+		for g, l := range ls { // group g's capsule pairs are in the set from slot 14g
+			input := func(pos int) Op { return Mem{Base: set, Disp: (recordInputs*g + pos) * t.VecBytes()} }
+			l.beginGroup(groupLabel(label, g, len(ls)), input, func(int) Mem { return margin })
 		}
 		// The pipelined one-group loop's groups (those with an interlude)
 		// stage their rows; the last group and the tail compact the staged
@@ -598,14 +600,6 @@ func groupLabel(label string, g, n int) string {
 		return label
 	}
 	return fmt.Sprintf("%s_g%d", label, g)
-}
-
-// contactBody begins l on the contacts of group g of an iteration, whose
-// capsule pairs are loaded into set from slot 14g.
-func contactBody(l *lowering, label string, g int) {
-	margin := addrOf(Param("margin"))
-	input := func(pos int) Op { return Mem{Base: set, Disp: (recordInputs*g + pos) * l.t.VecBytes()} }
-	l.beginGroup(label, input, func(int) Mem { return margin })
 }
 
 // sink stores the rows of group g of an iteration, computed by l: one per
