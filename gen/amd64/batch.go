@@ -479,9 +479,6 @@ func (f *batchFunc) iteration(ls []*lowering, mask Op, prefetch int, nt bool) {
 // body reads them when it spills (so that the spiller sees the registers
 // they take).
 func (f *batchFunc) inputs(l *lowering, g int, mask Op, prefetch int) {
-	if l.slots != nil {
-		l.slots.used = 0
-	}
 	// load returns input s of group g (at m, its stream): m where its
 	// pointer is in a register, else a register loaded now.
 	load := func(s int, m Mem) Op {
@@ -513,11 +510,21 @@ func (f *batchFunc) inputs(l *lowering, g int, mask Op, prefetch int) {
 			in[s] = load(s, m)
 		}
 	}
-	l.input = func(s int) Op { return in[s] }
+	input := func(s int) Op { return in[s] }
 	if lazy {
-		l.input = func(s int) Op { return load(s, f.stream(s, g)) }
+		input = func(s int) Op { return load(s, f.stream(s, g)) }
 	}
-	l.arg = func(int) Mem { panic("batch kernels take no scalar arguments") }
+	l.beginGroup("", input, func(int) Mem { panic("batch kernels take no scalar arguments") })
+}
+
+// beginGroup begins lowering l for a group of an iteration, its slots
+// unused: label prefixes its rare blocks' labels, input(k) is input k
+// and arg(k) argument k.
+func (l *lowering) beginGroup(label string, input func(k int) Op, arg func(k int) Mem) {
+	if l.slots != nil {
+		l.slots.used = 0
+	}
+	l.label, l.input, l.arg = label, input, arg
 	l.begin()
 }
 

@@ -46,18 +46,9 @@ var (
 	written    = R11                    // rows written (compaction)
 )
 
-// The record sources of the loops over pairs: both sides' records from
-// the capsules, or side J's from the planes.
-var (
-	capsSides  = [2]GPPhysical{capsBase, capsBase}
-	planeSides = [2]GPPhysical{capsBase, planesBase}
-)
-
 // Contacts emits the contact kernel of body k (kernels.Contact or
-// kernels.PlaneContact): ContactsISA (compact false) or
-// CompactContactsISA, PlaneContactsISA or CompactPlaneContactsISA, run
-// by the schedule's Contacts (or Planes) Rows or Compact loop
-// (recordLoop).
+// kernels.PlaneContact), [Compact]ContactsISA or [Compact]PlaneContactsISA,
+// run by the schedule's Contacts (or Planes) Rows or Compact loop (recordLoop).
 func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 	t := e.t
 	check(t)
@@ -70,16 +61,10 @@ func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 	text(name, 0, contactSignature(t.Elem, planes), false, contactDoc(name, t, compact, planes))
 	Comment("The thirteen stream pointers, copied to the frame: a row's store then loads its",
 		"pointer in one instruction, not two.")
-	ck := &contactKernel{compact: compact, outStreams: AllocLocal(8 * contactStreams)}
-	Load(Param("out"), scratch)
-	for k := range contactStreams {
-		r := GP64()
-		MOVQ(Mem{Base: scratch, Disp: 8 * k}, r)
-		MOVQ(r, ck.outStreams.Offset(8*k))
-	}
-	cl, sides := &e.s.Contacts, capsSides
+	ck := &contactKernel{compact: compact, outStreams: outPointers(contactStreams)}
+	cl, sides := &e.s.Contacts, [2]GPPhysical{capsBase, capsBase}
 	if planes {
-		cl, sides = &e.s.Planes, planeSides
+		cl, sides[1] = &e.s.Planes, planesBase
 	}
 	loop := cl.Rows
 	if compact {
@@ -97,10 +82,11 @@ func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 	if planes && hasPlaneTable(t) {
 		r.table = &planeTable{}
 	}
+	margin := addrOf(Param("margin"))
 	r.run = func(ls []*lowering, label string, mask Op, in *interlude) {
-		for g, l := range ls {
-			contactBody(l, groupLabel(label, g, len(ls)), g)
-			l.begin()
+		for g, l := range ls { // group g's capsule pairs are in the set from slot 14g
+			input := func(pos int) Op { return Mem{Base: set, Disp: (recordInputs*g + pos) * t.VecBytes()} }
+			l.beginGroup(groupLabel(label, g, len(ls)), input, func(int) Mem { return margin })
 		}
 		// The pipelined one-group loop's groups (those with an interlude)
 		// stage their rows; the last group and the tail compact the staged
@@ -117,6 +103,20 @@ func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 		Store(remain, ReturnIndex(0))
 	}
 	ret(t, nil)
+}
+
+// outPointers copies the n output stream pointers of out to the frame and
+// returns the copy: a row's store then loads its pointer in one
+// instruction, not two.
+func outPointers(n int) Mem {
+	m := AllocLocal(8 * n)
+	Load(Param("out"), scratch)
+	for k := range n {
+		r := GP64()
+		MOVQ(Mem{Base: scratch, Disp: 8 * k}, r)
+		MOVQ(r, m.Offset(8*k))
+	}
+	return m
 }
 
 // contactDoc returns the doc comment of contact kernel name.
@@ -200,7 +200,7 @@ type recordLoop struct {
 	spill  bool // p is unparked: the loops spill selectively
 	name   string
 	loop   RecordLoop
-	sides  [2]GPPhysical // where each side's records are: capsSides or planeSides
+	sides  [2]GPPhysical // where each side's records are: capsBase, or planesBase for J
 	pinned []string      // the constants held in registers (ContactLoops.PinnedConstants)
 	stage  *staged       // if not nil, setup places the sink's stage in the area
 	table  *planeTable   // if not nil, the plane table, placed by setup
@@ -408,15 +408,20 @@ func (r *recordLoop) tail() {
 	JZ(LabelRef(name + "_done"))
 	mask := tailMask(t, r.e.c)
 	Comment("The remaining pair indices, zero (capsule 0) past n.")
-	for side := range 2 {
-		idx := l.loadIndices(Mem{Base: pairIdx[side], Index: index, Scale: 4}, mask)
-		VMOVUPS(idx, r.tailIdx.Offset(side*t.VecBytes()))
-	}
-	r.loadSet(set, func(side, lane int) Mem {
-		return r.tailIdx.Offset(side*t.VecBytes() + 4*lane)
-	}, 0)
+	r.loadSet(set, tailIndices(l, r.tailIdx, mask), 0)
 	r.run([]*lowering{l}, name+"_tailgroup", mask, nil)
 	Label(name + "_done")
+}
+
+// tailIndices loads the tail group's pair indices under mask (zero past n:
+// capsule 0) into the two vectors at at and returns the address of each
+// lane's index, as loadRecords reads them.
+func tailIndices(l *lowering, at Mem, mask Op) func(side, lane int) Mem {
+	for side := range 2 {
+		idx := l.loadIndices(Mem{Base: pairIdx[side], Index: index, Scale: 4}, mask)
+		VMOVUPS(idx, at.Offset(side*l.t.VecBytes()))
+	}
+	return func(side, lane int) Mem { return at.Offset(side*l.t.VecBytes() + 4*lane) }
 }
 
 // PrefetchRecordsAhead is how many groups ahead the one-group record loops
@@ -595,17 +600,6 @@ func groupLabel(label string, g, n int) string {
 		return label
 	}
 	return fmt.Sprintf("%s_g%d", label, g)
-}
-
-// contactBody prepares l to compute the contacts of group g of an
-// iteration, whose capsule pairs are loaded into set from slot 14g.
-func contactBody(l *lowering, label string, g int) {
-	t := l.t
-	l.slots.used = 0
-	l.label = label
-	l.input = func(pos int) Op { return Mem{Base: set, Disp: (recordInputs*g + pos) * t.VecBytes()} }
-	margin := addrOf(Param("margin"))
-	l.arg = func(int) Mem { return margin }
 }
 
 // sink stores the rows of group g of an iteration, computed by l: one per

@@ -6,6 +6,7 @@ import (
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
 
 	"github.com/segdist/segdist/gen/kernels"
 )
@@ -50,19 +51,19 @@ func (e *emitter) ClosestIndexed() {
 	// On AVX-512 the canonical NaN goes in with masked stores
 	// (storeOverrides), or its lanes' mask into bad (DeferOverrides).
 	p, ovs := e.splitOverrides(body)
-	r := &recordLoop{e: e, p: p, spill: e.s.Bodies.Spill, name: name, loop: e.s.Indexed, sides: capsSides}
+	r := &recordLoop{e: e, p: p, spill: e.s.Bodies.Spill, name: name, loop: e.s.Indexed,
+		sides: [2]GPPhysical{capsBase, capsBase}}
 	r.run = func(ls []*lowering, label string, mask Op, in *interlude) {
 		for g, l := range ls {
-			l.slots.used, l.label, l.arg, l.overrides, l.badLanes = 0, groupLabel(label, g, len(ls)), noArgs, ovs, bad
+			l.overrides, l.badLanes = ovs, bad
 			// The body's A B C D are the set's A B of capsule I (slots
 			// 0-5) and of capsule J (7-12); the radii (6, 13) are skipped.
-			l.input = func(pos int) Op {
+			l.beginGroup(groupLabel(label, g, len(ls)), func(pos int) Op {
 				if pos >= 6 {
 					pos++
 				}
 				return Mem{Base: set, Disp: (recordInputs*g + pos) * t.VecBytes()}
-			}
-			l.begin()
+			}, noArgs)
 		}
 		merge(ls, e.s.Indexed.Skew, func(g int) { store(ls[g], g, mask) }, newSpiller(ls, heldBy(mask), overrideRegs(ls[0])), in)
 	}

@@ -231,13 +231,11 @@ func (pl *poseLoop) iteration(label string, ls []*lowering, mask Op, from, to re
 	sink := func(g int) {
 		Commentf("The records of group %d.", g)
 		l := ls[g]
-		var f [8]Op
+		f := [8]Op{7: l.zero}
 		for j := range 7 {
-			f[j] = l.mem(l.p.Outputs[j])
-		}
-		f[7] = l.zero
-		for _, j := range []int{0, 2, 4, 6} {
-			f[j] = l.out(j) // read as registers
+			if f[j] = l.mem(l.p.Outputs[j]); j%2 == 0 {
+				f[j] = l.out(j) // read as registers
+			}
 		}
 		storeRecords(t, pl.e.c, f, func(k int) Mem { return to.at(g, k) }, to.inOrder)
 	}
@@ -250,11 +248,7 @@ func (pl *poseLoop) iteration(label string, ls []*lowering, mask Op, from, to re
 // instead measured no faster on AVX-512 (docs/levers.md, "Pose kernels").
 func (pl *poseLoop) inputs(l *lowering, label string, g int, mask Op, fields [poseStreams]Op) {
 	t := pl.e.t
-	if l.slots != nil {
-		l.slots.used = 0
-	}
-	l.label = label
-	l.input = func(s int) Op {
+	input := func(s int) Op {
 		if s >= poseStreams {
 			return fields[s-poseStreams]
 		}
@@ -267,8 +261,7 @@ func (pl *poseLoop) inputs(l *lowering, label string, g int, mask Op, fields [po
 		}
 		return l.loadLanes(m, mask)
 	}
-	l.arg = func(int) Mem { panic("the pose kernel takes no scalar arguments") }
-	l.begin()
+	l.beginGroup(label, input, func(int) Mem { panic("the pose kernel takes no scalar arguments") })
 }
 
 // poseSinkRegs is how many vector registers a spilling pose loop leaves

@@ -13,24 +13,20 @@ import (
 )
 
 // The time-of-impact kernels run the three TOI bodies (kernels.TOISetup,
-// TOIStep, TOIFinish) on an iteration's groups of pairs: the swept
-// capsules' start and end records loaded by index and transposed, the pads
-// gathered, the setups, the steps until no lane is running, the finishes
-// and one row per pair. The values between the bodies live in a set of
-// slots per group in the frame; each body's registers are allocated on
-// their own (the spiller), so the loop between the steps carries nothing
-// in vector registers but 0 and 1.
+// TOIStep, TOIFinish) on an iteration's groups of pairs (toiKernel.groups).
+// The values between the bodies live in a set of slots per group in the
+// frame; each body's registers are allocated on their own (the spiller), so
+// the loop between the steps carries nothing in vector registers but 0 and 1.
 
 // toiStreams is the number of soa.TOIs streams a TOI kernel writes: Pair,
 // Status, Iter (uint32), then T, Dist, the normal, P and Q.
 const toiStreams = 14
 
-// Registers of the TOI kernels.
+// Registers of the TOI kernels besides pairIdx (pi and pj).
 var (
-	toiStart = RAX                     // the start records
-	toiEnd   = RCX                     // the end records
-	toiArea  = R9                      // the aligned slot area: spill slots, then the set
-	toiPairs = [2]GPPhysical{RDX, RSI} // pi and pj
+	toiStart = RAX // the start records
+	toiEnd   = RCX // the end records
+	toiArea  = R9  // the aligned slot area: spill slots, then the set
 )
 
 // The set's layout, in vectors from the spill slots on: the 28 record
@@ -45,14 +41,11 @@ const (
 
 // toiKernel is one TOI kernel being emitted.
 type toiKernel struct {
-	t     *ir.Target
-	c     *constants
-	progs [3]*ir.Program // setup, step, finish
-	merge ir.Merge       // the groups per iteration and their skew
-	// outs is the kernel's copy of the fourteen output stream pointers
-	// (out), in its frame: a row's store then loads its pointer in one
-	// instruction, not two.
-	outs      Mem
+	t         *ir.Target
+	c         *constants
+	progs     [3]*ir.Program // setup, step, finish
+	merge     ir.Merge       // the groups per iteration and their skew
+	outs      Mem            // the fourteen output stream pointers (outPointers)
 	zero, one VecVirtual
 }
 
@@ -82,7 +75,7 @@ func (e *emitter) TOI() {
 	JB(LabelRef(name + "_done"))
 	Label(name + "_loop")
 	k.groups(name+"_loop", nil, func(g, side, lane int) Mem {
-		return Mem{Base: toiPairs[side], Index: index, Scale: 4, Disp: 4 * (g*t.Lanes + lane)}
+		return Mem{Base: pairIdx[side], Index: index, Scale: 4, Disp: 4 * (g*t.Lanes + lane)}
 	})
 	ADDQ(U32(step), index)
 	SUBQ(U32(step), remain)
@@ -102,12 +95,8 @@ func (e *emitter) TOI() {
 	mask := tailMask(t, e.c)
 	MOVQ(left, remain)
 	Comment("The pair indices, zero (capsule 0) past n.")
-	tailIdx := k.slot(0, toiSetSize-2)
-	for side := range 2 {
-		idx := (&lowering{t: t, consts: e.c}).loadIndices(Mem{Base: toiPairs[side], Index: index, Scale: 4}, mask)
-		VMOVUPS(idx, tailIdx.Offset(side*t.VecBytes()))
-	}
-	k.groups(tail+"_g", mask, func(_, side, lane int) Mem { return tailIdx.Offset(side*t.VecBytes() + 4*lane) })
+	idx := tailIndices(&lowering{t: t, consts: e.c}, k.slot(0, toiSetSize-2), mask)
+	k.groups(tail+"_g", mask, func(_, side, lane int) Mem { return idx(side, lane) })
 	ADDQ(U32(t.Lanes), index)
 	SUBQ(U32(t.Lanes), remain)
 	JG(LabelRef(tail + "_loop"))
@@ -124,14 +113,8 @@ func (e *emitter) toiKernel(name, sig string, doc []string, merge ir.Merge) *toi
 	for i, kk := range []*kernels.Kernel{kernels.TOISetup, kernels.TOIStep, kernels.TOIFinish} {
 		k.progs[i] = ir.Unpark(kk.ProgramOf(t.Elem))
 	}
-	k.outs = AllocLocal(8 * toiStreams)
-	Load(Param("out"), scratch)
-	for j := range toiStreams {
-		r := GP64()
-		MOVQ(Mem{Base: scratch, Disp: 8 * j}, r)
-		MOVQ(r, k.outs.Offset(8*j))
-	}
-	for i, r := range []GPPhysical{toiStart, toiEnd, toiPairs[0], toiPairs[1]} {
+	k.outs = outPointers(toiStreams)
+	for i, r := range []GPPhysical{toiStart, toiEnd, pairIdx[0], pairIdx[1]} {
 		Load(Param([]string{"start", "end", "pi", "pj"}[i]), r)
 	}
 	newSlots(toiArea, k.merge.Groups*(spillSlots+toiSetSize), t.VecBytes())
@@ -155,13 +138,10 @@ func (k *toiKernel) slot(g, j int) Mem {
 func (k *toiKernel) lowerings(b int, label string, in func(j int) int, args ...string) []*lowering {
 	ls := make([]*lowering, k.merge.Groups)
 	for g := range ls {
-		l := &lowering{t: k.t, p: k.progs[b], consts: k.c, zero: k.zero, one: k.one, spill: true}
-		l.label = fmt.Sprintf("%s_g%d", label, g)
-		l.slots = &slots{base: toiArea, bytes: k.t.VecBytes(), n: spillSlots, first: g * spillSlots}
-		l.input = func(j int) Op { return k.slot(g, in(j)) }
-		l.arg = func(j int) Mem { return addrOf(Param(args[j])) }
-		l.begin()
-		ls[g] = l
+		ls[g] = &lowering{t: k.t, p: k.progs[b], consts: k.c, zero: k.zero, one: k.one, spill: true,
+			slots: &slots{base: toiArea, bytes: k.t.VecBytes(), n: spillSlots, first: g * spillSlots}}
+		ls[g].beginGroup(fmt.Sprintf("%s_g%d", label, g), func(j int) Op { return k.slot(g, in(j)) },
+			func(j int) Mem { return addrOf(Param(args[j])) })
 	}
 	return ls
 }
@@ -176,9 +156,9 @@ func (k *toiKernel) run(ls []*lowering, mask Op, storeNeed int, done func(g int)
 
 // groups emits the merged groups of an iteration, group g on the pairs
 // from index + g*t.Lanes (their indices at index(g, side, lane)): each
-// group's records, the setups, the steps until no lane of any group is
-// running, the finishes and the rows, under mask (nil: whole groups; a
-// mask is for one group).
+// group's start and end records and pads, the setups, the steps until no
+// lane of any group is running, the finishes and the rows, under mask
+// (nil: whole groups; a mask is for one group).
 func (k *toiKernel) groups(label string, mask Op, index func(g, side, lane int) Mem) {
 	t := k.t
 	for g := range k.merge.Groups {
