@@ -517,17 +517,6 @@ func (f *batchFunc) inputs(l *lowering, g int, mask Op, prefetch int) {
 	l.beginGroup("", input, func(int) Mem { panic("batch kernels take no scalar arguments") })
 }
 
-// beginGroup begins lowering l for a group of an iteration, its slots
-// unused: label prefixes its rare blocks' labels, input(k) is input k
-// and arg(k) argument k.
-func (l *lowering) beginGroup(label string, input func(k int) Op, arg func(k int) Mem) {
-	if l.slots != nil {
-		l.slots.used = 0
-	}
-	l.label, l.input, l.arg = label, input, arg
-	l.begin()
-}
-
 // merge emits the programs of the lowerings ls (begun, one per group of
 // an iteration, one program) with their instruction streams merged in
 // ir.Merge's order at skewOf. done(g) runs as soon as group g's last

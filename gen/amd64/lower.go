@@ -184,6 +184,17 @@ func (l *lowering) begin() {
 	l.last = l.p.LastUse()
 }
 
+// beginGroup begins lowering l for a group of an iteration, its slots
+// unused: label prefixes its rare blocks' labels, input(k) is input k
+// and arg(k) argument k.
+func (l *lowering) beginGroup(label string, input func(k int) Op, arg func(k int) Mem) {
+	if l.slots != nil {
+		l.slots.used = 0
+	}
+	l.label, l.input, l.arg = label, input, arg
+	l.begin()
+}
+
 // step lowers instruction i.
 func (l *lowering) step(i int) {
 	in := &l.p.Code[i]
