@@ -70,15 +70,6 @@ func (k *kernel) text(sig string, nosplit bool, args int) {
 // stats returns the kernel's register use.
 func (k *kernel) stats() Stats { return Stats{k.name, k.regs, k.spills} }
 
-// body lowers p at label, its inputs from in and its arguments from arg,
-// into the frame's spill slots.
-func (k *kernel) body(p *ir.Program, label string, in, arg func(int) source) *lowering {
-	l := newLowering(p, k.w, k.c)
-	l.input, l.arg, l.label, l.slotEnd = in, arg, label, 16*k.spills
-	l.emit()
-	return l
-}
-
 // slot is the source of the value in the frame slot at offset off.
 func slot(off int) source { return func(d int) inst { return ldrqi(d, frameReg, off) } }
 

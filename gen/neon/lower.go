@@ -64,37 +64,35 @@ type lowering struct {
 	pos               int      // the instruction being lowered
 }
 
-func newLowering(p *ir.Program, w *writer, c *constTable) *lowering {
-	l := &lowering{p: p, out: w, consts: c}
-	l.alias = make([]ir.Value, len(p.Code))
+// body lowers p for one group at label, its inputs from in and its
+// arguments from arg, into the frame's spill slots.
+func (k *kernel) body(p *ir.Program, label string, in, arg func(int) source) *lowering {
+	n := len(p.Code)
+	l := &lowering{p: p, alias: make([]ir.Value, n), outputs: make([]bool, n), loc: make([]location, n),
+		input: in, arg: arg, consts: k.c, out: k.w, label: label, slotEnd: 16 * k.spills}
+	order := make([]ir.Event, n) // one group in p's order
 	for i := range p.Code {
-		l.alias[i] = ir.Value(i)
-		if in := &p.Code[i]; in.Op == ir.OpPark {
-			l.alias[i] = l.alias[in.Args[0]]
+		l.alias[i], l.loc[i], order[i].I = ir.Value(i), location{-1, -1}, i
+		if p.Code[i].Op == ir.OpPark {
+			l.alias[i] = l.alias[p.Code[i].Args[0]]
 		}
 	}
-	l.outputs = make([]bool, len(p.Code))
 	for _, o := range p.Outputs {
 		l.outputs[l.alias[o]] = true
-	}
-	return l
-}
-
-// reset prepares the lowering of one group.
-func (l *lowering) reset() {
-	l.loc = make([]location, len(l.p.Code))
-	for i := range l.loc {
-		l.loc[i] = location{-1, -1}
 	}
 	for r := range l.owner {
 		l.owner[r] = -1
 	}
-	l.slotNext = 0
-	order := make([]ir.Event, len(l.p.Code))
-	for i := range order {
-		order[i].I = i
+	l.a = alloc.New(p, order, l.alias, numRegs, l)
+	for i := range p.Code {
+		l.pos = i
+		if c := p.Code[i].Comment; c != "" {
+			l.out.comment(c)
+		}
+		l.a.Before(i, ir.Event{I: i})
+		l.instr(&p.Code[i])
 	}
-	l.a = alloc.New(l.p, order, l.alias, numRegs, l)
+	return l
 }
 
 func (l *lowering) remat(v ir.Value) bool {
@@ -214,20 +212,6 @@ func (l *lowering) define(r int) {
 		}
 	}
 	l.maxRegs = max(l.maxRegs, n)
-}
-
-// emit lowers the whole program for one group.
-func (l *lowering) emit() {
-	l.reset()
-	for i := range l.p.Code {
-		l.pos = i
-		in := &l.p.Code[i]
-		if in.Comment != "" {
-			l.out.comment(in.Comment)
-		}
-		l.a.Before(i, ir.Event{I: i})
-		l.instr(in)
-	}
 }
 
 // output returns a register holding output k (after emit).
