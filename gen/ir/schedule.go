@@ -58,7 +58,14 @@ func Schedule(p *Program, latency func(in *Instr) int) *Program {
 			code = append(code, i)
 		}
 	}
-	return reorder(p, code, func(i int) bool { return isBlock[unit[i]] })
+	q, _ := bypass(p, code, func(int, *Instr) (Value, bool) { return 0, false })
+	for k, i := range code {
+		if !isBlock[unit[i]] {
+			q.Code[k].Comment = "" // a rare block's comments stay: its order is p's
+		}
+	}
+	q.Code[0].Comment = "The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels."
+	return q
 }
 
 // scheduleUnits returns the units of p's instructions: unit[i] is
@@ -120,20 +127,6 @@ func unitDeps(p *Program, unit []int, isBlock []bool) [][]int {
 		}
 	}
 	return deps
-}
-
-// reorder returns p with its instructions in the order code (old
-// indices), their arguments and outputs renumbered; inBlock(i) says
-// whether old instruction i is in a rare block, whose comments stay.
-func reorder(p *Program, code []int, inBlock func(i int) bool) *Program {
-	q, _ := bypass(p, code, func(int, *Instr) (Value, bool) { return 0, false })
-	for k, i := range code {
-		if !inBlock(i) {
-			q.Code[k].Comment = "" // a rare block's comments stay: its order is p's
-		}
-	}
-	q.Code[0].Comment = "The body in as-late-as-possible order (ir.Schedule); its steps, in order, are in gen/kernels."
-	return q
 }
 
 // renumbered returns at[v] for each value v of vs, in order.
