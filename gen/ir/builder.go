@@ -76,19 +76,17 @@ func (b *Builder) op(op Op, t Type, args ...Value) Value {
 }
 
 // Input returns input k of the group (a stream of the kernel's layout).
-func (b *Builder) Input(k int) Value {
-	if k < 0 || k >= b.p.Inputs {
-		panic(fmt.Sprintf("ir: input %d of %d", k, b.p.Inputs))
-	}
-	return b.emit(Instr{Op: OpInput, Type: Float, Aux: k})
-}
+func (b *Builder) Input(k int) Value { return b.indexed(OpInput, k, b.p.Inputs) }
 
 // Arg returns scalar argument k in every lane.
-func (b *Builder) Arg(k int) Value {
-	if k < 0 || k >= b.p.Args {
-		panic(fmt.Sprintf("ir: argument %d of %d", k, b.p.Args))
+func (b *Builder) Arg(k int) Value { return b.indexed(OpArg, k, b.p.Args) }
+
+// indexed emits op, the float of index k of n.
+func (b *Builder) indexed(op Op, k, n int) Value {
+	if k < 0 || k >= n {
+		panic(fmt.Sprintf("ir: %s %d of %d", op, k, n))
 	}
-	return b.emit(Instr{Op: OpArg, Type: Float, Aux: k})
+	return b.emit(Instr{Op: op, Type: Float, Aux: k})
 }
 
 // Const returns the float32 with the given bits in every lane (in a
