@@ -149,48 +149,30 @@ func scaled(op uint32, name string, size int) func(t, base, off int) inst {
 
 // ld4 loads the four values of type e at [base] into one lane of t, t+1,
 // t+2 and t+3 (a transposing load: one record's four values into four
-// vectors), then adds post (0 or the four values' bytes) to base.
-func ld4(e ir.Elem, t, lane, base, post int) inst {
-	return lanes4(inst{0x0D60A000, "ld4"}, e, t, lane).at(base, post, 4*e.Bytes())
-}
+// vectors); st4 stores them (its inverse). Both then add post (0 or the
+// four values' bytes) to base.
+var ld4, st4 = lanes4(0x0D60A000, "ld4"), lanes4(0x0D20A000, "st4")
 
-// lanes4 completes in, an ld4 or st4 of 32-bit lanes, for lane of t..t+3
-// with lanes of type e (float64: lanes 0 and 1, size 01). The lane is
-// Q:S in 32-bit lanes, so a 64-bit lane l is 32-bit lane 2l (S zero).
-func lanes4(in inst, e ir.Elem, t, lane int) inst {
-	s := lane << int(e) // the first 32-bit lane
-	if t > 28 || s < 0 || s > 3 {
-		panic(fmt.Sprintf("neon: %s from v%d, lane %d", in.text, t, lane))
+// lanes4 returns the encoder of op, an ld4 or st4 of 32-bit lanes. A
+// float64 one has size 01 and its lane l at 32-bit lane 2l (Q:S, S zero);
+// post = the four values' bytes takes the post-incrementing form (Rm = 31).
+func lanes4(op uint32, name string) func(e ir.Elem, t, lane, base, post int) inst {
+	return func(e ir.Elem, t, lane, base, post int) inst {
+		s := lane << int(e) // the first 32-bit lane
+		if t > 28 || s < 0 || s > 3 || post != 0 && post != 4*e.Bytes() {
+			panic(fmt.Sprintf("neon: %s from v%d, lane %d, post-increment %d", name, t, lane, post))
+		}
+		in, arr := inst{op, name}, "s"
+		if e == ir.F64 {
+			in.word |= 0x400
+			arr = "d"
+		}
+		in.word |= uint32(s>>1)<<30 | uint32(s&1)<<12 | reg(base)<<5 | reg(t)
+		in.text += fmt.Sprintf(" {v%d.%s-v%d.%s}[%d], [%s]", t, arr, t+3, arr, lane, xbase(base))
+		if post != 0 {
+			in.word |= 0x009F0000
+			in.text += fmt.Sprintf(", #%d", post)
+		}
+		return in
 	}
-	arr := "s"
-	if e == ir.F64 {
-		in.word |= 0x400
-		arr = "d"
-	}
-	in.word |= uint32(s>>1)<<30 | uint32(s&1)<<12 | reg(t)
-	in.text += fmt.Sprintf(" {v%d.%s-v%d.%s}[%d]", t, arr, t+3, arr, lane)
-	return in
-}
-
-// at completes i, a single-structure load or store, with [base], then
-// base += post: 0, or size (the post-incrementing form, Rm = 31).
-func (i inst) at(base, post, size int) inst {
-	i.word |= reg(base) << 5
-	i.text += ", [" + xbase(base) + "]"
-	switch post {
-	case 0:
-		return i
-	case size:
-		i.word |= 0x009F0000
-		i.text += fmt.Sprintf(", #%d", size)
-		return i
-	}
-	panic(fmt.Sprintf("neon: %s post-increment %d", i.text, post))
-}
-
-// st4 stores one lane of t, t+1, t+2 and t+3 as four values of type e
-// at [base] (a transposing store: the inverse of ld4), then adds post (0
-// or the four values' bytes) to base.
-func st4(e ir.Elem, t, lane, base, post int) inst {
-	return lanes4(inst{0x0D20A000, "st4"}, e, t, lane).at(base, post, 4*e.Bytes())
 }
