@@ -203,9 +203,8 @@ func (mv *manifoldVars) manifold(b *ir.Builder, caps [4]ir.Vec3, p projection) {
 		for j := range pk {
 			pk[j] = b.Add(c[j], b.Add(q[j], b.Mul(b.Add(rk[j], b.Mul(mv.n[j], mv.hr)), mv.half)))
 		}
-		dst, pt := mv.depth[k], mv.pt[k]
-		b.Assign(dst, b.Select(two, dk, dst))
-		b.Assign3(pt, b.Select3(two, pk, pt))
+		b.Assign(mv.depth[k], b.Select(two, dk, mv.depth[k]))
+		b.Assign3(mv.pt[k], b.Select3(two, pk, mv.pt[k]))
 	}
 }
 

@@ -52,6 +52,4 @@ var Contact = &Kernel{Name: "Contacts",
 }
 
 // Positions of a capsule pair's values among Contact's inputs.
-const (
-	CapA, CapB, CapR1, CapC, CapD, CapR2 = 0, 3, 6, 7, 10, 13
-)
+const CapA, CapB, CapR1, CapC, CapD, CapR2 = 0, 3, 6, 7, 10, 13
