@@ -1,10 +1,9 @@
 // Package tuning lists and sets the fields of a schedule value by path
 // (AVX512F32.Streams.Closest.Groups): the generator's -set flag, the
 // amd64 schedule's range checks and the gen tests that flip each field
-// one at a time go through it. A path
-// names struct fields from the root, the fields of an embedded struct
-// promoted as Go promotes them; pointer fields (a schedule's Target) are
-// not settings.
+// one at a time go through it. A path names struct fields from the root,
+// the fields of an embedded struct promoted as Go promotes them; pointer
+// fields (a schedule's Target) are not settings.
 package tuning
 
 import (
