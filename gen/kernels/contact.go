@@ -208,11 +208,10 @@ func (mv *manifoldVars) manifold(b *ir.Builder, caps [4]ir.Vec3, p projection) {
 	}
 }
 
-// axes recomputes the axes M0 = B-A and u = D-C from the inputs with the
-// operations of project (so the same bits), for the rare blocks, which
-// take the scalars of step 1 (|M0|^2, 1/|u|^2, ka, kb) from the
-// projection: recomputing them put a division and two dot products at
-// the head of the manifold block's dependency chain.
+// axes recomputes the axes M0 = B-A and u = D-C from the inputs as project
+// does (the same bits), for the rare blocks. They take step 1's scalars from
+// the projection, which keeps a division and two dot products off the head
+// of the manifold block's dependency chain.
 func axes(b *ir.Builder, caps [4]ir.Vec3) (m0, u ir.Vec3) {
 	return b.Sub3(caps[1], caps[0]), b.Sub3(caps[3], caps[2])
 }

@@ -438,9 +438,8 @@ func Contacts(w *writer, c *constTable, k *kernels.Kernel, compact bool, e ir.El
 	marginOff := pk.take(1)
 	pk.tailIdx = pk.take(2)
 
-	// prefetch (amd64: prefetch capsule records ahead) and the plane
-	// kernels' nplanes (amd64: at most lanes planes go to a table) are
-	// ignored here: NEON record prefetching is not measured.
+	// prefetch and nplanes (amd64: record prefetching, a table of at most
+	// lanes planes) are ignored: NEON record prefetching is not measured.
 	params, extra, planes := "caps", "", k == kernels.PlaneContact
 	names, argRegs := []string{"caps", "pi", "pj", "out", "n"}, []int{capsReg, piReg, pjReg, outReg, nReg}
 	if planes {
