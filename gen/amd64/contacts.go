@@ -264,8 +264,7 @@ func (r *recordLoop) setup() {
 		r.table.stage = r.table.fields.Offset(4 * t.VecBytes())
 		vecs += planeTableVecs(t)
 	}
-	area := newSlots(slotsBase, vecs, t.VecBytes())
-	l.slots = &slots{base: area.base, bytes: area.bytes, n: r.nslots}
+	l.slots = newSlots(slotsBase, vecs, r.nslots, t.VecBytes())
 	LEAQ(Mem{Base: slotsBase, Disp: groups * r.nslots * t.VecBytes()}, set)
 	r.tailIdx = Mem{Base: slotsBase, Disp: (groups*r.nslots + groups*recordInputs) * t.VecBytes()}
 	VXORPS(l.zero, l.zero, l.zero)
