@@ -106,8 +106,7 @@ func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 }
 
 // outPointers copies the n output stream pointers of out to the frame and
-// returns the copy: a row's store then loads its pointer in one
-// instruction, not two.
+// returns the copy (a row's store then loads its pointer in one instruction).
 func outPointers(n int) Mem {
 	m := AllocLocal(8 * n)
 	Load(Param("out"), scratch)
