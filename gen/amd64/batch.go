@@ -176,7 +176,6 @@ type batchFunc struct {
 	ls, nts []*lowering
 	ptrs    []GPPhysical
 	bad     Op
-	grow    *grown // the slot area's growth (the spiller's)
 }
 
 // emit emits the function: its header, the loops, the tail.
@@ -224,7 +223,7 @@ func (f *batchFunc) emit() {
 
 	Label(f.name + "_done")
 	ret(t, f.bad)
-	if f.grow != nil && f.grow.n > 0 && frame == NOSPLIT && (f.grow.end+f.grow.n)*t.VecBytes() > 512 {
+	if s := f.ls[0].slots; s != nil && s.grow.n > 0 && frame == NOSPLIT && (s.grow.end+s.grow.n)*t.VecBytes() > 512 {
 		Attributes(0) // the grown area is beyond what the nosplit stack limit allows
 	}
 }
@@ -244,9 +243,8 @@ func (f *batchFunc) lowerings(nslots int) {
 	l := &lowering{t: t, p: q, consts: c, zero: zero, one: one, overrides: ovs, badLanes: f.bad, spill: f.e.s.Bodies.Spill}
 	f.ptrs = ptrRegs
 	if nslots > 0 {
-		area := newSlots(slotReg, nslots*groups, t.VecBytes())
-		f.grow = &grown{end: nslots * groups}
-		l.slots = &slots{base: area.base, bytes: area.bytes, n: nslots, grow: f.grow}
+		l.slots = newSlots(slotReg, nslots*groups, nslots, t.VecBytes())
+		l.slots.grow = &grown{end: nslots * groups}
 	} else {
 		f.ptrs = append(slices.Clone(ptrRegs), slotReg)
 	}

@@ -106,8 +106,7 @@ func (e *emitter) Contacts(k *kernels.Kernel, compact bool) {
 }
 
 // outPointers copies the n output stream pointers of out to the frame and
-// returns the copy: a row's store then loads its pointer in one
-// instruction, not two.
+// returns the copy (a row's store then loads its pointer in one instruction).
 func outPointers(n int) Mem {
 	m := AllocLocal(8 * n)
 	Load(Param("out"), scratch)
@@ -264,8 +263,7 @@ func (r *recordLoop) setup() {
 		r.table.stage = r.table.fields.Offset(4 * t.VecBytes())
 		vecs += planeTableVecs(t)
 	}
-	area := newSlots(slotsBase, vecs, t.VecBytes())
-	l.slots = &slots{base: area.base, bytes: area.bytes, n: r.nslots}
+	l.slots = newSlots(slotsBase, vecs, r.nslots, t.VecBytes())
 	LEAQ(Mem{Base: slotsBase, Disp: groups * r.nslots * t.VecBytes()}, set)
 	r.tailIdx = Mem{Base: slotsBase, Disp: (groups*r.nslots + groups*recordInputs) * t.VecBytes()}
 	VXORPS(l.zero, l.zero, l.zero)

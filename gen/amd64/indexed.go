@@ -47,7 +47,6 @@ func (e *emitter) ClosestIndexed() {
 		}
 		storeOverrides(l, mask, dst)
 	}
-	noArgs := func(int) Mem { panic("the closest kernel takes no scalar arguments") }
 	// On AVX-512 the canonical NaN goes in with masked stores
 	// (storeOverrides), or its lanes' mask into bad (DeferOverrides).
 	p, ovs := e.splitOverrides(body)
@@ -63,7 +62,7 @@ func (e *emitter) ClosestIndexed() {
 					pos++
 				}
 				return Mem{Base: set, Disp: (recordInputs*g + pos) * t.VecBytes()}
-			}, noArgs)
+			}, func(int) Mem { panic("the closest kernel takes no scalar arguments") })
 		}
 		merge(ls, e.s.Indexed.Skew, func(g int) { store(ls[g], g, mask) }, newSpiller(ls, heldBy(mask), overrideRegs(ls[0])), in)
 	}

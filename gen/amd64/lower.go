@@ -177,14 +177,8 @@ const (
 
 var predicates = map[ir.Pred]uint8{ir.EQ: cmpEQOQ, ir.LT: cmpLTOQ, ir.LE: cmpLEOQ, ir.NotGE: cmpNGEUQ, ir.NotLE: cmpNLEUQ}
 
-// begin prepares to lower the program one instruction at a time (step,
-// in the order merge gives).
-func (l *lowering) begin() {
-	l.loc = make([]Op, len(l.p.Code))
-	l.last = l.p.LastUse()
-}
-
-// beginGroup begins lowering l for a group of an iteration, its slots
+// beginGroup prepares to lower l's program for a group of an iteration
+// one instruction at a time (step, in the order merge gives), its slots
 // unused: label prefixes its rare blocks' labels, input(k) is input k
 // and arg(k) argument k.
 func (l *lowering) beginGroup(label string, input func(k int) Op, arg func(k int) Mem) {
@@ -192,7 +186,8 @@ func (l *lowering) beginGroup(label string, input func(k int) Op, arg func(k int
 		l.slots.used = 0
 	}
 	l.label, l.input, l.arg = label, input, arg
-	l.begin()
+	l.loc = make([]Op, len(l.p.Code))
+	l.last = l.p.LastUse()
 }
 
 // step lowers instruction i.

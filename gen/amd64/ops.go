@@ -311,14 +311,14 @@ type grown struct {
 	n   int // the slots added
 }
 
-// newSlots reserves n slots of the given size in the frame and points
-// base at the first.
-func newSlots(base GPPhysical, n, bytes int) *slots {
-	area := AllocLocal(n*bytes + 64)
+// newSlots reserves total slots of the given size in the frame, points
+// base at the first, and gives each group a share of perGroup slots.
+func newSlots(base GPPhysical, total, perGroup, bytes int) *slots {
+	area := AllocLocal(total*bytes + 64)
 	LEAQ(area, base)
 	ADDQ(U8(63), base)
 	ANDQ(I8(-64), base)
-	return &slots{base: base, bytes: bytes, n: n}
+	return &slots{base: base, bytes: bytes, n: perGroup}
 }
 
 // next returns a fresh slot of the current group.

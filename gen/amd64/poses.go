@@ -118,7 +118,7 @@ func (pl *poseLoop) setup() {
 	t, groups := pl.e.t, pl.m.Groups
 	p := pl.e.program(kernels.Pose, true, pl.m.Reorder)
 	nslots, vb := slotsNeeded(t, p, true), t.VecBytes()
-	area := newSlots(slotReg, groups*(nslots+poseStreams)+stageVecs(t)+poseStreams+2, vb)
+	area := newSlots(slotReg, groups*(nslots+poseStreams)+stageVecs(t)+poseStreams+2, nslots, vb)
 	pl.sets = Mem{Base: slotReg, Disp: groups * nslots * vb}
 	pl.stage = pl.sets.Offset(groups * poseStreams * vb)
 	pl.gath = pl.stage.Offset(stageVecs(t) * vb)
@@ -133,7 +133,7 @@ func (pl *poseLoop) setup() {
 	l := &lowering{t: t, p: p, consts: pl.e.c, spill: true}
 	l.zero, l.one = l.newVec(), l.newVec()
 	if nslots > 0 {
-		l.slots = &slots{base: area.base, bytes: vb, n: nslots}
+		l.slots = area
 	}
 	pl.ls = make([]*lowering, groups)
 	for g := range pl.ls {

@@ -37,10 +37,10 @@ type spiller struct {
 // newSpiller returns the spiller of the lowerings ls (one per group of an
 // iteration, their slot shares consecutive) if their target spills their
 // program, else nil. held is the vector registers the loop driver holds
-// through the iteration besides 0 and 1 (the AVX2 tail mask, the
-// constants the record loops pin: lowering.pinned); the
-// driver's stores of a group's outputs take storeNeed more; the first
-// slots of each group's share beyond spillSlots are the driver's.
+// through the iteration besides 0 and 1 (the AVX2 tail mask, the constants
+// the record loops pin: lowering.pinned); the driver's stores of a group's
+// outputs take storeNeed more; the first slots of each group's share
+// beyond spillSlots are the driver's.
 func newSpiller(ls []*lowering, held, storeNeed int) *spiller {
 	l := ls[0]
 	if !l.spill || l.slots == nil {

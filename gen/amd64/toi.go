@@ -117,7 +117,7 @@ func (e *emitter) toiKernel(name, sig string, doc []string, merge ir.Merge) *toi
 	for i, r := range []GPPhysical{toiStart, toiEnd, pairIdx[0], pairIdx[1]} {
 		Load(Param([]string{"start", "end", "pi", "pj"}[i]), r)
 	}
-	newSlots(toiArea, k.merge.Groups*(spillSlots+toiSetSize), t.VecBytes())
+	newSlots(toiArea, k.merge.Groups*(spillSlots+toiSetSize), spillSlots, t.VecBytes())
 	k.zero, k.one = vecOf(t.VecBytes()), vecOf(t.VecBytes())
 	VXORPS(k.zero, k.zero, k.zero)
 	fpOf(t).broadcast(e.c.of(t.Elem, "one"), k.one)
