@@ -46,6 +46,7 @@ type toiKernel struct {
 	progs     [3]*ir.Program // setup, step, finish
 	merge     ir.Merge       // the groups per iteration and their skew
 	outs      Mem            // the fourteen output stream pointers (outPointers)
+	spills    *slots         // the groups' spill slots, at the start of the area
 	zero, one VecVirtual
 }
 
@@ -117,7 +118,7 @@ func (e *emitter) toiKernel(name, sig string, doc []string, merge ir.Merge) *toi
 	for i, r := range []GPPhysical{toiStart, toiEnd, pairIdx[0], pairIdx[1]} {
 		Load(Param([]string{"start", "end", "pi", "pj"}[i]), r)
 	}
-	newSlots(toiArea, k.merge.Groups*(spillSlots+toiSetSize), spillSlots, t.VecBytes())
+	k.spills = newSlots(toiArea, k.merge.Groups*(spillSlots+toiSetSize), spillSlots, t.VecBytes())
 	k.zero, k.one = vecOf(t.VecBytes()), vecOf(t.VecBytes())
 	VXORPS(k.zero, k.zero, k.zero)
 	fpOf(t).broadcast(e.c.of(t.Elem, "one"), k.one)
@@ -136,10 +137,10 @@ func (k *toiKernel) slot(g, j int) Mem {
 // reading group g's inputs from its set's slots at in(j) and its
 // arguments from the parameters args.
 func (k *toiKernel) lowerings(b int, label string, in func(j int) int, args ...string) []*lowering {
+	l := &lowering{t: k.t, p: k.progs[b], consts: k.c, zero: k.zero, one: k.one, spill: true, slots: k.spills}
 	ls := make([]*lowering, k.merge.Groups)
 	for g := range ls {
-		ls[g] = &lowering{t: k.t, p: k.progs[b], consts: k.c, zero: k.zero, one: k.one, spill: true,
-			slots: &slots{base: toiArea, bytes: k.t.VecBytes(), n: spillSlots, first: g * spillSlots}}
+		ls[g] = l.forGroup(g)
 		ls[g].beginGroup(fmt.Sprintf("%s_g%d", label, g), func(j int) Op { return k.slot(g, in(j)) },
 			func(j int) Mem { return addrOf(Param(args[j])) })
 	}
